@@ -1,0 +1,1 @@
+//! Fluxgate: one binary for a FIWARE-style IoT stack.

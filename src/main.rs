@@ -1,0 +1,2 @@
+//! The `fluxgate` command.
+fn main() {}
