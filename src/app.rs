@@ -1,0 +1,64 @@
+//! The assembled service: shared state every API router sees, built from a validated configuration.
+//!
+//! [`App::open`] opens the store, loads subscriptions into the live index, wires the index as the store's change
+//! listener and returns the state; [`router`] mounts every API on it. Binding sockets is `server`'s job, so tests
+//! can drive the router without a socket.
+
+use std::sync::Arc;
+
+use axum::Router;
+
+use crate::auth::Authenticator;
+use crate::broker::matcher::SubscriptionIndex;
+use crate::broker::notify::{DeliveryPolicy, Dispatcher, Sinks};
+use crate::clock::Clock;
+use crate::store::sqlite::{SqliteOptions, SqliteStore};
+use crate::store::{Store, StoreError};
+use crate::{broker, http, ops};
+
+/// What every handler can reach.
+#[derive(Clone, Debug)]
+pub struct AppState {
+    pub store: Arc<dyn Store>,
+    pub auth: Arc<Authenticator>,
+    pub subscriptions: Arc<SubscriptionIndex>,
+    pub sinks: Arc<Sinks>,
+    pub clock: Arc<dyn Clock>,
+}
+
+impl std::fmt::Debug for dyn Store {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Store")
+    }
+}
+
+/// Everything needed to open the service state.
+#[derive(Debug, Clone)]
+pub struct AppOptions {
+    pub store: SqliteOptions,
+    pub insecure: bool,
+    pub delivery: DeliveryPolicy,
+}
+
+impl AppState {
+    /// Opens the store and the subscription engine; must run inside a tokio runtime.
+    pub async fn open(options: &AppOptions, clock: Arc<dyn Clock>) -> Result<Self, StoreError> {
+        let store: Arc<dyn Store> = Arc::new(SqliteStore::open(&options.store)?);
+        let sinks = Arc::new(Sinks::default());
+        let dispatcher = Dispatcher::new(sinks.clone(), options.delivery.clone());
+        let initial = store.subscriptions().await?;
+        let subscriptions = Arc::new(SubscriptionIndex::new(dispatcher, clock.clone(), initial));
+        store.set_listener(subscriptions.clone());
+        let auth = Arc::new(Authenticator::new(store.clone(), options.insecure));
+        Ok(AppState { store, auth, subscriptions, sinks, clock })
+    }
+}
+
+/// Every API, mounted under its prefix, with the common HTTP layers.
+pub fn router(state: AppState) -> Router {
+    Router::new()
+        .nest("/cb/v1", broker::routes::router())
+        .merge(ops::router())
+        .with_state(state)
+        .layer(axum::middleware::from_fn(http::common_layer))
+}

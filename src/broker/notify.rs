@@ -1,0 +1,326 @@
+//! Notification delivery: off the request path, in order per subscription, throttled, retried, bounded, counted.
+//!
+//! Each subscription with something to send gets one delivery task fed by a bounded queue. The update path only
+//! `try_send`s: a full queue drops the notification and counts it, it never waits. The task sends one notification at
+//! a time (so a subscription's notifications arrive in order), retrying a failing receiver with exponential backoff
+//! for a bounded time. With throttling, changes arriving within the interval are held, the latest per entity, and sent
+//! together when the interval ends, so the receiver always ends on the current state (Orion drops them instead).
+//! References naming this gateway's `/cep/notify` or `/sth/notify` go to an in-process [`NotificationSink`].
+
+use std::collections::HashMap;
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::atomic::{AtomicI64, Ordering};
+use std::sync::{Arc, Mutex, RwLock};
+use std::time::Duration;
+
+use bytes::Bytes;
+use http_body_util::Full;
+use hyper_util::client::legacy::Client;
+use hyper_util::client::legacy::connect::HttpConnector;
+use hyper_util::rt::TokioExecutor;
+use serde::Serialize;
+use tokio::sync::mpsc;
+use tokio::time::Instant;
+
+use super::status::Status;
+use super::subscription::{Subscription, SubscriptionId};
+use super::wire::{ContextElementOut, ContextElementResponse};
+use crate::store::Origin;
+use crate::tenancy::{ServicePath, Tenant};
+
+/// One notification on its way: which subscription, whose entities, caused by which request.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Notification {
+    pub subscription_id: SubscriptionId,
+    pub tenant: Tenant,
+    pub path: ServicePath,
+    pub elements: Vec<ContextElementOut>,
+    pub origin: Origin,
+}
+
+/// The notification body, in Orion's key order.
+#[derive(Debug, Serialize)]
+pub struct NotifyContextRequest<'a> {
+    #[serde(rename = "subscriptionId")]
+    pub subscription_id: &'a str,
+    pub originator: &'static str,
+    #[serde(rename = "contextResponses")]
+    pub context_responses: Vec<ContextElementResponse>,
+}
+
+impl Notification {
+    pub fn body(&self) -> NotifyContextRequest<'_> {
+        let context_responses = self
+            .elements
+            .iter()
+            .map(|e| ContextElementResponse { context_element: e.clone(), status_code: Status::ok() })
+            .collect();
+        NotifyContextRequest { subscription_id: &self.subscription_id.0, originator: "localhost", context_responses }
+    }
+
+    /// Folds a later notification in: the latest state of each entity wins, first-seen order kept.
+    fn absorb(&mut self, later: Notification) {
+        for element in later.elements {
+            match self.elements.iter_mut().find(|e| e.id == element.id && e.entity_type == element.entity_type) {
+                Some(slot) => *slot = element,
+                None => self.elements.push(element),
+            }
+        }
+        self.path = later.path;
+        self.origin = later.origin;
+    }
+}
+
+/// Why an in-process receiver refused a notification.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+pub struct SinkError(pub String);
+
+/// The future an in-process receiver answers with.
+pub type SinkFuture = Pin<Box<dyn Future<Output = Result<(), SinkError>> + Send>>;
+
+/// An in-process receiver of notifications (the CEP's `/cep/notify`, the historic `/sth/notify`).
+pub trait NotificationSink: Send + Sync {
+    fn deliver(&self, notification: Notification) -> SinkFuture;
+}
+
+/// Limits of delivery.
+#[derive(Debug, Clone)]
+pub struct DeliveryPolicy {
+    /// Notifications waiting per subscription before new ones are dropped.
+    pub queue_capacity: usize,
+    /// Time allowed for one HTTP attempt.
+    pub timeout: Duration,
+    /// How long a failing notification is retried before it is dropped.
+    pub retry_for: Duration,
+    pub first_backoff: Duration,
+}
+
+impl Default for DeliveryPolicy {
+    fn default() -> Self {
+        DeliveryPolicy {
+            queue_capacity: 1000,
+            timeout: Duration::from_secs(5),
+            retry_for: Duration::from_secs(30),
+            first_backoff: Duration::from_millis(100),
+        }
+    }
+}
+
+/// In-process receivers by path, and the authorities (`host:port`) under which this gateway is reached.
+#[derive(Default)]
+pub struct Sinks {
+    by_path: RwLock<HashMap<String, Arc<dyn NotificationSink>>>,
+    own_authorities: RwLock<Vec<String>>,
+}
+
+impl std::fmt::Debug for Sinks {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let paths: Vec<String> = self.by_path.read().expect("sinks lock").keys().cloned().collect();
+        f.debug_struct("Sinks").field("paths", &paths).finish()
+    }
+}
+
+impl Sinks {
+    pub fn register(&self, path: &str, sink: Arc<dyn NotificationSink>) {
+        self.by_path.write().expect("sinks lock").insert(path.to_owned(), sink);
+    }
+
+    /// Declares the listener address, so that full URLs naming it are recognised as this gateway.
+    pub fn set_listener(&self, addr: std::net::SocketAddr) {
+        let port = addr.port();
+        let mut names = vec![format!("{addr}"), format!("localhost:{port}"), format!("127.0.0.1:{port}")];
+        names.push(format!("[::1]:{port}"));
+        *self.own_authorities.write().expect("sinks lock") = names;
+    }
+
+    /// The in-process receiver a reference points at, if any.
+    pub fn resolve(&self, reference: &str) -> Option<Arc<dyn NotificationSink>> {
+        let path = self.own_path(reference)?;
+        self.by_path.read().expect("sinks lock").get(path).cloned()
+    }
+
+    fn own_path<'a>(&self, reference: &'a str) -> Option<&'a str> {
+        if reference.starts_with('/') {
+            return Some(reference);
+        }
+        let rest = reference.strip_prefix("http://").unwrap_or(reference);
+        let (authority, path) = rest.split_at(rest.find('/')?);
+        let own = self.own_authorities.read().expect("sinks lock");
+        own.iter().any(|a| a == authority).then_some(path)
+    }
+}
+
+type HttpClient = Client<HttpConnector, Full<Bytes>>;
+
+/// Owns the delivery tasks.
+pub struct Dispatcher {
+    runtime: tokio::runtime::Handle,
+    client: HttpClient,
+    sinks: Arc<Sinks>,
+    policy: DeliveryPolicy,
+    queues: Mutex<HashMap<SubscriptionId, mpsc::Sender<Notification>>>,
+    depth: Arc<AtomicI64>,
+}
+
+impl std::fmt::Debug for Dispatcher {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Dispatcher").field("policy", &self.policy).finish_non_exhaustive()
+    }
+}
+
+impl Dispatcher {
+    /// A dispatcher whose tasks run on the current tokio runtime.
+    pub fn new(sinks: Arc<Sinks>, policy: DeliveryPolicy) -> Self {
+        let client = Client::builder(TokioExecutor::new()).build_http();
+        Dispatcher {
+            runtime: tokio::runtime::Handle::current(),
+            client,
+            sinks,
+            policy,
+            queues: Mutex::new(HashMap::new()),
+            depth: Arc::new(AtomicI64::new(0)),
+        }
+    }
+
+    /// Queues a notification without waiting; a full queue drops it and counts it.
+    pub fn enqueue(&self, subscription: &Subscription, notification: Notification) {
+        let mut queues = self.queues.lock().expect("queues lock");
+        let sender = queues.entry(subscription.id.clone()).or_insert_with(|| self.spawn(subscription));
+        match sender.try_send(notification) {
+            Ok(()) => self.moved(1),
+            Err(mpsc::error::TrySendError::Full(_)) => {
+                metrics::counter!("fluxgate_notifications_dropped_total", "reason" => "queue_full").increment(1);
+                tracing::warn!(subscription = %subscription.id, "notification queue full: notification dropped");
+            }
+            Err(mpsc::error::TrySendError::Closed(_)) => {
+                queues.remove(&subscription.id);
+            }
+        }
+    }
+
+    /// Stops delivering for a subscription (removed or changed); what is queued is still sent.
+    pub fn forget(&self, id: &SubscriptionId) {
+        self.queues.lock().expect("queues lock").remove(id);
+    }
+
+    fn moved(&self, delta: i64) {
+        moved(&self.depth, delta);
+    }
+
+    fn spawn(&self, subscription: &Subscription) -> mpsc::Sender<Notification> {
+        let (tx, rx) = mpsc::channel(self.policy.queue_capacity.max(1));
+        let task = Delivery {
+            reference: subscription.reference.clone(),
+            throttle: Duration::from_millis(subscription.throttling_ms),
+            client: self.client.clone(),
+            sinks: self.sinks.clone(),
+            policy: self.policy.clone(),
+            depth: self.depth.clone(),
+        };
+        self.runtime.spawn(task.run(rx));
+        tx
+    }
+}
+
+fn moved(depth: &AtomicI64, delta: i64) {
+    let now = depth.fetch_add(delta, Ordering::Relaxed) + delta;
+    metrics::gauge!("fluxgate_notification_queue_depth").set(now as f64);
+}
+
+/// One subscription's delivery task.
+struct Delivery {
+    reference: String,
+    throttle: Duration,
+    client: HttpClient,
+    sinks: Arc<Sinks>,
+    policy: DeliveryPolicy,
+    depth: Arc<AtomicI64>,
+}
+
+impl Delivery {
+    async fn run(self, mut queue: mpsc::Receiver<Notification>) {
+        let mut last_sent: Option<Instant> = None;
+        while let Some(first) = queue.recv().await {
+            moved(&self.depth, -1);
+            let mut pending = first;
+            if let Some(last) = last_sent {
+                self.hold_until(last + self.throttle, &mut queue, &mut pending).await;
+            }
+            self.deliver(&pending).await;
+            last_sent = Some(Instant::now());
+        }
+    }
+
+    /// Until `deadline`, folds arriving notifications into `pending` (the latest change per entity wins).
+    async fn hold_until(&self, deadline: Instant, queue: &mut mpsc::Receiver<Notification>, pending: &mut Notification) {
+        while Instant::now() < deadline {
+            match tokio::time::timeout_at(deadline, queue.recv()).await {
+                Ok(Some(later)) => {
+                    moved(&self.depth, -1);
+                    metrics::counter!("fluxgate_notifications_coalesced_total").increment(1);
+                    pending.absorb(later);
+                }
+                Ok(None) | Err(_) => return,
+            }
+        }
+    }
+
+    /// Sends with retries and backoff until it succeeds or the retry time is spent.
+    async fn deliver(&self, notification: &Notification) {
+        let give_up = Instant::now() + self.policy.retry_for;
+        let mut backoff = self.policy.first_backoff;
+        loop {
+            match self.attempt(notification).await {
+                Ok(()) => {
+                    metrics::counter!("fluxgate_notifications_sent_total").increment(1);
+                    return;
+                }
+                Err(reason) => {
+                    metrics::counter!("fluxgate_notifications_failed_total").increment(1);
+                    tracing::debug!(subscription = %notification.subscription_id, %reason, "notification attempt failed");
+                }
+            }
+            if Instant::now() + backoff > give_up {
+                metrics::counter!("fluxgate_notifications_dropped_total", "reason" => "retries_exhausted").increment(1);
+                tracing::warn!(subscription = %notification.subscription_id, reference = %self.reference,
+                    "receiver kept failing: notification dropped");
+                return;
+            }
+            metrics::counter!("fluxgate_notifications_retried_total").increment(1);
+            tokio::time::sleep(backoff).await;
+            backoff = (backoff * 2).min(Duration::from_secs(5));
+        }
+    }
+
+    async fn attempt(&self, notification: &Notification) -> Result<(), String> {
+        if let Some(sink) = self.sinks.resolve(&self.reference) {
+            return sink.deliver(notification.clone()).await.map_err(|e| e.0);
+        }
+        let request = build_request(&self.reference, notification)?;
+        let sent = tokio::time::timeout(self.policy.timeout, self.client.request(request)).await;
+        match sent {
+            Err(_) => Err("timed out".to_owned()),
+            Ok(Err(e)) => Err(e.to_string()),
+            Ok(Ok(response)) if response.status().is_success() => Ok(()),
+            Ok(Ok(response)) => Err(format!("receiver answered {}", response.status())),
+        }
+    }
+}
+
+fn build_request(reference: &str, n: &Notification) -> Result<hyper::Request<Full<Bytes>>, String> {
+    let url = if reference.contains("://") { reference.to_owned() } else { format!("http://{reference}") };
+    let body = serde_json::to_vec(&n.body()).map_err(|e| e.to_string())?;
+    let mut builder = hyper::Request::post(url)
+        .header("content-type", "application/json; charset=utf-8")
+        .header("accept", "application/json")
+        .header("user-agent", concat!("fluxgate/", env!("CARGO_PKG_VERSION")))
+        .header("platform-service", n.tenant.as_str())
+        .header("platform-servicepath", n.path.as_str())
+        .header("platform-correlator", n.origin.correlator.as_str());
+    if let Some(token) = &n.origin.token {
+        builder = builder.header("x-auth-token", token.as_str());
+    }
+    builder.body(Full::new(Bytes::from(body))).map_err(|e| e.to_string())
+}

@@ -1,0 +1,87 @@
+//! The caller of a `/cb/v1` request: tenant, token, correlator, and the scope decisions every operation asks for.
+//!
+//! Extracting a [`Caller`] validates the tenant header and authenticates the token (401/403); the methods then turn
+//! the service-path header into the scope of a write, a query or a subscription and check it against the token's
+//! grant. This is the only place `/cb` handlers learn who is asking.
+
+use axum::extract::FromRequestParts;
+use axum::http::request::Parts;
+use axum::response::Response;
+
+use super::error::{NgsiError, Wrapper};
+use crate::app::AppState;
+use crate::auth::Grant;
+use crate::http::Correlator;
+use crate::store::Origin;
+use crate::tenancy::{self, PathScope, ServicePath, Tenant};
+
+/// Who asks, and with which rights.
+#[derive(Debug, Clone)]
+pub struct Caller {
+    pub tenant: Tenant,
+    pub grant: Grant,
+    token: Option<String>,
+    correlator: String,
+    path_header: Option<String>,
+}
+
+impl Caller {
+    /// The one path a write goes to, if the token may write there.
+    pub fn write_path(&self) -> Result<ServicePath, NgsiError> {
+        let path = tenancy::path_for_write(self.path_header.as_deref())?;
+        self.grant.check_write(&path)?;
+        Ok(path)
+    }
+
+    /// The paths a query covers, narrowed to the token's subtree when the request names none.
+    pub fn read_scope(&self) -> Result<PathScope, NgsiError> {
+        let requested = match self.path_header.as_deref().filter(|h| !h.trim().is_empty()) {
+            None => None,
+            Some(header) => Some(PathScope::for_query(Some(header))?),
+        };
+        Ok(self.grant.read_scope(requested)?)
+    }
+
+    /// The scope of a new or changed subscription; subscribing needs write rights over it.
+    pub fn subscription_scope(&self) -> Result<PathScope, NgsiError> {
+        let scope = match self.path_header.as_deref().filter(|h| !h.trim().is_empty()) {
+            None => self.grant.read_scope(None)?,
+            Some(header) => self.grant.read_scope(Some(PathScope::for_subscription(Some(header))?))?,
+        };
+        if self.grant.read_only {
+            return Err(crate::auth::AuthError::ReadOnly.into());
+        }
+        Ok(scope)
+    }
+
+    /// Checks that the token may write at all (subscription changes, which carry no path).
+    pub fn check_writer(&self) -> Result<(), NgsiError> {
+        if self.grant.read_only {
+            return Err(crate::auth::AuthError::ReadOnly.into());
+        }
+        Ok(())
+    }
+
+    /// What notifications caused by this request carry.
+    pub fn origin(&self) -> Origin {
+        Origin { token: self.token.clone(), correlator: self.correlator.clone() }
+    }
+}
+
+fn header(parts: &Parts, name: &str) -> Option<String> {
+    parts.headers.get(name).and_then(|v| v.to_str().ok()).map(str::to_owned)
+}
+
+impl FromRequestParts<AppState> for Caller {
+    type Rejection = Response;
+
+    async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, Self::Rejection> {
+        let reject = |e: NgsiError| e.render(Wrapper::ErrorCode);
+        let tenant = Tenant::from_header(header(parts, tenancy::SERVICE_HEADER).as_deref())
+            .map_err(|e| reject(e.into()))?;
+        let token = header(parts, "x-auth-token");
+        let grant = state.auth.authenticate(&tenant, token.as_deref()).await.map_err(|e| reject(e.into()))?;
+        let correlator = parts.extensions.get::<Correlator>().map(|c| c.0.clone()).unwrap_or_default();
+        Ok(Caller { tenant, grant, token, correlator, path_header: header(parts, tenancy::SERVICE_PATH_HEADER) })
+    }
+}

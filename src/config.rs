@@ -1,0 +1,219 @@
+//! Settings from a TOML file, the environment (`FLUXGATE_*`) and flags, merged and validated into a typed [`Config`].
+//!
+//! Precedence: flag, then environment (clap reads both into [`Settings`]), then the file, then the defaults. All
+//! problems are collected and reported together, so an operator fixes a configuration in one pass.
+
+use std::fmt;
+use std::net::SocketAddr;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use clap::Args;
+use serde::{Deserialize, Serialize};
+use thiserror::Error;
+
+use crate::broker::notify::DeliveryPolicy;
+use crate::store::sqlite::Synchronous;
+
+/// Raw settings: every field optional, from any one source.
+#[derive(Debug, Clone, Default, Args, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+pub struct Settings {
+    /// HTTP listen address [default: 127.0.0.1:8080].
+    #[arg(long, env = "FLUXGATE_LISTEN")]
+    pub listen: Option<String>,
+    /// MQTT listen address of the embedded broker [default: 127.0.0.1:1883].
+    #[arg(long, env = "FLUXGATE_MQTT_LISTEN")]
+    pub mqtt_listen: Option<String>,
+    /// Directory of the SQLite store [default: ./fluxgate-data].
+    #[arg(long, env = "FLUXGATE_DATA_DIR")]
+    pub data_dir: Option<PathBuf>,
+    /// CEP worker threads [default: number of cores].
+    #[arg(long, env = "FLUXGATE_WORKERS")]
+    pub workers: Option<usize>,
+    /// Turn authentication off (local experiments only).
+    #[arg(long, env = "FLUXGATE_INSECURE")]
+    #[serde(default)]
+    pub insecure: Option<bool>,
+    /// SQLite synchronous mode: full (survives power loss) or normal (survives a killed process) [default: full].
+    #[arg(long, env = "FLUXGATE_SYNCHRONOUS")]
+    pub synchronous: Option<String>,
+    /// Notifications queued per subscription before new ones are dropped [default: 1000].
+    #[arg(long, env = "FLUXGATE_NOTIFY_QUEUE")]
+    pub notify_queue: Option<usize>,
+    /// Seconds a failing notification is retried before it is dropped [default: 30].
+    #[arg(long, env = "FLUXGATE_NOTIFY_RETRY_SECS")]
+    pub notify_retry_secs: Option<u64>,
+    /// Milliseconds allowed for one notification attempt [default: 5000].
+    #[arg(long, env = "FLUXGATE_NOTIFY_TIMEOUT_MS")]
+    pub notify_timeout_ms: Option<u64>,
+}
+
+impl Settings {
+    /// Fields set here win over those of `lower`.
+    pub fn over(self, lower: Settings) -> Settings {
+        Settings {
+            listen: self.listen.or(lower.listen),
+            mqtt_listen: self.mqtt_listen.or(lower.mqtt_listen),
+            data_dir: self.data_dir.or(lower.data_dir),
+            workers: self.workers.or(lower.workers),
+            insecure: self.insecure.or(lower.insecure),
+            synchronous: self.synchronous.or(lower.synchronous),
+            notify_queue: self.notify_queue.or(lower.notify_queue),
+            notify_retry_secs: self.notify_retry_secs.or(lower.notify_retry_secs),
+            notify_timeout_ms: self.notify_timeout_ms.or(lower.notify_timeout_ms),
+        }
+    }
+}
+
+/// The validated configuration.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+#[serde(rename_all = "kebab-case")]
+pub struct Config {
+    pub listen: SocketAddr,
+    pub mqtt_listen: SocketAddr,
+    pub data_dir: PathBuf,
+    pub workers: usize,
+    pub insecure: bool,
+    pub synchronous: Synchronous,
+    pub notify_queue: usize,
+    pub notify_retry_secs: u64,
+    pub notify_timeout_ms: u64,
+}
+
+impl Config {
+    pub fn delivery(&self) -> DeliveryPolicy {
+        DeliveryPolicy {
+            queue_capacity: self.notify_queue,
+            timeout: Duration::from_millis(self.notify_timeout_ms),
+            retry_for: Duration::from_secs(self.notify_retry_secs),
+            ..DeliveryPolicy::default()
+        }
+    }
+}
+
+/// One thing wrong with the settings.
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+pub enum ConfigProblem {
+    #[error("cannot read config file {path}: {reason}")]
+    File { path: String, reason: String },
+    #[error("{setting}: {value:?} is not an address like 127.0.0.1:8080")]
+    Address { setting: &'static str, value: String },
+    #[error("{setting}: must be at least 1")]
+    Zero { setting: &'static str },
+    #[error("synchronous: {0:?} is not one of full, normal")]
+    Synchronous(String),
+    #[error("listen and mqtt-listen are both {0}")]
+    SameAddress(SocketAddr),
+}
+
+/// Every problem found, reported at once.
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+pub struct ConfigErrors(pub Vec<ConfigProblem>);
+
+impl fmt::Display for ConfigErrors {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        writeln!(f, "the configuration has {} problem(s):", self.0.len())?;
+        self.0.iter().try_for_each(|p| writeln!(f, "  - {p}"))
+    }
+}
+
+/// Reads the file (if any), layers flags and environment over it, and validates.
+pub fn load(flags: Settings, file: Option<&Path>) -> Result<Config, ConfigErrors> {
+    let from_file = match file {
+        None => Ok(Settings::default()),
+        Some(path) => read_file(path),
+    };
+    match from_file {
+        Ok(from_file) => validate(flags.over(from_file)),
+        Err(problem) => Err(ConfigErrors(vec![problem])),
+    }
+}
+
+fn read_file(path: &Path) -> Result<Settings, ConfigProblem> {
+    let problem = |reason: String| ConfigProblem::File { path: path.display().to_string(), reason };
+    let text = std::fs::read_to_string(path).map_err(|e| problem(e.to_string()))?;
+    toml::from_str(&text).map_err(|e| problem(e.message().to_owned()))
+}
+
+/// Checks every setting, collecting all problems.
+pub fn validate(s: Settings) -> Result<Config, ConfigErrors> {
+    let mut problems = Vec::new();
+    let listen = address(&mut problems, "listen", s.listen.as_deref().unwrap_or("127.0.0.1:8080"));
+    let mqtt_listen = address(&mut problems, "mqtt-listen", s.mqtt_listen.as_deref().unwrap_or("127.0.0.1:1883"));
+    let workers = at_least_one(&mut problems, "workers", s.workers.unwrap_or_else(cores));
+    let notify_queue = at_least_one(&mut problems, "notify-queue", s.notify_queue.unwrap_or(1000));
+    let notify_timeout_ms = at_least_one(&mut problems, "notify-timeout-ms", s.notify_timeout_ms.unwrap_or(5000) as usize);
+    let synchronous = match s.synchronous.as_deref().unwrap_or("full") {
+        "full" => Synchronous::Full,
+        "normal" => Synchronous::Normal,
+        other => {
+            problems.push(ConfigProblem::Synchronous(other.to_owned()));
+            Synchronous::Full
+        }
+    };
+    if let (Some(a), Some(b)) = (listen, mqtt_listen)
+        && a == b
+    {
+        problems.push(ConfigProblem::SameAddress(a));
+    }
+    if !problems.is_empty() {
+        return Err(ConfigErrors(problems));
+    }
+    Ok(Config {
+        listen: listen.expect("checked"),
+        mqtt_listen: mqtt_listen.expect("checked"),
+        data_dir: s.data_dir.unwrap_or_else(|| PathBuf::from("fluxgate-data")),
+        workers,
+        insecure: s.insecure.unwrap_or(false),
+        synchronous,
+        notify_queue,
+        notify_retry_secs: s.notify_retry_secs.unwrap_or(30),
+        notify_timeout_ms: notify_timeout_ms as u64,
+    })
+}
+
+fn address(problems: &mut Vec<ConfigProblem>, setting: &'static str, value: &str) -> Option<SocketAddr> {
+    let parsed = value.parse().ok();
+    if parsed.is_none() {
+        problems.push(ConfigProblem::Address { setting, value: value.to_owned() });
+    }
+    parsed
+}
+
+fn at_least_one(problems: &mut Vec<ConfigProblem>, setting: &'static str, value: usize) -> usize {
+    if value == 0 {
+        problems.push(ConfigProblem::Zero { setting });
+    }
+    value
+}
+
+fn cores() -> usize {
+    std::thread::available_parallelism().map(usize::from).unwrap_or(1)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_problem_is_reported_at_once() {
+        let settings = Settings {
+            listen: Some("nowhere".into()),
+            workers: Some(0),
+            synchronous: Some("sometimes".into()),
+            ..Settings::default()
+        };
+        let errors = validate(settings).unwrap_err();
+        assert_eq!(errors.0.len(), 3, "{errors}");
+    }
+
+    #[test]
+    fn flags_win_over_the_file() {
+        let file = Settings { listen: Some("127.0.0.1:9000".into()), workers: Some(3), ..Settings::default() };
+        let flags = Settings { listen: Some("127.0.0.1:9001".into()), ..Settings::default() };
+        let config = validate(flags.over(file)).unwrap();
+        assert_eq!(config.listen.port(), 9001);
+        assert_eq!(config.workers, 3);
+    }
+}

@@ -1,0 +1,151 @@
+//! Durable state behind traits: entities, subscriptions, services and hashed tokens.
+//!
+//! The API code sees only these traits, whose methods take and return domain types and answer through a [`Reply`]
+//! future, so a second backend (PostgreSQL) can be added without touching it. Every write is answered only after the
+//! transaction holding it has committed. Update semantics are not decided here: backends load the entity, call the
+//! broker's pure `update::apply`, and save what it returns. SQLite (`sqlite`) is the default backend.
+
+pub mod sqlite;
+
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::Arc;
+use std::task::{Context, Poll};
+
+use thiserror::Error;
+use tokio::sync::oneshot;
+
+use crate::auth::{Grant, TokenHash};
+use crate::broker::model::{Entity, EntityId};
+use crate::broker::query::EntityQuery;
+use crate::broker::subscription::{Subscription, SubscriptionId};
+use crate::broker::update::{ElementWrite, ResultPart, UpdateAction};
+use crate::tenancy::{ServicePath, Tenant};
+
+/// A store failure: the database refused, or the store is shutting down.
+#[derive(Debug, Clone, Error, PartialEq, Eq)]
+pub enum StoreError {
+    #[error("database error: {0}")]
+    Database(String),
+    #[error("the store is closed")]
+    Closed,
+    #[error("stored data is corrupt: {0}")]
+    Corrupt(String),
+    #[error("service {0} already exists")]
+    ServiceExists(String),
+    #[error("no service named {0}")]
+    NoSuchService(String),
+}
+
+impl From<rusqlite::Error> for StoreError {
+    fn from(e: rusqlite::Error) -> Self {
+        StoreError::Database(e.to_string())
+    }
+}
+
+/// The answer to a store call, resolved when the work (and, for writes, its commit) is done.
+#[derive(Debug)]
+pub struct Reply<T>(oneshot::Receiver<Result<T, StoreError>>);
+
+impl<T> Reply<T> {
+    /// A reply and the sender that completes it.
+    pub fn channel() -> (oneshot::Sender<Result<T, StoreError>>, Self) {
+        let (tx, rx) = oneshot::channel();
+        (tx, Reply(rx))
+    }
+
+    /// Blocks the current (non-async) thread until the answer comes; for the command line.
+    pub fn wait(self) -> Result<T, StoreError> {
+        self.0.blocking_recv().unwrap_or(Err(StoreError::Closed))
+    }
+}
+
+impl<T> Future for Reply<T> {
+    type Output = Result<T, StoreError>;
+
+    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
+        Pin::new(&mut self.0).poll(cx).map(|r| r.unwrap_or(Err(StoreError::Closed)))
+    }
+}
+
+/// Who caused a write: carried to the notifications it triggers.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Origin {
+    pub token: Option<String>,
+    pub correlator: String,
+}
+
+/// One `updateContext` (or convenience write) for one service path.
+#[derive(Debug, Clone)]
+pub struct UpdateBatch {
+    pub tenant: Tenant,
+    pub path: ServicePath,
+    pub action: UpdateAction,
+    pub elements: Vec<ElementWrite>,
+    pub origin: Origin,
+}
+
+/// The outcome of one element: the type it resolved to and the response parts.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ElementResult {
+    pub entity_type: String,
+    pub parts: Vec<ResultPart>,
+}
+
+/// An entity whose attributes were actually modified by a committed write.
+#[derive(Debug, Clone, PartialEq)]
+pub struct EntityChange {
+    /// The entity after the write (for a deleted entity, as it was).
+    pub entity: Entity,
+    pub changed: Vec<String>,
+}
+
+/// Told of every committed change, in commit order, before the writers are answered.
+pub trait ChangeListener: Send + Sync {
+    fn on_changes(&self, origin: &Origin, changes: &[EntityChange]);
+}
+
+/// A page of a query, with the total number of matches when asked for.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct QueryPage {
+    pub entities: Vec<Entity>,
+    pub total: usize,
+}
+
+/// What a committed update did: the per-element results and the entities actually modified.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct UpdateOutcome {
+    pub results: Vec<ElementResult>,
+    pub changes: Vec<EntityChange>,
+}
+
+pub trait EntityStore: Send + Sync {
+    /// Applies an update atomically per element; changes go to the listener after commit, before the reply.
+    fn update(&self, batch: UpdateBatch) -> Reply<UpdateOutcome>;
+    /// Entities matching a query, in creation order, paged.
+    fn query(&self, query: EntityQuery) -> Reply<QueryPage>;
+    /// Every entity with this id in the tenant (all types, all paths), for convenience operations.
+    fn entities_by_id(&self, tenant: Tenant, id: EntityId) -> Reply<Vec<Entity>>;
+}
+
+pub trait SubscriptionStore: Send + Sync {
+    fn put_subscription(&self, subscription: Subscription) -> Reply<()>;
+    /// Removes a subscription; answers whether it existed.
+    fn delete_subscription(&self, tenant: Tenant, id: SubscriptionId) -> Reply<bool>;
+    fn subscriptions(&self) -> Reply<Vec<Subscription>>;
+}
+
+pub trait ServiceStore: Send + Sync {
+    /// Creates a service with its full-rights token.
+    fn add_service(&self, service: Tenant, token: TokenHash) -> Reply<()>;
+    /// Adds a (possibly scoped) token to an existing service.
+    fn add_token(&self, grant: Grant, token: TokenHash) -> Reply<()>;
+    fn find_token(&self, token: TokenHash) -> Reply<Option<Grant>>;
+    fn service_count(&self) -> Reply<usize>;
+}
+
+/// Everything the service keeps durably.
+pub trait Store: EntityStore + SubscriptionStore + ServiceStore {
+    /// Sets who hears about committed entity changes (the subscription engine).
+    fn set_listener(&self, listener: Arc<dyn ChangeListener>);
+}

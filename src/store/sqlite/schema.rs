@@ -1,0 +1,64 @@
+//! Versioned schema migrations of the SQLite store, applied in order at open, tracked in `PRAGMA user_version`.
+//!
+//! A migration is appended, never edited: a data dir written by an older Fluxgate is brought forward step by step, and
+//! one written by a newer Fluxgate (a higher version than this binary knows) is refused rather than misread.
+
+use rusqlite::Connection;
+
+use crate::store::StoreError;
+
+/// Migration `i` brings the schema from version `i` to `i + 1`.
+const MIGRATIONS: &[&str] = &[
+    // 1: services, tokens, entities, subscriptions.
+    "CREATE TABLE services (
+         name TEXT PRIMARY KEY,
+         created_at TEXT NOT NULL
+     );
+     CREATE TABLE tokens (
+         hash TEXT PRIMARY KEY,
+         service TEXT NOT NULL REFERENCES services(name),
+         path TEXT NOT NULL,
+         read_only INTEGER NOT NULL,
+         created_at TEXT NOT NULL
+     );
+     CREATE TABLE entities (
+         seq INTEGER PRIMARY KEY AUTOINCREMENT,
+         tenant TEXT NOT NULL,
+         service_path TEXT NOT NULL,
+         id TEXT NOT NULL,
+         type TEXT NOT NULL,
+         attrs TEXT NOT NULL,
+         UNIQUE (tenant, id, type, service_path)
+     );
+     CREATE INDEX entities_by_type ON entities (tenant, type);
+     CREATE TABLE subscriptions (
+         id TEXT PRIMARY KEY,
+         tenant TEXT NOT NULL,
+         body TEXT NOT NULL
+     );",
+];
+
+/// The schema version this binary writes.
+pub fn current_version() -> usize {
+    MIGRATIONS.len()
+}
+
+/// Brings the database to the current version, each step in its own transaction.
+pub fn migrate(conn: &mut Connection) -> Result<(), StoreError> {
+    let found: i64 = conn.query_row("PRAGMA user_version", [], |r| r.get(0))?;
+    let found = usize::try_from(found).unwrap_or(0);
+    if found > current_version() {
+        return Err(StoreError::Corrupt(format!(
+            "schema version {found} is newer than this binary's {}",
+            current_version()
+        )));
+    }
+    for (version, sql) in MIGRATIONS.iter().enumerate().skip(found) {
+        let tx = conn.transaction()?;
+        tx.execute_batch(sql)?;
+        tx.pragma_update(None, "user_version", (version + 1) as i64)?;
+        tx.commit()?;
+        tracing::info!(version = version + 1, "applied store migration");
+    }
+    Ok(())
+}

@@ -1,0 +1,125 @@
+//! The writer thread: owns the one writing connection and commits many requests in one transaction (group commit).
+//!
+//! Jobs queue on a channel. The thread takes the first, then every job already waiting (up to a batch limit), runs
+//! each inside its own savepoint (a failing job rolls back alone), commits once, runs the after-commit hooks in commit
+//! order, and only then answers. A request is therefore answered only when its write is durable, and concurrent
+//! requests share the cost of one commit. Nothing here knows what a job writes.
+
+use std::thread::JoinHandle;
+use std::time::Instant;
+
+use crossbeam_channel::{Receiver, Sender};
+use rusqlite::Connection;
+
+use crate::store::{Reply, StoreError};
+
+/// Most jobs folded into one transaction.
+const MAX_BATCH: usize = 1024;
+
+/// A unit of work for the writer thread.
+pub trait WriteJob: Send {
+    /// Does the work on the open transaction.
+    fn run(&mut self, conn: &Connection) -> Result<(), StoreError>;
+    /// Called once the fate of the transaction is known.
+    fn finish(self: Box<Self>, committed: Result<(), StoreError>);
+}
+
+/// A job computing a value of type `T`, answered through a [`Reply`], with an optional hook run after commit.
+struct Typed<T, F> {
+    work: Option<F>,
+    value: Option<T>,
+    reply: tokio::sync::oneshot::Sender<Result<T, StoreError>>,
+    after_commit: Option<Box<dyn FnOnce(&T) + Send>>,
+}
+
+impl<T: Send, F: FnOnce(&Connection) -> Result<T, StoreError> + Send> WriteJob for Typed<T, F> {
+    fn run(&mut self, conn: &Connection) -> Result<(), StoreError> {
+        let work = self.work.take().ok_or(StoreError::Closed)?;
+        self.value = Some(work(conn)?);
+        Ok(())
+    }
+
+    fn finish(self: Box<Self>, committed: Result<(), StoreError>) {
+        let Typed { value, reply, after_commit, .. } = *self;
+        let outcome = committed.and_then(|()| value.ok_or(StoreError::Closed));
+        if let (Ok(value), Some(hook)) = (&outcome, after_commit) {
+            hook(value);
+        }
+        let _ = reply.send(outcome);
+    }
+}
+
+/// The handle through which the store submits writes.
+#[derive(Debug, Clone)]
+pub struct Writer {
+    jobs: Sender<Box<dyn WriteJob>>,
+}
+
+impl Writer {
+    /// Starts the writer thread on `conn`.
+    pub fn start(conn: Connection) -> (Self, JoinHandle<()>) {
+        let (jobs, queue) = crossbeam_channel::unbounded();
+        let handle = std::thread::Builder::new()
+            .name("store-writer".into())
+            .spawn(move || run(conn, queue))
+            .expect("spawn the store writer thread");
+        (Writer { jobs }, handle)
+    }
+
+    /// Queues `work`; the reply resolves after the commit that holds it.
+    pub fn submit<T, F>(&self, work: F, after_commit: Option<Box<dyn FnOnce(&T) + Send>>) -> Reply<T>
+    where
+        T: Send + 'static,
+        F: FnOnce(&Connection) -> Result<T, StoreError> + Send + 'static,
+    {
+        let (reply, answer) = Reply::channel();
+        let job = Typed { work: Some(work), value: None, reply, after_commit };
+        if let Err(refused) = self.jobs.send(Box::new(job)) {
+            refused.0.finish(Err(StoreError::Closed));
+        }
+        answer
+    }
+}
+
+fn run(mut conn: Connection, queue: Receiver<Box<dyn WriteJob>>) {
+    while let Ok(first) = queue.recv() {
+        let mut batch = vec![first];
+        while batch.len() < MAX_BATCH {
+            match queue.try_recv() {
+                Ok(job) => batch.push(job),
+                Err(_) => break,
+            }
+        }
+        commit_batch(&mut conn, batch);
+    }
+}
+
+fn commit_batch(conn: &mut Connection, mut batch: Vec<Box<dyn WriteJob>>) {
+    let started = Instant::now();
+    let size = batch.len();
+    let results = match run_all(conn, &mut batch) {
+        Ok(results) => results,
+        Err(e) => vec![Err(e); size],
+    };
+    metrics::histogram!("fluxgate_store_commit_batch_size").record(size as f64);
+    metrics::histogram!("fluxgate_store_commit_seconds").record(started.elapsed().as_secs_f64());
+    for (job, result) in batch.into_iter().zip(results) {
+        job.finish(result);
+    }
+}
+
+/// Runs every job in its own savepoint of one transaction, then commits.
+fn run_all(conn: &mut Connection, batch: &mut [Box<dyn WriteJob>]) -> Result<Vec<Result<(), StoreError>>, StoreError> {
+    let mut tx = conn.transaction()?;
+    let mut results = Vec::with_capacity(batch.len());
+    for job in batch.iter_mut() {
+        let savepoint = tx.savepoint()?;
+        let result = job.run(&savepoint);
+        if result.is_ok() {
+            savepoint.commit()?;
+        }
+        results.push(result);
+    }
+    tx.commit()?;
+    Ok(results)
+}
