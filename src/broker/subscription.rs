@@ -1,13 +1,15 @@
 //! Subscriptions as the broker keeps them: what they watch, where they notify, how long and how often.
 //!
 //! A subscription belongs to a tenant; its service-path scope only selects entities. Durations and throttling are
-//! ISO 8601 (`P[n]Y[n]M[n]DT[n]H[n]M[n]S`, parsed by the `iso8601` crate; weeks refused as Orion does), kept both as
+//! ISO 8601 (`P[n]Y[n]M[n]DT[n]H[n]M[n]S`, weeks refused as Orion does), kept both as
 //! the text the client sent (echoed back) and in milliseconds. Matching an update against subscriptions is in
 //! `matcher`; delivery in `notify`.
 
 use std::fmt;
+use std::sync::LazyLock;
 
 use rand::RngCore;
+use regex::Regex;
 use serde::{Deserialize, Serialize};
 
 use super::model::Entity;
@@ -69,7 +71,10 @@ impl Subscription {
             .iter()
             .filter_map(|w| {
                 let id = IdMatch::new(&w.id, w.is_pattern).ok()?;
-                Some(EntityFilter { id, entity_type: w.entity_type.clone() })
+                Some(EntityFilter {
+                    id,
+                    entity_type: w.entity_type.clone(),
+                })
             })
             .collect()
     }
@@ -80,25 +85,41 @@ impl Subscription {
 
     /// Whether a change of `changed` attributes of `entity` triggers this subscription (entity filters aside).
     pub fn triggered_by(&self, entity: &Entity, changed: &[String]) -> bool {
-        let condition = self.conditions.is_empty() || changed.iter().any(|c| self.conditions.contains(c));
-        let projected = self.attributes.is_empty() || self.attributes.iter().any(|a| entity.attributes.contains_key(a));
+        let condition =
+            self.conditions.is_empty() || changed.iter().any(|c| self.conditions.contains(c));
+        let projected = self.attributes.is_empty()
+            || self
+                .attributes
+                .iter()
+                .any(|a| entity.attributes.contains_key(a));
         condition && projected && self.scope.matches(&entity.key.path)
     }
 }
 
-/// Parses an ISO 8601 duration into milliseconds; `None` when it is not `P[n]Y[n]M[n]DT[n]H[n]M[n]S`.
+/// Orion's duration grammar, `P[n]Y[n]M[n]DT[n]H[n]M[n]S`, fraction on seconds only.
+static DURATION: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"^P(?:(\d+)Y)?(?:(\d+)M)?(?:(\d+)D)?(?:T(?:(\d+)H)?(?:(\d+)M)?(?:(\d+)(?:\.(\d{1,3})\d*)?S)?)?$")
+        .expect("duration pattern")
+});
+
+/// Parses an ISO 8601 duration into milliseconds (a year is 365 days, a month 30); `None` when malformed.
 pub fn parse_duration_ms(text: &str) -> Option<u64> {
-    if text.contains('W') || text.contains('w') {
+    let caps = DURATION.captures(text)?;
+    let has_part = (1..=6).any(|i| caps.get(i).is_some());
+    if !has_part || text.ends_with('T') {
         return None;
     }
-    match iso8601::duration(text).ok()? {
-        iso8601::Duration::YMDHMS { year, month, day, hour, minute, second, millisecond } => {
-            let days = u64::from(year) * 365 + u64::from(month) * 30 + u64::from(day);
-            let seconds = ((days * 24 + u64::from(hour)) * 60 + u64::from(minute)) * 60 + u64::from(second);
-            Some(seconds * 1000 + u64::from(millisecond))
-        }
-        iso8601::Duration::Weeks(_) => None,
-    }
+    let n = |i: usize| {
+        caps.get(i)
+            .map_or(Some(0), |m| m.as_str().parse::<u64>().ok())
+    };
+    let days = n(1)?.checked_mul(365)? + n(2)?.checked_mul(30)? + n(3)?;
+    let seconds =
+        ((days.checked_mul(24)? + n(4)?).checked_mul(60)? + n(5)?).checked_mul(60)? + n(6)?;
+    let millis = caps.get(7).map_or(0, |m| {
+        format!("{:0<3}", m.as_str()).parse::<u64>().unwrap_or(0)
+    });
+    seconds.checked_mul(1000)?.checked_add(millis)
 }
 
 #[cfg(test)]
@@ -115,6 +136,12 @@ mod tests {
         assert_eq!(parse_duration_ms("PY99"), None);
         assert_eq!(parse_duration_ms("P2W"), None);
         assert_eq!(parse_duration_ms("soon"), None);
+        assert_eq!(parse_duration_ms("P"), None);
+        assert_eq!(parse_duration_ms("P1DT"), None);
+        assert_eq!(
+            parse_duration_ms("P1DT2H3M4.25S"),
+            Some(((24 + 2) * 3600 + 3 * 60 + 4) * 1000 + 250)
+        );
     }
 
     #[test]

@@ -1,1 +1,11 @@
-//! Integration tests: one binary, one module per API.
+//! Integration tests: one binary, one module per API or concern, shared helpers in `support`.
+
+mod broker_convenience;
+mod broker_query;
+mod broker_subscriptions;
+mod broker_update;
+mod cli;
+mod durability;
+mod support;
+mod tenancy_auth;
+mod transport;

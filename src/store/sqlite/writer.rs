@@ -24,12 +24,15 @@ pub trait WriteJob: Send {
     fn finish(self: Box<Self>, committed: Result<(), StoreError>);
 }
 
+/// A hook run on the writer thread after the commit holding a job, before its reply.
+pub type AfterCommit<T> = Box<dyn FnOnce(&T) + Send>;
+
 /// A job computing a value of type `T`, answered through a [`Reply`], with an optional hook run after commit.
 struct Typed<T, F> {
     work: Option<F>,
     value: Option<T>,
     reply: tokio::sync::oneshot::Sender<Result<T, StoreError>>,
-    after_commit: Option<Box<dyn FnOnce(&T) + Send>>,
+    after_commit: Option<AfterCommit<T>>,
 }
 
 impl<T: Send, F: FnOnce(&Connection) -> Result<T, StoreError> + Send> WriteJob for Typed<T, F> {
@@ -40,7 +43,12 @@ impl<T: Send, F: FnOnce(&Connection) -> Result<T, StoreError> + Send> WriteJob f
     }
 
     fn finish(self: Box<Self>, committed: Result<(), StoreError>) {
-        let Typed { value, reply, after_commit, .. } = *self;
+        let Typed {
+            value,
+            reply,
+            after_commit,
+            ..
+        } = *self;
         let outcome = committed.and_then(|()| value.ok_or(StoreError::Closed));
         if let (Ok(value), Some(hook)) = (&outcome, after_commit) {
             hook(value);
@@ -67,13 +75,18 @@ impl Writer {
     }
 
     /// Queues `work`; the reply resolves after the commit that holds it.
-    pub fn submit<T, F>(&self, work: F, after_commit: Option<Box<dyn FnOnce(&T) + Send>>) -> Reply<T>
+    pub fn submit<T, F>(&self, work: F, after_commit: Option<AfterCommit<T>>) -> Reply<T>
     where
         T: Send + 'static,
         F: FnOnce(&Connection) -> Result<T, StoreError> + Send + 'static,
     {
         let (reply, answer) = Reply::channel();
-        let job = Typed { work: Some(work), value: None, reply, after_commit };
+        let job = Typed {
+            work: Some(work),
+            value: None,
+            reply,
+            after_commit,
+        };
         if let Err(refused) = self.jobs.send(Box::new(job)) {
             refused.0.finish(Err(StoreError::Closed));
         }
@@ -109,7 +122,10 @@ fn commit_batch(conn: &mut Connection, mut batch: Vec<Box<dyn WriteJob>>) {
 }
 
 /// Runs every job in its own savepoint of one transaction, then commits.
-fn run_all(conn: &mut Connection, batch: &mut [Box<dyn WriteJob>]) -> Result<Vec<Result<(), StoreError>>, StoreError> {
+fn run_all(
+    conn: &mut Connection,
+    batch: &mut [Box<dyn WriteJob>],
+) -> Result<Vec<Result<(), StoreError>>, StoreError> {
     let mut tx = conn.transaction()?;
     let mut results = Vec::with_capacity(batch.len());
     for job in batch.iter_mut() {

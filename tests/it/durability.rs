@@ -1,0 +1,139 @@
+//! Crash safety end to end: a real `fluxgate serve` on loopback, killed with SIGKILL in the middle of a write load,
+//! restarted on the same data dir; every write that was answered 200 must be there.
+
+use std::process::{Child, Command, Stdio};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
+
+use crate::support::{free_port, http, update_body};
+use axum::http::Method;
+
+struct Server {
+    child: Child,
+    base: String,
+}
+
+fn spawn(data: &str) -> Server {
+    let port = free_port();
+    let child = Command::new(env!("CARGO_BIN_EXE_fluxgate"))
+        .args([
+            "serve",
+            "--data-dir",
+            data,
+            "--listen",
+            &format!("127.0.0.1:{port}"),
+        ])
+        .args(["--mqtt-listen", &format!("127.0.0.1:{}", free_port())])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("start fluxgate serve");
+    Server {
+        child,
+        base: format!("http://127.0.0.1:{port}"),
+    }
+}
+
+async fn wait_ready(base: &str) {
+    for _ in 0..100 {
+        if http(Method::GET, &format!("{base}/version"), &[], None)
+            .await
+            .is_some()
+        {
+            return;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    panic!("server at {base} did not start");
+}
+
+fn first_token(child: &mut Child) -> String {
+    use std::io::BufRead;
+    let out = child.stdout.take().expect("stdout");
+    let mut lines = std::io::BufReader::new(out).lines();
+    lines.nth(1).expect("token line").expect("read token")
+}
+
+/// Writes increasing values to its own entity until stopped; returns the last value answered 200.
+async fn writer(base: String, token: String, id: String, stop: Arc<AtomicBool>) -> u64 {
+    let mut acknowledged = 0;
+    for value in 1.. {
+        if stop.load(Ordering::Relaxed) {
+            break;
+        }
+        let body =
+            update_body("APPEND", &id, "T", &[("n", "integer", &value.to_string())]).to_string();
+        let headers = [
+            ("content-type", "application/json"),
+            ("x-auth-token", token.as_str()),
+        ];
+        match http(
+            Method::POST,
+            &format!("{base}/cb/v1/updateContext"),
+            &headers,
+            Some(&body),
+        )
+        .await
+        {
+            Some((status, reply))
+                if status.is_success()
+                    && reply["contextResponses"][0]["statusCode"]["code"] == "200" =>
+            {
+                acknowledged = value;
+            }
+            _ => break,
+        }
+    }
+    acknowledged
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn acknowledged_writes_survive_sigkill() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().to_str().unwrap().to_owned();
+    let mut server = spawn(&data);
+    let token = first_token(&mut server.child);
+    wait_ready(&server.base).await;
+    let stop = Arc::new(AtomicBool::new(false));
+    let writers: Vec<_> = (0..8)
+        .map(|i| {
+            tokio::spawn(writer(
+                server.base.clone(),
+                token.clone(),
+                format!("W{i}"),
+                stop.clone(),
+            ))
+        })
+        .collect();
+    tokio::time::sleep(Duration::from_millis(1500)).await;
+    server.child.kill().expect("SIGKILL the server");
+    server.child.wait().unwrap();
+    stop.store(true, Ordering::Relaxed);
+    let mut acknowledged = Vec::new();
+    for w in writers {
+        acknowledged.push(w.await.unwrap());
+    }
+    assert!(
+        acknowledged.iter().all(|&n| n > 0),
+        "no write was acknowledged: {acknowledged:?}"
+    );
+    let mut restarted = spawn(&data);
+    wait_ready(&restarted.base).await;
+    for (i, &n) in acknowledged.iter().enumerate() {
+        let url = format!("{}/cb/v1/contextEntities/W{i}/attributes/n", restarted.base);
+        let (_, body) = http(Method::GET, &url, &[("x-auth-token", &token)], None)
+            .await
+            .expect("read after restart");
+        let stored: u64 = body["attributes"][0]["value"]
+            .as_str()
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(0);
+        assert!(
+            stored >= n,
+            "W{i}: acknowledged {n}, found {stored} after the crash ({body})"
+        );
+    }
+    restarted.child.kill().unwrap();
+    let _ = restarted.child.wait();
+}
