@@ -43,7 +43,7 @@ pub async fn update_context(
             }
         })
         .collect();
-    let outcome = write(state, caller, path, action, writes.clone()).await?;
+    let outcome = write(state, caller, path, action, writes).await?;
     Ok(ContextResponses {
         context_responses: respond(&planned, &outcome.results),
         error_code: None,
