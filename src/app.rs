@@ -50,13 +50,7 @@ impl AppState {
         let subscriptions = Arc::new(SubscriptionIndex::new(dispatcher, clock.clone(), initial));
         store.set_listener(subscriptions.clone());
         let auth = Arc::new(Authenticator::new(store.clone(), options.insecure));
-        Ok(AppState {
-            store,
-            auth,
-            subscriptions,
-            sinks,
-            clock,
-        })
+        Ok(AppState { store, auth, subscriptions, sinks, clock })
     }
 }
 

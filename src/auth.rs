@@ -59,11 +59,7 @@ pub struct Grant {
 impl Grant {
     /// All rights in a service: the token printed at creation.
     pub fn full(service: Tenant) -> Self {
-        Grant {
-            service,
-            path: ServicePath::root(),
-            read_only: false,
-        }
+        Grant { service, path: ServicePath::root(), read_only: false }
     }
 
     /// May this grant write at `path`?
@@ -76,24 +72,16 @@ impl Grant {
 
     /// May this grant reach `path` at all?
     pub fn check_path(&self, path: &ServicePath) -> Result<(), AuthError> {
-        if path.is_within(&self.path) {
-            Ok(())
-        } else {
-            Err(AuthError::OutOfScope(path.to_string()))
-        }
+        if path.is_within(&self.path) { Ok(()) } else { Err(AuthError::OutOfScope(path.to_string())) }
     }
 
     /// The scope a read may use: the token's subtree when the request named none, else the request's if covered.
     pub fn read_scope(&self, requested: Option<PathScope>) -> Result<PathScope, AuthError> {
         match requested {
-            None => Ok(PathScope::single(ScopeEntry {
-                path: self.path.clone(),
-                recursive: true,
-            })),
+            None => Ok(PathScope::single(ScopeEntry { path: self.path.clone(), recursive: true })),
             Some(scope) if scope.is_within(&self.path) => Ok(scope),
             Some(scope) => {
-                let paths: Vec<String> =
-                    scope.entries().iter().map(ScopeEntry::to_header).collect();
+                let paths: Vec<String> = scope.entries().iter().map(ScopeEntry::to_header).collect();
                 Err(AuthError::OutOfScope(paths.join(",")))
             }
         }
@@ -126,19 +114,13 @@ pub struct Authenticator {
 
 impl fmt::Debug for Authenticator {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("Authenticator")
-            .field("insecure", &self.insecure)
-            .finish_non_exhaustive()
+        f.debug_struct("Authenticator").field("insecure", &self.insecure).finish_non_exhaustive()
     }
 }
 
 impl Authenticator {
     pub fn new(store: Arc<dyn Store>, insecure: bool) -> Self {
-        Authenticator {
-            store,
-            insecure,
-            cache: RwLock::new(HashMap::new()),
-        }
+        Authenticator { store, insecure, cache: RwLock::new(HashMap::new()) }
     }
 
     pub fn is_insecure(&self) -> bool {
@@ -146,21 +128,12 @@ impl Authenticator {
     }
 
     /// The grant of `token` for a request to `tenant`.
-    pub async fn authenticate(
-        &self,
-        tenant: &Tenant,
-        token: Option<&str>,
-    ) -> Result<Grant, AuthError> {
+    pub async fn authenticate(&self, tenant: &Tenant, token: Option<&str>) -> Result<Grant, AuthError> {
         if self.insecure {
             return Ok(Grant::full(tenant.clone()));
         }
-        let token = token
-            .filter(|t| !t.is_empty())
-            .ok_or(AuthError::MissingToken)?;
-        let grant = self
-            .lookup(TokenHash::of(token))
-            .await?
-            .ok_or(AuthError::UnknownToken)?;
+        let token = token.filter(|t| !t.is_empty()).ok_or(AuthError::MissingToken)?;
+        let grant = self.lookup(TokenHash::of(token)).await?.ok_or(AuthError::UnknownToken)?;
         if grant.service != *tenant {
             return Err(AuthError::OtherService(tenant.to_string()));
         }
@@ -169,9 +142,7 @@ impl Authenticator {
 
     /// The grant of a token whatever the tenant: the token names the service (UltraLight `k`, MQTT user name).
     pub async fn grant_of(&self, token: &str) -> Result<Grant, AuthError> {
-        self.lookup(TokenHash::of(token))
-            .await?
-            .ok_or(AuthError::UnknownToken)
+        self.lookup(TokenHash::of(token)).await?.ok_or(AuthError::UnknownToken)
     }
 
     async fn lookup(&self, hash: TokenHash) -> Result<Option<Grant>, StoreError> {
@@ -180,10 +151,7 @@ impl Authenticator {
         }
         let found = self.store.find_token(hash.clone()).await?;
         if let Some(grant) = &found {
-            self.cache
-                .write()
-                .expect("token cache lock")
-                .insert(hash, grant.clone());
+            self.cache.write().expect("token cache lock").insert(hash, grant.clone());
         }
         Ok(found)
     }
@@ -195,34 +163,18 @@ mod tests {
 
     #[test]
     fn scoped_grant_refuses_other_paths() {
-        let grant = Grant {
-            service: Tenant::default_tenant(),
-            path: ServicePath::parse("/a").unwrap(),
-            read_only: false,
-        };
-        assert!(
-            grant
-                .check_write(&ServicePath::parse("/a/b").unwrap())
-                .is_ok()
-        );
-        assert_eq!(
-            grant.check_write(&ServicePath::parse("/b").unwrap()),
-            Err(AuthError::OutOfScope("/b".into()))
-        );
+        let grant =
+            Grant { service: Tenant::default_tenant(), path: ServicePath::parse("/a").unwrap(), read_only: false };
+        assert!(grant.check_write(&ServicePath::parse("/a/b").unwrap()).is_ok());
+        assert_eq!(grant.check_write(&ServicePath::parse("/b").unwrap()), Err(AuthError::OutOfScope("/b".into())));
         let narrowed = grant.read_scope(None).unwrap();
         assert!(!narrowed.matches(&ServicePath::parse("/b").unwrap()));
     }
 
     #[test]
     fn read_only_grant_cannot_write() {
-        let grant = Grant {
-            read_only: true,
-            ..Grant::full(Tenant::default_tenant())
-        };
-        assert_eq!(
-            grant.check_write(&ServicePath::root()),
-            Err(AuthError::ReadOnly)
-        );
+        let grant = Grant { read_only: true, ..Grant::full(Tenant::default_tenant()) };
+        assert_eq!(grant.check_write(&ServicePath::root()), Err(AuthError::ReadOnly));
     }
 
     #[test]

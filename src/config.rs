@@ -98,10 +98,7 @@ pub enum ConfigProblem {
     #[error("cannot read config file {path}: {reason}")]
     File { path: String, reason: String },
     #[error("{setting}: {value:?} is not an address like 127.0.0.1:8080")]
-    Address {
-        setting: &'static str,
-        value: String,
-    },
+    Address { setting: &'static str, value: String },
     #[error("{setting}: must be at least 1")]
     Zero { setting: &'static str },
     #[error("synchronous: {0:?} is not one of full, normal")]
@@ -134,10 +131,7 @@ pub fn load(flags: Settings, file: Option<&Path>) -> Result<Config, ConfigErrors
 }
 
 fn read_file(path: &Path) -> Result<Settings, ConfigProblem> {
-    let problem = |reason: String| ConfigProblem::File {
-        path: path.display().to_string(),
-        reason,
-    };
+    let problem = |reason: String| ConfigProblem::File { path: path.display().to_string(), reason };
     let text = std::fs::read_to_string(path).map_err(|e| problem(e.to_string()))?;
     toml::from_str(&text).map_err(|e| problem(e.message().to_owned()))
 }
@@ -145,27 +139,12 @@ fn read_file(path: &Path) -> Result<Settings, ConfigProblem> {
 /// Checks every setting, collecting all problems.
 pub fn validate(s: Settings) -> Result<Config, ConfigErrors> {
     let mut problems = Vec::new();
-    let listen = address(
-        &mut problems,
-        "listen",
-        s.listen.as_deref().unwrap_or("127.0.0.1:8080"),
-    );
-    let mqtt_listen = address(
-        &mut problems,
-        "mqtt-listen",
-        s.mqtt_listen.as_deref().unwrap_or("127.0.0.1:1883"),
-    );
+    let listen = address(&mut problems, "listen", s.listen.as_deref().unwrap_or("127.0.0.1:8080"));
+    let mqtt_listen = address(&mut problems, "mqtt-listen", s.mqtt_listen.as_deref().unwrap_or("127.0.0.1:1883"));
     let workers = at_least_one(&mut problems, "workers", s.workers.unwrap_or_else(cores));
-    let notify_queue = at_least_one(
-        &mut problems,
-        "notify-queue",
-        s.notify_queue.unwrap_or(1000),
-    );
-    let notify_timeout_ms = at_least_one(
-        &mut problems,
-        "notify-timeout-ms",
-        s.notify_timeout_ms.unwrap_or(5000) as usize,
-    );
+    let notify_queue = at_least_one(&mut problems, "notify-queue", s.notify_queue.unwrap_or(1000));
+    let notify_timeout_ms =
+        at_least_one(&mut problems, "notify-timeout-ms", s.notify_timeout_ms.unwrap_or(5000) as usize);
     let synchronous = match s.synchronous.as_deref().unwrap_or("full") {
         "full" => Synchronous::Full,
         "normal" => Synchronous::Normal,
@@ -195,17 +174,10 @@ pub fn validate(s: Settings) -> Result<Config, ConfigErrors> {
     })
 }
 
-fn address(
-    problems: &mut Vec<ConfigProblem>,
-    setting: &'static str,
-    value: &str,
-) -> Option<SocketAddr> {
+fn address(problems: &mut Vec<ConfigProblem>, setting: &'static str, value: &str) -> Option<SocketAddr> {
     let parsed = value.parse().ok();
     if parsed.is_none() {
-        problems.push(ConfigProblem::Address {
-            setting,
-            value: value.to_owned(),
-        });
+        problems.push(ConfigProblem::Address { setting, value: value.to_owned() });
     }
     parsed
 }
@@ -218,9 +190,7 @@ fn at_least_one(problems: &mut Vec<ConfigProblem>, setting: &'static str, value:
 }
 
 fn cores() -> usize {
-    std::thread::available_parallelism()
-        .map(usize::from)
-        .unwrap_or(1)
+    std::thread::available_parallelism().map(usize::from).unwrap_or(1)
 }
 
 #[cfg(test)]
@@ -241,15 +211,8 @@ mod tests {
 
     #[test]
     fn flags_win_over_the_file() {
-        let file = Settings {
-            listen: Some("127.0.0.1:9000".into()),
-            workers: Some(3),
-            ..Settings::default()
-        };
-        let flags = Settings {
-            listen: Some("127.0.0.1:9001".into()),
-            ..Settings::default()
-        };
+        let file = Settings { listen: Some("127.0.0.1:9000".into()), workers: Some(3), ..Settings::default() };
+        let flags = Settings { listen: Some("127.0.0.1:9001".into()), ..Settings::default() };
         let config = validate(flags.over(file)).unwrap();
         assert_eq!(config.listen.port(), 9001);
         assert_eq!(config.workers, 3);

@@ -26,9 +26,7 @@ pub async fn common_layer(mut request: Request, next: Next) -> Response {
         .filter(|v| !v.is_empty())
         .map(str::to_owned)
         .unwrap_or_else(|| uuid::Uuid::new_v4().to_string());
-    request
-        .extensions_mut()
-        .insert(Correlator(correlator.clone()));
+    request.extensions_mut().insert(Correlator(correlator.clone()));
     let mut response = next.run(request).await;
     if let Ok(value) = HeaderValue::from_str(&correlator) {
         response.headers_mut().insert(CORRELATOR_HEADER, value);
@@ -38,18 +36,13 @@ pub async fn common_layer(mut request: Request, next: Next) -> Response {
 
 /// Counts requests by matched route, method and status, and times them; mount with `route_layer`.
 pub async fn metrics_layer(request: Request, next: Next) -> Response {
-    let route = request
-        .extensions()
-        .get::<MatchedPath>()
-        .map(|p| p.as_str().to_owned())
-        .unwrap_or_default();
+    let route = request.extensions().get::<MatchedPath>().map(|p| p.as_str().to_owned()).unwrap_or_default();
     let method = request.method().to_string();
     let started = Instant::now();
     let response = next.run(request).await;
     let status = response.status().as_u16().to_string();
     metrics::counter!("fluxgate_http_requests_total", "route" => route.clone(), "method" => method, "status" => status)
         .increment(1);
-    metrics::histogram!("fluxgate_http_request_seconds", "route" => route)
-        .record(started.elapsed().as_secs_f64());
+    metrics::histogram!("fluxgate_http_request_seconds", "route" => route).record(started.elapsed().as_secs_f64());
     response
 }

@@ -9,11 +9,7 @@ use fluxgate::config::{self, Settings};
 use fluxgate::{admin, server};
 
 #[derive(Debug, Parser)]
-#[command(
-    name = "fluxgate",
-    version,
-    about = "IoT event-processing gateway: NGSI v1 broker, devices, history, CEP"
-)]
+#[command(name = "fluxgate", version, about = "IoT event-processing gateway: NGSI v1 broker, devices, history, CEP")]
 struct Cli {
     /// TOML file with settings (flags and FLUXGATE_* variables win over it).
     #[arg(long, global = true, env = "FLUXGATE_CONFIG")]
@@ -59,9 +55,7 @@ enum ServiceCommand {
 fn main() -> ExitCode {
     let cli = Cli::parse();
     tracing_subscriber::fmt()
-        .with_env_filter(
-            tracing_subscriber::EnvFilter::try_from_default_env().unwrap_or_else(|_| "info".into()),
-        )
+        .with_env_filter(tracing_subscriber::EnvFilter::try_from_default_env().unwrap_or_else(|_| "info".into()))
         .with_writer(std::io::stderr)
         .init();
     match run(cli) {
@@ -83,30 +77,15 @@ fn run(cli: Cli) -> anyhow::Result<()> {
         }
         Command::PrintConfig(settings) => {
             let config = config::load(settings, file)?;
-            print!(
-                "{}",
-                toml::to_string(&config).context("render the configuration")?
-            );
+            print!("{}", toml::to_string(&config).context("render the configuration")?);
         }
-        Command::Service(ServiceCommand::Add {
-            name,
-            token,
-            settings,
-        }) => {
+        Command::Service(ServiceCommand::Add { name, token, settings }) => {
             let config = config::load(settings, file)?;
             println!("{}", admin::add_service(&config.data_dir, &name, token)?);
         }
-        Command::Service(ServiceCommand::Token {
-            name,
-            path,
-            read_only,
-            settings,
-        }) => {
+        Command::Service(ServiceCommand::Token { name, path, read_only, settings }) => {
             let config = config::load(settings, file)?;
-            println!(
-                "{}",
-                admin::scoped_token(&config.data_dir, &name, &path, read_only)?
-            );
+            println!("{}", admin::scoped_token(&config.data_dir, &name, &path, read_only)?);
         }
     }
     Ok(())

@@ -21,9 +21,7 @@ static STARTED: OnceLock<Instant> = OnceLock::new();
 /// Installs the process-wide metrics recorder (idempotent).
 pub fn install_recorder() -> Option<&'static PrometheusHandle> {
     STARTED.get_or_init(Instant::now);
-    RECORDER
-        .get_or_init(|| PrometheusBuilder::new().install_recorder().ok())
-        .as_ref()
+    RECORDER.get_or_init(|| PrometheusBuilder::new().install_recorder().ok()).as_ref()
 }
 
 pub fn router() -> Router<AppState> {
@@ -42,18 +40,11 @@ async fn version() -> impl IntoResponse {
 }
 
 fn format_uptime(seconds: u64) -> String {
-    let (d, h, m, s) = (
-        seconds / 86_400,
-        seconds / 3_600 % 24,
-        seconds / 60 % 60,
-        seconds % 60,
-    );
+    let (d, h, m, s) = (seconds / 86_400, seconds / 3_600 % 24, seconds / 60 % 60, seconds % 60);
     format!("{d} d, {h} h, {m} m, {s} s")
 }
 
 async fn metrics() -> impl IntoResponse {
-    let text = install_recorder()
-        .map(PrometheusHandle::render)
-        .unwrap_or_default();
+    let text = install_recorder().map(PrometheusHandle::render).unwrap_or_default();
     ([(header::CONTENT_TYPE, "text/plain; version=0.0.4")], text)
 }

@@ -24,10 +24,7 @@ pub enum ServerError {
     #[error("store: {0}")]
     Store(#[from] StoreError),
     #[error("cannot listen on {addr}: {source}")]
-    Bind {
-        addr: SocketAddr,
-        source: std::io::Error,
-    },
+    Bind { addr: SocketAddr, source: std::io::Error },
     #[error("server failed: {0}")]
     Io(#[from] std::io::Error),
 }
@@ -55,47 +52,26 @@ impl Running {
 /// The store and delivery options a configuration implies.
 pub fn app_options(config: &Config) -> AppOptions {
     AppOptions {
-        store: SqliteOptions {
-            data_dir: config.data_dir.clone(),
-            readers: 4,
-            synchronous: config.synchronous,
-        },
+        store: SqliteOptions { data_dir: config.data_dir.clone(), readers: 4, synchronous: config.synchronous },
         insecure: config.insecure,
         delivery: config.delivery(),
     }
 }
 
 /// Opens the state, binds `listen` and serves until stopped.
-pub async fn start(
-    options: &AppOptions,
-    listen: SocketAddr,
-    clock: Arc<dyn Clock>,
-) -> Result<Running, ServerError> {
+pub async fn start(options: &AppOptions, listen: SocketAddr, clock: Arc<dyn Clock>) -> Result<Running, ServerError> {
     ops::install_recorder();
     let state = AppState::open(options, clock).await?;
     let first_token = admin::ensure_default_service(state.store.as_ref()).await?;
-    let listener = TcpListener::bind(listen)
-        .await
-        .map_err(|source| ServerError::Bind {
-            addr: listen,
-            source,
-        })?;
+    let listener = TcpListener::bind(listen).await.map_err(|source| ServerError::Bind { addr: listen, source })?;
     let addr = listener.local_addr()?;
     state.sinks.set_listener(addr);
     let (shutdown, stopped) = oneshot::channel::<()>();
     let app = router(state.clone());
     let task = tokio::spawn(async move {
-        axum::serve(listener, app)
-            .with_graceful_shutdown(async move { drop(stopped.await) })
-            .await
+        axum::serve(listener, app).with_graceful_shutdown(async move { drop(stopped.await) }).await
     });
-    Ok(Running {
-        addr,
-        state,
-        first_token,
-        shutdown,
-        task,
-    })
+    Ok(Running { addr, state, first_token, shutdown, task })
 }
 
 /// `fluxgate serve`: runs until SIGINT or SIGTERM.

@@ -106,11 +106,7 @@ pub struct ScopeEntry {
 
 impl ScopeEntry {
     pub fn matches(&self, path: &ServicePath) -> bool {
-        if self.recursive {
-            path.is_within(&self.path)
-        } else {
-            *path == self.path
-        }
+        if self.recursive { path.is_within(&self.path) } else { *path == self.path }
     }
 
     /// Renders the entry as the header would carry it (`/a/#` for a recursive entry).
@@ -130,10 +126,7 @@ pub struct PathScope(Vec<ScopeEntry>);
 impl PathScope {
     /// Everything in the tenant: `/#`.
     pub fn everything() -> Self {
-        PathScope(vec![ScopeEntry {
-            path: ServicePath::root(),
-            recursive: true,
-        }])
+        PathScope(vec![ScopeEntry { path: ServicePath::root(), recursive: true }])
     }
 
     pub fn single(entry: ScopeEntry) -> Self {
@@ -211,11 +204,7 @@ fn parse_entry(raw: &str) -> Result<(ServicePath, bool), TenancyError> {
         _ => (components, false),
     };
     check_components(&components)?;
-    let path = if components.is_empty() {
-        "/".to_owned()
-    } else {
-        format!("/{}", components.join("/"))
-    };
+    let path = if components.is_empty() { "/".to_owned() } else { format!("/{}", components.join("/")) };
     Ok((ServicePath(path), recursive))
 }
 
@@ -246,9 +235,7 @@ fn is_name_byte(b: u8) -> bool {
 pub enum TenancyError {
     #[error("bad length - a tenant name can be max 50 characters long")]
     TenantTooLong,
-    #[error(
-        "bad character in tenant name - only underscore and alphanumeric characters are allowed"
-    )]
+    #[error("bad character in tenant name - only underscore and alphanumeric characters are allowed")]
     TenantBadCharacter,
     #[error("component-name too long in ServicePath")]
     ComponentTooLong,
@@ -276,18 +263,9 @@ mod tests {
 
     #[test]
     fn tenant_is_lowercased_and_validated() {
-        assert_eq!(
-            Tenant::parse("SmartCity_1").unwrap().as_str(),
-            "smartcity_1"
-        );
-        assert_eq!(
-            Tenant::parse("bad-name"),
-            Err(TenancyError::TenantBadCharacter)
-        );
-        assert_eq!(
-            Tenant::parse(&"a".repeat(51)),
-            Err(TenancyError::TenantTooLong)
-        );
+        assert_eq!(Tenant::parse("SmartCity_1").unwrap().as_str(), "smartcity_1");
+        assert_eq!(Tenant::parse("bad-name"), Err(TenancyError::TenantBadCharacter));
+        assert_eq!(Tenant::parse(&"a".repeat(51)), Err(TenancyError::TenantTooLong));
         assert_eq!(Tenant::from_header(None).unwrap(), Tenant::default_tenant());
     }
 
@@ -302,36 +280,15 @@ mod tests {
 
     #[test]
     fn path_errors_use_orion_texts() {
-        assert_eq!(
-            PathScope::for_query(Some("a")),
-            Err(TenancyError::NotAbsolute)
-        );
-        assert_eq!(
-            PathScope::for_query(Some("/a//b")),
-            Err(TenancyError::EmptyComponent)
-        );
-        assert_eq!(
-            PathScope::for_query(Some("/North#")),
-            Err(TenancyError::IllegalCharacter)
-        );
+        assert_eq!(PathScope::for_query(Some("a")), Err(TenancyError::NotAbsolute));
+        assert_eq!(PathScope::for_query(Some("/a//b")), Err(TenancyError::EmptyComponent));
+        assert_eq!(PathScope::for_query(Some("/North#")), Err(TenancyError::IllegalCharacter));
         let eleven = ["/a"; 11].join(",");
-        assert_eq!(
-            PathScope::for_query(Some(&eleven)),
-            Err(TenancyError::TooManyPaths)
-        );
+        assert_eq!(PathScope::for_query(Some(&eleven)), Err(TenancyError::TooManyPaths));
         let deep = "/a".repeat(11);
-        assert_eq!(
-            PathScope::for_query(Some(&deep)),
-            Err(TenancyError::TooManyComponents)
-        );
-        assert_eq!(
-            path_for_write(Some("/a,/b")),
-            Err(TenancyError::OnePathForUpdates)
-        );
+        assert_eq!(PathScope::for_query(Some(&deep)), Err(TenancyError::TooManyComponents));
+        assert_eq!(path_for_write(Some("/a,/b")), Err(TenancyError::OnePathForUpdates));
         assert_eq!(path_for_write(Some("/#")), Err(TenancyError::HashInWrite));
-        assert_eq!(
-            PathScope::for_subscription(Some("/a,/b")),
-            Err(TenancyError::OnePathForSubscriptions)
-        );
+        assert_eq!(PathScope::for_subscription(Some("/a,/b")), Err(TenancyError::OnePathForSubscriptions));
     }
 }

@@ -38,10 +38,7 @@ pub struct NgsiError {
 impl NgsiError {
     /// A whole-request error answered with HTTP 200 in the operation's wrapper.
     pub fn body(code: Code, details: impl Into<String>) -> Self {
-        NgsiError {
-            status: Status::of(code, Some(details.into())),
-            transport: None,
-        }
+        NgsiError { status: Status::of(code, Some(details.into())), transport: None }
     }
 
     pub fn bad_request(details: impl Into<String>) -> Self {
@@ -50,10 +47,7 @@ impl NgsiError {
 
     /// An `orionError` answered with the given HTTP status.
     pub fn orion(http: StatusCode, code: Code, details: impl Into<String>) -> Self {
-        NgsiError {
-            status: Status::of(code, Some(details.into())),
-            transport: Some(http),
-        }
+        NgsiError { status: Status::of(code, Some(details.into())), transport: Some(http) }
     }
 
     /// Renders the error in the given wrapper.
@@ -79,9 +73,9 @@ pub fn wrap(wrapper: Wrapper, status: &Status) -> serde_json::Value {
 impl From<TenancyError> for NgsiError {
     fn from(e: TenancyError) -> Self {
         match e {
-            TenancyError::OnePathForUpdates
-            | TenancyError::HashInWrite
-            | TenancyError::OnePathForSubscriptions => NgsiError::bad_request(e.to_string()),
+            TenancyError::OnePathForUpdates | TenancyError::HashInWrite | TenancyError::OnePathForSubscriptions => {
+                NgsiError::bad_request(e.to_string())
+            }
             _ => NgsiError::orion(StatusCode::OK, Code::BadRequest, e.to_string()),
         }
     }
@@ -102,19 +96,13 @@ impl From<AuthError> for NgsiError {
 impl From<StoreError> for NgsiError {
     fn from(e: StoreError) -> Self {
         tracing::error!(error = %e, "store failure");
-        NgsiError::orion(
-            StatusCode::INTERNAL_SERVER_ERROR,
-            Code::Internal,
-            "store failure",
-        )
+        NgsiError::orion(StatusCode::INTERNAL_SERVER_ERROR, Code::Internal, "store failure")
     }
 }
 
 /// An empty 405 with the allowed methods, as Orion answers a wrong verb.
 pub fn method_not_allowed(allow: &'static str) -> Response {
     let mut response = StatusCode::METHOD_NOT_ALLOWED.into_response();
-    response
-        .headers_mut()
-        .insert(header::ALLOW, HeaderValue::from_static(allow));
+    response.headers_mut().insert(header::ALLOW, HeaderValue::from_static(allow));
     response
 }

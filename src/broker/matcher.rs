@@ -29,19 +29,13 @@ pub struct SubscriptionIndex {
 
 impl std::fmt::Debug for SubscriptionIndex {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("SubscriptionIndex")
-            .field("dispatcher", &self.dispatcher)
-            .finish_non_exhaustive()
+        f.debug_struct("SubscriptionIndex").field("dispatcher", &self.dispatcher).finish_non_exhaustive()
     }
 }
 
 impl SubscriptionIndex {
     pub fn new(dispatcher: Dispatcher, clock: Arc<dyn Clock>, initial: Vec<Subscription>) -> Self {
-        let index = SubscriptionIndex {
-            by_tenant: RwLock::new(HashMap::new()),
-            dispatcher,
-            clock,
-        };
+        let index = SubscriptionIndex { by_tenant: RwLock::new(HashMap::new()), dispatcher, clock };
         initial.into_iter().for_each(|s| index.put(s));
         index
     }
@@ -50,10 +44,7 @@ impl SubscriptionIndex {
     pub fn put(&self, subscription: Subscription) {
         self.dispatcher.forget(&subscription.id);
         let filters = subscription.filters();
-        let compiled = Arc::new(Compiled {
-            subscription,
-            filters,
-        });
+        let compiled = Arc::new(Compiled { subscription, filters });
         let mut map = self.by_tenant.write().expect("subscription index lock");
         let list = map.entry(compiled.subscription.tenant.clone()).or_default();
         list.retain(|c| c.subscription.id != compiled.subscription.id);
@@ -62,12 +53,7 @@ impl SubscriptionIndex {
 
     pub fn remove(&self, tenant: &Tenant, id: &SubscriptionId) {
         self.dispatcher.forget(id);
-        if let Some(list) = self
-            .by_tenant
-            .write()
-            .expect("subscription index lock")
-            .get_mut(tenant)
-        {
+        if let Some(list) = self.by_tenant.write().expect("subscription index lock").get_mut(tenant) {
             list.retain(|c| c.subscription.id != *id);
         }
     }
@@ -75,27 +61,17 @@ impl SubscriptionIndex {
     /// A subscription by id within a tenant, as stored.
     pub fn get(&self, tenant: &Tenant, id: &SubscriptionId) -> Option<Subscription> {
         let map = self.by_tenant.read().expect("subscription index lock");
-        map.get(tenant)?
-            .iter()
-            .find(|c| c.subscription.id == *id)
-            .map(|c| c.subscription.clone())
+        map.get(tenant)?.iter().find(|c| c.subscription.id == *id).map(|c| c.subscription.clone())
     }
 
     fn tenant_list(&self, tenant: &Tenant) -> Vec<Arc<Compiled>> {
-        self.by_tenant
-            .read()
-            .expect("subscription index lock")
-            .get(tenant)
-            .cloned()
-            .unwrap_or_default()
+        self.by_tenant.read().expect("subscription index lock").get(tenant).cloned().unwrap_or_default()
     }
 
     fn notify_one(&self, compiled: &Compiled, change: &EntityChange, origin: &Origin) {
         let sub = &compiled.subscription;
         let entity = &change.entity;
-        if !compiled.filters.iter().any(|f| f.matches(entity))
-            || !sub.triggered_by(entity, &change.changed)
-        {
+        if !compiled.filters.iter().any(|f| f.matches(entity)) || !sub.triggered_by(entity, &change.changed) {
             return;
         }
         let notification = Notification {
@@ -113,11 +89,8 @@ impl ChangeListener for SubscriptionIndex {
     fn on_changes(&self, origin: &Origin, changes: &[EntityChange]) {
         let now = self.clock.now_ms();
         let Some(first) = changes.first() else { return };
-        let active: Vec<Arc<Compiled>> = self
-            .tenant_list(&first.entity.key.tenant)
-            .into_iter()
-            .filter(|c| c.subscription.is_active(now))
-            .collect();
+        let active: Vec<Arc<Compiled>> =
+            self.tenant_list(&first.entity.key.tenant).into_iter().filter(|c| c.subscription.is_active(now)).collect();
         for change in changes {
             for compiled in &active {
                 self.notify_one(compiled, change, origin);

@@ -55,10 +55,7 @@ pub struct Entity {
 
 impl Entity {
     pub fn new(key: EntityKey) -> Self {
-        Entity {
-            key,
-            attributes: BTreeMap::new(),
-        }
+        Entity { key, attributes: BTreeMap::new() }
     }
 }
 
@@ -70,18 +67,13 @@ pub fn normalize_value(value: Value) -> Value {
         Value::Number(n) => Value::String(n.to_string()),
         Value::String(s) => Value::String(s),
         Value::Array(items) => Value::Array(items.into_iter().map(normalize_value).collect()),
-        Value::Object(map) => Value::Object(
-            map.into_iter()
-                .map(|(k, v)| (k, normalize_value(v)))
-                .collect(),
-        ),
+        Value::Object(map) => Value::Object(map.into_iter().map(|(k, v)| (k, normalize_value(v))).collect()),
     }
 }
 
 /// Whether a text holds one of the characters Orion forbids in payloads: `< > " ' = ; ( )`.
 pub fn has_forbidden_chars(text: &str) -> bool {
-    text.bytes()
-        .any(|b| matches!(b, b'<' | b'>' | b'"' | b'\'' | b'=' | b';' | b'(' | b')'))
+    text.bytes().any(|b| matches!(b, b'<' | b'>' | b'"' | b'\'' | b'=' | b';' | b'(' | b')'))
 }
 
 /// Whether any string leaf of a value holds a forbidden character.
@@ -89,9 +81,7 @@ pub fn value_has_forbidden_chars(value: &Value) -> bool {
     match value {
         Value::String(s) => has_forbidden_chars(s),
         Value::Array(items) => items.iter().any(value_has_forbidden_chars),
-        Value::Object(map) => map
-            .iter()
-            .any(|(k, v)| has_forbidden_chars(k) || value_has_forbidden_chars(v)),
+        Value::Object(map) => map.iter().any(|(k, v)| has_forbidden_chars(k) || value_has_forbidden_chars(v)),
         _ => false,
     }
 }

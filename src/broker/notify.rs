@@ -54,26 +54,15 @@ impl Notification {
         let context_responses = self
             .elements
             .iter()
-            .map(|e| ContextElementResponse {
-                context_element: e.clone(),
-                status_code: Status::ok(),
-            })
+            .map(|e| ContextElementResponse { context_element: e.clone(), status_code: Status::ok() })
             .collect();
-        NotifyContextRequest {
-            subscription_id: &self.subscription_id.0,
-            originator: "localhost",
-            context_responses,
-        }
+        NotifyContextRequest { subscription_id: &self.subscription_id.0, originator: "localhost", context_responses }
     }
 
     /// Folds a later notification in: the latest state of each entity wins, first-seen order kept.
     fn absorb(&mut self, later: Notification) {
         for element in later.elements {
-            match self
-                .elements
-                .iter_mut()
-                .find(|e| e.id == element.id && e.entity_type == element.entity_type)
-            {
+            match self.elements.iter_mut().find(|e| e.id == element.id && e.entity_type == element.entity_type) {
                 Some(slot) => *slot = element,
                 None => self.elements.push(element),
             }
@@ -128,33 +117,20 @@ pub struct Sinks {
 
 impl std::fmt::Debug for Sinks {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let paths: Vec<String> = self
-            .by_path
-            .read()
-            .expect("sinks lock")
-            .keys()
-            .cloned()
-            .collect();
+        let paths: Vec<String> = self.by_path.read().expect("sinks lock").keys().cloned().collect();
         f.debug_struct("Sinks").field("paths", &paths).finish()
     }
 }
 
 impl Sinks {
     pub fn register(&self, path: &str, sink: Arc<dyn NotificationSink>) {
-        self.by_path
-            .write()
-            .expect("sinks lock")
-            .insert(path.to_owned(), sink);
+        self.by_path.write().expect("sinks lock").insert(path.to_owned(), sink);
     }
 
     /// Declares the listener address, so that full URLs naming it are recognised as this gateway.
     pub fn set_listener(&self, addr: std::net::SocketAddr) {
         let port = addr.port();
-        let mut names = vec![
-            format!("{addr}"),
-            format!("localhost:{port}"),
-            format!("127.0.0.1:{port}"),
-        ];
+        let mut names = vec![format!("{addr}"), format!("localhost:{port}"), format!("127.0.0.1:{port}")];
         names.push(format!("[::1]:{port}"));
         *self.own_authorities.write().expect("sinks lock") = names;
     }
@@ -190,9 +166,7 @@ pub struct Dispatcher {
 
 impl std::fmt::Debug for Dispatcher {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Dispatcher")
-            .field("policy", &self.policy)
-            .finish_non_exhaustive()
+        f.debug_struct("Dispatcher").field("policy", &self.policy).finish_non_exhaustive()
     }
 }
 
@@ -213,14 +187,11 @@ impl Dispatcher {
     /// Queues a notification without waiting; a full queue drops it and counts it.
     pub fn enqueue(&self, subscription: &Subscription, notification: Notification) {
         let mut queues = self.queues.lock().expect("queues lock");
-        let sender = queues
-            .entry(subscription.id.clone())
-            .or_insert_with(|| self.spawn(subscription));
+        let sender = queues.entry(subscription.id.clone()).or_insert_with(|| self.spawn(subscription));
         match sender.try_send(notification) {
             Ok(()) => self.moved(1),
             Err(mpsc::error::TrySendError::Full(_)) => {
-                metrics::counter!("fluxgate_notifications_dropped_total", "reason" => "queue_full")
-                    .increment(1);
+                metrics::counter!("fluxgate_notifications_dropped_total", "reason" => "queue_full").increment(1);
                 tracing::warn!(subscription = %subscription.id, "notification queue full: notification dropped");
             }
             Err(mpsc::error::TrySendError::Closed(_)) => {
@@ -275,8 +246,7 @@ impl Delivery {
             moved(&self.depth, -1);
             let mut pending = first;
             if let Some(last) = last_sent {
-                self.hold_until(last + self.throttle, &mut queue, &mut pending)
-                    .await;
+                self.hold_until(last + self.throttle, &mut queue, &mut pending).await;
             }
             self.deliver(&pending).await;
             last_sent = Some(Instant::now());
@@ -345,26 +315,17 @@ impl Delivery {
 }
 
 fn build_request(reference: &str, n: &Notification) -> Result<hyper::Request<Full<Bytes>>, String> {
-    let url = if reference.contains("://") {
-        reference.to_owned()
-    } else {
-        format!("http://{reference}")
-    };
+    let url = if reference.contains("://") { reference.to_owned() } else { format!("http://{reference}") };
     let body = serde_json::to_vec(&n.body()).map_err(|e| e.to_string())?;
     let mut builder = hyper::Request::post(url)
         .header("content-type", "application/json; charset=utf-8")
         .header("accept", "application/json")
-        .header(
-            "user-agent",
-            concat!("fluxgate/", env!("CARGO_PKG_VERSION")),
-        )
+        .header("user-agent", concat!("fluxgate/", env!("CARGO_PKG_VERSION")))
         .header("platform-service", n.tenant.as_str())
         .header("platform-servicepath", n.path.as_str())
         .header("platform-correlator", n.origin.correlator.as_str());
     if let Some(token) = &n.origin.token {
         builder = builder.header("x-auth-token", token.as_str());
     }
-    builder
-        .body(Full::new(Bytes::from(body)))
-        .map_err(|e| e.to_string())
+    builder.body(Full::new(Bytes::from(body))).map_err(|e| e.to_string())
 }

@@ -68,8 +68,7 @@ pub struct EntityFilter {
 
 impl EntityFilter {
     pub fn matches(&self, entity: &Entity) -> bool {
-        (self.entity_type.is_empty() || self.entity_type == entity.key.entity_type)
-            && self.id.matches(&entity.key.id.0)
+        (self.entity_type.is_empty() || self.entity_type == entity.key.entity_type) && self.id.matches(&entity.key.id.0)
     }
 }
 
@@ -90,11 +89,7 @@ impl EntityQuery {
     pub fn matches(&self, entity: &Entity) -> bool {
         self.scope.matches(&entity.key.path)
             && (self.filters.is_empty() || self.filters.iter().any(|f| f.matches(entity)))
-            && (self.attributes.is_empty()
-                || self
-                    .attributes
-                    .iter()
-                    .any(|a| entity.attributes.contains_key(a)))
+            && (self.attributes.is_empty() || self.attributes.iter().any(|a| entity.attributes.contains_key(a)))
     }
 
     /// The exact ids asked for, when every filter is exact (lets the store use its index).

@@ -46,9 +46,7 @@ impl Caller {
     pub fn subscription_scope(&self) -> Result<PathScope, NgsiError> {
         let scope = match self.path_header.as_deref().filter(|h| !h.trim().is_empty()) {
             None => self.grant.read_scope(None)?,
-            Some(header) => self
-                .grant
-                .read_scope(Some(PathScope::for_subscription(Some(header))?))?,
+            Some(header) => self.grant.read_scope(Some(PathScope::for_subscription(Some(header))?))?,
         };
         if self.grant.read_only {
             return Err(crate::auth::AuthError::ReadOnly.into());
@@ -66,48 +64,24 @@ impl Caller {
 
     /// What notifications caused by this request carry.
     pub fn origin(&self) -> Origin {
-        Origin {
-            token: self.token.clone(),
-            correlator: self.correlator.clone(),
-        }
+        Origin { token: self.token.clone(), correlator: self.correlator.clone() }
     }
 }
 
 fn header(parts: &Parts, name: &str) -> Option<String> {
-    parts
-        .headers
-        .get(name)
-        .and_then(|v| v.to_str().ok())
-        .map(str::to_owned)
+    parts.headers.get(name).and_then(|v| v.to_str().ok()).map(str::to_owned)
 }
 
 impl FromRequestParts<AppState> for Caller {
     type Rejection = Response;
 
-    async fn from_request_parts(
-        parts: &mut Parts,
-        state: &AppState,
-    ) -> Result<Self, Self::Rejection> {
+    async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, Self::Rejection> {
         let reject = |e: NgsiError| e.render(Wrapper::ErrorCode);
-        let tenant = Tenant::from_header(header(parts, tenancy::SERVICE_HEADER).as_deref())
-            .map_err(|e| reject(e.into()))?;
+        let tenant =
+            Tenant::from_header(header(parts, tenancy::SERVICE_HEADER).as_deref()).map_err(|e| reject(e.into()))?;
         let token = header(parts, "x-auth-token");
-        let grant = state
-            .auth
-            .authenticate(&tenant, token.as_deref())
-            .await
-            .map_err(|e| reject(e.into()))?;
-        let correlator = parts
-            .extensions
-            .get::<Correlator>()
-            .map(|c| c.0.clone())
-            .unwrap_or_default();
-        Ok(Caller {
-            tenant,
-            grant,
-            token,
-            correlator,
-            path_header: header(parts, tenancy::SERVICE_PATH_HEADER),
-        })
+        let grant = state.auth.authenticate(&tenant, token.as_deref()).await.map_err(|e| reject(e.into()))?;
+        let correlator = parts.extensions.get::<Correlator>().map(|c| c.0.clone()).unwrap_or_default();
+        Ok(Caller { tenant, grant, token, correlator, path_header: header(parts, tenancy::SERVICE_PATH_HEADER) })
     }
 }

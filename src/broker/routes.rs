@@ -33,21 +33,12 @@ pub fn router() -> Router<AppState> {
         .route("/updateContextSubscription", post(update_subscription))
         .route("/unsubscribeContext", post(unsubscribe_context))
         .route("/contextSubscriptions", post(subscribe_context))
-        .route(
-            "/contextSubscriptions/{id}",
-            put(put_subscription).delete(delete_subscription),
-        )
+        .route("/contextSubscriptions/{id}", put(put_subscription).delete(delete_subscription))
         .route("/contextEntities", get(list_entities).post(create_entity))
         .route("/contextEntities/{id}", entity_methods())
         .route("/contextEntities/type/{type}/id/{id}", entity_methods())
-        .route(
-            "/contextEntities/{id}/attributes/{attr}",
-            attribute_methods(),
-        )
-        .route(
-            "/contextEntities/type/{type}/id/{id}/attributes/{attr}",
-            attribute_methods(),
-        )
+        .route("/contextEntities/{id}/attributes/{attr}", attribute_methods())
+        .route("/contextEntities/type/{type}/id/{id}/attributes/{attr}", attribute_methods())
         .route("/contextEntityTypes/{type}", get(entity_type))
         .fallback(unknown_path)
         .route_layer(axum::middleware::from_fn(crate::http::metrics_layer))
@@ -56,17 +47,11 @@ pub fn router() -> Router<AppState> {
 }
 
 fn entity_methods() -> MethodRouter<AppState> {
-    get(get_entity)
-        .post(append_entity)
-        .put(update_entity)
-        .delete(delete_entity)
+    get(get_entity).post(append_entity).put(update_entity).delete(delete_entity)
 }
 
 fn attribute_methods() -> MethodRouter<AppState> {
-    get(get_attribute)
-        .post(post_attribute)
-        .put(put_attribute)
-        .delete(delete_attribute)
+    get(get_attribute).post(post_attribute).put(put_attribute).delete(delete_attribute)
 }
 
 /// Renders an operation's result: the value with HTTP 200, or the error in the operation's wrapper.
@@ -78,55 +63,28 @@ fn reply<T: Serialize>(result: Result<T, NgsiError>, wrapper: Wrapper) -> Respon
 }
 
 async fn unknown_path() -> Response {
-    NgsiError::orion(
-        StatusCode::BAD_REQUEST,
-        Code::BadRequest,
-        "service not found",
-    )
-    .render(Wrapper::ErrorCode)
+    NgsiError::orion(StatusCode::BAD_REQUEST, Code::BadRequest, "service not found").render(Wrapper::ErrorCode)
 }
 
 async fn update_context(State(s): State<AppState>, caller: Caller, body: Bytes) -> Response {
-    reply(
-        update::update_context(&s, &caller, &body).await,
-        Wrapper::ErrorCode,
-    )
+    reply(update::update_context(&s, &caller, &body).await, Wrapper::ErrorCode)
 }
 
-async fn query_context(
-    State(s): State<AppState>,
-    caller: Caller,
-    Query(p): Params,
-    body: Bytes,
-) -> Response {
-    reply(
-        query::query_context(&s, &caller, &body, &p).await,
-        Wrapper::ErrorCode,
-    )
+async fn query_context(State(s): State<AppState>, caller: Caller, Query(p): Params, body: Bytes) -> Response {
+    reply(query::query_context(&s, &caller, &body, &p).await, Wrapper::ErrorCode)
 }
 
 async fn subscribe_context(State(s): State<AppState>, caller: Caller, body: Bytes) -> Response {
     let result = subscribe::subscribe(&s, &caller, &body).await;
-    reply(
-        result.map(|r| serde_json::json!({ "subscribeResponse": r })),
-        Wrapper::SubscribeError,
-    )
+    reply(result.map(|r| serde_json::json!({ "subscribeResponse": r })), Wrapper::SubscribeError)
 }
 
 async fn update_subscription(State(s): State<AppState>, caller: Caller, body: Bytes) -> Response {
     let result = subscribe::update(&s, &caller, &body).await;
-    reply(
-        result.map(|r| serde_json::json!({ "subscribeResponse": r })),
-        Wrapper::SubscribeError,
-    )
+    reply(result.map(|r| serde_json::json!({ "subscribeResponse": r })), Wrapper::SubscribeError)
 }
 
-async fn put_subscription(
-    State(s): State<AppState>,
-    caller: Caller,
-    Path(id): Path<String>,
-    body: Bytes,
-) -> Response {
+async fn put_subscription(State(s): State<AppState>, caller: Caller, Path(id): Path<String>, body: Bytes) -> Response {
     let mut value: serde_json::Value = serde_json::from_slice(&body).unwrap_or_default();
     if let Some(map) = value.as_object_mut() {
         map.insert("subscriptionId".into(), id.into());
@@ -136,17 +94,10 @@ async fn put_subscription(
 }
 
 async fn unsubscribe_context(State(s): State<AppState>, caller: Caller, body: Bytes) -> Response {
-    reply(
-        subscribe::unsubscribe(&s, &caller, &body).await,
-        Wrapper::StatusCode,
-    )
+    reply(subscribe::unsubscribe(&s, &caller, &body).await, Wrapper::StatusCode)
 }
 
-async fn delete_subscription(
-    State(s): State<AppState>,
-    caller: Caller,
-    Path(id): Path<String>,
-) -> Response {
+async fn delete_subscription(State(s): State<AppState>, caller: Caller, Path(id): Path<String>) -> Response {
     let result = match caller.check_writer() {
         Ok(()) => subscribe::remove(&s, &caller, SubscriptionId(id)).await,
         Err(e) => Err(e),
@@ -155,34 +106,19 @@ async fn delete_subscription(
 }
 
 async fn list_entities(State(s): State<AppState>, caller: Caller, Query(p): Params) -> Response {
-    reply(
-        convenience::list(&s, &caller, None, &p).await,
-        Wrapper::ErrorCode,
-    )
+    reply(convenience::list(&s, &caller, None, &p).await, Wrapper::ErrorCode)
 }
 
-async fn entity_type(
-    State(s): State<AppState>,
-    caller: Caller,
-    Path(t): Path<String>,
-    Query(p): Params,
-) -> Response {
-    let result = convenience::list(&s, &caller, Some(t.clone()), &p)
-        .await
-        .map_err(|e| match e.status.code.as_str() {
-            "404" if e.transport.is_none() => {
-                NgsiError::body(Code::NotFound, format!("entityId::type /{t}/ non-existent"))
-            }
-            _ => e,
-        });
+async fn entity_type(State(s): State<AppState>, caller: Caller, Path(t): Path<String>, Query(p): Params) -> Response {
+    let result = convenience::list(&s, &caller, Some(t.clone()), &p).await.map_err(|e| match e.status.code.as_str() {
+        "404" if e.transport.is_none() => NgsiError::body(Code::NotFound, format!("entityId::type /{t}/ non-existent")),
+        _ => e,
+    });
     reply(result, Wrapper::ErrorCode)
 }
 
 async fn create_entity(State(s): State<AppState>, caller: Caller, body: Bytes) -> Response {
-    reply(
-        convenience::append(&s, &caller, None, &body).await,
-        Wrapper::ErrorCode,
-    )
+    reply(convenience::append(&s, &caller, None, &body).await, Wrapper::ErrorCode)
 }
 
 /// Path parameters of an entity URL, with or without `type/{type}/id/`.
@@ -208,72 +144,35 @@ impl EntityPath {
 type EntityArgs = (State<AppState>, Caller, Path<EntityPath>, Params);
 
 async fn get_entity((State(s), caller, Path(e), Query(p)): EntityArgs) -> Response {
-    reply(
-        convenience::get_entity(&s, &caller, &e.target(&p)).await,
-        Wrapper::ErrorCode,
-    )
+    reply(convenience::get_entity(&s, &caller, &e.target(&p)).await, Wrapper::ErrorCode)
 }
 
 async fn append_entity((State(s), caller, Path(e), Query(p)): EntityArgs, body: Bytes) -> Response {
-    reply(
-        convenience::append(&s, &caller, Some(e.target(&p)), &body).await,
-        Wrapper::ErrorCode,
-    )
+    reply(convenience::append(&s, &caller, Some(e.target(&p)), &body).await, Wrapper::ErrorCode)
 }
 
 async fn update_entity((State(s), caller, Path(e), Query(p)): EntityArgs, body: Bytes) -> Response {
-    reply(
-        convenience::update(&s, &caller, &e.target(&p), &body).await,
-        Wrapper::ErrorCode,
-    )
+    reply(convenience::update(&s, &caller, &e.target(&p), &body).await, Wrapper::ErrorCode)
 }
 
 async fn delete_entity((State(s), caller, Path(e), Query(p)): EntityArgs) -> Response {
-    reply(
-        convenience::delete(&s, &caller, &e.target(&p), None).await,
-        Wrapper::Bare,
-    )
+    reply(convenience::delete(&s, &caller, &e.target(&p), None).await, Wrapper::Bare)
 }
 
 async fn get_attribute((State(s), caller, Path(e), Query(p)): EntityArgs) -> Response {
-    reply(
-        convenience::get_attribute(&s, &caller, &e.target(&p), e.attr()).await,
-        Wrapper::StatusCode,
-    )
+    reply(convenience::get_attribute(&s, &caller, &e.target(&p), e.attr()).await, Wrapper::StatusCode)
 }
 
 async fn put_attribute((State(s), caller, Path(e), Query(p)): EntityArgs, body: Bytes) -> Response {
-    let result = convenience::write_attribute(
-        &s,
-        &caller,
-        &e.target(&p),
-        e.attr(),
-        UpdateAction::Update,
-        &body,
-    )
-    .await;
+    let result = convenience::write_attribute(&s, &caller, &e.target(&p), e.attr(), UpdateAction::Update, &body).await;
     reply(result, Wrapper::Bare)
 }
 
-async fn post_attribute(
-    (State(s), caller, Path(e), Query(p)): EntityArgs,
-    body: Bytes,
-) -> Response {
-    let result = convenience::write_attribute(
-        &s,
-        &caller,
-        &e.target(&p),
-        e.attr(),
-        UpdateAction::Append,
-        &body,
-    )
-    .await;
+async fn post_attribute((State(s), caller, Path(e), Query(p)): EntityArgs, body: Bytes) -> Response {
+    let result = convenience::write_attribute(&s, &caller, &e.target(&p), e.attr(), UpdateAction::Append, &body).await;
     reply(result, Wrapper::Bare)
 }
 
 async fn delete_attribute((State(s), caller, Path(e), Query(p)): EntityArgs) -> Response {
-    reply(
-        convenience::delete(&s, &caller, &e.target(&p), Some(e.attr())).await,
-        Wrapper::Bare,
-    )
+    reply(convenience::delete(&s, &caller, &e.target(&p), Some(e.attr())).await, Wrapper::Bare)
 }

@@ -84,11 +84,7 @@ impl Status {
     }
 
     pub fn of(code: Code, details: Option<String>) -> Self {
-        Status {
-            code: code.number().to_string(),
-            reason_phrase: code.reason().to_owned(),
-            details,
-        }
+        Status { code: code.number().to_string(), reason_phrase: code.reason().to_owned(), details }
     }
 
     pub fn is_ok(&self) -> bool {

@@ -71,10 +71,7 @@ impl Subscription {
             .iter()
             .filter_map(|w| {
                 let id = IdMatch::new(&w.id, w.is_pattern).ok()?;
-                Some(EntityFilter {
-                    id,
-                    entity_type: w.entity_type.clone(),
-                })
+                Some(EntityFilter { id, entity_type: w.entity_type.clone() })
             })
             .collect()
     }
@@ -85,13 +82,8 @@ impl Subscription {
 
     /// Whether a change of `changed` attributes of `entity` triggers this subscription (entity filters aside).
     pub fn triggered_by(&self, entity: &Entity, changed: &[String]) -> bool {
-        let condition =
-            self.conditions.is_empty() || changed.iter().any(|c| self.conditions.contains(c));
-        let projected = self.attributes.is_empty()
-            || self
-                .attributes
-                .iter()
-                .any(|a| entity.attributes.contains_key(a));
+        let condition = self.conditions.is_empty() || changed.iter().any(|c| self.conditions.contains(c));
+        let projected = self.attributes.is_empty() || self.attributes.iter().any(|a| entity.attributes.contains_key(a));
         condition && projected && self.scope.matches(&entity.key.path)
     }
 }
@@ -109,16 +101,10 @@ pub fn parse_duration_ms(text: &str) -> Option<u64> {
     if !has_part || text.ends_with('T') {
         return None;
     }
-    let n = |i: usize| {
-        caps.get(i)
-            .map_or(Some(0), |m| m.as_str().parse::<u64>().ok())
-    };
+    let n = |i: usize| caps.get(i).map_or(Some(0), |m| m.as_str().parse::<u64>().ok());
     let days = n(1)?.checked_mul(365)? + n(2)?.checked_mul(30)? + n(3)?;
-    let seconds =
-        ((days.checked_mul(24)? + n(4)?).checked_mul(60)? + n(5)?).checked_mul(60)? + n(6)?;
-    let millis = caps.get(7).map_or(0, |m| {
-        format!("{:0<3}", m.as_str()).parse::<u64>().unwrap_or(0)
-    });
+    let seconds = ((days.checked_mul(24)? + n(4)?).checked_mul(60)? + n(5)?).checked_mul(60)? + n(6)?;
+    let millis = caps.get(7).map_or(0, |m| format!("{:0<3}", m.as_str()).parse::<u64>().unwrap_or(0));
     seconds.checked_mul(1000)?.checked_add(millis)
 }
 
@@ -138,10 +124,7 @@ mod tests {
         assert_eq!(parse_duration_ms("soon"), None);
         assert_eq!(parse_duration_ms("P"), None);
         assert_eq!(parse_duration_ms("P1DT"), None);
-        assert_eq!(
-            parse_duration_ms("P1DT2H3M4.25S"),
-            Some(((24 + 2) * 3600 + 3 * 60 + 4) * 1000 + 250)
-        );
+        assert_eq!(parse_duration_ms("P1DT2H3M4.25S"), Some(((24 + 2) * 3600 + 3 * 60 + 4) * 1000 + 250));
     }
 
     #[test]

@@ -25,22 +25,14 @@ pub async fn check(request: Request, next: Next) -> Response {
 
 fn refuse(request: &Request) -> Option<Response> {
     let headers = request.headers();
-    let text = |name| {
-        headers
-            .get(name)
-            .and_then(|v: &axum::http::HeaderValue| v.to_str().ok())
-    };
+    let text = |name| headers.get(name).and_then(|v: &axum::http::HeaderValue| v.to_str().ok());
     if text(header::ACCEPT).is_some_and(|a| !accepts_json(a)) {
         let details = "no acceptable mime-type in accept header";
         return Some(
-            NgsiError::orion(StatusCode::NOT_ACCEPTABLE, Code::NotAcceptable, details)
-                .render(Wrapper::ErrorCode),
+            NgsiError::orion(StatusCode::NOT_ACCEPTABLE, Code::NotAcceptable, details).render(Wrapper::ErrorCode),
         );
     }
-    if !matches!(
-        *request.method(),
-        Method::POST | Method::PUT | Method::PATCH
-    ) {
+    if !matches!(*request.method(), Method::POST | Method::PUT | Method::PATCH) {
         return None;
     }
     let Some(length) = text(header::CONTENT_LENGTH).and_then(|l| l.parse::<usize>().ok()) else {
@@ -52,10 +44,9 @@ fn refuse(request: &Request) -> Option<Response> {
         return Some((StatusCode::PAYLOAD_TOO_LARGE, axum::Json(body)).into_response());
     }
     match text(header::CONTENT_TYPE) {
-        None => Some(unsupported(
-            "Content-Type header not used, default application/octet-stream is not supported"
-                .into(),
-        )),
+        None => {
+            Some(unsupported("Content-Type header not used, default application/octet-stream is not supported".into()))
+        }
         Some(ct) if !is_json(ct) => Some(unsupported(format!("not supported content type: {ct}"))),
         Some(_) => None,
     }
@@ -69,17 +60,9 @@ fn accepts_json(accept: &str) -> bool {
 }
 
 fn is_json(content_type: &str) -> bool {
-    content_type
-        .split(';')
-        .next()
-        .is_some_and(|m| m.trim().eq_ignore_ascii_case("application/json"))
+    content_type.split(';').next().is_some_and(|m| m.trim().eq_ignore_ascii_case("application/json"))
 }
 
 fn unsupported(details: String) -> Response {
-    NgsiError::orion(
-        StatusCode::UNSUPPORTED_MEDIA_TYPE,
-        Code::UnsupportedMedia,
-        details,
-    )
-    .render(Wrapper::ErrorCode)
+    NgsiError::orion(StatusCode::UNSUPPORTED_MEDIA_TYPE, Code::UnsupportedMedia, details).render(Wrapper::ErrorCode)
 }

@@ -87,21 +87,12 @@ pub struct Applied {
 
 impl Applied {
     fn refused(status: Status, attrs: Vec<usize>) -> Self {
-        Applied {
-            parts: vec![ResultPart { attrs, status }],
-            next: Next::Keep,
-            changed: Vec::new(),
-        }
+        Applied { parts: vec![ResultPart { attrs, status }], next: Next::Keep, changed: Vec::new() }
     }
 }
 
 /// Applies one element to the current entity (`None` when no entity with that key exists).
-pub fn apply(
-    action: UpdateAction,
-    key: EntityKey,
-    current: Option<Entity>,
-    write: &ElementWrite,
-) -> Applied {
+pub fn apply(action: UpdateAction, key: EntityKey, current: Option<Entity>, write: &ElementWrite) -> Applied {
     let all: Vec<usize> = (0..write.attributes.len()).collect();
     if let Some(refusal) = check_attributes(action, &key, write) {
         return Applied::refused(refusal, all);
@@ -120,14 +111,10 @@ fn check_attributes(action: UpdateAction, key: &EntityKey, write: &ElementWrite)
     let mut seen = std::collections::HashSet::new();
     for attr in &write.attributes {
         if !seen.insert(attr.name.as_str()) {
-            return Some(Status::error(
-                Code::InvalidModification,
-                &format!("duplicated attribute /{}/", attr.name),
-            ));
+            return Some(Status::error(Code::InvalidModification, &format!("duplicated attribute /{}/", attr.name)));
         }
-        let empty = attr.value.is_none()
-            && attr.attr_type.as_deref().unwrap_or("").is_empty()
-            && attr.metadatas.is_empty();
+        let empty =
+            attr.value.is_none() && attr.attr_type.as_deref().unwrap_or("").is_empty() && attr.metadatas.is_empty();
         if empty && action != UpdateAction::Delete {
             let details = format!(
                 "action: {} - entity: [{}, {}] - offending attribute: {} - empty attribute not allowed in APPEND or UPDATE",
@@ -153,11 +140,7 @@ fn open(target: Target) -> (Entity, bool) {
 }
 
 fn put_if(entity: Entity, created: bool, changed: &[String]) -> Next {
-    if created || !changed.is_empty() {
-        Next::Put(entity)
-    } else {
-        Next::Keep
-    }
+    if created || !changed.is_empty() { Next::Put(entity) } else { Next::Keep }
 }
 
 fn append(target: Target, write: &ElementWrite) -> Applied {
@@ -170,20 +153,13 @@ fn append(target: Target, write: &ElementWrite) -> Applied {
     }
     let all = (0..write.attributes.len()).collect();
     let next = put_if(entity, created, &changed);
-    Applied {
-        parts: vec![ResultPart {
-            attrs: all,
-            status: Status::ok(),
-        }],
-        next,
-        changed,
-    }
+    Applied { parts: vec![ResultPart { attrs: all, status: Status::ok() }], next, changed }
 }
 
 fn append_strict(target: Target, write: &ElementWrite) -> Applied {
     let (mut entity, created) = open(target);
-    let (existing, new): (Vec<usize>, Vec<usize>) = (0..write.attributes.len())
-        .partition(|&i| entity.attributes.contains_key(&write.attributes[i].name));
+    let (existing, new): (Vec<usize>, Vec<usize>) =
+        (0..write.attributes.len()).partition(|&i| entity.attributes.contains_key(&write.attributes[i].name));
     let mut changed = Vec::new();
     for &i in &new {
         merge_attribute(&mut entity.attributes, &write.attributes[i]);
@@ -191,43 +167,22 @@ fn append_strict(target: Target, write: &ElementWrite) -> Applied {
     }
     let mut parts = Vec::new();
     if !new.is_empty() || existing.is_empty() {
-        parts.push(ResultPart {
-            attrs: new,
-            status: Status::ok(),
-        });
+        parts.push(ResultPart { attrs: new, status: Status::ok() });
     }
     if !existing.is_empty() {
-        let names: Vec<&str> = existing
-            .iter()
-            .map(|&i| write.attributes[i].name.as_str())
-            .collect();
-        let details = format!(
-            "one or more of the attributes in the request already exist: [ {} ]",
-            names.join(", ")
-        );
-        parts.push(ResultPart {
-            attrs: Vec::new(),
-            status: Status::error(Code::BadRequest, &details),
-        });
+        let names: Vec<&str> = existing.iter().map(|&i| write.attributes[i].name.as_str()).collect();
+        let details = format!("one or more of the attributes in the request already exist: [ {} ]", names.join(", "));
+        parts.push(ResultPart { attrs: Vec::new(), status: Status::error(Code::BadRequest, &details) });
     }
     let next = put_if(entity, created, &changed);
-    Applied {
-        parts,
-        next,
-        changed,
-    }
+    Applied { parts, next, changed }
 }
 
 fn update(mut entity: Entity, write: &ElementWrite) -> Applied {
-    let (found, missing): (Vec<usize>, Vec<usize>) = (0..write.attributes.len())
-        .partition(|&i| entity.attributes.contains_key(&write.attributes[i].name));
+    let (found, missing): (Vec<usize>, Vec<usize>) =
+        (0..write.attributes.len()).partition(|&i| entity.attributes.contains_key(&write.attributes[i].name));
     if found.is_empty() && !missing.is_empty() && entity.attributes.is_empty() {
-        let details = offending(
-            UpdateAction::Update,
-            &entity.key,
-            &write.attributes[missing[0]].name,
-            "",
-        );
+        let details = offending(UpdateAction::Update, &entity.key, &write.attributes[missing[0]].name, "");
         return Applied::refused(Status::error(Code::InvalidParameter, &details), missing);
     }
     let mut changed = Vec::new();
@@ -238,92 +193,47 @@ fn update(mut entity: Entity, write: &ElementWrite) -> Applied {
     }
     let mut parts = Vec::new();
     if !found.is_empty() || missing.is_empty() {
-        parts.push(ResultPart {
-            attrs: found,
-            status: Status::ok(),
-        });
+        parts.push(ResultPart { attrs: found, status: Status::ok() });
     }
     if !missing.is_empty() {
-        parts.push(ResultPart {
-            attrs: missing,
-            status: Status::error(Code::NotFound, &entity.key.id.0),
-        });
+        parts.push(ResultPart { attrs: missing, status: Status::error(Code::NotFound, &entity.key.id.0) });
     }
     let next = put_if(entity, false, &changed);
-    Applied {
-        parts,
-        next,
-        changed,
-    }
+    Applied { parts, next, changed }
 }
 
 fn delete(mut entity: Entity, write: &ElementWrite) -> Applied {
     let all: Vec<usize> = (0..write.attributes.len()).collect();
     if write.attributes.is_empty() {
         let changed = entity.attributes.keys().cloned().collect();
-        return Applied {
-            parts: vec![ResultPart {
-                attrs: all,
-                status: Status::ok(),
-            }],
-            next: Next::Remove,
-            changed,
-        };
+        return Applied { parts: vec![ResultPart { attrs: all, status: Status::ok() }], next: Next::Remove, changed };
     }
-    if let Some(missing) = write
-        .attributes
-        .iter()
-        .find(|a| !entity.attributes.contains_key(&a.name))
-    {
-        let details = offending(
-            UpdateAction::Delete,
-            &entity.key,
-            &missing.name,
-            " - attribute not found",
-        );
+    if let Some(missing) = write.attributes.iter().find(|a| !entity.attributes.contains_key(&a.name)) {
+        let details = offending(UpdateAction::Delete, &entity.key, &missing.name, " - attribute not found");
         return Applied::refused(Status::error(Code::InvalidParameter, &details), all);
     }
     let changed: Vec<String> = write.attributes.iter().map(|a| a.name.clone()).collect();
     for name in &changed {
         entity.attributes.remove(name);
     }
-    Applied {
-        parts: vec![ResultPart {
-            attrs: all,
-            status: Status::ok(),
-        }],
-        next: Next::Put(entity),
-        changed,
-    }
+    Applied { parts: vec![ResultPart { attrs: all, status: Status::ok() }], next: Next::Put(entity), changed }
 }
 
 fn replace(mut entity: Entity, write: &ElementWrite) -> Applied {
     let old = std::mem::take(&mut entity.attributes);
-    let mut changed: Vec<String> = old
-        .keys()
-        .filter(|n| !write.attributes.iter().any(|a| &a.name == *n))
-        .cloned()
-        .collect();
+    let mut changed: Vec<String> =
+        old.keys().filter(|n| !write.attributes.iter().any(|a| &a.name == *n)).cloned().collect();
     for attr in &write.attributes {
         let mut fresh: BTreeMap<String, Attribute> = BTreeMap::new();
         merge_attribute(&mut fresh, attr);
-        let new_attr = fresh
-            .remove(&attr.name)
-            .expect("merge inserts the attribute");
+        let new_attr = fresh.remove(&attr.name).expect("merge inserts the attribute");
         if old.get(&attr.name) != Some(&new_attr) {
             changed.push(attr.name.clone());
         }
         entity.attributes.insert(attr.name.clone(), new_attr);
     }
     let all = (0..write.attributes.len()).collect();
-    Applied {
-        parts: vec![ResultPart {
-            attrs: all,
-            status: Status::ok(),
-        }],
-        next: Next::Put(entity),
-        changed,
-    }
+    Applied { parts: vec![ResultPart { attrs: all, status: Status::ok() }], next: Next::Put(entity), changed }
 }
 
 /// Merges one written attribute into the map; returns whether it was actually modified.
@@ -349,10 +259,7 @@ fn merge_attribute(attributes: &mut BTreeMap<String, Attribute>, write: &AttrWri
 fn new_attribute(write: &AttrWrite) -> Attribute {
     Attribute {
         attr_type: write.attr_type.clone().unwrap_or_default(),
-        value: write
-            .value
-            .clone()
-            .unwrap_or_else(|| Value::String(String::new())),
+        value: write.value.clone().unwrap_or_else(|| Value::String(String::new())),
         metadatas: write.metadatas.iter().cloned().collect(),
     }
 }
@@ -405,76 +312,42 @@ mod tests {
 
     #[test]
     fn same_value_again_changes_nothing() {
-        let applied = apply(
-            UpdateAction::Update,
-            key(),
-            Some(stored(&[("t", "1")])),
-            &write(&[("t", "1")]),
-        );
+        let applied = apply(UpdateAction::Update, key(), Some(stored(&[("t", "1")])), &write(&[("t", "1")]));
         assert!(applied.changed.is_empty());
         assert_eq!(applied.next, Next::Keep);
     }
 
     #[test]
     fn update_splits_found_and_missing() {
-        let applied = apply(
-            UpdateAction::Update,
-            key(),
-            Some(stored(&[("t", "1")])),
-            &write(&[("t", "2"), ("p", "3")]),
-        );
+        let applied =
+            apply(UpdateAction::Update, key(), Some(stored(&[("t", "1")])), &write(&[("t", "2"), ("p", "3")]));
         assert_eq!(applied.parts.len(), 2);
-        assert_eq!(
-            applied.parts[1].status,
-            Status::error(Code::NotFound, "Room1")
-        );
+        assert_eq!(applied.parts[1].status, Status::error(Code::NotFound, "Room1"));
         assert_eq!(applied.changed, vec!["t".to_owned()]);
     }
 
     #[test]
     fn append_strict_reports_existing() {
-        let applied = apply(
-            UpdateAction::AppendStrict,
-            key(),
-            Some(stored(&[("a", "1")])),
-            &write(&[("a", "1"), ("b", "2")]),
-        );
+        let applied =
+            apply(UpdateAction::AppendStrict, key(), Some(stored(&[("a", "1")])), &write(&[("a", "1"), ("b", "2")]));
         assert_eq!(applied.changed, vec!["b".to_owned()]);
         let details = "one or more of the attributes in the request already exist: [ a ]";
-        assert_eq!(
-            applied.parts[1].status,
-            Status::error(Code::BadRequest, details)
-        );
+        assert_eq!(applied.parts[1].status, Status::error(Code::BadRequest, details));
     }
 
     #[test]
     fn delete_of_missing_attribute_is_472() {
-        let applied = apply(
-            UpdateAction::Delete,
-            key(),
-            Some(stored(&[("a", "1")])),
-            &write(&[("p", "")]),
-        );
-        let details =
-            "action: DELETE - entity: [Room1, Room] - offending attribute: p - attribute not found";
-        assert_eq!(
-            applied.parts[0].status,
-            Status::error(Code::InvalidParameter, details)
-        );
+        let applied = apply(UpdateAction::Delete, key(), Some(stored(&[("a", "1")])), &write(&[("p", "")]));
+        let details = "action: DELETE - entity: [Room1, Room] - offending attribute: p - attribute not found";
+        assert_eq!(applied.parts[0].status, Status::error(Code::InvalidParameter, details));
         assert_eq!(applied.next, Next::Keep);
     }
 
     #[test]
     fn replace_drops_other_attributes() {
-        let applied = apply(
-            UpdateAction::Replace,
-            key(),
-            Some(stored(&[("a", "1"), ("b", "2")])),
-            &write(&[("a", "1")]),
-        );
-        let Next::Put(entity) = applied.next else {
-            panic!("replace must write")
-        };
+        let applied =
+            apply(UpdateAction::Replace, key(), Some(stored(&[("a", "1"), ("b", "2")])), &write(&[("a", "1")]));
+        let Next::Put(entity) = applied.next else { panic!("replace must write") };
         assert_eq!(entity.attributes.keys().collect::<Vec<_>>(), vec!["a"]);
         assert_eq!(applied.changed, vec!["b".to_owned()]);
     }

@@ -25,9 +25,7 @@ impl<'de> Deserialize<'de> for IsPattern {
         Ok(match Value::deserialize(d)? {
             Value::Bool(b) => IsPattern::Flag(b),
             Value::String(s) if s.eq_ignore_ascii_case("true") => IsPattern::Flag(true),
-            Value::String(s) if s.eq_ignore_ascii_case("false") || s.is_empty() => {
-                IsPattern::Flag(false)
-            }
+            Value::String(s) if s.eq_ignore_ascii_case("false") || s.is_empty() => IsPattern::Flag(false),
             Value::String(s) => IsPattern::Invalid(s),
             other => IsPattern::Invalid(other.to_string()),
         })
@@ -39,9 +37,9 @@ pub fn is_pattern(flag: &Option<IsPattern>) -> Result<bool, NgsiError> {
     match flag {
         None => Ok(false),
         Some(IsPattern::Flag(b)) => Ok(*b),
-        Some(IsPattern::Invalid(raw)) => Err(NgsiError::bad_request(format!(
-            "invalid isPattern value for entity: /{raw}/"
-        ))),
+        Some(IsPattern::Invalid(raw)) => {
+            Err(NgsiError::bad_request(format!("invalid isPattern value for entity: /{raw}/")))
+        }
     }
 }
 
@@ -148,10 +146,7 @@ fn parse_error_details(error: &serde_json::Error) -> String {
     }
     let text = error.to_string();
     let text = text.split(" at line ").next().unwrap_or(&text);
-    match text
-        .strip_prefix("unknown field `")
-        .and_then(|rest| rest.split('`').next())
-    {
+    match text.strip_prefix("unknown field `").and_then(|rest| rest.split('`').next()) {
         Some(field) => format!("JSON Parse Error: unknown field: /{field}"),
         None => format!("JSON Parse Error: {text}"),
     }
@@ -171,44 +166,22 @@ impl AttributeIn {
     /// Whether any field holds a character Orion forbids.
     pub fn has_forbidden_chars(&self) -> bool {
         model::has_forbidden_chars(&self.name)
-            || self
-                .attr_type
-                .as_deref()
-                .is_some_and(model::has_forbidden_chars)
-            || self
-                .value
-                .as_ref()
-                .is_some_and(model::value_has_forbidden_chars)
+            || self.attr_type.as_deref().is_some_and(model::has_forbidden_chars)
+            || self.value.as_ref().is_some_and(model::value_has_forbidden_chars)
             || self.metadatas.iter().any(MetadataIn::has_forbidden_chars)
     }
 }
 
 impl MetadataIn {
     fn to_domain(&self) -> (String, Metadata) {
-        let value = self
-            .value
-            .clone()
-            .map(model::normalize_value)
-            .unwrap_or(Value::String(String::new()));
-        (
-            self.name.clone(),
-            Metadata {
-                metadata_type: self.metadata_type.clone().unwrap_or_default(),
-                value,
-            },
-        )
+        let value = self.value.clone().map(model::normalize_value).unwrap_or(Value::String(String::new()));
+        (self.name.clone(), Metadata { metadata_type: self.metadata_type.clone().unwrap_or_default(), value })
     }
 
     fn has_forbidden_chars(&self) -> bool {
         model::has_forbidden_chars(&self.name)
-            || self
-                .metadata_type
-                .as_deref()
-                .is_some_and(model::has_forbidden_chars)
-            || self
-                .value
-                .as_ref()
-                .is_some_and(model::value_has_forbidden_chars)
+            || self.metadata_type.as_deref().is_some_and(model::has_forbidden_chars)
+            || self.value.as_ref().is_some_and(model::value_has_forbidden_chars)
     }
 }
 

@@ -15,32 +15,25 @@ struct Server {
 }
 
 fn spawn(data: &str) -> Server {
+    spawn_logging(data, Stdio::null())
+}
+
+fn spawn_logging(data: &str, log: Stdio) -> Server {
     let port = free_port();
     let child = Command::new(env!("CARGO_BIN_EXE_fluxgate"))
-        .args([
-            "serve",
-            "--data-dir",
-            data,
-            "--listen",
-            &format!("127.0.0.1:{port}"),
-        ])
+        .args(["serve", "--data-dir", data, "--listen", &format!("127.0.0.1:{port}")])
         .args(["--mqtt-listen", &format!("127.0.0.1:{}", free_port())])
+        .env("RUST_LOG", "fluxgate=trace,info")
         .stdout(Stdio::piped())
-        .stderr(Stdio::null())
+        .stderr(log)
         .spawn()
         .expect("start fluxgate serve");
-    Server {
-        child,
-        base: format!("http://127.0.0.1:{port}"),
-    }
+    Server { child, base: format!("http://127.0.0.1:{port}") }
 }
 
 async fn wait_ready(base: &str) {
     for _ in 0..100 {
-        if http(Method::GET, &format!("{base}/version"), &[], None)
-            .await
-            .is_some()
-        {
+        if http(Method::GET, &format!("{base}/version"), &[], None).await.is_some() {
             return;
         }
         tokio::time::sleep(Duration::from_millis(100)).await;
@@ -62,23 +55,11 @@ async fn writer(base: String, token: String, id: String, stop: Arc<AtomicBool>) 
         if stop.load(Ordering::Relaxed) {
             break;
         }
-        let body =
-            update_body("APPEND", &id, "T", &[("n", "integer", &value.to_string())]).to_string();
-        let headers = [
-            ("content-type", "application/json"),
-            ("x-auth-token", token.as_str()),
-        ];
-        match http(
-            Method::POST,
-            &format!("{base}/cb/v1/updateContext"),
-            &headers,
-            Some(&body),
-        )
-        .await
-        {
+        let body = update_body("APPEND", &id, "T", &[("n", "integer", &value.to_string())]).to_string();
+        let headers = [("content-type", "application/json"), ("x-auth-token", token.as_str())];
+        match http(Method::POST, &format!("{base}/cb/v1/updateContext"), &headers, Some(&body)).await {
             Some((status, reply))
-                if status.is_success()
-                    && reply["contextResponses"][0]["statusCode"]["code"] == "200" =>
+                if status.is_success() && reply["contextResponses"][0]["statusCode"]["code"] == "200" =>
             {
                 acknowledged = value;
             }
@@ -97,14 +78,7 @@ async fn acknowledged_writes_survive_sigkill() {
     wait_ready(&server.base).await;
     let stop = Arc::new(AtomicBool::new(false));
     let writers: Vec<_> = (0..8)
-        .map(|i| {
-            tokio::spawn(writer(
-                server.base.clone(),
-                token.clone(),
-                format!("W{i}"),
-                stop.clone(),
-            ))
-        })
+        .map(|i| tokio::spawn(writer(server.base.clone(), token.clone(), format!("W{i}"), stop.clone())))
         .collect();
     tokio::time::sleep(Duration::from_millis(1500)).await;
     server.child.kill().expect("SIGKILL the server");
@@ -114,26 +88,39 @@ async fn acknowledged_writes_survive_sigkill() {
     for w in writers {
         acknowledged.push(w.await.unwrap());
     }
-    assert!(
-        acknowledged.iter().all(|&n| n > 0),
-        "no write was acknowledged: {acknowledged:?}"
-    );
+    assert!(acknowledged.iter().all(|&n| n > 0), "no write was acknowledged: {acknowledged:?}");
     let mut restarted = spawn(&data);
     wait_ready(&restarted.base).await;
     for (i, &n) in acknowledged.iter().enumerate() {
         let url = format!("{}/cb/v1/contextEntities/W{i}/attributes/n", restarted.base);
-        let (_, body) = http(Method::GET, &url, &[("x-auth-token", &token)], None)
-            .await
-            .expect("read after restart");
-        let stored: u64 = body["attributes"][0]["value"]
-            .as_str()
-            .and_then(|v| v.parse().ok())
-            .unwrap_or(0);
-        assert!(
-            stored >= n,
-            "W{i}: acknowledged {n}, found {stored} after the crash ({body})"
-        );
+        let (_, body) = http(Method::GET, &url, &[("x-auth-token", &token)], None).await.expect("read after restart");
+        let stored: u64 = body["attributes"][0]["value"].as_str().and_then(|v| v.parse().ok()).unwrap_or(0);
+        assert!(stored >= n, "W{i}: acknowledged {n}, found {stored} after the crash ({body})");
     }
     restarted.child.kill().unwrap();
     let _ = restarted.child.wait();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_token_never_reaches_the_log() {
+    let dir = tempfile::tempdir().unwrap();
+    let log_path = dir.path().join("serve.log");
+    let log = std::fs::File::create(&log_path).unwrap();
+    let mut server = spawn_logging(dir.path().join("data").to_str().unwrap(), Stdio::from(log));
+    let token = first_token(&mut server.child);
+    wait_ready(&server.base).await;
+    let headers = [("content-type", "application/json"), ("x-auth-token", token.as_str())];
+    let subscribe = serde_json::json!({"entities": [{"id": "E1"}], "reference": "http://127.0.0.1:9/down"}).to_string();
+    http(Method::POST, &format!("{}/cb/v1/subscribeContext", server.base), &headers, Some(&subscribe)).await.unwrap();
+    let body = update_body("APPEND", "E1", "T", &[("n", "integer", "1")]).to_string();
+    http(Method::POST, &format!("{}/cb/v1/updateContext", server.base), &headers, Some(&body)).await.unwrap();
+    let wrong = [("content-type", "application/json"), ("x-auth-token", "wrong-secret-token")];
+    http(Method::POST, &format!("{}/cb/v1/updateContext", server.base), &wrong, Some(&body)).await.unwrap();
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    server.child.kill().unwrap();
+    server.child.wait().unwrap();
+    let text = std::fs::read_to_string(&log_path).unwrap();
+    assert!(text.contains("fluxgate is serving"), "nothing was logged: {text}");
+    assert!(!text.contains(&token), "the token was logged");
+    assert!(!text.contains("wrong-secret-token"), "a presented token was logged");
 }

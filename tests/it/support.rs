@@ -20,11 +20,7 @@ use tower::ServiceExt;
 /// Options for a test service in `dir`, with delivery limits small enough for tests.
 pub fn options(dir: &std::path::Path) -> AppOptions {
     AppOptions {
-        store: SqliteOptions {
-            data_dir: dir.to_owned(),
-            readers: 2,
-            synchronous: Synchronous::Normal,
-        },
+        store: SqliteOptions { data_dir: dir.to_owned(), readers: 2, synchronous: Synchronous::Normal },
         insecure: false,
         delivery: DeliveryPolicy {
             queue_capacity: 50,
@@ -63,36 +59,18 @@ impl Harness {
         fluxgate::ops::install_recorder();
         let dir = tempfile::tempdir().expect("temp dir");
         let clock = ManualClock::starting_at(1_700_000_000_000);
-        let options = AppOptions {
-            insecure: !auth,
-            ..options(dir.path())
-        };
-        let state = AppState::open(&options, clock.clone())
-            .await
-            .expect("open state");
-        let token = fluxgate::admin::ensure_default_service(state.store.as_ref())
-            .await
-            .unwrap()
-            .unwrap();
+        let options = AppOptions { insecure: !auth, ..options(dir.path()) };
+        let state = AppState::open(&options, clock.clone()).await.expect("open state");
+        let token = fluxgate::admin::ensure_default_service(state.store.as_ref()).await.unwrap().unwrap();
         let router = router(state.clone());
-        Harness {
-            state,
-            token,
-            clock,
-            router,
-            _dir: dir,
-        }
+        Harness { state, token, clock, router, _dir: dir }
     }
 
     /// Creates another service and returns its token.
     pub async fn service(&self, name: &str) -> String {
         let token = fluxgate::auth::new_token();
         let tenant = fluxgate::tenancy::Tenant::parse(name).unwrap();
-        self.state
-            .store
-            .add_service(tenant, fluxgate::auth::TokenHash::of(&token))
-            .await
-            .unwrap();
+        self.state.store.add_service(tenant, fluxgate::auth::TokenHash::of(&token)).await.unwrap();
         token
     }
 
@@ -104,64 +82,31 @@ impl Harness {
             path: fluxgate::tenancy::ServicePath::parse(path).unwrap(),
             read_only,
         };
-        self.state
-            .store
-            .add_token(grant, fluxgate::auth::TokenHash::of(&token))
-            .await
-            .unwrap();
+        self.state.store.add_token(grant, fluxgate::auth::TokenHash::of(&token)).await.unwrap();
         token
     }
 
     /// Sends a raw request.
-    pub async fn send(
-        &self,
-        method: Method,
-        path: &str,
-        headers: &[(&str, &str)],
-        body: Option<&str>,
-    ) -> Reply {
+    pub async fn send(&self, method: Method, path: &str, headers: &[(&str, &str)], body: Option<&str>) -> Reply {
         let mut builder = Request::builder().method(method).uri(path);
         for (name, value) in headers {
             builder = builder.header(*name, *value);
         }
         let body = body.map(str::to_owned).unwrap_or_default();
-        if !body.is_empty()
-            && !headers
-                .iter()
-                .any(|(n, _)| n.eq_ignore_ascii_case("content-length"))
-        {
+        if !body.is_empty() && !headers.iter().any(|(n, _)| n.eq_ignore_ascii_case("content-length")) {
             builder = builder.header("content-length", body.len().to_string());
         }
-        let response = self
-            .router
-            .clone()
-            .oneshot(builder.body(Body::from(body)).unwrap())
-            .await
-            .unwrap();
+        let response = self.router.clone().oneshot(builder.body(Body::from(body)).unwrap()).await.unwrap();
         let status = response.status();
         let headers = response.headers().clone();
         let bytes = response.into_body().collect().await.unwrap().to_bytes();
         let text = String::from_utf8_lossy(&bytes).into_owned();
-        Reply {
-            status,
-            headers,
-            body: serde_json::from_slice(&bytes).unwrap_or(Value::Null),
-            text,
-        }
+        Reply { status, headers, body: serde_json::from_slice(&bytes).unwrap_or(Value::Null), text }
     }
 
     /// A JSON request with the default service's token and extra headers.
-    pub async fn json(
-        &self,
-        method: Method,
-        path: &str,
-        extra: &[(&str, &str)],
-        body: Option<Value>,
-    ) -> Reply {
-        let mut headers = vec![
-            ("content-type", "application/json"),
-            ("accept", "application/json"),
-        ];
+    pub async fn json(&self, method: Method, path: &str, extra: &[(&str, &str)], body: Option<Value>) -> Reply {
+        let mut headers = vec![("content-type", "application/json"), ("accept", "application/json")];
         headers.push(("x-auth-token", self.token.as_str()));
         headers.extend_from_slice(extra);
         let text = body.map(|b| b.to_string());
@@ -181,31 +126,14 @@ impl Harness {
     }
 
     /// `updateContext` with one element of `(name, type, value)` attributes.
-    pub async fn update(
-        &self,
-        action: &str,
-        id: &str,
-        entity_type: &str,
-        attrs: &[(&str, &str, &str)],
-    ) -> Value {
-        self.post(
-            "/cb/v1/updateContext",
-            update_body(action, id, entity_type, attrs),
-        )
-        .await
+    pub async fn update(&self, action: &str, id: &str, entity_type: &str, attrs: &[(&str, &str, &str)]) -> Value {
+        self.post("/cb/v1/updateContext", update_body(action, id, entity_type, attrs)).await
     }
 }
 
-pub fn update_body(
-    action: &str,
-    id: &str,
-    entity_type: &str,
-    attrs: &[(&str, &str, &str)],
-) -> Value {
-    let attributes: Vec<Value> = attrs
-        .iter()
-        .map(|(n, t, v)| serde_json::json!({"name": n, "type": t, "value": v}))
-        .collect();
+pub fn update_body(action: &str, id: &str, entity_type: &str, attrs: &[(&str, &str, &str)]) -> Value {
+    let attributes: Vec<Value> =
+        attrs.iter().map(|(n, t, v)| serde_json::json!({"name": n, "type": t, "value": v})).collect();
     serde_json::json!({
         "contextElements": [{"type": entity_type, "isPattern": "false", "id": id, "attributes": attributes}],
         "updateAction": action
@@ -244,10 +172,7 @@ impl Receiver {
 
     /// The next notification, waiting at most two seconds.
     pub async fn next(&mut self) -> Option<Received> {
-        tokio::time::timeout(Duration::from_secs(2), self.rx.recv())
-            .await
-            .ok()
-            .flatten()
+        tokio::time::timeout(Duration::from_secs(2), self.rx.recv()).await.ok().flatten()
     }
 
     /// Asserts nothing arrives within `ms` milliseconds.
@@ -259,11 +184,7 @@ impl Receiver {
 
 /// The `value` of attribute `name` in the first context element of a body.
 pub fn attr_value(element: &Value, name: &str) -> Option<Value> {
-    element["attributes"]
-        .as_array()?
-        .iter()
-        .find(|a| a["name"] == name)
-        .map(|a| a["value"].clone())
+    element["attributes"].as_array()?.iter().find(|a| a["name"] == name).map(|a| a["value"].clone())
 }
 
 /// A plain HTTP client for end-to-end tests against a real socket.
@@ -282,23 +203,13 @@ pub async fn http(
     }
     let body = bytes::Bytes::from(body.unwrap_or_default().to_owned());
     let request = builder.body(http_body_util::Full::new(body)).ok()?;
-    let response = tokio::time::timeout(Duration::from_secs(5), client.request(request))
-        .await
-        .ok()?
-        .ok()?;
+    let response = tokio::time::timeout(Duration::from_secs(5), client.request(request)).await.ok()?.ok()?;
     let status = response.status();
     let bytes = response.into_body().collect().await.ok()?.to_bytes();
-    Some((
-        status,
-        serde_json::from_slice(&bytes).unwrap_or(Value::Null),
-    ))
+    Some((status, serde_json::from_slice(&bytes).unwrap_or(Value::Null)))
 }
 
 /// A free loopback port (bound, then released).
 pub fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port()
+    std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port()
 }

@@ -13,9 +13,7 @@ use super::super::model::{Entity, EntityId};
 use super::super::query::{EntityFilter, IdMatch};
 use super::super::status::{Code, Status};
 use super::super::update::{ElementWrite, UpdateAction};
-use super::super::wire::{
-    self, AttributeValueBody, AttributesBody, ContextElementIn, ContextElementOut,
-};
+use super::super::wire::{self, AttributeValueBody, AttributesBody, ContextElementIn, ContextElementOut};
 use super::query::Paging;
 use super::update::{check_element, echo, to_write, write};
 use crate::app::AppState;
@@ -30,19 +28,12 @@ pub struct Target {
 
 impl Target {
     pub fn new(id: String, path_type: Option<String>, params: &HashMap<String, String>) -> Self {
-        let entity_type = path_type
-            .or_else(|| params.get("entity::type").cloned())
-            .filter(|t| !t.is_empty());
+        let entity_type = path_type.or_else(|| params.get("entity::type").cloned()).filter(|t| !t.is_empty());
         Target { id, entity_type }
     }
 
     fn element(&self, attributes: Vec<wire::AttributeIn>) -> ContextElementIn {
-        ContextElementIn {
-            id: self.id.clone(),
-            entity_type: self.entity_type.clone(),
-            is_pattern: None,
-            attributes,
-        }
+        ContextElementIn { id: self.id.clone(), entity_type: self.entity_type.clone(), is_pattern: None, attributes }
     }
 
     fn not_found_element(&self) -> ContextElementOut {
@@ -56,35 +47,20 @@ impl Target {
 }
 
 /// The one entity a target names within the caller's scope: 404 when none, 409 when the type is needed.
-async fn find(
-    state: &AppState,
-    caller: &Caller,
-    target: &Target,
-) -> Result<Option<Entity>, NgsiError> {
+async fn find(state: &AppState, caller: &Caller, target: &Target) -> Result<Option<Entity>, NgsiError> {
     let scope = caller.read_scope()?;
-    let all = state
-        .store
-        .entities_by_id(caller.tenant.clone(), EntityId(target.id.clone()))
-        .await?;
+    let all = state.store.entities_by_id(caller.tenant.clone(), EntityId(target.id.clone())).await?;
     let mut found: Vec<Entity> = all
         .into_iter()
         .filter(|e| scope.matches(&e.key.path))
-        .filter(|e| {
-            target
-                .entity_type
-                .as_ref()
-                .is_none_or(|t| *t == e.key.entity_type)
-        })
+        .filter(|e| target.entity_type.as_ref().is_none_or(|t| *t == e.key.entity_type))
         .collect();
     match found.len() {
         0 => Ok(None),
         1 => Ok(found.pop()),
         n => Err(NgsiError::body(
             Code::Conflict,
-            format!(
-                "{n} entities have id /{}/: give the entity type to say which one",
-                target.id
-            ),
+            format!("{n} entities have id /{}/: give the entity type to say which one", target.id),
         )),
     }
 }
@@ -94,11 +70,7 @@ fn entity_not_found(target: &Target) -> Status {
 }
 
 /// `GET /contextEntities/{id}`.
-pub async fn get_entity(
-    state: &AppState,
-    caller: &Caller,
-    target: &Target,
-) -> Result<Value, NgsiError> {
+pub async fn get_entity(state: &AppState, caller: &Caller, target: &Target) -> Result<Value, NgsiError> {
     let (element, status) = match find(state, caller, target).await? {
         Some(entity) => (wire::element_out(&entity, &[]), Status::ok()),
         None => (target.not_found_element(), entity_not_found(target)),
@@ -107,22 +79,13 @@ pub async fn get_entity(
 }
 
 /// `GET /contextEntities/{id}/attributes/{attr}`.
-pub async fn get_attribute(
-    state: &AppState,
-    caller: &Caller,
-    target: &Target,
-    attr: &str,
-) -> Result<Value, NgsiError> {
+pub async fn get_attribute(state: &AppState, caller: &Caller, target: &Target, attr: &str) -> Result<Value, NgsiError> {
     let Some(entity) = find(state, caller, target).await? else {
         return Ok(json!({ "statusCode": entity_not_found(target) }));
     };
     match entity.attributes.get(attr) {
-        Some(a) => {
-            Ok(json!({ "attributes": [wire::attribute_out(attr, a)], "statusCode": Status::ok() }))
-        }
-        None => Ok(
-            json!({ "statusCode": Status::error(Code::NotFound, &format!("Attribute /{attr}/ not found")) }),
-        ),
+        Some(a) => Ok(json!({ "attributes": [wire::attribute_out(attr, a)], "statusCode": Status::ok() })),
+        None => Ok(json!({ "statusCode": Status::error(Code::NotFound, &format!("Attribute /{attr}/ not found")) })),
     }
 }
 
@@ -135,10 +98,7 @@ pub async fn list(
 ) -> Result<wire::ContextResponses, NgsiError> {
     let paging = Paging::from_params(params)?;
     let filters = match entity_type.or_else(|| params.get("entity::type").cloned()) {
-        Some(t) => vec![EntityFilter {
-            id: IdMatch::new(".*", true)?,
-            entity_type: t,
-        }],
+        Some(t) => vec![EntityFilter { id: IdMatch::new(".*", true)?, entity_type: t }],
         None => Vec::new(),
     };
     super::query::run(state, caller, filters, Vec::new(), paging).await
@@ -154,53 +114,26 @@ pub async fn append(
     let request: AttributesBody = wire::parse_body(body)?;
     let target = match target {
         Some(t) => t,
-        None => Target {
-            id: request.id.clone().unwrap_or_default(),
-            entity_type: request.entity_type.clone(),
-        },
+        None => Target { id: request.id.clone().unwrap_or_default(), entity_type: request.entity_type.clone() },
     };
     if target.id.is_empty() {
         return Err(NgsiError::bad_request("empty entityId:id"));
     }
-    let (element, result) = write_one(
-        state,
-        caller,
-        &target,
-        request.attributes,
-        UpdateAction::Append,
-    )
-    .await?;
+    let (element, result) = write_one(state, caller, &target, request.attributes, UpdateAction::Append).await?;
     let responses: Vec<Value> = echo(&element, &result)
         .into_iter()
         .map(|r| json!({ "attributes": r.context_element.attributes, "statusCode": r.status_code }))
         .collect();
     let entity_type = result.entity_type;
-    Ok(
-        json!({ "contextResponses": responses, "id": target.id, "isPattern": "false", "type": entity_type }),
-    )
+    Ok(json!({ "contextResponses": responses, "id": target.id, "isPattern": "false", "type": entity_type }))
 }
 
 /// `PUT /contextEntities/{id}`: UPDATE.
-pub async fn update(
-    state: &AppState,
-    caller: &Caller,
-    target: &Target,
-    body: &[u8],
-) -> Result<Value, NgsiError> {
+pub async fn update(state: &AppState, caller: &Caller, target: &Target, body: &[u8]) -> Result<Value, NgsiError> {
     let request: AttributesBody = wire::parse_body(body)?;
-    let (element, result) = write_one(
-        state,
-        caller,
-        target,
-        request.attributes,
-        UpdateAction::Update,
-    )
-    .await?;
+    let (element, result) = write_one(state, caller, target, request.attributes, UpdateAction::Update).await?;
     if result.parts.iter().all(|p| p.status.code == "404")
-        && result
-            .parts
-            .iter()
-            .all(|p| p.attrs.len() == element.attributes.len())
+        && result.parts.iter().all(|p| p.attrs.len() == element.attributes.len())
     {
         return Err(NgsiError::body(Code::NotFound, target.id.clone()));
     }
@@ -244,21 +177,11 @@ pub async fn write_attribute(
 }
 
 fn named(name: &str) -> wire::AttributeIn {
-    wire::AttributeIn {
-        name: name.to_owned(),
-        attr_type: None,
-        value: None,
-        metadatas: Vec::new(),
-    }
+    wire::AttributeIn { name: name.to_owned(), attr_type: None, value: None, metadatas: Vec::new() }
 }
 
 fn first_failure<'a>(mut statuses: impl Iterator<Item = &'a Status> + Clone) -> Status {
-    statuses
-        .clone()
-        .find(|s| !s.is_ok())
-        .or_else(|| statuses.next())
-        .cloned()
-        .unwrap_or_else(Status::ok)
+    statuses.clone().find(|s| !s.is_ok()).or_else(|| statuses.next()).cloned().unwrap_or_else(Status::ok)
 }
 
 async fn write_one(
@@ -273,16 +196,9 @@ async fn write_one(
     let path = caller.write_path()?;
     let write_el = to_write(&element);
     let outcome = write(state, caller, path, action, vec![write_el.clone()]).await?;
-    let result = outcome
-        .results
-        .into_iter()
-        .next()
-        .ok_or_else(|| NgsiError::body(Code::Internal, "no result"))?;
+    let result = outcome.results.into_iter().next().ok_or_else(|| NgsiError::body(Code::Internal, "no result"))?;
     if let Some(conflict) = result.parts.iter().find(|p| p.status.code == "409") {
-        return Err(NgsiError {
-            status: conflict.status.clone(),
-            transport: None,
-        });
+        return Err(NgsiError { status: conflict.status.clone(), transport: None });
     }
     Ok((write_el, result))
 }

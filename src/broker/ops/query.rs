@@ -25,31 +25,24 @@ pub struct Paging {
 impl Paging {
     /// Reads `limit`, `offset` and `details` from URI parameters.
     pub fn from_params(params: &HashMap<String, String>) -> Result<Self, NgsiError> {
-        let bad =
-            |details: String| NgsiError::orion(StatusCode::BAD_REQUEST, Code::BadRequest, details);
+        let bad = |details: String| NgsiError::orion(StatusCode::BAD_REQUEST, Code::BadRequest, details);
         let limit = match params.get("limit") {
             None => DEFAULT_LIMIT,
             Some(raw) => match raw.parse::<usize>() {
                 Ok(n) if n > MAX_LIMIT => {
-                    return Err(bad(format!(
-                        "Bad pagination limit: /{n}/ [max: {MAX_LIMIT}]"
-                    )));
+                    return Err(bad(format!("Bad pagination limit: /{n}/ [max: {MAX_LIMIT}]")));
                 }
                 Ok(n) => n,
                 Err(_) => {
-                    return Err(bad(format!(
-                        "Bad pagination limit: /{raw}/ [must be a positive integer number]"
-                    )));
+                    return Err(bad(format!("Bad pagination limit: /{raw}/ [must be a positive integer number]")));
                 }
             },
         };
         let offset = match params.get("offset") {
             None => 0,
-            Some(raw) => raw.parse::<usize>().map_err(|_| {
-                bad(format!(
-                    "Bad pagination offset: /{raw}/ [must be a decimal number]"
-                ))
-            })?,
+            Some(raw) => raw
+                .parse::<usize>()
+                .map_err(|_| bad(format!("Bad pagination offset: /{raw}/ [must be a decimal number]")))?,
         };
         let details = match params.get("details").map(String::as_str) {
             None | Some("off" | "OFF") => false,
@@ -60,11 +53,7 @@ impl Paging {
                 )));
             }
         };
-        Ok(Paging {
-            limit,
-            offset,
-            details,
-        })
+        Ok(Paging { limit, offset, details })
     }
 }
 
@@ -80,25 +69,15 @@ pub async fn query_context(
         return Err(NgsiError::bad_request("No entities"));
     }
     if request.restriction.as_ref().is_some_and(has_scopes) {
-        return Err(NgsiError::body(
-            Code::NotImplemented,
-            "restriction scopes are not supported",
-        ));
+        return Err(NgsiError::body(Code::NotImplemented, "restriction scopes are not supported"));
     }
-    let filters = request
-        .entities
-        .iter()
-        .map(filter_of)
-        .collect::<Result<_, _>>()?;
+    let filters = request.entities.iter().map(filter_of).collect::<Result<_, _>>()?;
     let paging = Paging::from_params(params)?;
     run(state, caller, filters, request.attributes, paging).await
 }
 
 pub fn has_scopes(restriction: &serde_json::Value) -> bool {
-    restriction
-        .get("scopes")
-        .and_then(|s| s.as_array())
-        .is_some_and(|s| !s.is_empty())
+    restriction.get("scopes").and_then(|s| s.as_array()).is_some_and(|s| !s.is_empty())
 }
 
 /// An entity filter from the wire, validating `isPattern` and the pattern.
@@ -141,24 +120,13 @@ pub async fn run(
             status_code: Status::ok(),
         })
         .collect();
-    let error_code = paging
-        .details
-        .then(|| Status::error(Code::Ok, &format!("Count: {}", page.total)));
-    Ok(ContextResponses {
-        context_responses,
-        error_code,
-    })
+    let error_code = paging.details.then(|| Status::error(Code::Ok, &format!("Count: {}", page.total)));
+    Ok(ContextResponses { context_responses, error_code })
 }
 
 fn not_found(total: usize, offset: usize) -> NgsiError {
     if total > 0 && offset >= total {
-        return NgsiError::body(
-            Code::NotFound,
-            format!("Number of matching entities: {total}. Offset is {offset}"),
-        );
+        return NgsiError::body(Code::NotFound, format!("Number of matching entities: {total}. Offset is {offset}"));
     }
-    NgsiError {
-        status: Status::of(Code::NotFound, None),
-        transport: None,
-    }
+    NgsiError { status: Status::of(Code::NotFound, None), transport: None }
 }

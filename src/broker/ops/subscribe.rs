@@ -62,20 +62,13 @@ fn invalid(reason: impl std::fmt::Display) -> NgsiError {
 }
 
 /// Creates a subscription.
-pub async fn subscribe(
-    state: &AppState,
-    caller: &Caller,
-    body: &[u8],
-) -> Result<SubscribeResponse, NgsiError> {
+pub async fn subscribe(state: &AppState, caller: &Caller, body: &[u8]) -> Result<SubscribeResponse, NgsiError> {
     let request: SubscribeRequest = wire::parse_body(body)?;
     refuse_restrictions(&request)?;
     let scope = caller.subscription_scope()?;
     let entities = watched(request.entities.as_deref().unwrap_or_default())?;
     let reference = checked_reference(request.reference.as_deref().unwrap_or_default())?;
-    let duration = request
-        .duration
-        .clone()
-        .unwrap_or_else(|| subscription::DEFAULT_DURATION.to_owned());
+    let duration = request.duration.clone().unwrap_or_else(|| subscription::DEFAULT_DURATION.to_owned());
     let subscription = Subscription {
         id: SubscriptionId::generate(),
         tenant: caller.tenant.clone(),
@@ -91,19 +84,11 @@ pub async fn subscribe(
     };
     let id = subscription.id.0.clone();
     persist(state, subscription).await?;
-    Ok(SubscribeResponse {
-        subscription_id: id,
-        duration: Some(duration),
-        throttling: request.throttling,
-    })
+    Ok(SubscribeResponse { subscription_id: id, duration: Some(duration), throttling: request.throttling })
 }
 
 /// Changes a subscription; only the fields given change, and only they are echoed.
-pub async fn update(
-    state: &AppState,
-    caller: &Caller,
-    body: &[u8],
-) -> Result<SubscribeResponse, NgsiError> {
+pub async fn update(state: &AppState, caller: &Caller, body: &[u8]) -> Result<SubscribeResponse, NgsiError> {
     let request: SubscribeRequest = wire::parse_body(body)?;
     refuse_restrictions(&request)?;
     caller.check_writer()?;
@@ -111,38 +96,21 @@ pub async fn update(
     let mut sub = owned(state, caller, &id)?;
     apply_changes(state, &mut sub, &request)?;
     persist(state, sub).await?;
-    Ok(SubscribeResponse {
-        subscription_id: id.0,
-        duration: request.duration,
-        throttling: request.throttling,
-    })
+    Ok(SubscribeResponse { subscription_id: id.0, duration: request.duration, throttling: request.throttling })
 }
 
 /// Geo scopes and condition filters are not supported: refused rather than silently ignored.
 fn refuse_restrictions(request: &SubscribeRequest) -> Result<(), NgsiError> {
-    let scoped = request
-        .restriction
-        .as_ref()
-        .is_some_and(super::query::has_scopes);
-    let filtered = request
-        .notify_conditions
-        .iter()
-        .flatten()
-        .any(|c| c.restriction.as_deref().is_some_and(|r| !r.is_empty()));
+    let scoped = request.restriction.as_ref().is_some_and(super::query::has_scopes);
+    let filtered =
+        request.notify_conditions.iter().flatten().any(|c| c.restriction.as_deref().is_some_and(|r| !r.is_empty()));
     if scoped || filtered {
-        return Err(NgsiError::body(
-            Code::NotImplemented,
-            "restrictions in subscriptions are not supported",
-        ));
+        return Err(NgsiError::body(Code::NotImplemented, "restrictions in subscriptions are not supported"));
     }
     Ok(())
 }
 
-fn apply_changes(
-    state: &AppState,
-    sub: &mut Subscription,
-    request: &SubscribeRequest,
-) -> Result<(), NgsiError> {
+fn apply_changes(state: &AppState, sub: &mut Subscription, request: &SubscribeRequest) -> Result<(), NgsiError> {
     if let Some(duration) = &request.duration {
         sub.expires_at_ms = expiry(state, duration)?;
         sub.duration.clone_from(duration);
@@ -167,11 +135,7 @@ fn apply_changes(
 }
 
 /// Removes a subscription.
-pub async fn unsubscribe(
-    state: &AppState,
-    caller: &Caller,
-    body: &[u8],
-) -> Result<Value, NgsiError> {
+pub async fn unsubscribe(state: &AppState, caller: &Caller, body: &[u8]) -> Result<Value, NgsiError> {
     #[derive(Deserialize)]
     #[serde(deny_unknown_fields)]
     struct Request {
@@ -184,23 +148,10 @@ pub async fn unsubscribe(
 }
 
 /// Removes a subscription by id (also `DELETE /contextSubscriptions/{id}`).
-pub async fn remove(
-    state: &AppState,
-    caller: &Caller,
-    id: SubscriptionId,
-) -> Result<Value, NgsiError> {
-    let shown = if id.0.is_empty() {
-        "0".repeat(24)
-    } else {
-        id.0.clone()
-    };
+pub async fn remove(state: &AppState, caller: &Caller, id: SubscriptionId) -> Result<Value, NgsiError> {
+    let shown = if id.0.is_empty() { "0".repeat(24) } else { id.0.clone() };
     let status = match owned(state, caller, &id) {
-        Ok(_)
-            if state
-                .store
-                .delete_subscription(caller.tenant.clone(), id.clone())
-                .await? =>
-        {
+        Ok(_) if state.store.delete_subscription(caller.tenant.clone(), id.clone()).await? => {
             state.subscriptions.remove(&caller.tenant, &id);
             Status::ok()
         }
@@ -212,18 +163,11 @@ pub async fn remove(
 }
 
 /// The caller's tenant's subscription with this id, if the token's subtree covers it.
-fn owned(
-    state: &AppState,
-    caller: &Caller,
-    id: &SubscriptionId,
-) -> Result<Subscription, NgsiError> {
+fn owned(state: &AppState, caller: &Caller, id: &SubscriptionId) -> Result<Subscription, NgsiError> {
     let sub = state
         .subscriptions
         .get(&caller.tenant, id)
-        .ok_or_else(|| NgsiError {
-            status: Status::of(Code::NotFound, None),
-            transport: None,
-        })?;
+        .ok_or_else(|| NgsiError { status: Status::of(Code::NotFound, None), transport: None })?;
     if !sub.scope.is_within(&caller.grant.path) {
         return Err(crate::auth::AuthError::OutOfScope(caller.grant.path.to_string()).into());
     }
@@ -245,15 +189,10 @@ fn watched(entities: &[EntityIdIn]) -> Result<Vec<WatchedEntity>, NgsiError> {
         .map(|e| {
             let filter = super::query::filter_of(e)?;
             let (id, is_pattern) = filter.id.to_wire();
-            if (!is_pattern && has_forbidden_chars(&id)) || has_forbidden_chars(&filter.entity_type)
-            {
+            if (!is_pattern && has_forbidden_chars(&id)) || has_forbidden_chars(&filter.entity_type) {
                 return Err(NgsiError::bad_request("Illegal value for JSON field"));
             }
-            Ok(WatchedEntity {
-                id,
-                is_pattern,
-                entity_type: filter.entity_type,
-            })
+            Ok(WatchedEntity { id, is_pattern, entity_type: filter.entity_type })
         })
         .collect()
 }
@@ -272,10 +211,7 @@ fn conditions(conditions: &[NotifyCondition]) -> Result<Vec<String>, NgsiError> 
             return Err(invalid("empty type for NotifyCondition"));
         }
         if !c.condition_type.eq_ignore_ascii_case("ONCHANGE") {
-            return Err(invalid(format!(
-                "invalid notify condition type: /{}/",
-                c.condition_type
-            )));
+            return Err(invalid(format!("invalid notify condition type: /{}/", c.condition_type)));
         }
         names.extend(checked_names(c.cond_values.clone())?);
     }
@@ -290,15 +226,9 @@ fn checked_reference(reference: &str) -> Result<String, NgsiError> {
     if reference.starts_with('/') {
         return Ok(reference.to_owned());
     }
-    let full = if reference.contains("://") {
-        reference.to_owned()
-    } else {
-        format!("http://{reference}")
-    };
+    let full = if reference.contains("://") { reference.to_owned() } else { format!("http://{reference}") };
     match full.parse::<axum::http::Uri>() {
-        Ok(uri)
-            if uri.scheme_str() == Some("http") && uri.host().is_some_and(|h| !h.is_empty()) =>
-        {
+        Ok(uri) if uri.scheme_str() == Some("http") && uri.host().is_some_and(|h| !h.is_empty()) => {
             Ok(reference.to_owned())
         }
         _ => Err(invalid("Invalid URL")),
@@ -306,18 +236,13 @@ fn checked_reference(reference: &str) -> Result<String, NgsiError> {
 }
 
 fn expiry(state: &AppState, duration: &str) -> Result<i64, NgsiError> {
-    let ms = subscription::parse_duration_ms(duration)
-        .ok_or_else(|| invalid("syntax error in duration string"))?;
-    Ok(state
-        .clock
-        .now_ms()
-        .saturating_add(i64::try_from(ms).unwrap_or(i64::MAX)))
+    let ms = subscription::parse_duration_ms(duration).ok_or_else(|| invalid("syntax error in duration string"))?;
+    Ok(state.clock.now_ms().saturating_add(i64::try_from(ms).unwrap_or(i64::MAX)))
 }
 
 fn throttling_ms(throttling: Option<&str>) -> Result<u64, NgsiError> {
     match throttling {
         None => Ok(0),
-        Some(t) => subscription::parse_duration_ms(t)
-            .ok_or_else(|| invalid("syntax error in throttling string")),
+        Some(t) => subscription::parse_duration_ms(t).ok_or_else(|| invalid("syntax error in throttling string")),
     }
 }

@@ -8,9 +8,7 @@ use super::super::error::NgsiError;
 use super::super::model::{EntityId, has_forbidden_chars};
 use super::super::status::{Code, Status};
 use super::super::update::{ElementWrite, UpdateAction};
-use super::super::wire::{
-    self, ContextElementIn, ContextElementOut, ContextElementResponse, ContextResponses,
-};
+use super::super::wire::{self, ContextElementIn, ContextElementOut, ContextElementResponse, ContextResponses};
 use crate::app::AppState;
 use crate::broker::request::Caller;
 use crate::store::{ElementResult, UpdateBatch, UpdateOutcome};
@@ -22,32 +20,16 @@ enum Planned {
 }
 
 /// Runs an `updateContext` body.
-pub async fn update_context(
-    state: &AppState,
-    caller: &Caller,
-    body: &[u8],
-) -> Result<ContextResponses, NgsiError> {
+pub async fn update_context(state: &AppState, caller: &Caller, body: &[u8]) -> Result<ContextResponses, NgsiError> {
     let request: wire::UpdateContextRequest = wire::parse_body(body)?;
-    let action = UpdateAction::parse(&request.update_action).ok_or_else(|| {
-        NgsiError::bad_request(format!("invalid updateAction: /{}/", request.update_action))
-    })?;
+    let action = UpdateAction::parse(&request.update_action)
+        .ok_or_else(|| NgsiError::bad_request(format!("invalid updateAction: /{}/", request.update_action)))?;
     let planned = plan(request.context_elements)?;
     let path = caller.write_path()?;
-    let writes: Vec<ElementWrite> = planned
-        .iter()
-        .filter_map(|p| {
-            if let Planned::Write(w) = p {
-                Some(w.clone())
-            } else {
-                None
-            }
-        })
-        .collect();
+    let writes: Vec<ElementWrite> =
+        planned.iter().filter_map(|p| if let Planned::Write(w) = p { Some(w.clone()) } else { None }).collect();
     let outcome = write(state, caller, path, action, writes).await?;
-    Ok(ContextResponses {
-        context_responses: respond(&planned, &outcome.results),
-        error_code: None,
-    })
+    Ok(ContextResponses { context_responses: respond(&planned, &outcome.results), error_code: None })
 }
 
 /// Writes already-validated elements; the convenience operations share this path.
@@ -58,13 +40,7 @@ pub async fn write(
     action: UpdateAction,
     elements: Vec<ElementWrite>,
 ) -> Result<UpdateOutcome, NgsiError> {
-    let batch = UpdateBatch {
-        tenant: caller.tenant.clone(),
-        path,
-        action,
-        elements,
-        origin: caller.origin(),
-    };
+    let batch = UpdateBatch { tenant: caller.tenant.clone(), path, action, elements, origin: caller.origin() };
     Ok(state.store.update(batch).await?)
 }
 
@@ -89,17 +65,8 @@ fn plan_element(element: ContextElementIn) -> Result<Planned, NgsiError> {
 
 /// Refuses forbidden characters and nameless attributes anywhere in an element.
 pub fn check_element(element: &ContextElementIn) -> Result<(), NgsiError> {
-    let bad_key = has_forbidden_chars(&element.id)
-        || element
-            .entity_type
-            .as_deref()
-            .is_some_and(has_forbidden_chars);
-    if bad_key
-        || element
-            .attributes
-            .iter()
-            .any(wire::AttributeIn::has_forbidden_chars)
-    {
+    let bad_key = has_forbidden_chars(&element.id) || element.entity_type.as_deref().is_some_and(has_forbidden_chars);
+    if bad_key || element.attributes.iter().any(wire::AttributeIn::has_forbidden_chars) {
         return Err(NgsiError::bad_request("Illegal value for JSON field"));
     }
     if element.attributes.iter().any(|a| a.name.is_empty()) {
@@ -112,11 +79,7 @@ pub fn to_write(element: &ContextElementIn) -> ElementWrite {
     ElementWrite {
         id: EntityId(element.id.clone()),
         entity_type: element.entity_type.clone(),
-        attributes: element
-            .attributes
-            .iter()
-            .map(wire::AttributeIn::to_write)
-            .collect(),
+        attributes: element.attributes.iter().map(wire::AttributeIn::to_write).collect(),
     }
 }
 
@@ -139,11 +102,7 @@ pub fn echo(write: &ElementWrite, result: &ElementResult) -> Vec<ContextElementR
         .iter()
         .map(|part| ContextElementResponse {
             context_element: ContextElementOut {
-                attributes: part
-                    .attrs
-                    .iter()
-                    .map(|&i| wire::echo_attribute(&write.attributes[i]))
-                    .collect(),
+                attributes: part.attrs.iter().map(|&i| wire::echo_attribute(&write.attributes[i])).collect(),
                 id: write.id.0.clone(),
                 is_pattern: "false".to_owned(),
                 entity_type: result.entity_type.clone(),
@@ -162,9 +121,6 @@ fn not_implemented(element: &ContextElementIn) -> ContextElementResponse {
             is_pattern: "true".to_owned(),
             entity_type: element.entity_type.clone().unwrap_or_default(),
         },
-        status_code: Status::error(
-            Code::NotImplemented,
-            "isPattern true is not supported in updates",
-        ),
+        status_code: Status::error(Code::NotImplemented, "isPattern true is not supported in updates"),
     }
 }

@@ -48,28 +48,16 @@ fn apply_element(
         Next::Keep => None,
         Next::Put(entity) => {
             save(conn, &entity)?;
-            Some(EntityChange {
-                entity,
-                changed: applied.changed,
-            })
+            Some(EntityChange { entity, changed: applied.changed })
         }
         Next::Remove => {
             let entity = current.ok_or(StoreError::Closed)?;
             remove(conn, &entity.key)?;
-            Some(EntityChange {
-                entity,
-                changed: applied.changed,
-            })
+            Some(EntityChange { entity, changed: applied.changed })
         }
     };
     let change = change.filter(|c| !c.changed.is_empty());
-    Ok((
-        ElementResult {
-            entity_type,
-            parts: applied.parts,
-        },
-        change,
-    ))
+    Ok((ElementResult { entity_type, parts: applied.parts }, change))
 }
 
 /// Which entity an element means: its type names it; without a type, the only entity with that id.
@@ -91,10 +79,7 @@ fn resolve(
         }
         n => Err(Status::error(
             Code::Conflict,
-            &format!(
-                "{n} entities have id /{}/: give the entity type to say which one",
-                element.id
-            ),
+            &format!("{n} entities have id /{}/: give the entity type to say which one", element.id),
         )),
     }
 }
@@ -125,49 +110,33 @@ fn load_at_path(
     let mut stmt = conn.prepare_cached(&format!(
         "SELECT {COLUMNS} FROM entities WHERE tenant = ?1 AND id = ?2 AND service_path = ?3 ORDER BY seq"
     ))?;
-    let rows = stmt.query_map(params![tenant.as_str(), id.0, path.as_str()], |row| {
-        decode(tenant, row)
-    })?;
+    let rows = stmt.query_map(params![tenant.as_str(), id.0, path.as_str()], |row| decode(tenant, row))?;
     rows.map(|r| r?).collect()
 }
 
 /// Every entity with this id in the tenant, in creation order.
 pub fn by_id(conn: &Connection, tenant: &Tenant, id: &EntityId) -> Result<Vec<Entity>, StoreError> {
-    let mut stmt = conn.prepare_cached(&format!(
-        "SELECT {COLUMNS} FROM entities WHERE tenant = ?1 AND id = ?2 ORDER BY seq"
-    ))?;
+    let mut stmt =
+        conn.prepare_cached(&format!("SELECT {COLUMNS} FROM entities WHERE tenant = ?1 AND id = ?2 ORDER BY seq"))?;
     let rows = stmt.query_map(params![tenant.as_str(), id.0], |row| decode(tenant, row))?;
     rows.map(|r| r?).collect()
 }
 
 fn save(conn: &Connection, entity: &Entity) -> Result<(), StoreError> {
-    let attrs = serde_json::to_string(&entity.attributes)
-        .map_err(|e| StoreError::Corrupt(e.to_string()))?;
+    let attrs = serde_json::to_string(&entity.attributes).map_err(|e| StoreError::Corrupt(e.to_string()))?;
     let key = &entity.key;
     let mut stmt = conn.prepare_cached(
         "INSERT INTO entities (tenant, service_path, id, type, attrs) VALUES (?1, ?2, ?3, ?4, ?5)
          ON CONFLICT (tenant, id, type, service_path) DO UPDATE SET attrs = excluded.attrs",
     )?;
-    stmt.execute(params![
-        key.tenant.as_str(),
-        key.path.as_str(),
-        key.id.0,
-        key.entity_type,
-        attrs
-    ])?;
+    stmt.execute(params![key.tenant.as_str(), key.path.as_str(), key.id.0, key.entity_type, attrs])?;
     Ok(())
 }
 
 fn remove(conn: &Connection, key: &EntityKey) -> Result<(), StoreError> {
-    let mut stmt = conn.prepare_cached(
-        "DELETE FROM entities WHERE tenant = ?1 AND id = ?2 AND type = ?3 AND service_path = ?4",
-    )?;
-    stmt.execute(params![
-        key.tenant.as_str(),
-        key.id.0,
-        key.entity_type,
-        key.path.as_str()
-    ])?;
+    let mut stmt =
+        conn.prepare_cached("DELETE FROM entities WHERE tenant = ?1 AND id = ?2 AND type = ?3 AND service_path = ?4")?;
+    stmt.execute(params![key.tenant.as_str(), key.id.0, key.entity_type, key.path.as_str()])?;
     Ok(())
 }
 
@@ -196,14 +165,8 @@ pub fn query(conn: &Connection, q: &EntityQuery) -> Result<QueryPage, StoreError
     Ok(page)
 }
 
-fn scan_tenant(
-    conn: &Connection,
-    tenant: &Tenant,
-    visit: &mut dyn FnMut(Entity),
-) -> Result<(), StoreError> {
-    let mut stmt = conn.prepare_cached(&format!(
-        "SELECT {COLUMNS} FROM entities WHERE tenant = ?1 ORDER BY seq"
-    ))?;
+fn scan_tenant(conn: &Connection, tenant: &Tenant, visit: &mut dyn FnMut(Entity)) -> Result<(), StoreError> {
+    let mut stmt = conn.prepare_cached(&format!("SELECT {COLUMNS} FROM entities WHERE tenant = ?1 ORDER BY seq"))?;
     let mut rows = stmt.query(params![tenant.as_str()])?;
     while let Some(row) = rows.next()? {
         visit(decode(tenant, row)??);
@@ -226,15 +189,9 @@ fn decode_parts(
     entity_type: String,
     attrs: &str,
 ) -> Result<Entity, StoreError> {
-    let attributes: BTreeMap<String, Attribute> = serde_json::from_str(attrs)
-        .map_err(|e| StoreError::Corrupt(format!("entity {id}: {e}")))?;
-    let path =
-        ServicePath::parse(&path).map_err(|e| StoreError::Corrupt(format!("entity {id}: {e}")))?;
-    let key = EntityKey {
-        tenant: tenant.clone(),
-        path,
-        id: EntityId(id),
-        entity_type,
-    };
+    let attributes: BTreeMap<String, Attribute> =
+        serde_json::from_str(attrs).map_err(|e| StoreError::Corrupt(format!("entity {id}: {e}")))?;
+    let path = ServicePath::parse(&path).map_err(|e| StoreError::Corrupt(format!("entity {id}: {e}")))?;
+    let key = EntityKey { tenant: tenant.clone(), path, id: EntityId(id), entity_type };
     Ok(Entity { key, attributes })
 }

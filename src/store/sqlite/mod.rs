@@ -19,8 +19,8 @@ use rusqlite::Connection;
 use self::readers::Readers;
 use self::writer::Writer;
 use super::{
-    ChangeListener, EntityStore, Origin, QueryPage, Reply, ServiceStore, Store, StoreError,
-    SubscriptionStore, UpdateBatch, UpdateOutcome,
+    ChangeListener, EntityStore, Origin, QueryPage, Reply, ServiceStore, Store, StoreError, SubscriptionStore,
+    UpdateBatch, UpdateOutcome,
 };
 use crate::auth::{Grant, TokenHash};
 use crate::broker::model::{Entity, EntityId};
@@ -63,18 +63,13 @@ impl std::fmt::Debug for SqliteStore {
 impl SqliteStore {
     /// Opens (creating and migrating as needed) the database in the data dir.
     pub fn open(options: &SqliteOptions) -> Result<Self, StoreError> {
-        std::fs::create_dir_all(&options.data_dir).map_err(|e| {
-            StoreError::Database(format!("cannot create {}: {e}", options.data_dir.display()))
-        })?;
+        std::fs::create_dir_all(&options.data_dir)
+            .map_err(|e| StoreError::Database(format!("cannot create {}: {e}", options.data_dir.display())))?;
         let path = options.data_dir.join(DB_FILE);
         let conn = open_writer(&path, options.synchronous)?;
         let (writer, _writer_thread) = Writer::start(conn);
         let (readers, _reader_threads) = Readers::start(&path, options.readers.max(1))?;
-        Ok(SqliteStore {
-            writer,
-            readers,
-            listener: Arc::new(RwLock::new(None)),
-        })
+        Ok(SqliteStore { writer, readers, listener: Arc::new(RwLock::new(None)) })
     }
 
     fn listener(&self) -> Option<Arc<dyn ChangeListener>> {
@@ -118,29 +113,21 @@ impl EntityStore for SqliteStore {
     }
 
     fn query(&self, query: EntityQuery) -> Reply<QueryPage> {
-        self.readers
-            .submit(move |conn| entities::query(conn, &query))
+        self.readers.submit(move |conn| entities::query(conn, &query))
     }
 
     fn entities_by_id(&self, tenant: Tenant, id: EntityId) -> Reply<Vec<Entity>> {
-        self.readers
-            .submit(move |conn| entities::by_id(conn, &tenant, &id))
+        self.readers.submit(move |conn| entities::by_id(conn, &tenant, &id))
     }
 }
 
 impl SubscriptionStore for SqliteStore {
     fn put_subscription(&self, subscription: Subscription) -> Reply<()> {
-        self.writer.submit(
-            move |conn| catalog::put_subscription(conn, &subscription),
-            None,
-        )
+        self.writer.submit(move |conn| catalog::put_subscription(conn, &subscription), None)
     }
 
     fn delete_subscription(&self, tenant: Tenant, id: SubscriptionId) -> Reply<bool> {
-        self.writer.submit(
-            move |conn| catalog::delete_subscription(conn, &tenant, &id),
-            None,
-        )
+        self.writer.submit(move |conn| catalog::delete_subscription(conn, &tenant, &id), None)
     }
 
     fn subscriptions(&self) -> Reply<Vec<Subscription>> {
@@ -150,20 +137,15 @@ impl SubscriptionStore for SqliteStore {
 
 impl ServiceStore for SqliteStore {
     fn add_service(&self, service: Tenant, token: TokenHash) -> Reply<()> {
-        self.writer.submit(
-            move |conn| catalog::add_service(conn, &service, &token),
-            None,
-        )
+        self.writer.submit(move |conn| catalog::add_service(conn, &service, &token), None)
     }
 
     fn add_token(&self, grant: Grant, token: TokenHash) -> Reply<()> {
-        self.writer
-            .submit(move |conn| catalog::add_token(conn, &grant, &token), None)
+        self.writer.submit(move |conn| catalog::add_token(conn, &grant, &token), None)
     }
 
     fn find_token(&self, token: TokenHash) -> Reply<Option<Grant>> {
-        self.readers
-            .submit(move |conn| catalog::find_token(conn, &token))
+        self.readers.submit(move |conn| catalog::find_token(conn, &token))
     }
 
     fn service_count(&self) -> Reply<usize> {

@@ -43,12 +43,7 @@ impl<T: Send, F: FnOnce(&Connection) -> Result<T, StoreError> + Send> WriteJob f
     }
 
     fn finish(self: Box<Self>, committed: Result<(), StoreError>) {
-        let Typed {
-            value,
-            reply,
-            after_commit,
-            ..
-        } = *self;
+        let Typed { value, reply, after_commit, .. } = *self;
         let outcome = committed.and_then(|()| value.ok_or(StoreError::Closed));
         if let (Ok(value), Some(hook)) = (&outcome, after_commit) {
             hook(value);
@@ -81,12 +76,7 @@ impl Writer {
         F: FnOnce(&Connection) -> Result<T, StoreError> + Send + 'static,
     {
         let (reply, answer) = Reply::channel();
-        let job = Typed {
-            work: Some(work),
-            value: None,
-            reply,
-            after_commit,
-        };
+        let job = Typed { work: Some(work), value: None, reply, after_commit };
         if let Err(refused) = self.jobs.send(Box::new(job)) {
             refused.0.finish(Err(StoreError::Closed));
         }
@@ -122,10 +112,7 @@ fn commit_batch(conn: &mut Connection, mut batch: Vec<Box<dyn WriteJob>>) {
 }
 
 /// Runs every job in its own savepoint of one transaction, then commits.
-fn run_all(
-    conn: &mut Connection,
-    batch: &mut [Box<dyn WriteJob>],
-) -> Result<Vec<Result<(), StoreError>>, StoreError> {
+fn run_all(conn: &mut Connection, batch: &mut [Box<dyn WriteJob>]) -> Result<Vec<Result<(), StoreError>>, StoreError> {
     let mut tx = conn.transaction()?;
     let mut results = Vec::with_capacity(batch.len());
     for job in batch.iter_mut() {
