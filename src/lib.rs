@@ -20,6 +20,7 @@ pub mod auth;
 pub mod broker;
 pub mod clock;
 pub mod config;
+pub mod devices;
 pub mod http;
 pub mod ops;
 pub mod server;

@@ -1,0 +1,4 @@
+//! The device gateway: UltraLight 2.0 devices over HTTP and MQTT, their registry and their commands.
+//!
+//! `ul` is the pure codec.
+pub mod ul;
