@@ -1,7 +1,7 @@
 //! The NGSI v1 context broker (`/cb/v1`), compatible with Orion 1.x clients.
 //!
-//! Layers, from the edge inwards: `routes` (paths and verbs) and `transport` (HTTP-level checks); `request` (who is
-//! asking, tenancy and permissions); `ops` (one module per family of operations); `wire` (exact JSON shapes) and
+//! Layers, from the edge inwards: `routes` (paths and verbs) and `transport` (HTTP-level checks); `crate::caller`
+//! (who is asking, tenancy and permissions); `ops` (one module per family of operations); `wire` (exact JSON shapes) and
 //! `error`/`status` (Orion's codes and wrappers); `model`, `update`, `query` and `subscription` (plain domain logic);
 //! `matcher` and `notify` (subscriptions turned into delivered notifications). Storage is behind `crate::store`.
 
@@ -11,7 +11,6 @@ pub mod model;
 pub mod notify;
 pub mod ops;
 pub mod query;
-pub mod request;
 pub mod routes;
 pub mod status;
 pub mod subscription;

@@ -16,7 +16,7 @@ use serde::Serialize;
 use super::error::{NgsiError, Wrapper};
 use super::ops::convenience::{self, Target};
 use super::ops::{query, subscribe, update};
-use super::request::Caller;
+use crate::caller::Caller;
 use super::status::Code;
 use super::subscription::SubscriptionId;
 use super::transport;
@@ -100,7 +100,7 @@ async fn unsubscribe_context(State(s): State<AppState>, caller: Caller, body: By
 async fn delete_subscription(State(s): State<AppState>, caller: Caller, Path(id): Path<String>) -> Response {
     let result = match caller.check_writer() {
         Ok(()) => subscribe::remove(&s, &caller, SubscriptionId(id)).await,
-        Err(e) => Err(e),
+        Err(e) => Err(e.into()),
     };
     reply(result, Wrapper::StatusCode)
 }

@@ -17,7 +17,7 @@ use super::super::wire::{self, AttributeValueBody, AttributesBody, ContextElemen
 use super::query::Paging;
 use super::update::{check_element, echo, to_write, write};
 use crate::app::AppState;
-use crate::broker::request::Caller;
+use crate::caller::Caller;
 
 /// The entity a convenience URL names.
 #[derive(Debug, Clone, PartialEq, Eq)]

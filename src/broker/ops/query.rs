@@ -12,7 +12,7 @@ use super::super::query::{DEFAULT_LIMIT, EntityFilter, EntityQuery, IdMatch, MAX
 use super::super::status::{Code, Status};
 use super::super::wire::{self, ContextElementResponse, ContextResponses, EntityIdIn};
 use crate::app::AppState;
-use crate::broker::request::Caller;
+use crate::caller::Caller;
 
 /// Paging of a query-like request.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

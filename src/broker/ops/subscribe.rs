@@ -13,7 +13,7 @@ use super::super::status::{Code, Status};
 use super::super::subscription::{self, Subscription, SubscriptionId, WatchedEntity};
 use super::super::wire::{self, EntityIdIn};
 use crate::app::AppState;
-use crate::broker::request::Caller;
+use crate::caller::Caller;
 
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]

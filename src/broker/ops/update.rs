@@ -10,7 +10,7 @@ use super::super::status::{Code, Status};
 use super::super::update::{ElementWrite, UpdateAction};
 use super::super::wire::{self, ContextElementIn, ContextElementOut, ContextElementResponse, ContextResponses};
 use crate::app::AppState;
-use crate::broker::request::Caller;
+use crate::caller::Caller;
 use crate::store::{ElementResult, UpdateBatch, UpdateOutcome};
 
 /// One element of the request after validation: to be written, or answered 501.

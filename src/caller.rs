@@ -1,19 +1,40 @@
-//! The caller of a `/cb/v1` request: tenant, token, correlator, and the scope decisions every operation asks for.
+//! The caller of a request: tenant, token, correlator, and the scope decisions every API asks for.
 //!
-//! Extracting a [`Caller`] validates the tenant header and authenticates the token (401/403); the methods then turn
-//! the service-path header into the scope of a write, a query or a subscription and check it against the token's
-//! grant. This is the only place `/cb` handlers learn who is asking.
+//! [`Caller::resolve`] validates the tenant header and authenticates the token (401/403); the methods then turn the
+//! service-path header into the scope of a write, a query or a subscription and check it against the token's grant.
+//! Every API asks this module who is asking; each renders a [`CallerError`] in its own wire shape (the broker's
+//! extractor is here, since `/cb` is the API most handlers serve).
 
 use axum::extract::FromRequestParts;
 use axum::http::request::Parts;
 use axum::response::Response;
 
-use super::error::{NgsiError, Wrapper};
+use thiserror::Error;
+
 use crate::app::AppState;
-use crate::auth::Grant;
+use crate::auth::{AuthError, Grant};
+use crate::broker::error::{NgsiError, Wrapper};
 use crate::http::Correlator;
 use crate::store::Origin;
-use crate::tenancy::{self, PathScope, ServicePath, Tenant};
+use crate::tenancy::{self, PathScope, ServicePath, TenancyError, Tenant};
+
+/// Why a caller cannot do what it asks.
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+pub enum CallerError {
+    #[error(transparent)]
+    Tenancy(#[from] TenancyError),
+    #[error(transparent)]
+    Auth(#[from] AuthError),
+}
+
+impl From<CallerError> for NgsiError {
+    fn from(e: CallerError) -> Self {
+        match e {
+            CallerError::Tenancy(t) => t.into(),
+            CallerError::Auth(a) => a.into(),
+        }
+    }
+}
 
 /// Who asks, and with which rights.
 #[derive(Debug, Clone)]
@@ -27,14 +48,14 @@ pub struct Caller {
 
 impl Caller {
     /// The one path a write goes to, if the token may write there.
-    pub fn write_path(&self) -> Result<ServicePath, NgsiError> {
+    pub fn write_path(&self) -> Result<ServicePath, CallerError> {
         let path = tenancy::path_for_write(self.path_header.as_deref())?;
         self.grant.check_write(&path)?;
         Ok(path)
     }
 
     /// The paths a query covers, narrowed to the token's subtree when the request names none.
-    pub fn read_scope(&self) -> Result<PathScope, NgsiError> {
+    pub fn read_scope(&self) -> Result<PathScope, CallerError> {
         let requested = match self.path_header.as_deref().filter(|h| !h.trim().is_empty()) {
             None => None,
             Some(header) => Some(PathScope::for_query(Some(header))?),
@@ -43,21 +64,21 @@ impl Caller {
     }
 
     /// The scope of a new or changed subscription; subscribing needs write rights over it.
-    pub fn subscription_scope(&self) -> Result<PathScope, NgsiError> {
+    pub fn subscription_scope(&self) -> Result<PathScope, CallerError> {
         let scope = match self.path_header.as_deref().filter(|h| !h.trim().is_empty()) {
             None => self.grant.read_scope(None)?,
             Some(header) => self.grant.read_scope(Some(PathScope::for_subscription(Some(header))?))?,
         };
         if self.grant.read_only {
-            return Err(crate::auth::AuthError::ReadOnly.into());
+            return Err(AuthError::ReadOnly.into());
         }
         Ok(scope)
     }
 
     /// Checks that the token may write at all (subscription changes, which carry no path).
-    pub fn check_writer(&self) -> Result<(), NgsiError> {
+    pub fn check_writer(&self) -> Result<(), CallerError> {
         if self.grant.read_only {
-            return Err(crate::auth::AuthError::ReadOnly.into());
+            return Err(AuthError::ReadOnly.into());
         }
         Ok(())
     }
