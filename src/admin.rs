@@ -22,7 +22,8 @@ pub enum AdminError {
 }
 
 fn open(data_dir: &Path) -> Result<SqliteStore, StoreError> {
-    SqliteStore::open(&SqliteOptions { data_dir: data_dir.to_owned(), readers: 1, synchronous: Synchronous::Full })
+    let options = SqliteOptions { data_dir: data_dir.to_owned(), readers: 1, synchronous: Synchronous::Full };
+    SqliteStore::open(&options, std::sync::Arc::new(crate::clock::WallClock))
 }
 
 /// Creates service `name`; returns its full token (the given one, or a new random one).

@@ -5,6 +5,7 @@
 //! can drive the router without a socket.
 
 use std::sync::Arc;
+use std::time::Duration;
 
 use axum::Router;
 
@@ -12,9 +13,11 @@ use crate::auth::Authenticator;
 use crate::broker::matcher::SubscriptionIndex;
 use crate::broker::notify::{DeliveryPolicy, Dispatcher, Sinks};
 use crate::clock::Clock;
+use crate::devices::commands::{self, CommandDispatcher};
+use crate::devices::registry::DeviceIndex;
 use crate::store::sqlite::{SqliteOptions, SqliteStore};
 use crate::store::{Store, StoreError};
-use crate::{broker, http, ops};
+use crate::{broker, devices, http, ops};
 
 /// What every handler can reach.
 #[derive(Clone, Debug)]
@@ -23,6 +26,7 @@ pub struct AppState {
     pub auth: Arc<Authenticator>,
     pub subscriptions: Arc<SubscriptionIndex>,
     pub sinks: Arc<Sinks>,
+    pub devices: Arc<DeviceIndex>,
     pub clock: Arc<dyn Clock>,
 }
 
@@ -38,19 +42,27 @@ pub struct AppOptions {
     pub store: SqliteOptions,
     pub insecure: bool,
     pub delivery: DeliveryPolicy,
+    /// Commands not delivered within this time expire.
+    pub command_ttl: Duration,
 }
 
 impl AppState {
     /// Opens the store and the subscription engine; must run inside a tokio runtime.
     pub async fn open(options: &AppOptions, clock: Arc<dyn Clock>) -> Result<Self, StoreError> {
-        let store: Arc<dyn Store> = Arc::new(SqliteStore::open(&options.store)?);
+        let store: Arc<dyn Store> = Arc::new(SqliteStore::open(&options.store, clock.clone())?);
         let sinks = Arc::new(Sinks::default());
         let dispatcher = Dispatcher::new(sinks.clone(), options.delivery.clone());
         let initial = store.subscriptions().await?;
         let subscriptions = Arc::new(SubscriptionIndex::new(dispatcher, clock.clone(), initial));
-        store.set_listener(subscriptions.clone());
+        store.add_listener(subscriptions.clone());
+        let devices = Arc::new(DeviceIndex::new(store.devices().await?));
+        store.set_rule(devices.clone());
+        let dispatcher = CommandDispatcher::new(&store, devices.clone(), options.delivery.timeout);
+        store.add_listener(Arc::new(dispatcher));
+        let every = (options.command_ttl / 10).clamp(Duration::from_millis(100), Duration::from_secs(10));
+        tokio::spawn(commands::expire_periodically(Arc::downgrade(&store), clock.clone(), options.command_ttl, every));
         let auth = Arc::new(Authenticator::new(store.clone(), options.insecure));
-        Ok(AppState { store, auth, subscriptions, sinks, clock })
+        Ok(AppState { store, auth, subscriptions, sinks, devices, clock })
     }
 }
 
@@ -58,6 +70,7 @@ impl AppState {
 pub fn router(state: AppState) -> Router {
     Router::new()
         .nest("/cb/v1", broker::routes::router())
+        .nest("/ul/iot", devices::api::router())
         .merge(ops::router())
         .with_state(state)
         .layer(axum::middleware::from_fn(http::common_layer))

@@ -93,16 +93,22 @@ fn header(parts: &Parts, name: &str) -> Option<String> {
     parts.headers.get(name).and_then(|v| v.to_str().ok()).map(str::to_owned)
 }
 
+impl Caller {
+    /// Reads the tenant and token headers and authenticates the token.
+    pub async fn resolve(parts: &Parts, state: &AppState) -> Result<Self, CallerError> {
+        let tenant = Tenant::from_header(header(parts, tenancy::SERVICE_HEADER).as_deref())?;
+        let token = header(parts, "x-auth-token");
+        let grant = state.auth.authenticate(&tenant, token.as_deref()).await?;
+        let correlator = parts.extensions.get::<Correlator>().map(|c| c.0.clone()).unwrap_or_default();
+        Ok(Caller { tenant, grant, token, correlator, path_header: header(parts, tenancy::SERVICE_PATH_HEADER) })
+    }
+}
+
+/// The broker's extractor: refusals rendered as NGSI v1 errors.
 impl FromRequestParts<AppState> for Caller {
     type Rejection = Response;
 
     async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, Self::Rejection> {
-        let reject = |e: NgsiError| e.render(Wrapper::ErrorCode);
-        let tenant =
-            Tenant::from_header(header(parts, tenancy::SERVICE_HEADER).as_deref()).map_err(|e| reject(e.into()))?;
-        let token = header(parts, "x-auth-token");
-        let grant = state.auth.authenticate(&tenant, token.as_deref()).await.map_err(|e| reject(e.into()))?;
-        let correlator = parts.extensions.get::<Correlator>().map(|c| c.0.clone()).unwrap_or_default();
-        Ok(Caller { tenant, grant, token, correlator, path_header: header(parts, tenancy::SERVICE_PATH_HEADER) })
+        Caller::resolve(parts, state).await.map_err(|e| NgsiError::from(e).render(Wrapper::ErrorCode))
     }
 }

@@ -44,9 +44,12 @@ pub struct Settings {
     /// Seconds a failing notification is retried before it is dropped [default: 30].
     #[arg(long, env = "FLUXGATE_NOTIFY_RETRY_SECS")]
     pub notify_retry_secs: Option<u64>,
-    /// Milliseconds allowed for one notification attempt [default: 5000].
+    /// Milliseconds allowed for one notification attempt or command push [default: 5000].
     #[arg(long, env = "FLUXGATE_NOTIFY_TIMEOUT_MS")]
     pub notify_timeout_ms: Option<u64>,
+    /// Seconds after which an undelivered command expires [default: 3600].
+    #[arg(long, env = "FLUXGATE_COMMAND_TTL_SECS")]
+    pub command_ttl_secs: Option<u64>,
 }
 
 impl Settings {
@@ -62,6 +65,7 @@ impl Settings {
             notify_queue: self.notify_queue.or(lower.notify_queue),
             notify_retry_secs: self.notify_retry_secs.or(lower.notify_retry_secs),
             notify_timeout_ms: self.notify_timeout_ms.or(lower.notify_timeout_ms),
+            command_ttl_secs: self.command_ttl_secs.or(lower.command_ttl_secs),
         }
     }
 }
@@ -79,6 +83,7 @@ pub struct Config {
     pub notify_queue: usize,
     pub notify_retry_secs: u64,
     pub notify_timeout_ms: u64,
+    pub command_ttl_secs: u64,
 }
 
 impl Config {
@@ -145,6 +150,7 @@ pub fn validate(s: Settings) -> Result<Config, ConfigErrors> {
     let notify_queue = at_least_one(&mut problems, "notify-queue", s.notify_queue.unwrap_or(1000));
     let notify_timeout_ms =
         at_least_one(&mut problems, "notify-timeout-ms", s.notify_timeout_ms.unwrap_or(5000) as usize);
+    let command_ttl_secs = at_least_one(&mut problems, "command-ttl-secs", s.command_ttl_secs.unwrap_or(3600) as usize);
     let synchronous = match s.synchronous.as_deref().unwrap_or("full") {
         "full" => Synchronous::Full,
         "normal" => Synchronous::Normal,
@@ -171,6 +177,7 @@ pub fn validate(s: Settings) -> Result<Config, ConfigErrors> {
         notify_queue,
         notify_retry_secs: s.notify_retry_secs.unwrap_or(30),
         notify_timeout_ms: notify_timeout_ms as u64,
+        command_ttl_secs: command_ttl_secs as u64,
     })
 }
 

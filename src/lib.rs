@@ -17,8 +17,8 @@
 pub mod admin;
 pub mod app;
 pub mod auth;
-pub mod caller;
 pub mod broker;
+pub mod caller;
 pub mod clock;
 pub mod config;
 pub mod devices;

@@ -12,7 +12,7 @@ use super::query::EntityFilter;
 use super::subscription::{Subscription, SubscriptionId};
 use super::wire;
 use crate::clock::Clock;
-use crate::store::{ChangeListener, EntityChange, Origin};
+use crate::store::{ChangeListener, EntityChange, Origin, UpdateOutcome};
 use crate::tenancy::Tenant;
 
 struct Compiled {
@@ -86,7 +86,8 @@ impl SubscriptionIndex {
 }
 
 impl ChangeListener for SubscriptionIndex {
-    fn on_changes(&self, origin: &Origin, changes: &[EntityChange]) {
+    fn on_commit(&self, origin: &Origin, outcome: &UpdateOutcome) {
+        let changes = &outcome.changes;
         let now = self.clock.now_ms();
         let Some(first) = changes.first() else { return };
         let active: Vec<Arc<Compiled>> =

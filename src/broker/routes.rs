@@ -16,12 +16,12 @@ use serde::Serialize;
 use super::error::{NgsiError, Wrapper};
 use super::ops::convenience::{self, Target};
 use super::ops::{query, subscribe, update};
-use crate::caller::Caller;
 use super::status::Code;
 use super::subscription::SubscriptionId;
 use super::transport;
 use super::update::UpdateAction;
 use crate::app::AppState;
+use crate::caller::Caller;
 
 type Params = Query<HashMap<String, String>>;
 

@@ -53,6 +53,7 @@ pub struct UlError {
 /// The kinds of malformed group.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Problem {
+    NotText,
     EmptyPayload,
     EmptyGroup,
     EmptyField { field: usize },
@@ -63,6 +64,7 @@ pub enum Problem {
 impl fmt::Display for Problem {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
+            Problem::NotText => f.write_str("the payload is not UTF-8 text"),
             Problem::EmptyPayload => f.write_str("the payload is empty"),
             Problem::EmptyGroup => f.write_str("empty group"),
             Problem::EmptyField { field } => write!(f, "field {field} is empty; a group is alias|value pairs"),
@@ -72,6 +74,16 @@ impl fmt::Display for Problem {
             Problem::BadCommandResult => f.write_str("a command result is <device>@<command>|<result>"),
         }
     }
+}
+
+/// Parses a payload given as bytes; anything but UTF-8 text is refused.
+pub fn parse_bytes(payload: &[u8]) -> Result<Vec<Item>, UlError> {
+    let text = std::str::from_utf8(payload).map_err(|_| UlError {
+        group: 1,
+        text: String::new(),
+        problem: Problem::NotText,
+    })?;
+    parse(text)
 }
 
 /// Parses a whole payload.
@@ -182,6 +194,7 @@ mod tests {
         assert_eq!(parse("t|1##h|2").unwrap_err().problem, Problem::EmptyGroup);
         assert_eq!(parse("  ").unwrap_err().problem, Problem::EmptyPayload);
         assert_eq!(parse("dev@|x").unwrap_err().problem, Problem::BadCommandResult);
+        assert_eq!(parse_bytes(b"t|\xff\xfe").unwrap_err().problem, Problem::NotText);
         assert_eq!(
             parse("t|1#a|").unwrap_err().to_string(),
             "group 2 (`a|`): field 2 is empty; a group is alias|value pairs"

@@ -16,10 +16,13 @@ use thiserror::Error;
 use tokio::sync::oneshot;
 
 use crate::auth::{Grant, TokenHash};
+use crate::broker::model::EntityKey;
 use crate::broker::model::{Entity, EntityId};
 use crate::broker::query::EntityQuery;
+use crate::broker::status::Status;
 use crate::broker::subscription::{Subscription, SubscriptionId};
-use crate::broker::update::{ElementWrite, ResultPart, UpdateAction};
+use crate::broker::update::{AttrWrite, ElementWrite, ResultPart, UpdateAction};
+use crate::devices::model::{Device, RegisteredDevice};
 use crate::tenancy::{ServicePath, Tenant};
 
 /// A store failure: the database refused, or the store is shutting down.
@@ -35,6 +38,10 @@ pub enum StoreError {
     ServiceExists(String),
     #[error("no service named {0}")]
     NoSuchService(String),
+    #[error("device {0} is already registered")]
+    DuplicateDevice(String),
+    #[error("no command {command} was sent to device {device_id}")]
+    NoSuchCommand { device_id: String, command: String },
 }
 
 impl From<rusqlite::Error> for StoreError {
@@ -100,9 +107,71 @@ pub struct EntityChange {
     pub changed: Vec<String>,
 }
 
-/// Told of every committed change, in commit order, before the writers are answered.
+/// Told of every committed update, in commit order, before the writers are answered.
 pub trait ChangeListener: Send + Sync {
-    fn on_changes(&self, origin: &Origin, changes: &[EntityChange]);
+    fn on_commit(&self, origin: &Origin, outcome: &UpdateOutcome);
+}
+
+/// A command to queue for a device, decided while an update is applied.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NewCommand {
+    pub device_id: String,
+    pub command: String,
+    pub text: String,
+}
+
+/// A command in the queue.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct QueuedCommand {
+    pub id: i64,
+    pub tenant: Tenant,
+    pub device_id: String,
+    pub command: String,
+    pub text: String,
+}
+
+/// What a rule says of one element before it is applied: refuse it, or add attributes and commands.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Review {
+    pub refuse: Option<Status>,
+    pub extra: Vec<AttrWrite>,
+    pub commands: Vec<NewCommand>,
+}
+
+/// Domain rules checked inside the update transaction (trackers' modes, device commands).
+pub trait WriteRule: Send + Sync {
+    fn review(&self, key: &EntityKey, action: UpdateAction, write: &ElementWrite) -> Review;
+}
+
+/// The last state of a command.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CommandState {
+    Pending,
+    Delivered,
+    Ok,
+    Error,
+    Expired,
+}
+
+impl CommandState {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            CommandState::Pending => "PENDING",
+            CommandState::Delivered => "DELIVERED",
+            CommandState::Ok => "OK",
+            CommandState::Error => "ERROR",
+            CommandState::Expired => "EXPIRED",
+        }
+    }
+}
+
+/// A device's report on a command, and what the command becomes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CommandReport {
+    pub device_id: String,
+    pub command: String,
+    pub state: CommandState,
+    pub info: String,
 }
 
 /// A page of a query, with the total number of matches when asked for.
@@ -112,11 +181,12 @@ pub struct QueryPage {
     pub total: usize,
 }
 
-/// What a committed update did: the per-element results and the entities actually modified.
+/// What a committed update did: the per-element results, the entities actually modified, the commands queued.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct UpdateOutcome {
     pub results: Vec<ElementResult>,
     pub changes: Vec<EntityChange>,
+    pub commands: Vec<QueuedCommand>,
 }
 
 pub trait EntityStore: Send + Sync {
@@ -144,8 +214,30 @@ pub trait ServiceStore: Send + Sync {
     fn service_count(&self) -> Reply<usize>;
 }
 
+pub trait DeviceStore: Send + Sync {
+    /// Registers devices, all or none; creates their entities' command attributes.
+    fn add_devices(&self, tenant: Tenant, path: ServicePath, devices: Vec<Device>) -> Reply<UpdateOutcome>;
+    fn devices(&self) -> Reply<Vec<RegisteredDevice>>;
+    /// Replaces a registration (the id cannot change); answers whether it existed.
+    fn put_device(&self, tenant: Tenant, device: Device) -> Reply<bool>;
+    fn delete_device(&self, tenant: Tenant, device_id: String) -> Reply<bool>;
+    /// Applies an observation (measures and command results) atomically; a result for a command never sent fails it.
+    fn ingest(
+        &self,
+        measures: Option<UpdateBatch>,
+        tenant: Tenant,
+        reports: Vec<CommandReport>,
+    ) -> Reply<UpdateOutcome>;
+    /// Takes a device's pending commands in queue order and marks them delivered.
+    fn take_pending(&self, tenant: Tenant, device_id: String) -> Reply<(Vec<QueuedCommand>, UpdateOutcome)>;
+    /// Marks commands queued before `before_ms` and never delivered as expired.
+    fn expire_commands(&self, before_ms: i64) -> Reply<UpdateOutcome>;
+}
+
 /// Everything the service keeps durably.
-pub trait Store: EntityStore + SubscriptionStore + ServiceStore {
-    /// Sets who hears about committed entity changes (the subscription engine).
-    fn set_listener(&self, listener: Arc<dyn ChangeListener>);
+pub trait Store: EntityStore + SubscriptionStore + ServiceStore + DeviceStore {
+    /// Adds a listener to every committed update (the subscription engine, the command dispatcher).
+    fn add_listener(&self, listener: Arc<dyn ChangeListener>);
+    /// Sets the rules checked inside update transactions.
+    fn set_rule(&self, rule: Arc<dyn WriteRule>);
 }

@@ -5,6 +5,7 @@ mod broker_query;
 mod broker_subscriptions;
 mod broker_update;
 mod cli;
+mod devices;
 mod durability;
 mod support;
 mod tenancy_auth;

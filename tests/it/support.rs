@@ -28,6 +28,7 @@ pub fn options(dir: &std::path::Path) -> AppOptions {
             retry_for: Duration::from_millis(600),
             first_backoff: Duration::from_millis(50),
         },
+        command_ttl: Duration::from_secs(3600),
     }
 }
 
@@ -37,7 +38,7 @@ pub struct Harness {
     pub token: String,
     pub clock: Arc<ManualClock>,
     router: Router,
-    _dir: TempDir,
+    dir: TempDir,
 }
 
 /// A response: status, headers, JSON body (`Null` when empty or not JSON).
@@ -63,7 +64,20 @@ impl Harness {
         let state = AppState::open(&options, clock.clone()).await.expect("open state");
         let token = fluxgate::admin::ensure_default_service(state.store.as_ref()).await.unwrap().unwrap();
         let router = router(state.clone());
-        Harness { state, token, clock, router, _dir: dir }
+        Harness { state, token, clock, router, dir }
+    }
+
+    /// Opens the service again on the same data dir, as a restart would.
+    pub async fn reopen(self) -> Self {
+        let Harness { token, clock, dir, .. } = self;
+        let state = AppState::open(&options(dir.path()), clock.clone()).await.expect("reopen state");
+        let router = router(state.clone());
+        Harness { state, token, clock, router, dir }
+    }
+
+    /// A text request, as devices send UltraLight.
+    pub async fn text(&self, method: Method, path: &str, body: &str) -> Reply {
+        self.send(method, path, &[("content-type", "text/plain")], Some(body)).await
     }
 
     /// Creates another service and returns its token.

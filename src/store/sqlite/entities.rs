@@ -11,53 +11,116 @@ use rusqlite::{Connection, Row, params};
 use crate::broker::model::{Attribute, Entity, EntityId, EntityKey};
 use crate::broker::query::EntityQuery;
 use crate::broker::status::{Code, Status};
-use crate::broker::update::{self, ElementWrite, Next, ResultPart};
-use crate::store::{ElementResult, EntityChange, QueryPage, StoreError, UpdateBatch};
+use crate::broker::update::{self, ElementWrite, Next, ResultPart, UpdateAction};
+use crate::store::{
+    ElementResult, EntityChange, NewCommand, QueryPage, QueuedCommand, Review, StoreError, UpdateBatch, UpdateOutcome,
+    WriteRule,
+};
 use crate::tenancy::{ServicePath, Tenant};
 
 const COLUMNS: &str = "service_path, id, type, attrs";
 
-/// Applies a whole update request; returns the per-element results and the committed-to-be changes.
+/// Applies a whole update request; returns what it did (results, changes, queued commands).
 pub fn apply_update(
     conn: &Connection,
     batch: &UpdateBatch,
-) -> Result<(Vec<ElementResult>, Vec<EntityChange>), StoreError> {
-    let mut results = Vec::with_capacity(batch.elements.len());
-    let mut changes = Vec::new();
+    rule: Option<&dyn WriteRule>,
+    now_ms: i64,
+) -> Result<UpdateOutcome, StoreError> {
+    let mut outcome = UpdateOutcome::default();
     for element in &batch.elements {
-        let (result, change) = apply_element(conn, batch, element)?;
-        results.push(result);
-        changes.extend(change);
+        let applied = apply_element(conn, batch, element, rule, now_ms)?;
+        outcome.results.push(applied.result);
+        outcome.changes.extend(applied.change);
+        outcome.commands.extend(applied.commands);
     }
-    Ok((results, changes))
+    Ok(outcome)
+}
+
+/// The effect of one element.
+struct ElementOutcome {
+    result: ElementResult,
+    change: Option<EntityChange>,
+    commands: Vec<QueuedCommand>,
 }
 
 fn apply_element(
     conn: &Connection,
     batch: &UpdateBatch,
     element: &ElementWrite,
-) -> Result<(ElementResult, Option<EntityChange>), StoreError> {
+    rule: Option<&dyn WriteRule>,
+    now_ms: i64,
+) -> Result<ElementOutcome, StoreError> {
     let candidates = load_at_path(conn, &batch.tenant, &batch.path, &element.id)?;
     let (key, current) = match resolve(batch, element, candidates) {
         Ok(target) => target,
-        Err(status) => return Ok((refused(element, status), None)),
+        Err(status) => return Ok(ElementOutcome { result: refused(element, status), change: None, commands: vec![] }),
     };
+    let review = rule.map(|r| r.review(&key, batch.action, element)).unwrap_or_default();
+    if let Some(status) = review.refuse {
+        return Ok(ElementOutcome { result: refused(element, status), change: None, commands: vec![] });
+    }
     let entity_type = key.entity_type.clone();
-    let applied = update::apply(batch.action, key, current.clone(), element);
-    let change = match applied.next {
+    let mut applied = update::apply(batch.action, key.clone(), current.clone(), element);
+    let commands =
+        if review.extra.is_empty() { Vec::new() } else { add_extras(&mut applied, key, current.clone(), &review) };
+    let change = persist(conn, applied.next, applied.changed, current)?;
+    let queue = |c: &NewCommand| super::commands::queue(conn, &batch.tenant, c, now_ms);
+    let commands = commands.iter().map(queue).collect::<Result<_, _>>()?;
+    Ok(ElementOutcome { result: ElementResult { entity_type, parts: applied.parts }, change, commands })
+}
+
+/// Applies the attributes a rule added (as APPEND) when the element itself was written; returns its commands.
+fn add_extras(
+    applied: &mut update::Applied,
+    key: EntityKey,
+    current: Option<Entity>,
+    review: &Review,
+) -> Vec<NewCommand> {
+    if applied.parts.iter().any(|p| !p.status.is_ok()) {
+        return Vec::new();
+    }
+    let state = match &applied.next {
+        Next::Put(entity) => Some(entity.clone()),
+        Next::Keep => current,
+        Next::Remove => return Vec::new(),
+    };
+    let extra = ElementWrite {
+        id: key.id.clone(),
+        entity_type: Some(key.entity_type.clone()),
+        attributes: review.extra.clone(),
+    };
+    let more = update::apply(UpdateAction::Append, key, state, &extra);
+    if let Next::Put(entity) = more.next {
+        applied.next = Next::Put(entity);
+    }
+    for name in more.changed {
+        if !applied.changed.contains(&name) {
+            applied.changed.push(name);
+        }
+    }
+    review.commands.clone()
+}
+
+fn persist(
+    conn: &Connection,
+    next: Next,
+    changed: Vec<String>,
+    current: Option<Entity>,
+) -> Result<Option<EntityChange>, StoreError> {
+    let change = match next {
         Next::Keep => None,
         Next::Put(entity) => {
             save(conn, &entity)?;
-            Some(EntityChange { entity, changed: applied.changed })
+            Some(EntityChange { entity, changed })
         }
         Next::Remove => {
             let entity = current.ok_or(StoreError::Closed)?;
             remove(conn, &entity.key)?;
-            Some(EntityChange { entity, changed: applied.changed })
+            Some(EntityChange { entity, changed })
         }
     };
-    let change = change.filter(|c| !c.changed.is_empty());
-    Ok((ElementResult { entity_type, parts: applied.parts }, change))
+    Ok(change.filter(|c| !c.changed.is_empty()))
 }
 
 /// Which entity an element means: its type names it; without a type, the only entity with that id.

@@ -6,10 +6,14 @@
 //! loss. The schema is migrated at open.
 
 mod catalog;
+mod commands;
+mod devices;
 mod entities;
 mod readers;
 mod schema;
 mod writer;
+
+pub use self::commands::text_attr;
 
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, RwLock};
@@ -19,13 +23,16 @@ use rusqlite::Connection;
 use self::readers::Readers;
 use self::writer::Writer;
 use super::{
-    ChangeListener, EntityStore, Origin, QueryPage, Reply, ServiceStore, Store, StoreError, SubscriptionStore,
-    UpdateBatch, UpdateOutcome,
+    ChangeListener, CommandReport, DeviceStore, EntityStore, QueryPage, QueuedCommand, Reply, ServiceStore, Store,
+    StoreError, SubscriptionStore, UpdateBatch, UpdateOutcome, WriteRule,
 };
 use crate::auth::{Grant, TokenHash};
 use crate::broker::model::{Entity, EntityId};
 use crate::broker::query::EntityQuery;
 use crate::broker::subscription::{Subscription, SubscriptionId};
+use crate::clock::Clock;
+use crate::devices::model::{Device, RegisteredDevice};
+use crate::tenancy::ServicePath;
 use crate::tenancy::Tenant;
 
 /// The database file's name inside the data dir.
@@ -47,11 +54,32 @@ pub struct SqliteOptions {
     pub synchronous: Synchronous,
 }
 
+type Listeners = Arc<RwLock<Vec<Arc<dyn ChangeListener>>>>;
+
 /// The SQLite store.
 pub struct SqliteStore {
     writer: Writer,
     readers: Readers,
-    listener: Arc<RwLock<Option<Arc<dyn ChangeListener>>>>,
+    listeners: Listeners,
+    rule: Arc<RwLock<Option<Arc<dyn WriteRule>>>>,
+    clock: Arc<dyn Clock>,
+}
+
+/// Results of writes that carry an [`UpdateOutcome`] for the listeners.
+trait HasOutcome {
+    fn outcome(&self) -> &UpdateOutcome;
+}
+
+impl HasOutcome for UpdateOutcome {
+    fn outcome(&self) -> &UpdateOutcome {
+        self
+    }
+}
+
+impl HasOutcome for (Vec<QueuedCommand>, UpdateOutcome) {
+    fn outcome(&self) -> &UpdateOutcome {
+        &self.1
+    }
 }
 
 impl std::fmt::Debug for SqliteStore {
@@ -62,18 +90,36 @@ impl std::fmt::Debug for SqliteStore {
 
 impl SqliteStore {
     /// Opens (creating and migrating as needed) the database in the data dir.
-    pub fn open(options: &SqliteOptions) -> Result<Self, StoreError> {
+    pub fn open(options: &SqliteOptions, clock: Arc<dyn Clock>) -> Result<Self, StoreError> {
         std::fs::create_dir_all(&options.data_dir)
             .map_err(|e| StoreError::Database(format!("cannot create {}: {e}", options.data_dir.display())))?;
         let path = options.data_dir.join(DB_FILE);
         let conn = open_writer(&path, options.synchronous)?;
         let (writer, _writer_thread) = Writer::start(conn);
         let (readers, _reader_threads) = Readers::start(&path, options.readers.max(1))?;
-        Ok(SqliteStore { writer, readers, listener: Arc::new(RwLock::new(None)) })
+        let rule = Arc::new(RwLock::new(None));
+        Ok(SqliteStore { writer, readers, listeners: Arc::new(RwLock::new(Vec::new())), rule, clock })
     }
 
-    fn listener(&self) -> Option<Arc<dyn ChangeListener>> {
-        self.listener.read().expect("listener lock").clone()
+    /// Submits a write whose outcome is told to the listeners after commit, in commit order.
+    fn write_notifying<T, F>(&self, origin: super::Origin, work: F) -> Reply<T>
+    where
+        T: HasOutcome + Send + 'static,
+        F: FnOnce(&Connection, Option<&dyn WriteRule>, i64) -> Result<T, StoreError> + Send + 'static,
+    {
+        let listeners = self.listeners.clone();
+        let rule = self.rule.read().expect("rule lock").clone();
+        let now = self.clock.now_ms();
+        let hook: writer::AfterCommit<T> = Box::new(move |value: &T| {
+            let outcome = value.outcome();
+            if outcome.changes.is_empty() && outcome.commands.is_empty() {
+                return;
+            }
+            for listener in listeners.read().expect("listeners lock").iter() {
+                listener.on_commit(&origin, outcome);
+            }
+        });
+        self.writer.submit(move |conn| work(conn, rule.as_deref(), now), Some(hook))
     }
 }
 
@@ -94,22 +140,8 @@ fn open_writer(path: &Path, synchronous: Synchronous) -> Result<Connection, Stor
 
 impl EntityStore for SqliteStore {
     fn update(&self, batch: UpdateBatch) -> Reply<UpdateOutcome> {
-        let listener = self.listener();
-        let origin: Origin = batch.origin.clone();
-        let hook = listener.map(|l| -> writer::AfterCommit<UpdateOutcome> {
-            Box::new(move |outcome: &UpdateOutcome| {
-                if !outcome.changes.is_empty() {
-                    l.on_changes(&origin, &outcome.changes);
-                }
-            })
-        });
-        self.writer.submit(
-            move |conn| {
-                let (results, changes) = entities::apply_update(conn, &batch)?;
-                Ok(UpdateOutcome { results, changes })
-            },
-            hook,
-        )
+        let origin = batch.origin.clone();
+        self.write_notifying(origin, move |conn, rule, now| entities::apply_update(conn, &batch, rule, now))
     }
 
     fn query(&self, query: EntityQuery) -> Reply<QueryPage> {
@@ -153,8 +185,61 @@ impl ServiceStore for SqliteStore {
     }
 }
 
+impl DeviceStore for SqliteStore {
+    fn add_devices(&self, tenant: Tenant, path: ServicePath, devices: Vec<Device>) -> Reply<UpdateOutcome> {
+        self.write_notifying(Default::default(), move |conn, _, now| {
+            devices::insert_all(conn, &tenant, &path, &devices, now)
+        })
+    }
+
+    fn devices(&self) -> Reply<Vec<RegisteredDevice>> {
+        self.readers.submit(devices::all)
+    }
+
+    fn put_device(&self, tenant: Tenant, device: Device) -> Reply<bool> {
+        self.writer.submit(move |conn| devices::replace(conn, &tenant, &device), None)
+    }
+
+    fn delete_device(&self, tenant: Tenant, device_id: String) -> Reply<bool> {
+        self.writer.submit(move |conn| devices::delete(conn, &tenant, &device_id), None)
+    }
+
+    fn ingest(
+        &self,
+        measures: Option<UpdateBatch>,
+        tenant: Tenant,
+        reports: Vec<CommandReport>,
+    ) -> Reply<UpdateOutcome> {
+        let origin = measures.as_ref().map(|b| b.origin.clone()).unwrap_or_default();
+        self.write_notifying(origin, move |conn, rule, now| {
+            let mut outcome = match &measures {
+                Some(batch) => entities::apply_update(conn, batch, rule, now)?,
+                None => UpdateOutcome::default(),
+            };
+            for report in &reports {
+                commands::merge(&mut outcome, commands::finish(conn, &tenant, report, now)?);
+            }
+            Ok(outcome)
+        })
+    }
+
+    fn take_pending(&self, tenant: Tenant, device_id: String) -> Reply<(Vec<QueuedCommand>, UpdateOutcome)> {
+        self.write_notifying(Default::default(), move |conn, _, now| {
+            commands::take_pending(conn, &tenant, &device_id, now)
+        })
+    }
+
+    fn expire_commands(&self, before_ms: i64) -> Reply<UpdateOutcome> {
+        self.write_notifying(Default::default(), move |conn, _, now| commands::expire(conn, before_ms, now))
+    }
+}
+
 impl Store for SqliteStore {
-    fn set_listener(&self, listener: Arc<dyn ChangeListener>) {
-        *self.listener.write().expect("listener lock") = Some(listener);
+    fn add_listener(&self, listener: Arc<dyn ChangeListener>) {
+        self.listeners.write().expect("listeners lock").push(listener);
+    }
+
+    fn set_rule(&self, rule: Arc<dyn WriteRule>) {
+        *self.rule.write().expect("rule lock") = Some(rule);
     }
 }

@@ -36,6 +36,25 @@ const MIGRATIONS: &[&str] = &[
          tenant TEXT NOT NULL,
          body TEXT NOT NULL
      );",
+    // 2: device registrations and the command queue.
+    "CREATE TABLE devices (
+         tenant TEXT NOT NULL,
+         device_id TEXT NOT NULL,
+         service_path TEXT NOT NULL,
+         body TEXT NOT NULL,
+         PRIMARY KEY (tenant, device_id)
+     );
+     CREATE TABLE commands (
+         id INTEGER PRIMARY KEY AUTOINCREMENT,
+         tenant TEXT NOT NULL,
+         device_id TEXT NOT NULL,
+         command TEXT NOT NULL,
+         text TEXT NOT NULL,
+         status TEXT NOT NULL,
+         created_ms INTEGER NOT NULL
+     );
+     CREATE INDEX commands_by_device ON commands (tenant, device_id, status);
+     CREATE INDEX commands_by_age ON commands (status, created_ms);",
 ];
 
 /// The schema version this binary writes.
