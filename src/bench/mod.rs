@@ -95,7 +95,10 @@ pub fn runtime(threads: usize, name: &str) -> Result<Runtime, BenchError> {
 
 /// Runs the whole scenario: Fluxgate, then the baseline, and reports both.
 pub fn broker(options: &BrokerOptions) -> Result<Report, BenchError> {
-    let client = runtime(1, "bench-client")?;
+    // One thread drives every connection, like `wrk -t1`: no cross-thread wake-ups on the client side.
+    let client = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()?;
     let (fluxgate, notifications) = measure_fluxgate(options, &client)?;
     let baseline = measure_baseline(options, &client)?;
     let measured = Measured {
