@@ -45,7 +45,7 @@ pub enum BenchError {
     Url(String),
     #[error("the started server created no `default` service token (data dir not empty?)")]
     NoToken,
-    #[error("cannot connect to {addr}: {source}")]
+    #[error("cannot connect to {addr}")]
     Connect {
         addr: String,
         source: std::io::Error,
@@ -58,13 +58,13 @@ pub enum BenchError {
         status: u16,
         body: String,
     },
-    #[error("http: {0}")]
+    #[error(transparent)]
     Http(#[from] hyper::Error),
-    #[error("{0}")]
+    #[error(transparent)]
     Config(#[from] ConfigErrors),
-    #[error("server: {0}")]
+    #[error(transparent)]
     Server(#[from] ServerError),
-    #[error("{0}")]
+    #[error(transparent)]
     Io(#[from] std::io::Error),
 }
 
