@@ -17,6 +17,7 @@
 pub mod admin;
 pub mod app;
 pub mod auth;
+pub mod bench;
 pub mod broker;
 pub mod caller;
 pub mod clock;

@@ -5,8 +5,9 @@ use std::process::ExitCode;
 
 use anyhow::Context;
 use clap::{Parser, Subcommand};
+use fluxgate::bench::workload::Workload;
 use fluxgate::config::{self, Settings};
-use fluxgate::{admin, server};
+use fluxgate::{admin, bench, server};
 
 #[derive(Debug, Parser)]
 #[command(name = "fluxgate", version, about = "IoT event-processing gateway: NGSI v1 broker, devices, history, CEP")]
@@ -27,6 +28,70 @@ enum Command {
     Service(ServiceCommand),
     /// Print the configuration that `serve` would use.
     PrintConfig(Settings),
+    /// Load generators that measure the service.
+    #[command(subcommand)]
+    Bench(BenchCommand),
+}
+
+#[derive(Debug, Subcommand)]
+enum BenchCommand {
+    /// Drive the NGSI v1 broker with updateContext requests, next to a bare hyper baseline.
+    Broker(BrokerArgs),
+}
+
+#[derive(Debug, clap::Args)]
+struct BrokerArgs {
+    /// A running server, e.g. http://127.0.0.1:8080; without it the bench starts its own on a temporary data dir.
+    #[arg(long)]
+    url: Option<String>,
+    /// Service token sent as X-Auth-Token (with --url).
+    #[arg(long)]
+    token: Option<String>,
+    /// Concurrent keep-alive connections.
+    #[arg(long, default_value_t = 32)]
+    connections: usize,
+    /// Seconds of load, for Fluxgate and again for the baseline.
+    #[arg(long, default_value_t = 10)]
+    duration: u64,
+    /// Entities updated round-robin (created before timing starts).
+    #[arg(long, default_value_t = 10_000)]
+    entities: usize,
+    /// Attributes per update.
+    #[arg(long, default_value_t = 3)]
+    attributes: usize,
+    /// Subscriptions matching the updated entities, notifying a local receiver.
+    #[arg(long, default_value_t = 0)]
+    subscriptions: usize,
+    /// SQLite synchronous mode of the started server: full or normal.
+    #[arg(long)]
+    synchronous: Option<String>,
+    /// Threads of the started server and of the baseline [default: number of cores].
+    #[arg(long)]
+    workers: Option<usize>,
+    /// One JSON object per run instead of a table.
+    #[arg(long)]
+    json: bool,
+}
+
+impl BrokerArgs {
+    fn options(&self) -> bench::BrokerOptions {
+        let cores = std::thread::available_parallelism()
+            .map(usize::from)
+            .unwrap_or(1);
+        bench::BrokerOptions {
+            url: self.url.clone(),
+            token: self.token.clone(),
+            connections: self.connections.max(1),
+            duration: std::time::Duration::from_secs(self.duration),
+            workload: Workload {
+                entities: self.entities.max(1),
+                attributes: self.attributes,
+                subscriptions: self.subscriptions,
+            },
+            synchronous: self.synchronous.clone(),
+            workers: self.workers.unwrap_or(cores),
+        }
+    }
 }
 
 #[derive(Debug, Subcommand)]
@@ -86,6 +151,14 @@ fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Service(ServiceCommand::Token { name, path, read_only, settings }) => {
             let config = config::load(settings, file)?;
             println!("{}", admin::scoped_token(&config.data_dir, &name, &path, read_only)?);
+        }
+        Command::Bench(BenchCommand::Broker(args)) => {
+            let report = bench::broker(&args.options()).context("bench broker")?;
+            if args.json {
+                println!("{}", report.json())
+            } else {
+                print!("{report}")
+            }
         }
     }
     Ok(())

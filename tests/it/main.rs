@@ -1,5 +1,6 @@
 //! Integration tests: one binary, one module per API or concern, shared helpers in `support`.
 
+mod bench;
 mod broker_convenience;
 mod broker_query;
 mod broker_subscriptions;
