@@ -1,1 +1,3 @@
 //! Fluxgate: one binary for a FIWARE-style IoT stack.
+
+pub mod cep;
