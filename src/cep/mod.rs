@@ -14,6 +14,11 @@
 //! `explain` ties it together for `fluxgate explain` and the CEP API. No runtime lives here.
 
 pub mod ast;
+pub mod catalog;
+pub mod config;
 pub mod error;
+pub mod explain;
 pub mod parser;
+pub mod plan;
+pub mod planner;
 pub mod printer;
