@@ -150,7 +150,11 @@ fn query(t: &mut Tree<'_, '_>, q: &QueryPlan) -> fmt::Result {
             t.line(format_args!("order by {}", items.join(", ")))?;
         }
         if q.emits != Emits::Inserted {
-            t.line(format_args!("emits: {:?} rows", q.emits))?;
+            let emits = match q.emits {
+                Emits::InsertedAndRemoved => "inserted and removed rows (irstream)",
+                _ => "removed rows only (rstream)",
+            };
+            t.line(format_args!("emits {emits}"))?;
         }
         t.line("project")?;
         t.nested(|t| {
@@ -218,8 +222,8 @@ fn output(t: &mut Tree<'_, '_>, o: &OutputPolicy) -> fmt::Result {
         .after_millis
         .map_or(String::new(), |a| format!(" after {}", duration(a)));
     t.line(format_args!(
-        "output {:?} every {}{after}, first tick one period after the first event",
-        o.kind,
+        "output {} every {}{after}, first tick one period after the first event",
+        format!("{:?}", o.kind).to_lowercase(),
         duration(o.every_millis)
     ))?;
     t.nested(|t| t.line(format_args!("each tick releases {}", o.releases)))

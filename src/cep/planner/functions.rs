@@ -207,12 +207,19 @@ impl ExprPlanner<'_> {
                 ));
             }
         };
-        self.aggregates.push(AggregateCall {
+        let call = AggregateCall {
             function,
             arg,
             ty: ty.clone(),
-        });
-        Ok((PlanExpr::Aggregate(self.aggregates.len() - 1), ty))
+        };
+        let index = match self.aggregates.iter().position(|a| *a == call) {
+            Some(same) => same,
+            None => {
+                self.aggregates.push(call);
+                self.aggregates.len() - 1
+            }
+        };
+        Ok((PlanExpr::Aggregate(index), ty))
     }
 
     fn aggregate_type(

@@ -3,8 +3,8 @@
 //! partitioning, and the sink.
 
 use super::super::ast::{
-    Join, JoinKind, OutputClause, OutputKind, SelectItem, SelectStmt, Source, SourceKind,
-    StreamRef, StreamSelector,
+    Expr, ExprKind, Join, JoinKind, OutputClause, OutputKind, SelectItem, SelectStmt, Source,
+    SourceKind, StreamRef, StreamSelector,
 };
 use super::super::catalog::{Catalog, Origin};
 use super::super::error::{CepError, did_you_mean};
@@ -36,7 +36,7 @@ pub(super) fn plan_select(
     let order_by = s
         .order_by
         .iter()
-        .map(|o| Ok((planner.plan(&o.expr)?.0, o.descending)))
+        .map(|o| Ok((order_key(&mut planner, &projection, &o.expr)?, o.descending)))
         .collect::<Result<Vec<_>, CepError>>()?;
     let aggregates = std::mem::take(&mut planner.aggregates);
     let mut group_planner = ExprPlanner::new(ctx, cat, &scope, Some("GROUP BY"));
@@ -69,6 +69,21 @@ pub(super) fn plan_select(
         sink,
         partition,
     })
+}
+
+/// An `ORDER BY` item: a select-list alias names that column, as in Esper; else an expression.
+fn order_key(
+    planner: &mut ExprPlanner<'_>,
+    projection: &[Projection],
+    e: &Expr,
+) -> Result<PlanExpr, CepError> {
+    if let ExprKind::Property(path) = &e.kind
+        && let [name] = path.as_slice()
+        && let Some(p) = projection.iter().find(|p| p.name == name.text)
+    {
+        return Ok(p.expr.clone());
+    }
+    Ok(planner.plan(e)?.0)
 }
 
 /// The input, the scope its expressions see, and the partitioning the input itself imposes.
