@@ -2,6 +2,7 @@
 //! (`MERGE`, `DELETE`, `UPDATE`) that change a named window's rows when a trigger event arrives.
 
 use super::super::ast::{
+    Expr,
     Assignment, CreateVariable, CreateWindow, MergeAction, MergeClause, Name, OnDelete, OnMerge,
     OnSource, OnUpdate, StreamRef,
 };
@@ -409,7 +410,7 @@ fn window_action(
     trigger: &OnSource,
     window: &Name,
     alias: Option<&Name>,
-    condition: Option<&super::super::ast::Expr>,
+    condition: Option<&Expr>,
     sets: &[Assignment],
 ) -> Result<WindowActionPlan, CepError> {
     let on = on_context(ctx, catalog, trigger, window, alias)?;

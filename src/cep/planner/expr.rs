@@ -2,7 +2,7 @@
 //! float → double), demands booleans where conditions go, and refuses aggregates where they make no
 //! sense. Calls and methods are typed in `functions`.
 
-use super::super::ast::{BinaryOp, Expr, ExprKind, Literal, Name};
+use super::super::ast::{BinaryOp, Expr, ExprKind, Literal, Name, Span};
 use super::super::catalog::{Catalog, variable_type};
 use super::super::error::CepError;
 use super::super::plan::{AggregateCall, DataType, PlanExpr, Value};
@@ -184,7 +184,7 @@ impl<'a> ExprPlanner<'a> {
     fn comparable(
         &self,
         op: BinaryOp,
-        span: super::super::ast::Span,
+        span: Span,
         l: &DataType,
         r: &DataType,
     ) -> Result<(), CepError> {

@@ -379,7 +379,7 @@ fn columns_of(source: &str, columns: &[Column]) -> Vec<Projection> {
 }
 
 /// A property keeps its name; anything else is named by its text, as Esper does.
-fn default_name(planned: &PlanExpr, expr: &super::super::ast::Expr) -> String {
+fn default_name(planned: &PlanExpr, expr: &Expr) -> String {
     match planned {
         PlanExpr::Column { name, .. } => name.clone(),
         _ => expr.to_string(),

@@ -2,7 +2,7 @@
 //! → one [`WindowSpec`], with their arguments checked: positive periods and lengths, key expressions
 //! resolved against the stream.
 
-use super::super::ast::{Expr, ExprKind, Literal, Span, TimePeriod, View, ViewArg};
+use super::super::ast::{Expr, ExprKind, Literal, Name, Span, TimePeriod, View, ViewArg};
 use super::super::error::{CepError, did_you_mean};
 use super::super::plan::WindowSpec;
 use super::Ctx;
@@ -88,7 +88,7 @@ fn single_view(planner: &mut ExprPlanner<'_>, view: &View) -> Result<WindowSpec,
             return Err(ctx.unsupported(view.span, format!("the view `{other}`")));
         }
         other => {
-            let name = super::super::ast::Name {
+            let name = Name {
                 text: other.to_string(),
                 span: view.span,
             };
