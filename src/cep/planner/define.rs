@@ -2,9 +2,8 @@
 //! (`MERGE`, `DELETE`, `UPDATE`) that change a named window's rows when a trigger event arrives.
 
 use super::super::ast::{
-    Expr,
-    Assignment, CreateVariable, CreateWindow, MergeAction, MergeClause, Name, OnDelete, OnMerge,
-    OnSource, OnUpdate, StreamRef,
+    Assignment, CreateVariable, CreateWindow, Expr, MergeAction, MergeClause, Name, OnDelete,
+    OnMerge, OnSource, OnUpdate, StreamRef,
 };
 use super::super::catalog::{Catalog, Origin, StreamType, VariableInfo, variable_type};
 use super::super::error::{CepError, did_you_mean};

@@ -4,7 +4,7 @@
 
 use super::super::ast::{Expr, ExprKind, Literal, Name, Span, TimePeriod, View, ViewArg};
 use super::super::error::{CepError, did_you_mean};
-use super::super::plan::WindowSpec;
+use super::super::plan::{PlanExpr, WindowSpec};
 use super::Ctx;
 use super::expr::ExprPlanner;
 use super::scope::unknown;
@@ -163,10 +163,7 @@ fn arg_span(arg: &ViewArg) -> Span {
     }
 }
 
-fn keys(
-    planner: &mut ExprPlanner<'_>,
-    view: &View,
-) -> Result<Vec<super::super::plan::PlanExpr>, CepError> {
+fn keys(planner: &mut ExprPlanner<'_>, view: &View) -> Result<Vec<PlanExpr>, CepError> {
     if view.args.is_empty() {
         let message = format!("`{}:{}` needs at least one key", view.namespace, view.name);
         return Err(planner.ctx.invalid(view.span, message));
