@@ -11,7 +11,7 @@
 //! ```
 //!
 //! Modules: `config` (settings), `server` (listeners), `app` (shared state and routers), `tenancy` and `auth`
-//! (who may do what), `store` (durable state), `broker` (context data), `ops` (version and metrics), `bench`
+//! (who may do what), `store` (durable state), `broker` (context data), `devices` (device gateway), `cep` (statement language), `ops` (version and metrics), `bench`
 //! (load generators), `clock` (time).
 
 pub mod admin;
@@ -20,6 +20,7 @@ pub mod auth;
 pub mod bench;
 pub mod broker;
 pub mod caller;
+pub mod cep;
 pub mod clock;
 pub mod config;
 pub mod devices;

@@ -1,6 +1,7 @@
 //! The `fluxgate` command: parse flags, load the configuration, start tracing, call the library.
 
-use std::path::PathBuf;
+use std::io::Read as _;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use anyhow::Context;
@@ -28,6 +29,8 @@ enum Command {
     Service(ServiceCommand),
     /// Print the configuration that `serve` would use.
     PrintConfig(Settings),
+    /// Print the plan of a CEP configuration (JSON) or of bare statements; `-` reads stdin.
+    Explain { file: PathBuf },
     /// Load generators that measure the service.
     #[command(subcommand)]
     Bench(BenchCommand),
@@ -75,9 +78,7 @@ struct BrokerArgs {
 
 impl BrokerArgs {
     fn options(&self) -> bench::BrokerOptions {
-        let cores = std::thread::available_parallelism()
-            .map(usize::from)
-            .unwrap_or(1);
+        let cores = std::thread::available_parallelism().map(usize::from).unwrap_or(1);
         bench::BrokerOptions {
             url: self.url.clone(),
             token: self.token.clone(),
@@ -124,7 +125,7 @@ fn main() -> ExitCode {
         .with_writer(std::io::stderr)
         .init();
     match run(cli) {
-        Ok(()) => ExitCode::SUCCESS,
+        Ok(code) => code,
         Err(e) => {
             eprintln!("fluxgate: {e:#}");
             ExitCode::FAILURE
@@ -132,9 +133,10 @@ fn main() -> ExitCode {
     }
 }
 
-fn run(cli: Cli) -> anyhow::Result<()> {
+fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     let file = cli.config.as_deref();
     match cli.command {
+        Command::Explain { file } => return explain(&file),
         Command::Serve(settings) => {
             let config = config::load(settings, file)?;
             let runtime = tokio::runtime::Runtime::new().context("start the runtime")?;
@@ -154,12 +156,29 @@ fn run(cli: Cli) -> anyhow::Result<()> {
         }
         Command::Bench(BenchCommand::Broker(args)) => {
             let report = bench::broker(&args.options()).context("bench broker")?;
-            if args.json {
-                println!("{}", report.json())
-            } else {
-                print!("{report}")
-            }
+            if args.json { println!("{}", report.json()) } else { print!("{report}") }
         }
     }
-    Ok(())
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `fluxgate explain`: the plan on stdout, or the errors on stderr and a failing exit.
+fn explain(file: &Path) -> anyhow::Result<ExitCode> {
+    let text = if file.as_os_str() == "-" {
+        let mut text = String::new();
+        std::io::stdin().read_to_string(&mut text).context("reading stdin")?;
+        text
+    } else {
+        std::fs::read_to_string(file).with_context(|| format!("reading {}", file.display()))?
+    };
+    match fluxgate::cep::explain::explain(&text) {
+        Ok(plan) => {
+            print!("{plan}");
+            Ok(ExitCode::SUCCESS)
+        }
+        Err(errors) => {
+            eprintln!("{errors}");
+            Ok(ExitCode::FAILURE)
+        }
+    }
 }

@@ -48,13 +48,8 @@ const OK: &[u8] = br#"{"statusCode":{"code":"200","reasonPhrase":"OK"}}"#;
 
 fn handle(body: &[u8]) -> (StatusCode, Bytes) {
     match serde_json::from_slice::<UpdateContext>(body) {
-        Ok(parsed) if !parsed.context_elements.is_empty() => {
-            (StatusCode::OK, Bytes::from_static(OK))
-        }
-        _ => (
-            StatusCode::BAD_REQUEST,
-            Bytes::from_static(br#"{"error":"bad body"}"#),
-        ),
+        Ok(parsed) if !parsed.context_elements.is_empty() => (StatusCode::OK, Bytes::from_static(OK)),
+        _ => (StatusCode::BAD_REQUEST, Bytes::from_static(br#"{"error":"bad body"}"#)),
     }
 }
 
@@ -71,12 +66,7 @@ mod tests {
 
     #[test]
     fn the_bench_body_parses() {
-        let body = Workload {
-            entities: 5,
-            attributes: 3,
-            subscriptions: 0,
-        }
-        .update(7);
+        let body = Workload { entities: 5, attributes: 3, subscriptions: 0 }.update(7);
         assert_eq!(handle(&body).0, StatusCode::OK);
         assert_eq!(handle(b"{}").0, StatusCode::BAD_REQUEST);
     }

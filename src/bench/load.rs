@@ -36,11 +36,7 @@ impl Endpoint {
             return Err(bad());
         }
         let authority = uri.authority().ok_or_else(bad)?.to_string();
-        Ok(Endpoint {
-            authority,
-            prefix: uri.path().trim_end_matches('/').to_owned(),
-            token,
-        })
+        Ok(Endpoint { authority, prefix: uri.path().trim_end_matches('/').to_owned(), token })
     }
 
     fn request(&self, path: &str, body: Bytes) -> Result<Request<Full<Bytes>>, BenchError> {
@@ -51,9 +47,7 @@ impl Endpoint {
         if let Some(token) = &self.token {
             builder = builder.header("x-auth-token", token);
         }
-        builder
-            .body(Full::new(body))
-            .map_err(|e| BenchError::Request(e.to_string()))
+        builder.body(Full::new(body)).map_err(|e| BenchError::Request(e.to_string()))
     }
 }
 
@@ -73,8 +67,7 @@ impl Expect {
 /// Every status code in the body is a 200 and there is no `errorCode`.
 fn ngsi_ok(body: &[u8]) -> bool {
     let text = String::from_utf8_lossy(body);
-    !text.contains("errorCode")
-        && text.matches(r#""code":""#).count() == text.matches(r#""code":"200""#).count()
+    !text.contains("errorCode") && text.matches(r#""code":""#).count() == text.matches(r#""code":"200""#).count()
 }
 
 /// One keep-alive connection.
@@ -86,28 +79,16 @@ pub struct Conn {
 
 impl Conn {
     pub async fn open(endpoint: &Endpoint) -> Result<Self, BenchError> {
-        let connect_error = |e: std::io::Error| BenchError::Connect {
-            addr: endpoint.authority.clone(),
-            source: e,
-        };
-        let stream = TcpStream::connect(&endpoint.authority)
-            .await
-            .map_err(connect_error)?;
+        let connect_error = |e: std::io::Error| BenchError::Connect { addr: endpoint.authority.clone(), source: e };
+        let stream = TcpStream::connect(&endpoint.authority).await.map_err(connect_error)?;
         stream.set_nodelay(true).map_err(connect_error)?;
         let (sender, connection) = http1::handshake(TokioIo::new(stream)).await?;
         tokio::spawn(connection);
-        Ok(Conn {
-            endpoint: endpoint.clone(),
-            sender,
-        })
+        Ok(Conn { endpoint: endpoint.clone(), sender })
     }
 
     /// Sends one POST and reads the whole answer.
-    pub async fn post(
-        &mut self,
-        path: &str,
-        body: Bytes,
-    ) -> Result<(StatusCode, Bytes), BenchError> {
+    pub async fn post(&mut self, path: &str, body: Bytes) -> Result<(StatusCode, Bytes), BenchError> {
         let request = self.endpoint.request(path, body)?;
         self.sender.ready().await?;
         let response = self.sender.send_request(request).await?;
@@ -116,20 +97,11 @@ impl Conn {
     }
 
     /// Sends one POST and fails unless the answer is accepted.
-    pub async fn post_expecting(
-        &mut self,
-        path: &str,
-        body: Bytes,
-        expect: Expect,
-    ) -> Result<Bytes, BenchError> {
+    pub async fn post_expecting(&mut self, path: &str, body: Bytes, expect: Expect) -> Result<Bytes, BenchError> {
         let (status, answer) = self.post(path, body).await?;
         if !expect.accepts(status, &answer) {
             let body = String::from_utf8_lossy(&answer).into_owned();
-            return Err(BenchError::Refused {
-                path: path.to_owned(),
-                status: status.as_u16(),
-                body,
-            });
+            return Err(BenchError::Refused { path: path.to_owned(), status: status.as_u16(), body });
         }
         Ok(answer)
     }
@@ -158,18 +130,11 @@ pub struct LoadResult {
 impl LoadResult {
     fn empty() -> Self {
         let latency = Histogram::new_with_bounds(1, 60_000_000, 3).expect("valid histogram bounds");
-        LoadResult {
-            requests: 0,
-            errors: 0,
-            first_error: None,
-            elapsed: Duration::ZERO,
-            latency,
-        }
+        LoadResult { requests: 0, errors: 0, first_error: None, elapsed: Duration::ZERO, latency }
     }
 
     fn record(&mut self, started: Instant, error: Option<String>) {
-        self.latency
-            .saturating_record(started.elapsed().as_micros() as u64);
+        self.latency.saturating_record(started.elapsed().as_micros() as u64);
         self.requests += 1;
         if let Some(error) = error {
             self.errors += 1;
@@ -178,9 +143,7 @@ impl LoadResult {
     }
 
     fn absorb(&mut self, other: LoadResult) {
-        self.latency
-            .add(&other.latency)
-            .expect("histograms share bounds");
+        self.latency.add(&other.latency).expect("histograms share bounds");
         self.requests += other.requests;
         self.errors += other.errors;
         self.first_error = self.first_error.take().or(other.first_error);
@@ -248,23 +211,14 @@ mod tests {
     #[test]
     fn urls_give_authority_and_prefix() {
         let endpoint = Endpoint::parse("http://127.0.0.1:8080/", None).unwrap();
-        assert_eq!(
-            (endpoint.authority.as_str(), endpoint.prefix.as_str()),
-            ("127.0.0.1:8080", "")
-        );
+        assert_eq!((endpoint.authority.as_str(), endpoint.prefix.as_str()), ("127.0.0.1:8080", ""));
         assert!(Endpoint::parse("https://example.org", None).is_err());
     }
 
     #[test]
     fn ngsi_errors_in_a_200_body_count() {
-        assert!(ngsi_ok(
-            br#"{"contextResponses":[{"statusCode":{"code":"200","reasonPhrase":"OK"}}]}"#
-        ));
-        assert!(!ngsi_ok(
-            br#"{"contextResponses":[{"statusCode":{"code":"472","reasonPhrase":"x"}}]}"#
-        ));
-        assert!(!ngsi_ok(
-            br#"{"errorCode":{"code":"404","reasonPhrase":"No context element found"}}"#
-        ));
+        assert!(ngsi_ok(br#"{"contextResponses":[{"statusCode":{"code":"200","reasonPhrase":"OK"}}]}"#));
+        assert!(!ngsi_ok(br#"{"contextResponses":[{"statusCode":{"code":"472","reasonPhrase":"x"}}]}"#));
+        assert!(!ngsi_ok(br#"{"errorCode":{"code":"404","reasonPhrase":"No context element found"}}"#));
     }
 }

@@ -53,24 +53,17 @@ async fn accept_loop(listener: TcpListener, handler: Handler) {
 async fn serve(stream: TcpStream, handler: Handler) {
     drop(stream.set_nodelay(true));
     let service = service_fn(move |request| answer(request, handler.clone()));
-    let served = hyper::server::conn::http1::Builder::new()
-        .serve_connection(TokioIo::new(stream), service)
-        .await;
+    let served = hyper::server::conn::http1::Builder::new().serve_connection(TokioIo::new(stream), service).await;
     if let Err(e) = served {
         tracing::debug!(error = %e, "loopback connection ended");
     }
 }
 
-async fn answer(
-    request: Request<Incoming>,
-    handler: Handler,
-) -> Result<Response<Full<Bytes>>, hyper::Error> {
+async fn answer(request: Request<Incoming>, handler: Handler) -> Result<Response<Full<Bytes>>, hyper::Error> {
     let body = request.into_body().collect().await?.to_bytes();
     let (status, answer) = handler(&body);
     let mut response = Response::new(Full::new(answer));
     *response.status_mut() = status;
-    response
-        .headers_mut()
-        .insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));
+    response.headers_mut().insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));
     Ok(response)
 }

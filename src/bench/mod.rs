@@ -46,18 +46,11 @@ pub enum BenchError {
     #[error("the started server created no `default` service token (data dir not empty?)")]
     NoToken,
     #[error("cannot connect to {addr}")]
-    Connect {
-        addr: String,
-        source: std::io::Error,
-    },
+    Connect { addr: String, source: std::io::Error },
     #[error("cannot build a request: {0}")]
     Request(String),
     #[error("{path} answered {status}: {body}")]
-    Refused {
-        path: String,
-        status: u16,
-        body: String,
-    },
+    Refused { path: String, status: u16, body: String },
     #[error(transparent)]
     Http(#[from] hyper::Error),
     #[error(transparent)]
@@ -96,20 +89,11 @@ pub fn runtime(threads: usize, name: &str) -> Result<Runtime, BenchError> {
 /// Runs the whole scenario: Fluxgate, then the baseline, and reports both.
 pub fn broker(options: &BrokerOptions) -> Result<Report, BenchError> {
     // One thread drives every connection, like `wrk -t1`: no cross-thread wake-ups on the client side.
-    let client = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()?;
+    let client = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
     let (fluxgate, notifications) = measure_fluxgate(options, &client)?;
     let baseline = measure_baseline(options, &client)?;
-    let measured = Measured {
-        fluxgate: &fluxgate,
-        baseline: &baseline,
-        notifications,
-    };
-    Ok(Report {
-        workers: options.workers,
-        ..parameters(options, Report::measured(measured))
-    })
+    let measured = Measured { fluxgate: &fluxgate, baseline: &baseline, notifications };
+    Ok(Report { workers: options.workers, ..parameters(options, Report::measured(measured)) })
 }
 
 fn parameters(options: &BrokerOptions, report: Report) -> Report {
@@ -121,35 +105,19 @@ fn parameters(options: &BrokerOptions, report: Report) -> Report {
         subscriptions: options.workload.subscriptions,
         synchronous: match &options.url {
             Some(_) => "as-configured".to_owned(),
-            None => options
-                .synchronous
-                .clone()
-                .unwrap_or_else(|| "full".to_owned()),
+            None => options.synchronous.clone().unwrap_or_else(|| "full".to_owned()),
         },
-        server: if options.url.is_some() {
-            "remote"
-        } else {
-            "in-process"
-        }
-        .to_owned(),
+        server: if options.url.is_some() { "remote" } else { "in-process" }.to_owned(),
         ..report
     }
 }
 
 fn load(options: &BrokerOptions, expect: Expect) -> Load {
-    Load {
-        connections: options.connections,
-        duration: options.duration,
-        workload: options.workload,
-        expect,
-    }
+    Load { connections: options.connections, duration: options.duration, workload: options.workload, expect }
 }
 
 /// Prepares and loads the server under test; counts notifications when there are subscriptions.
-fn measure_fluxgate(
-    options: &BrokerOptions,
-    client: &Runtime,
-) -> Result<(LoadResult, Option<u64>), BenchError> {
+fn measure_fluxgate(options: &BrokerOptions, client: &Runtime) -> Result<(LoadResult, Option<u64>), BenchError> {
     let target = Target::start(options)?;
     let side = runtime(1, "bench-receiver")?;
     let receiver = match options.workload.subscriptions {
@@ -182,10 +150,6 @@ async fn load_fluxgate(
 fn measure_baseline(options: &BrokerOptions, client: &Runtime) -> Result<LoadResult, BenchError> {
     let server_side = runtime(options.workers, "bench-baseline")?;
     let server = server_side.block_on(baseline::start())?;
-    let endpoint = Endpoint {
-        authority: server.addr.to_string(),
-        prefix: String::new(),
-        token: None,
-    };
+    let endpoint = Endpoint { authority: server.addr.to_string(), prefix: String::new(), token: None };
     client.block_on(load::run(&endpoint, load(options, Expect::Ok), UPDATE_PATH))
 }

@@ -32,10 +32,7 @@ impl Receiver {
             }
             (StatusCode::OK, Bytes::from_static(b"{}"))
         });
-        Ok(Receiver {
-            server: loopback::start(handler).await?,
-            count,
-        })
+        Ok(Receiver { server: loopback::start(handler).await?, count })
     }
 
     /// The URL to give as a subscription's `reference`.
@@ -51,10 +48,7 @@ impl Receiver {
     pub async fn settle(&self, expected: u64, limit: Duration) -> u64 {
         let give_up = Instant::now() + limit;
         let mut last = (self.received(), Instant::now());
-        while self.received() < expected
-            && Instant::now() < give_up
-            && last.1.elapsed() < Duration::from_secs(1)
-        {
+        while self.received() < expected && Instant::now() < give_up && last.1.elapsed() < Duration::from_secs(1) {
             tokio::time::sleep(Duration::from_millis(50)).await;
             if self.received() != last.0 {
                 last = (self.received(), Instant::now());

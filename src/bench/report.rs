@@ -79,17 +79,8 @@ fn round(value: f64, digits: i32) -> f64 {
     (value * scale).round() / scale
 }
 
-const HEADER: [&str; 9] = [
-    "scenario",
-    "workers",
-    "throughput/s",
-    "p50 ms",
-    "p99 ms",
-    "baseline/s",
-    "ratio",
-    "errors",
-    "notifications",
-];
+const HEADER: [&str; 9] =
+    ["scenario", "workers", "throughput/s", "p50 ms", "p99 ms", "baseline/s", "ratio", "errors", "notifications"];
 
 impl Report {
     fn cells(&self) -> [String; 9] {
@@ -126,18 +117,9 @@ impl fmt::Display for Report {
             self.synchronous
         )?;
         let cells = self.cells();
-        let widths: Vec<usize> = HEADER
-            .iter()
-            .zip(&cells)
-            .map(|(h, c)| h.len().max(c.len()))
-            .collect();
-        let line = |row: &[String]| {
-            row.iter()
-                .zip(&widths)
-                .map(|(c, w)| format!("{c:>w$}"))
-                .collect::<Vec<_>>()
-                .join("  ")
-        };
+        let widths: Vec<usize> = HEADER.iter().zip(&cells).map(|(h, c)| h.len().max(c.len())).collect();
+        let line =
+            |row: &[String]| row.iter().zip(&widths).map(|(c, w)| format!("{c:>w$}")).collect::<Vec<_>>().join("  ");
         writeln!(f, "{}", line(&HEADER.map(str::to_owned)))?;
         writeln!(f, "{}", line(&cells))?;
         if let Some(error) = &self.first_error {
@@ -153,27 +135,15 @@ mod tests {
 
     #[test]
     fn json_starts_with_the_shared_fields() {
-        let report = Report {
-            scenario: "broker".into(),
-            workers: 2,
-            ratio: 0.5,
-            ..Report::default()
-        };
+        let report = Report { scenario: "broker".into(), workers: 2, ratio: 0.5, ..Report::default() };
         let json = report.json();
-        assert!(
-            json.starts_with(r#"{"scenario":"broker","workers":2,"throughput_per_s":0.0,"p50_ms""#),
-            "{json}"
-        );
+        assert!(json.starts_with(r#"{"scenario":"broker","workers":2,"throughput_per_s":0.0,"p50_ms""#), "{json}");
         assert!(json.contains(r#""ratio":0.5"#), "{json}");
     }
 
     #[test]
     fn the_table_aligns_header_and_row() {
-        let text = Report {
-            scenario: "broker".into(),
-            ..Report::default()
-        }
-        .to_string();
+        let text = Report { scenario: "broker".into(), ..Report::default() }.to_string();
         let lines: Vec<&str> = text.lines().collect();
         assert_eq!(lines[1].len(), lines[2].len(), "{text}");
     }

@@ -39,10 +39,7 @@ impl Target {
     /// Connects to `--url`, or starts a Fluxgate of our own.
     pub fn start(options: &BrokerOptions) -> Result<Self, BenchError> {
         match &options.url {
-            Some(url) => Ok(Target {
-                endpoint: Endpoint::parse(url, options.token.clone())?,
-                own: None,
-            }),
+            Some(url) => Ok(Target { endpoint: Endpoint::parse(url, options.token.clone())?, own: None }),
             None => start_own(options),
         }
     }
@@ -67,52 +64,23 @@ fn start_own(options: &BrokerOptions) -> Result<Target, BenchError> {
     };
     let config = config::validate(settings)?;
     let runtime = runtime(options.workers, "fluxgate-server")?;
-    let running = runtime.block_on(server::start(
-        &server::app_options(&config),
-        config.listen,
-        Arc::new(WallClock),
-    ))?;
+    let running = runtime.block_on(server::start(&server::app_options(&config), config.listen, Arc::new(WallClock)))?;
     let token = running.first_token.clone().ok_or(BenchError::NoToken)?;
-    let endpoint = Endpoint {
-        authority: running.addr.to_string(),
-        prefix: String::new(),
-        token: Some(token),
-    };
-    Ok(Target {
-        endpoint,
-        own: Some(Own {
-            runtime,
-            running,
-            _data: data,
-        }),
-    })
+    let endpoint = Endpoint { authority: running.addr.to_string(), prefix: String::new(), token: Some(token) };
+    Ok(Target { endpoint, own: Some(Own { runtime, running, _data: data }) })
 }
 
 /// Creates every entity, then the subscriptions pointing at `reference`.
-pub async fn prepare(
-    endpoint: &Endpoint,
-    workload: &Workload,
-    reference: Option<&str>,
-) -> Result<(), BenchError> {
+pub async fn prepare(endpoint: &Endpoint, workload: &Workload, reference: Option<&str>) -> Result<(), BenchError> {
     let mut conn = Conn::open(endpoint).await?;
     for body in workload.creations(CREATE_BATCH) {
-        conn.post_expecting("/cb/v1/updateContext", body, Expect::Ngsi)
-            .await?;
+        conn.post_expecting("/cb/v1/updateContext", body, Expect::Ngsi).await?;
     }
-    for body in reference
-        .map(|r| workload.subscriptions(r))
-        .unwrap_or_default()
-    {
-        let answer = conn
-            .post_expecting("/cb/v1/subscribeContext", body, Expect::Ngsi)
-            .await?;
+    for body in reference.map(|r| workload.subscriptions(r)).unwrap_or_default() {
+        let answer = conn.post_expecting("/cb/v1/subscribeContext", body, Expect::Ngsi).await?;
         if !String::from_utf8_lossy(&answer).contains("subscriptionId") {
             let body = String::from_utf8_lossy(&answer).into_owned();
-            return Err(BenchError::Refused {
-                path: "/cb/v1/subscribeContext".to_owned(),
-                status: 200,
-                body,
-            });
+            return Err(BenchError::Refused { path: "/cb/v1/subscribeContext".to_owned(), status: 200, body });
         }
     }
     Ok(())

@@ -84,35 +84,21 @@ impl Workload {
             .attribute_names()
             .into_iter()
             .zip(0u64..)
-            .map(|(name, j)| AttributeOut {
-                name,
-                attr_type: "float",
-                value: format!("{}.5", value + j),
-            })
+            .map(|(name, j)| AttributeOut { name, attr_type: "float", value: format!("{}.5", value + j) })
             .collect();
         let entity_type = format!("Bench{}", entity % self.groups());
-        ElementOut {
-            entity_type,
-            is_pattern: "false",
-            id: format!("bench{entity}"),
-            attributes,
-        }
+        ElementOut { entity_type, is_pattern: "false", id: format!("bench{entity}"), attributes }
     }
 
     fn body(&self, elements: Vec<ElementOut>) -> Bytes {
-        let update = UpdateOut {
-            context_elements: elements,
-            update_action: "APPEND",
-        };
+        let update = UpdateOut { context_elements: elements, update_action: "APPEND" };
         Bytes::from(serde_json::to_vec(&update).expect("plain structs serialize"))
     }
 
     /// The timed request number `seq` of a run: one entity, round-robin, with values unique to `seq`.
     pub fn update(&self, seq: u64) -> Bytes {
         let entity = (seq % self.entities.max(1) as u64) as usize;
-        self.body(vec![
-            self.element(entity, (seq + 1) * self.attributes as u64),
-        ])
+        self.body(vec![self.element(entity, (seq + 1) * self.attributes as u64)])
     }
 
     /// Bodies creating every entity, `per_request` entities per body.
@@ -125,25 +111,16 @@ impl Workload {
 
     /// Bodies of the subscriptions, each notifying `reference` on changes of the updated attributes.
     pub fn subscriptions(&self, reference: &str) -> Vec<Bytes> {
-        (0..self.subscriptions)
-            .map(|g| self.subscription(g, reference))
-            .collect()
+        (0..self.subscriptions).map(|g| self.subscription(g, reference)).collect()
     }
 
     fn subscription(&self, group: usize, reference: &str) -> Bytes {
         let subscribe = SubscribeOut {
-            entities: vec![EntityIdOut {
-                entity_type: format!("Bench{group}"),
-                is_pattern: "true",
-                id: ".*",
-            }],
+            entities: vec![EntityIdOut { entity_type: format!("Bench{group}"), is_pattern: "true", id: ".*" }],
             attributes: self.attribute_names(),
             reference: reference.to_owned(),
             duration: "PT1H",
-            notify_conditions: vec![ConditionOut {
-                condition_type: "ONCHANGE",
-                cond_values: self.attribute_names(),
-            }],
+            notify_conditions: vec![ConditionOut { condition_type: "ONCHANGE", cond_values: self.attribute_names() }],
         };
         Bytes::from(serde_json::to_vec(&subscribe).expect("plain structs serialize"))
     }
@@ -154,21 +131,14 @@ mod tests {
     use super::*;
 
     fn workload() -> Workload {
-        Workload {
-            entities: 10,
-            attributes: 3,
-            subscriptions: 4,
-        }
+        Workload { entities: 10, attributes: 3, subscriptions: 4 }
     }
 
     #[test]
     fn updates_go_round_robin_with_fresh_values() {
         let first = String::from_utf8(workload().update(3).to_vec()).unwrap();
         let again = String::from_utf8(workload().update(13).to_vec()).unwrap();
-        assert!(
-            first.contains(r#""id":"bench3""#) && again.contains(r#""id":"bench3""#),
-            "{first}"
-        );
+        assert!(first.contains(r#""id":"bench3""#) && again.contains(r#""id":"bench3""#), "{first}");
         assert!(first.contains(r#""type":"Bench3""#), "{first}");
         assert_ne!(first, again);
     }
@@ -177,10 +147,7 @@ mod tests {
     fn creations_cover_every_entity_once() {
         let bodies = workload().creations(4);
         assert_eq!(bodies.len(), 3);
-        let text: String = bodies
-            .iter()
-            .map(|b| String::from_utf8(b.to_vec()).unwrap())
-            .collect();
+        let text: String = bodies.iter().map(|b| String::from_utf8(b.to_vec()).unwrap()).collect();
         assert_eq!(text.matches(r#""isPattern":"false""#).count(), 10);
     }
 }

@@ -11,11 +11,7 @@ fn options(subscriptions: usize) -> BrokerOptions {
         token: None,
         connections: 4,
         duration: Duration::from_secs(1),
-        workload: Workload {
-            entities: 50,
-            attributes: 3,
-            subscriptions,
-        },
+        workload: Workload { entities: 50, attributes: 3, subscriptions },
         synchronous: Some("normal".to_owned()),
         workers: 2,
     }
@@ -26,14 +22,8 @@ fn a_short_run_has_no_errors_and_delivers_notifications() {
     let report = broker(&options(5)).expect("bench runs");
     assert_eq!(report.errors, 0, "{report}");
     assert_eq!(report.baseline_errors, 0, "{report}");
-    assert!(
-        report.throughput_per_s > 0.0 && report.baseline_per_s > 0.0,
-        "{report}"
-    );
+    assert!(report.throughput_per_s > 0.0 && report.baseline_per_s > 0.0, "{report}");
     // Delivery may drop under load by design (bounded queues), so only the bounds are checked here.
-    let (received, expected) = (
-        report.notifications.unwrap_or(0),
-        report.notifications_expected.unwrap_or(0),
-    );
+    let (received, expected) = (report.notifications.unwrap_or(0), report.notifications_expected.unwrap_or(0));
     assert!(received > 0 && received <= expected, "{report}");
 }

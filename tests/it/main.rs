@@ -5,6 +5,7 @@ mod broker_convenience;
 mod broker_query;
 mod broker_subscriptions;
 mod broker_update;
+mod cep;
 mod cli;
 mod devices;
 mod durability;

@@ -1,0 +1,261 @@
+//! Builds expressions: operator chains fold left, prefixes wrap right to left, and every level adds
+//! to the builder's depth so no input can build a tree deeper than `MAX_TREE_DEPTH`.
+
+use super::super::ast::*;
+use super::super::error::CepError;
+use super::Rule;
+use super::build::{Builder, Pair, Result};
+
+impl Builder<'_> {
+    pub fn expr(&mut self, pair: Pair<'_>) -> Result<Expr> {
+        match pair.as_rule() {
+            Rule::expr => self.expr(pair.into_inner().next().expect("grammar: or")),
+            Rule::or_expr | Rule::and_expr | Rule::add_expr | Rule::mul_expr => self.chain(pair),
+            Rule::not_expr => self.prefixed(pair),
+            Rule::cmp_expr => self.comparison(pair),
+            Rule::unary => self.prefixed(pair),
+            Rule::postfix => self.postfix(pair),
+            _ => self.primary(pair),
+        }
+    }
+
+    /// `a op b op c` → `((a op b) op c)`.
+    fn chain(&mut self, pair: Pair<'_>) -> Result<Expr> {
+        let span = Self::span(&pair);
+        let parts: Vec<Pair<'_>> = pair.into_inner().collect();
+        let operands = parts.len().div_ceil(2);
+        self.nested(operands - 1, span, |b| b.fold(parts))
+    }
+
+    fn fold(&mut self, parts: Vec<Pair<'_>>) -> Result<Expr> {
+        let mut parts = parts.into_iter();
+        let mut lhs = self.expr(parts.next().expect("grammar: operand"))?;
+        while let (Some(op), Some(rhs)) = (parts.next(), parts.next()) {
+            let rhs = self.expr(rhs)?;
+            let span = lhs.span.to(rhs.span);
+            lhs = Expr {
+                kind: ExprKind::Binary { op: binary_op(op.as_str()), lhs: Box::new(lhs), rhs: Box::new(rhs) },
+                span,
+            };
+        }
+        Ok(lhs)
+    }
+
+    /// `not not e` and `- - e`.
+    fn prefixed(&mut self, pair: Pair<'_>) -> Result<Expr> {
+        let span = Self::span(&pair);
+        let mut prefixes: Vec<Pair<'_>> = pair.into_inner().collect();
+        let operand = prefixes.pop().expect("grammar: operand");
+        let count = prefixes.len();
+        let mut expr = self.nested(count, span, |b| b.expr(operand))?;
+        for prefix in prefixes.into_iter().rev() {
+            let span = Self::span(&prefix).to(expr.span);
+            let inner = Box::new(expr);
+            let kind = match prefix.as_rule() {
+                Rule::kw_not => ExprKind::Not(inner),
+                _ => ExprKind::Neg(inner),
+            };
+            expr = Expr { kind, span };
+        }
+        Ok(expr)
+    }
+
+    fn comparison(&mut self, pair: Pair<'_>) -> Result<Expr> {
+        let span = Self::span(&pair);
+        let mut inner = pair.into_inner();
+        let first = inner.next().expect("grammar: operand");
+        let Some(tail) = inner.next() else {
+            return self.expr(first);
+        };
+        self.nested(1, span, |b| {
+            let operand = Box::new(b.expr(first)?);
+            let kind = b.comparison_tail(operand, tail)?;
+            Ok(Expr { kind, span })
+        })
+    }
+
+    fn comparison_tail(&mut self, operand: Box<Expr>, tail: Pair<'_>) -> Result<ExprKind> {
+        let rule = tail.as_rule();
+        let parts: Vec<Pair<'_>> = tail.into_inner().collect();
+        let negated = parts.iter().any(|p| p.as_rule() == Rule::kw_not);
+        let mut operands =
+            parts.into_iter().filter(|p| matches!(p.as_rule(), Rule::expr | Rule::add_expr | Rule::cmp_op));
+        Ok(match rule {
+            Rule::compare => {
+                let op = binary_op(operands.next().expect("grammar: operator").as_str());
+                let rhs = self.expr(operands.next().expect("grammar: operand"))?;
+                ExprKind::Binary { op, lhs: operand, rhs: Box::new(rhs) }
+            }
+            Rule::is_null => ExprKind::IsNull { operand, negated },
+            Rule::in_list => {
+                ExprKind::InList { operand, list: operands.map(|p| self.expr(p)).collect::<Result<_>>()?, negated }
+            }
+            Rule::between => {
+                let low = Box::new(self.expr(operands.next().expect("grammar: low"))?);
+                let high = Box::new(self.expr(operands.next().expect("grammar: high"))?);
+                ExprKind::Between { operand, low, high, negated }
+            }
+            _ => ExprKind::Like {
+                operand,
+                pattern: Box::new(self.expr(operands.next().expect("grammar: pattern"))?),
+                negated,
+            },
+        })
+    }
+
+    /// `target.method(args).method(args)`.
+    fn postfix(&mut self, pair: Pair<'_>) -> Result<Expr> {
+        let span = Self::span(&pair);
+        let mut inner: Vec<Pair<'_>> = pair.into_inner().collect();
+        let calls = inner.split_off(1);
+        let primary = inner.pop().expect("grammar: primary");
+        self.nested(calls.len(), span, |b| {
+            let mut expr = b.expr(primary)?;
+            for call in calls {
+                expr = b.method_call(expr, call)?;
+            }
+            Ok(expr)
+        })
+    }
+
+    fn method_call(&mut self, target: Expr, pair: Pair<'_>) -> Result<Expr> {
+        let span = target.span.to(Self::span(&pair));
+        let mut inner = pair.into_inner();
+        let name = self.name(inner.next().expect("grammar: method name"));
+        let args = match inner.next() {
+            Some(args) => self.exprs_of(args)?,
+            None => Vec::new(),
+        };
+        Ok(Expr { kind: ExprKind::Method { target: Box::new(target), name, args }, span })
+    }
+
+    fn primary(&mut self, pair: Pair<'_>) -> Result<Expr> {
+        let span = Self::span(&pair);
+        let inner = match pair.as_rule() {
+            Rule::primary => pair.into_inner().next().expect("grammar: primary body"),
+            _ => pair,
+        };
+        let kind = match inner.as_rule() {
+            Rule::literal => ExprKind::Literal(self.literal(inner)?),
+            Rule::paren => return self.expr(inner.into_inner().next().expect("grammar: expr")),
+            Rule::property => ExprKind::Property(self.property_path(inner)),
+            Rule::array => self.nested(1, span, |b| Ok(ExprKind::Array(b.exprs_of(inner)?)))?,
+            Rule::call => self.nested(1, span, |b| b.call(inner))?,
+            Rule::cast_expr => self.nested(1, span, |b| b.cast(inner))?,
+            _ => self.nested(1, span, |b| b.case(inner))?,
+        };
+        Ok(Expr { kind, span })
+    }
+
+    pub fn property_path(&self, pair: Pair<'_>) -> Vec<Name> {
+        pair.into_inner().map(|p| self.name(p)).collect()
+    }
+
+    fn call(&mut self, pair: Pair<'_>) -> Result<ExprKind> {
+        let mut inner = pair.into_inner();
+        let name = self.name(inner.next().expect("grammar: function name"));
+        let (args, star) = match inner.next() {
+            Some(p) if p.as_rule() == Rule::count_star => (Vec::new(), true),
+            Some(p) => (self.exprs_of(p)?, false),
+            None => (Vec::new(), false),
+        };
+        Ok(ExprKind::Call { name, args, star })
+    }
+
+    fn cast(&mut self, pair: Pair<'_>) -> Result<ExprKind> {
+        let mut operand = None;
+        let mut ty = None;
+        for p in pair.into_inner() {
+            match p.as_rule() {
+                Rule::expr => operand = Some(self.expr(p)?),
+                Rule::name => ty = Some(self.name(p)),
+                _ => {}
+            }
+        }
+        Ok(ExprKind::Cast {
+            operand: Box::new(operand.expect("grammar: cast operand")),
+            ty: ty.expect("grammar: cast type"),
+        })
+    }
+
+    fn case(&mut self, pair: Pair<'_>) -> Result<ExprKind> {
+        let mut operand = None;
+        let mut whens = Vec::new();
+        let mut otherwise = None;
+        for p in pair.into_inner() {
+            match p.as_rule() {
+                Rule::expr => operand = Some(Box::new(self.expr(p)?)),
+                Rule::case_when => {
+                    let mut pair = self.exprs_of(p)?.into_iter();
+                    let when = pair.next().expect("grammar: when");
+                    whens.push((when, pair.next().expect("grammar: then")));
+                }
+                Rule::case_else => otherwise = Some(Box::new(self.last_expr(p)?)),
+                _ => {}
+            }
+        }
+        Ok(ExprKind::Case { operand, whens, otherwise })
+    }
+
+    fn literal(&self, pair: Pair<'_>) -> Result<Literal> {
+        let value = pair.into_inner().next().expect("grammar: literal");
+        Ok(match value.as_rule() {
+            Rule::number => self.number(&value)?,
+            Rule::string => Literal::String(unescape(value.into_inner().next().map_or("", |p| p.as_str()))),
+            Rule::kw_true => Literal::Bool(true),
+            Rule::kw_false => Literal::Bool(false),
+            _ => Literal::Null,
+        })
+    }
+
+    fn number(&self, pair: &Pair<'_>) -> Result<Literal> {
+        let text = pair.as_str();
+        if text.contains(['.', 'e', 'E']) {
+            let value: f64 = text.parse().unwrap_or(f64::INFINITY);
+            if value.is_finite() {
+                return Ok(Literal::Float(value));
+            }
+        } else if let Ok(value) = text.parse() {
+            return Ok(Literal::Int(value));
+        }
+        Err(CepError::Invalid { at: self.at(Self::span(pair)), message: format!("the number `{text}` is too large") })
+    }
+}
+
+fn binary_op(symbol: &str) -> BinaryOp {
+    match symbol.to_ascii_lowercase().as_str() {
+        "or" => BinaryOp::Or,
+        "and" => BinaryOp::And,
+        "=" => BinaryOp::Eq,
+        "!=" | "<>" => BinaryOp::NotEq,
+        "<" => BinaryOp::Lt,
+        "<=" => BinaryOp::LtEq,
+        ">" => BinaryOp::Gt,
+        ">=" => BinaryOp::GtEq,
+        "+" => BinaryOp::Add,
+        "-" => BinaryOp::Sub,
+        "*" => BinaryOp::Mul,
+        "/" => BinaryOp::Div,
+        _ => BinaryOp::Mod,
+    }
+}
+
+/// Resolves backslash escapes; an unknown escape keeps the escaped character.
+fn unescape(raw: &str) -> String {
+    let mut out = String::with_capacity(raw.len());
+    let mut chars = raw.chars();
+    while let Some(c) = chars.next() {
+        if c != '\\' {
+            out.push(c);
+            continue;
+        }
+        match chars.next() {
+            Some('n') => out.push('\n'),
+            Some('t') => out.push('\t'),
+            Some('r') => out.push('\r'),
+            Some(other) => out.push(other),
+            None => {}
+        }
+    }
+    out
+}

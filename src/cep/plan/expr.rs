@@ -1,0 +1,237 @@
+//! Resolved, typed expressions of the plan, and how they print: names are replaced by the input they
+//! come from, aggregates by the index of their accumulator.
+
+use std::fmt::{self, Display, Formatter};
+
+use serde::{Deserialize, Serialize};
+
+use super::{BinaryOp, DataType};
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub enum Value {
+    Null,
+    Bool(bool),
+    Int(i64),
+    Float(f64),
+    String(String),
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Function {
+    Point,
+    Polygon,
+    Geometry,
+    Coalesce,
+    Contains,
+    Distance,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub enum AggregateFunction {
+    Avg,
+    Count,
+    Sum,
+    Min,
+    Max,
+    Stddev,
+}
+
+/// One accumulator of an aggregation; `arg` is `None` for `count(*)`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct AggregateCall {
+    pub function: AggregateFunction,
+    pub arg: Option<PlanExpr>,
+    pub ty: DataType,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub enum PlanExpr {
+    Literal(Value),
+    /// A property of the input labelled `source` (stream label, alias or pattern tag).
+    Column {
+        source: String,
+        name: String,
+        ty: DataType,
+    },
+    /// A whole event: a stream label or a pattern tag.
+    Row(String),
+    Variable {
+        name: String,
+        ty: DataType,
+    },
+    /// The current value of the aggregation's accumulator at this index.
+    Aggregate(usize),
+    Binary {
+        op: BinaryOp,
+        lhs: Box<PlanExpr>,
+        rhs: Box<PlanExpr>,
+        ty: DataType,
+    },
+    Not(Box<PlanExpr>),
+    Neg(Box<PlanExpr>),
+    IsNull {
+        operand: Box<PlanExpr>,
+        negated: bool,
+    },
+    InList {
+        operand: Box<PlanExpr>,
+        list: Vec<PlanExpr>,
+        negated: bool,
+    },
+    Between {
+        operand: Box<PlanExpr>,
+        low: Box<PlanExpr>,
+        high: Box<PlanExpr>,
+        negated: bool,
+    },
+    Like {
+        operand: Box<PlanExpr>,
+        pattern: Box<PlanExpr>,
+        negated: bool,
+    },
+    Call {
+        function: Function,
+        args: Vec<PlanExpr>,
+        ty: DataType,
+    },
+    Cast {
+        operand: Box<PlanExpr>,
+        ty: DataType,
+    },
+    Case {
+        operand: Option<Box<PlanExpr>>,
+        whens: Vec<(PlanExpr, PlanExpr)>,
+        otherwise: Option<Box<PlanExpr>>,
+        ty: DataType,
+    },
+    Array(Vec<PlanExpr>),
+}
+
+impl Display for Value {
+    fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
+        match self {
+            Value::Null => f.write_str("null"),
+            Value::Bool(b) => write!(f, "{b}"),
+            Value::Int(i) => write!(f, "{i}"),
+            Value::Float(x) => write!(f, "{x:?}"),
+            Value::String(s) => write!(f, "{s:?}"),
+        }
+    }
+}
+
+impl Display for DataType {
+    fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
+        match self {
+            DataType::String => f.write_str("string"),
+            DataType::Double => f.write_str("double"),
+            DataType::Float => f.write_str("float"),
+            DataType::Int => f.write_str("int"),
+            DataType::Long => f.write_str("long"),
+            DataType::Boolean => f.write_str("boolean"),
+            DataType::Date => f.write_str("date"),
+            DataType::Geometry => f.write_str("geometry"),
+            DataType::Null => f.write_str("null"),
+            DataType::Row => f.write_str("event"),
+            DataType::Array(inner) => write!(f, "array of {inner}"),
+        }
+    }
+}
+
+impl Display for Function {
+    fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Function::Point => "point",
+            Function::Polygon => "polygon",
+            Function::Geometry => "geometry",
+            Function::Coalesce => "coalesce",
+            Function::Contains => "contains",
+            Function::Distance => "distance",
+        })
+    }
+}
+
+impl Display for AggregateFunction {
+    fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            AggregateFunction::Avg => "avg",
+            AggregateFunction::Count => "count",
+            AggregateFunction::Sum => "sum",
+            AggregateFunction::Min => "min",
+            AggregateFunction::Max => "max",
+            AggregateFunction::Stddev => "stddev",
+        })
+    }
+}
+
+impl Display for AggregateCall {
+    fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
+        match &self.arg {
+            Some(arg) => write!(f, "{}({arg}): {}", self.function, self.ty),
+            None => write!(f, "{}(*): {}", self.function, self.ty),
+        }
+    }
+}
+
+/// Joins displayed items with `", "`.
+pub(super) fn list<T: Display>(items: &[T]) -> String {
+    items.iter().map(ToString::to_string).collect::<Vec<_>>().join(", ")
+}
+
+fn not(negated: bool) -> &'static str {
+    if negated { " not" } else { "" }
+}
+
+impl Display for PlanExpr {
+    fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
+        match self {
+            PlanExpr::Literal(v) => v.fmt(f),
+            PlanExpr::Column { source, name, .. } => write!(f, "{source}.{name}"),
+            PlanExpr::Row(source) => write!(f, "{source}"),
+            PlanExpr::Variable { name, .. } => write!(f, "${name}"),
+            PlanExpr::Aggregate(i) => write!(f, "#agg{i}"),
+            PlanExpr::Binary { op, lhs, rhs, .. } => write!(f, "({lhs} {} {rhs})", op.symbol()),
+            PlanExpr::Not(e) => write!(f, "not {e}"),
+            PlanExpr::Neg(e) => write!(f, "-{e}"),
+            PlanExpr::IsNull { operand, negated } => {
+                write!(f, "({operand} is{} null)", not(*negated))
+            }
+            PlanExpr::InList { operand, list: items, negated } => {
+                write!(f, "({operand}{} in ({}))", not(*negated), list(items))
+            }
+            PlanExpr::Between { operand, low, high, negated } => {
+                write!(f, "({operand}{} between {low} and {high})", not(*negated))
+            }
+            PlanExpr::Like { operand, pattern, negated } => write!(f, "({operand}{} like {pattern})", not(*negated)),
+            PlanExpr::Call { function, args, .. } => fmt_call(*function, args, f),
+            PlanExpr::Cast { operand, ty } => write!(f, "cast({operand}, {ty})"),
+            PlanExpr::Case { operand, whens, otherwise, .. } => {
+                fmt_case(operand.as_deref(), whens, otherwise.as_deref(), f)
+            }
+            PlanExpr::Array(items) => write!(f, "{{{}}}", list(items)),
+        }
+    }
+}
+
+fn fmt_call(function: Function, args: &[PlanExpr], f: &mut Formatter<'_>) -> fmt::Result {
+    match (function, args) {
+        (Function::Contains | Function::Distance, [target, rest @ ..]) => {
+            write!(f, "{target}.{function}({})", list(rest))
+        }
+        _ => write!(f, "{function}({})", list(args)),
+    }
+}
+
+fn fmt_case(
+    operand: Option<&PlanExpr>,
+    whens: &[(PlanExpr, PlanExpr)],
+    otherwise: Option<&PlanExpr>,
+    f: &mut Formatter<'_>,
+) -> fmt::Result {
+    f.write_str("case")?;
+    operand.iter().try_for_each(|o| write!(f, " {o}"))?;
+    for (when, then) in whens {
+        write!(f, " when {when} then {then}")?;
+    }
+    otherwise.iter().try_for_each(|o| write!(f, " else {o}"))?;
+    f.write_str(" end")
+}

@@ -1,0 +1,302 @@
+//! The checked logical plan: plain data (`Debug`, `Clone`, `PartialEq`, serde) describing what each
+//! statement computes, with every name resolved and every type known. The runtime compiles it to a
+//! dataflow; `Display` prints it as an indented tree for `fluxgate explain` and the snapshot tests.
+//! It imports neither pest nor timely, and holds no behaviour beyond printing.
+
+mod display;
+mod expr;
+
+use serde::{Deserialize, Serialize};
+
+pub use super::ast::{BinaryOp, OutputKind};
+pub use expr::{AggregateCall, AggregateFunction, Function, PlanExpr, Value};
+
+/// The type of a value in an event.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub enum DataType {
+    String,
+    Double,
+    Float,
+    Int,
+    Long,
+    Boolean,
+    Date,
+    Geometry,
+    /// The literal `null`, which fits every type.
+    Null,
+    /// A whole event (a stream alias or a pattern tag); only `is null` applies to it.
+    Row,
+    Array(Box<DataType>),
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Column {
+    pub name: String,
+    pub ty: DataType,
+}
+
+/// Every statement of a configuration, in the order the runtime must create them (producers first).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Plan {
+    pub statements: Vec<StatementPlan>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct StatementPlan {
+    /// 1-based position in the configuration's `statements`.
+    pub number: usize,
+    pub text: String,
+    pub node: PlanNode,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub enum PlanNode {
+    Variable(VariablePlan),
+    NamedWindow(NamedWindowPlan),
+    Query(Box<QueryPlan>),
+    Merge(MergePlan),
+    Delete(WindowActionPlan),
+    Update(WindowActionPlan),
+}
+
+/// `CREATE VARIABLE`: evaluated once when the configuration is applied.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct VariablePlan {
+    pub name: String,
+    pub ty: DataType,
+    pub init: Option<PlanExpr>,
+}
+
+/// `CREATE WINDOW name.window AS type`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct NamedWindowPlan {
+    pub name: String,
+    pub as_type: String,
+    pub columns: Vec<Column>,
+    pub window: WindowSpec,
+    pub partition: Partitioning,
+}
+
+/// What a stream's view chain keeps.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub enum WindowSpec {
+    /// `win:time(d)`: each event stays `millis`, then expires.
+    Time { millis: u64 },
+    /// `win:length(n)`: the last `n` events.
+    Length { count: u64 },
+    /// `win:time_batch(d)`: events buffered and released every `millis`.
+    TimeBatch { millis: u64 },
+    /// `win:length_batch(n)`: events released every `n`.
+    LengthBatch { count: u64 },
+    /// `std:unique(keys)`: the last event per key.
+    Unique { keys: Vec<PlanExpr> },
+    /// `std:lastevent()`: the last event.
+    LastEvent,
+    /// `std:groupwin(keys).<inner>`: one inner window per key.
+    Grouped { keys: Vec<PlanExpr>, inner: Box<WindowSpec> },
+}
+
+/// How a stateful operator's work is spread over workers.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub enum Partitioning {
+    /// No state: any worker may process any event.
+    Stateless,
+    /// State is independent per value of these keys, so events are exchanged by them.
+    Key(Vec<PartitionKey>),
+    /// The semantics need one global order: runs on one worker.
+    Single,
+}
+
+/// One partition key: the key expression as seen by each input that must be exchanged by it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PartitionKey {
+    pub name: String,
+    pub inputs: Vec<PlanExpr>,
+}
+
+/// `[INSERT INTO] SELECT ... FROM ...`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct QueryPlan {
+    pub input: Input,
+    pub filter: Option<PlanExpr>,
+    pub aggregation: Option<Aggregation>,
+    pub projection: Vec<Projection>,
+    pub output: Option<OutputPolicy>,
+    pub order_by: Vec<(PlanExpr, bool)>,
+    /// Whether removed rows are emitted too (`SELECT IRSTREAM`) or only (`SELECT RSTREAM`).
+    pub emits: Emits,
+    pub sink: Sink,
+    pub partition: Partitioning,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Emits {
+    Inserted,
+    InsertedAndRemoved,
+    Removed,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub enum Input {
+    Stream(StreamInput),
+    Pattern(PatternPlan),
+    Join(Box<JoinPlan>),
+}
+
+/// A stream read with its filter and window; `label` is how expressions refer to it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct StreamInput {
+    pub stream: String,
+    pub label: String,
+    pub filter: Option<PlanExpr>,
+    pub window: Option<WindowSpec>,
+    /// Reads a named window's insert stream rather than an event stream.
+    pub named_window: bool,
+}
+
+/// `driver unidirectional LEFT OUTER JOIN lookup ON on`: each driver event looks up the lookup
+/// stream's window; the lookup side never triggers output.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct JoinPlan {
+    pub driver: Input,
+    pub lookup: StreamInput,
+    pub on: PlanExpr,
+    /// Equalities of `on` between a driver expression and a lookup expression.
+    pub keys: Vec<(PlanExpr, PlanExpr)>,
+}
+
+/// A pattern as a tree of states; each state has an id used by the runtime and the printout.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PatternPlan {
+    pub label: Option<String>,
+    pub root: PatternNode,
+    /// Tags visible to the select list, with the stream each is bound to.
+    pub tags: Vec<(String, String)>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PatternNode {
+    pub id: usize,
+    pub kind: PatternNodeKind,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub enum PatternNodeKind {
+    /// Starts a new instance of the child each time the current one matches or starts.
+    Every(Box<PatternNode>),
+    /// Children in sequence: each starts when the previous one matched.
+    FollowedBy(Vec<PatternNode>),
+    /// Matches when all children matched.
+    And(Vec<PatternNode>),
+    /// Matches when any child matched.
+    Or(Vec<PatternNode>),
+    /// True until the child matches; then the instance dies (a kill condition).
+    Not(Box<PatternNode>),
+    /// The child must match within `millis` of starting, else it ends as false.
+    Within { inner: Box<PatternNode>, millis: u64 },
+    /// Becomes true `millis` after the state starts.
+    Timer { millis: u64 },
+    /// An event of `stream` passing `filter`, bound to `tag` when given.
+    Match { tag: Option<String>, stream: String, filter: Option<PlanExpr> },
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Aggregation {
+    pub kind: AggregationKind,
+    pub group_by: Vec<PlanExpr>,
+    pub aggregates: Vec<AggregateCall>,
+    pub having: Option<PlanExpr>,
+}
+
+/// Esper's result-set kinds, which decide what rows and outputs mean.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub enum AggregationKind {
+    /// Every selected column is an aggregate or a group key: one row per group.
+    FullyAggregated,
+    /// Some selected columns are neither: one row per event, carrying its group's aggregates.
+    WithUngroupedColumns(Vec<String>),
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Projection {
+    pub name: String,
+    pub expr: PlanExpr,
+    pub ty: DataType,
+}
+
+/// `OUTPUT [AFTER a] kind EVERY p`: rows are held and released on a timer that starts at the
+/// statement's first event.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct OutputPolicy {
+    pub kind: OutputKind,
+    pub every_millis: u64,
+    pub after_millis: Option<u64>,
+    /// What one tick releases, for the reader of the plan.
+    pub releases: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Sink {
+    pub stream: String,
+    pub columns: Vec<Column>,
+    pub kind: SinkKind,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub enum SinkKind {
+    /// An `out` type: each row becomes an entity update to the brokers.
+    Out(OutMapping),
+    /// Rows enter a named window.
+    NamedWindow,
+    /// A stream only other statements read.
+    Internal,
+    /// No `INSERT INTO`: rows go to listeners only and leave the gateway nowhere.
+    Listeners,
+}
+
+/// How rows of an `out` type become entities.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct OutMapping {
+    pub entity_type: String,
+    /// Entity id when a row's `id` is null or empty.
+    pub fallback_id: String,
+    /// Declared attributes: name, declared type name, metadata names.
+    pub attributes: Vec<(String, String, Vec<String>)>,
+    pub brokers: Vec<String>,
+}
+
+/// `ON trigger MERGE window WHERE condition WHEN ...`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct MergePlan {
+    pub trigger: StreamInput,
+    pub window: String,
+    pub window_label: String,
+    pub condition: Option<PlanExpr>,
+    pub clauses: Vec<MergeClausePlan>,
+    pub partition: Partitioning,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct MergeClausePlan {
+    pub matched: bool,
+    pub condition: Option<PlanExpr>,
+    pub action: MergeActionPlan,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub enum MergeActionPlan {
+    Insert(Vec<Projection>),
+    Update(Vec<(String, PlanExpr)>),
+    Delete,
+}
+
+/// `ON trigger DELETE FROM window WHERE c` and `ON trigger UPDATE window SET ... WHERE c`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct WindowActionPlan {
+    pub trigger: StreamInput,
+    pub window: String,
+    pub window_label: String,
+    pub condition: Option<PlanExpr>,
+    pub assignments: Vec<(String, PlanExpr)>,
+    pub partition: Partitioning,
+}

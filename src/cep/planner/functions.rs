@@ -1,0 +1,228 @@
+//! Types function calls, aggregates and methods: the geometry functions (`point`, `polygon`, checked
+//! for a closed ring of at least 4 points when written as constants, `geometry`), `coalesce`, the
+//! aggregates (only where the clause allows them, never nested) and the geometry methods
+//! `contains` and `distance`.
+
+use super::super::ast::{Expr, ExprKind, Literal, Name};
+use super::super::error::{CepError, did_you_mean};
+use super::super::plan::{AggregateCall, AggregateFunction, DataType, Function, PlanExpr};
+use super::expr::{ExprPlanner, Typed, common, is_numeric};
+use super::scope::unknown;
+
+const FUNCTIONS: [&str; 10] =
+    ["point", "polygon", "geometry", "coalesce", "avg", "count", "sum", "min", "max", "stddev"];
+
+fn aggregate_function(name: &str) -> Option<AggregateFunction> {
+    Some(match name {
+        "avg" => AggregateFunction::Avg,
+        "count" => AggregateFunction::Count,
+        "sum" => AggregateFunction::Sum,
+        "min" => AggregateFunction::Min,
+        "max" => AggregateFunction::Max,
+        "stddev" => AggregateFunction::Stddev,
+        _ => return None,
+    })
+}
+
+impl ExprPlanner<'_> {
+    pub(super) fn call(&mut self, e: &Expr, name: &Name, args: &[Expr], star: bool) -> Result<Typed, CepError> {
+        let lower = name.text.to_ascii_lowercase();
+        if let Some(function) = aggregate_function(&lower) {
+            return self.aggregate(name, function, args, star);
+        }
+        if star {
+            return Err(self.ctx.invalid(e.span, format!("only `count(*)` takes `*`, not `{}`", name.text)));
+        }
+        match lower.as_str() {
+            "point" => self.point(e, args),
+            "polygon" => self.polygon(e, args),
+            "geometry" => {
+                let [wkt] = self.arity::<1>(e, name, args)?;
+                let (wkt, _) = self.expect_string(wkt)?;
+                Ok(geometry_call(Function::Geometry, vec![wkt]))
+            }
+            "coalesce" => self.coalesce(e, args),
+            _ => Err(unknown(self.ctx, "function", name, did_you_mean(&lower, FUNCTIONS))),
+        }
+    }
+
+    fn arity<'e, const N: usize>(&self, e: &Expr, name: &Name, args: &'e [Expr]) -> Result<&'e [Expr; N], CepError> {
+        args.try_into().map_err(|_| {
+            let message = format!("`{}` takes {N} argument(s), found {}", name.text, args.len());
+            self.ctx.invalid(e.span, message)
+        })
+    }
+
+    fn expect_string(&mut self, e: &Expr) -> Result<Typed, CepError> {
+        let (x, ty) = self.plan(e)?;
+        if !matches!(ty, DataType::String | DataType::Null) {
+            return Err(self.ctx.type_error(e.span, format!("expected a string, found {ty}")));
+        }
+        Ok((x, ty))
+    }
+
+    fn point(&mut self, e: &Expr, args: &[Expr]) -> Result<Typed, CepError> {
+        let name = Name { text: "point".to_string(), span: e.span };
+        let [x, y] = self.arity::<2>(e, &name, args)?;
+        let (x, _) = self.numeric(x, "`point`")?;
+        let (y, _) = self.numeric(y, "`point`")?;
+        Ok(geometry_call(Function::Point, vec![x, y]))
+    }
+
+    fn polygon(&mut self, e: &Expr, args: &[Expr]) -> Result<Typed, CepError> {
+        let name = Name { text: "polygon".to_string(), span: e.span };
+        let [ring] = self.arity::<1>(e, &name, args)?;
+        if let ExprKind::Array(points) = &ring.kind {
+            self.check_ring(e, points)?;
+        }
+        let (planned, ty) = self.plan(ring)?;
+        if ty != DataType::Array(Box::new(DataType::Geometry)) {
+            let message = format!("`polygon` needs an array of points such as {{point(0, 0), ...}}, found {ty}");
+            return Err(self.ctx.type_error(ring.span, message));
+        }
+        Ok(geometry_call(Function::Polygon, vec![planned]))
+    }
+
+    /// A constant ring must have at least 4 points and end where it starts.
+    fn check_ring(&self, e: &Expr, points: &[Expr]) -> Result<(), CepError> {
+        let polygon_error = |message: String| CepError::Polygon { at: self.ctx.at(e.span), message };
+        if points.len() < 4 {
+            let message = format!("a polygon needs a closed ring of at least 4 points, found {}", points.len());
+            return Err(polygon_error(message));
+        }
+        let (Some(first), Some(last)) = (constant_point(&points[0]), constant_point(&points[points.len() - 1])) else {
+            return Ok(());
+        };
+        if first != last {
+            let message = format!(
+                "the ring is not closed: it starts at ({}, {}) but ends at ({}, {})",
+                first.0, first.1, last.0, last.1
+            );
+            return Err(polygon_error(message));
+        }
+        Ok(())
+    }
+
+    fn coalesce(&mut self, e: &Expr, args: &[Expr]) -> Result<Typed, CepError> {
+        if args.is_empty() {
+            return Err(self.ctx.invalid(e.span, "`coalesce` needs at least one argument"));
+        }
+        let mut ty = DataType::Null;
+        let mut planned = Vec::with_capacity(args.len());
+        for a in args {
+            let (x, xt) = self.plan(a)?;
+            ty = common(&ty, &xt)
+                .ok_or_else(|| self.ctx.type_error(a.span, format!("`coalesce` mixes {ty} and {xt}")))?;
+            planned.push(x);
+        }
+        Ok((PlanExpr::Call { function: Function::Coalesce, args: planned, ty: ty.clone() }, ty))
+    }
+
+    fn aggregate(
+        &mut self,
+        name: &Name,
+        function: AggregateFunction,
+        args: &[Expr],
+        star: bool,
+    ) -> Result<Typed, CepError> {
+        if let Some(place) = self.no_aggregates {
+            return Err(CepError::AggregateNotAllowed { at: self.ctx.at(name.span), name: name.text.clone(), place });
+        }
+        if self.in_aggregate {
+            return Err(self.ctx.invalid(name.span, "aggregate functions cannot be nested"));
+        }
+        let (arg, ty) = match (star, args) {
+            (true, _) if function == AggregateFunction::Count => (None, DataType::Long),
+            (false, [arg]) => {
+                self.in_aggregate = true;
+                let planned = self.plan(arg);
+                self.in_aggregate = false;
+                let (planned, arg_ty) = planned?;
+                (Some(planned), self.aggregate_type(function, arg, &arg_ty)?)
+            }
+            _ => {
+                return Err(self.ctx.invalid(name.span, format!("`{}` takes exactly one argument", name.text)));
+            }
+        };
+        let call = AggregateCall { function, arg, ty: ty.clone() };
+        let index = match self.aggregates.iter().position(|a| *a == call) {
+            Some(same) => same,
+            None => {
+                self.aggregates.push(call);
+                self.aggregates.len() - 1
+            }
+        };
+        Ok((PlanExpr::Aggregate(index), ty))
+    }
+
+    fn aggregate_type(&self, function: AggregateFunction, arg: &Expr, ty: &DataType) -> Result<DataType, CepError> {
+        let numeric = is_numeric(ty) || *ty == DataType::Null;
+        let result = match function {
+            AggregateFunction::Count => return Ok(DataType::Long),
+            AggregateFunction::Avg | AggregateFunction::Stddev if numeric => DataType::Double,
+            AggregateFunction::Sum if numeric => match ty {
+                DataType::Int | DataType::Long => DataType::Long,
+                _ => DataType::Double,
+            },
+            AggregateFunction::Min | AggregateFunction::Max
+                if numeric || matches!(ty, DataType::String | DataType::Date) =>
+            {
+                ty.clone()
+            }
+            _ => {
+                return Err(self.ctx.type_error(arg.span, format!("`{function}` needs a number, found {ty}")));
+            }
+        };
+        Ok(result)
+    }
+
+    pub(super) fn method(&mut self, target: &Expr, name: &Name, args: &[Expr]) -> Result<Typed, CepError> {
+        let (t, tt) = self.plan(target)?;
+        if tt != DataType::Geometry {
+            let message = format!("`.{}(...)` applies to a geometry, found {tt}", name.text);
+            return Err(self.ctx.type_error(target.span, message));
+        }
+        let (function, ty) = match name.text.as_str() {
+            "contains" => (Function::Contains, DataType::Boolean),
+            "distance" => (Function::Distance, DataType::Double),
+            _ => {
+                let hint = did_you_mean(&name.text, ["contains", "distance"]);
+                let hint =
+                    if hint.is_empty() { "; geometries have `contains` and `distance`".to_string() } else { hint };
+                return Err(unknown(self.ctx, "geometry method", name, hint));
+            }
+        };
+        let [other] = args else {
+            return Err(self.ctx.invalid(name.span, format!("`.{}` takes one geometry argument", name.text)));
+        };
+        let (o, ot) = self.plan(other)?;
+        if !matches!(ot, DataType::Geometry | DataType::Null) {
+            return Err(self.ctx.type_error(other.span, format!("`.{}` needs a geometry, found {ot}", name.text)));
+        }
+        Ok((PlanExpr::Call { function, args: vec![t, o], ty: ty.clone() }, ty))
+    }
+}
+
+fn geometry_call(function: Function, args: Vec<PlanExpr>) -> Typed {
+    (PlanExpr::Call { function, args, ty: DataType::Geometry }, DataType::Geometry)
+}
+
+/// `point(x, y)` with constant coordinates.
+fn constant_point(e: &Expr) -> Option<(f64, f64)> {
+    let ExprKind::Call { name, args, .. } = &e.kind else {
+        return None;
+    };
+    match args.as_slice() {
+        [x, y] if name.text.eq_ignore_ascii_case("point") => Some((constant_number(x)?, constant_number(y)?)),
+        _ => None,
+    }
+}
+
+fn constant_number(e: &Expr) -> Option<f64> {
+    match &e.kind {
+        ExprKind::Literal(Literal::Int(i)) => Some(*i as f64),
+        ExprKind::Literal(Literal::Float(x)) => Some(*x),
+        ExprKind::Neg(inner) => constant_number(inner).map(|x| -x),
+        _ => None,
+    }
+}

@@ -1,0 +1,355 @@
+//! `[INSERT INTO] SELECT` statements: input (stream, pattern or one-sided outer join), `WHERE`, the
+//! select list, aggregation kind (fully aggregated or with ungrouped columns), output policy, order,
+//! partitioning, and the sink.
+
+use super::super::ast::{
+    Expr, ExprKind, Join, JoinKind, OutputClause, OutputKind, SelectItem, SelectStmt, Source, SourceKind, StreamRef,
+    StreamSelector,
+};
+use super::super::catalog::{Catalog, Origin};
+use super::super::error::{CepError, did_you_mean};
+use super::super::plan::*;
+use super::Ctx;
+use super::expr::ExprPlanner;
+use super::pattern::{conjuncts, plan_pattern};
+use super::scope::{Binding, Scope, unknown};
+use super::window::{positive_millis, window_of};
+
+pub(super) fn plan_select(ctx: &Ctx<'_>, s: &SelectStmt, catalog: &mut dyn Catalog) -> Result<QueryPlan, CepError> {
+    let (input, scope, input_partition) = plan_input(ctx, &*catalog, s)?;
+    let cat: &dyn Catalog = &*catalog;
+    let filter = match &s.where_clause {
+        Some(w) => Some(ExprPlanner::new(ctx, cat, &scope, Some("WHERE")).condition(w, "WHERE")?),
+        None => None,
+    };
+    let mut planner = ExprPlanner::new(ctx, cat, &scope, None);
+    let projection = project_items(&mut planner, &scope, &s.items)?;
+    let having = s.having.as_ref().map(|h| planner.condition(h, "HAVING")).transpose()?;
+    let order_by = s
+        .order_by
+        .iter()
+        .map(|o| Ok((order_key(&mut planner, &projection, &o.expr)?, o.descending)))
+        .collect::<Result<Vec<_>, CepError>>()?;
+    let aggregates = std::mem::take(&mut planner.aggregates);
+    let mut group_planner = ExprPlanner::new(ctx, cat, &scope, Some("GROUP BY"));
+    let group_by = s.group_by.iter().map(|g| Ok(group_planner.plan(g)?.0)).collect::<Result<Vec<_>, CepError>>()?;
+    let aggregation = aggregation(&projection, group_by, aggregates, having);
+    let output = s.output.as_ref().map(|o| output(ctx, o, aggregation.as_ref())).transpose()?;
+    let partition = partition(&aggregation, output.is_some(), input_partition);
+    let sink = super::sink::sink(ctx, s.insert_into.as_ref(), &projection, catalog)?;
+    let emits = match s.selector {
+        Some(StreamSelector::IrStream) => Emits::InsertedAndRemoved,
+        Some(StreamSelector::RStream) => Emits::Removed,
+        _ => Emits::Inserted,
+    };
+    Ok(QueryPlan { input, filter, aggregation, projection, output, order_by, emits, sink, partition })
+}
+
+/// An `ORDER BY` item: a select-list alias names that column, as in Esper; else an expression.
+fn order_key(planner: &mut ExprPlanner<'_>, projection: &[Projection], e: &Expr) -> Result<PlanExpr, CepError> {
+    if let ExprKind::Property(path) = &e.kind
+        && let [name] = path.as_slice()
+        && let Some(p) = projection.iter().find(|p| p.name == name.text)
+    {
+        return Ok(p.expr.clone());
+    }
+    Ok(planner.plan(e)?.0)
+}
+
+/// The input, the scope its expressions see, and the partitioning the input itself imposes.
+fn plan_input(ctx: &Ctx<'_>, catalog: &dyn Catalog, s: &SelectStmt) -> Result<(Input, Scope, Partitioning), CepError> {
+    match s.from.joins.as_slice() {
+        [] => plan_source(ctx, catalog, &s.from.first),
+        [join] => plan_join(ctx, catalog, &s.from.first, join),
+        [_, extra, ..] => Err(ctx.unsupported(extra.span, "joining more than two streams")),
+    }
+}
+
+fn plan_source(
+    ctx: &Ctx<'_>,
+    catalog: &dyn Catalog,
+    source: &Source,
+) -> Result<(Input, Scope, Partitioning), CepError> {
+    let label = source.alias.as_ref().map(|a| a.text.as_str());
+    match &source.kind {
+        SourceKind::Stream(stream) => {
+            let (input, binding) = stream_input(ctx, catalog, stream, label)?;
+            let partition = window_partition(input.window.as_ref());
+            Ok((Input::Stream(input), Scope { bindings: vec![binding], ..Scope::default() }, partition))
+        }
+        SourceKind::Pattern(p) => {
+            let planned = plan_pattern(ctx, catalog, p, label)?;
+            let mut scope = Scope { tags: planned.visible.clone(), ..Scope::default() };
+            if let Some(label) = label {
+                let binding = Binding {
+                    label: label.to_string(),
+                    names: vec![label.to_string()],
+                    columns: Vec::new(),
+                    tags: planned.visible,
+                };
+                scope.bindings.push(binding);
+            }
+            Ok((Input::Pattern(planned.plan), scope, planned.partition))
+        }
+    }
+}
+
+/// A stream with its filter and window, and the binding that names it.
+pub(super) fn stream_input(
+    ctx: &Ctx<'_>,
+    catalog: &dyn Catalog,
+    s: &StreamRef,
+    alias: Option<&str>,
+) -> Result<(StreamInput, Binding), CepError> {
+    let Some(ty) = catalog.stream(&s.name.text) else {
+        return Err(unknown(ctx, "stream", &s.name, did_you_mean(&s.name.text, catalog.stream_names())));
+    };
+    let label = alias.unwrap_or(&s.name.text);
+    let mut names = vec![s.name.text.clone()];
+    names.extend(alias.map(str::to_string));
+    let binding = Binding::stream(label, names, ty.columns.clone());
+    let scope = Scope { bindings: vec![binding.clone()], ..Scope::default() };
+    let mut planner = ExprPlanner::new(ctx, catalog, &scope, Some("a stream filter"));
+    let mut filters = Vec::with_capacity(s.filter.len());
+    for f in &s.filter {
+        filters.push(planner.condition(f, "a stream filter")?);
+    }
+    let window = window_of(&mut planner, &s.views)?;
+    let input = StreamInput {
+        stream: s.name.text.clone(),
+        label: label.to_string(),
+        filter: super::pattern::and_all(filters),
+        window,
+        named_window: matches!(ty.origin, Origin::NamedWindow { .. }),
+    };
+    Ok((input, binding))
+}
+
+fn window_partition(window: Option<&WindowSpec>) -> Partitioning {
+    let keys = match window {
+        None => return Partitioning::Stateless,
+        Some(WindowSpec::Unique { keys }) | Some(WindowSpec::Grouped { keys, .. }) => keys,
+        Some(_) => return Partitioning::Single,
+    };
+    Partitioning::Key(keys.iter().map(|k| PartitionKey { name: k.to_string(), inputs: vec![k.clone()] }).collect())
+}
+
+/// `A unidirectional LEFT OUTER JOIN B.<window> AS b ON ...`: the only join in the subset.
+fn plan_join(
+    ctx: &Ctx<'_>,
+    catalog: &dyn Catalog,
+    first: &Source,
+    join: &Join,
+) -> Result<(Input, Scope, Partitioning), CepError> {
+    let supported = join.kind == JoinKind::LeftOuter && first.unidirectional && !join.source.unidirectional;
+    if !supported {
+        let construct = match join.kind {
+            JoinKind::Comma => "a join of comma-separated streams",
+            JoinKind::Inner => "an inner join",
+            JoinKind::FullOuter => "a full outer join",
+            JoinKind::RightOuter => "a right outer join",
+            JoinKind::LeftOuter => "a left outer join without `unidirectional` on its first stream only",
+        };
+        return Err(ctx.unsupported(
+            join.span,
+            format!("{construct} (the subset has `A unidirectional LEFT OUTER JOIN B ... ON ...`)"),
+        ));
+    }
+    let (driver, mut scope, _) = plan_source(ctx, catalog, first)?;
+    let SourceKind::Stream(lookup) = &join.source.kind else {
+        return Err(ctx.unsupported(join.source.span, "a pattern on the looked-up side of a join"));
+    };
+    let alias = join.source.alias.as_ref().map(|a| a.text.as_str());
+    let (lookup, binding) = stream_input(ctx, catalog, lookup, alias)?;
+    if lookup.window.is_none() && !lookup.named_window {
+        return Err(
+            ctx.invalid(join.source.span, "the looked-up stream needs a data window such as `.std:lastevent()`")
+        );
+    }
+    scope.bindings.push(binding);
+    let on_expr = join.on.as_ref().ok_or_else(|| ctx.invalid(join.span, "a join needs `ON`"))?;
+    let on = ExprPlanner::new(ctx, catalog, &scope, Some("ON")).condition(on_expr, "ON")?;
+    let keys = join_keys(&on, &lookup.label);
+    let partition = match keys.as_slice() {
+        [] => Partitioning::Single,
+        keys => Partitioning::Key(
+            keys.iter()
+                .map(|(d, l)| PartitionKey { name: l.to_string(), inputs: vec![d.clone(), l.clone()] })
+                .collect(),
+        ),
+    };
+    Ok((Input::Join(Box::new(JoinPlan { driver, lookup, on, keys })), scope, partition))
+}
+
+/// Equalities of `on` with the lookup side's column on one side only.
+fn join_keys(on: &PlanExpr, lookup: &str) -> Vec<(PlanExpr, PlanExpr)> {
+    let from_lookup = |e: &PlanExpr| matches!(e, PlanExpr::Column { source, .. } if source == lookup);
+    conjuncts(on)
+        .into_iter()
+        .filter_map(|c| match c {
+            PlanExpr::Binary { op: BinaryOp::Eq, lhs, rhs, .. } if from_lookup(rhs) && !from_lookup(lhs) => {
+                Some((*lhs.clone(), *rhs.clone()))
+            }
+            PlanExpr::Binary { op: BinaryOp::Eq, lhs, rhs, .. } if from_lookup(lhs) && !from_lookup(rhs) => {
+                Some((*rhs.clone(), *lhs.clone()))
+            }
+            _ => None,
+        })
+        .collect()
+}
+
+pub(super) fn project_items(
+    planner: &mut ExprPlanner<'_>,
+    scope: &Scope,
+    items: &[SelectItem],
+) -> Result<Vec<Projection>, CepError> {
+    let mut out: Vec<Projection> = Vec::new();
+    for item in items {
+        for p in project_item(planner, scope, item)? {
+            if out.iter().any(|o| o.name == p.name) {
+                let span = match item {
+                    SelectItem::Wildcard(s) => *s,
+                    SelectItem::StreamWildcard(n) => n.span,
+                    SelectItem::Expr { expr, alias } => alias.as_ref().map_or(expr.span, |a| a.span),
+                };
+                return Err(planner.ctx.invalid(span, format!("column `{}` is selected twice", p.name)));
+            }
+            out.push(p);
+        }
+    }
+    Ok(out)
+}
+
+fn project_item(planner: &mut ExprPlanner<'_>, scope: &Scope, item: &SelectItem) -> Result<Vec<Projection>, CepError> {
+    let ctx = planner.ctx;
+    match item {
+        SelectItem::Wildcard(span) => match scope.bindings.as_slice() {
+            [b] if b.tags.is_empty() => Ok(columns_of(&b.label, &b.columns)),
+            [] | [_] => Err(ctx.invalid(*span, "`*` over a pattern: select `tag.*` or name the properties")),
+            _ => Err(ctx.invalid(*span, "`*` over a join: name the properties to select")),
+        },
+        SelectItem::StreamWildcard(name) => {
+            if let Some(t) = scope.tag(&name.text) {
+                return Ok(columns_of(&t.name, &t.columns));
+            }
+            match scope.bindings.iter().find(|b| b.names.contains(&name.text) && b.tags.is_empty()) {
+                Some(b) => Ok(columns_of(&b.label, &b.columns)),
+                None => Err(unknown(ctx, "stream, alias or tag", name, String::new())),
+            }
+        }
+        SelectItem::Expr { expr, alias } => {
+            let (planned, ty) = planner.plan(expr)?;
+            if ty == DataType::Row {
+                return Err(ctx.type_error(
+                    expr.span,
+                    format!("`{}` is a whole event: select `{}.*` or one of its properties", planned, planned),
+                ));
+            }
+            let name = alias.as_ref().map_or_else(|| default_name(&planned, expr), |a| a.text.clone());
+            Ok(vec![Projection { name, expr: planned, ty }])
+        }
+    }
+}
+
+fn columns_of(source: &str, columns: &[Column]) -> Vec<Projection> {
+    columns
+        .iter()
+        .map(|c| Projection {
+            name: c.name.clone(),
+            expr: PlanExpr::Column { source: source.to_string(), name: c.name.clone(), ty: c.ty.clone() },
+            ty: c.ty.clone(),
+        })
+        .collect()
+}
+
+/// A property keeps its name; anything else is named by its text, as Esper does.
+fn default_name(planned: &PlanExpr, expr: &Expr) -> String {
+    match planned {
+        PlanExpr::Column { name, .. } => name.clone(),
+        _ => expr.to_string(),
+    }
+}
+
+fn aggregation(
+    projection: &[Projection],
+    group_by: Vec<PlanExpr>,
+    aggregates: Vec<AggregateCall>,
+    having: Option<PlanExpr>,
+) -> Option<Aggregation> {
+    if aggregates.is_empty() && group_by.is_empty() {
+        return None;
+    }
+    let ungrouped: Vec<String> = projection
+        .iter()
+        .filter(|p| !group_by.contains(&p.expr) && has_ungrouped_column(&p.expr, &group_by))
+        .map(|p| p.name.clone())
+        .collect();
+    let kind = if ungrouped.is_empty() {
+        AggregationKind::FullyAggregated
+    } else {
+        AggregationKind::WithUngroupedColumns(ungrouped)
+    };
+    Some(Aggregation { kind, group_by, aggregates, having })
+}
+
+/// Whether `e` reads a column outside any aggregate that is not a group key.
+fn has_ungrouped_column(e: &PlanExpr, group_by: &[PlanExpr]) -> bool {
+    if group_by.contains(e) {
+        return false;
+    }
+    match e {
+        PlanExpr::Column { .. } | PlanExpr::Row(_) => true,
+        PlanExpr::Binary { lhs, rhs, .. } => has_ungrouped_column(lhs, group_by) || has_ungrouped_column(rhs, group_by),
+        PlanExpr::Not(x)
+        | PlanExpr::Neg(x)
+        | PlanExpr::Cast { operand: x, .. }
+        | PlanExpr::IsNull { operand: x, .. } => has_ungrouped_column(x, group_by),
+        PlanExpr::Call { args, .. } | PlanExpr::Array(args) => args.iter().any(|a| has_ungrouped_column(a, group_by)),
+        PlanExpr::InList { operand, list, .. } => {
+            has_ungrouped_column(operand, group_by) || list.iter().any(|a| has_ungrouped_column(a, group_by))
+        }
+        PlanExpr::Between { operand, low, high, .. } => {
+            [operand, low, high].iter().any(|a| has_ungrouped_column(a, group_by))
+        }
+        PlanExpr::Like { operand, pattern, .. } => {
+            has_ungrouped_column(operand, group_by) || has_ungrouped_column(pattern, group_by)
+        }
+        PlanExpr::Case { operand, whens, otherwise, .. } => {
+            operand.iter().chain(otherwise).any(|a| has_ungrouped_column(a, group_by))
+                || whens.iter().any(|(w, t)| has_ungrouped_column(w, group_by) || has_ungrouped_column(t, group_by))
+        }
+        PlanExpr::Literal(_) | PlanExpr::Variable { .. } | PlanExpr::Aggregate(_) => false,
+    }
+}
+
+fn output(ctx: &Ctx<'_>, o: &OutputClause, aggregation: Option<&Aggregation>) -> Result<OutputPolicy, CepError> {
+    let every_millis = positive_millis(ctx, &o.every)?;
+    let after_millis = o.after.as_ref().map(|a| positive_millis(ctx, a)).transpose()?;
+    let grouped = aggregation.is_some_and(|a| !a.group_by.is_empty());
+    let fully = aggregation.is_some_and(|a| a.kind == AggregationKind::FullyAggregated);
+    let releases = match (o.kind, aggregation.is_some(), grouped, fully) {
+        (OutputKind::Last, true, true, true) => {
+            "one row per group that changed (arrival or expiry) during the interval, with current aggregates; an emptied group's aggregates are null"
+        }
+        (OutputKind::Last, true, true, false) => {
+            "the last row of each group seen during the interval; expiries release nothing"
+        }
+        (OutputKind::Last, _, _, _) => "only the last row of the interval",
+        (OutputKind::First, _, true, _) => "the first row of each group during the interval",
+        (OutputKind::First, _, _, _) => "the first row of the interval",
+        (OutputKind::Snapshot, _, _, _) => "the current result of the whole window",
+        (OutputKind::All, _, _, _) => "every row of the interval, in arrival order",
+    };
+    Ok(OutputPolicy { kind: o.kind, every_millis, after_millis, releases: releases.to_string() })
+}
+
+fn partition(aggregation: &Option<Aggregation>, has_output: bool, from_input: Partitioning) -> Partitioning {
+    match aggregation {
+        Some(a) if !a.group_by.is_empty() => Partitioning::Key(
+            a.group_by.iter().map(|g| PartitionKey { name: g.to_string(), inputs: vec![g.clone()] }).collect(),
+        ),
+        Some(_) => Partitioning::Single,
+        None if has_output => Partitioning::Single,
+        None => from_input,
+    }
+}

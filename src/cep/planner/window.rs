@@ -1,0 +1,146 @@
+//! View chains (`.win:time(10 min)`, `.std:unique(id)`, `.std:groupwin(id).std:lastevent()`, ...)
+//! → one [`WindowSpec`], with their arguments checked: positive periods and lengths, key expressions
+//! resolved against the stream.
+
+use super::super::ast::{Expr, ExprKind, Literal, Name, Span, TimePeriod, View, ViewArg};
+use super::super::error::{CepError, did_you_mean};
+use super::super::plan::{PlanExpr, WindowSpec};
+use super::Ctx;
+use super::expr::ExprPlanner;
+use super::scope::unknown;
+
+const VIEWS: [&str; 7] =
+    ["win:time", "win:length", "win:time_batch", "win:length_batch", "std:unique", "std:lastevent", "std:groupwin"];
+
+/// Esper views outside the subset: refused by name rather than called unknown.
+const ESPER_VIEWS: [&str; 9] = [
+    "win:ext_timed",
+    "win:keepall",
+    "win:firstevent",
+    "win:firstlength",
+    "win:firsttime",
+    "std:firstunique",
+    "std:firstevent",
+    "ext:sort",
+    "ext:rank",
+];
+
+/// The window a view chain keeps, if any.
+pub(super) fn window_of(planner: &mut ExprPlanner<'_>, views: &[View]) -> Result<Option<WindowSpec>, CepError> {
+    let Some((first, rest)) = views.split_first() else {
+        return Ok(None);
+    };
+    let full = format!("{}:{}", first.namespace, first.name);
+    if full == "std:groupwin" {
+        let keys = keys(planner, first)?;
+        let [inner] = rest else {
+            let message = "`std:groupwin(...)` must be followed by exactly one data window, such as `.std:lastevent()`";
+            return Err(planner.ctx.invalid(first.span, message));
+        };
+        let inner = Box::new(single_view(planner, inner)?);
+        return Ok(Some(WindowSpec::Grouped { keys, inner }));
+    }
+    if let Some(second) = rest.first() {
+        return Err(planner.ctx.unsupported(second.span, "combining two data windows on one stream"));
+    }
+    single_view(planner, first).map(Some)
+}
+
+fn single_view(planner: &mut ExprPlanner<'_>, view: &View) -> Result<WindowSpec, CepError> {
+    let ctx = planner.ctx;
+    let full = format!("{}:{}", view.namespace, view.name);
+    Ok(match full.as_str() {
+        "win:time" => WindowSpec::Time { millis: period(ctx, view)? },
+        "win:time_batch" => WindowSpec::TimeBatch { millis: period(ctx, view)? },
+        "win:length" => WindowSpec::Length { count: length(ctx, view)? },
+        "win:length_batch" => WindowSpec::LengthBatch { count: length(ctx, view)? },
+        "std:unique" => WindowSpec::Unique { keys: keys(planner, view)? },
+        "std:lastevent" => {
+            no_arguments(ctx, view)?;
+            WindowSpec::LastEvent
+        }
+        "std:groupwin" => {
+            return Err(ctx.invalid(view.span, "`std:groupwin` must come first in a view chain"));
+        }
+        other if ESPER_VIEWS.contains(&other) => {
+            return Err(ctx.unsupported(view.span, format!("the view `{other}`")));
+        }
+        other => {
+            let name = Name { text: other.to_string(), span: view.span };
+            return Err(unknown(ctx, "view", &name, did_you_mean(other, VIEWS)));
+        }
+    })
+}
+
+fn no_arguments(ctx: &Ctx<'_>, view: &View) -> Result<(), CepError> {
+    if view.args.is_empty() {
+        return Ok(());
+    }
+    Err(ctx.invalid(view.span, format!("`{}:{}` takes no arguments", view.namespace, view.name)))
+}
+
+fn single_arg<'v>(ctx: &Ctx<'_>, view: &'v View, what: &str) -> Result<&'v ViewArg, CepError> {
+    match view.args.as_slice() {
+        [arg] => Ok(arg),
+        _ => Err(ctx.invalid(view.span, format!("`{}:{}` takes one argument: {what}", view.namespace, view.name))),
+    }
+}
+
+/// A window period in milliseconds; a bare number means seconds, as in Esper.
+fn period(ctx: &Ctx<'_>, view: &View) -> Result<u64, CepError> {
+    match single_arg(ctx, view, "a time period such as `10 sec`")? {
+        ViewArg::Time(t) => positive_millis(ctx, t),
+        ViewArg::Expr(e) => match constant(e) {
+            Some(seconds) if seconds > 0.0 => Ok((seconds * 1000.0).round() as u64),
+            _ => Err(ctx.invalid(e.span, "a window needs a positive time period such as `10 sec`")),
+        },
+    }
+}
+
+/// A time period that must be longer than zero, in whole milliseconds.
+pub(super) fn positive_millis(ctx: &Ctx<'_>, t: &TimePeriod) -> Result<u64, CepError> {
+    let millis = t.millis();
+    if millis >= 1.0 && millis.is_finite() && millis < u64::MAX as f64 {
+        return Ok(millis.round() as u64);
+    }
+    Err(ctx.invalid(t.span, "a time period must be at least 1 millisecond"))
+}
+
+fn length(ctx: &Ctx<'_>, view: &View) -> Result<u64, CepError> {
+    match single_arg(ctx, view, "a number of events")? {
+        ViewArg::Expr(Expr { kind: ExprKind::Literal(Literal::Int(n)), .. }) if *n > 0 => Ok(*n as u64),
+        other => Err(ctx.invalid(arg_span(other), "a length window needs a positive whole number of events")),
+    }
+}
+
+fn arg_span(arg: &ViewArg) -> Span {
+    match arg {
+        ViewArg::Time(t) => t.span,
+        ViewArg::Expr(e) => e.span,
+    }
+}
+
+fn keys(planner: &mut ExprPlanner<'_>, view: &View) -> Result<Vec<PlanExpr>, CepError> {
+    if view.args.is_empty() {
+        let message = format!("`{}:{}` needs at least one key", view.namespace, view.name);
+        return Err(planner.ctx.invalid(view.span, message));
+    }
+    let mut keys = Vec::with_capacity(view.args.len());
+    for arg in &view.args {
+        match arg {
+            ViewArg::Expr(e) => keys.push(planner.plan(e)?.0),
+            ViewArg::Time(t) => {
+                return Err(planner.ctx.invalid(t.span, "a key must be a property, not a time period"));
+            }
+        }
+    }
+    Ok(keys)
+}
+
+fn constant(e: &Expr) -> Option<f64> {
+    match &e.kind {
+        ExprKind::Literal(Literal::Int(i)) => Some(*i as f64),
+        ExprKind::Literal(Literal::Float(x)) => Some(*x),
+        _ => None,
+    }
+}

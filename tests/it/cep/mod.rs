@@ -1,0 +1,6 @@
+//! CEP front end: plan and error snapshots over `queries/`, every bad-input case of issue 3, and
+//! the print/parse round trip.
+
+mod bad_input;
+mod corpus;
+mod roundtrip;

@@ -1,0 +1,121 @@
+//! Printing a parsed statement and parsing the text again gives the same tree (spans aside), and
+//! printing is a fixed point. Statements are generated as text with generous parentheses, so the
+//! printer's precedence rules are what is tested.
+
+use fluxgate::cep::parser::parse_statement;
+use fluxgate::cep::printer::print;
+use proptest::prelude::*;
+
+fn name() -> impl Strategy<Value = String> {
+    prop_oneof![
+        Just("a".to_string()),
+        Just("temperature".to_string()),
+        Just("floor_2".to_string()),
+        Just("`select`".to_string()),
+        Just("`two words`".to_string()),
+        "[a-z][a-z0-9_]{0,6}"
+            .prop_filter("not a keyword", |s| { !fluxgate::cep::printer::KEYWORDS.contains(&s.as_str()) }),
+    ]
+}
+
+fn literal() -> impl Strategy<Value = String> {
+    prop_oneof![
+        (0i64..1_000_000).prop_map(|i| i.to_string()),
+        (0.0f64..1e6).prop_map(|x| format!("{x:?}")),
+        "[ -~]{0,8}".prop_map(|s| format!("'{}'", s.replace('\\', "\\\\").replace('\'', "\\'"))),
+        Just("true".to_string()),
+        Just("FALSE".to_string()),
+        Just("null".to_string()),
+    ]
+}
+
+fn property() -> impl Strategy<Value = String> {
+    prop::collection::vec(name(), 1..=3).prop_map(|parts| parts.join("."))
+}
+
+fn expr() -> impl Strategy<Value = String> {
+    let leaf = prop_oneof![literal(), property()];
+    leaf.prop_recursive(4, 24, 4, |inner| {
+        const BINARY: [&str; 14] = ["or", "AND", "=", "!=", "<>", "<", "<=", ">", ">=", "+", "-", "*", "/", "%"];
+        prop_oneof![
+            (inner.clone(), prop::sample::select(&BINARY[..]), inner.clone())
+                .prop_map(|(l, op, r)| format!("({l}) {op} ({r})")),
+            inner.clone().prop_map(|e| format!("not ({e})")),
+            inner.clone().prop_map(|e| format!("-({e})")),
+            inner.clone().prop_map(|e| format!("({e}) is not null")),
+            (inner.clone(), prop::collection::vec(inner.clone(), 1..3))
+                .prop_map(|(e, l)| format!("({e}) in ({})", l.join(", "))),
+            (inner.clone(), inner.clone(), inner.clone())
+                .prop_map(|(e, a, b)| format!("({e}) not between ({a}) and ({b})")),
+            (inner.clone(), inner.clone()).prop_map(|(e, p)| format!("({e}) like ({p})")),
+            (name(), prop::collection::vec(inner.clone(), 0..3)).prop_map(|(f, a)| format!("{f}({})", a.join(", "))),
+            (property(), inner.clone()).prop_map(|(t, a)| format!("{t}.contains({a})")),
+            prop::collection::vec(inner.clone(), 0..3).prop_map(|a| format!("{{{}}}", a.join(", "))),
+            inner.clone().prop_map(|e| format!("cast({e}, double)")),
+            (inner.clone(), inner.clone(), inner.clone())
+                .prop_map(|(w, t, e)| format!("case when ({w}) then ({t}) else ({e}) end")),
+            Just("count(*)".to_string()),
+        ]
+    })
+}
+
+fn period() -> impl Strategy<Value = String> {
+    (1u32..1000, prop::sample::select(&["msec", "seconds", "min", "hours", "day"][..]))
+        .prop_map(|(n, u)| format!("{n} {u}"))
+}
+
+fn pattern() -> impl Strategy<Value = String> {
+    let filter = (prop::option::of(name()), name(), prop::collection::vec(expr(), 0..2)).prop_map(|(tag, s, f)| {
+        let tag = tag.map_or(String::new(), |t| format!("{t}="));
+        if f.is_empty() { format!("{tag}{s}") } else { format!("{tag}{s}({})", f.join(", ")) }
+    });
+    let leaf = prop_oneof![filter, period().prop_map(|p| format!("timer:interval({p})"))];
+    leaf.prop_recursive(3, 12, 3, |inner| {
+        prop_oneof![
+            (inner.clone(), prop::sample::select(&["->", "and", "or"][..]), inner.clone())
+                .prop_map(|(l, op, r)| format!("({l}) {op} ({r})")),
+            inner.clone().prop_map(|p| format!("every ({p})")),
+            inner.clone().prop_map(|p| format!("not ({p})")),
+            (inner.clone(), period()).prop_map(|(p, t)| format!("({p}) where timer:within({t})")),
+        ]
+    })
+}
+
+fn statement() -> impl Strategy<Value = String> {
+    let select = (
+        prop::option::of(name()),
+        prop::collection::vec((expr(), prop::option::of(name())), 1..3),
+        name(),
+        prop::option::of(expr()),
+        prop::option::of(period()),
+    )
+        .prop_map(|(into, items, from, filter, out)| {
+            let into = into.map_or(String::new(), |i| format!("insert into {i} "));
+            let items: Vec<String> =
+                items.into_iter().map(|(e, a)| a.map_or(e.clone(), |a| format!("{e} as {a}"))).collect();
+            let filter = filter.map_or(String::new(), |f| format!(" where {f}"));
+            let out = out.map_or(String::new(), |p| format!(" group by a output last every {p}"));
+            format!("{into}select *, {} from {from}.win:time(10 sec){filter}{out}", items.join(", "))
+        });
+    let patterns = (pattern(), name()).prop_map(|(p, alias)| {
+        format!("select a.* from pattern [{p}] as {alias} unidirectional left outer join S.std:groupwin(id).std:lastevent() as s on a.id = s.id")
+    });
+    let merge = (expr(), expr(), expr()).prop_map(|(c, m, v)| {
+        format!("on F fc merge W ts where {c} when not matched then insert select id, {v} as x when matched and {m} then update set x = {v} when matched then delete")
+    });
+    let variable = expr().prop_map(|e| format!("create variable double v = {e}"));
+    prop_oneof![select, patterns, merge, variable, Just("create window W.std:unique(id) as T".to_string())]
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 256, ..ProptestConfig::default() })]
+
+    #[test]
+    fn printing_then_parsing_gives_the_same_tree(text in statement()) {
+        let ast = parse_statement(1, &text).map_err(|e| TestCaseError::fail(format!("{text}\n{}", e.render())))?;
+        let printed = print(&ast);
+        let again = parse_statement(1, &printed).map_err(|e| TestCaseError::fail(format!("{printed}\n{}", e.render())))?;
+        prop_assert_eq!(&again, &ast, "printed: {}", printed);
+        prop_assert_eq!(print(&again), printed);
+    }
+}
