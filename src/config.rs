@@ -35,7 +35,8 @@ pub struct Settings {
     #[arg(long, env = "FLUXGATE_INSECURE")]
     #[serde(default)]
     pub insecure: Option<bool>,
-    /// SQLite synchronous mode: full (survives power loss) or normal (survives a killed process) [default: full].
+    /// SQLite synchronous mode: normal (acknowledged writes survive a killed process) or full (they also survive
+    /// power loss, at the cost of a disk flush per commit) [default: normal].
     #[arg(long, env = "FLUXGATE_SYNCHRONOUS")]
     pub synchronous: Option<String>,
     /// Notifications queued per subscription before new ones are dropped [default: 1000].
@@ -151,7 +152,7 @@ pub fn validate(s: Settings) -> Result<Config, ConfigErrors> {
     let notify_timeout_ms =
         at_least_one(&mut problems, "notify-timeout-ms", s.notify_timeout_ms.unwrap_or(5000) as usize);
     let command_ttl_secs = at_least_one(&mut problems, "command-ttl-secs", s.command_ttl_secs.unwrap_or(3600) as usize);
-    let synchronous = match s.synchronous.as_deref().unwrap_or("full") {
+    let synchronous = match s.synchronous.as_deref().unwrap_or("normal") {
         "full" => Synchronous::Full,
         "normal" => Synchronous::Normal,
         other => {

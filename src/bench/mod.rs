@@ -105,7 +105,7 @@ fn parameters(options: &BrokerOptions, report: Report) -> Report {
         subscriptions: options.workload.subscriptions,
         synchronous: match &options.url {
             Some(_) => "as-configured".to_owned(),
-            None => options.synchronous.clone().unwrap_or_else(|| "full".to_owned()),
+            None => options.synchronous.clone().unwrap_or_else(|| "normal".to_owned()),
         },
         server: if options.url.is_some() { "remote" } else { "in-process" }.to_owned(),
         ..report

@@ -218,6 +218,10 @@ async fn a_result_for_a_command_never_sent_is_refused_whole() {
         None,
         "the measure of a refused request was written"
     );
+    h.update("APPEND", "Tracker1", "tracker", &[("levelBattery", "long", "80")]).await;
+    let after = entity(&h, "Tracker1").await;
+    assert_eq!(attr_value(&after, "levelBattery"), Some(json!("80")));
+    assert_eq!(attr_value(&after, "temperature"), None, "the writer's cache kept a rolled-back measure");
 }
 
 #[tokio::test]

@@ -5,6 +5,8 @@
 
 use rusqlite::{Connection, OptionalExtension, params};
 
+use super::writer::Tx;
+
 use super::{devices, entities};
 use crate::broker::model::EntityId;
 use crate::broker::update::{AttrWrite, ElementWrite, UpdateAction};
@@ -35,7 +37,7 @@ pub fn queue(
 
 /// Takes every pending command of a device, in queue order, marking them DELIVERED.
 pub fn take_pending(
-    conn: &Connection,
+    conn: &Tx<'_>,
     tenant: &Tenant,
     device_id: &str,
     now_ms: i64,
@@ -61,7 +63,7 @@ pub fn take_pending(
 
 /// Records a device's answer on the last open command of that name; fails when none was sent.
 pub fn finish(
-    conn: &Connection,
+    conn: &Tx<'_>,
     tenant: &Tenant,
     report: &CommandReport,
     now_ms: i64,
@@ -82,7 +84,7 @@ pub fn finish(
 }
 
 /// Marks every command queued before `before_ms` and still pending as EXPIRED.
-pub fn expire(conn: &Connection, before_ms: i64, now_ms: i64) -> Result<UpdateOutcome, StoreError> {
+pub fn expire(conn: &Tx<'_>, before_ms: i64, now_ms: i64) -> Result<UpdateOutcome, StoreError> {
     let mut stmt = conn.prepare_cached(
         "SELECT id, tenant, device_id, command FROM commands WHERE status = 'PENDING' AND created_ms < ?1 ORDER BY id",
     )?;
@@ -114,7 +116,7 @@ fn report(command: &QueuedCommand, state: CommandState, info: Option<&str>) -> C
 
 /// Writes `<cmd>_status` (and `<cmd>_info` for answers) on the device's entity.
 fn show_state(
-    conn: &Connection,
+    conn: &Tx<'_>,
     tenant: &Tenant,
     report: &CommandReport,
     now_ms: i64,

@@ -5,6 +5,8 @@
 
 use rusqlite::{Connection, OptionalExtension, params};
 
+use super::writer::Tx;
+
 use super::commands::text_attr;
 use super::{commands, entities};
 use crate::broker::model::EntityId;
@@ -15,7 +17,7 @@ use crate::tenancy::{ServicePath, Tenant};
 
 /// Registers devices; the first duplicate id fails the whole job (the writer rolls its savepoint back).
 pub fn insert_all(
-    conn: &Connection,
+    conn: &Tx<'_>,
     tenant: &Tenant,
     path: &ServicePath,
     devices: &[Device],
@@ -41,7 +43,7 @@ fn insert(conn: &Connection, tenant: &Tenant, path: &ServicePath, device: &Devic
 }
 
 fn create_entity(
-    conn: &Connection,
+    conn: &Tx<'_>,
     tenant: &Tenant,
     path: &ServicePath,
     device: &Device,

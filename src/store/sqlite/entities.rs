@@ -8,6 +8,8 @@ use std::collections::BTreeMap;
 
 use rusqlite::{Connection, Row, params};
 
+use super::writer::Tx;
+
 use crate::broker::model::{Attribute, Entity, EntityId, EntityKey};
 use crate::broker::query::EntityQuery;
 use crate::broker::status::{Code, Status};
@@ -22,7 +24,7 @@ const COLUMNS: &str = "service_path, id, type, attrs";
 
 /// Applies a whole update request; returns what it did (results, changes, queued commands).
 pub fn apply_update(
-    conn: &Connection,
+    conn: &Tx<'_>,
     batch: &UpdateBatch,
     rule: Option<&dyn WriteRule>,
     now_ms: i64,
@@ -45,7 +47,7 @@ struct ElementOutcome {
 }
 
 fn apply_element(
-    conn: &Connection,
+    conn: &Tx<'_>,
     batch: &UpdateBatch,
     element: &ElementWrite,
     rule: Option<&dyn WriteRule>,
@@ -103,7 +105,7 @@ fn add_extras(
 }
 
 fn persist(
-    conn: &Connection,
+    conn: &Tx<'_>,
     next: Next,
     changed: Vec<String>,
     current: Option<Entity>,
@@ -164,17 +166,17 @@ fn refused(element: &ElementWrite, status: Status) -> ElementResult {
     }
 }
 
-fn load_at_path(
-    conn: &Connection,
-    tenant: &Tenant,
-    path: &ServicePath,
-    id: &EntityId,
-) -> Result<Vec<Entity>, StoreError> {
-    let mut stmt = conn.prepare_cached(&format!(
+fn load_at_path(tx: &Tx<'_>, tenant: &Tenant, path: &ServicePath, id: &EntityId) -> Result<Vec<Entity>, StoreError> {
+    if let Some(rows) = tx.cache().get(tenant, path, id) {
+        return Ok(rows.clone());
+    }
+    let mut stmt = tx.prepare_cached(&format!(
         "SELECT {COLUMNS} FROM entities WHERE tenant = ?1 AND id = ?2 AND service_path = ?3 ORDER BY seq"
     ))?;
     let rows = stmt.query_map(params![tenant.as_str(), id.0, path.as_str()], |row| decode(tenant, row))?;
-    rows.map(|r| r?).collect()
+    let rows: Vec<Entity> = rows.map(|r| r?).collect::<Result<_, _>>()?;
+    tx.cache().fill(tenant, path, id, rows.clone());
+    Ok(rows)
 }
 
 /// Every entity with this id in the tenant, in creation order.
@@ -185,7 +187,8 @@ pub fn by_id(conn: &Connection, tenant: &Tenant, id: &EntityId) -> Result<Vec<En
     rows.map(|r| r?).collect()
 }
 
-fn save(conn: &Connection, entity: &Entity) -> Result<(), StoreError> {
+fn save(conn: &Tx<'_>, entity: &Entity) -> Result<(), StoreError> {
+    conn.cache().saved(entity);
     let attrs = serde_json::to_string(&entity.attributes).map_err(|e| StoreError::Corrupt(e.to_string()))?;
     let key = &entity.key;
     let mut stmt = conn.prepare_cached(
@@ -196,7 +199,8 @@ fn save(conn: &Connection, entity: &Entity) -> Result<(), StoreError> {
     Ok(())
 }
 
-fn remove(conn: &Connection, key: &EntityKey) -> Result<(), StoreError> {
+fn remove(conn: &Tx<'_>, key: &EntityKey) -> Result<(), StoreError> {
+    conn.cache().removed(key);
     let mut stmt =
         conn.prepare_cached("DELETE FROM entities WHERE tenant = ?1 AND id = ?2 AND type = ?3 AND service_path = ?4")?;
     stmt.execute(params![key.tenant.as_str(), key.id.0, key.entity_type, key.path.as_str()])?;

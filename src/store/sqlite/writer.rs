@@ -5,13 +5,37 @@
 //! order, and only then answers. A request is therefore answered only when its write is durable, and concurrent
 //! requests share the cost of one commit. Nothing here knows what a job writes.
 
+use std::cell::RefCell;
+use std::ops::Deref;
 use std::thread::JoinHandle;
 use std::time::Instant;
 
 use crossbeam_channel::{Receiver, Sender};
 use rusqlite::Connection;
 
+use super::cache::EntityCache;
 use crate::store::{Reply, StoreError};
+
+/// What a job writes with: the open transaction, and the writer's entity cache.
+#[derive(Debug)]
+pub struct Tx<'a> {
+    conn: &'a Connection,
+    cache: &'a RefCell<EntityCache>,
+}
+
+impl Tx<'_> {
+    pub fn cache(&self) -> std::cell::RefMut<'_, EntityCache> {
+        self.cache.borrow_mut()
+    }
+}
+
+impl Deref for Tx<'_> {
+    type Target = Connection;
+
+    fn deref(&self) -> &Connection {
+        self.conn
+    }
+}
 
 /// Most jobs folded into one transaction.
 const MAX_BATCH: usize = 1024;
@@ -19,7 +43,7 @@ const MAX_BATCH: usize = 1024;
 /// A unit of work for the writer thread.
 pub trait WriteJob: Send {
     /// Does the work on the open transaction.
-    fn run(&mut self, conn: &Connection) -> Result<(), StoreError>;
+    fn run(&mut self, tx: &Tx<'_>) -> Result<(), StoreError>;
     /// Called once the fate of the transaction is known.
     fn finish(self: Box<Self>, committed: Result<(), StoreError>);
 }
@@ -35,10 +59,10 @@ struct Typed<T, F> {
     after_commit: Option<AfterCommit<T>>,
 }
 
-impl<T: Send, F: FnOnce(&Connection) -> Result<T, StoreError> + Send> WriteJob for Typed<T, F> {
-    fn run(&mut self, conn: &Connection) -> Result<(), StoreError> {
+impl<T: Send, F: FnOnce(&Tx<'_>) -> Result<T, StoreError> + Send> WriteJob for Typed<T, F> {
+    fn run(&mut self, tx: &Tx<'_>) -> Result<(), StoreError> {
         let work = self.work.take().ok_or(StoreError::Closed)?;
-        self.value = Some(work(conn)?);
+        self.value = Some(work(tx)?);
         Ok(())
     }
 
@@ -73,7 +97,7 @@ impl Writer {
     pub fn submit<T, F>(&self, work: F, after_commit: Option<AfterCommit<T>>) -> Reply<T>
     where
         T: Send + 'static,
-        F: FnOnce(&Connection) -> Result<T, StoreError> + Send + 'static,
+        F: FnOnce(&Tx<'_>) -> Result<T, StoreError> + Send + 'static,
     {
         let (reply, answer) = Reply::channel();
         let job = Typed { work: Some(work), value: None, reply, after_commit };
@@ -85,6 +109,7 @@ impl Writer {
 }
 
 fn run(mut conn: Connection, queue: Receiver<Box<dyn WriteJob>>) {
+    let cache = RefCell::new(EntityCache::default());
     while let Ok(first) = queue.recv() {
         let mut batch = vec![first];
         while batch.len() < MAX_BATCH {
@@ -93,16 +118,19 @@ fn run(mut conn: Connection, queue: Receiver<Box<dyn WriteJob>>) {
                 Err(_) => break,
             }
         }
-        commit_batch(&mut conn, batch);
+        commit_batch(&mut conn, &cache, batch);
     }
 }
 
-fn commit_batch(conn: &mut Connection, mut batch: Vec<Box<dyn WriteJob>>) {
+fn commit_batch(conn: &mut Connection, cache: &RefCell<EntityCache>, mut batch: Vec<Box<dyn WriteJob>>) {
     let started = Instant::now();
     let size = batch.len();
-    let results = match run_all(conn, &mut batch) {
+    let results = match run_all(conn, cache, &mut batch) {
         Ok(results) => results,
-        Err(e) => vec![Err(e); size],
+        Err(e) => {
+            cache.borrow_mut().clear();
+            vec![Err(e); size]
+        }
     };
     metrics::histogram!("fluxgate_store_commit_batch_size").record(size as f64);
     metrics::histogram!("fluxgate_store_commit_seconds").record(started.elapsed().as_secs_f64());
@@ -111,16 +139,22 @@ fn commit_batch(conn: &mut Connection, mut batch: Vec<Box<dyn WriteJob>>) {
     }
 }
 
-/// Runs every job in its own savepoint of one transaction, then commits.
-fn run_all(conn: &mut Connection, batch: &mut [Box<dyn WriteJob>]) -> Result<Vec<Result<(), StoreError>>, StoreError> {
-    let mut tx = conn.transaction()?;
+/// Runs every job in its own savepoint of one transaction, then commits. Savepoint statements are prepared once.
+fn run_all(
+    conn: &mut Connection,
+    cache: &RefCell<EntityCache>,
+    batch: &mut [Box<dyn WriteJob>],
+) -> Result<Vec<Result<(), StoreError>>, StoreError> {
+    let tx = conn.transaction()?;
     let mut results = Vec::with_capacity(batch.len());
     for job in batch.iter_mut() {
-        let savepoint = tx.savepoint()?;
-        let result = job.run(&savepoint);
-        if result.is_ok() {
-            savepoint.commit()?;
+        tx.prepare_cached("SAVEPOINT job")?.execute([])?;
+        let result = job.run(&Tx { conn: &tx, cache });
+        if result.is_err() {
+            cache.borrow_mut().clear();
+            tx.prepare_cached("ROLLBACK TO job")?.execute([])?;
         }
+        tx.prepare_cached("RELEASE job")?.execute([])?;
         results.push(result);
     }
     tx.commit()?;
