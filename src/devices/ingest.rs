@@ -10,7 +10,7 @@ use thiserror::Error;
 
 use super::model::RegisteredDevice;
 use super::ul::{Group, Item};
-use crate::broker::model::{EntityId, Metadata, normalize_value};
+use crate::broker::model::{EntityId, Metadata};
 use crate::broker::update::{AttrWrite, ElementWrite, UpdateAction};
 use crate::store::{CommandReport, CommandState, Origin, UpdateBatch};
 use crate::tenancy::{ServicePath, Tenant};
@@ -115,12 +115,7 @@ fn update(source: &Source<'_>, mut attributes: Vec<AttrWrite>, time: &str, origi
     if let Some(r) = source.registered {
         for s in &r.device.static_attributes {
             attributes.retain(|a| a.name != s.name);
-            attributes.push(AttrWrite {
-                name: s.name.clone(),
-                attr_type: Some(s.attr_type.clone()),
-                value: Some(normalize_value(s.value.clone())),
-                metadatas: Vec::new(),
-            });
+            attributes.push(s.to_write());
         }
     }
     attributes.retain(|a| a.name != TIME_INSTANT);

@@ -49,6 +49,18 @@ pub struct StaticAttribute {
     pub value: Value,
 }
 
+impl StaticAttribute {
+    /// The attribute as written to the entity (values in their v1 string form).
+    pub fn to_write(&self) -> crate::broker::update::AttrWrite {
+        crate::broker::update::AttrWrite {
+            name: self.name.clone(),
+            attr_type: Some(self.attr_type.clone()),
+            value: Some(crate::broker::model::normalize_value(self.value.clone())),
+            metadatas: Vec::new(),
+        }
+    }
+}
+
 /// A device as registered.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]

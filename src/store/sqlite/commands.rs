@@ -7,12 +7,9 @@ use rusqlite::{Connection, OptionalExtension, params};
 
 use super::writer::Tx;
 
-use super::{devices, entities};
-use crate::broker::model::EntityId;
-use crate::broker::update::{AttrWrite, ElementWrite, UpdateAction};
-use crate::store::{
-    CommandReport, CommandState, NewCommand, Origin, QueuedCommand, StoreError, UpdateBatch, UpdateOutcome,
-};
+use super::devices;
+use crate::broker::update::AttrWrite;
+use crate::store::{CommandReport, CommandState, NewCommand, QueuedCommand, StoreError, UpdateOutcome};
 use crate::tenancy::Tenant;
 
 /// Adds a command to a device's queue as PENDING.
@@ -129,19 +126,7 @@ fn show_state(
     if matches!(report.state, CommandState::Ok | CommandState::Error) {
         attributes.push(text_attr(&format!("{}_info", report.command), "commandResult", &report.info));
     }
-    let element = ElementWrite {
-        id: EntityId(device.entity_name.clone()),
-        entity_type: Some(device.entity_type.clone()),
-        attributes,
-    };
-    let batch = UpdateBatch {
-        tenant: tenant.clone(),
-        path: registered.path.clone(),
-        action: UpdateAction::Append,
-        elements: vec![element],
-        origin: Origin::default(),
-    };
-    entities::apply_update(conn, &batch, None, now_ms)
+    devices::append_to_entity(conn, tenant, &registered.path, device, attributes, now_ms)
 }
 
 /// An attribute write with a text value.

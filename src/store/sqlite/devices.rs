@@ -43,7 +43,7 @@ fn insert(conn: &Connection, tenant: &Tenant, path: &ServicePath, device: &Devic
 }
 
 fn create_entity(
-    conn: &Tx<'_>,
+    tx: &Tx<'_>,
     tenant: &Tenant,
     path: &ServicePath,
     device: &Device,
@@ -60,12 +60,19 @@ fn create_entity(
             ]
         })
         .collect();
-    attributes.extend(device.static_attributes.iter().map(|s| AttrWrite {
-        name: s.name.clone(),
-        attr_type: Some(s.attr_type.clone()),
-        value: Some(crate::broker::model::normalize_value(s.value.clone())),
-        metadatas: Vec::new(),
-    }));
+    attributes.extend(device.static_attributes.iter().map(|s| s.to_write()));
+    append_to_entity(tx, tenant, path, device, attributes, now_ms)
+}
+
+/// Applies an APPEND of `attributes` to the device's entity, in the open transaction.
+pub fn append_to_entity(
+    tx: &Tx<'_>,
+    tenant: &Tenant,
+    path: &ServicePath,
+    device: &Device,
+    attributes: Vec<AttrWrite>,
+    now_ms: i64,
+) -> Result<UpdateOutcome, StoreError> {
     let element = ElementWrite {
         id: EntityId(device.entity_name.clone()),
         entity_type: Some(device.entity_type.clone()),
@@ -78,7 +85,7 @@ fn create_entity(
         elements: vec![element],
         origin: Origin::default(),
     };
-    entities::apply_update(conn, &batch, None, now_ms)
+    entities::apply_update(tx, &batch, None, now_ms)
 }
 
 /// A device by id within a service.
