@@ -281,3 +281,18 @@ impl Device {
         all
     }
 }
+
+#[tokio::test]
+async fn a_token_of_another_service_never_reaches_this_services_devices() {
+    let h = Harness::new().await;
+    register(&h, json!([tracker(None)])).await;
+    let other = h.service("fleet").await;
+    let reply = h.text(Method::POST, &format!("/ul/iot/d?k={other}&i=t1"), "t|99").await;
+    assert_eq!(reply.status, StatusCode::OK, "{}", reply.text);
+    assert_eq!(attr_value(&entity(&h, "Tracker1").await, "temperature"), None, "another service wrote this tracker");
+    let polled = h.send(Method::GET, &format!("/ul/iot/d?k={other}&i=t1"), &[], None).await;
+    assert_eq!(polled.text, "");
+    let fleet = [("content-type", "application/json"), ("x-auth-token", other.as_str()), ("platform-service", "fleet")];
+    let theirs = h.send(Method::GET, "/cb/v1/contextEntities/thing:t1", &fleet, None).await;
+    assert_eq!(theirs.body["contextElement"]["type"], "thing", "{}", theirs.body);
+}
