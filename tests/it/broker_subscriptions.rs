@@ -223,3 +223,21 @@ async fn references_to_this_gateway_are_delivered_in_process() {
     assert_eq!(got.len(), 2);
     assert_eq!(got[0].elements[0].id, "Room1");
 }
+
+#[tokio::test]
+async fn a_slow_receiver_fills_a_bounded_queue_and_drops_are_counted() {
+    let h = Harness::new().await;
+    let mut rx = Receiver::answering_after(StatusCode::OK, Duration::from_millis(200)).await;
+    subscribe(&h, subscription(&rx.url, &[], &[])).await;
+    let started = Instant::now();
+    for v in 0..120 {
+        h.update("APPEND", "Room1", "Room", &[("temperature", "float", &v.to_string())]).await;
+    }
+    assert!(started.elapsed() < Duration::from_secs(5), "updates waited for a slow receiver: {:?}", started.elapsed());
+    let metrics = h.send(Method::GET, "/metrics", &[], None).await.text;
+    let queue_full =
+        metrics.lines().find(|l| l.starts_with("fluxgate_notifications_dropped_total") && l.contains("queue_full"));
+    assert!(queue_full.is_some(), "no queue_full drops counted:\n{metrics}");
+    let first = rx.next().await.expect("the slow receiver still gets notifications");
+    assert_eq!(attr_value(element(&first), "temperature"), Some(json!("0")));
+}

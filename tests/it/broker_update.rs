@@ -177,6 +177,7 @@ async fn whole_request_errors_write_nothing() {
     )
     .await;
     refused(&h, r#"{"contextElements":[{"id":""}],"updateAction":"APPEND"}"#, "empty entityId:id").await;
+    refused(&h, r#"{"contextElements":[{"id":"E1"}]}"#, "JSON Parse Error: missing field `updateAction`").await;
     refused(&h, r#"{"contextElements":[{"id":"E1"}],"updateAction":"UPSERT"}"#, "invalid updateAction: /UPSERT/").await;
     refused(
         &h,

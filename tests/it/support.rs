@@ -169,10 +169,16 @@ pub struct Receiver {
 
 impl Receiver {
     pub async fn start(status: StatusCode) -> Self {
+        Self::answering_after(status, Duration::ZERO).await
+    }
+
+    /// A receiver that takes `delay` to answer each notification.
+    pub async fn answering_after(status: StatusCode, delay: Duration) -> Self {
         let (tx, rx) = mpsc::unbounded_channel();
         let app = Router::new().fallback(move |headers: HeaderMap, body: axum::body::Bytes| {
             let tx = tx.clone();
             async move {
+                tokio::time::sleep(delay).await;
                 let body = serde_json::from_slice(&body).unwrap_or(Value::Null);
                 let _ = tx.send(Received { headers, body });
                 status
