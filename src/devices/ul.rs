@@ -151,7 +151,7 @@ fn format_item(item: &Item) -> String {
         Item::Result(r) => format!("{}@{}|{}", r.device_id, r.command, r.result),
         Item::Measures(g) => {
             let pairs = g.measures.iter().map(|m| format!("{}|{}", m.alias, m.value));
-            let time = g.timestamp.map(|t| t.to_rfc3339_opts(chrono::SecondsFormat::Millis, true));
+            let time = g.timestamp.map(|t| t.to_rfc3339_opts(chrono::SecondsFormat::AutoSi, true));
             time.into_iter().chain(pairs).collect::<Vec<_>>().join("|")
         }
     }
