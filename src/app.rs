@@ -12,9 +12,11 @@ use crate::auth::Authenticator;
 use crate::broker::matcher::SubscriptionIndex;
 use crate::broker::notify::{DeliveryPolicy, Dispatcher, Sinks};
 use crate::clock::Clock;
+use crate::history::sink::{HistorySink, NOTIFY_PATH};
+use crate::history::{History, HistoryOptions, retention};
 use crate::store::sqlite::{SqliteOptions, SqliteStore};
 use crate::store::{Store, StoreError};
-use crate::{broker, http, ops};
+use crate::{broker, history, http, ops};
 
 /// What every handler can reach.
 #[derive(Clone, Debug)]
@@ -24,6 +26,7 @@ pub struct AppState {
     pub subscriptions: Arc<SubscriptionIndex>,
     pub sinks: Arc<Sinks>,
     pub clock: Arc<dyn Clock>,
+    pub history: History,
 }
 
 impl std::fmt::Debug for dyn Store {
@@ -38,19 +41,25 @@ pub struct AppOptions {
     pub store: SqliteOptions,
     pub insecure: bool,
     pub delivery: DeliveryPolicy,
+    pub history: HistoryOptions,
 }
 
 impl AppState {
-    /// Opens the store and the subscription engine; must run inside a tokio runtime.
+    /// Opens the store, the subscription engine and the history (its sink and purge); must run inside a tokio
+    /// runtime.
     pub async fn open(options: &AppOptions, clock: Arc<dyn Clock>) -> Result<Self, StoreError> {
-        let store: Arc<dyn Store> = Arc::new(SqliteStore::open(&options.store)?);
+        let sqlite = Arc::new(SqliteStore::open(&options.store)?);
+        let store: Arc<dyn Store> = sqlite.clone();
+        let history = History { store: sqlite, clock: clock.clone(), options: options.history.clone() };
         let sinks = Arc::new(Sinks::default());
+        sinks.register(NOTIFY_PATH, HistorySink::new(history.clone()));
+        retention::spawn_purge(history.clone());
         let dispatcher = Dispatcher::new(sinks.clone(), options.delivery.clone());
         let initial = store.subscriptions().await?;
         let subscriptions = Arc::new(SubscriptionIndex::new(dispatcher, clock.clone(), initial));
         store.set_listener(subscriptions.clone());
         let auth = Arc::new(Authenticator::new(store.clone(), options.insecure));
-        Ok(AppState { store, auth, subscriptions, sinks, clock })
+        Ok(AppState { store, auth, subscriptions, sinks, clock, history })
     }
 }
 
@@ -58,6 +67,7 @@ impl AppState {
 pub fn router(state: AppState) -> Router {
     Router::new()
         .nest("/cb/v1", broker::routes::router())
+        .nest("/sth", history::routes::router())
         .merge(ops::router())
         .with_state(state)
         .layer(axum::middleware::from_fn(http::common_layer))

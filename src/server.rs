@@ -55,6 +55,7 @@ pub fn app_options(config: &Config) -> AppOptions {
         store: SqliteOptions { data_dir: config.data_dir.clone(), readers: 4, synchronous: config.synchronous },
         insecure: config.insecure,
         delivery: config.delivery(),
+        history: config.history(),
     }
 }
 

@@ -6,6 +6,8 @@ mod broker_subscriptions;
 mod broker_update;
 mod cli;
 mod durability;
+mod history;
+mod history_input;
 mod support;
 mod tenancy_auth;
 mod transport;

@@ -7,6 +7,7 @@
 
 mod catalog;
 mod entities;
+mod history;
 mod readers;
 mod schema;
 mod writer;
@@ -26,6 +27,9 @@ use crate::auth::{Grant, TokenHash};
 use crate::broker::model::{Entity, EntityId};
 use crate::broker::query::EntityQuery;
 use crate::broker::subscription::{Subscription, SubscriptionId};
+use crate::history::model::Sample;
+use crate::history::store::{AggrQuery, DeleteScope, HistoryStore, IngestOutcome, Point, RawPage, RawQuery};
+use crate::history::time::Millis;
 use crate::tenancy::Tenant;
 
 /// The database file's name inside the data dir.
@@ -52,6 +56,7 @@ pub struct SqliteStore {
     writer: Writer,
     readers: Readers,
     listener: Arc<RwLock<Option<Arc<dyn ChangeListener>>>>,
+    known_series: Arc<history::KnownSeries>,
 }
 
 impl std::fmt::Debug for SqliteStore {
@@ -69,7 +74,8 @@ impl SqliteStore {
         let conn = open_writer(&path, options.synchronous)?;
         let (writer, _writer_thread) = Writer::start(conn);
         let (readers, _reader_threads) = Readers::start(&path, options.readers.max(1))?;
-        Ok(SqliteStore { writer, readers, listener: Arc::new(RwLock::new(None)) })
+        let known_series = Arc::default();
+        Ok(SqliteStore { writer, readers, listener: Arc::new(RwLock::new(None)), known_series })
     }
 
     fn listener(&self) -> Option<Arc<dyn ChangeListener>> {
@@ -156,5 +162,40 @@ impl ServiceStore for SqliteStore {
 impl Store for SqliteStore {
     fn set_listener(&self, listener: Arc<dyn ChangeListener>) {
         *self.listener.write().expect("listener lock") = Some(listener);
+    }
+}
+
+impl HistoryStore for SqliteStore {
+    fn ingest(&self, samples: Vec<Sample>) -> Reply<IngestOutcome> {
+        let known = self.known_series.clone();
+        let generation = known.generation();
+        let new_series = Arc::new(std::sync::Mutex::new(Vec::new()));
+        let (job_known, job_series) = (known.clone(), new_series.clone());
+        let learn: writer::AfterCommit<IngestOutcome> = Box::new(move |_: &IngestOutcome| {
+            known.learn(generation, &new_series.lock().expect("new series lock"));
+        });
+        let work = move |conn: &Connection| {
+            let done = history::ingest(conn, &job_known, &samples)?;
+            *job_series.lock().expect("new series lock") = done.new_series;
+            Ok(done.outcome)
+        };
+        self.writer.submit(work, Some(learn))
+    }
+
+    fn raw(&self, query: RawQuery) -> Reply<RawPage> {
+        self.readers.submit(move |conn| history::raw(conn, &query))
+    }
+
+    fn aggregated(&self, query: AggrQuery) -> Reply<Vec<Point>> {
+        self.readers.submit(move |conn| history::aggregated(conn, &query))
+    }
+
+    fn delete(&self, scope: DeleteScope) -> Reply<()> {
+        let known = self.known_series.clone();
+        self.writer.submit(move |conn| history::delete(conn, &known, &scope), None)
+    }
+
+    fn purge_before(&self, cutoff: Millis) -> Reply<u64> {
+        self.writer.submit(move |conn| history::purge_before(conn, cutoff), None)
     }
 }
