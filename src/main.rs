@@ -6,6 +6,7 @@ use std::process::ExitCode;
 use anyhow::Context;
 use clap::{Parser, Subcommand};
 use fluxgate::config::{self, Settings};
+use fluxgate::history::bench as history_bench;
 use fluxgate::{admin, server};
 
 #[derive(Debug, Parser)]
@@ -27,6 +28,15 @@ enum Command {
     Service(ServiceCommand),
     /// Print the configuration that `serve` would use.
     PrintConfig(Settings),
+    /// Load generators that measure the service.
+    #[command(subcommand)]
+    Bench(BenchCommand),
+}
+
+#[derive(Debug, Subcommand)]
+enum BenchCommand {
+    /// Ingest rate of /sth/notify and latency of raw and aggregated history queries.
+    History(history_bench::BenchArgs),
 }
 
 #[derive(Debug, Subcommand)]
@@ -87,6 +97,21 @@ fn run(cli: Cli) -> anyhow::Result<()> {
             let config = config::load(settings, file)?;
             println!("{}", admin::scoped_token(&config.data_dir, &name, &path, read_only)?);
         }
+        Command::Bench(BenchCommand::History(args)) => bench_history(&args)?,
+    }
+    Ok(())
+}
+
+/// Prints each run as it ends (one JSON object per line with `--json`), then the table.
+fn bench_history(args: &history_bench::BenchArgs) -> anyhow::Result<()> {
+    let print_json = |report: &history_bench::Report| {
+        if args.json {
+            println!("{}", serde_json::to_string(report).unwrap_or_default());
+        }
+    };
+    let reports = history_bench::run(args, print_json).context("bench history")?;
+    if !args.json {
+        print!("{}", history_bench::Table(&reports));
     }
     Ok(())
 }

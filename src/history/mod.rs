@@ -8,6 +8,7 @@
 //! in-process notifications; `retention` purges old data; `bench` measures ingest and queries. This module must not
 //! know SQL, and storage must not know JSON field names.
 
+pub mod bench;
 pub mod error;
 pub mod ingest;
 pub mod model;
