@@ -1,9 +1,9 @@
 //! `fluxgate bench history`: how fast the historic store ingests and answers, on a fresh data dir.
 //!
-//! Command: `fluxgate bench history [--workers 8] [--duration 10] [--attributes 10] [--sizes 100000,10000000]
+//! Command: `fluxgate bench history [--workers 8,64] [--duration 10] [--attributes 10] [--sizes 100000,10000000]
 //! [--queries 300] [--synchronous full] [--json]`.
 //!
-//! Ingest: `workers` tasks post NGSI v1 notifications (one entity, `attributes` numbers, each with its own
+//! Ingest: for each count in `--workers`, that many tasks post NGSI v1 notifications (one entity, `attributes` numbers, each with its own
 //! TimeInstant) to `POST /sth/notify` through the real router (tokens, parsing, group-committed writes, no socket);
 //! a notification counts when answered 200, which happens only after its commit, so the rate is of committed samples.
 //! Queries: for each size, one series of one-second samples is generated directly through the store, then raw
@@ -39,9 +39,9 @@ use crate::tenancy::{ServicePath, Tenant};
 /// Flags of `fluxgate bench history`.
 #[derive(Debug, Clone, clap::Args)]
 pub struct BenchArgs {
-    /// Concurrent notifiers during the ingest run.
-    #[arg(long, default_value_t = 8)]
-    pub workers: usize,
+    /// Concurrent notifiers, one ingest run per count (comma list).
+    #[arg(long, value_delimiter = ',', default_values_t = [8usize, 64])]
+    pub workers: Vec<usize>,
     /// Seconds of ingest.
     #[arg(long, default_value_t = 10)]
     pub duration: u64,
@@ -102,9 +102,11 @@ pub fn run(args: &BenchArgs, mut each: impl FnMut(&Report)) -> Result<Vec<Report
     };
     let runtime = tokio::runtime::Runtime::new()?;
     let mut reports = Vec::new();
-    let ingest = runtime.block_on(with_service(synchronous, |svc| ingest(svc, args)))?;
-    each(&ingest);
-    reports.push(ingest);
+    for &workers in &args.workers {
+        let ingest = runtime.block_on(with_service(synchronous, |svc| ingest(svc, args, workers.max(1))))?;
+        each(&ingest);
+        reports.push(ingest);
+    }
     for &size in &args.sizes {
         for report in runtime.block_on(with_service(synchronous, |svc| queries(svc, args, size)))? {
             each(&report);
@@ -226,11 +228,11 @@ fn notification(w: usize, i: u64, attributes: usize) -> String {
     .to_string()
 }
 
-async fn ingest(svc: Arc<Service>, args: &BenchArgs) -> Result<Report, BenchError> {
+async fn ingest(svc: Arc<Service>, args: &BenchArgs, workers: usize) -> Result<Report, BenchError> {
     let deadline = Instant::now() + Duration::from_secs(args.duration);
     let errors = Arc::new(AtomicU64::new(0));
     let started = Instant::now();
-    let tasks: Vec<_> = (0..args.workers.max(1))
+    let tasks: Vec<_> = (0..workers)
         .map(|w| tokio::spawn(notifier(svc.clone(), w, args.attributes, deadline, errors.clone())))
         .collect();
     let mut latencies = Latencies::default();
@@ -239,7 +241,7 @@ async fn ingest(svc: Arc<Service>, args: &BenchArgs) -> Result<Report, BenchErro
     }
     let elapsed = started.elapsed().as_secs_f64();
     let samples = latencies.0.len() as u64 * args.attributes as u64;
-    let mut report = latencies.report("ingest".into(), args.workers, samples as f64 / elapsed, Some(100_000.0));
+    let mut report = latencies.report("ingest".into(), workers, samples as f64 / elapsed, Some(100_000.0));
     report.samples = samples;
     report.errors = errors.load(Ordering::Relaxed);
     report.synchronous = svc.synchronous_name();
@@ -406,4 +408,30 @@ fn cells(r: &Report) -> [String; 10] {
         r.samples.to_string(),
         r.errors.to_string(),
     ]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_small_run_reports_every_scenario() {
+        let args = BenchArgs {
+            workers: vec![2],
+            duration: 1,
+            attributes: 3,
+            sizes: vec![5_000],
+            queries: 3,
+            synchronous: "normal".into(),
+            json: true,
+        };
+        let reports = run(&args, |_| {}).unwrap();
+        let names: Vec<&str> = reports.iter().map(|r| r.scenario.as_str()).collect();
+        assert_eq!(
+            names,
+            ["ingest", "generate@5000", "raw-lastN100@5000", "aggr-minute-day@5000", "aggr-second-hour@5000"]
+        );
+        assert!(reports[0].samples > 0 && reports[0].errors == 0, "{:?}", reports[0]);
+        assert!(Table(&reports).to_string().lines().count() == 6);
+    }
 }
