@@ -22,8 +22,9 @@ pub mod wire;
 
 use std::sync::Arc;
 
+use self::model::Sample;
 use self::retention::Retention;
-use self::store::HistoryStore;
+use self::store::{HistoryStore, IngestOutcome};
 use self::time::Millis;
 use crate::clock::Clock;
 use crate::store::StoreError;
@@ -60,6 +61,15 @@ impl std::fmt::Debug for History {
 impl History {
     pub fn now(&self) -> Millis {
         Millis(self.clock.now_ms())
+    }
+
+    /// Stores samples (answered after commit), counting stored and duplicate samples in `/metrics`.
+    pub async fn store_samples(&self, samples: Vec<Sample>) -> Result<IngestOutcome, StoreError> {
+        let outcome = self.store.ingest(samples).await?;
+        metrics::counter!("fluxgate_history_samples_total", "outcome" => "stored").increment(outcome.stored as u64);
+        metrics::counter!("fluxgate_history_samples_total", "outcome" => "duplicate")
+            .increment(outcome.duplicates as u64);
+        Ok(outcome)
     }
 
     /// Removes what the retention no longer covers; answers the rows removed (0 without a retention).

@@ -109,7 +109,7 @@ async fn notify(
     let notification: NotificationIn = serde_json::from_slice(&body).map_err(payload_error)?;
     let arrival = Arrival { tenant: caller.tenant, path: caller.path, now: s.history.now() };
     let samples = ingest::samples(notification, &arrival)?;
-    s.history.store.ingest(samples).await?;
+    s.history.store_samples(samples).await?;
     Ok(StatusCode::OK)
 }
 

@@ -40,7 +40,7 @@ impl NotificationSink for HistorySink {
                     return Ok(());
                 }
             };
-            history.store.ingest(samples).await.map(drop).map_err(|e| SinkError(e.to_string()))
+            history.store_samples(samples).await.map(drop).map_err(|e| SinkError(e.to_string()))
         })
     }
 }
