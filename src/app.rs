@@ -15,9 +15,11 @@ use crate::broker::notify::{DeliveryPolicy, Dispatcher, Sinks};
 use crate::clock::Clock;
 use crate::devices::commands::{self, CommandDispatcher};
 use crate::devices::registry::DeviceIndex;
+use crate::history::sink::{HistorySink, NOTIFY_PATH};
+use crate::history::{History, HistoryOptions, retention};
 use crate::store::sqlite::{SqliteOptions, SqliteStore};
 use crate::store::{Store, StoreError};
-use crate::{broker, devices, http, ops};
+use crate::{broker, devices, history, http, ops};
 
 /// What every handler can reach.
 #[derive(Clone, Debug)]
@@ -28,6 +30,7 @@ pub struct AppState {
     pub sinks: Arc<Sinks>,
     pub devices: Arc<DeviceIndex>,
     pub clock: Arc<dyn Clock>,
+    pub history: History,
 }
 
 impl std::fmt::Debug for dyn Store {
@@ -44,13 +47,19 @@ pub struct AppOptions {
     pub delivery: DeliveryPolicy,
     /// Commands not delivered within this time expire.
     pub command_ttl: Duration,
+    pub history: HistoryOptions,
 }
 
 impl AppState {
-    /// Opens the store and the subscription engine; must run inside a tokio runtime.
+    /// Opens the store, the subscription engine and the history (its sink and purge); must run inside a tokio
+    /// runtime.
     pub async fn open(options: &AppOptions, clock: Arc<dyn Clock>) -> Result<Self, StoreError> {
-        let store: Arc<dyn Store> = Arc::new(SqliteStore::open(&options.store, clock.clone())?);
+        let sqlite = Arc::new(SqliteStore::open(&options.store, clock.clone())?);
+        let store: Arc<dyn Store> = sqlite.clone();
+        let history = History { store: sqlite, clock: clock.clone(), options: options.history.clone() };
         let sinks = Arc::new(Sinks::default());
+        sinks.register(NOTIFY_PATH, HistorySink::new(history.clone()));
+        retention::spawn_purge(history.clone());
         let dispatcher = Dispatcher::new(sinks.clone(), options.delivery.clone());
         let initial = store.subscriptions().await?;
         let subscriptions = Arc::new(SubscriptionIndex::new(dispatcher, clock.clone(), initial));
@@ -62,7 +71,7 @@ impl AppState {
         let every = (options.command_ttl / 10).clamp(Duration::from_millis(100), Duration::from_secs(10));
         tokio::spawn(commands::expire_periodically(Arc::downgrade(&store), clock.clone(), options.command_ttl, every));
         let auth = Arc::new(Authenticator::new(store.clone(), options.insecure));
-        Ok(AppState { store, auth, subscriptions, sinks, devices, clock })
+        Ok(AppState { store, auth, subscriptions, sinks, devices, clock, history })
     }
 }
 
@@ -71,6 +80,7 @@ pub fn router(state: AppState) -> Router {
     Router::new()
         .nest("/cb/v1", broker::routes::router())
         .nest("/ul/iot", devices::api::router())
+        .nest("/sth", history::routes::router())
         .merge(ops::router())
         .with_state(state)
         .layer(axum::middleware::from_fn(http::common_layer))

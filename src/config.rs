@@ -13,6 +13,8 @@ use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
 use crate::broker::notify::DeliveryPolicy;
+use crate::history::HistoryOptions;
+use crate::history::retention::{Retention, RetentionError};
 use crate::store::sqlite::Synchronous;
 
 /// Raw settings: every field optional, from any one source.
@@ -51,6 +53,12 @@ pub struct Settings {
     /// Seconds after which an undelivered command expires [default: 3600].
     #[arg(long, env = "FLUXGATE_COMMAND_TTL_SECS")]
     pub command_ttl_secs: Option<u64>,
+    /// How long history is kept, e.g. 30d, 12h, 90m [default: forever].
+    #[arg(long, env = "FLUXGATE_HISTORY_RETENTION")]
+    pub history_retention: Option<String>,
+    /// Largest lastN and hLimit of a history query [default: 1000].
+    #[arg(long, env = "FLUXGATE_HISTORY_MAX_PAGE")]
+    pub history_max_page: Option<u32>,
 }
 
 impl Settings {
@@ -67,6 +75,8 @@ impl Settings {
             notify_retry_secs: self.notify_retry_secs.or(lower.notify_retry_secs),
             notify_timeout_ms: self.notify_timeout_ms.or(lower.notify_timeout_ms),
             command_ttl_secs: self.command_ttl_secs.or(lower.command_ttl_secs),
+            history_retention: self.history_retention.or(lower.history_retention),
+            history_max_page: self.history_max_page.or(lower.history_max_page),
         }
     }
 }
@@ -85,9 +95,16 @@ pub struct Config {
     pub notify_retry_secs: u64,
     pub notify_timeout_ms: u64,
     pub command_ttl_secs: u64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub history_retention: Option<Retention>,
+    pub history_max_page: u32,
 }
 
 impl Config {
+    pub fn history(&self) -> HistoryOptions {
+        HistoryOptions { retention: self.history_retention, max_page: self.history_max_page }
+    }
+
     pub fn delivery(&self) -> DeliveryPolicy {
         DeliveryPolicy {
             queue_capacity: self.notify_queue,
@@ -111,6 +128,8 @@ pub enum ConfigProblem {
     Synchronous(String),
     #[error("listen and mqtt-listen are both {0}")]
     SameAddress(SocketAddr),
+    #[error(transparent)]
+    Retention(#[from] RetentionError),
 }
 
 /// Every problem found, reported at once.
@@ -160,6 +179,14 @@ pub fn validate(s: Settings) -> Result<Config, ConfigErrors> {
             Synchronous::Full
         }
     };
+    let history_max_page = at_least_one(&mut problems, "history-max-page", s.history_max_page.unwrap_or(1000) as usize);
+    let history_retention = match s.history_retention.as_deref().map(str::parse::<Retention>).transpose() {
+        Ok(retention) => retention,
+        Err(e) => {
+            problems.push(e.into());
+            None
+        }
+    };
     if let (Some(a), Some(b)) = (listen, mqtt_listen)
         && a == b
     {
@@ -179,6 +206,8 @@ pub fn validate(s: Settings) -> Result<Config, ConfigErrors> {
         notify_retry_secs: s.notify_retry_secs.unwrap_or(30),
         notify_timeout_ms: notify_timeout_ms as u64,
         command_ttl_secs: command_ttl_secs as u64,
+        history_retention,
+        history_max_page: history_max_page as u32,
     })
 }
 
@@ -211,10 +240,11 @@ mod tests {
             listen: Some("nowhere".into()),
             workers: Some(0),
             synchronous: Some("sometimes".into()),
+            history_retention: Some("forever".into()),
             ..Settings::default()
         };
         let errors = validate(settings).unwrap_err();
-        assert_eq!(errors.0.len(), 3, "{errors}");
+        assert_eq!(errors.0.len(), 4, "{errors}");
     }
 
     #[test]
@@ -224,5 +254,13 @@ mod tests {
         let config = validate(flags.over(file)).unwrap();
         assert_eq!(config.listen.port(), 9001);
         assert_eq!(config.workers, 3);
+    }
+
+    #[test]
+    fn history_retention_is_read_and_printed() {
+        let settings = Settings { history_retention: Some("30d".into()), ..Settings::default() };
+        let config = validate(settings).unwrap();
+        assert_eq!(config.history().retention.map(|r| r.to_string()), Some("30d".to_owned()));
+        assert!(toml::to_string(&config).unwrap().contains("history-retention = \"30d\""));
     }
 }

@@ -11,8 +11,8 @@
 //! ```
 //!
 //! Modules: `config` (settings), `server` (listeners), `app` (shared state and routers), `tenancy` and `auth`
-//! (who may do what), `store` (durable state), `broker` (context data), `devices` (device gateway), `cep` (statement language), `ops` (version and metrics), `bench`
-//! (load generators), `clock` (time).
+//! (who may do what), `store` (durable state), `broker` (context data), `devices` (device gateway), `cep` (statement language), `history` (the historic store, `/sth`),
+//! `ops` (version and metrics), `bench` (load generators), `clock` (time).
 
 pub mod admin;
 pub mod app;
@@ -24,6 +24,7 @@ pub mod cep;
 pub mod clock;
 pub mod config;
 pub mod devices;
+pub mod history;
 pub mod http;
 pub mod ops;
 pub mod server;

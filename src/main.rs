@@ -8,6 +8,7 @@ use anyhow::Context;
 use clap::{Parser, Subcommand};
 use fluxgate::bench::workload::Workload;
 use fluxgate::config::{self, Settings};
+use fluxgate::history::bench as history_bench;
 use fluxgate::{admin, bench, server};
 
 /// mimalloc instead of glibc malloc: the request path allocates a lot of small strings, and profiles of
@@ -45,6 +46,8 @@ enum Command {
 enum BenchCommand {
     /// Drive the NGSI v1 broker with updateContext requests, next to a bare hyper baseline.
     Broker(BrokerArgs),
+    /// Ingest rate of /sth/notify and latency of raw and aggregated history queries.
+    History(history_bench::BenchArgs),
 }
 
 #[derive(Debug, clap::Args)]
@@ -163,6 +166,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             let report = bench::broker(&args.options()).context("bench broker")?;
             if args.json { println!("{}", report.json()) } else { print!("{report}") }
         }
+        Command::Bench(BenchCommand::History(args)) => bench_history(&args)?,
     }
     Ok(ExitCode::SUCCESS)
 }
@@ -186,4 +190,18 @@ fn explain(file: &Path) -> anyhow::Result<ExitCode> {
             Ok(ExitCode::FAILURE)
         }
     }
+}
+
+/// Prints each run as it ends (one JSON object per line with `--json`), then the table.
+fn bench_history(args: &history_bench::BenchArgs) -> anyhow::Result<()> {
+    let print_json = |report: &history_bench::Report| {
+        if args.json {
+            println!("{}", serde_json::to_string(report).unwrap_or_default());
+        }
+    };
+    let reports = history_bench::run(args, print_json).context("bench history")?;
+    if !args.json {
+        print!("{}", history_bench::Table(&reports));
+    }
+    Ok(())
 }

@@ -56,6 +56,7 @@ pub fn app_options(config: &Config) -> AppOptions {
         insecure: config.insecure,
         delivery: config.delivery(),
         command_ttl: Duration::from_secs(config.command_ttl_secs),
+        history: config.history(),
     }
 }
 

@@ -9,6 +9,8 @@ mod cep;
 mod cli;
 mod devices;
 mod durability;
+mod history;
+mod history_input;
 mod support;
 mod tenancy_auth;
 mod transport;

@@ -29,6 +29,7 @@ pub fn options(dir: &std::path::Path) -> AppOptions {
             first_backoff: Duration::from_millis(50),
         },
         command_ttl: Duration::from_secs(3600),
+        history: fluxgate::history::HistoryOptions::default(),
     }
 }
 
@@ -57,10 +58,19 @@ impl Harness {
 
     /// A harness whose service runs with `--insecure` when `auth` is false.
     pub async fn with_auth(auth: bool) -> Self {
+        Self::open(auth, fluxgate::history::HistoryOptions::default()).await
+    }
+
+    /// A harness with the given history options (retention, page size).
+    pub async fn with_history(history: fluxgate::history::HistoryOptions) -> Self {
+        Self::open(true, history).await
+    }
+
+    async fn open(auth: bool, history: fluxgate::history::HistoryOptions) -> Self {
         fluxgate::ops::install_recorder();
         let dir = tempfile::tempdir().expect("temp dir");
         let clock = ManualClock::starting_at(1_700_000_000_000);
-        let options = AppOptions { insecure: !auth, ..options(dir.path()) };
+        let options = AppOptions { insecure: !auth, history, ..options(dir.path()) };
         let state = AppState::open(&options, clock.clone()).await.expect("open state");
         let token = fluxgate::admin::ensure_default_service(state.store.as_ref()).await.unwrap().unwrap();
         let router = router(state.clone());

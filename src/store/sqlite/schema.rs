@@ -55,6 +55,42 @@ const MIGRATIONS: &[&str] = &[
      );
      CREATE INDEX commands_by_device ON commands (tenant, device_id, status);
      CREATE INDEX commands_by_age ON commands (status, created_ms);",
+    // 3: history (issue 5): series, raw samples, numeric rollups and text occurrence counts per resolution.
+    "CREATE TABLE history_series (
+         id INTEGER PRIMARY KEY,
+         tenant TEXT NOT NULL,
+         service_path TEXT NOT NULL,
+         entity_id TEXT NOT NULL,
+         entity_type TEXT NOT NULL,
+         attr_name TEXT NOT NULL
+     );
+     CREATE INDEX history_series_by_entity ON history_series (tenant, service_path, entity_id, entity_type);
+     CREATE TABLE history_raw (
+         series INTEGER NOT NULL,
+         recv_ms INTEGER NOT NULL,
+         value TEXT NOT NULL,
+         attr_type TEXT NOT NULL,
+         PRIMARY KEY (series, recv_ms, value)
+     ) WITHOUT ROWID;
+     CREATE TABLE history_rollup (
+         series INTEGER NOT NULL,
+         resolution INTEGER NOT NULL,
+         bucket_ms INTEGER NOT NULL,
+         samples INTEGER NOT NULL,
+         vsum REAL NOT NULL,
+         vsum2 REAL NOT NULL,
+         vmin REAL NOT NULL,
+         vmax REAL NOT NULL,
+         PRIMARY KEY (series, resolution, bucket_ms)
+     ) WITHOUT ROWID;
+     CREATE TABLE history_occur (
+         series INTEGER NOT NULL,
+         resolution INTEGER NOT NULL,
+         bucket_ms INTEGER NOT NULL,
+         value TEXT NOT NULL,
+         count INTEGER NOT NULL,
+         PRIMARY KEY (series, resolution, bucket_ms, value)
+     ) WITHOUT ROWID;",
 ];
 
 /// The schema version this binary writes.
