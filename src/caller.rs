@@ -54,6 +54,13 @@ impl Caller {
         Ok(path)
     }
 
+    /// The one concrete path a read names (absent: `/`), if the token reaches it.
+    pub fn read_path(&self) -> Result<ServicePath, CallerError> {
+        let path = tenancy::path_for_write(self.path_header.as_deref())?;
+        self.grant.check_path(&path)?;
+        Ok(path)
+    }
+
     /// The paths a query covers, narrowed to the token's subtree when the request names none.
     pub fn read_scope(&self) -> Result<PathScope, CallerError> {
         let requested = match self.path_header.as_deref().filter(|h| !h.trim().is_empty()) {

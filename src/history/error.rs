@@ -104,6 +104,15 @@ impl From<AuthError> for HistoryError {
     }
 }
 
+impl From<crate::caller::CallerError> for HistoryError {
+    fn from(e: crate::caller::CallerError) -> Self {
+        match e {
+            crate::caller::CallerError::Tenancy(t) => t.into(),
+            crate::caller::CallerError::Auth(a) => a.into(),
+        }
+    }
+}
+
 impl From<StoreError> for HistoryError {
     fn from(e: StoreError) -> Self {
         tracing::error!(error = %e, "history store failure");

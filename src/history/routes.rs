@@ -27,8 +27,8 @@ use super::store::{AggrQuery, DeleteScope, RawQuery};
 use super::time::{Millis, Resolution};
 use super::wire::{self, NotificationIn, Subject};
 use crate::app::AppState;
-use crate::auth::Grant;
 use crate::broker::model::EntityId;
+use crate::caller::Caller;
 use crate::tenancy::{self, ServicePath, Tenant};
 
 /// Largest accepted notification body.
@@ -55,21 +55,24 @@ async fn not_found() -> HistoryError {
     HistoryError::NotFound
 }
 
-/// Who asks, for which tenant and service path, with which rights.
+/// Who asks, for which tenant and service path (one concrete path; absent: `/`), with which rights; decided by
+/// `crate::caller` like every API.
 #[derive(Debug, Clone)]
 pub struct HistoryCaller {
     pub tenant: Tenant,
     pub path: ServicePath,
-    grant: Grant,
+    caller: Caller,
 }
 
 impl HistoryCaller {
     fn can_read(&self) -> Result<(), HistoryError> {
-        Ok(self.grant.check_path(&self.path)?)
+        self.caller.read_path()?;
+        Ok(())
     }
 
     fn can_write(&self) -> Result<(), HistoryError> {
-        Ok(self.grant.check_write(&self.path)?)
+        self.caller.write_path()?;
+        Ok(())
     }
 
     fn entity(&self, entity_type: String, id: String) -> EntityRef {
@@ -77,23 +80,14 @@ impl HistoryCaller {
     }
 }
 
-fn required_header<'a>(headers: &'a HeaderMap, name: &str) -> Result<&'a str, HistoryError> {
-    headers
-        .get(name)
-        .and_then(|v| v.to_str().ok())
-        .filter(|v| !v.trim().is_empty())
-        .ok_or_else(|| HistoryError::field(Source::Headers, name, format!("{name} is required")))
-}
-
 impl FromRequestParts<AppState> for HistoryCaller {
     type Rejection = HistoryError;
 
     async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, Self::Rejection> {
-        let tenant = Tenant::parse(required_header(&parts.headers, tenancy::SERVICE_HEADER)?.trim())?;
-        let path = tenancy::path_for_write(Some(required_header(&parts.headers, tenancy::SERVICE_PATH_HEADER)?))?;
-        let token = parts.headers.get("x-auth-token").and_then(|v| v.to_str().ok());
-        let grant = state.auth.authenticate(&tenant, token).await?;
-        Ok(HistoryCaller { tenant, path, grant })
+        let caller = Caller::resolve(parts, state).await?;
+        let path =
+            tenancy::path_for_write(parts.headers.get(tenancy::SERVICE_PATH_HEADER).and_then(|v| v.to_str().ok()))?;
+        Ok(HistoryCaller { tenant: caller.tenant.clone(), path, caller })
     }
 }
 

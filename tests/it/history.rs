@@ -342,7 +342,8 @@ async fn retention_purges_old_samples_and_rollups() {
     let recent = notification(&[("temperature", "float", json!("2"), Some("2026-01-03T11:00:00Z"))]);
     notify(&h, old).await;
     notify(&h, recent).await;
-    assert!(h.state.history.purge_expired().await.unwrap() > 0);
+    // The periodic purge may have run first; either way the old sample must be gone afterwards.
+    h.state.history.purge_expired().await.unwrap();
     let raw = sth(&h, Method::GET, &format!("{TEMPERATURE}?lastN=10")).await;
     assert_eq!(values(&raw).len(), 1);
     let hourly = sth(&h, Method::GET, &format!("{TEMPERATURE}?aggrMethod=sum&aggrPeriod=hour")).await;

@@ -51,20 +51,20 @@ async fn refused_notifications_answer_sth_errors_and_write_nothing() {
 }
 
 #[tokio::test]
-async fn missing_tenant_headers_are_refused() {
+async fn missing_tenant_headers_mean_the_default_service_and_root_path() {
     let h = Harness::new().await;
-    for (missing, kept) in [("platform-service", TENANT[1]), ("platform-servicepath", TENANT[0])] {
-        let reply = h.json(Method::POST, "/sth/notify", &[kept], Some(good_notification())).await;
-        assert_eq!(reply.status, StatusCode::BAD_REQUEST);
-        let message = format!("child \"{missing}\" fails because [{missing} is required]");
-        assert_eq!(reply.body, bad_request(&message, "headers", &[missing]));
-        let reply = h.json(Method::GET, &format!("{TEMPERATURE}?lastN=1"), &[kept], None).await;
-        assert_eq!(reply.body["message"], message);
-    }
+    let reply = h.json(Method::POST, "/sth/notify", &[], Some(good_notification())).await;
+    assert_eq!(reply.status, StatusCode::OK, "{}", reply.text);
+    assert_eq!(stored_count(&h).await, 1, "the notification was not stored in default, /");
+    let read = h.json(Method::GET, &format!("{TEMPERATURE}?lastN=1"), &[], None).await;
+    assert_eq!(read.body, h.json(Method::GET, &format!("{TEMPERATURE}?lastN=1"), &TENANT, None).await.body);
     let bad_path = [TENANT[0], ("platform-servicepath", "/a,/b")];
     let reply = h.json(Method::POST, "/sth/notify", &bad_path, Some(good_notification())).await;
     assert_eq!(reply.body["message"], "more than one service path in context update request");
-    assert_eq!(stored_count(&h).await, 0);
+    let bad_tenant = [("platform-service", "bad-name")];
+    let reply = h.json(Method::POST, "/sth/notify", &bad_tenant, Some(good_notification())).await;
+    assert_eq!(reply.status, StatusCode::BAD_REQUEST);
+    assert_eq!(stored_count(&h).await, 1);
 }
 
 #[tokio::test]
