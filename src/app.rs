@@ -15,6 +15,7 @@ use crate::broker::notify::{DeliveryPolicy, Dispatcher, Sinks};
 use crate::clock::Clock;
 use crate::devices::commands::{self, CommandDispatcher};
 use crate::devices::registry::DeviceIndex;
+use crate::mqtt::MqttMode;
 use crate::store::sqlite::{SqliteOptions, SqliteStore};
 use crate::store::{Store, StoreError};
 use crate::{broker, devices, http, ops};
@@ -44,6 +45,8 @@ pub struct AppOptions {
     pub delivery: DeliveryPolicy,
     /// Commands not delivered within this time expire.
     pub command_ttl: Duration,
+    /// MQTT for devices: an embedded broker or an external one; `None` runs without MQTT (router-level tests).
+    pub mqtt: Option<MqttMode>,
 }
 
 impl AppState {

@@ -25,6 +25,7 @@ pub mod clock;
 pub mod config;
 pub mod devices;
 pub mod http;
+pub mod mqtt;
 pub mod ops;
 pub mod server;
 pub mod store;

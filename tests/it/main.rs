@@ -9,6 +9,7 @@ mod cep;
 mod cli;
 mod devices;
 mod durability;
+mod mqtt;
 mod support;
 mod tenancy_auth;
 mod transport;

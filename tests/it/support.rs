@@ -29,6 +29,7 @@ pub fn options(dir: &std::path::Path) -> AppOptions {
             first_backoff: Duration::from_millis(50),
         },
         command_ttl: Duration::from_secs(3600),
+        mqtt: None,
     }
 }
 
