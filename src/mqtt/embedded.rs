@@ -100,7 +100,18 @@ fn forward(mut rx: LinkRx, inbound: &Sharded) {
 }
 
 fn config(listen: SocketAddr, gate: Gate) -> Config {
-    let mut connections = ConnectionSettings {
+    let mut config = bare_config(listen);
+    let servers = config.v4.iter_mut().flat_map(|v4| v4.values_mut());
+    servers.for_each(|server| {
+        let gate = gate.clone();
+        server.set_auth_handler(move |_client_id, user, password| gate.clone().admit(user, password));
+    });
+    config
+}
+
+/// The broker's settings without the connect hook (also the baseline of `fluxgate bench mqtt`).
+pub fn bare_config(listen: SocketAddr) -> Config {
+    let connections = ConnectionSettings {
         connection_timeout_ms: 10_000,
         max_payload_size: MAX_PAYLOAD,
         max_inflight_count: 100,
@@ -108,7 +119,6 @@ fn config(listen: SocketAddr, gate: Gate) -> Config {
         external_auth: None,
         dynamic_filters: true,
     };
-    connections.set_auth_handler(move |_client_id, user, password| gate.clone().admit(user, password));
     let server =
         ServerSettings { name: "fluxgate-v4".into(), listen, tls: None, next_connection_delay_ms: 0, connections };
     Config {
