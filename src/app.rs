@@ -17,6 +17,7 @@ use crate::devices::commands::{self, CommandDispatcher};
 use crate::devices::registry::DeviceIndex;
 use crate::history::sink::{HistorySink, NOTIFY_PATH};
 use crate::history::{History, HistoryOptions, retention};
+use crate::mqtt::MqttMode;
 use crate::store::sqlite::{SqliteOptions, SqliteStore};
 use crate::store::{Store, StoreError};
 use crate::{broker, devices, history, http, ops};
@@ -48,6 +49,8 @@ pub struct AppOptions {
     /// Commands not delivered within this time expire.
     pub command_ttl: Duration,
     pub history: HistoryOptions,
+    /// MQTT for devices: an embedded broker or an external one; `None` runs without MQTT (router-level tests).
+    pub mqtt: Option<MqttMode>,
 }
 
 impl AppState {

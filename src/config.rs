@@ -27,6 +27,9 @@ pub struct Settings {
     /// MQTT listen address of the embedded broker [default: 127.0.0.1:1883].
     #[arg(long, env = "FLUXGATE_MQTT_LISTEN")]
     pub mqtt_listen: Option<String>,
+    /// External MQTT broker to use instead of the embedded one, as mqtt://host:port [default: none, embed one].
+    #[arg(long, env = "FLUXGATE_MQTT_BROKER")]
+    pub mqtt_broker: Option<String>,
     /// Directory of the SQLite store [default: ./fluxgate-data].
     #[arg(long, env = "FLUXGATE_DATA_DIR")]
     pub data_dir: Option<PathBuf>,
@@ -67,6 +70,7 @@ impl Settings {
         Settings {
             listen: self.listen.or(lower.listen),
             mqtt_listen: self.mqtt_listen.or(lower.mqtt_listen),
+            mqtt_broker: self.mqtt_broker.or(lower.mqtt_broker),
             data_dir: self.data_dir.or(lower.data_dir),
             workers: self.workers.or(lower.workers),
             insecure: self.insecure.or(lower.insecure),
@@ -87,6 +91,8 @@ impl Settings {
 pub struct Config {
     pub listen: SocketAddr,
     pub mqtt_listen: SocketAddr,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub mqtt_broker: Option<BrokerUrl>,
     pub data_dir: PathBuf,
     pub workers: usize,
     pub insecure: bool,
@@ -126,6 +132,8 @@ pub enum ConfigProblem {
     Zero { setting: &'static str },
     #[error("synchronous: {0:?} is not one of full, normal")]
     Synchronous(String),
+    #[error("mqtt-broker: {0:?} is not an address like mqtt://127.0.0.1:1883")]
+    BrokerUrl(String),
     #[error("listen and mqtt-listen are both {0}")]
     SameAddress(SocketAddr),
     #[error(transparent)]
@@ -166,6 +174,7 @@ pub fn validate(s: Settings) -> Result<Config, ConfigErrors> {
     let mut problems = Vec::new();
     let listen = address(&mut problems, "listen", s.listen.as_deref().unwrap_or("127.0.0.1:8080"));
     let mqtt_listen = address(&mut problems, "mqtt-listen", s.mqtt_listen.as_deref().unwrap_or("127.0.0.1:1883"));
+    let mqtt_broker = s.mqtt_broker.as_deref().and_then(|url| broker_url(&mut problems, url));
     let workers = at_least_one(&mut problems, "workers", s.workers.unwrap_or_else(cores));
     let notify_queue = at_least_one(&mut problems, "notify-queue", s.notify_queue.unwrap_or(1000));
     let notify_timeout_ms =
@@ -198,6 +207,7 @@ pub fn validate(s: Settings) -> Result<Config, ConfigErrors> {
     Ok(Config {
         listen: listen.expect("checked"),
         mqtt_listen: mqtt_listen.expect("checked"),
+        mqtt_broker,
         data_dir: s.data_dir.unwrap_or_else(|| PathBuf::from("fluxgate-data")),
         workers,
         insecure: s.insecure.unwrap_or(false),
@@ -215,6 +225,45 @@ fn address(problems: &mut Vec<ConfigProblem>, setting: &'static str, value: &str
     let parsed = value.parse().ok();
     if parsed.is_none() {
         problems.push(ConfigProblem::Address { setting, value: value.to_owned() });
+    }
+    parsed
+}
+
+/// An external MQTT broker: `mqtt://host:port`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(into = "String")]
+pub struct BrokerUrl {
+    pub host: String,
+    pub port: u16,
+}
+
+impl fmt::Display for BrokerUrl {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "mqtt://{}:{}", self.host, self.port)
+    }
+}
+
+impl From<BrokerUrl> for String {
+    fn from(url: BrokerUrl) -> String {
+        url.to_string()
+    }
+}
+
+impl BrokerUrl {
+    /// `mqtt://host:port`, host non-empty and without `/`, port 1..=65535.
+    pub fn parse(text: &str) -> Option<BrokerUrl> {
+        let rest = text.strip_prefix("mqtt://")?;
+        let (host, port) = rest.rsplit_once(':')?;
+        let port: u16 = port.parse().ok().filter(|p| *p != 0)?;
+        let valid_host = !host.is_empty() && !host.contains(['/', '@', ' ', '?', '#']);
+        valid_host.then(|| BrokerUrl { host: host.to_owned(), port })
+    }
+}
+
+fn broker_url(problems: &mut Vec<ConfigProblem>, value: &str) -> Option<BrokerUrl> {
+    let parsed = BrokerUrl::parse(value);
+    if parsed.is_none() {
+        problems.push(ConfigProblem::BrokerUrl(value.to_owned()));
     }
     parsed
 }
@@ -262,5 +311,15 @@ mod tests {
         let config = validate(settings).unwrap();
         assert_eq!(config.history().retention.map(|r| r.to_string()), Some("30d".to_owned()));
         assert!(toml::to_string(&config).unwrap().contains("history-retention = \"30d\""));
+    }
+
+    #[test]
+    fn broker_urls_are_validated() {
+        assert_eq!(BrokerUrl::parse("mqtt://127.0.0.1:1883"), Some(BrokerUrl { host: "127.0.0.1".into(), port: 1883 }));
+        for bad in ["127.0.0.1:1883", "mqtt://:1883", "mqtt://host", "mqtt://host:0", "mqtt://host:x", "mqtt://a/b:1"] {
+            assert_eq!(BrokerUrl::parse(bad), None, "{bad}");
+        }
+        let settings = Settings { mqtt_broker: Some("http://x:1".into()), ..Settings::default() };
+        assert_eq!(validate(settings).unwrap_err().0, vec![ConfigProblem::BrokerUrl("http://x:1".into())]);
     }
 }

@@ -26,6 +26,7 @@ pub mod config;
 pub mod devices;
 pub mod history;
 pub mod http;
+pub mod mqtt;
 pub mod ops;
 pub mod server;
 pub mod store;

@@ -48,6 +48,49 @@ enum BenchCommand {
     Broker(BrokerArgs),
     /// Ingest rate of /sth/notify and latency of raw and aggregated history queries.
     History(history_bench::BenchArgs),
+    /// UltraLight observations over keep-alive HTTP, next to the same bare hyper baseline.
+    UlHttp(DeviceArgs),
+    /// UltraLight `mul20` publishes from many MQTT clients, next to the embedded broker's raw rate.
+    Mqtt(DeviceArgs),
+}
+
+#[derive(Debug, clap::Args)]
+struct DeviceArgs {
+    /// Keep-alive HTTP connections, or MQTT clients.
+    #[arg(long, default_value_t = 32)]
+    connections: usize,
+    /// Devices observed round-robin.
+    #[arg(long, default_value_t = 10_000)]
+    devices: usize,
+    /// Measures per observation.
+    #[arg(long, default_value_t = 3)]
+    measures: usize,
+    /// Seconds of load, for Fluxgate and again for the baseline.
+    #[arg(long, default_value_t = 10)]
+    duration: u64,
+    /// MQTT: messages sent and not yet committed before the clients wait.
+    #[arg(long, default_value_t = 512)]
+    window: usize,
+    /// Threads of the started server and of the baseline [default: number of cores].
+    #[arg(long)]
+    workers: Option<usize>,
+    /// One JSON object per run instead of a table.
+    #[arg(long)]
+    json: bool,
+}
+
+impl DeviceArgs {
+    fn options(&self) -> bench::devices::DeviceOptions {
+        let cores = std::thread::available_parallelism().map(usize::from).unwrap_or(1);
+        bench::devices::DeviceOptions {
+            connections: self.connections.max(1),
+            devices: self.devices.max(1),
+            measures: self.measures.max(1),
+            duration: std::time::Duration::from_secs(self.duration),
+            workers: self.workers.unwrap_or(cores),
+            window: self.window.max(1),
+        }
+    }
 }
 
 #[derive(Debug, clap::Args)]
@@ -167,6 +210,14 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             if args.json { println!("{}", report.json()) } else { print!("{report}") }
         }
         Command::Bench(BenchCommand::History(args)) => bench_history(&args)?,
+        Command::Bench(BenchCommand::UlHttp(args)) => {
+            let report = bench::devices::ul_http(&args.options()).context("bench ul-http")?;
+            if args.json { println!("{}", report.json()) } else { print!("{report}") }
+        }
+        Command::Bench(BenchCommand::Mqtt(args)) => {
+            let report = bench::mqtt::mqtt(&args.options()).context("bench mqtt")?;
+            if args.json { println!("{}", report.json()) } else { print!("{report}") }
+        }
     }
     Ok(ExitCode::SUCCESS)
 }

@@ -15,6 +15,7 @@ use tokio::task::JoinHandle;
 use crate::app::{AppOptions, AppState, router};
 use crate::clock::{Clock, WallClock};
 use crate::config::Config;
+use crate::mqtt::{self, Mqtt, MqttError, MqttMode};
 use crate::store::StoreError;
 use crate::store::sqlite::SqliteOptions;
 use crate::{admin, ops};
@@ -25,6 +26,8 @@ pub enum ServerError {
     Store(#[from] StoreError),
     #[error("cannot listen on {addr}: {source}")]
     Bind { addr: SocketAddr, source: std::io::Error },
+    #[error(transparent)]
+    Mqtt(#[from] MqttError),
     #[error("server failed: {0}")]
     Io(#[from] std::io::Error),
 }
@@ -36,6 +39,8 @@ pub struct Running {
     pub state: AppState,
     /// The `default` service's token when this start created it.
     pub first_token: Option<String>,
+    /// The MQTT side, when started; its `addr` is the embedded broker's.
+    pub mqtt: Option<Mqtt>,
     shutdown: oneshot::Sender<()>,
     task: JoinHandle<Result<(), std::io::Error>>,
 }
@@ -44,6 +49,9 @@ impl Running {
     /// Stops accepting, lets requests in flight finish, and waits.
     pub async fn stop(self) -> Result<(), ServerError> {
         let _ = self.shutdown.send(());
+        if let Some(mqtt) = self.mqtt {
+            mqtt.stop();
+        }
         self.task.await.map_err(std::io::Error::other)??;
         Ok(())
     }
@@ -57,6 +65,10 @@ pub fn app_options(config: &Config) -> AppOptions {
         delivery: config.delivery(),
         command_ttl: Duration::from_secs(config.command_ttl_secs),
         history: config.history(),
+        mqtt: Some(match &config.mqtt_broker {
+            Some(url) => MqttMode::External(url.clone()),
+            None => MqttMode::Embedded(config.mqtt_listen),
+        }),
     }
 }
 
@@ -65,6 +77,10 @@ pub async fn start(options: &AppOptions, listen: SocketAddr, clock: Arc<dyn Cloc
     ops::install_recorder();
     let state = AppState::open(options, clock).await?;
     let first_token = admin::ensure_default_service(state.store.as_ref()).await?;
+    let mqtt = match &options.mqtt {
+        Some(mode) => Some(mqtt::start(&state, mode).await?),
+        None => None,
+    };
     let listener = TcpListener::bind(listen).await.map_err(|source| ServerError::Bind { addr: listen, source })?;
     let addr = listener.local_addr()?;
     state.sinks.set_listener(addr);
@@ -73,7 +89,7 @@ pub async fn start(options: &AppOptions, listen: SocketAddr, clock: Arc<dyn Cloc
     let task = tokio::spawn(async move {
         axum::serve(listener, app).with_graceful_shutdown(async move { drop(stopped.await) }).await
     });
-    Ok(Running { addr, state, first_token, shutdown, task })
+    Ok(Running { addr, state, first_token, mqtt, shutdown, task })
 }
 
 /// `fluxgate serve`: runs until SIGINT or SIGTERM.
@@ -81,6 +97,10 @@ pub async fn serve(config: Config) -> Result<(), ServerError> {
     let running = start(&app_options(&config), config.listen, Arc::new(WallClock)).await?;
     if let Some(token) = &running.first_token {
         println!("Created service `default`. Its token (shown only this once):\n{token}");
+    }
+    match running.mqtt.as_ref().and_then(|m| m.addr) {
+        Some(addr) => tracing::info!(mqtt = %addr, "embedded MQTT broker listening"),
+        None => tracing::info!(broker = ?config.mqtt_broker.as_ref().map(ToString::to_string), "MQTT client mode"),
     }
     tracing::info!(listen = %running.addr, data_dir = %config.data_dir.display(), "fluxgate is serving");
     if config.insecure {

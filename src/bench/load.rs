@@ -39,10 +39,10 @@ impl Endpoint {
         Ok(Endpoint { authority, prefix: uri.path().trim_end_matches('/').to_owned(), token })
     }
 
-    fn request(&self, path: &str, body: Bytes) -> Result<Request<Full<Bytes>>, BenchError> {
+    fn request(&self, path: &str, content_type: &str, body: Bytes) -> Result<Request<Full<Bytes>>, BenchError> {
         let mut builder = Request::post(format!("{}{path}", self.prefix))
             .header("host", &self.authority)
-            .header("content-type", "application/json")
+            .header("content-type", content_type)
             .header("accept", "application/json");
         if let Some(token) = &self.token {
             builder = builder.header("x-auth-token", token);
@@ -87,9 +87,24 @@ impl Conn {
         Ok(Conn { endpoint: endpoint.clone(), sender })
     }
 
-    /// Sends one POST and reads the whole answer.
+    /// A new connection to the same endpoint, after a failure.
+    pub async fn reopen(&self) -> Result<Self, BenchError> {
+        Conn::open(&self.endpoint).await
+    }
+
+    /// Sends one JSON POST and reads the whole answer.
     pub async fn post(&mut self, path: &str, body: Bytes) -> Result<(StatusCode, Bytes), BenchError> {
-        let request = self.endpoint.request(path, body)?;
+        self.post_as(path, "application/json", body).await
+    }
+
+    /// Sends one POST of `content_type` and reads the whole answer.
+    pub async fn post_as(
+        &mut self,
+        path: &str,
+        content_type: &str,
+        body: Bytes,
+    ) -> Result<(StatusCode, Bytes), BenchError> {
+        let request = self.endpoint.request(path, content_type, body)?;
         self.sender.ready().await?;
         let response = self.sender.send_request(request).await?;
         let status = response.status();
@@ -128,12 +143,12 @@ pub struct LoadResult {
 }
 
 impl LoadResult {
-    fn empty() -> Self {
+    pub fn empty() -> Self {
         let latency = Histogram::new_with_bounds(1, 60_000_000, 3).expect("valid histogram bounds");
         LoadResult { requests: 0, errors: 0, first_error: None, elapsed: Duration::ZERO, latency }
     }
 
-    fn record(&mut self, started: Instant, error: Option<String>) {
+    pub fn record(&mut self, started: Instant, error: Option<String>) {
         self.latency.saturating_record(started.elapsed().as_micros() as u64);
         self.requests += 1;
         if let Some(error) = error {
@@ -142,7 +157,7 @@ impl LoadResult {
         }
     }
 
-    fn absorb(&mut self, other: LoadResult) {
+    pub fn absorb(&mut self, other: LoadResult) {
         self.latency.add(&other.latency).expect("histograms share bounds");
         self.requests += other.requests;
         self.errors += other.errors;
@@ -194,7 +209,7 @@ async fn drive(
             Ok((status, body)) if load.expect.accepts(status, &body) => None,
             Ok((status, body)) => Some(format!("{status}: {}", String::from_utf8_lossy(&body))),
             Err(e) => {
-                conn = Conn::open(&conn.endpoint).await?;
+                conn = conn.reopen().await?;
                 Some(e.to_string())
             }
         };

@@ -13,8 +13,10 @@
 //! changes how the server works; it only measures it.
 
 pub mod baseline;
+pub mod devices;
 pub mod load;
 pub mod loopback;
+pub mod mqtt;
 pub mod receiver;
 pub mod report;
 pub mod target;

@@ -13,6 +13,7 @@ use tokio::runtime::Runtime;
 use super::load::{Conn, Endpoint, Expect};
 use super::workload::Workload;
 use super::{BenchError, BrokerOptions, runtime};
+use crate::app::AppOptions;
 use crate::clock::WallClock;
 use crate::config::{self, Settings};
 use crate::server::{self, Running};
@@ -64,7 +65,9 @@ fn start_own(options: &BrokerOptions) -> Result<Target, BenchError> {
     };
     let config = config::validate(settings)?;
     let runtime = runtime(options.workers, "fluxgate-server")?;
-    let running = runtime.block_on(server::start(&server::app_options(&config), config.listen, Arc::new(WallClock)))?;
+    let app = server::app_options(&config);
+    let running =
+        runtime.block_on(server::start(&AppOptions { mqtt: None, ..app }, config.listen, Arc::new(WallClock)))?;
     let token = running.first_token.clone().ok_or(BenchError::NoToken)?;
     let endpoint = Endpoint { authority: running.addr.to_string(), prefix: String::new(), token: Some(token) };
     Ok(Target { endpoint, own: Some(Own { runtime, running, _data: data }) })

@@ -136,6 +136,7 @@ where
         delivery: DeliveryPolicy::default(),
         history: super::HistoryOptions::default(),
         command_ttl: Duration::from_secs(3600),
+        mqtt: None,
     };
     let state = AppState::open(&options, Arc::new(WallClock)).await?;
     let token = crate::admin::ensure_default_service(state.store.as_ref()).await?.unwrap_or_default();

@@ -30,6 +30,7 @@ pub fn options(dir: &std::path::Path) -> AppOptions {
         },
         command_ttl: Duration::from_secs(3600),
         history: fluxgate::history::HistoryOptions::default(),
+        mqtt: None,
     }
 }
 
