@@ -22,3 +22,5 @@ pub mod parser;
 pub mod plan;
 pub mod planner;
 pub mod printer;
+pub mod reference;
+pub mod runtime;
