@@ -55,6 +55,13 @@ const MIGRATIONS: &[&str] = &[
      );
      CREATE INDEX commands_by_device ON commands (tenant, device_id, status);
      CREATE INDEX commands_by_age ON commands (status, created_ms);",
+    // 3: CEP configurations, one per tenant (service and service path).
+    "CREATE TABLE cep_configs (
+         tenant TEXT NOT NULL,
+         service_path TEXT NOT NULL,
+         body TEXT NOT NULL,
+         PRIMARY KEY (tenant, service_path)
+     );",
 ];
 
 /// The schema version this binary writes.
