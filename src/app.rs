@@ -12,6 +12,8 @@ use axum::Router;
 use crate::auth::Authenticator;
 use crate::broker::matcher::SubscriptionIndex;
 use crate::broker::notify::{DeliveryPolicy, Dispatcher, Sinks};
+use crate::cep::publish::Publisher;
+use crate::cep::service::{CepService, CepSink};
 use crate::clock::Clock;
 use crate::devices::commands::{self, CommandDispatcher};
 use crate::devices::registry::DeviceIndex;
@@ -20,7 +22,7 @@ use crate::history::{History, HistoryOptions, retention};
 use crate::mqtt::MqttMode;
 use crate::store::sqlite::{SqliteOptions, SqliteStore};
 use crate::store::{Store, StoreError};
-use crate::{broker, devices, history, http, ops};
+use crate::{broker, cep, devices, history, http, ops};
 
 /// What every handler can reach.
 #[derive(Clone, Debug)]
@@ -32,6 +34,7 @@ pub struct AppState {
     pub devices: Arc<DeviceIndex>,
     pub clock: Arc<dyn Clock>,
     pub history: History,
+    pub cep: Arc<CepService>,
 }
 
 impl std::fmt::Debug for dyn Store {
@@ -74,7 +77,10 @@ impl AppState {
         let every = (options.command_ttl / 10).clamp(Duration::from_millis(100), Duration::from_secs(10));
         tokio::spawn(commands::expire_periodically(Arc::downgrade(&store), clock.clone(), options.command_ttl, every));
         let auth = Arc::new(Authenticator::new(store.clone(), options.insecure));
-        Ok(AppState { store, auth, subscriptions, sinks, devices, clock, history })
+        let publisher = Publisher::new(store.clone(), auth.clone(), sinks.clone(), options.delivery.clone());
+        let cep = CepService::start(&store, clock.clone(), publisher).await?;
+        sinks.register("/cep/notify", Arc::new(CepSink(Arc::downgrade(&cep))));
+        Ok(AppState { store, auth, subscriptions, sinks, devices, clock, history, cep })
     }
 }
 
@@ -84,6 +90,7 @@ pub fn router(state: AppState) -> Router {
         .nest("/cb/v1", broker::routes::router())
         .nest("/ul/iot", devices::api::router())
         .nest("/sth", history::routes::router())
+        .nest("/cep", cep::api::router())
         .merge(ops::router())
         .with_state(state)
         .layer(axum::middleware::from_fn(http::common_layer))

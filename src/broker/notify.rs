@@ -141,7 +141,8 @@ impl Sinks {
         self.by_path.read().expect("sinks lock").get(path).cloned()
     }
 
-    fn own_path<'a>(&self, reference: &'a str) -> Option<&'a str> {
+    /// The path of a reference naming this gateway (a bare path, or a URL with one of its authorities).
+    pub fn own_path<'a>(&self, reference: &'a str) -> Option<&'a str> {
         if reference.starts_with('/') {
             return Some(reference);
         }

@@ -1,4 +1,4 @@
-//! Durable state behind traits: entities, subscriptions, services and hashed tokens.
+//! Durable state behind traits: entities, subscriptions, services and hashed tokens, devices, CEP configurations.
 //!
 //! The API code sees only these traits, whose methods take and return domain types and answer through a [`Reply`]
 //! future, so a second backend (PostgreSQL) can be added without touching it. Every write is answered only after the
@@ -234,8 +234,25 @@ pub trait DeviceStore: Send + Sync {
     fn expire_commands(&self, before_ms: i64) -> Reply<UpdateOutcome>;
 }
 
+/// A CEP configuration as stored: the tenant (service and service path) it runs for, and its JSON.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StoredCepConfig {
+    pub tenant: Tenant,
+    pub path: ServicePath,
+    pub body: String,
+}
+
+pub trait CepStore: Send + Sync {
+    /// Stores (or replaces) a tenant's configuration.
+    fn put_cep_config(&self, config: StoredCepConfig) -> Reply<()>;
+    /// Removes a tenant's configuration; answers whether there was one.
+    fn delete_cep_config(&self, tenant: Tenant, path: ServicePath) -> Reply<bool>;
+    /// Every stored configuration, to restart them at start-up.
+    fn cep_configs(&self) -> Reply<Vec<StoredCepConfig>>;
+}
+
 /// Everything the service keeps durably.
-pub trait Store: EntityStore + SubscriptionStore + ServiceStore + DeviceStore {
+pub trait Store: EntityStore + SubscriptionStore + ServiceStore + DeviceStore + CepStore {
     /// Adds a listener to every committed update (the subscription engine, the command dispatcher).
     fn add_listener(&self, listener: Arc<dyn ChangeListener>);
     /// Sets the rules checked inside update transactions.

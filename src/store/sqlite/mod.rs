@@ -8,6 +8,7 @@
 
 mod cache;
 mod catalog;
+mod cep;
 mod commands;
 mod devices;
 mod entities;
@@ -26,8 +27,8 @@ use rusqlite::Connection;
 use self::readers::Readers;
 use self::writer::{Tx, Writer};
 use super::{
-    ChangeListener, CommandReport, DeviceStore, EntityStore, QueryPage, QueuedCommand, Reply, ServiceStore, Store,
-    StoreError, SubscriptionStore, UpdateBatch, UpdateOutcome, WriteRule,
+    CepStore, ChangeListener, CommandReport, DeviceStore, EntityStore, QueryPage, QueuedCommand, Reply, ServiceStore,
+    Store, StoreError, StoredCepConfig, SubscriptionStore, UpdateBatch, UpdateOutcome, WriteRule,
 };
 use crate::auth::{Grant, TokenHash};
 use crate::broker::model::{Entity, EntityId};
@@ -245,6 +246,20 @@ impl DeviceStore for SqliteStore {
 
     fn expire_commands(&self, before_ms: i64) -> Reply<UpdateOutcome> {
         self.write_notifying(Default::default(), move |conn, _, now| commands::expire(conn, before_ms, now))
+    }
+}
+
+impl CepStore for SqliteStore {
+    fn put_cep_config(&self, config: StoredCepConfig) -> Reply<()> {
+        self.writer.submit(move |conn| cep::put(conn, &config), None)
+    }
+
+    fn delete_cep_config(&self, tenant: Tenant, path: ServicePath) -> Reply<bool> {
+        self.writer.submit(move |conn| cep::delete(conn, &tenant, &path), None)
+    }
+
+    fn cep_configs(&self) -> Reply<Vec<StoredCepConfig>> {
+        self.readers.submit(cep::all)
     }
 }
 

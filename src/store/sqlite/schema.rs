@@ -91,6 +91,13 @@ const MIGRATIONS: &[&str] = &[
          count INTEGER NOT NULL,
          PRIMARY KEY (series, resolution, bucket_ms, value)
      ) WITHOUT ROWID;",
+    // 4: CEP configurations, one per tenant (service and service path).
+    "CREATE TABLE cep_configs (
+         tenant TEXT NOT NULL,
+         service_path TEXT NOT NULL,
+         body TEXT NOT NULL,
+         PRIMARY KEY (tenant, service_path)
+     );",
 ];
 
 /// The schema version this binary writes.

@@ -1,0 +1,166 @@
+//! Entities in, events out: routes an NGSI context element to the stream its `in` declaration names (by type, and
+//! by id, a regex fully matched when `isPattern`) and converts each declared attribute's text by its declared type
+//! (CONTRACT section 6). Metadata `m` of attribute `a` becomes property `a_m`; `id` is the entity id; declared
+//! attributes the element lacks read as null. It decides nothing about what statements do with the event.
+
+use regex::Regex;
+use serde_json::Value;
+use thiserror::Error;
+
+use super::config::{CepConfig, EventTypeIn};
+use super::runtime::{Row, Val};
+
+/// An attribute as a notification carries it: name, value, and metadata as (name, value).
+pub type AttributeIn = (String, Value, Vec<(String, Value)>);
+
+/// A context element as a notification carries it, from either the HTTP body or the in-process sink.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ElementIn {
+    pub id: String,
+    pub entity_type: String,
+    pub attributes: Vec<AttributeIn>,
+}
+
+/// Why an element did not become an event.
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+pub enum IngestError {
+    #[error("no `in` declaration has type {0}")]
+    UnknownType(String),
+    #[error("entity id {id} does not match the `in` declarations of type {entity_type}")]
+    IdMismatch { id: String, entity_type: String },
+    #[error("Failed to parse value {value} for attribute {name}: not a valid {ty}")]
+    Convert { name: String, value: String, ty: String },
+    #[error("invalid id pattern {pattern}: {message}")]
+    Pattern { pattern: String, message: String },
+}
+
+#[derive(Debug, Clone)]
+enum IdMatch {
+    Exact(String),
+    Pattern(Regex),
+}
+
+/// One `in` declaration, ready to route.
+#[derive(Debug, Clone)]
+pub struct Route {
+    entity_type: String,
+    id: IdMatch,
+    declaration: EventTypeIn,
+}
+
+/// The routes of a configuration's `in` declarations; a bad id pattern refuses the configuration.
+pub fn routes(config: &CepConfig) -> Result<Vec<Route>, IngestError> {
+    config.inputs.iter().map(route).collect()
+}
+
+fn route(declaration: &EventTypeIn) -> Result<Route, IngestError> {
+    let id = if declaration.is_pattern {
+        let anchored = format!("^(?:{})$", declaration.id);
+        let regex = Regex::new(&anchored)
+            .map_err(|e| IngestError::Pattern { pattern: declaration.id.clone(), message: e.to_string() })?;
+        IdMatch::Pattern(regex)
+    } else {
+        IdMatch::Exact(declaration.id.clone())
+    };
+    Ok(Route { entity_type: declaration.entity_type.clone(), id, declaration: declaration.clone() })
+}
+
+impl Route {
+    fn accepts(&self, id: &str) -> bool {
+        match &self.id {
+            IdMatch::Exact(wanted) => wanted == id,
+            IdMatch::Pattern(regex) => regex.is_match(id),
+        }
+    }
+}
+
+/// The stream and event an element becomes.
+pub fn to_event(routes: &[Route], element: &ElementIn) -> Result<(String, Row), IngestError> {
+    let typed: Vec<&Route> = routes.iter().filter(|r| r.entity_type == element.entity_type).collect();
+    if typed.is_empty() {
+        return Err(IngestError::UnknownType(element.entity_type.clone()));
+    }
+    let route = typed
+        .into_iter()
+        .find(|r| r.accepts(&element.id))
+        .ok_or_else(|| IngestError::IdMismatch { id: element.id.clone(), entity_type: element.entity_type.clone() })?;
+    let mut row = Row::new();
+    for attribute in &route.declaration.attributes {
+        let given = element.attributes.iter().find(|(name, _, _)| *name == attribute.name);
+        for meta in &attribute.metadata {
+            let value = given.and_then(|(_, _, metas)| metas.iter().find(|(m, _)| *m == meta.name));
+            let property = format!("{}_{}", attribute.name, meta.name);
+            row.insert(property.clone(), convert(&property, value.map(|(_, v)| v), &meta.meta_type)?);
+        }
+        row.insert(attribute.name.clone(), convert(&attribute.name, given.map(|(_, v, _)| v), &attribute.attr_type)?);
+    }
+    row.insert("id".to_owned(), Val::String(element.id.clone()));
+    Ok((route.entity_type.clone(), row))
+}
+
+/// Converts a value by its declared type; absent is null.
+pub fn convert(name: &str, value: Option<&Value>, ty: &str) -> Result<Val, IngestError> {
+    let fail = |v: &Value| IngestError::Convert {
+        name: name.to_owned(),
+        value: v.as_str().map_or_else(|| v.to_string(), str::to_owned),
+        ty: ty.to_owned(),
+    };
+    let Some(value) = value else {
+        return Ok(Val::Null);
+    };
+    let text = match value {
+        Value::String(s) => s.clone(),
+        Value::Number(n) => n.to_string(),
+        Value::Bool(b) => b.to_string(),
+        Value::Null => return Ok(Val::Null),
+        other if ty == "string" => other.to_string(),
+        other => return Err(fail(other)),
+    };
+    from_text(&text, ty).ok_or_else(|| fail(value))
+}
+
+fn from_text(text: &str, ty: &str) -> Option<Val> {
+    let t = text.trim();
+    Some(match ty {
+        "double" | "float" => Val::Double(t.parse().ok()?),
+        "int" | "integer" => Val::Int(i64::from(t.strip_prefix('+').unwrap_or(t).parse::<i32>().ok()?)),
+        "long" => Val::Int(t.strip_prefix('+').unwrap_or(t).parse().ok()?),
+        "boolean" | "bool" => Val::Bool(t.eq_ignore_ascii_case("true")),
+        "date" => Val::Date(parse_date(t)?),
+        "geo:point" => parse_point(t)?,
+        _ => Val::String(text.to_owned()),
+    })
+}
+
+fn parse_date(t: &str) -> Option<i64> {
+    if let Ok(d) = chrono::DateTime::parse_from_rfc3339(t) {
+        return Some(d.timestamp_millis());
+    }
+    let naive = chrono::NaiveDateTime::parse_from_str(t, "%Y-%m-%dT%H:%M:%S%.f").ok()?;
+    Some(naive.and_utc().timestamp_millis())
+}
+
+/// `"lat, lon"`, kept in input order.
+fn parse_point(t: &str) -> Option<Val> {
+    let (x, y) = t.split_once(',')?;
+    Some(Val::Point(x.trim().parse().ok()?, y.trim().parse().ok()?))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn converts_by_declared_type() {
+        assert_eq!(convert("t", Some(&json!(" 21.5")), "double"), Ok(Val::Double(21.5)));
+        assert_eq!(convert("n", Some(&json!("+3")), "int"), Ok(Val::Int(3)));
+        assert!(convert("n", Some(&json!("3.0")), "int").is_err());
+        assert_eq!(convert("b", Some(&json!("yes")), "boolean"), Ok(Val::Bool(false)));
+        assert_eq!(convert("p", Some(&json!("43.6, 1.44")), "geo:point"), Ok(Val::Point(43.6, 1.44)));
+        assert_eq!(convert("d", Some(&json!("2015-10-26T22:47:09Z")), "date"), Ok(Val::Date(1_445_899_629_000)));
+        assert_eq!(convert("x", None, "double"), Ok(Val::Null));
+        let error = convert("temperature", Some(&json!("warm")), "double").unwrap_err();
+        assert_eq!(error.to_string(), "Failed to parse value warm for attribute temperature: not a valid double");
+    }
+}

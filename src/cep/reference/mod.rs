@@ -1,0 +1,237 @@
+//! The reference evaluator: a plain single-threaded interpreter of the logical plan, written to be read, and the
+//! oracle the dataflow runtime is tested against. It keeps every statement's state in ordinary maps and
+//! recomputes aggregates from the window's rows rather than maintaining them incrementally.
+//!
+//! Time is engine milliseconds plus an arrival sequence: every event (received or inserted by a statement) takes
+//! the next sequence number, and timers due at a millisecond fire before the events of that millisecond, window
+//! expiries first, then pattern timers, then output ticks. Events a statement inserts are queued and processed,
+//! in order, after the event that caused them (Esper's insert-into routing), before the next input.
+
+mod aggregate;
+mod named;
+mod pattern;
+mod query;
+
+use std::cmp::Reverse;
+use std::collections::{BinaryHeap, HashMap, VecDeque};
+
+use self::named::{MergeState, NamedWindow};
+use self::pattern::PatternQuery;
+use self::query::StreamQuery;
+use super::plan::{Input, Plan, PlanNode, Sink, SinkKind};
+use super::runtime::eval::{Scope, eval};
+use super::runtime::{Engine, EngineError, Output, Row, Val};
+
+/// Timers at the same millisecond fire in this order.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub(crate) enum TimerOrder {
+    Expiry,
+    Pattern,
+    Output,
+}
+
+/// What a timer does when it fires.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub(crate) enum TimerKind {
+    /// A window row (by its sequence number) leaves.
+    Expire(u64),
+    /// A pattern leaf (timer or deadline) fires.
+    Pattern(u64),
+    /// An output policy releases what it holds.
+    Tick,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+struct Timer {
+    at: i64,
+    order: TimerOrder,
+    seq: u64,
+    statement: usize,
+    kind: TimerKind,
+}
+
+/// What a statement sees of the engine while it handles an event or a timer.
+#[derive(Debug)]
+pub(crate) struct Ctx<'a> {
+    pub now: i64,
+    pub seq: u64,
+    pub vars: &'a Row,
+    timers: Vec<(i64, TimerOrder, TimerKind)>,
+}
+
+impl Ctx<'_> {
+    /// Schedules `kind` for the current statement at `at`.
+    pub fn schedule(&mut self, at: i64, order: TimerOrder, kind: TimerKind) {
+        self.timers.push((at, order, kind));
+    }
+}
+
+#[derive(Debug)]
+enum Statement {
+    Passive,
+    Stream(Box<StreamQuery>),
+    Pattern(Box<PatternQuery>),
+    Merge(Box<MergeState>),
+}
+
+/// The reference evaluator over one configuration's plan.
+#[derive(Debug)]
+pub struct Reference {
+    plans: Vec<PlanNode>,
+    statements: Vec<Statement>,
+    windows: HashMap<String, NamedWindow>,
+    vars: Row,
+    timers: BinaryHeap<Reverse<Timer>>,
+    queue: VecDeque<(String, Row)>,
+    outputs: Vec<Output>,
+    seq: u64,
+    timer_seq: u64,
+    now: i64,
+}
+
+impl Reference {
+    /// Builds the statements' empty state and evaluates the variables.
+    pub fn new(plan: &Plan) -> Result<Self, EngineError> {
+        let mut engine = Reference {
+            plans: Vec::new(),
+            statements: Vec::new(),
+            windows: HashMap::new(),
+            vars: Row::new(),
+            timers: BinaryHeap::new(),
+            queue: VecDeque::new(),
+            outputs: Vec::new(),
+            seq: 0,
+            timer_seq: 0,
+            now: i64::MIN,
+        };
+        for s in &plan.statements {
+            let statement = engine.build(s.number, &s.node)?;
+            engine.statements.push(statement);
+            engine.plans.push(s.node.clone());
+        }
+        Ok(engine)
+    }
+
+    fn build(&mut self, number: usize, node: &PlanNode) -> Result<Statement, EngineError> {
+        let unsupported = |construct: &str| EngineError::Unsupported { statement: number, construct: construct.into() };
+        Ok(match node {
+            PlanNode::Variable(v) => {
+                let value = v.init.as_ref().map_or(Val::Null, |e| eval(e, &Scope::new(&[], &self.vars)));
+                self.vars.insert(v.name.clone(), value);
+                Statement::Passive
+            }
+            PlanNode::NamedWindow(w) => {
+                self.windows.insert(w.name.clone(), NamedWindow::new(number, w)?);
+                Statement::Passive
+            }
+            PlanNode::Query(q) => match &q.input {
+                Input::Stream(_) => Statement::Stream(Box::new(StreamQuery::new(number, q)?)),
+                Input::Pattern(_) => Statement::Pattern(Box::new(PatternQuery::new(number, q)?)),
+                Input::Join(_) => return Err(unsupported("an outer join")),
+            },
+            PlanNode::Merge(m) => Statement::Merge(Box::new(MergeState::new(number, m)?)),
+            PlanNode::Delete(_) => return Err(unsupported("ON ... DELETE")),
+            PlanNode::Update(_) => return Err(unsupported("ON ... UPDATE")),
+        })
+    }
+
+    /// Processes queued events until none is left.
+    fn drain(&mut self) {
+        while let Some((stream, row)) = self.queue.pop_front() {
+            self.seq += 1;
+            for i in 0..self.statements.len() {
+                self.deliver(i, &stream, &row);
+            }
+        }
+    }
+
+    fn deliver(&mut self, i: usize, stream: &str, row: &Row) {
+        let mut ctx = Ctx { now: self.now, seq: self.seq, vars: &self.vars, timers: Vec::new() };
+        let rows = match &mut self.statements[i] {
+            Statement::Passive => return,
+            Statement::Stream(q) => q.on_event(&mut ctx, stream, row),
+            Statement::Pattern(p) => p.on_event(&mut ctx, stream, row),
+            Statement::Merge(m) => match self.windows.get_mut(&m.window) {
+                Some(window) => m.on_event(&mut ctx, window, stream, row),
+                None => Vec::new(),
+            },
+        };
+        let timers = std::mem::take(&mut ctx.timers);
+        self.after(i, timers, rows);
+    }
+
+    /// Schedules what statement `i` asked for and sends its rows to its sink.
+    fn after(&mut self, i: usize, timers: Vec<(i64, TimerOrder, TimerKind)>, rows: Vec<Row>) {
+        for (at, order, kind) in timers {
+            self.timer_seq += 1;
+            self.timers.push(Reverse(Timer { at, order, seq: self.timer_seq, statement: i, kind }));
+        }
+        for row in rows {
+            self.sink(i, row);
+        }
+    }
+
+    fn sink(&mut self, i: usize, row: Row) {
+        match &self.plans[i] {
+            PlanNode::Query(q) => self.sink_query(q.sink.clone(), row),
+            PlanNode::Merge(m) => self.queue.push_back((m.window.clone(), row)),
+            _ => {}
+        }
+    }
+
+    fn sink_query(&mut self, sink: Sink, row: Row) {
+        match &sink.kind {
+            SinkKind::Out(_) => {
+                self.outputs.push(Output { time: self.now, stream: sink.stream.clone(), row: row.clone() });
+                self.queue.push_back((sink.stream.clone(), row));
+            }
+            SinkKind::Internal => self.queue.push_back((sink.stream.clone(), row)),
+            SinkKind::NamedWindow => {
+                if let Some(window) = self.windows.get_mut(&sink.stream) {
+                    let inserted = window.insert(row, &self.vars);
+                    self.queue.push_back((sink.stream.clone(), inserted));
+                }
+            }
+            SinkKind::Listeners => {}
+        }
+    }
+
+    fn fire(&mut self, timer: Timer) {
+        self.now = timer.at;
+        let mut ctx = Ctx { now: self.now, seq: self.seq, vars: &self.vars, timers: Vec::new() };
+        let rows = match &mut self.statements[timer.statement] {
+            Statement::Stream(q) => q.on_timer(&mut ctx, timer.kind),
+            Statement::Pattern(p) => p.on_timer(&mut ctx, timer.kind),
+            _ => Vec::new(),
+        };
+        let timers = std::mem::take(&mut ctx.timers);
+        self.after(timer.statement, timers, rows);
+        self.drain();
+    }
+}
+
+impl Engine for Reference {
+    fn push(&mut self, now_ms: i64, stream: &str, event: Row) -> Vec<Output> {
+        let mut outputs = self.advance(now_ms);
+        self.queue.push_back((stream.to_owned(), event));
+        self.drain();
+        outputs.append(&mut self.outputs);
+        outputs
+    }
+
+    fn advance(&mut self, now_ms: i64) -> Vec<Output> {
+        while let Some(Reverse(timer)) = self.timers.peek().copied().filter(|Reverse(t)| t.at <= now_ms) {
+            self.timers.pop();
+            self.fire(timer);
+        }
+        self.now = self.now.max(now_ms);
+        std::mem::take(&mut self.outputs)
+    }
+
+    fn next_timer(&self) -> Option<i64> {
+        self.timers.peek().map(|Reverse(t)| t.at)
+    }
+}
+
+#[cfg(test)]
+mod tests;

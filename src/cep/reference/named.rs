@@ -1,0 +1,126 @@
+//! Named windows and `ON ... MERGE`: a window keeps one row per unique key (`std:unique`) or a single row
+//! (`std:lastevent`); inserts replace the row with the same key. A merge looks up the rows its condition matches
+//! for each trigger event and inserts, updates or deletes as its first applicable clause says. Consumers of a
+//! window see its insert stream: each inserted row and each updated row's new version.
+
+use super::Ctx;
+use super::query::key_of;
+use crate::cep::plan::{MergeActionPlan, MergePlan, NamedWindowPlan, PlanExpr, WindowSpec};
+use crate::cep::runtime::eval::{Scope, eval, holds};
+use crate::cep::runtime::{EngineError, Row};
+
+#[derive(Debug)]
+pub struct NamedWindow {
+    name: String,
+    keys: Vec<PlanExpr>,
+    rows: Vec<Row>,
+}
+
+impl NamedWindow {
+    pub fn new(number: usize, plan: &NamedWindowPlan) -> Result<Self, EngineError> {
+        let keys = match &plan.window {
+            WindowSpec::Unique { keys } => keys.clone(),
+            WindowSpec::LastEvent => Vec::new(),
+            _ => {
+                let construct = "a named window other than std:unique or std:lastevent".into();
+                return Err(EngineError::Unsupported { statement: number, construct });
+            }
+        };
+        Ok(NamedWindow { name: plan.name.clone(), keys, rows: Vec::new() })
+    }
+
+    fn key(&self, row: &Row, vars: &Row) -> String {
+        key_of(&self.keys, &self.name, row, vars)
+    }
+
+    /// Inserts `row`, replacing the row with the same key; answers the insert stream's event.
+    pub fn insert(&mut self, row: Row, vars: &Row) -> Row {
+        let key = self.key(&row, vars);
+        match self.rows.iter().position(|r| key_of(&self.keys, &self.name, r, vars) == key) {
+            Some(i) => self.rows[i] = row.clone(),
+            None => self.rows.push(row.clone()),
+        }
+        row
+    }
+}
+
+#[derive(Debug)]
+pub struct MergeState {
+    pub window: String,
+    plan: MergePlan,
+}
+
+impl MergeState {
+    pub fn new(_number: usize, plan: &MergePlan) -> Result<Self, EngineError> {
+        Ok(MergeState { window: plan.window.clone(), plan: plan.clone() })
+    }
+
+    /// Applies the merge for one trigger event; answers the window's insert stream.
+    pub fn on_event(&mut self, ctx: &mut Ctx<'_>, window: &mut NamedWindow, stream: &str, event: &Row) -> Vec<Row> {
+        let trigger = &self.plan.trigger;
+        let binding = [(trigger.label.as_str(), event)];
+        if stream != trigger.stream || !holds(trigger.filter.as_ref(), &Scope::new(&binding, ctx.vars)) {
+            return Vec::new();
+        }
+        let matched: Vec<usize> =
+            (0..window.rows.len()).filter(|i| self.matches(event, &window.rows[*i], ctx)).collect();
+        if matched.is_empty() {
+            return self.not_matched(ctx, window, event);
+        }
+        let mut out = Vec::new();
+        let mut deleted = Vec::new();
+        for i in matched {
+            match self.matched(ctx, event, &window.rows[i]) {
+                Some(Some(row)) => {
+                    window.rows[i] = row.clone();
+                    out.push(row);
+                }
+                Some(None) => deleted.push(i),
+                None => {}
+            }
+        }
+        for i in deleted.into_iter().rev() {
+            window.rows.remove(i);
+        }
+        out
+    }
+
+    fn both<'a>(&'a self, event: &'a Row, row: &'a Row) -> [(&'a str, &'a Row); 2] {
+        [(self.plan.trigger.label.as_str(), event), (self.plan.window_label.as_str(), row)]
+    }
+
+    fn matches(&self, event: &Row, row: &Row, ctx: &Ctx<'_>) -> bool {
+        holds(self.plan.condition.as_ref(), &Scope::new(&self.both(event, row), ctx.vars))
+    }
+
+    fn not_matched(&self, ctx: &Ctx<'_>, window: &mut NamedWindow, event: &Row) -> Vec<Row> {
+        let binding = [(self.plan.trigger.label.as_str(), event)];
+        let scope = Scope::new(&binding, ctx.vars);
+        let clause = self.plan.clauses.iter().find(|c| !c.matched && holds(c.condition.as_ref(), &scope));
+        match clause.map(|c| &c.action) {
+            Some(MergeActionPlan::Insert(projection)) => {
+                let row: Row = projection.iter().map(|p| (p.name.clone(), eval(&p.expr, &scope))).collect();
+                vec![window.insert(row, ctx.vars)]
+            }
+            _ => Vec::new(),
+        }
+    }
+
+    /// The first applicable matched clause's effect: `Some(Some(new row))` update, `Some(None)` delete.
+    fn matched(&self, ctx: &Ctx<'_>, event: &Row, row: &Row) -> Option<Option<Row>> {
+        let both = self.both(event, row);
+        let scope = Scope::new(&both, ctx.vars);
+        let clause = self.plan.clauses.iter().find(|c| c.matched && holds(c.condition.as_ref(), &scope))?;
+        match &clause.action {
+            MergeActionPlan::Update(assignments) => {
+                let mut updated = row.clone();
+                for (name, e) in assignments {
+                    updated.insert(name.clone(), eval(e, &scope));
+                }
+                Some(Some(updated))
+            }
+            MergeActionPlan::Delete => Some(None),
+            MergeActionPlan::Insert(_) => None,
+        }
+    }
+}

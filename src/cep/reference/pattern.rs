@@ -1,0 +1,356 @@
+//! Patterns as a tree of live instances. Starting a node under a parent frame creates frames (followed-by steps,
+//! `every`, `and`, `or`, `not`, `within`) and leaves (event matches and timers); a leaf that fires completes its
+//! frame, which decides what happens next: start the next step, restart the `every`, count an `and`, or kill the
+//! instance (`not` matched, `within` expired). Killing a frame drops its whole subtree, so no state outlives its
+//! instance. Only events after the one that created a leaf can match it (arrival sequence), as Esper requires.
+
+use std::collections::{BTreeMap, HashMap};
+
+use super::{Ctx, TimerKind, TimerOrder};
+use crate::cep::plan::{Input, PatternNode, PatternNodeKind, PlanExpr, QueryPlan};
+use crate::cep::runtime::eval::{Scope, eval, holds};
+use crate::cep::runtime::{EngineError, Row};
+
+type Bindings = Vec<(String, Row)>;
+
+#[derive(Debug)]
+enum FrameKind {
+    Root,
+    Step { steps: Vec<PatternNode>, index: usize },
+    Every { child: PatternNode, bindings: Bindings },
+    And { pending: usize, bindings: Bindings },
+    Or,
+    Not,
+    Within { deadline: u64 },
+}
+
+#[derive(Debug)]
+struct Frame {
+    parent: Option<u64>,
+    kind: FrameKind,
+    children: Vec<u64>,
+}
+
+#[derive(Debug)]
+enum LeafKind {
+    Match { tag: Option<String>, stream: String, filter: Option<PlanExpr> },
+    Timer,
+    Deadline,
+}
+
+#[derive(Debug)]
+struct Leaf {
+    frame: u64,
+    kind: LeafKind,
+    bindings: Bindings,
+    created: u64,
+}
+
+#[derive(Debug)]
+pub struct PatternQuery {
+    plan: QueryPlan,
+    root: PatternNode,
+    frames: HashMap<u64, Frame>,
+    leaves: BTreeMap<u64, Leaf>,
+    next_id: u64,
+    started: bool,
+    matches: Vec<Bindings>,
+}
+
+fn check_node(number: usize, node: &PatternNode, in_and: bool) -> Result<(), EngineError> {
+    let unsupported = |c: &str| Err(EngineError::Unsupported { statement: number, construct: c.into() });
+    match &node.kind {
+        PatternNodeKind::Not(inner) if in_and => check_node(number, inner, false),
+        PatternNodeKind::Not(_) => unsupported("`not` outside an `and`"),
+        PatternNodeKind::And(children) => children.iter().try_for_each(|c| check_node(number, c, true)),
+        PatternNodeKind::Every(c) | PatternNodeKind::Within { inner: c, .. } => check_node(number, c, false),
+        PatternNodeKind::FollowedBy(cs) | PatternNodeKind::Or(cs) => {
+            cs.iter().try_for_each(|c| check_node(number, c, false))
+        }
+        PatternNodeKind::Timer { .. } | PatternNodeKind::Match { .. } => Ok(()),
+    }
+}
+
+impl PatternQuery {
+    pub fn new(number: usize, q: &QueryPlan) -> Result<Self, EngineError> {
+        super::query::check_query(number, q)?;
+        let Input::Pattern(pattern) = &q.input else {
+            return Err(EngineError::Unsupported { statement: number, construct: "this input".into() });
+        };
+        if q.aggregation.is_some() || q.output.is_some() {
+            return Err(EngineError::Unsupported { statement: number, construct: "aggregating a pattern".into() });
+        }
+        check_node(number, &pattern.root, false)?;
+        Ok(PatternQuery {
+            plan: q.clone(),
+            root: pattern.root.clone(),
+            frames: HashMap::new(),
+            leaves: BTreeMap::new(),
+            next_id: 0,
+            started: false,
+            matches: Vec::new(),
+        })
+    }
+
+    fn id(&mut self) -> u64 {
+        self.next_id += 1;
+        self.next_id
+    }
+
+    fn frame(&mut self, parent: u64, kind: FrameKind) -> u64 {
+        let id = self.id();
+        self.frames.insert(id, Frame { parent: Some(parent), kind, children: Vec::new() });
+        self.adopt(parent, id);
+        id
+    }
+
+    fn adopt(&mut self, parent: u64, child: u64) {
+        if let Some(p) = self.frames.get_mut(&parent) {
+            p.children.push(child);
+        }
+    }
+
+    fn leaf(&mut self, ctx: &Ctx<'_>, frame: u64, kind: LeafKind, bindings: Bindings) -> u64 {
+        let id = self.id();
+        self.leaves.insert(id, Leaf { frame, kind, bindings, created: ctx.seq });
+        self.adopt(frame, id);
+        id
+    }
+
+    fn ensure_started(&mut self, ctx: &mut Ctx<'_>) {
+        if !self.started {
+            self.started = true;
+            self.frames.insert(0, Frame { parent: None, kind: FrameKind::Root, children: Vec::new() });
+            self.start(ctx, self.root.clone(), Vec::new(), 0);
+        }
+    }
+
+    fn start(&mut self, ctx: &mut Ctx<'_>, node: PatternNode, bindings: Bindings, parent: u64) {
+        match node.kind {
+            PatternNodeKind::Match { tag, stream, filter } => {
+                self.leaf(ctx, parent, LeafKind::Match { tag, stream, filter }, bindings);
+            }
+            PatternNodeKind::Timer { millis } => {
+                let id = self.leaf(ctx, parent, LeafKind::Timer, bindings);
+                ctx.schedule(ctx.now + millis as i64, TimerOrder::Pattern, TimerKind::Pattern(id));
+            }
+            PatternNodeKind::FollowedBy(steps) => {
+                let first = steps[0].clone();
+                let frame = self.frame(parent, FrameKind::Step { steps, index: 0 });
+                self.start(ctx, first, bindings, frame);
+            }
+            PatternNodeKind::Every(child) => {
+                let kind = FrameKind::Every { child: (*child).clone(), bindings: bindings.clone() };
+                let frame = self.frame(parent, kind);
+                self.start(ctx, *child, bindings, frame);
+            }
+            PatternNodeKind::And(children) => self.start_and(ctx, children, bindings, parent),
+            PatternNodeKind::Or(children) => {
+                let frame = self.frame(parent, FrameKind::Or);
+                children.into_iter().for_each(|c| self.start(ctx, c, bindings.clone(), frame));
+            }
+            PatternNodeKind::Not(inner) => {
+                let frame = self.frame(parent, FrameKind::Not);
+                self.start(ctx, *inner, bindings, frame);
+            }
+            PatternNodeKind::Within { inner, millis } => {
+                let frame = self.frame(parent, FrameKind::Within { deadline: 0 });
+                let deadline = self.leaf(ctx, frame, LeafKind::Deadline, Vec::new());
+                if let Some(Frame { kind: FrameKind::Within { deadline: d }, .. }) = self.frames.get_mut(&frame) {
+                    *d = deadline;
+                }
+                ctx.schedule(ctx.now + millis as i64, TimerOrder::Pattern, TimerKind::Pattern(deadline));
+                self.start(ctx, *inner, bindings, frame);
+            }
+        }
+    }
+
+    fn start_and(&mut self, ctx: &mut Ctx<'_>, children: Vec<PatternNode>, bindings: Bindings, parent: u64) {
+        let pending = children.iter().filter(|c| !matches!(c.kind, PatternNodeKind::Not(_))).count();
+        let frame = self.frame(parent, FrameKind::And { pending, bindings: bindings.clone() });
+        for child in children {
+            if self.frames.contains_key(&frame) {
+                self.start(ctx, child, bindings.clone(), frame);
+            }
+        }
+        if pending == 0 && self.frames.contains_key(&frame) {
+            self.finish(ctx, frame, bindings);
+        }
+    }
+
+    /// A child of `frame` matched with `bindings`.
+    fn complete(&mut self, ctx: &mut Ctx<'_>, frame: u64, bindings: Bindings) {
+        let Some(f) = self.frames.get_mut(&frame) else {
+            return;
+        };
+        match &mut f.kind {
+            // Without `every` the tree simply runs out of leaves after its match: nothing to stop here.
+            FrameKind::Root => self.matches.push(bindings),
+            FrameKind::Step { steps, index } => {
+                let (parent, next) = (f.parent.unwrap_or(0), *index + 1);
+                match steps.get(next).cloned() {
+                    None => self.complete(ctx, parent, bindings),
+                    Some(node) => {
+                        let steps = steps.clone();
+                        let step = self.frame(parent, FrameKind::Step { steps, index: next });
+                        self.start(ctx, node, bindings, step);
+                    }
+                }
+            }
+            FrameKind::Every { child, bindings: initial } => {
+                let (parent, child, initial) = (f.parent.unwrap_or(0), child.clone(), initial.clone());
+                self.complete(ctx, parent, bindings);
+                if self.frames.contains_key(&frame) {
+                    self.start(ctx, child, initial, frame);
+                }
+            }
+            FrameKind::And { pending, bindings: acc } => {
+                *pending = pending.saturating_sub(1);
+                merge(acc, bindings);
+                if *pending == 0 {
+                    let acc = acc.clone();
+                    self.finish(ctx, frame, acc);
+                }
+            }
+            FrameKind::Or | FrameKind::Within { .. } => self.finish(ctx, frame, bindings),
+            FrameKind::Not => {
+                let parent = f.parent.unwrap_or(0);
+                self.kill(parent);
+            }
+        }
+        self.prune(frame);
+    }
+
+    /// The frame matched as a whole: its remaining children die and its parent hears of it.
+    fn finish(&mut self, ctx: &mut Ctx<'_>, frame: u64, bindings: Bindings) {
+        let parent = self.frames.get(&frame).and_then(|f| f.parent).unwrap_or(0);
+        // The frame stays until its parent has heard, so the parent is not pruned as empty meanwhile.
+        self.kill_children(frame);
+        self.complete(ctx, parent, bindings);
+        self.kill(frame);
+    }
+
+    fn kill_children(&mut self, frame: u64) {
+        let children = self.frames.get_mut(&frame).map(|f| std::mem::take(&mut f.children)).unwrap_or_default();
+        for child in children {
+            if self.leaves.remove(&child).is_none() {
+                self.kill_subtree(child);
+            }
+        }
+    }
+
+    fn kill_subtree(&mut self, frame: u64) {
+        self.kill_children(frame);
+        self.frames.remove(&frame);
+    }
+
+    /// Removes `frame` and everything under it, then drops ancestors left empty.
+    fn kill(&mut self, frame: u64) {
+        if frame == 0 {
+            return self.kill_children(0);
+        }
+        let parent = self.frames.get(&frame).and_then(|f| f.parent);
+        self.kill_subtree(frame);
+        if let Some(parent) = parent {
+            self.forget_child(parent, frame);
+            self.prune(parent);
+        }
+    }
+
+    fn forget_child(&mut self, parent: u64, child: u64) {
+        if let Some(p) = self.frames.get_mut(&parent) {
+            p.children.retain(|c| *c != child);
+        }
+    }
+
+    /// Drops `frame` (and then its ancestors) once nothing is left under it.
+    fn prune(&mut self, frame: u64) {
+        let Some(f) = self.frames.get(&frame) else {
+            return;
+        };
+        let live = f.children.iter().any(|c| self.frames.contains_key(c) || self.leaves.contains_key(c));
+        if live || frame == 0 {
+            return;
+        }
+        let parent = f.parent;
+        self.frames.remove(&frame);
+        if let Some(parent) = parent {
+            self.forget_child(parent, frame);
+            self.prune(parent);
+        }
+    }
+
+    fn fire_leaf(&mut self, ctx: &mut Ctx<'_>, id: u64, event: Option<Row>) {
+        let Some(leaf) = self.leaves.remove(&id) else {
+            return;
+        };
+        self.forget_child(leaf.frame, id);
+        match leaf.kind {
+            LeafKind::Deadline => self.kill(leaf.frame),
+            LeafKind::Timer => self.complete(ctx, leaf.frame, leaf.bindings),
+            LeafKind::Match { tag, .. } => {
+                let mut bindings = leaf.bindings;
+                if let (Some(tag), Some(event)) = (tag, event) {
+                    bindings.push((tag, event));
+                }
+                self.complete(ctx, leaf.frame, bindings);
+            }
+        }
+    }
+
+    fn accepts(&self, leaf: &Leaf, ctx: &Ctx<'_>, stream: &str, event: &Row) -> bool {
+        let LeafKind::Match { tag, stream: wanted, filter } = &leaf.kind else {
+            return false;
+        };
+        if wanted != stream || leaf.created >= ctx.seq {
+            return false;
+        }
+        let mut rows: Vec<(&str, &Row)> = leaf.bindings.iter().map(|(t, r)| (t.as_str(), r)).collect();
+        rows.push((stream, event));
+        rows.extend(tag.as_deref().map(|t| (t, event)));
+        holds(filter.as_ref(), &Scope::new(&rows, ctx.vars))
+    }
+
+    pub fn on_event(&mut self, ctx: &mut Ctx<'_>, stream: &str, event: &Row) -> Vec<Row> {
+        self.ensure_started(ctx);
+        let ids: Vec<u64> =
+            self.leaves.iter().filter(|(_, l)| self.accepts(l, ctx, stream, event)).map(|(i, _)| *i).collect();
+        for id in ids {
+            self.fire_leaf(ctx, id, Some(event.clone()));
+        }
+        self.results(ctx)
+    }
+
+    pub fn on_timer(&mut self, ctx: &mut Ctx<'_>, kind: TimerKind) -> Vec<Row> {
+        if let TimerKind::Pattern(id) = kind {
+            self.fire_leaf(ctx, id, None);
+        }
+        self.results(ctx)
+    }
+
+    fn results(&mut self, ctx: &Ctx<'_>) -> Vec<Row> {
+        let matches = std::mem::take(&mut self.matches);
+        matches.into_iter().filter_map(|b| self.project(ctx, &b)).collect()
+    }
+
+    fn project(&self, ctx: &Ctx<'_>, bindings: &Bindings) -> Option<Row> {
+        let rows: Vec<(&str, &Row)> = bindings.iter().map(|(t, r)| (t.as_str(), r)).collect();
+        let scope = Scope::new(&rows, ctx.vars);
+        holds(self.plan.filter.as_ref(), &scope)
+            .then(|| self.plan.projection.iter().map(|p| (p.name.clone(), eval(&p.expr, &scope))).collect())
+    }
+
+    /// Live leaves, for tests of boundedness.
+    #[cfg(test)]
+    pub fn live(&self) -> usize {
+        self.leaves.len()
+    }
+}
+
+fn merge(acc: &mut Bindings, more: Bindings) {
+    for (tag, row) in more {
+        if !acc.iter().any(|(t, _)| *t == tag) {
+            acc.push((tag, row));
+        }
+    }
+}

@@ -1,0 +1,273 @@
+//! A query over one stream (or a named window's insert stream): stream filter, view, WHERE, grouped
+//! aggregation, HAVING, projection and the `OUTPUT LAST EVERY` policy, with cep-epl.md section 3's meaning.
+//!
+//! The view keeps the rows it holds as a list; each row remembers its group and whether it passed WHERE, and
+//! aggregates are recomputed from the rows of a group whenever a group's row is needed. Groups touched by an
+//! arrival or an expiry since the last tick are the "changed" groups a fully aggregated `OUTPUT LAST` releases.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use super::aggregate;
+use super::{Ctx, TimerKind, TimerOrder};
+use crate::cep::plan::{AggregationKind, Emits, OutputKind, PlanExpr, QueryPlan, StreamInput, WindowSpec};
+use crate::cep::runtime::eval::{Scope, eval, holds};
+use crate::cep::runtime::{EngineError, Row, Val};
+
+#[derive(Debug)]
+struct Entry {
+    seq: u64,
+    row: Row,
+    group: String,
+    view_key: String,
+    counts: bool,
+}
+
+#[derive(Debug)]
+pub struct StreamQuery {
+    plan: QueryPlan,
+    input: StreamInput,
+    rows: Vec<Entry>,
+    /// The last event of each group: what an emptied group's row is projected from.
+    last_event: BTreeMap<String, Row>,
+    changed: BTreeSet<String>,
+    /// `OUTPUT LAST` of per-event rows: the last row per group (one group when not grouped).
+    held: BTreeMap<String, Row>,
+    ticking: bool,
+}
+
+/// Checks what the reference evaluator does not run yet.
+pub fn check_query(number: usize, q: &QueryPlan) -> Result<(), EngineError> {
+    let unsupported = |c: &str| Err(EngineError::Unsupported { statement: number, construct: c.into() });
+    if q.output.as_ref().is_some_and(|o| o.kind != OutputKind::Last || o.after_millis.is_some()) {
+        return unsupported("an output policy other than OUTPUT LAST EVERY");
+    }
+    if q.emits != Emits::Inserted {
+        return unsupported("SELECT IRSTREAM / RSTREAM");
+    }
+    if !q.order_by.is_empty() {
+        return unsupported("ORDER BY");
+    }
+    Ok(())
+}
+
+fn check_window(number: usize, w: &WindowSpec) -> Result<(), EngineError> {
+    match w {
+        WindowSpec::TimeBatch { .. } | WindowSpec::LengthBatch { .. } => {
+            Err(EngineError::Unsupported { statement: number, construct: "batch windows".into() })
+        }
+        WindowSpec::Grouped { inner, .. } => check_window(number, inner),
+        _ => Ok(()),
+    }
+}
+
+impl StreamQuery {
+    pub fn new(number: usize, q: &QueryPlan) -> Result<Self, EngineError> {
+        check_query(number, q)?;
+        let crate::cep::plan::Input::Stream(input) = &q.input else {
+            return Err(EngineError::Unsupported { statement: number, construct: "this input".into() });
+        };
+        input.window.iter().try_for_each(|w| check_window(number, w))?;
+        Ok(StreamQuery {
+            plan: q.clone(),
+            input: input.clone(),
+            rows: Vec::new(),
+            last_event: BTreeMap::new(),
+            changed: BTreeSet::new(),
+            held: BTreeMap::new(),
+            ticking: false,
+        })
+    }
+
+    fn scope<'a>(&'a self, rows: &'a [(&'a str, &'a Row)], aggregates: &'a [Val], vars: &'a Row) -> Scope<'a> {
+        Scope { rows, aggregates, vars }
+    }
+
+    pub fn on_event(&mut self, ctx: &mut Ctx<'_>, stream: &str, event: &Row) -> Vec<Row> {
+        if stream != self.input.stream {
+            return Vec::new();
+        }
+        self.start_ticking(ctx);
+        let label = self.input.label.as_str();
+        let binding = [(label, event)];
+        if !holds(self.input.filter.as_ref(), &Scope::new(&binding, ctx.vars)) {
+            return Vec::new();
+        }
+        let counts = holds(self.plan.filter.as_ref(), &Scope::new(&binding, ctx.vars));
+        let group = self.group_key(event, ctx.vars);
+        if self.plan.aggregation.is_some() {
+            self.enter(ctx, event, &group, counts);
+        }
+        if counts { self.arrive(ctx, event, &group) } else { Vec::new() }
+    }
+
+    fn start_ticking(&mut self, ctx: &mut Ctx<'_>) {
+        if let (Some(o), false) = (&self.plan.output, self.ticking) {
+            self.ticking = true;
+            ctx.schedule(ctx.now + o.every_millis as i64, TimerOrder::Output, TimerKind::Tick);
+        }
+    }
+
+    fn group_key(&self, event: &Row, vars: &Row) -> String {
+        let exprs = self.plan.aggregation.as_ref().map_or(&[][..], |a| &a.group_by[..]);
+        key_of(exprs, &self.input.label, event, vars)
+    }
+
+    /// Puts the event in the view, dropping what it displaces.
+    fn enter(&mut self, ctx: &mut Ctx<'_>, event: &Row, group: &str, counts: bool) {
+        let view_key =
+            self.input.window.as_ref().map_or(String::new(), |w| view_key(w, &self.input.label, event, ctx.vars));
+        let entry = Entry { seq: ctx.seq, row: event.clone(), group: group.to_owned(), view_key, counts };
+        let displaced: Vec<usize> = match &self.input.window {
+            Some(WindowSpec::Unique { .. }) | Some(WindowSpec::LastEvent) => {
+                self.positions(|e| e.view_key == entry.view_key)
+            }
+            Some(WindowSpec::Grouped { inner, .. })
+                if matches!(**inner, WindowSpec::Unique { .. } | WindowSpec::LastEvent) =>
+            {
+                self.positions(|e| e.view_key == entry.view_key)
+            }
+            _ => Vec::new(),
+        };
+        self.remove_at(displaced);
+        if let Some(WindowSpec::Time { millis }) = &self.input.window {
+            ctx.schedule(ctx.now + *millis as i64, TimerOrder::Expiry, TimerKind::Expire(ctx.seq));
+        }
+        self.rows.push(entry);
+        self.trim_length(&self.input.window.clone());
+    }
+
+    fn trim_length(&mut self, window: &Option<WindowSpec>) {
+        let (count, key) = match window {
+            Some(WindowSpec::Length { count }) => (*count as usize, None),
+            Some(WindowSpec::Grouped { inner, .. }) => match inner.as_ref() {
+                WindowSpec::Length { count } => (*count as usize, self.rows.last().map(|e| e.view_key.clone())),
+                _ => return,
+            },
+            _ => return,
+        };
+        let same: Vec<usize> = self.positions(|e| key.as_ref().is_none_or(|k| *k == e.view_key));
+        let excess = same.len().saturating_sub(count);
+        self.remove_at(same.into_iter().take(excess).collect());
+    }
+
+    fn positions(&self, keep: impl Fn(&Entry) -> bool) -> Vec<usize> {
+        self.rows.iter().enumerate().filter(|(_, e)| keep(e)).map(|(i, _)| i).collect()
+    }
+
+    fn remove_at(&mut self, mut positions: Vec<usize>) {
+        positions.sort_unstable();
+        for i in positions.into_iter().rev() {
+            let gone = self.rows.remove(i);
+            if gone.counts {
+                self.changed.insert(gone.group);
+            }
+        }
+    }
+
+    fn arrive(&mut self, ctx: &mut Ctx<'_>, event: &Row, group: &str) -> Vec<Row> {
+        let Some(aggregation) = &self.plan.aggregation else {
+            return self.emit_or_hold(group, self.project(event, &[], ctx.vars));
+        };
+        match aggregation.kind {
+            AggregationKind::FullyAggregated => {
+                self.last_event.insert(group.to_owned(), event.clone());
+                if self.plan.output.is_some() {
+                    self.changed.insert(group.to_owned());
+                    return Vec::new();
+                }
+                self.group_row(group, ctx.vars).into_iter().collect()
+            }
+            AggregationKind::WithUngroupedColumns(_) => {
+                let aggregates = self.aggregates(group, ctx.vars);
+                let row = self.having(event, &aggregates, ctx.vars).then(|| self.project(event, &aggregates, ctx.vars));
+                row.map_or_else(Vec::new, |r| self.emit_or_hold(group, r))
+            }
+        }
+    }
+
+    fn emit_or_hold(&mut self, group: &str, row: Row) -> Vec<Row> {
+        if self.plan.output.is_none() {
+            return vec![row];
+        }
+        self.held.insert(group.to_owned(), row);
+        Vec::new()
+    }
+
+    fn aggregates(&self, group: &str, vars: &Row) -> Vec<Val> {
+        let Some(aggregation) = &self.plan.aggregation else {
+            return Vec::new();
+        };
+        let rows: Vec<&Row> = self.rows.iter().filter(|e| e.counts && e.group == group).map(|e| &e.row).collect();
+        if rows.is_empty() {
+            return vec![Val::Null; aggregation.aggregates.len()];
+        }
+        aggregate::compute(&aggregation.aggregates, &self.input.label, &rows, vars)
+    }
+
+    /// A fully aggregated group's row, projected from its last event.
+    fn group_row(&self, group: &str, vars: &Row) -> Option<Row> {
+        let event = self.last_event.get(group)?;
+        let aggregates = self.aggregates(group, vars);
+        self.having(event, &aggregates, vars).then(|| self.project(event, &aggregates, vars))
+    }
+
+    fn having(&self, event: &Row, aggregates: &[Val], vars: &Row) -> bool {
+        let having = self.plan.aggregation.as_ref().and_then(|a| a.having.as_ref());
+        let binding = [(self.input.label.as_str(), event)];
+        holds(having, &self.scope(&binding, aggregates, vars))
+    }
+
+    fn project(&self, event: &Row, aggregates: &[Val], vars: &Row) -> Row {
+        let binding = [(self.input.label.as_str(), event)];
+        let scope = self.scope(&binding, aggregates, vars);
+        self.plan.projection.iter().map(|p| (p.name.clone(), eval(&p.expr, &scope))).collect()
+    }
+
+    pub fn on_timer(&mut self, ctx: &mut Ctx<'_>, kind: TimerKind) -> Vec<Row> {
+        match kind {
+            TimerKind::Expire(seq) => {
+                let gone = self.positions(|e| e.seq == seq);
+                self.remove_at(gone);
+                Vec::new()
+            }
+            TimerKind::Tick => self.tick(ctx),
+            TimerKind::Pattern(_) => Vec::new(),
+        }
+    }
+
+    fn tick(&mut self, ctx: &mut Ctx<'_>) -> Vec<Row> {
+        if let Some(o) = &self.plan.output {
+            ctx.schedule(ctx.now + o.every_millis as i64, TimerOrder::Output, TimerKind::Tick);
+        }
+        let fully = matches!(self.plan.aggregation.as_ref().map(|a| &a.kind), Some(AggregationKind::FullyAggregated));
+        if !fully {
+            self.changed.clear();
+            return std::mem::take(&mut self.held).into_values().collect();
+        }
+        let changed = std::mem::take(&mut self.changed);
+        let rows = changed.iter().filter_map(|g| self.group_row(g, ctx.vars)).collect();
+        for group in changed {
+            if !self.rows.iter().any(|e| e.group == group) {
+                self.last_event.remove(&group);
+            }
+        }
+        rows
+    }
+}
+
+/// The text key of `exprs` over `event` seen as `label`.
+pub fn key_of(exprs: &[PlanExpr], label: &str, event: &Row, vars: &Row) -> String {
+    let binding = [(label, event)];
+    let scope = Scope::new(&binding, vars);
+    exprs.iter().map(|e| eval(e, &scope).key()).collect::<Vec<_>>().join("\u{1f}")
+}
+
+fn view_key(window: &WindowSpec, label: &str, event: &Row, vars: &Row) -> String {
+    match window {
+        WindowSpec::Unique { keys } => key_of(keys, label, event, vars),
+        WindowSpec::Grouped { keys, inner } => {
+            format!("{}\u{1e}{}", key_of(keys, label, event, vars), view_key(inner, label, event, vars))
+        }
+        _ => String::new(),
+    }
+}

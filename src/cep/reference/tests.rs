@@ -1,0 +1,142 @@
+//! Fixed traces: Esper's `ResultSetOutputLimitRowPerGroup` conformance trace (cep-epl.md section 3), the pattern
+//! instance example, and the seed geofence configuration.
+
+use super::Reference;
+use crate::cep::config::CepConfig;
+use crate::cep::explain::plan_config;
+use crate::cep::runtime::{Engine, Output, Row, Val};
+
+fn engine(config: &str) -> Reference {
+    let config: CepConfig = serde_json::from_str(config).expect("test configuration");
+    Reference::new(&plan_config(&config, true).expect("plans")).expect("runs")
+}
+
+fn row(props: &[(&str, Val)]) -> Row {
+    props.iter().map(|(k, v)| (k.to_string(), v.clone())).collect()
+}
+
+const TRACE: &str = r#"{"host":"h","in":[{"id":"S.*","type":"S","isPattern":true,"attributes":[
+    {"name":"symbol","type":"string"},{"name":"price","type":"double"}]}],
+  "out":[{"id":"O","type":"Out","attributes":[{"name":"symbol","type":"string"},{"name":"total","type":"double"}]}],
+  "statements":["INSERT INTO Out SELECT symbol, sum(price) as total FROM S.win:time(5.5 sec) GROUP BY symbol OUTPUT LAST EVERY 1 sec"]}"#;
+
+/// Runs `(ms, symbol, price)` events and collects `(ms, symbol, total)` outputs until `until`.
+fn run_trace(events: &[(i64, &str, f64)], until: i64) -> Vec<(i64, String, Option<f64>)> {
+    let mut e = engine(TRACE);
+    let mut out: Vec<Output> = Vec::new();
+    for (ms, symbol, price) in events {
+        let event = row(&[
+            ("id", Val::String("S1".into())),
+            ("symbol", Val::String((*symbol).into())),
+            ("price", Val::Double(*price)),
+        ]);
+        out.extend(e.push(*ms, "S", event));
+    }
+    out.extend(e.advance(until));
+    let text = |v: Option<&Val>| match v {
+        Some(Val::String(s)) => s.clone(),
+        other => panic!("{other:?}"),
+    };
+    out.into_iter().map(|o| (o.time, text(o.row.get("symbol")), o.row.get("total").and_then(Val::as_f64))).collect()
+}
+
+#[test]
+fn esper_output_last_per_group_trace() {
+    let events = [
+        (200, "IBM", 25.0),
+        (800, "MSFT", 9.0),
+        (1500, "IBM", 24.0),
+        (1500, "YAH", 1.0),
+        (2100, "IBM", 26.0),
+        (3500, "YAH", 2.0),
+        (4300, "IBM", 22.0),
+        (4900, "YAH", 3.0),
+        (5900, "YAH", 1.0),
+    ];
+    let got = run_trace(&events, 7200);
+    let s = |t: i64, sym: &str, v: Option<f64>| (t, sym.to_string(), v);
+    let expected = vec![
+        s(1200, "IBM", Some(25.0)),
+        s(1200, "MSFT", Some(9.0)),
+        s(2200, "IBM", Some(75.0)),
+        s(2200, "YAH", Some(1.0)),
+        s(4200, "YAH", Some(3.0)),
+        s(5200, "IBM", Some(97.0)),
+        s(5200, "YAH", Some(6.0)),
+        s(6200, "IBM", Some(72.0)),
+        s(6200, "YAH", Some(7.0)),
+        s(7200, "IBM", Some(48.0)),
+        s(7200, "MSFT", None),
+        s(7200, "YAH", Some(6.0)),
+    ];
+    assert_eq!(got, expected);
+}
+
+fn geofence() -> Reference {
+    engine(include_str!("../../../queries/geofence.json"))
+}
+
+fn reading(id: &str, lat: f64) -> Row {
+    row(&[
+        ("id", Val::String(id.into())),
+        ("position", Val::Point(lat, 1.44)),
+        ("time", Val::Date(0)),
+        ("temperature", Val::Null),
+        ("levelBattery", Val::Null),
+        ("position_location", Val::Null),
+    ])
+}
+
+const INSIDE: f64 = 43.60;
+const OUTSIDE: f64 = 43.70;
+
+#[test]
+fn three_readings_then_an_opposite_one_kill_all_instances() {
+    let mut e = geofence();
+    let mut alerts = Vec::new();
+    for s in 0..3 {
+        alerts.extend(e.push(s * 1000, "tracker", reading("T1", INSIDE)));
+    }
+    alerts.extend(e.push(3000, "tracker", reading("T1", OUTSIDE)));
+    alerts.extend(e.advance(6500));
+    assert!(alerts.is_empty(), "{alerts:?}");
+    alerts.extend(e.advance(7000));
+    assert_eq!(alerts.iter().map(|a| a.time).collect::<Vec<_>>(), vec![7000]);
+}
+
+#[test]
+fn three_readings_fire_three_instances_four_seconds_later() {
+    let mut e = geofence();
+    for s in 0..3 {
+        assert!(e.push(s * 1000, "tracker", reading("T1", INSIDE)).is_empty());
+    }
+    // The first instance inserts the window row (an Alert); the next two change nothing.
+    let alerts = e.advance(6000);
+    assert_eq!(alerts.iter().map(|a| a.time).collect::<Vec<_>>(), vec![4000]);
+    let Some(super::Statement::Pattern(p)) = e.statements.get(3) else { panic!("statement 4 is the pattern") };
+    assert_eq!(p.live(), 1, "only the `every` leaf is left once the timers fired");
+}
+
+#[test]
+fn geofence_alerts_outside_inside_outside() {
+    let mut e = geofence();
+    let mut alerts = Vec::new();
+    // Each state is held six seconds, one reading a second.
+    let path = [OUTSIDE, INSIDE, OUTSIDE].iter().flat_map(|lat| [*lat; 6]);
+    for (i, lat) in path.enumerate() {
+        alerts.extend(e.push(i as i64 * 1000, "tracker", reading("T1", lat)));
+    }
+    alerts.extend(e.advance(30_000));
+    let seen: Vec<(i64, Option<&Val>, Option<&Val>)> =
+        alerts.iter().map(|a| (a.time, a.row.get("id"), a.row.get("inside"))).collect();
+    let t1 = Val::String("T1".into());
+    assert_eq!(
+        seen,
+        vec![
+            (4000, Some(&t1), Some(&Val::Bool(false))),
+            (10_000, Some(&t1), Some(&Val::Bool(true))),
+            (16_000, Some(&t1), Some(&Val::Bool(false))),
+        ]
+    );
+    assert!(alerts.iter().all(|a| a.stream == "Alert"));
+}

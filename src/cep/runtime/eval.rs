@@ -1,0 +1,220 @@
+//! Evaluates the plan's expressions over one [`Scope`]: the labelled rows in view (stream labels, aliases,
+//! pattern tags, a merge's window row), the aggregation's current values and the configuration's variables.
+//! Nulls propagate as in SQL and Esper; an expression never fails at run time (a mismatch reads as null), since
+//! the planner already checked every type. Geometry is planar, and `contains` is strict.
+
+use std::cmp::Ordering;
+
+use super::value::{Row, Val};
+use crate::cep::plan::{BinaryOp, DataType, Function, PlanExpr};
+
+/// What an expression can see.
+#[derive(Debug, Clone, Copy)]
+pub struct Scope<'a> {
+    pub rows: &'a [(&'a str, &'a Row)],
+    pub aggregates: &'a [Val],
+    pub vars: &'a Row,
+}
+
+impl<'a> Scope<'a> {
+    pub fn new(rows: &'a [(&'a str, &'a Row)], vars: &'a Row) -> Self {
+        Scope { rows, aggregates: &[], vars }
+    }
+
+    fn row(&self, label: &str) -> Option<&'a Row> {
+        self.rows.iter().find(|(l, _)| *l == label).map(|(_, r)| *r)
+    }
+}
+
+/// The value of `e` in `scope`.
+pub fn eval(e: &PlanExpr, scope: &Scope<'_>) -> Val {
+    match e {
+        PlanExpr::Literal(v) => v.into(),
+        PlanExpr::Column { source, name, .. } => {
+            scope.row(source).and_then(|r| r.get(name)).cloned().unwrap_or(Val::Null)
+        }
+        // A whole row is only ever tested with `is null`: any non-null marker will do.
+        PlanExpr::Row(label) => scope.row(label).map_or(Val::Null, |_| Val::Bool(true)),
+        PlanExpr::Variable { name, .. } => scope.vars.get(name).cloned().unwrap_or(Val::Null),
+        PlanExpr::Aggregate(i) => scope.aggregates.get(*i).cloned().unwrap_or(Val::Null),
+        PlanExpr::Binary { op, lhs, rhs, .. } => binary(*op, lhs, rhs, scope),
+        PlanExpr::Not(inner) => not(eval(inner, scope)),
+        PlanExpr::Neg(inner) => match eval(inner, scope) {
+            Val::Int(i) => Val::Int(i.wrapping_neg()),
+            Val::Double(x) => Val::Double(-x),
+            _ => Val::Null,
+        },
+        PlanExpr::IsNull { operand, negated } => Val::Bool(eval(operand, scope).is_null() != *negated),
+        PlanExpr::InList { operand, list, negated } => in_list(operand, list, *negated, scope),
+        PlanExpr::Between { operand, low, high, negated } => between(operand, low, high, *negated, scope),
+        PlanExpr::Like { operand, pattern, negated } => like(eval(operand, scope), eval(pattern, scope), *negated),
+        PlanExpr::Call { function, args, .. } => call(*function, args, scope),
+        PlanExpr::Cast { operand, ty } => cast(eval(operand, scope), ty),
+        PlanExpr::Case { operand, whens, otherwise, .. } => {
+            case(operand.as_deref(), whens, otherwise.as_deref(), scope)
+        }
+        PlanExpr::Array(items) => Val::Array(items.iter().map(|i| eval(i, scope)).collect()),
+    }
+}
+
+/// Whether `e` holds in `scope` (null is false).
+pub fn holds(e: Option<&PlanExpr>, scope: &Scope<'_>) -> bool {
+    e.is_none_or(|e| eval(e, scope).is_true())
+}
+
+fn not(v: Val) -> Val {
+    match v {
+        Val::Bool(b) => Val::Bool(!b),
+        _ => Val::Null,
+    }
+}
+
+fn binary(op: BinaryOp, lhs: &PlanExpr, rhs: &PlanExpr, scope: &Scope<'_>) -> Val {
+    match op {
+        BinaryOp::And => and_or(eval(lhs, scope), || eval(rhs, scope), false),
+        BinaryOp::Or => and_or(eval(lhs, scope), || eval(rhs, scope), true),
+        _ => compute(op, eval(lhs, scope), eval(rhs, scope)),
+    }
+}
+
+/// Three-valued `and` (`decisive` false) and `or` (`decisive` true).
+fn and_or(l: Val, r: impl FnOnce() -> Val, decisive: bool) -> Val {
+    if l == Val::Bool(decisive) {
+        return l;
+    }
+    match (l, r()) {
+        (_, Val::Bool(b)) if b == decisive => Val::Bool(decisive),
+        (Val::Bool(_), Val::Bool(b)) => Val::Bool(b),
+        _ => Val::Null,
+    }
+}
+
+fn compute(op: BinaryOp, l: Val, r: Val) -> Val {
+    let ordering = |test: fn(Ordering) -> bool| l.compare(&r).map_or(Val::Null, |o| Val::Bool(test(o)));
+    match op {
+        BinaryOp::Eq => l.equals(&r).map_or(Val::Null, Val::Bool),
+        BinaryOp::NotEq => l.equals(&r).map_or(Val::Null, |b| Val::Bool(!b)),
+        BinaryOp::Lt => ordering(Ordering::is_lt),
+        BinaryOp::LtEq => ordering(Ordering::is_le),
+        BinaryOp::Gt => ordering(Ordering::is_gt),
+        BinaryOp::GtEq => ordering(Ordering::is_ge),
+        _ => arithmetic(op, &l, &r),
+    }
+}
+
+fn arithmetic(op: BinaryOp, l: &Val, r: &Val) -> Val {
+    if let (Val::Int(a), Val::Int(b), false) = (l, r, op == BinaryOp::Div) {
+        return match op {
+            BinaryOp::Add => Val::Int(a.wrapping_add(*b)),
+            BinaryOp::Sub => Val::Int(a.wrapping_sub(*b)),
+            BinaryOp::Mul => Val::Int(a.wrapping_mul(*b)),
+            _ => a.checked_rem(*b).map_or(Val::Null, Val::Int),
+        };
+    }
+    let (Some(a), Some(b)) = (l.as_f64(), r.as_f64()) else {
+        return Val::Null;
+    };
+    Val::Double(match op {
+        BinaryOp::Add => a + b,
+        BinaryOp::Sub => a - b,
+        BinaryOp::Mul => a * b,
+        BinaryOp::Div => a / b,
+        _ => a % b,
+    })
+}
+
+fn in_list(operand: &PlanExpr, list: &[PlanExpr], negated: bool, scope: &Scope<'_>) -> Val {
+    let v = eval(operand, scope);
+    if v.is_null() {
+        return Val::Null;
+    }
+    let found = list.iter().any(|item| v.equals(&eval(item, scope)) == Some(true));
+    Val::Bool(found != negated)
+}
+
+fn between(operand: &PlanExpr, low: &PlanExpr, high: &PlanExpr, negated: bool, scope: &Scope<'_>) -> Val {
+    let v = eval(operand, scope);
+    match (v.compare(&eval(low, scope)), v.compare(&eval(high, scope))) {
+        (Some(lo), Some(hi)) => Val::Bool((lo.is_ge() && hi.is_le()) != negated),
+        _ => Val::Null,
+    }
+}
+
+fn like(v: Val, pattern: Val, negated: bool) -> Val {
+    match (v, pattern) {
+        (Val::String(s), Val::String(p)) => {
+            Val::Bool(like_matches(&s.chars().collect::<Vec<_>>(), &p.chars().collect::<Vec<_>>()) != negated)
+        }
+        _ => Val::Null,
+    }
+}
+
+/// SQL `like`: `%` any run, `_` one character, `\` escapes.
+fn like_matches(s: &[char], p: &[char]) -> bool {
+    match p.split_first() {
+        None => s.is_empty(),
+        Some(('%', rest)) => (0..=s.len()).any(|i| like_matches(&s[i..], rest)),
+        Some(('_', rest)) => !s.is_empty() && like_matches(&s[1..], rest),
+        Some(('\\', [c, rest @ ..])) | Some((c, rest)) => s.first() == Some(c) && like_matches(&s[1..], rest),
+    }
+}
+
+fn case(
+    operand: Option<&PlanExpr>,
+    whens: &[(PlanExpr, PlanExpr)],
+    otherwise: Option<&PlanExpr>,
+    s: &Scope<'_>,
+) -> Val {
+    let subject = operand.map(|o| eval(o, s));
+    for (when, then) in whens {
+        let w = eval(when, s);
+        let hit = match &subject {
+            Some(v) => v.equals(&w) == Some(true),
+            None => w.is_true(),
+        };
+        if hit {
+            return eval(then, s);
+        }
+    }
+    otherwise.map_or(Val::Null, |o| eval(o, s))
+}
+
+fn cast(v: Val, ty: &DataType) -> Val {
+    match (ty, v) {
+        (_, Val::Null) => Val::Null,
+        (DataType::String, v) => v.to_ngsi().map_or(Val::Null, Val::String),
+        (DataType::Int | DataType::Long, Val::Double(x)) => Val::Int(x.trunc() as i64),
+        (DataType::Int | DataType::Long, Val::String(s)) => s.trim().parse().map_or(Val::Null, Val::Int),
+        (DataType::Double | DataType::Float, Val::Int(i)) => Val::Double(i as f64),
+        (DataType::Double | DataType::Float, Val::String(s)) => s.trim().parse().map_or(Val::Null, Val::Double),
+        (DataType::Boolean, Val::String(s)) => Val::Bool(s.eq_ignore_ascii_case("true")),
+        (_, v) => v,
+    }
+}
+
+fn call(function: Function, args: &[PlanExpr], scope: &Scope<'_>) -> Val {
+    let values: Vec<Val> = args.iter().map(|a| eval(a, scope)).collect();
+    match (function, values.as_slice()) {
+        (Function::Coalesce, _) => values.iter().find(|v| !v.is_null()).cloned().unwrap_or(Val::Null),
+        (Function::Point, [x, y]) => match (x.as_f64(), y.as_f64()) {
+            (Some(x), Some(y)) => Val::Point(x, y),
+            _ => Val::Null,
+        },
+        (Function::Polygon, [Val::Array(points)]) => polygon(points),
+        (Function::Geometry, [Val::String(wkt)]) => super::geometry::parse_wkt(wkt).unwrap_or(Val::Null),
+        (Function::Contains, [shape, point]) => super::geometry::contains(shape, point).map_or(Val::Null, Val::Bool),
+        (Function::Distance, [a, b]) => super::geometry::distance(a, b).map_or(Val::Null, Val::Double),
+        _ => Val::Null,
+    }
+}
+
+fn polygon(points: &[Val]) -> Val {
+    let ring: Option<Vec<(f64, f64)>> = points
+        .iter()
+        .map(|p| match p {
+            Val::Point(x, y) => Some((*x, *y)),
+            _ => None,
+        })
+        .collect();
+    ring.map_or(Val::Null, Val::Polygon)
+}

@@ -1,0 +1,41 @@
+//! What runs a checked plan: the [`Engine`] trait every runtime implements, the values and expression
+//! evaluator they share, and the conversions between events and NGSI entities. The engine sees time only as the
+//! milliseconds it is given (an engine clock, wall or manual); arrival order inside a millisecond is the order of
+//! calls. The single-threaded reference evaluator (`cep::reference`) is the engine in service; the timely dataflow
+//! runtime of issue 6 must produce the same outputs and will implement this same trait.
+
+pub mod eval;
+pub mod geometry;
+pub mod value;
+
+use std::fmt::Debug;
+
+use thiserror::Error;
+
+pub use value::{Row, Val};
+
+/// A row a statement inserted into an `out` type, at engine time `time`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Output {
+    pub time: i64,
+    /// The `out` type (the statement's `INSERT INTO` stream).
+    pub stream: String,
+    pub row: Row,
+}
+
+/// A running configuration: events in, timers advanced, `out` rows produced.
+pub trait Engine: Send + Debug {
+    /// Fires every timer due at or before `now_ms`, then processes one event of `stream` at `now_ms`.
+    fn push(&mut self, now_ms: i64, stream: &str, event: Row) -> Vec<Output>;
+    /// Fires every timer due at or before `now_ms`.
+    fn advance(&mut self, now_ms: i64) -> Vec<Output>;
+    /// When the earliest pending timer is due.
+    fn next_timer(&self) -> Option<i64>;
+}
+
+/// Why a plan cannot run.
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+pub enum EngineError {
+    #[error("statement {statement}: {construct} is not supported by the runtime yet (issue 6)")]
+    Unsupported { statement: usize, construct: String },
+}

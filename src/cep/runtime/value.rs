@@ -1,0 +1,136 @@
+//! Runtime values and events: what a property holds while statements run, and how a value is written back
+//! to a broker as NGSI text. Values are typed as the plan's `DataType` says (int and long share `Int`, float and
+//! double share `Double`); this module converts and compares, it never decides which statement sees what.
+
+use std::cmp::Ordering;
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+
+use chrono::{DateTime, SecondsFormat, Utc};
+
+use crate::cep::plan::Value;
+
+/// One property value of an event.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Val {
+    Null,
+    Bool(bool),
+    Int(i64),
+    Double(f64),
+    String(String),
+    /// Epoch milliseconds, UTC.
+    Date(i64),
+    /// `x` is the first coordinate (latitude by convention), as written.
+    Point(f64, f64),
+    /// A closed ring of points.
+    Polygon(Vec<(f64, f64)>),
+    Array(Vec<Val>),
+}
+
+/// An event: properties by name.
+pub type Row = BTreeMap<String, Val>;
+
+impl From<&Value> for Val {
+    fn from(v: &Value) -> Self {
+        match v {
+            Value::Null => Val::Null,
+            Value::Bool(b) => Val::Bool(*b),
+            Value::Int(i) => Val::Int(*i),
+            Value::Float(x) => Val::Double(*x),
+            Value::String(s) => Val::String(s.clone()),
+        }
+    }
+}
+
+impl Val {
+    pub fn is_null(&self) -> bool {
+        matches!(self, Val::Null)
+    }
+
+    /// The value as a double, when numeric.
+    pub fn as_f64(&self) -> Option<f64> {
+        match self {
+            Val::Int(i) => Some(*i as f64),
+            Val::Double(x) => Some(*x),
+            _ => None,
+        }
+    }
+
+    /// `true` only for a true boolean: `null` and everything else are false, as in WHERE.
+    pub fn is_true(&self) -> bool {
+        matches!(self, Val::Bool(true))
+    }
+
+    /// Compares two values of comparable types; `None` when either is null or they do not compare.
+    pub fn compare(&self, other: &Val) -> Option<Ordering> {
+        match (self, other) {
+            (Val::Int(a), Val::Int(b)) | (Val::Date(a), Val::Date(b)) => Some(a.cmp(b)),
+            (Val::String(a), Val::String(b)) => Some(a.cmp(b)),
+            (Val::Bool(a), Val::Bool(b)) => Some(a.cmp(b)),
+            (a, b) => a.as_f64()?.partial_cmp(&b.as_f64()?),
+        }
+    }
+
+    /// Equality with SQL null semantics: `None` when either side is null.
+    pub fn equals(&self, other: &Val) -> Option<bool> {
+        if self.is_null() || other.is_null() {
+            return None;
+        }
+        match (self.compare(other), self, other) {
+            (Some(o), _, _) => Some(o == Ordering::Equal),
+            (None, a, b) => Some(a == b),
+        }
+    }
+
+    /// A stable text key, for grouping and partitioning by value.
+    pub fn key(&self) -> String {
+        let mut out = String::new();
+        let _ = write!(out, "{self:?}");
+        out
+    }
+
+    /// The NGSI text of the value, as an output attribute carries it; `None` for null.
+    pub fn to_ngsi(&self) -> Option<String> {
+        Some(match self {
+            Val::Null => return None,
+            Val::Bool(b) => b.to_string(),
+            Val::Int(i) => i.to_string(),
+            Val::Double(x) => format!("{x:?}"),
+            Val::String(s) => s.clone(),
+            Val::Date(ms) => format_date(*ms),
+            Val::Point(x, y) => format!("{x:?}, {y:?}"),
+            Val::Polygon(points) => points.iter().map(|(x, y)| format!("{x:?}, {y:?}")).collect::<Vec<_>>().join("; "),
+            Val::Array(items) => items.iter().filter_map(Val::to_ngsi).collect::<Vec<_>>().join(", "),
+        })
+    }
+}
+
+/// ISO 8601 UTC, with milliseconds only when there are some.
+pub fn format_date(ms: i64) -> String {
+    let Some(date) = DateTime::<Utc>::from_timestamp_millis(ms) else {
+        return ms.to_string();
+    };
+    let format = if ms % 1000 == 0 { SecondsFormat::Secs } else { SecondsFormat::Millis };
+    date.to_rfc3339_opts(format, true)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn renders_values_as_ngsi_text() {
+        assert_eq!(Val::Double(21.0).to_ngsi().as_deref(), Some("21.0"));
+        assert_eq!(Val::Double(23.46153846153846).to_ngsi().as_deref(), Some("23.46153846153846"));
+        assert_eq!(Val::Point(25.0, 1.0).to_ngsi().as_deref(), Some("25.0, 1.0"));
+        assert_eq!(Val::Date(1_445_899_629_000).to_ngsi().as_deref(), Some("2015-10-26T22:47:09Z"));
+        assert_eq!(Val::Null.to_ngsi(), None);
+    }
+
+    #[test]
+    fn null_compares_to_nothing() {
+        assert_eq!(Val::Null.equals(&Val::Int(1)), None);
+        assert_eq!(Val::Int(2).equals(&Val::Double(2.0)), Some(true));
+        assert_eq!(Val::String("a".into()).compare(&Val::String("b".into())), Some(Ordering::Less));
+    }
+}
