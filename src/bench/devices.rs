@@ -11,14 +11,13 @@
 //! its `thing:` entity, as for a fresh fleet. Also the in-process server both device benches start.
 
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use bytes::Bytes;
 use tempfile::TempDir;
 use tokio::runtime::Runtime;
-use tokio::task::JoinSet;
 
-use super::load::{Conn, Endpoint, LoadResult};
+use super::load::{self, Endpoint, Load, LoadResult, Request, Requests};
 use super::report::{Measured, Report};
 use super::workload::Workload;
 use super::{BenchError, BrokerOptions, measure_baseline, runtime};
@@ -122,47 +121,27 @@ pub fn describe(scenario: &str, options: &DeviceOptions, report: Report) -> Repo
     }
 }
 
-async fn run(endpoint: &Endpoint, token: &str, options: &DeviceOptions) -> Result<LoadResult, BenchError> {
-    let mut conns = Vec::with_capacity(options.connections);
-    for _ in 0..options.connections {
-        conns.push(Conn::open(endpoint).await?);
-    }
-    let started = Instant::now();
-    let mut tasks = JoinSet::new();
-    for (index, conn) in conns.into_iter().enumerate() {
-        tasks.spawn(drive(conn, token.to_owned(), options.clone(), index as u64, started + options.duration));
-    }
-    let mut total = LoadResult::empty();
-    while let Some(joined) = tasks.join_next().await {
-        total.absorb(joined.map_err(|e| BenchError::Request(e.to_string()))??);
-    }
-    total.elapsed = started.elapsed();
-    Ok(total)
+/// UltraLight observations from `devices` devices, `measures` measures each.
+struct Observations {
+    token: String,
+    devices: u64,
+    measures: usize,
 }
 
-async fn drive(
-    mut conn: Conn,
-    token: String,
-    options: DeviceOptions,
-    first: u64,
-    deadline: Instant,
-) -> Result<LoadResult, BenchError> {
-    let mut result = LoadResult::empty();
-    let mut seq = first;
-    while Instant::now() < deadline {
-        let path = format!("/ul/iot/d?k={token}&i=dev{}", seq % options.devices as u64);
-        let body = Bytes::from(observation(seq, options.measures, &seq.to_string()));
-        let started = Instant::now();
-        let error = match conn.post_as(&path, "text/plain", body).await {
-            Ok((status, _)) if status.is_success() => None,
-            Ok((status, body)) => Some(format!("{status}: {}", String::from_utf8_lossy(&body))),
-            Err(e) => {
-                conn = conn.reopen().await?;
-                Some(e.to_string())
-            }
-        };
-        result.record(started, error);
-        seq += options.connections as u64;
+impl Requests for Observations {
+    fn request(&self, seq: u64) -> Request {
+        let path = format!("/ul/iot/d?k={}&i=dev{}", self.token, seq % self.devices);
+        let body = Bytes::from(observation(seq, self.measures, &seq.to_string()));
+        Request { path, content_type: "text/plain", body }
     }
-    Ok(result)
+
+    fn accepts(&self, status: hyper::StatusCode, _body: &[u8]) -> bool {
+        status.is_success()
+    }
+}
+
+async fn run(endpoint: &Endpoint, token: &str, options: &DeviceOptions) -> Result<LoadResult, BenchError> {
+    let requests =
+        Arc::new(Observations { token: token.to_owned(), devices: options.devices as u64, measures: options.measures });
+    load::run(endpoint, Load { connections: options.connections, duration: options.duration, requests }).await
 }

@@ -5,19 +5,19 @@
 //! round-robin without sharing a counter. An answer that is not a 200, or whose NGSI body carries an error code, is
 //! counted as an error, never hidden. This module knows nothing about servers; it only talks to an [`Endpoint`].
 
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use bytes::Bytes;
 use hdrhistogram::Histogram;
 use http_body_util::{BodyExt, Full};
 use hyper::client::conn::http1::{self, SendRequest};
-use hyper::{Request, StatusCode, Uri};
+use hyper::{StatusCode, Uri};
 use hyper_util::rt::TokioIo;
 use tokio::net::TcpStream;
 use tokio::task::JoinSet;
 
 use super::BenchError;
-use super::workload::Workload;
 
 /// Where requests go: `host:port`, a path prefix, and the `X-Auth-Token` to send.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -39,8 +39,8 @@ impl Endpoint {
         Ok(Endpoint { authority, prefix: uri.path().trim_end_matches('/').to_owned(), token })
     }
 
-    fn request(&self, path: &str, content_type: &str, body: Bytes) -> Result<Request<Full<Bytes>>, BenchError> {
-        let mut builder = Request::post(format!("{}{path}", self.prefix))
+    fn request(&self, path: &str, content_type: &str, body: Bytes) -> Result<hyper::Request<Full<Bytes>>, BenchError> {
+        let mut builder = hyper::Request::post(format!("{}{path}", self.prefix))
             .header("host", &self.authority)
             .header("content-type", content_type)
             .header("accept", "application/json");
@@ -59,7 +59,7 @@ pub enum Expect {
 }
 
 impl Expect {
-    fn accepts(self, status: StatusCode, body: &[u8]) -> bool {
+    pub fn accepts(self, status: StatusCode, body: &[u8]) -> bool {
         status == StatusCode::OK && (self == Expect::Ok || ngsi_ok(body))
     }
 }
@@ -123,12 +123,25 @@ impl Conn {
 }
 
 /// The shape of a timed run.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Load {
+#[derive(Debug, Clone)]
+pub struct Load<R> {
     pub connections: usize,
     pub duration: Duration,
-    pub workload: Workload,
-    pub expect: Expect,
+    pub requests: Arc<R>,
+}
+
+/// One timed request: where it goes, and what it carries.
+#[derive(Debug, Clone)]
+pub struct Request {
+    pub path: String,
+    pub content_type: &'static str,
+    pub body: Bytes,
+}
+
+/// What a timed run sends (request `seq` of the run), and which answers count as successes.
+pub trait Requests: Send + Sync + 'static {
+    fn request(&self, seq: u64) -> Request;
+    fn accepts(&self, status: StatusCode, body: &[u8]) -> bool;
 }
 
 /// What a timed run measured.
@@ -174,17 +187,18 @@ impl LoadResult {
     }
 }
 
-/// Opens every connection, then sends updates on all of them until the duration is over.
-pub async fn run(endpoint: &Endpoint, load: Load, path: &str) -> Result<LoadResult, BenchError> {
+/// Opens every connection, then sends requests on all of them until the duration is over.
+pub async fn run<R: Requests>(endpoint: &Endpoint, load: Load<R>) -> Result<LoadResult, BenchError> {
     let mut conns = Vec::with_capacity(load.connections);
     for _ in 0..load.connections {
         conns.push(Conn::open(endpoint).await?);
     }
     let started = Instant::now();
     let deadline = started + load.duration;
+    let step = load.connections as u64;
     let mut tasks = JoinSet::new();
     for (index, conn) in conns.into_iter().enumerate() {
-        tasks.spawn(drive(conn, load, index as u64, deadline, path.to_owned()));
+        tasks.spawn(drive(conn, load.requests.clone(), index as u64, step, deadline));
     }
     let mut total = LoadResult::empty();
     while let Some(joined) = tasks.join_next().await {
@@ -194,19 +208,21 @@ pub async fn run(endpoint: &Endpoint, load: Load, path: &str) -> Result<LoadResu
     Ok(total)
 }
 
-async fn drive(
+/// One connection's loop: requests `first`, `first + step`, ... until the deadline.
+async fn drive<R: Requests>(
     mut conn: Conn,
-    load: Load,
+    requests: Arc<R>,
     first: u64,
+    step: u64,
     deadline: Instant,
-    path: String,
 ) -> Result<LoadResult, BenchError> {
     let mut result = LoadResult::empty();
     let mut seq = first;
     while Instant::now() < deadline {
+        let request = requests.request(seq);
         let started = Instant::now();
-        let error = match conn.post(&path, load.workload.update(seq)).await {
-            Ok((status, body)) if load.expect.accepts(status, &body) => None,
+        let error = match conn.post_as(&request.path, request.content_type, request.body).await {
+            Ok((status, body)) if requests.accepts(status, &body) => None,
             Ok((status, body)) => Some(format!("{status}: {}", String::from_utf8_lossy(&body))),
             Err(e) => {
                 conn = conn.reopen().await?;
@@ -214,7 +230,7 @@ async fn drive(
             }
         };
         result.record(started, error);
-        seq += load.connections as u64;
+        seq += step;
     }
     Ok(result)
 }

@@ -114,8 +114,30 @@ fn parameters(options: &BrokerOptions, report: Report) -> Report {
     }
 }
 
-fn load(options: &BrokerOptions, expect: Expect) -> Load {
-    Load { connections: options.connections, duration: options.duration, workload: options.workload, expect }
+/// `updateContext` requests over the workload's entities.
+#[derive(Debug, Clone, Copy)]
+struct Updates {
+    workload: Workload,
+    expect: Expect,
+}
+
+impl load::Requests for Updates {
+    fn request(&self, seq: u64) -> load::Request {
+        load::Request {
+            path: UPDATE_PATH.to_owned(),
+            content_type: "application/json",
+            body: self.workload.update(seq),
+        }
+    }
+
+    fn accepts(&self, status: hyper::StatusCode, body: &[u8]) -> bool {
+        self.expect.accepts(status, body)
+    }
+}
+
+fn load(options: &BrokerOptions, expect: Expect) -> Load<Updates> {
+    let requests = std::sync::Arc::new(Updates { workload: options.workload, expect });
+    Load { connections: options.connections, duration: options.duration, requests }
 }
 
 /// Prepares and loads the server under test; counts notifications when there are subscriptions.
@@ -139,7 +161,7 @@ async fn load_fluxgate(
     let reference = receiver.map(Receiver::reference);
     target::prepare(endpoint, &options.workload, reference.as_deref()).await?;
     let before = receiver.map_or(0, Receiver::received);
-    let result = load::run(endpoint, load(options, Expect::Ngsi), UPDATE_PATH).await?;
+    let result = load::run(endpoint, load(options, Expect::Ngsi)).await?;
     let Some(receiver) = receiver else {
         return Ok((result, None));
     };
@@ -153,5 +175,5 @@ fn measure_baseline(options: &BrokerOptions, client: &Runtime) -> Result<LoadRes
     let server_side = runtime(options.workers, "bench-baseline")?;
     let server = server_side.block_on(baseline::start())?;
     let endpoint = Endpoint { authority: server.addr.to_string(), prefix: String::new(), token: None };
-    client.block_on(load::run(&endpoint, load(options, Expect::Ok), UPDATE_PATH))
+    client.block_on(load::run(&endpoint, load(options, Expect::Ok)))
 }
