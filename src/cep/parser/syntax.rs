@@ -80,7 +80,11 @@ fn classify(at: Position, text: &str, pos: usize, word: &str, expected: &[String
 fn unsupported_near(text: &str, pos: usize) -> Option<(usize, &'static (&'static str, &'static str))> {
     let here = word_at(text, pos);
     let before = text[..pos].trim_end();
-    let start = before.rfind(|c: char| !(c.is_alphanumeric() || c == '_')).map_or(0, |i| i + 1);
+    let start = before
+        .char_indices()
+        .rev()
+        .find(|&(_, c)| !(c.is_alphanumeric() || c == '_'))
+        .map_or(0, |(i, c)| i + c.len_utf8());
     [(pos, here), (start, &before[start..])].into_iter().find_map(|(at, word)| {
         let lower = word.to_ascii_lowercase();
         UNSUPPORTED.iter().find(|(w, _)| *w == lower).map(|c| (at, c))

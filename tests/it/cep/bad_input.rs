@@ -201,3 +201,12 @@ fn errors_render_with_a_caret_under_the_column() {
     assert_eq!((at.line, at.column), (2, 10));
     assert_eq!(at.excerpt(), "  |\n2 | FROM Room.win:tme(1 sec)\n  |          ^^^^^^^^^^^^^^^");
 }
+
+/// Found by the `epl_parser` fuzz target: a syntax error just after a multi-byte character (here U+032D after
+/// `//tb/`, inside a comment-like prefix) made the error reporter slice inside the character and panic.
+#[test]
+fn regression_multibyte_character_before_a_syntax_error() {
+    let input = std::str::from_utf8(b"//tb/\xcc\xad\xd5\xb1b4\nb4\nbt\nt").unwrap();
+    let result = std::panic::catch_unwind(|| parse_statement(1, input).map(|_| ()));
+    assert!(matches!(result, Ok(Err(_))), "the parser must refuse this input with an error, not panic: {result:?}");
+}
