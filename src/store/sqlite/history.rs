@@ -305,3 +305,61 @@ fn purge_series(conn: &Connection, id: i64, cutoff: Millis) -> Result<u64, Store
     }
     Ok(removed as u64)
 }
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+    use crate::broker::model::EntityId;
+    use crate::history::model::{AttrName, EntityRef};
+    use crate::tenancy::{ServicePath, Tenant};
+
+    fn sample(ms: i64, value: serde_json::Value) -> Sample {
+        let entity = EntityRef {
+            tenant: Tenant::default_tenant(),
+            path: ServicePath::root(),
+            id: EntityId("R1".into()),
+            entity_type: "Room".into(),
+        };
+        Sample {
+            series: SeriesKey { entity, attr: AttrName("t".into()) },
+            recv_time: Millis(ms),
+            attr_type: "Number".into(),
+            value,
+        }
+    }
+
+    #[test]
+    fn a_job_coalesces_rollups_and_counts_duplicates_once() {
+        let mut conn = Connection::open_in_memory().unwrap();
+        super::super::schema::migrate(&mut conn).unwrap();
+        let known = KnownSeries::default();
+        let job = [
+            sample(1_000, json!("1.5")),
+            sample(1_500, json!("2.5")),
+            sample(1_500, json!("2.5")),
+            sample(61_000, json!("open")),
+        ];
+        let done = ingest(&conn, &known, &job).unwrap();
+        assert_eq!(done.outcome, IngestOutcome { stored: 3, duplicates: 1 });
+        let again = ingest(&conn, &known, &job[..2]).unwrap();
+        assert_eq!(again.outcome, IngestOutcome { stored: 0, duplicates: 2 });
+        let id = job[0].series.id();
+        let q = |resolution| AggrQuery {
+            series: id,
+            resolution,
+            from: Millis::MIN,
+            to: Millis::MAX,
+            numeric: true,
+            occur: true,
+        };
+        let seconds = aggregated(&conn, &q(Resolution::Second)).unwrap();
+        let first = seconds[0].numeric.unwrap();
+        assert_eq!((first.samples, first.sum, first.sum2, first.min, first.max), (2, 4.0, 8.5, 1.5, 2.5));
+        let hour = aggregated(&conn, &q(Resolution::Hour)).unwrap();
+        assert_eq!(hour.len(), 1);
+        assert_eq!(hour[0].numeric.unwrap().samples, 2);
+        assert_eq!(hour[0].text.as_ref().unwrap().counts, vec![("open".to_owned(), 1)]);
+    }
+}
