@@ -6,7 +6,7 @@
 //! so an aggregated read is a range scan over at most one row per point. Series rows (id to key) exist for deletes
 //! by service path or entity; a cache of committed series ids spares the hot path re-inserting them.
 
-use std::collections::HashSet;
+use std::collections::{BTreeMap, HashSet};
 use std::sync::RwLock;
 use std::sync::atomic::{AtomicU64, Ordering};
 
@@ -62,30 +62,87 @@ const INSERT_SERIES: &str = "INSERT OR IGNORE INTO history_series
 const INSERT_RAW: &str =
     "INSERT OR IGNORE INTO history_raw (series, recv_ms, value, attr_type) VALUES (?1, ?2, ?3, ?4)";
 const UPSERT_NUMERIC: &str = "INSERT INTO history_rollup
-    (series, resolution, bucket_ms, samples, vsum, vsum2, vmin, vmax)
-    VALUES (?1, 0, ?2, 1, ?7, ?8, ?7, ?7), (?1, 1, ?3, 1, ?7, ?8, ?7, ?7), (?1, 2, ?4, 1, ?7, ?8, ?7, ?7),
-           (?1, 3, ?5, 1, ?7, ?8, ?7, ?7), (?1, 4, ?6, 1, ?7, ?8, ?7, ?7)
-    ON CONFLICT DO UPDATE SET samples = samples + 1, vsum = vsum + excluded.vsum, vsum2 = vsum2 + excluded.vsum2,
-        vmin = min(vmin, excluded.vmin), vmax = max(vmax, excluded.vmax)";
+    (series, resolution, bucket_ms, samples, vsum, vsum2, vmin, vmax) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)
+    ON CONFLICT DO UPDATE SET samples = samples + excluded.samples, vsum = vsum + excluded.vsum,
+        vsum2 = vsum2 + excluded.vsum2, vmin = min(vmin, excluded.vmin), vmax = max(vmax, excluded.vmax)";
 const UPSERT_TEXT: &str = "INSERT INTO history_occur (series, resolution, bucket_ms, value, count)
-    VALUES (?1, 0, ?2, ?7, 1), (?1, 1, ?3, ?7, 1), (?1, 2, ?4, ?7, 1), (?1, 3, ?5, ?7, 1), (?1, 4, ?6, ?7, 1)
-    ON CONFLICT DO UPDATE SET count = count + 1";
+    VALUES (?1, ?2, ?3, ?4, ?5) ON CONFLICT DO UPDATE SET count = count + excluded.count";
 
-/// Stores samples and their rollups; runs on the writer thread inside the job's savepoint.
+/// A rollup row's key: series, resolution code, point start.
+type PointKey = (i64, u8, i64);
+
+/// The rollup changes of one job, coalesced in memory: one upsert per point (and per text value) however many of
+/// the job's samples fall in it. Ordered by key, so the upserts walk the rollup B-trees in order.
+#[derive(Debug, Default)]
+struct Rollups {
+    numeric: BTreeMap<PointKey, NumericStats>,
+    text: BTreeMap<(PointKey, String), u64>,
+}
+
+impl Rollups {
+    fn add(&mut self, id: SeriesId, t: Millis, aggregate: Aggregate) {
+        for resolution in Resolution::ALL {
+            let key = (id.0, resolution.code() as u8, resolution.bucket(t).0);
+            match &aggregate {
+                Aggregate::Number(v) => {
+                    let v = *v;
+                    self.numeric
+                        .entry(key)
+                        .and_modify(|s| {
+                            s.samples += 1;
+                            s.sum += v;
+                            s.sum2 += v * v;
+                            s.min = s.min.min(v);
+                            s.max = s.max.max(v);
+                        })
+                        .or_insert(NumericStats { samples: 1, sum: v, sum2: v * v, min: v, max: v });
+                }
+                Aggregate::Text(text) => *self.text.entry((key, text.clone())).or_default() += 1,
+                Aggregate::None => return,
+            }
+        }
+    }
+
+    fn write(&self, conn: &Connection) -> Result<(), StoreError> {
+        if !self.numeric.is_empty() {
+            let mut stmt = conn.prepare_cached(UPSERT_NUMERIC)?;
+            for ((series, resolution, bucket), s) in &self.numeric {
+                stmt.execute(params![series, resolution, bucket, s.samples as i64, s.sum, s.sum2, s.min, s.max])?;
+            }
+        }
+        if !self.text.is_empty() {
+            let mut stmt = conn.prepare_cached(UPSERT_TEXT)?;
+            for (((series, resolution, bucket), value), n) in &self.text {
+                stmt.execute(params![series, resolution, bucket, value, *n as i64])?;
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Stores samples and their rollups; runs on the writer thread inside the job's savepoint. Raw rows are inserted
+/// one by one (the insert tells whether a sample is new); the rollups of the new ones are coalesced per point and
+/// written once each at the end of the job.
 pub fn ingest(conn: &Connection, known: &KnownSeries, samples: &[Sample]) -> Result<Ingested, StoreError> {
     let mut done = Ingested::default();
+    let mut rollups = Rollups::default();
+    let mut insert_raw = conn.prepare_cached(INSERT_RAW)?;
     for sample in samples {
         let id = sample.series.id();
         if !known.contains(id) && !done.new_series.contains(&id) {
             insert_series(conn, id, &sample.series)?;
             done.new_series.push(id);
         }
-        if insert_sample(conn, id, sample)? {
-            done.outcome.stored += 1;
-        } else {
+        let t = sample.recv_time;
+        let value = sample.value.to_string();
+        if insert_raw.execute(params![id.0, t.0, value, sample.attr_type])? == 0 {
             done.outcome.duplicates += 1;
+            continue;
         }
+        done.outcome.stored += 1;
+        rollups.add(id, t, sample.aggregate());
     }
+    rollups.write(conn)?;
     Ok(done)
 }
 
@@ -94,28 +151,6 @@ fn insert_series(conn: &Connection, id: SeriesId, key: &SeriesKey) -> Result<(),
     let mut stmt = conn.prepare_cached(INSERT_SERIES)?;
     stmt.execute(params![id.0, e.tenant.as_str(), e.path.as_str(), e.id.0, e.entity_type, key.attr.0])?;
     Ok(())
-}
-
-/// Inserts the raw row and, only when it is new, its rollups; answers whether it was new.
-fn insert_sample(conn: &Connection, id: SeriesId, sample: &Sample) -> Result<bool, StoreError> {
-    let t = sample.recv_time;
-    let value = sample.value.to_string();
-    let inserted = conn.prepare_cached(INSERT_RAW)?.execute(params![id.0, t.0, value, sample.attr_type])?;
-    if inserted == 0 {
-        return Ok(false);
-    }
-    let b = Resolution::ALL.map(|r| r.bucket(t).0);
-    match sample.aggregate() {
-        Aggregate::Number(v) => {
-            let mut stmt = conn.prepare_cached(UPSERT_NUMERIC)?;
-            stmt.execute(params![id.0, b[0], b[1], b[2], b[3], b[4], v, v * v])?;
-        }
-        Aggregate::Text(text) => {
-            conn.prepare_cached(UPSERT_TEXT)?.execute(params![id.0, b[0], b[1], b[2], b[3], b[4], text])?;
-        }
-        Aggregate::None => {}
-    }
-    Ok(true)
 }
 
 /// A raw read on a reader connection.
@@ -269,4 +304,62 @@ fn purge_series(conn: &Connection, id: i64, cutoff: Millis) -> Result<u64, Store
         }
     }
     Ok(removed as u64)
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+    use crate::broker::model::EntityId;
+    use crate::history::model::{AttrName, EntityRef};
+    use crate::tenancy::{ServicePath, Tenant};
+
+    fn sample(ms: i64, value: serde_json::Value) -> Sample {
+        let entity = EntityRef {
+            tenant: Tenant::default_tenant(),
+            path: ServicePath::root(),
+            id: EntityId("R1".into()),
+            entity_type: "Room".into(),
+        };
+        Sample {
+            series: SeriesKey { entity, attr: AttrName("t".into()) },
+            recv_time: Millis(ms),
+            attr_type: "Number".into(),
+            value,
+        }
+    }
+
+    #[test]
+    fn a_job_coalesces_rollups_and_counts_duplicates_once() {
+        let mut conn = Connection::open_in_memory().unwrap();
+        super::super::schema::migrate(&mut conn).unwrap();
+        let known = KnownSeries::default();
+        let job = [
+            sample(1_000, json!("1.5")),
+            sample(1_500, json!("2.5")),
+            sample(1_500, json!("2.5")),
+            sample(61_000, json!("open")),
+        ];
+        let done = ingest(&conn, &known, &job).unwrap();
+        assert_eq!(done.outcome, IngestOutcome { stored: 3, duplicates: 1 });
+        let again = ingest(&conn, &known, &job[..2]).unwrap();
+        assert_eq!(again.outcome, IngestOutcome { stored: 0, duplicates: 2 });
+        let id = job[0].series.id();
+        let q = |resolution| AggrQuery {
+            series: id,
+            resolution,
+            from: Millis::MIN,
+            to: Millis::MAX,
+            numeric: true,
+            occur: true,
+        };
+        let seconds = aggregated(&conn, &q(Resolution::Second)).unwrap();
+        let first = seconds[0].numeric.unwrap();
+        assert_eq!((first.samples, first.sum, first.sum2, first.min, first.max), (2, 4.0, 8.5, 1.5, 2.5));
+        let hour = aggregated(&conn, &q(Resolution::Hour)).unwrap();
+        assert_eq!(hour.len(), 1);
+        assert_eq!(hour[0].numeric.unwrap().samples, 2);
+        assert_eq!(hour[0].text.as_ref().unwrap().counts, vec![("open".to_owned(), 1)]);
+    }
 }
