@@ -70,9 +70,8 @@ impl PlainGeofence {
 impl PlainJob for PlainGeofence {
     fn push(&mut self, e: &Event) -> usize {
         let mut outputs = 0;
-        while let Some(&(at, key, run)) = self.due.front().filter(|(at, _, _)| *at <= e.at_ms) {
+        while let Some(&(_, key, run)) = self.due.front().filter(|(at, _, _)| *at <= e.at_ms) {
             self.due.pop_front();
-            debug_assert!(at <= e.at_ms);
             outputs += self.fire(key, run);
         }
         if self.trackers.len() <= e.key as usize {
