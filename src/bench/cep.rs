@@ -29,6 +29,8 @@ use crate::cep::runtime::{Engine, EngineError};
 
 /// The synthetic clock's start: 2023-11-14T22:13:20Z.
 const START_MS: i64 = 1_700_000_000_000;
+/// The largest latency recorded exactly (one minute); longer ones count as one minute.
+const MAX_LATENCY_NS: u64 = 60_000_000_000;
 /// Events between two looks at the wall clock.
 const BATCH: u64 = 256;
 
@@ -93,7 +95,9 @@ struct Measured {
 
 impl Measured {
     fn new() -> Self {
-        Measured { events: 0, outputs: 0, elapsed: Duration::ZERO, latency_ns: Histogram::new(3).expect("3 digits") }
+        // Fixed bounds: `saturating_record` clamps to the current range and never resizes.
+        let latency_ns = Histogram::new_with_bounds(1, MAX_LATENCY_NS, 3).expect("valid bounds");
+        Measured { events: 0, outputs: 0, elapsed: Duration::ZERO, latency_ns }
     }
 
     fn per_s(&self) -> f64 {
@@ -306,6 +310,7 @@ mod tests {
         assert_eq!(runs.reports.len(), 1);
         assert!(runs.reports[0].events > 0 && runs.reports[0].baseline_events > 0);
         assert!(matches!(runs.skipped[..], [CepBenchError::Workers(2)]));
+        assert!(runs.reports[0].p99_ms > 0.0001, "{:?}", runs.reports[0]);
         assert!(runs.reports[0].json().starts_with(r#"{"scenario":"floor","workers":1,"throughput_per_s":"#));
     }
 }
