@@ -52,6 +52,42 @@ enum BenchCommand {
     UlHttp(DeviceArgs),
     /// UltraLight `mul20` publishes from many MQTT clients, next to the embedded broker's raw rate.
     Mqtt(DeviceArgs),
+    /// The geofence configuration fed directly by 100,000 moving trackers, next to a plain Rust baseline.
+    Geofence(CepArgs),
+    /// The floor-average configuration fed directly by rooms on floors, next to a plain Rust baseline.
+    Floor(CepArgs),
+}
+
+#[derive(Debug, clap::Args)]
+struct CepArgs {
+    /// Worker counts to run, e.g. 1,2 (the engine in service measures 1; more await the dataflow runtime).
+    #[arg(long, value_delimiter = ',', default_value = "1")]
+    workers: Vec<usize>,
+    /// Seconds of load, for the engine and again for the baseline.
+    #[arg(long, default_value_t = 5)]
+    duration: u64,
+    /// Trackers (geofence) or rooms (floor) [default: 100000 or 10000].
+    #[arg(long)]
+    keys: Option<u32>,
+    /// Events per millisecond of the synthetic clock [default: 10 for geofence, 1 for floor].
+    #[arg(long)]
+    per_ms: Option<u32>,
+    /// One JSON object per run instead of a table.
+    #[arg(long)]
+    json: bool,
+}
+
+impl CepArgs {
+    fn options(&self, scenario: bench::cep_workload::Scenario) -> bench::cep::CepOptions {
+        let geofence = scenario == bench::cep_workload::Scenario::Geofence;
+        bench::cep::CepOptions {
+            scenario,
+            workers: self.workers.clone(),
+            duration: std::time::Duration::from_secs(self.duration),
+            keys: self.keys.unwrap_or(if geofence { 100_000 } else { 10_000 }),
+            per_ms: self.per_ms.unwrap_or(if geofence { 10 } else { 1 }),
+        }
+    }
 }
 
 #[derive(Debug, clap::Args)]
@@ -210,6 +246,8 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             if args.json { println!("{}", report.json()) } else { print!("{report}") }
         }
         Command::Bench(BenchCommand::History(args)) => bench_history(&args)?,
+        Command::Bench(BenchCommand::Geofence(args)) => bench_cep(&args, bench::cep_workload::Scenario::Geofence)?,
+        Command::Bench(BenchCommand::Floor(args)) => bench_cep(&args, bench::cep_workload::Scenario::Floor)?,
         Command::Bench(BenchCommand::UlHttp(args)) => {
             let report = bench::devices::ul_http(&args.options()).context("bench ul-http")?;
             if args.json { println!("{}", report.json()) } else { print!("{report}") }
@@ -253,6 +291,18 @@ fn bench_history(args: &history_bench::BenchArgs) -> anyhow::Result<()> {
     let reports = history_bench::run(args, print_json).context("bench history")?;
     if !args.json {
         print!("{}", history_bench::Table(&reports));
+    }
+    Ok(())
+}
+
+/// Prints each measured run (a JSON object per line with `--json`) and names the worker counts skipped.
+fn bench_cep(args: &CepArgs, scenario: bench::cep_workload::Scenario) -> anyhow::Result<()> {
+    let runs = bench::cep::run(&args.options(scenario)).with_context(|| format!("bench {}", scenario.name()))?;
+    for report in &runs.reports {
+        if args.json { println!("{}", report.json()) } else { print!("{report}") }
+    }
+    for skipped in &runs.skipped {
+        eprintln!("fluxgate bench {}: {skipped}", scenario.name());
     }
     Ok(())
 }

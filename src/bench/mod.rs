@@ -7,12 +7,18 @@
 //! fluxgate bench broker --connections 32 --entities 10000 --attributes 3 --duration 10 [--subscriptions 100] [--json]
 //! ```
 //!
+//! `fluxgate bench geofence` and `fluxgate bench floor` measure the CEP engine without HTTP against a plain
+//! single-threaded baseline (`cep`, `cep_workload`, `cep_plain`).
+//!
 //! Without `--url` the bench starts its own server (`target`), so client and server share the machine, as a `wrk`
 //! run on the same box would. Modules: `workload` (bodies), `load` (client), `target` (server under test and
 //! preparation), `loopback`, `baseline` and `receiver` (the bare servers), `report` (table and JSON). Nothing here
 //! changes how the server works; it only measures it.
 
 pub mod baseline;
+pub mod cep;
+pub mod cep_plain;
+pub mod cep_workload;
 pub mod devices;
 pub mod load;
 pub mod loopback;

@@ -3,5 +3,6 @@
 
 mod bad_input;
 mod corpus;
+mod faults;
 mod flows;
 mod roundtrip;

@@ -1,0 +1,316 @@
+//! `fluxgate bench geofence` and `fluxgate bench floor`: the engine in service fed directly (no HTTP, no ingest) by
+//! the generator of `cep_workload` on a synthetic clock, then the plain baseline of `cep_plain` on the same events,
+//! for the same wall-clock duration, in the same invocation:
+//!
+//! ```text
+//! fluxgate bench geofence --workers 1,2 --duration 5 [--keys 100000] [--per-ms 10] [--json]
+//! fluxgate bench floor --workers 1 --duration 5 [--keys 10000] [--per-ms 1] [--json]
+//! ```
+//!
+//! Throughput counts every event over the wall time of the loop, including building the engine's row. Latency is per
+//! event, from the call that pushes it to the engine until that call returns with its outputs (outputs are produced
+//! synchronously, so this is also the time to output for events that produce one); the baseline is timed the same
+//! way. The engine in service is the single-threaded reference evaluator: only `--workers 1` is measured, larger
+//! counts are reported as skipped until the timely dataflow runtime of issue 6 exists.
+
+use std::fmt;
+use std::time::{Duration, Instant};
+
+use hdrhistogram::Histogram;
+use serde::Serialize;
+use thiserror::Error;
+
+use super::cep_plain::{PlainFloor, PlainGeofence, PlainJob};
+use super::cep_workload::{Event, Generator, Scenario};
+use crate::cep::config::CepConfig;
+use crate::cep::explain::{details, plan_config};
+use crate::cep::reference::Reference;
+use crate::cep::runtime::{Engine, EngineError};
+
+/// The synthetic clock's start: 2023-11-14T22:13:20Z.
+const START_MS: i64 = 1_700_000_000_000;
+/// The largest latency recorded exactly (one minute); longer ones count as one minute.
+const MAX_LATENCY_NS: u64 = 60_000_000_000;
+/// Events between two looks at the wall clock.
+const BATCH: u64 = 256;
+
+#[derive(Debug, Error)]
+pub enum CepBenchError {
+    #[error("the seed configuration does not parse: {0}")]
+    Config(#[from] serde_json::Error),
+    #[error("the seed configuration does not plan: {0}")]
+    Plan(String),
+    #[error(transparent)]
+    Engine(#[from] EngineError),
+    #[error(
+        "{0} workers: skipped, the engine in service (the reference evaluator) runs on 1 worker; N workers await the timely dataflow runtime (issue 6)"
+    )]
+    Workers(usize),
+}
+
+/// The flags of `fluxgate bench geofence|floor`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CepOptions {
+    pub scenario: Scenario,
+    pub workers: Vec<usize>,
+    /// Wall time of the engine's run, and again of the baseline's.
+    pub duration: Duration,
+    /// Trackers or rooms.
+    pub keys: u32,
+    /// Events per synthetic millisecond.
+    pub per_ms: u32,
+}
+
+/// One run: the engine on `workers` and the plain baseline, in the shape every `fluxgate bench` shares.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct CepReport {
+    pub scenario: String,
+    pub workers: usize,
+    pub throughput_per_s: f64,
+    pub p50_ms: f64,
+    pub p99_ms: f64,
+    pub baseline_per_s: f64,
+    pub ratio: f64,
+    pub events: u64,
+    pub outputs: u64,
+    pub baseline_events: u64,
+    pub baseline_outputs: u64,
+    pub baseline_p50_ms: f64,
+    pub baseline_p99_ms: f64,
+    pub keys: u32,
+    pub per_ms: u32,
+    pub synthetic_s: f64,
+    pub duration_s: f64,
+    pub engine: String,
+}
+
+/// What a timed loop saw.
+#[derive(Debug)]
+struct Measured {
+    events: u64,
+    outputs: u64,
+    elapsed: Duration,
+    latency_ns: Histogram<u64>,
+}
+
+impl Measured {
+    fn new() -> Self {
+        // Fixed bounds: `saturating_record` clamps to the current range and never resizes.
+        let latency_ns = Histogram::new_with_bounds(1, MAX_LATENCY_NS, 3).expect("valid bounds");
+        Measured { events: 0, outputs: 0, elapsed: Duration::ZERO, latency_ns }
+    }
+
+    fn per_s(&self) -> f64 {
+        self.events as f64 / self.elapsed.as_secs_f64().max(1e-9)
+    }
+
+    fn ms(&self, quantile: f64) -> f64 {
+        round(self.latency_ns.value_at_quantile(quantile) as f64 / 1e6, 6)
+    }
+
+    fn record(&mut self, started: Instant, outputs: usize) {
+        self.latency_ns.saturating_record(started.elapsed().as_nanos() as u64);
+        self.outputs += outputs as u64;
+        self.events += 1;
+    }
+}
+
+fn round(value: f64, digits: i32) -> f64 {
+    let scale = 10f64.powi(digits);
+    (value * scale).round() / scale
+}
+
+/// The measured runs (one per measurable worker count) and the worker counts skipped.
+#[derive(Debug)]
+pub struct CepRuns {
+    pub reports: Vec<CepReport>,
+    pub skipped: Vec<CepBenchError>,
+}
+
+/// Runs the engine for each worker count it supports, and the baseline once.
+pub fn run(options: &CepOptions) -> Result<CepRuns, CepBenchError> {
+    let (mut reports, mut skipped) = (Vec::new(), Vec::new());
+    let mut baseline = None;
+    for &workers in &options.workers {
+        if workers != 1 {
+            skipped.push(CepBenchError::Workers(workers));
+            continue;
+        }
+        let engine = measure_engine(options)?;
+        let plain = baseline.get_or_insert_with(|| measure_plain(options));
+        reports.push(report(options, workers, &engine, plain));
+    }
+    Ok(CepRuns { reports, skipped })
+}
+
+fn report(options: &CepOptions, workers: usize, engine: &Measured, plain: &Measured) -> CepReport {
+    CepReport {
+        scenario: options.scenario.name().to_owned(),
+        workers,
+        throughput_per_s: round(engine.per_s(), 1),
+        p50_ms: engine.ms(0.5),
+        p99_ms: engine.ms(0.99),
+        baseline_per_s: round(plain.per_s(), 1),
+        ratio: round(engine.per_s() / plain.per_s().max(1e-9), 6),
+        events: engine.events,
+        outputs: engine.outputs,
+        baseline_events: plain.events,
+        baseline_outputs: plain.outputs,
+        baseline_p50_ms: plain.ms(0.5),
+        baseline_p99_ms: plain.ms(0.99),
+        keys: options.keys,
+        per_ms: options.per_ms,
+        synthetic_s: round(engine.events as f64 / f64::from(options.per_ms.max(1)) / 1e3, 3),
+        duration_s: options.duration.as_secs_f64(),
+        engine: "reference".to_owned(),
+    }
+}
+
+/// The seed configuration of a scenario, planned and started on the reference evaluator.
+pub fn seed_engine(scenario: Scenario) -> Result<Reference, CepBenchError> {
+    let text = match scenario {
+        Scenario::Geofence => include_str!("../../queries/geofence.json"),
+        Scenario::Floor => include_str!("../../queries/floor-average.json"),
+    };
+    let config: CepConfig = serde_json::from_str(text)?;
+    let plan = plan_config(&config, false).map_err(|errors| CepBenchError::Plan(details(&errors)))?;
+    Ok(Reference::new(&plan)?)
+}
+
+fn measure_engine(options: &CepOptions) -> Result<Measured, CepBenchError> {
+    let mut engine = seed_engine(options.scenario)?;
+    let mut generator = Generator::new(options.scenario, options.keys, options.per_ms, START_MS);
+    let stream = options.scenario.stream();
+    Ok(timed(options.duration, || {
+        let event = generator.next_event();
+        let row = generator.row(&event);
+        let started = Instant::now();
+        let outputs = engine.push(event.at_ms, stream, row);
+        (started, outputs.len())
+    }))
+}
+
+fn measure_plain(options: &CepOptions) -> Measured {
+    let mut job: Box<dyn PlainJob> = match options.scenario {
+        Scenario::Geofence => Box::new(PlainGeofence::default()),
+        Scenario::Floor => Box::new(PlainFloor::default()),
+    };
+    let mut generator = Generator::new(options.scenario, options.keys, options.per_ms, START_MS);
+    timed(options.duration, || {
+        let event: Event = generator.next_event();
+        let started = Instant::now();
+        let outputs = job.push(&event);
+        (started, outputs)
+    })
+}
+
+/// Runs `step` (which answers when its push started and how many outputs it gave) for `duration`.
+fn timed(duration: Duration, mut step: impl FnMut() -> (Instant, usize)) -> Measured {
+    let mut measured = Measured::new();
+    let begin = Instant::now();
+    loop {
+        for _ in 0..BATCH {
+            let (started, outputs) = step();
+            measured.record(started, outputs);
+        }
+        measured.elapsed = begin.elapsed();
+        if measured.elapsed >= duration {
+            return measured;
+        }
+    }
+}
+
+impl CepReport {
+    pub fn json(&self) -> String {
+        serde_json::to_string(self).expect("plain struct serializes")
+    }
+}
+
+const HEADER: [&str; 9] =
+    ["scenario", "workers", "events/s", "p50 ms", "p99 ms", "baseline/s", "ratio", "outputs", "baseline outputs"];
+
+impl CepReport {
+    fn cells(&self) -> [String; 9] {
+        [
+            self.scenario.clone(),
+            self.workers.to_string(),
+            format!("{:.0}", self.throughput_per_s),
+            format!("{:.4}", self.p50_ms),
+            format!("{:.4}", self.p99_ms),
+            format!("{:.0}", self.baseline_per_s),
+            format!("{:.4}", self.ratio),
+            self.outputs.to_string(),
+            self.baseline_outputs.to_string(),
+        ]
+    }
+}
+
+/// A parameter line, then header and row with aligned columns.
+impl fmt::Display for CepReport {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        writeln!(
+            f,
+            "# {} engine, {} keys, {} events/synthetic ms, {:.0} s per side; engine {} events ({:.1} synthetic s), baseline {} events",
+            self.engine, self.keys, self.per_ms, self.duration_s, self.events, self.synthetic_s, self.baseline_events
+        )?;
+        let cells = self.cells();
+        let widths: Vec<usize> = HEADER.iter().zip(&cells).map(|(h, c)| h.len().max(c.len())).collect();
+        let line =
+            |row: &[String]| row.iter().zip(&widths).map(|(c, w)| format!("{c:>w$}")).collect::<Vec<_>>().join("  ");
+        writeln!(f, "{}", line(&HEADER.map(str::to_owned)))?;
+        writeln!(f, "{}", line(&cells))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Both sides of a scenario on the same `count` events, `gap_ms` apart: (engine outputs, baseline outputs).
+    fn outputs(scenario: Scenario, keys: u32, gap_ms: i64, count: i64) -> (usize, usize) {
+        let mut engine = seed_engine(scenario).unwrap();
+        let mut plain: Box<dyn PlainJob> = match scenario {
+            Scenario::Geofence => Box::new(PlainGeofence::default()),
+            Scenario::Floor => Box::new(PlainFloor::default()),
+        };
+        let mut generator = Generator::new(scenario, keys, 1, START_MS);
+        let (mut ours, mut theirs) = (0, 0);
+        for i in 0..count {
+            let event = Event { at_ms: START_MS + i * gap_ms, ..generator.next_event() };
+            ours += engine.push(event.at_ms, scenario.stream(), generator.row(&event)).len();
+            theirs += plain.push(&event);
+        }
+        (ours, theirs)
+    }
+
+    #[test]
+    fn the_baseline_does_the_same_geofence_job() {
+        let (ours, theirs) = outputs(Scenario::Geofence, 10, 50, 3_000);
+        assert!(ours > 10, "{ours} alerts");
+        assert_eq!(ours, theirs);
+    }
+
+    #[test]
+    fn the_baseline_does_the_same_floor_job() {
+        let (ours, theirs) = outputs(Scenario::Floor, 300, 40, 20_000);
+        assert!(ours > 10, "{ours} floor averages");
+        assert_eq!(ours, theirs);
+    }
+
+    #[test]
+    fn one_worker_is_measured_and_more_are_skipped() {
+        let options = CepOptions {
+            scenario: Scenario::Floor,
+            workers: vec![1, 2],
+            duration: Duration::from_millis(30),
+            keys: 1_000,
+            per_ms: 1,
+        };
+        let runs = run(&options).unwrap();
+        assert_eq!(runs.reports.len(), 1);
+        assert!(runs.reports[0].events > 0 && runs.reports[0].baseline_events > 0);
+        assert!(matches!(runs.skipped[..], [CepBenchError::Workers(2)]));
+        assert!(runs.reports[0].p99_ms > 0.0001, "{:?}", runs.reports[0]);
+        assert!(runs.reports[0].json().starts_with(r#"{"scenario":"floor","workers":1,"throughput_per_s":"#));
+    }
+}
