@@ -253,12 +253,7 @@ impl fmt::Display for CepReport {
             "# {} engine, {} keys, {} events/synthetic ms, {:.0} s per side; engine {} events ({:.1} synthetic s), baseline {} events",
             self.engine, self.keys, self.per_ms, self.duration_s, self.events, self.synthetic_s, self.baseline_events
         )?;
-        let cells = self.cells();
-        let widths: Vec<usize> = HEADER.iter().zip(&cells).map(|(h, c)| h.len().max(c.len())).collect();
-        let line =
-            |row: &[String]| row.iter().zip(&widths).map(|(c, w)| format!("{c:>w$}")).collect::<Vec<_>>().join("  ");
-        writeln!(f, "{}", line(&HEADER.map(str::to_owned)))?;
-        writeln!(f, "{}", line(&cells))
+        super::report::write_table(f, &HEADER, &[self.cells().to_vec()])
     }
 }
 

@@ -102,6 +102,19 @@ impl Report {
     }
 }
 
+/// Writes a header and rows as right-aligned columns, two spaces apart; every `fluxgate bench` table uses it.
+pub fn write_table<R: AsRef<str>>(f: &mut fmt::Formatter<'_>, header: &[&str], rows: &[Vec<R>]) -> fmt::Result {
+    let widths: Vec<usize> = (0..header.len())
+        .map(|i| {
+            rows.iter().filter_map(|r| r.get(i)).map(|c| c.as_ref().len()).chain([header[i].len()]).max().unwrap_or(0)
+        })
+        .collect();
+    let line =
+        |cells: Vec<&str>| cells.iter().zip(&widths).map(|(c, w)| format!("{c:>w$}")).collect::<Vec<_>>().join("  ");
+    writeln!(f, "{}", line(header.to_vec()))?;
+    rows.iter().try_for_each(|r| writeln!(f, "{}", line(r.iter().map(AsRef::as_ref).collect())))
+}
+
 /// The table: a parameter line, then header and row with aligned columns.
 impl fmt::Display for Report {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -116,12 +129,7 @@ impl fmt::Display for Report {
             self.subscriptions,
             self.synchronous
         )?;
-        let cells = self.cells();
-        let widths: Vec<usize> = HEADER.iter().zip(&cells).map(|(h, c)| h.len().max(c.len())).collect();
-        let line =
-            |row: &[String]| row.iter().zip(&widths).map(|(c, w)| format!("{c:>w$}")).collect::<Vec<_>>().join("  ");
-        writeln!(f, "{}", line(&HEADER.map(str::to_owned)))?;
-        writeln!(f, "{}", line(&cells))?;
+        write_table(f, &HEADER, &[self.cells().to_vec()])?;
         if let Some(error) = &self.first_error {
             writeln!(f, "first error: {error}")?;
         }

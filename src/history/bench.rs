@@ -384,15 +384,8 @@ impl fmt::Display for Table<'_> {
             "samples",
             "errors",
         ];
-        let rows: Vec<[String; 10]> = self.0.iter().map(cells).collect();
-        let widths: Vec<usize> = (0..header.len())
-            .map(|i| rows.iter().map(|r| r[i].len()).chain([header[i].len()]).max().unwrap_or(0))
-            .collect();
-        let line = |cells: Vec<&str>| {
-            cells.iter().zip(&widths).map(|(c, w)| format!("{c:>w$}")).collect::<Vec<_>>().join("  ")
-        };
-        writeln!(f, "{}", line(header.to_vec()))?;
-        rows.iter().try_for_each(|r| writeln!(f, "{}", line(r.iter().map(String::as_str).collect())))
+        let rows: Vec<Vec<String>> = self.0.iter().map(|r| cells(r).to_vec()).collect();
+        crate::bench::report::write_table(f, &header, &rows)
     }
 }
 
