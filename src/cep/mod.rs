@@ -18,6 +18,7 @@ pub mod api;
 pub mod ast;
 pub mod catalog;
 pub mod config;
+pub mod dataflow;
 pub mod error;
 pub mod explain;
 pub mod ingest;

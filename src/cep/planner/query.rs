@@ -125,9 +125,14 @@ pub(super) fn stream_input(
     Ok((input, binding))
 }
 
+/// How a stream's view can be split: rows of a time window live and leave independently of each other, so any
+/// split works; a unique view splits by its keys; the other views displace rows across any key.
 fn window_partition(window: Option<&WindowSpec>) -> Partitioning {
     let keys = match window {
-        None => return Partitioning::Stateless,
+        None | Some(WindowSpec::Time { .. }) => return Partitioning::Stateless,
+        Some(WindowSpec::Grouped { inner, .. }) if matches!(**inner, WindowSpec::Time { .. }) => {
+            return Partitioning::Stateless;
+        }
         Some(WindowSpec::Unique { keys }) | Some(WindowSpec::Grouped { keys, .. }) => keys,
         Some(_) => return Partitioning::Single,
     };
@@ -343,9 +348,10 @@ fn output(ctx: &Ctx<'_>, o: &OutputClause, aggregation: Option<&Aggregation>) ->
     Ok(OutputPolicy { kind: o.kind, every_millis, after_millis, releases: releases.to_string() })
 }
 
+/// Groups split a query only when its view does not displace rows across groups.
 fn partition(aggregation: &Option<Aggregation>, has_output: bool, from_input: Partitioning) -> Partitioning {
     match aggregation {
-        Some(a) if !a.group_by.is_empty() => Partitioning::Key(
+        Some(a) if !a.group_by.is_empty() && from_input == Partitioning::Stateless => Partitioning::Key(
             a.group_by.iter().map(|g| PartitionKey { name: g.to_string(), inputs: vec![g.clone()] }).collect(),
         ),
         Some(_) => Partitioning::Single,

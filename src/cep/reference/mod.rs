@@ -9,8 +9,8 @@
 
 mod aggregate;
 mod named;
-mod pattern;
-mod query;
+pub(crate) mod pattern;
+pub(crate) mod query;
 
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, HashMap, VecDeque};
@@ -59,7 +59,16 @@ pub(crate) struct Ctx<'a> {
     timers: Vec<(i64, TimerOrder, TimerKind)>,
 }
 
-impl Ctx<'_> {
+impl<'a> Ctx<'a> {
+    pub fn new(now: i64, seq: u64, vars: &'a Row) -> Self {
+        Ctx { now, seq, vars, timers: Vec::new() }
+    }
+
+    /// The timers asked for since the last call, as (due, order, kind).
+    pub fn take_timers(&mut self) -> Vec<(i64, TimerOrder, TimerKind)> {
+        std::mem::take(&mut self.timers)
+    }
+
     /// Schedules `kind` for the current statement at `at`.
     pub fn schedule(&mut self, at: i64, order: TimerOrder, kind: TimerKind) {
         self.timers.push((at, order, kind));

@@ -5,6 +5,7 @@
 //! instance. Only events after the one that created a leaf can match it (arrival sequence), as Esper requires.
 
 use std::collections::{BTreeMap, HashMap};
+use std::sync::Arc;
 
 use super::{Ctx, TimerKind, TimerOrder};
 use crate::cep::plan::{Input, PatternNode, PatternNodeKind, PlanExpr, QueryPlan};
@@ -48,8 +49,8 @@ struct Leaf {
 
 #[derive(Debug)]
 pub struct PatternQuery {
-    plan: QueryPlan,
-    root: PatternNode,
+    plan: Arc<QueryPlan>,
+    root: Arc<PatternNode>,
     frames: HashMap<u64, Frame>,
     leaves: BTreeMap<u64, Leaf>,
     next_id: u64,
@@ -81,15 +82,21 @@ impl PatternQuery {
             return Err(EngineError::Unsupported { statement: number, construct: "aggregating a pattern".into() });
         }
         check_node(number, &pattern.root, false)?;
-        Ok(PatternQuery {
-            plan: q.clone(),
-            root: pattern.root.clone(),
+        Ok(Self::shared(Arc::new(q.clone()), Arc::new(pattern.root.clone())))
+    }
+
+    /// A fresh automaton over an already checked plan, sharing it with other automata (one per partition key in
+    /// the dataflow runtime).
+    pub fn shared(plan: Arc<QueryPlan>, root: Arc<PatternNode>) -> Self {
+        PatternQuery {
+            plan,
+            root,
             frames: HashMap::new(),
             leaves: BTreeMap::new(),
             next_id: 0,
             started: false,
             matches: Vec::new(),
-        })
+        }
     }
 
     fn id(&mut self) -> u64 {
@@ -117,11 +124,16 @@ impl PatternQuery {
         id
     }
 
+    /// Starts the pattern at its first event as if it had been waiting since the configuration was applied: the
+    /// leaves it creates count as older than that event, so the event itself can match them.
     fn ensure_started(&mut self, ctx: &mut Ctx<'_>) {
         if !self.started {
             self.started = true;
             self.frames.insert(0, Frame { parent: None, kind: FrameKind::Root, children: Vec::new() });
-            self.start(ctx, self.root.clone(), Vec::new(), 0);
+            let seq = ctx.seq;
+            ctx.seq = seq.saturating_sub(1);
+            self.start(ctx, (*self.root).clone(), Vec::new(), 0);
+            ctx.seq = seq;
         }
     }
 
@@ -338,6 +350,21 @@ impl PatternQuery {
         let scope = Scope::new(&rows, ctx.vars);
         holds(self.plan.filter.as_ref(), &scope)
             .then(|| self.plan.projection.iter().map(|p| (p.name.clone(), eval(&p.expr, &scope))).collect())
+    }
+
+    /// Whether nothing has progressed since the pattern started: only unbound event leaves, under frames that have
+    /// not moved. Such an automaton behaves exactly as a new one would, so the dataflow runtime drops it.
+    pub fn is_idle(&self) -> bool {
+        let unmoved = |f: &Frame| {
+            matches!(
+                f.kind,
+                FrameKind::Root | FrameKind::Every { .. } | FrameKind::Or | FrameKind::Step { index: 0, .. }
+            )
+        };
+        self.started
+            && !self.leaves.is_empty()
+            && self.leaves.values().all(|l| l.bindings.is_empty() && matches!(l.kind, LeafKind::Match { .. }))
+            && self.frames.values().all(unmoved)
     }
 
     /// Live leaves, for tests of boundedness.

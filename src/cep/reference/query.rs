@@ -129,8 +129,8 @@ impl StreamQuery {
             _ => Vec::new(),
         };
         self.remove_at(displaced);
-        if let Some(WindowSpec::Time { millis }) = &self.input.window {
-            ctx.schedule(ctx.now + *millis as i64, TimerOrder::Expiry, TimerKind::Expire(ctx.seq));
+        if let Some(millis) = self.input.window.as_ref().and_then(time_window) {
+            ctx.schedule(ctx.now + millis as i64, TimerOrder::Expiry, TimerKind::Expire(ctx.seq));
         }
         self.rows.push(entry);
         self.trim_length(&self.input.window.clone());
@@ -252,6 +252,15 @@ impl StreamQuery {
             }
         }
         rows
+    }
+}
+
+/// How long rows stay in a time window, alone or per group (`std:groupwin(k).win:time(d)`).
+fn time_window(window: &WindowSpec) -> Option<u64> {
+    match window {
+        WindowSpec::Time { millis } => Some(*millis),
+        WindowSpec::Grouped { inner, .. } => time_window(inner),
+        _ => None,
     }
 }
 

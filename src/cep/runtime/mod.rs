@@ -2,7 +2,7 @@
 //! evaluator they share, and the conversions between events and NGSI entities. The engine sees time only as the
 //! milliseconds it is given (an engine clock, wall or manual); arrival order inside a millisecond is the order of
 //! calls. The single-threaded reference evaluator (`cep::reference`) is the engine in service; the timely dataflow
-//! runtime of issue 6 must produce the same outputs and will implement this same trait.
+//! runtime (`cep::dataflow`) implements the same trait and must produce the same outputs.
 
 pub mod eval;
 pub mod geometry;
@@ -27,6 +27,10 @@ pub struct Output {
 pub trait Engine: Send + Debug {
     /// Fires every timer due at or before `now_ms`, then processes one event of `stream` at `now_ms`.
     fn push(&mut self, now_ms: i64, stream: &str, event: Row) -> Vec<Output>;
+    /// Processes `events` in order at `now_ms`, as one batch (the dataflow runtime's epoch).
+    fn push_batch(&mut self, now_ms: i64, events: Vec<(String, Row)>) -> Vec<Output> {
+        events.into_iter().flat_map(|(stream, row)| self.push(now_ms, &stream, row)).collect()
+    }
     /// Fires every timer due at or before `now_ms`.
     fn advance(&mut self, now_ms: i64) -> Vec<Output>;
     /// When the earliest pending timer is due.

@@ -11,7 +11,7 @@ use chrono::{DateTime, SecondsFormat, Utc};
 use crate::cep::plan::Value;
 
 /// One property value of an event.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub enum Val {
     Null,
     Bool(bool),

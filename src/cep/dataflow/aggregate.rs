@@ -1,0 +1,195 @@
+//! Running aggregates of one group: counts, sums and sums of squares maintained as rows enter and leave the window,
+//! and an ordered multiset of values for `min` and `max`. Reading a group's aggregates is O(number of aggregates),
+//! never a scan of the window (the reference evaluator recomputes from the rows instead).
+//!
+//! Sums of doubles are maintained by adding and subtracting, so they can differ from a sum recomputed in window order
+//! in the last bits; a group's sums restart from exact zero whenever it has no value left.
+//!
+//! Hand-written rather than differential-dataflow's `reduce`: a sliding window as insertions retracted at `t + d`
+//! feeding a grouped reduce pays an arrangement per group and a batch per epoch, and still needs a hand-written
+//! operator for Esper's output policies; these accumulators cost a few additions per event (benches/results/cep.md).
+
+use std::cmp::Ordering;
+use std::collections::BTreeMap;
+
+use crate::cep::plan::{AggregateCall, AggregateFunction, DataType};
+use crate::cep::runtime::Val;
+
+/// A value ordered for `min`/`max`: numbers by value, other comparable values by `Val::compare`.
+#[derive(Debug, Clone)]
+struct Ordered(Val);
+
+impl PartialEq for Ordered {
+    fn eq(&self, other: &Self) -> bool {
+        self.cmp(other) == Ordering::Equal
+    }
+}
+
+impl Eq for Ordered {}
+
+impl PartialOrd for Ordered {
+    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl Ord for Ordered {
+    fn cmp(&self, other: &Self) -> Ordering {
+        match (self.0.as_f64(), other.0.as_f64()) {
+            (Some(a), Some(b)) => a.total_cmp(&b),
+            _ => self.0.compare(&other.0).unwrap_or_else(|| self.0.key().cmp(&other.0.key())),
+        }
+    }
+}
+
+/// One aggregate's running state.
+#[derive(Debug, Clone, Default)]
+struct Running {
+    /// Non-null values.
+    n: i64,
+    int_sum: i64,
+    sum: f64,
+    sum2: f64,
+    /// Values by order, with multiplicity; kept only for `min` and `max`.
+    values: BTreeMap<Ordered, (Val, usize)>,
+}
+
+impl Running {
+    fn add(&mut self, v: &Val, keep_values: bool) {
+        if v.is_null() {
+            return;
+        }
+        self.n += 1;
+        if let Some(x) = v.as_f64() {
+            self.int_sum = self.int_sum.wrapping_add(x as i64);
+            self.sum += x;
+            self.sum2 += x * x;
+        }
+        if keep_values {
+            self.values.entry(Ordered(v.clone())).or_insert_with(|| (v.clone(), 0)).1 += 1;
+        }
+    }
+
+    fn remove(&mut self, v: &Val, keep_values: bool) {
+        if v.is_null() {
+            return;
+        }
+        self.n -= 1;
+        if let Some(x) = v.as_f64() {
+            self.int_sum = self.int_sum.wrapping_sub(x as i64);
+            self.sum -= x;
+            self.sum2 -= x * x;
+        }
+        if self.n == 0 {
+            (self.int_sum, self.sum, self.sum2) = (0, 0.0, 0.0);
+        }
+        if keep_values {
+            let key = Ordered(v.clone());
+            if let Some(entry) = self.values.get_mut(&key) {
+                entry.1 -= 1;
+                if entry.1 == 0 {
+                    self.values.remove(&key);
+                }
+            }
+        }
+    }
+
+    fn value(&self, call: &AggregateCall) -> Val {
+        let n = self.n;
+        match call.function {
+            AggregateFunction::Count => Val::Int(n),
+            _ if n == 0 => Val::Null,
+            AggregateFunction::Sum if matches!(call.ty, DataType::Int | DataType::Long) => Val::Int(self.int_sum),
+            AggregateFunction::Sum => Val::Double(self.sum),
+            AggregateFunction::Avg => Val::Double(self.sum / n as f64),
+            AggregateFunction::Stddev if n < 2 => Val::Null,
+            AggregateFunction::Stddev => {
+                let nf = n as f64;
+                Val::Double(((self.sum2 - self.sum * self.sum / nf) / (nf - 1.0)).max(0.0).sqrt())
+            }
+            AggregateFunction::Min => self.values.first_key_value().map_or(Val::Null, |(_, (v, _))| v.clone()),
+            AggregateFunction::Max => self.values.last_key_value().map_or(Val::Null, |(_, (v, _))| v.clone()),
+        }
+    }
+}
+
+/// The running aggregates of one group.
+#[derive(Debug, Clone)]
+pub struct Accumulators {
+    /// Rows of the group that count (passed WHERE).
+    rows: i64,
+    running: Vec<Running>,
+}
+
+fn keeps_values(call: &AggregateCall) -> bool {
+    matches!(call.function, AggregateFunction::Min | AggregateFunction::Max)
+}
+
+impl Accumulators {
+    pub fn new(calls: &[AggregateCall]) -> Self {
+        Accumulators { rows: 0, running: vec![Running::default(); calls.len()] }
+    }
+
+    /// A row enters the group with its aggregate arguments evaluated (`Null` for `count(*)`).
+    pub fn add(&mut self, calls: &[AggregateCall], args: &[Val]) {
+        self.rows += 1;
+        for ((running, call), v) in self.running.iter_mut().zip(calls).zip(args) {
+            running.add(v, keeps_values(call));
+        }
+    }
+
+    pub fn remove(&mut self, calls: &[AggregateCall], args: &[Val]) {
+        self.rows -= 1;
+        for ((running, call), v) in self.running.iter_mut().zip(calls).zip(args) {
+            running.remove(v, keeps_values(call));
+        }
+    }
+
+    /// Every aggregate's current value; all null when no row counts.
+    pub fn values(&self, calls: &[AggregateCall]) -> Vec<Val> {
+        if self.rows == 0 {
+            return vec![Val::Null; calls.len()];
+        }
+        calls
+            .iter()
+            .zip(&self.running)
+            .map(|(call, running)| if call.arg.is_none() { Val::Int(self.rows) } else { running.value(call) })
+            .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cep::plan::PlanExpr;
+
+    fn call(function: AggregateFunction, ty: DataType) -> AggregateCall {
+        let arg = Some(PlanExpr::Column { source: "r".into(), name: "x".into(), ty: ty.clone() });
+        AggregateCall { function, arg, ty }
+    }
+
+    #[test]
+    fn min_and_max_survive_the_removal_of_the_extreme() {
+        let calls = [call(AggregateFunction::Min, DataType::Int), call(AggregateFunction::Max, DataType::Int)];
+        let mut acc = Accumulators::new(&calls);
+        for x in [5, 1, 9, 1] {
+            acc.add(&calls, &[Val::Int(x), Val::Int(x)]);
+        }
+        acc.remove(&calls, &[Val::Int(1), Val::Int(1)]);
+        acc.remove(&calls, &[Val::Int(9), Val::Int(9)]);
+        assert_eq!(acc.values(&calls), vec![Val::Int(1), Val::Int(5)]);
+    }
+
+    #[test]
+    fn an_emptied_group_reads_null_and_restarts_exactly() {
+        let calls = [call(AggregateFunction::Avg, DataType::Double)];
+        let mut acc = Accumulators::new(&calls);
+        acc.add(&calls, &[Val::Double(0.1)]);
+        acc.add(&calls, &[Val::Double(0.2)]);
+        acc.remove(&calls, &[Val::Double(0.1)]);
+        acc.remove(&calls, &[Val::Double(0.2)]);
+        assert_eq!(acc.values(&calls), vec![Val::Null]);
+        acc.add(&calls, &[Val::Double(0.3)]);
+        assert_eq!(acc.values(&calls), vec![Val::Double(0.3)]);
+    }
+}

@@ -1,0 +1,374 @@
+//! From the logical plan to a timely dataflow: one operator per statement, wired stream to stream. A statement reads
+//! the input events of its stream plus every statement's rows inserted into it; stateless queries run where the
+//! record is, stateful ones behind an exchange by the plan's partition key (or on worker 0 when the plan says the
+//! semantics need one place). Rows of `out` streams are collected per worker for the engine to publish.
+
+use std::cell::RefCell;
+use std::collections::HashMap;
+use std::rc::Rc;
+use std::sync::Arc;
+
+use timely::dataflow::channels::pact::Pipeline;
+use timely::dataflow::operators::generic::Operator;
+use timely::dataflow::operators::probe::Handle as ProbeHandle;
+use timely::dataflow::operators::vec::{Broadcast, Filter};
+use timely::dataflow::operators::{Concatenate, Exchange, Probe};
+use timely::dataflow::{Scope, Stream};
+
+use super::operator::{Control, Emit, stateful};
+use super::pattern::{KeyOf, PatternLogic};
+use super::program::{Program, route_hash, streams_of};
+use super::query::QueryLogic;
+use super::record::{Record, millis};
+use super::window::{Merge, WindowLogic};
+use crate::cep::plan::{
+    Input, MergePlan, NamedWindowPlan, PartitionKey, Partitioning, PatternNodeKind, PatternPlan, PlanExpr, QueryPlan,
+    Sink, SinkKind, StreamInput,
+};
+use crate::cep::reference::query::key_of;
+use crate::cep::runtime::eval::{Scope as EvalScope, eval, holds};
+use crate::cep::runtime::{Output, Row};
+
+type Edge<'s> = Stream<'s, u64, Vec<Record>>;
+
+/// How records reach a stateful operator: per stream, the label and key expressions that pick the worker.
+type Routes = HashMap<u32, (String, Vec<PlanExpr>)>;
+
+/// What the workers read back from a built dataflow.
+#[derive(Debug, Default)]
+pub struct Built {
+    pub controls: Vec<Control>,
+    pub outputs: Rc<RefCell<Vec<Output>>>,
+}
+
+struct WindowParts<'s> {
+    plan: NamedWindowPlan,
+    inserts: Vec<Edge<'s>>,
+    merges: Vec<(usize, MergePlan, Edge<'s>)>,
+}
+
+struct Compiler<'s, 'p> {
+    scope: Scope<'s, u64>,
+    program: &'p Program,
+    vars: Arc<Row>,
+    names: Arc<Vec<String>>,
+    input: Edge<'s>,
+    by_stream: HashMap<u32, Edge<'s>>,
+    producers: HashMap<u32, Vec<Edge<'s>>>,
+    windows: HashMap<String, WindowParts<'s>>,
+    built: Built,
+    probe: ProbeHandle<u64>,
+    next_tag: u32,
+}
+
+/// Builds `program` in `scope` over `input`; every statement's output is probed by `probe`, so the probe passes an
+/// epoch only when every statement has finished with it (timers included).
+pub fn compile<'s>(scope: Scope<'s, u64>, program: &Program, input: Edge<'s>, probe: &ProbeHandle<u64>) -> Built {
+    let names: Vec<String> = (0..program.stream_count()).map(|i| program.name(i).to_owned()).collect();
+    let mut compiler = Compiler {
+        scope,
+        program,
+        vars: Arc::new(program.vars.clone()),
+        names: Arc::new(names),
+        input,
+        by_stream: HashMap::new(),
+        producers: HashMap::new(),
+        windows: HashMap::new(),
+        built: Built::default(),
+        probe: probe.clone(),
+        next_tag: program.stream_count(),
+    };
+    for statement in &program.plan.statements {
+        compiler.statement(statement.number, &statement.node);
+    }
+    compiler.built
+}
+
+impl<'s> Compiler<'s, '_> {
+    fn id(&self, name: &str) -> u32 {
+        self.program.id(name).expect("every stream of the plan is numbered")
+    }
+
+    fn statement(&mut self, number: usize, node: &crate::cep::plan::PlanNode) {
+        use crate::cep::plan::PlanNode;
+        match node {
+            PlanNode::NamedWindow(w) => {
+                let parts = WindowParts { plan: w.clone(), inserts: Vec::new(), merges: Vec::new() };
+                self.windows.insert(w.name.clone(), parts);
+            }
+            PlanNode::Query(q) => self.query(number, q),
+            PlanNode::Merge(m) => {
+                let trigger = self.stream(&m.trigger.stream);
+                if let Some(parts) = self.windows.get_mut(&m.window) {
+                    parts.merges.push((number, m.clone(), trigger));
+                }
+            }
+            PlanNode::Variable(_) | PlanNode::Delete(_) | PlanNode::Update(_) => {}
+        }
+    }
+
+    /// Every record of stream `name` so far: input events and rows statements inserted.
+    fn stream(&mut self, name: &str) -> Edge<'s> {
+        if self.windows.contains_key(name) {
+            self.build_window(name);
+        }
+        let id = self.id(name);
+        let from_input = self
+            .by_stream
+            .entry(id)
+            .or_insert_with(|| self.input.clone().filter(move |r| r.stream() == Some(id)))
+            .clone();
+        let mut all = vec![from_input];
+        all.extend(self.producers.get(&id).cloned().unwrap_or_default());
+        self.scope.concatenate(all)
+    }
+
+    fn query(&mut self, number: usize, q: &QueryPlan) {
+        let out = match &q.input {
+            Input::Stream(s) if q.aggregation.is_none() && q.output.is_none() => {
+                let input = self.stream(&s.stream);
+                self.stateless(number, q, s, input)
+            }
+            Input::Stream(s) => self.stateful_query(number, q, s),
+            Input::Pattern(p) => self.pattern(number, q, p),
+            Input::Join(_) => return,
+        };
+        self.route(&q.sink, out);
+    }
+
+    fn route(&mut self, sink: &Sink, out: Edge<'s>) {
+        let out = out.probe_with(&self.probe);
+        let id = self.id(&sink.stream);
+        match &sink.kind {
+            SinkKind::Out(_) => {
+                self.collect(id, out.clone());
+                self.producers.entry(id).or_default().push(out);
+            }
+            SinkKind::Internal => self.producers.entry(id).or_default().push(out),
+            SinkKind::NamedWindow => {
+                if let Some(parts) = self.windows.get_mut(&sink.stream) {
+                    parts.inserts.push(out);
+                }
+            }
+            SinkKind::Listeners => {}
+        }
+    }
+
+    fn collect(&mut self, id: u32, out: Edge<'s>) {
+        let outputs = self.built.outputs.clone();
+        let name = self.names[id as usize].clone();
+        out.sink(Pipeline, "Out", move |(input, _frontier)| {
+            input.for_each(|cap, data| {
+                let Some(epoch) = cap.least().copied() else {
+                    return;
+                };
+                for record in data.drain(..) {
+                    if let Record::Event { stream, row, .. } = record
+                        && stream == id
+                    {
+                        let output = Output { time: millis(epoch), stream: name.clone(), row };
+                        outputs.borrow_mut().push(output);
+                    }
+                }
+            });
+        });
+    }
+
+    fn stateless(&self, number: usize, q: &QueryPlan, s: &StreamInput, input: Edge<'s>) -> Edge<'s> {
+        let (plan, s, vars) = (q.clone(), s.clone(), self.vars.clone());
+        let (wanted, sink) = (self.id(&s.stream), self.id(&q.sink.stream));
+        input.unary(Pipeline, "Select", move |_cap, _info| {
+            move |input, output| {
+                input.for_each_stamp(|cap, data| {
+                    let mut emit = Emit::default();
+                    for record in data.flat_map(|d| d.drain(..)) {
+                        select(&mut emit, number, (&plan, &s), (wanted, sink), &vars, record);
+                    }
+                    let mut records = emit.take();
+                    if !records.is_empty() {
+                        output.session(&cap).give_container(&mut records);
+                    }
+                });
+            }
+        })
+    }
+
+    fn stateful_query(&mut self, number: usize, q: &QueryPlan, s: &StreamInput) -> Edge<'s> {
+        let input = self.stream(&s.stream);
+        let id = self.id(&s.stream);
+        let routes = match &q.partition {
+            Partitioning::Key(keys) => keyed(id, &s.label, keys),
+            _ => Routes::new(),
+        };
+        let mut exchanged = exchange(input.clone(), routes, self.vars.clone());
+        if q.output.is_some() {
+            let start = clock(input, id).broadcast();
+            exchanged = self.scope.concatenate([exchanged, start]);
+        }
+        let ids = (id, self.id(&q.sink.stream));
+        let logic = QueryLogic::new(number, Arc::new(q.clone()), s.clone(), ids, self.vars.clone());
+        let control = Control::default();
+        self.built.controls.push(control.clone());
+        stateful(exchanged, "Query", control, logic)
+    }
+
+    fn pattern(&mut self, number: usize, q: &QueryPlan, p: &PatternPlan) -> Edge<'s> {
+        let streams = streams_of(&p.root);
+        let inputs: Vec<Edge<'s>> = streams.iter().map(|s| self.stream(s)).collect();
+        let merged = self.scope.concatenate(inputs);
+        let keys = self.pattern_keys(q, p);
+        let routes: Routes = keys.iter().map(|(id, (label, e))| (*id, (label.clone(), vec![e.clone()]))).collect();
+        let logic = PatternLogic::new(number, Arc::new(q.clone()), p.root.clone(), keys, self.names.clone())
+            .with(self.id(&q.sink.stream), self.vars.clone());
+        let control = Control::default();
+        self.built.controls.push(control.clone());
+        stateful(exchange(merged, routes, self.vars.clone()), "Pattern", control, logic)
+    }
+
+    /// Per stream, the expression that gives the correlation key, when the pattern is keyed: its root is `every`
+    /// (each key's instances are then independent) and the plan found one key for every stream.
+    fn pattern_keys(&self, q: &QueryPlan, p: &PatternPlan) -> KeyOf {
+        let (Partitioning::Key(keys), PatternNodeKind::Every(_)) = (&q.partition, &p.root.kind) else {
+            return KeyOf::new();
+        };
+        let [key] = keys.as_slice() else {
+            return KeyOf::new();
+        };
+        let mut out = KeyOf::new();
+        for input in &key.inputs {
+            let PlanExpr::Column { source, .. } = input else {
+                return KeyOf::new();
+            };
+            let stream = p.tags.iter().find(|(tag, _)| tag == source).map_or(source.as_str(), |(_, s)| s.as_str());
+            let Some(id) = self.program.id(stream) else {
+                return KeyOf::new();
+            };
+            out.insert(id, (source.clone(), input.clone()));
+        }
+        let all = streams_of(&p.root).iter().all(|s| self.program.id(s).is_some_and(|id| out.contains_key(&id)));
+        if all { out } else { KeyOf::new() }
+    }
+
+    fn build_window(&mut self, name: &str) {
+        let Some(parts) = self.windows.remove(name) else {
+            return;
+        };
+        let stream = self.id(name);
+        let keys = match &parts.plan.window {
+            crate::cep::plan::WindowSpec::Unique { keys } => keys.clone(),
+            _ => Vec::new(),
+        };
+        let mut edges = parts.inserts;
+        let mut merges = Vec::new();
+        let mut routes = Routes::new();
+        let mut keyed = keys.len() == 1;
+        routes.insert(stream, (name.to_owned(), keys.clone()));
+        for (number, plan, trigger) in parts.merges {
+            let tag = self.next_tag;
+            self.next_tag += 1;
+            let lookup = if keys.len() == 1 { merge_lookup(&plan, &keys[0]) } else { None };
+            match &lookup {
+                Some(expr) => {
+                    routes.insert(tag, (plan.trigger.label.clone(), vec![expr.clone()]));
+                }
+                None => keyed = false,
+            }
+            let from = self.id(&plan.trigger.stream);
+            edges.push(retag(trigger, from, tag));
+            merges.push(Merge { statement: number, plan, trigger: tag, lookup });
+        }
+        if !keyed {
+            routes.clear();
+        }
+        let input = exchange(self.scope.concatenate(edges), routes, self.vars.clone());
+        let logic = WindowLogic::new(name.to_owned(), keys, stream, merges, self.vars.clone());
+        let control = Control::default();
+        self.built.controls.push(control.clone());
+        let out = stateful(input, "NamedWindow", control, logic).probe_with(&self.probe);
+        self.producers.entry(stream).or_default().push(out);
+    }
+}
+
+/// The trigger-side expression a merge's condition equates with the window's key column.
+fn merge_lookup(plan: &MergePlan, window_key: &PlanExpr) -> Option<PlanExpr> {
+    let Partitioning::Key(keys) = &plan.partition else {
+        return None;
+    };
+    let PlanExpr::Column { name: key_name, .. } = window_key else {
+        return None;
+    };
+    keys.iter().find_map(|k| match k.inputs.as_slice() {
+        [trigger, PlanExpr::Column { name, .. }] if name == key_name => Some(trigger.clone()),
+        _ => None,
+    })
+}
+
+/// Routes for one input stream keyed by the plan's partition keys.
+fn keyed(id: u32, label: &str, keys: &[PartitionKey]) -> Routes {
+    let exprs = keys.iter().filter_map(|k| k.inputs.first().cloned()).collect();
+    Routes::from([(id, (label.to_owned(), exprs))])
+}
+
+/// Sends each record to the worker of its key; everything to worker 0 when `routes` is empty.
+fn exchange<'s>(input: Edge<'s>, routes: Routes, vars: Arc<Row>) -> Edge<'s> {
+    input.exchange(move |record: &Record| match record {
+        Record::Event { stream, row, .. } => match routes.get(stream) {
+            Some((label, exprs)) => route_hash(&key_of(exprs, label, row, &vars)),
+            None => 0,
+        },
+        Record::Start { .. } => 0,
+    })
+}
+
+/// Emits one `Start` record at this worker's first event of `stream`: a statement's output clock starts then.
+fn clock<'s>(input: Edge<'s>, stream: u32) -> Edge<'s> {
+    input.unary(Pipeline, "Clock", move |_cap, _info| {
+        let mut started = false;
+        move |input, output| {
+            input.for_each_stamp(|cap, data| {
+                let seen = data.flat_map(|d| d.iter()).any(|r| r.stream() == Some(stream));
+                if seen && !started {
+                    started = true;
+                    let ms = cap.least().copied().map_or(0, millis);
+                    output.session(&cap).give(Record::Start { ms });
+                }
+            });
+        }
+    })
+}
+
+/// Renames records of stream `from` to `to` (a merge's private trigger stream) and drops the others.
+fn retag<'s>(input: Edge<'s>, from: u32, to: u32) -> Edge<'s> {
+    input.unary(Pipeline, "Retag", move |_cap, _info| {
+        move |input, output| {
+            input.for_each_stamp(|cap, data| {
+                let mut session = output.session(&cap);
+                for record in data.flat_map(|d| d.drain(..)) {
+                    if let Record::Event { stamp, stream, row } = record
+                        && stream == from
+                    {
+                        session.give(Record::Event { stamp, stream: to, row });
+                    }
+                }
+            });
+        }
+    })
+}
+
+/// A stateless query on one record: filters, then the projection as a row of the sink stream.
+fn select(emit: &mut Emit, number: usize, q: (&QueryPlan, &StreamInput), ids: (u32, u32), vars: &Row, record: Record) {
+    let (plan, input) = q;
+    let Record::Event { stamp, stream, row } = record else {
+        return;
+    };
+    if stream != ids.0 {
+        return;
+    }
+    let binding = [(input.label.as_str(), &row)];
+    let scope = EvalScope::new(&binding, vars);
+    if !holds(input.filter.as_ref(), &scope) || !holds(plan.filter.as_ref(), &scope) {
+        return;
+    }
+    let out: Row = plan.projection.iter().map(|p| (p.name.clone(), eval(&p.expr, &scope))).collect();
+    emit.event(stamp.child(number, 0), ids.1, out);
+}

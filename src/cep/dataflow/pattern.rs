@@ -1,0 +1,141 @@
+//! A pattern statement partitioned by its correlation key (`id = a.id`): one automaton per key value, so an event
+//! only visits the live instances of its own key, and each key lives on one worker. The automaton is the tree of
+//! frames and leaves of `cep::reference::pattern` (what a pattern means is written once); this module adds the
+//! partitioning, the per-key index and the timers as epochs. An automaton with nothing live is dropped, so no key
+//! outlives its last instance. A pattern without a correlation key runs as one automaton on one worker.
+
+use std::collections::{BTreeMap, HashMap};
+use std::sync::Arc;
+
+use super::operator::{Emit, Logic};
+use super::record::{Record, Stamp, millis, timer_epoch};
+use crate::cep::plan::{PatternNode, PlanExpr, QueryPlan};
+use crate::cep::reference::pattern::PatternQuery;
+use crate::cep::reference::{Ctx, TimerKind, TimerOrder};
+use crate::cep::runtime::Row;
+use crate::cep::runtime::eval::{Scope, eval};
+
+/// How to find the key of an event of one stream: the label its key expression reads it by, and the expression.
+pub type KeyOf = HashMap<u32, (String, PlanExpr)>;
+
+#[derive(Debug)]
+struct Timer {
+    key: Arc<str>,
+    kind: TimerKind,
+    set: (u64, u64),
+}
+
+#[derive(Debug)]
+pub struct PatternLogic {
+    statement: usize,
+    plan: Arc<QueryPlan>,
+    root: Arc<PatternNode>,
+    keys: KeyOf,
+    names: Arc<Vec<String>>,
+    sink: u32,
+    vars: Arc<Row>,
+    automata: HashMap<Arc<str>, PatternQuery>,
+    timers: BTreeMap<(u64, TimerOrder, u64), Timer>,
+    seq: u64,
+    timer_seq: u64,
+}
+
+impl PatternLogic {
+    pub fn new(
+        statement: usize,
+        plan: Arc<QueryPlan>,
+        root: PatternNode,
+        keys: KeyOf,
+        names: Arc<Vec<String>>,
+    ) -> Self {
+        PatternLogic {
+            statement,
+            plan,
+            root: Arc::new(root),
+            keys,
+            names,
+            sink: 0,
+            vars: Arc::default(),
+            automata: HashMap::new(),
+            timers: BTreeMap::new(),
+            seq: 0,
+            timer_seq: 0,
+        }
+    }
+
+    /// Where its rows go and the configuration's variables.
+    pub fn with(mut self, sink: u32, vars: Arc<Row>) -> Self {
+        self.sink = sink;
+        self.vars = vars;
+        self
+    }
+
+    fn key(&self, stream: u32, row: &Row) -> Arc<str> {
+        match self.keys.get(&stream) {
+            Some((label, expr)) => eval(expr, &Scope::new(&[(label.as_str(), row)], &self.vars)).key().into(),
+            None => "".into(),
+        }
+    }
+
+    fn event(&mut self, emit: &mut Emit, epoch: u64, stamp: Stamp, stream: u32, row: Row) {
+        self.seq += 1;
+        let key = self.key(stream, &row);
+        let mut ctx = Ctx::new(millis(epoch), self.seq, &self.vars);
+        let automaton = self
+            .automata
+            .entry(key.clone())
+            .or_insert_with(|| PatternQuery::shared(self.plan.clone(), self.root.clone()));
+        let rows = automaton.on_event(&mut ctx, &self.names[stream as usize], &row);
+        let timers = ctx.take_timers();
+        self.settle(&key, epoch, (epoch, stamp.position()), timers);
+        for (i, out) in rows.into_iter().enumerate() {
+            emit.event(stamp.child(self.statement, i), self.sink, out);
+        }
+    }
+
+    /// Schedules what the automaton of `key` asked for, and drops it if nothing in it is live.
+    fn settle(&mut self, key: &Arc<str>, epoch: u64, set: (u64, u64), timers: Vec<(i64, TimerOrder, TimerKind)>) {
+        for (at, order, kind) in timers {
+            self.timer_seq += 1;
+            let due = timer_epoch(at).max(epoch + 1);
+            self.timers.insert((due, order, self.timer_seq), Timer { key: key.clone(), kind, set });
+        }
+        if self.automata.get(key).is_some_and(PatternQuery::is_idle) {
+            self.automata.remove(key);
+        }
+    }
+}
+
+impl Logic for PatternLogic {
+    fn record(&mut self, emit: &mut Emit, epoch: u64, record: Record) {
+        if let Record::Event { stamp, stream, row } = record {
+            self.event(emit, epoch, stamp, stream, row);
+        }
+    }
+
+    fn next_timer(&self) -> Option<u64> {
+        self.timers.keys().next().map(|(due, _, _)| *due)
+    }
+
+    fn fire(&mut self, emit: &mut Emit, epoch: u64) {
+        while let Some(entry) = self.timers.first_entry().filter(|e| e.key().0 <= epoch) {
+            let ((_, order, n), timer) = entry.remove_entry();
+            let Some(automaton) = self.automata.get_mut(&timer.key) else {
+                continue;
+            };
+            let mut ctx = Ctx::new(millis(epoch), self.seq, &self.vars);
+            let rows = automaton.on_timer(&mut ctx, timer.kind);
+            let timers = ctx.take_timers();
+            let stamp = Stamp::timer(order, timer.set, self.statement, n);
+            self.settle(&timer.key, epoch, (epoch, stamp.position()), timers);
+            for (i, out) in rows.into_iter().enumerate() {
+                emit.event(stamp.child(self.statement, i), self.sink, out);
+            }
+        }
+    }
+
+    fn stop(&mut self) {
+        self.automata.clear();
+        self.timers.clear();
+    }
+}

@@ -1,0 +1,371 @@
+//! A query over one stream with state: its view (time, length, unique and last-event windows, grouped or not),
+//! grouped running aggregates, HAVING and the `OUTPUT LAST EVERY` policy, with cep-epl.md section 3's meaning (the
+//! reference evaluator's `query` module is the same semantics written as recomputation over a list of rows).
+//!
+//! Rows in the view are entries with an id; each remembers its group, its view key, whether it counts (passed
+//! WHERE) and its aggregate arguments, so leaving the view is one subtraction. A time window's expiries are a queue
+//! in arrival order; the view's other displacements are maps from view key to entry. Each worker holds the groups
+//! routed to it; output ticks are the same on every worker, started by the broadcast `Start` record.
+
+use std::collections::{BTreeMap, BTreeSet, HashMap, VecDeque};
+use std::sync::Arc;
+
+use super::aggregate::Accumulators;
+use super::operator::{Emit, Logic};
+use super::record::{Record, Stamp, millis, timer_epoch};
+use crate::cep::plan::{AggregationKind, QueryPlan, StreamInput, WindowSpec};
+use crate::cep::reference::TimerOrder;
+use crate::cep::reference::query::key_of;
+use crate::cep::runtime::eval::{Scope, eval, holds};
+use crate::cep::runtime::{Row, Val};
+
+#[derive(Debug)]
+struct Entry {
+    group: Arc<str>,
+    view_key: Arc<str>,
+    counts: bool,
+    args: Vec<Val>,
+}
+
+/// Which entries a new arrival displaces.
+#[derive(Debug)]
+enum View {
+    /// No window: every row stays.
+    All,
+    /// Each row leaves `millis` after it arrived.
+    Time { millis: i64, queue: VecDeque<(u64, u64)> },
+    /// The last `count` rows per view key (one key when not grouped).
+    Length { count: usize, queues: HashMap<Arc<str>, VecDeque<u64>> },
+    /// The last row per view key.
+    Last { current: HashMap<Arc<str>, u64> },
+}
+
+impl View {
+    fn new(window: Option<&WindowSpec>) -> Self {
+        match window {
+            None => View::All,
+            Some(WindowSpec::Time { millis }) => View::Time { millis: *millis as i64, queue: VecDeque::new() },
+            Some(WindowSpec::Length { count }) => View::Length { count: *count as usize, queues: HashMap::new() },
+            Some(WindowSpec::Grouped { inner, .. }) => View::new(Some(inner)),
+            Some(_) => View::Last { current: HashMap::new() },
+        }
+    }
+}
+
+#[derive(Debug, Default)]
+struct Group {
+    entries: usize,
+    acc: Option<Accumulators>,
+    last_event: Option<Row>,
+}
+
+/// The state of one partitioned stream query.
+#[derive(Debug)]
+pub struct QueryLogic {
+    statement: usize,
+    plan: Arc<QueryPlan>,
+    input: StreamInput,
+    stream: u32,
+    sink: u32,
+    vars: Arc<Row>,
+    view: View,
+    entries: HashMap<u64, Entry>,
+    groups: HashMap<Arc<str>, Group>,
+    changed: BTreeSet<Arc<str>>,
+    held: BTreeMap<Arc<str>, Row>,
+    next_id: u64,
+    /// The next output tick, and when and by what position the clock was set (for stamps).
+    tick: Option<(u64, (u64, u64))>,
+    ticks: u64,
+}
+
+impl QueryLogic {
+    pub fn new(statement: usize, plan: Arc<QueryPlan>, input: StreamInput, ids: (u32, u32), vars: Arc<Row>) -> Self {
+        let view = View::new(input.window.as_ref());
+        QueryLogic {
+            statement,
+            plan,
+            input,
+            stream: ids.0,
+            sink: ids.1,
+            vars,
+            view,
+            entries: HashMap::new(),
+            groups: HashMap::new(),
+            changed: BTreeSet::new(),
+            held: BTreeMap::new(),
+            next_id: 0,
+            tick: None,
+            ticks: 0,
+        }
+    }
+
+    fn every(&self) -> Option<i64> {
+        self.plan.output.as_ref().map(|o| o.every_millis as i64)
+    }
+
+    fn fully_aggregated(&self) -> bool {
+        matches!(self.plan.aggregation.as_ref().map(|a| &a.kind), Some(AggregationKind::FullyAggregated))
+    }
+
+    fn event(&mut self, emit: &mut Emit, epoch: u64, stamp: Stamp, row: Row) {
+        let label = self.input.label.as_str();
+        let binding = [(label, &row)];
+        let scope = Scope::new(&binding, &self.vars);
+        if !holds(self.input.filter.as_ref(), &scope) {
+            return;
+        }
+        let counts = holds(self.plan.filter.as_ref(), &scope);
+        let group: Arc<str> = match &self.plan.aggregation {
+            Some(a) => key_of(&a.group_by, label, &row, &self.vars).into(),
+            None => "".into(),
+        };
+        if self.plan.aggregation.is_some() {
+            self.enter(epoch, &row, group.clone(), counts);
+        }
+        if counts {
+            let rows = self.arrive(&row, &group);
+            for (i, out) in rows.into_iter().enumerate() {
+                emit.event(stamp.child(self.statement, i), self.sink, out);
+            }
+        }
+    }
+
+    /// Puts the row in the view and its group, dropping what it displaces.
+    fn enter(&mut self, epoch: u64, row: &Row, group: Arc<str>, counts: bool) {
+        let view_key: Arc<str> = match &self.input.window {
+            Some(w) => view_key(w, &self.input.label, row, &self.vars).into(),
+            None => "".into(),
+        };
+        let args = match &self.plan.aggregation {
+            Some(a) => a.aggregates.iter().map(|c| self.arg(c.arg.as_ref(), row)).collect(),
+            None => Vec::new(),
+        };
+        self.next_id += 1;
+        let id = self.next_id;
+        let displaced = self.displace(epoch, id, &view_key);
+        for gone in displaced {
+            self.remove(gone);
+        }
+        let g = self.groups.entry(group.clone()).or_default();
+        g.entries += 1;
+        if counts {
+            let calls = &self.plan.aggregation.as_ref().expect("entered only when aggregating").aggregates;
+            g.acc.get_or_insert_with(|| Accumulators::new(calls)).add(calls, &args);
+        }
+        self.entries.insert(id, Entry { group, view_key, counts, args });
+    }
+
+    fn arg(&self, arg: Option<&crate::cep::plan::PlanExpr>, row: &Row) -> Val {
+        let binding = [(self.input.label.as_str(), row)];
+        arg.map_or(Val::Null, |e| eval(e, &Scope::new(&binding, &self.vars)))
+    }
+
+    /// Records entry `id` in the view; answers the entries it pushes out.
+    fn displace(&mut self, epoch: u64, id: u64, key: &Arc<str>) -> Vec<u64> {
+        match &mut self.view {
+            View::All => Vec::new(),
+            View::Time { millis, queue } => {
+                queue.push_back((timer_epoch(millis_of(epoch) + *millis).max(epoch + 1), id));
+                Vec::new()
+            }
+            View::Length { count, queues } => {
+                let queue = queues.entry(key.clone()).or_default();
+                queue.push_back(id);
+                let excess = queue.len().saturating_sub(*count);
+                queue.drain(..excess).collect()
+            }
+            View::Last { current } => current.insert(key.clone(), id).into_iter().collect(),
+        }
+    }
+
+    fn remove(&mut self, id: u64) {
+        let Some(entry) = self.entries.remove(&id) else {
+            return;
+        };
+        if let View::Length { queues, .. } = &mut self.view
+            && queues.get(&entry.view_key).is_some_and(VecDeque::is_empty)
+        {
+            queues.remove(&entry.view_key);
+        }
+        let Some(g) = self.groups.get_mut(&entry.group) else {
+            return;
+        };
+        g.entries -= 1;
+        if entry.counts {
+            let calls = &self.plan.aggregation.as_ref().expect("entries exist only when aggregating").aggregates;
+            if let Some(acc) = g.acc.as_mut() {
+                acc.remove(calls, &entry.args);
+            }
+            self.changed.insert(entry.group.clone());
+        }
+        // Without an output policy a group's last event is only read on its next arrival, which replaces it.
+        if g.entries == 0 && (g.last_event.is_none() || self.plan.output.is_none()) {
+            self.groups.remove(&entry.group);
+        }
+    }
+
+    fn arrive(&mut self, row: &Row, group: &Arc<str>) -> Vec<Row> {
+        let Some(aggregation) = &self.plan.aggregation else {
+            let out = self.project(row, &[]);
+            return self.emit_or_hold(group, out);
+        };
+        match aggregation.kind {
+            AggregationKind::FullyAggregated => {
+                self.groups.entry(group.clone()).or_default().last_event = Some(row.clone());
+                if self.plan.output.is_some() {
+                    self.changed.insert(group.clone());
+                    return Vec::new();
+                }
+                self.group_row(group).into_iter().collect()
+            }
+            AggregationKind::WithUngroupedColumns(_) => {
+                let aggregates = self.aggregates(group);
+                match self.having(row, &aggregates) {
+                    true => {
+                        let out = self.project(row, &aggregates);
+                        self.emit_or_hold(group, out)
+                    }
+                    false => Vec::new(),
+                }
+            }
+        }
+    }
+
+    fn emit_or_hold(&mut self, group: &Arc<str>, row: Row) -> Vec<Row> {
+        if self.plan.output.is_none() {
+            return vec![row];
+        }
+        self.held.insert(group.clone(), row);
+        Vec::new()
+    }
+
+    fn aggregates(&self, group: &str) -> Vec<Val> {
+        let calls = self.plan.aggregation.as_ref().map_or(&[][..], |a| &a.aggregates[..]);
+        match self.groups.get(group).and_then(|g| g.acc.as_ref()) {
+            Some(acc) => acc.values(calls),
+            None => vec![Val::Null; calls.len()],
+        }
+    }
+
+    fn group_row(&self, group: &str) -> Option<Row> {
+        let event = self.groups.get(group)?.last_event.as_ref()?;
+        let aggregates = self.aggregates(group);
+        self.having(event, &aggregates).then(|| self.project(event, &aggregates))
+    }
+
+    fn having(&self, event: &Row, aggregates: &[Val]) -> bool {
+        let having = self.plan.aggregation.as_ref().and_then(|a| a.having.as_ref());
+        let binding = [(self.input.label.as_str(), event)];
+        holds(having, &Scope { rows: &binding, aggregates, vars: &self.vars })
+    }
+
+    fn project(&self, event: &Row, aggregates: &[Val]) -> Row {
+        let binding = [(self.input.label.as_str(), event)];
+        let scope = Scope { rows: &binding, aggregates, vars: &self.vars };
+        self.plan.projection.iter().map(|p| (p.name.clone(), eval(&p.expr, &scope))).collect()
+    }
+
+    fn expire(&mut self, epoch: u64) {
+        loop {
+            let due = match &mut self.view {
+                View::Time { queue, .. } => queue.front().filter(|(at, _)| *at <= epoch).copied(),
+                _ => None,
+            };
+            let Some((_, id)) = due else {
+                return;
+            };
+            if let View::Time { queue, .. } = &mut self.view {
+                queue.pop_front();
+            }
+            self.remove(id);
+        }
+    }
+
+    fn fire_tick(&mut self, emit: &mut Emit, epoch: u64) {
+        let Some((at, set)) = self.tick.take() else {
+            return;
+        };
+        if at > epoch {
+            self.tick = Some((at, set));
+            return;
+        }
+        let stamp = Stamp::timer(TimerOrder::Output, set, self.statement, self.ticks);
+        self.ticks += 1;
+        let every = self.every().unwrap_or(1);
+        self.tick = Some((timer_epoch(millis_of(epoch) + every).max(epoch + 1), (epoch, set.1)));
+        for (i, row) in self.tick_rows().into_iter().enumerate() {
+            emit.event(stamp.child(self.statement, i), self.sink, row);
+        }
+    }
+
+    fn tick_rows(&mut self) -> Vec<Row> {
+        if !self.fully_aggregated() {
+            self.changed.clear();
+            return std::mem::take(&mut self.held).into_values().collect();
+        }
+        let changed = std::mem::take(&mut self.changed);
+        let rows = changed.iter().filter_map(|g| self.group_row(g)).collect();
+        for group in changed {
+            if let Some(g) = self.groups.get_mut(&group)
+                && g.entries == 0
+            {
+                self.groups.remove(&group);
+            }
+        }
+        rows
+    }
+}
+
+fn millis_of(epoch: u64) -> i64 {
+    millis(epoch)
+}
+
+impl Logic for QueryLogic {
+    fn record(&mut self, emit: &mut Emit, epoch: u64, record: Record) {
+        match record {
+            Record::Start { ms } => {
+                if let (None, Some(every)) = (self.tick, self.every()) {
+                    self.tick = Some((timer_epoch(ms + every), (epoch, 0)));
+                }
+            }
+            Record::Event { stamp, stream, row } if stream == self.stream => self.event(emit, epoch, stamp, row),
+            Record::Event { .. } => {}
+        }
+    }
+
+    fn next_timer(&self) -> Option<u64> {
+        let expiry = match &self.view {
+            View::Time { queue, .. } => queue.front().map(|(at, _)| *at),
+            _ => None,
+        };
+        match (expiry, self.tick.map(|(at, _)| at)) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        }
+    }
+
+    fn fire(&mut self, emit: &mut Emit, epoch: u64) {
+        self.expire(epoch);
+        self.fire_tick(emit, epoch);
+    }
+
+    fn stop(&mut self) {
+        self.view = View::All;
+        self.entries.clear();
+        self.groups.clear();
+        self.held.clear();
+        self.changed.clear();
+        self.tick = None;
+    }
+}
+
+fn view_key(window: &WindowSpec, label: &str, row: &Row, vars: &Row) -> String {
+    match window {
+        WindowSpec::Unique { keys } => key_of(keys, label, row, vars),
+        WindowSpec::Grouped { keys, inner } => {
+            format!("{}\u{1e}{}", key_of(keys, label, row, vars), view_key(inner, label, row, vars))
+        }
+        _ => String::new(),
+    }
+}

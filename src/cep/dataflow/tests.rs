@@ -1,0 +1,228 @@
+//! The dataflow against the reference evaluator: fixed traces and random event streams through both, with 1, 2 and
+//! 4 workers, must give the same outputs per timestamp (as multisets; doubles equal to 9 significant digits, since
+//! running sums and recomputed sums may differ in the last bits).
+
+use std::collections::BTreeMap;
+use std::sync::{Arc, OnceLock};
+
+use proptest::prelude::*;
+
+use super::{Dataflow, Workers};
+use crate::cep::config::CepConfig;
+use crate::cep::explain::plan_config;
+use crate::cep::plan::Plan;
+use crate::cep::reference::Reference;
+use crate::cep::runtime::{Engine, Output, Row, Val};
+
+/// One pool per worker count, shared by the tests.
+fn pool(workers: usize) -> Arc<Workers> {
+    static POOLS: OnceLock<Vec<Arc<Workers>>> = OnceLock::new();
+    let pools = POOLS.get_or_init(|| [1, 2, 4].iter().map(|n| Workers::start(*n).expect("workers start")).collect());
+    pools.iter().find(|p| p.peers() == workers).expect("a pool of that size").clone()
+}
+
+fn plan(config: &str) -> Plan {
+    let config: CepConfig = serde_json::from_str(config).expect("test configuration");
+    plan_config(&config, true).expect("plans")
+}
+
+/// A step of a scripted run: events at a millisecond (one batch), or time moving on.
+#[derive(Debug, Clone)]
+enum Step {
+    Push(i64, Vec<(String, Row)>),
+    Advance(i64),
+}
+
+fn run(engine: &mut dyn Engine, steps: &[Step]) -> Vec<Output> {
+    let mut out = Vec::new();
+    for step in steps {
+        match step {
+            Step::Push(ms, events) => out.extend(engine.push_batch(*ms, events.clone())),
+            Step::Advance(ms) => {
+                while let Some(due) = engine.next_timer().filter(|t| t <= ms) {
+                    out.extend(engine.advance(due));
+                }
+                out.extend(engine.advance(*ms));
+            }
+        }
+    }
+    out
+}
+
+fn canonical(v: &Val) -> String {
+    match v {
+        Val::Double(x) => format!("{x:.8e}"),
+        other => format!("{other:?}"),
+    }
+}
+
+/// Outputs by timestamp, each timestamp's rows sorted.
+fn by_time(outputs: Vec<Output>) -> BTreeMap<i64, Vec<String>> {
+    let mut map: BTreeMap<i64, Vec<String>> = BTreeMap::new();
+    for o in outputs {
+        let row: Vec<String> = o.row.iter().map(|(k, v)| format!("{k}={}", canonical(v))).collect();
+        map.entry(o.time).or_default().push(format!("{} {}", o.stream, row.join(",")));
+    }
+    map.values_mut().for_each(|rows| rows.sort());
+    map
+}
+
+fn compare(config: &str, steps: &[Step]) -> Result<(), TestCaseError> {
+    let plan = plan(config);
+    let expected = by_time(run(&mut Reference::new(&plan).expect("reference runs"), steps));
+    for workers in [1, 2, 4] {
+        let mut dataflow = Dataflow::new(pool(workers), &plan).expect("dataflow runs");
+        let got = by_time(run(&mut dataflow, steps));
+        prop_assert_eq!(&got, &expected, "{} workers", workers);
+    }
+    Ok(())
+}
+
+fn row(props: &[(&str, Val)]) -> Row {
+    props.iter().map(|(k, v)| (k.to_string(), v.clone())).collect()
+}
+
+const ROOMS: &str = r#"{"host":"h",
+  "in":[{"id":"Room.*","type":"Room","isPattern":true,"attributes":[
+    {"name":"temperature","type":"double"},{"name":"floor","type":"string"},{"name":"people","type":"int"},
+    {"name":"flap","type":"string"}]}],
+  "out":[
+    {"id":"F","type":"Floor","attributes":[{"name":"temperature","type":"double"}]},
+    {"id":"S","type":"Stats","attributes":[{"name":"n","type":"int"},{"name":"lo","type":"double"},
+      {"name":"hi","type":"double"},{"name":"sd","type":"double"},{"name":"people","type":"int"}]},
+    {"id":"H","type":"Hot","attributes":[{"name":"floor","type":"string"},{"name":"temperature","type":"double"},
+      {"name":"mean","type":"double"}]},
+    {"id":"L","type":"Warm","attributes":[{"name":"temperature","type":"double"}]},
+    {"id":"N","type":"Len","attributes":[{"name":"people","type":"int"}]},
+    {"id":"P","type":"Flap","attributes":[{"name":"status","type":"string"}]}],
+  "statements":[
+    "INSERT INTO Floor SELECT floor as id, avg(temperature) as temperature FROM Room.win:time(10 sec) GROUP BY floor OUTPUT LAST EVERY 2 sec",
+    "INSERT INTO Stats SELECT floor as id, count(*) as n, min(temperature) as lo, max(temperature) as hi, stddev(temperature) as sd, sum(people) as people FROM Room.win:time(5 sec) WHERE temperature > 10 GROUP BY floor",
+    "INSERT INTO Hot SELECT id, floor, temperature, avg(temperature) as mean FROM Room.std:unique(id) GROUP BY floor HAVING avg(temperature) > 20",
+    "INSERT INTO Warm SELECT id, temperature FROM Room(temperature > 30) OUTPUT LAST EVERY 3 sec",
+    "INSERT INTO Len SELECT floor as id, sum(people) as people FROM Room.win:length(5) GROUP BY floor",
+    "INSERT INTO Flap SELECT a.flap as id, 'closed' as status FROM pattern [every a=Room(temperature > cast(25,double)) -> ( (Room(id=a.id, temperature > cast(25,double)) and not Room(id=a.id, temperature <= cast(25,double))) -> (Room(id=a.id, temperature > cast(25,double)) and not Room(id=a.id, temperature <= cast(25,double)))) where timer:within(10 seconds)]"
+  ]}"#;
+
+fn room_event() -> impl Strategy<Value = (String, Row)> {
+    (0..6u8, 0..3u8, 0..45u8, 0..20i64).prop_map(|(room, floor, temperature, people)| {
+        let event = row(&[
+            ("id", Val::String(format!("room{room}"))),
+            ("floor", Val::String(format!("f{floor}"))),
+            ("temperature", Val::Double(f64::from(temperature) + 0.25)),
+            ("people", Val::Int(people)),
+            ("flap", Val::String(format!("flap{room}"))),
+        ]);
+        ("Room".to_owned(), event)
+    })
+}
+
+/// Batches at increasing milliseconds, several sharing one, with time moving on between some of them.
+fn steps(event: impl Strategy<Value = (String, Row)>) -> impl Strategy<Value = Vec<Step>> {
+    let batch = (0..2500i64, prop::collection::vec(event, 1..4), any::<bool>());
+    prop::collection::vec(batch, 1..40).prop_map(|batches| {
+        let mut ms = 1_000;
+        let mut steps = Vec::new();
+        for (delta, events, pause) in batches {
+            ms += delta;
+            steps.push(Step::Push(ms, events));
+            if pause {
+                ms += delta / 2;
+                steps.push(Step::Advance(ms));
+            }
+        }
+        steps.push(Step::Advance(ms + 30_000));
+        steps
+    })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 24, ..ProptestConfig::default() })]
+
+    #[test]
+    fn rooms_agree_with_the_reference(steps in steps(room_event())) {
+        compare(ROOMS, &steps)?;
+    }
+
+    #[test]
+    fn geofence_agrees_with_the_reference(steps in steps(tracker_event())) {
+        compare(GEOFENCE, &steps)?;
+    }
+}
+
+const GEOFENCE: &str = include_str!("../../../queries/geofence.json");
+
+fn tracker_event() -> impl Strategy<Value = (String, Row)> {
+    (0..4u8, any::<bool>(), 0..100u8).prop_map(|(tracker, inside, jitter)| {
+        let offset = f64::from(jitter) / 10_000.0;
+        let (x, y) = if inside { (43.60 + offset, 1.44) } else { (43.50 + offset, 1.40) };
+        let event = row(&[("id", Val::String(format!("tracker{tracker}"))), ("position", Val::Point(x, y))]);
+        ("tracker".to_owned(), event)
+    })
+}
+
+#[test]
+fn esper_output_last_per_group_trace_on_two_workers() {
+    let trace = r#"{"host":"h","in":[{"id":"S.*","type":"S","isPattern":true,"attributes":[
+        {"name":"symbol","type":"string"},{"name":"price","type":"double"}]}],
+      "out":[{"id":"O","type":"Out","attributes":[{"name":"symbol","type":"string"},{"name":"total","type":"double"}]}],
+      "statements":["INSERT INTO Out SELECT symbol, sum(price) as total FROM S.win:time(5.5 sec) GROUP BY symbol OUTPUT LAST EVERY 1 sec"]}"#;
+    let events = [
+        (200, "IBM", 25.0),
+        (800, "MSFT", 9.0),
+        (1500, "IBM", 24.0),
+        (1500, "YAH", 1.0),
+        (2100, "IBM", 26.0),
+        (3500, "YAH", 2.0),
+        (4300, "IBM", 22.0),
+        (4900, "YAH", 3.0),
+        (5900, "YAH", 1.0),
+    ];
+    let mut steps: Vec<Step> = events
+        .iter()
+        .map(|(ms, symbol, price)| {
+            let event = row(&[("symbol", Val::String((*symbol).into())), ("price", Val::Double(*price))]);
+            Step::Push(*ms, vec![("S".to_owned(), event)])
+        })
+        .collect();
+    steps.push(Step::Advance(7200));
+    let mut dataflow = Dataflow::new(pool(2), &plan(trace)).expect("runs");
+    let got: Vec<(i64, String)> = by_time(run(&mut dataflow, &steps))
+        .into_iter()
+        .flat_map(|(t, rows)| rows.into_iter().map(move |r| (t, r)))
+        .collect();
+    let out = |t: i64, symbol: &str, total: &str| (t, format!("Out symbol=String(\"{symbol}\"),total={total}"));
+    let expected = vec![
+        out(1200, "IBM", "2.50000000e1"),
+        out(1200, "MSFT", "9.00000000e0"),
+        out(2200, "IBM", "7.50000000e1"),
+        out(2200, "YAH", "1.00000000e0"),
+        out(4200, "YAH", "3.00000000e0"),
+        out(5200, "IBM", "9.70000000e1"),
+        out(5200, "YAH", "6.00000000e0"),
+        out(6200, "IBM", "7.20000000e1"),
+        out(6200, "YAH", "7.00000000e0"),
+        out(7200, "IBM", "4.80000000e1"),
+        out(7200, "MSFT", "Null"),
+        out(7200, "YAH", "6.00000000e0"),
+    ];
+    assert_eq!(got, expected);
+}
+
+#[test]
+fn a_removed_dataflow_leaves_the_others_running() {
+    let floor = plan(include_str!("../../../queries/floor-average.json"));
+    let workers = pool(2);
+    let mut kept = Dataflow::new(workers.clone(), &floor).expect("runs");
+    let removed = Dataflow::new(workers, &floor).expect("runs");
+    let event = |t: f64| {
+        vec![("Room".to_owned(), row(&[("floor", Val::String("f1".into())), ("temperature", Val::Double(t))]))]
+    };
+    kept.push_batch(1_000, event(20.0));
+    drop(removed);
+    kept.push_batch(2_000, event(22.0));
+    let out = run(&mut kept, &[Step::Advance(11_000)]);
+    assert_eq!(out.len(), 1);
+    assert_eq!(out[0].time, 11_000);
+    assert_eq!(out[0].row.get("temperature"), Some(&Val::Double(21.0)));
+}

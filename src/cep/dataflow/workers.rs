@@ -1,0 +1,192 @@
+//! The timely workers the service owns (`--workers N` threads of one process) and the control channel that drives
+//! them. Every command goes to every worker, in one order (the dispatcher's lock), so all workers install, feed and
+//! remove the same dataflows identically while other tenants' dataflows stay installed. A command is a round: the
+//! caller waits until each worker has stepped its dataflow past the command's epoch and reported the outputs it
+//! collected and its earliest timer. Workers block on their channel between rounds, so idle costs nothing.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, PoisonError};
+
+use crossbeam_channel::{Receiver, Sender, unbounded};
+use timely::dataflow::InputHandle;
+use timely::dataflow::operators::Input;
+use timely::dataflow::operators::probe::{Handle as Probe, Probe as _};
+use timely::{CommunicationConfig, Config, WorkerConfig};
+
+use super::compile::{Built, compile};
+use super::program::Program;
+use super::record::{Record, Stamp};
+use crate::cep::runtime::{Output, Row};
+
+/// One input event for a dataflow: stream number, arrival position, row.
+pub type InputEvent = (u32, u64, Row);
+
+enum Command {
+    Install { id: u64, program: Arc<Program> },
+    Feed { id: u64, epoch: u64, events: Arc<Vec<InputEvent>> },
+    Remove { id: u64 },
+}
+
+/// What a worker says after a round.
+#[derive(Debug, Default)]
+pub struct Report {
+    pub outputs: Vec<Output>,
+    pub next_timer: Option<u64>,
+}
+
+struct Dispatch {
+    commands: Vec<Sender<Command>>,
+    reports: Receiver<Report>,
+    next_id: u64,
+}
+
+/// The worker pool.
+pub struct Workers {
+    peers: usize,
+    dispatch: Mutex<Dispatch>,
+    /// Joins the worker threads when the pool is dropped (after the command channels closed).
+    _guards: Mutex<timely::communication::WorkerGuards<()>>,
+}
+
+impl std::fmt::Debug for Workers {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Workers").field("peers", &self.peers).finish_non_exhaustive()
+    }
+}
+
+impl Workers {
+    /// Starts `peers` worker threads.
+    pub fn start(peers: usize) -> Result<Arc<Self>, String> {
+        let peers = peers.max(1);
+        let (commands, receivers): (Vec<_>, Vec<_>) = (0..peers).map(|_| unbounded::<Command>()).unzip();
+        let receivers = Arc::new(Mutex::new(receivers.into_iter().map(Some).collect::<Vec<_>>()));
+        let (report_tx, reports) = unbounded();
+        let config = Config { communication: CommunicationConfig::Process(peers), worker: WorkerConfig::default() };
+        let guards = timely::execute(config, move |worker| {
+            let taken = receivers.lock().unwrap_or_else(PoisonError::into_inner)[worker.index()].take();
+            if let Some(receiver) = taken {
+                serve(worker, &receiver, &report_tx);
+            }
+        })?;
+        let dispatch = Mutex::new(Dispatch { commands, reports, next_id: 0 });
+        Ok(Arc::new(Workers { peers, dispatch, _guards: Mutex::new(guards) }))
+    }
+
+    pub fn peers(&self) -> usize {
+        self.peers
+    }
+
+    /// Installs `program` on every worker; answers its dataflow's id.
+    pub fn install(&self, program: Arc<Program>) -> u64 {
+        let mut dispatch = self.lock();
+        dispatch.next_id += 1;
+        let id = dispatch.next_id;
+        round(&dispatch, || Command::Install { id, program: program.clone() });
+        id
+    }
+
+    /// Feeds `events` at `epoch` (none to only move time) and waits for the dataflow to pass it.
+    pub fn feed(&self, id: u64, epoch: u64, events: Vec<InputEvent>) -> Report {
+        let events = Arc::new(events);
+        round(&self.lock(), || Command::Feed { id, epoch, events: events.clone() })
+    }
+
+    pub fn remove(&self, id: u64) {
+        round(&self.lock(), || Command::Remove { id });
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, Dispatch> {
+        self.dispatch.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+}
+
+/// Sends one command to every worker and merges their reports.
+fn round(dispatch: &Dispatch, command: impl Fn() -> Command) -> Report {
+    let sent = dispatch.commands.iter().filter(|c| c.send(command()).is_ok()).count();
+    let mut merged = Report::default();
+    for report in dispatch.reports.iter().take(sent) {
+        merged.outputs.extend(report.outputs);
+        merged.next_timer = match (merged.next_timer, report.next_timer) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        };
+    }
+    merged
+}
+
+struct Flow {
+    input: InputHandle<u64, timely::container::CapacityContainerBuilder<Vec<Record>>>,
+    probe: Probe<u64>,
+    built: Built,
+    dataflow: usize,
+}
+
+type Worker = timely::worker::Worker;
+
+fn serve(worker: &mut Worker, commands: &Receiver<Command>, reports: &Sender<Report>) {
+    let mut flows: HashMap<u64, Flow> = HashMap::new();
+    for command in commands.iter() {
+        let report = match command {
+            Command::Install { id, program } => {
+                flows.insert(id, install(worker, &program));
+                Report::default()
+            }
+            Command::Feed { id, epoch, events } => match flows.get_mut(&id) {
+                Some(flow) => feed(worker, flow, epoch, &events),
+                None => Report::default(),
+            },
+            Command::Remove { id } => {
+                if let Some(flow) = flows.remove(&id) {
+                    remove(worker, flow);
+                }
+                Report::default()
+            }
+        };
+        if reports.send(report).is_err() {
+            return;
+        }
+    }
+}
+
+fn install(worker: &mut Worker, program: &Program) -> Flow {
+    let probe = Probe::new();
+    let dataflow = worker.next_dataflow_index();
+    let (input, built) = worker.dataflow::<u64, _, _>(|scope| {
+        let (input, stream) = scope.new_input::<Vec<Record>>();
+        let built = compile(scope, program, stream.probe_with(&probe), &probe);
+        (input, built)
+    });
+    Flow { input, probe, built, dataflow }
+}
+
+/// This worker's share of the events (every `peers`-th), then steps until the dataflow has passed `epoch`.
+fn feed(worker: &mut Worker, flow: &mut Flow, epoch: u64, events: &[InputEvent]) -> Report {
+    let (index, peers) = (worker.index(), worker.peers());
+    if epoch > *flow.input.time() {
+        flow.input.advance_to(epoch);
+    }
+    for (i, (stream, position, row)) in events.iter().enumerate() {
+        if i % peers == index {
+            flow.input.send(Record::Event { stamp: Stamp::input(*position), stream: *stream, row: row.clone() });
+        }
+    }
+    let next = (*flow.input.time()).max(epoch) + 1;
+    flow.input.advance_to(next);
+    while flow.probe.less_than(&next) {
+        worker.step();
+    }
+    let outputs = std::mem::take(&mut *flow.built.outputs.borrow_mut());
+    let next_timer = flow.built.controls.iter().filter_map(|c| c.next_timer.get()).min();
+    Report { outputs, next_timer }
+}
+
+fn remove(worker: &mut Worker, flow: Flow) {
+    for control in &flow.built.controls {
+        control.stopping.set(true);
+    }
+    drop(flow.input);
+    while !flow.probe.done() {
+        worker.step();
+    }
+    worker.drop_dataflow(flow.dataflow);
+}
