@@ -13,7 +13,7 @@ use crate::auth::Authenticator;
 use crate::broker::matcher::SubscriptionIndex;
 use crate::broker::notify::{DeliveryPolicy, Dispatcher, Sinks};
 use crate::cep::publish::Publisher;
-use crate::cep::service::{CepService, CepSink};
+use crate::cep::service::{CepService, CepSink, CepStartError};
 use crate::clock::Clock;
 use crate::devices::commands::{self, CommandDispatcher};
 use crate::devices::registry::DeviceIndex;
@@ -54,12 +54,23 @@ pub struct AppOptions {
     pub history: HistoryOptions,
     /// MQTT for devices: an embedded broker or an external one; `None` runs without MQTT (router-level tests).
     pub mqtt: Option<MqttMode>,
+    /// Timely workers of the CEP (`--workers`).
+    pub cep_workers: usize,
+}
+
+/// Why the service state did not open.
+#[derive(Debug, thiserror::Error)]
+pub enum OpenError {
+    #[error(transparent)]
+    Store(#[from] StoreError),
+    #[error(transparent)]
+    Cep(#[from] CepStartError),
 }
 
 impl AppState {
     /// Opens the store, the subscription engine and the history (its sink and purge); must run inside a tokio
     /// runtime.
-    pub async fn open(options: &AppOptions, clock: Arc<dyn Clock>) -> Result<Self, StoreError> {
+    pub async fn open(options: &AppOptions, clock: Arc<dyn Clock>) -> Result<Self, OpenError> {
         let sqlite = Arc::new(SqliteStore::open(&options.store, clock.clone())?);
         let store: Arc<dyn Store> = sqlite.clone();
         let history = History { store: sqlite, clock: clock.clone(), options: options.history.clone() };
@@ -78,7 +89,7 @@ impl AppState {
         tokio::spawn(commands::expire_periodically(Arc::downgrade(&store), clock.clone(), options.command_ttl, every));
         let auth = Arc::new(Authenticator::new(store.clone(), options.insecure));
         let publisher = Publisher::new(store.clone(), auth.clone(), sinks.clone(), options.delivery.clone());
-        let cep = CepService::start(&store, clock.clone(), publisher).await?;
+        let cep = CepService::start(&store, clock.clone(), publisher, options.cep_workers).await?;
         sinks.register("/cep/notify", Arc::new(CepSink(Arc::downgrade(&cep))));
         Ok(AppState { store, auth, subscriptions, sinks, devices, clock, history, cep })
     }

@@ -24,6 +24,8 @@ use crate::{admin, ops};
 pub enum ServerError {
     #[error("store: {0}")]
     Store(#[from] StoreError),
+    #[error(transparent)]
+    Open(#[from] crate::app::OpenError),
     #[error("cannot listen on {addr}: {source}")]
     Bind { addr: SocketAddr, source: std::io::Error },
     #[error(transparent)]
@@ -69,6 +71,7 @@ pub fn app_options(config: &Config) -> AppOptions {
             Some(url) => MqttMode::External(url.clone()),
             None => MqttMode::Embedded(config.mqtt_listen),
         }),
+        cep_workers: config.workers,
     }
 }
 

@@ -1,19 +1,20 @@
-//! `fluxgate bench geofence` and `fluxgate bench floor`: the engine in service fed directly (no HTTP, no ingest) by
-//! the generator of `cep_workload` on a synthetic clock, then the plain baseline of `cep_plain` on the same events,
-//! for the same wall-clock duration, in the same invocation:
+//! `fluxgate bench geofence` and `fluxgate bench floor`: the engine in service (the timely dataflow runtime on a pool
+//! of `--workers` threads) fed directly (no HTTP, no ingest) by the generator of `cep_workload` on a synthetic clock,
+//! then the plain baseline of `cep_plain` on the same events, for the same wall-clock duration, in the same
+//! invocation:
 //!
 //! ```text
-//! fluxgate bench geofence --workers 1,2 --duration 5 [--keys 100000] [--per-ms 10] [--json]
-//! fluxgate bench floor --workers 1 --duration 5 [--keys 10000] [--per-ms 1] [--json]
+//! fluxgate bench geofence --workers 1,2 --duration 5 [--keys 100000] [--per-ms 1000] [--json]
+//! fluxgate bench floor --workers 1 --duration 5 [--keys 10000] [--per-ms 1000] [--json]
 //! ```
 //!
-//! Throughput counts every event over the wall time of the loop, including building the engine's row. Latency is per
-//! event, from the call that pushes it to the engine until that call returns with its outputs (outputs are produced
-//! synchronously, so this is also the time to output for events that produce one); the baseline is timed the same
-//! way. The engine in service is the single-threaded reference evaluator: only `--workers 1` is measured, larger
-//! counts are reported as skipped until the timely dataflow runtime of issue 6 exists.
+//! The engine gets one batch per synthetic millisecond (`per_ms` events, one epoch), as the service gets one per
+//! notification. Throughput counts every event over the wall time of the loop, including building the engine's rows.
+//! Latency is per batch, from the call that pushes it until that call returns with its outputs (outputs are complete
+//! when it returns), recorded once per event of the batch; the baseline's is per event, timed the same way.
 
 use std::fmt;
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use hdrhistogram::Histogram;
@@ -23,8 +24,8 @@ use thiserror::Error;
 use super::cep_plain::{PlainFloor, PlainGeofence, PlainJob};
 use super::cep_workload::{Event, Generator, Scenario};
 use crate::cep::config::CepConfig;
+use crate::cep::dataflow::{Dataflow, Workers};
 use crate::cep::explain::{details, plan_config};
-use crate::cep::reference::Reference;
 use crate::cep::runtime::{Engine, EngineError};
 
 /// The synthetic clock's start: 2023-11-14T22:13:20Z.
@@ -42,10 +43,8 @@ pub enum CepBenchError {
     Plan(String),
     #[error(transparent)]
     Engine(#[from] EngineError),
-    #[error(
-        "{0} workers: skipped, the engine in service (the reference evaluator) runs on 1 worker; N workers await the timely dataflow runtime (issue 6)"
-    )]
-    Workers(usize),
+    #[error("the timely workers did not start: {0}")]
+    Workers(String),
 }
 
 /// The flags of `fluxgate bench geofence|floor`.
@@ -109,9 +108,15 @@ impl Measured {
     }
 
     fn record(&mut self, started: Instant, outputs: usize) {
-        self.latency_ns.saturating_record(started.elapsed().as_nanos() as u64);
+        self.record_batch(started, 1, outputs);
+    }
+
+    /// A batch of `events` that took from `started` until now, latency counted once per event.
+    fn record_batch(&mut self, started: Instant, events: usize, outputs: usize) {
+        let ns = started.elapsed().as_nanos() as u64;
+        let _ = self.latency_ns.record_n(ns.clamp(1, MAX_LATENCY_NS), events as u64);
         self.outputs += outputs as u64;
-        self.events += 1;
+        self.events += events as u64;
     }
 }
 
@@ -120,27 +125,16 @@ fn round(value: f64, digits: i32) -> f64 {
     (value * scale).round() / scale
 }
 
-/// The measured runs (one per measurable worker count) and the worker counts skipped.
-#[derive(Debug)]
-pub struct CepRuns {
-    pub reports: Vec<CepReport>,
-    pub skipped: Vec<CepBenchError>,
-}
-
-/// Runs the engine for each worker count it supports, and the baseline once.
-pub fn run(options: &CepOptions) -> Result<CepRuns, CepBenchError> {
-    let (mut reports, mut skipped) = (Vec::new(), Vec::new());
+/// Runs the engine for each worker count, and the baseline once.
+pub fn run(options: &CepOptions) -> Result<Vec<CepReport>, CepBenchError> {
+    let mut reports = Vec::new();
     let mut baseline = None;
     for &workers in &options.workers {
-        if workers != 1 {
-            skipped.push(CepBenchError::Workers(workers));
-            continue;
-        }
-        let engine = measure_engine(options)?;
+        let engine = measure_engine(options, workers)?;
         let plain = baseline.get_or_insert_with(|| measure_plain(options));
         reports.push(report(options, workers, &engine, plain));
     }
-    Ok(CepRuns { reports, skipped })
+    Ok(reports)
 }
 
 fn report(options: &CepOptions, workers: usize, engine: &Measured, plain: &Measured) -> CepReport {
@@ -162,32 +156,41 @@ fn report(options: &CepOptions, workers: usize, engine: &Measured, plain: &Measu
         per_ms: options.per_ms,
         synthetic_s: round(engine.events as f64 / f64::from(options.per_ms.max(1)) / 1e3, 3),
         duration_s: options.duration.as_secs_f64(),
-        engine: "reference".to_owned(),
+        engine: "timely dataflow".to_owned(),
     }
 }
 
-/// The seed configuration of a scenario, planned and started on the reference evaluator.
-pub fn seed_engine(scenario: Scenario) -> Result<Reference, CepBenchError> {
+/// The seed configuration of a scenario, installed on `workers`.
+pub fn seed_engine(scenario: Scenario, workers: Arc<Workers>) -> Result<Dataflow, CepBenchError> {
     let text = match scenario {
         Scenario::Geofence => include_str!("../../queries/geofence.json"),
         Scenario::Floor => include_str!("../../queries/floor-average.json"),
     };
     let config: CepConfig = serde_json::from_str(text)?;
     let plan = plan_config(&config, false).map_err(|errors| CepBenchError::Plan(details(&errors)))?;
-    Ok(Reference::new(&plan)?)
+    Ok(Dataflow::new(workers, &plan)?)
 }
 
-fn measure_engine(options: &CepOptions) -> Result<Measured, CepBenchError> {
-    let mut engine = seed_engine(options.scenario)?;
+fn measure_engine(options: &CepOptions, workers: usize) -> Result<Measured, CepBenchError> {
+    let mut engine = seed_engine(options.scenario, Workers::start(workers).map_err(CepBenchError::Workers)?)?;
     let mut generator = Generator::new(options.scenario, options.keys, options.per_ms, START_MS);
     let stream = options.scenario.stream();
-    Ok(timed(options.duration, || {
-        let event = generator.next_event();
-        let row = generator.row(&event);
-        let started = Instant::now();
-        let outputs = engine.push(event.at_ms, stream, row);
-        (started, outputs.len())
-    }))
+    let mut measured = Measured::new();
+    let begin = Instant::now();
+    while measured.elapsed < options.duration {
+        let mut batch = Vec::with_capacity(options.per_ms as usize);
+        let mut at_ms = START_MS;
+        for _ in 0..options.per_ms.max(1) {
+            let event = generator.next_event();
+            at_ms = event.at_ms;
+            batch.push((stream.to_owned(), generator.row(&event)));
+        }
+        let (events, started) = (batch.len(), Instant::now());
+        let outputs = engine.push_batch(at_ms, batch);
+        measured.record_batch(started, events, outputs.len());
+        measured.elapsed = begin.elapsed();
+    }
+    Ok(measured)
 }
 
 fn measure_plain(options: &CepOptions) -> Measured {
@@ -263,7 +266,7 @@ mod tests {
 
     /// Both sides of a scenario on the same `count` events, `gap_ms` apart: (engine outputs, baseline outputs).
     fn outputs(scenario: Scenario, keys: u32, gap_ms: i64, count: i64) -> (usize, usize) {
-        let mut engine = seed_engine(scenario).unwrap();
+        let mut engine = seed_engine(scenario, Workers::start(2).unwrap()).unwrap();
         let mut plain: Box<dyn PlainJob> = match scenario {
             Scenario::Geofence => Box::new(PlainGeofence::default()),
             Scenario::Floor => Box::new(PlainFloor::default()),
@@ -293,19 +296,18 @@ mod tests {
     }
 
     #[test]
-    fn one_worker_is_measured_and_more_are_skipped() {
+    fn every_worker_count_is_measured_against_one_baseline() {
         let options = CepOptions {
             scenario: Scenario::Floor,
             workers: vec![1, 2],
             duration: Duration::from_millis(30),
             keys: 1_000,
-            per_ms: 1,
+            per_ms: 100,
         };
-        let runs = run(&options).unwrap();
-        assert_eq!(runs.reports.len(), 1);
-        assert!(runs.reports[0].events > 0 && runs.reports[0].baseline_events > 0);
-        assert!(matches!(runs.skipped[..], [CepBenchError::Workers(2)]));
-        assert!(runs.reports[0].p99_ms > 0.0001, "{:?}", runs.reports[0]);
-        assert!(runs.reports[0].json().starts_with(r#"{"scenario":"floor","workers":1,"throughput_per_s":"#));
+        let reports = run(&options).unwrap();
+        assert_eq!(reports.iter().map(|r| r.workers).collect::<Vec<_>>(), vec![1, 2]);
+        assert!(reports.iter().all(|r| r.events > 0 && r.baseline_events == reports[0].baseline_events));
+        assert!(reports[0].p99_ms > 0.0001, "{:?}", reports[0]);
+        assert!(reports[0].json().starts_with(r#"{"scenario":"floor","workers":1,"throughput_per_s":"#));
     }
 }

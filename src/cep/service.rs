@@ -10,10 +10,10 @@ use std::time::Duration;
 use thiserror::Error;
 
 use super::config::CepConfig;
+use super::dataflow::{Dataflow, Workers};
 use super::explain::{details, plan_config};
 use super::ingest::{ElementIn, IngestError, Route, routes, to_event};
 use super::publish::{Publisher, targets, to_element};
-use super::reference::Reference;
 use super::runtime::{Engine, Output};
 use crate::broker::notify::{Notification, NotificationSink, SinkError, SinkFuture};
 use crate::clock::Clock;
@@ -27,6 +27,15 @@ pub enum ApplyError {
     Validation(String),
     #[error("{0}")]
     Apply(String),
+}
+
+/// Why the CEP could not start.
+#[derive(Debug, Error)]
+pub enum CepStartError {
+    #[error("the CEP workers did not start: {0}")]
+    Workers(String),
+    #[error(transparent)]
+    Store(#[from] StoreError),
 }
 
 /// Why an element of a notification was not processed.
@@ -48,9 +57,10 @@ pub struct Prepared {
     engine: Box<dyn Engine>,
 }
 
-/// Every tenant's running configuration.
+/// Every tenant's running configuration, each a dataflow on the shared worker pool.
 pub struct CepService {
     running: Mutex<HashMap<Key, Prepared>>,
+    workers: Arc<Workers>,
     clock: Arc<dyn Clock>,
     publisher: Arc<Publisher>,
 }
@@ -61,15 +71,20 @@ impl std::fmt::Debug for CepService {
     }
 }
 
-/// Parses, plans and builds a configuration without touching what runs.
-pub fn prepare(mut config: CepConfig, tenant: &Tenant, path: &ServicePath) -> Result<Prepared, ApplyError> {
+/// Parses, plans and installs a configuration's dataflow without touching what runs.
+pub fn prepare(
+    mut config: CepConfig,
+    tenant: &Tenant,
+    path: &ServicePath,
+    workers: &Arc<Workers>,
+) -> Result<Prepared, ApplyError> {
     let problems = config.validate();
     if !problems.is_empty() {
         return Err(ApplyError::Validation(problems.join(", ")));
     }
     let plan = plan_config(&config, false).map_err(|errors| ApplyError::Apply(details(&errors)))?;
-    let engine = Reference::new(&plan).map_err(|e| ApplyError::Apply(e.to_string()))?;
     let routes = routes(&config).map_err(|e| ApplyError::Apply(e.to_string()))?;
+    let engine = Dataflow::new(workers.clone(), &plan).map_err(|e| ApplyError::Apply(e.to_string()))?;
     config.service.get_or_insert_with(|| tenant.as_str().to_owned());
     config.service_path.get_or_insert_with(|| path.as_str().to_owned());
     Ok(Prepared { config, routes, engine: Box::new(engine) })
@@ -82,13 +97,16 @@ impl Prepared {
 }
 
 impl CepService {
-    /// Restarts the stored configurations and drives their timers; must run inside a tokio runtime.
+    /// Starts `workers` timely workers, restarts the stored configurations and drives their timers; must run inside
+    /// a tokio runtime.
     pub async fn start(
         store: &Arc<dyn Store>,
         clock: Arc<dyn Clock>,
         publisher: Arc<Publisher>,
-    ) -> Result<Arc<Self>, StoreError> {
-        let service = Arc::new(CepService { running: Mutex::new(HashMap::new()), clock, publisher });
+        workers: usize,
+    ) -> Result<Arc<Self>, CepStartError> {
+        let workers = Workers::start(workers).map_err(CepStartError::Workers)?;
+        let service = Arc::new(CepService { running: Mutex::new(HashMap::new()), workers, clock, publisher });
         for stored in store.cep_configs().await? {
             service.restore(stored);
         }
@@ -96,10 +114,15 @@ impl CepService {
         Ok(service)
     }
 
+    /// Prepares a configuration on this service's workers.
+    pub fn prepare(&self, config: CepConfig, tenant: &Tenant, path: &ServicePath) -> Result<Prepared, ApplyError> {
+        prepare(config, tenant, path, &self.workers)
+    }
+
     fn restore(&self, stored: StoredCepConfig) {
         let prepared = serde_json::from_str::<CepConfig>(&stored.body)
             .map_err(|e| ApplyError::Validation(e.to_string()))
-            .and_then(|c| prepare(c, &stored.tenant, &stored.path));
+            .and_then(|c| self.prepare(c, &stored.tenant, &stored.path));
         match prepared {
             Ok(p) => self.install(stored.tenant, stored.path, p),
             Err(e) => {
@@ -131,16 +154,16 @@ impl CepService {
             return elements.iter().map(|_| Err(missing.clone())).collect();
         };
         let prepared = running.get_mut(&key).expect("found above");
-        let results = elements.iter().map(|e| self.feed(&key, prepared, now, e)).collect();
-        metrics::counter!("fluxgate_cep_events_total").increment(elements.len() as u64);
+        let mut events = Vec::with_capacity(elements.len());
+        let results = elements
+            .iter()
+            .map(|e| to_event(&prepared.routes, e).map(|event| events.push(event)).map_err(NotifyError::from))
+            .collect();
+        metrics::counter!("fluxgate_cep_events_total").increment(events.len() as u64);
+        // One batch per notification: one epoch of the dataflow for all its elements.
+        let outputs = prepared.engine.push_batch(now, events);
+        self.publish(&key, &prepared.config, outputs);
         results
-    }
-
-    fn feed(&self, key: &Key, prepared: &mut Prepared, now: i64, element: &ElementIn) -> Result<(), NotifyError> {
-        let (stream, event) = to_event(&prepared.routes, element)?;
-        let outputs = prepared.engine.push(now, &stream, event);
-        self.publish(key, &prepared.config, outputs);
-        Ok(())
     }
 
     /// Fires the timers due on every tenant's engine.

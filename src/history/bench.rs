@@ -66,6 +66,8 @@ pub struct BenchArgs {
 pub enum BenchError {
     #[error("store: {0}")]
     Store(#[from] StoreError),
+    #[error(transparent)]
+    Open(#[from] crate::app::OpenError),
     #[error("synchronous: {0:?} is not one of full, normal")]
     Synchronous(String),
     #[error("cannot prepare the data dir: {0}")]
@@ -137,6 +139,7 @@ where
         history: super::HistoryOptions::default(),
         command_ttl: Duration::from_secs(3600),
         mqtt: None,
+        cep_workers: 1,
     };
     let state = AppState::open(&options, Arc::new(WallClock)).await?;
     let token = crate::admin::ensure_default_service(state.store.as_ref()).await?.unwrap_or_default();

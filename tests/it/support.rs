@@ -31,6 +31,7 @@ pub fn options(dir: &std::path::Path) -> AppOptions {
         command_ttl: Duration::from_secs(3600),
         history: fluxgate::history::HistoryOptions::default(),
         mqtt: None,
+        cep_workers: 2,
     }
 }
 

@@ -225,12 +225,16 @@ impl<'s> Compiler<'s, '_> {
         stateful(exchange(merged, routes, self.vars.clone()), "Pattern", control, logic)
     }
 
-    /// Per stream, the expression that gives the correlation key, when the pattern is keyed: its root is `every`
-    /// (each key's instances are then independent) and the plan found one key for every stream.
+    /// Per stream, the expression that gives the correlation key, when the pattern is keyed: the plan found one key
+    /// for every stream, and the pattern starts with `every a=S` (so every `S` event starts an instance, and each
+    /// key's instances are independent of the others').
     fn pattern_keys(&self, q: &QueryPlan, p: &PatternPlan) -> KeyOf {
-        let (Partitioning::Key(keys), PatternNodeKind::Every(_)) = (&q.partition, &p.root.kind) else {
+        let Partitioning::Key(keys) = &q.partition else {
             return KeyOf::new();
         };
+        if !starts_with_every_match(&p.root) {
+            return KeyOf::new();
+        }
         let [key] = keys.as_slice() else {
             return KeyOf::new();
         };
@@ -287,6 +291,15 @@ impl<'s> Compiler<'s, '_> {
         let out = stateful(input, "NamedWindow", control, logic).probe_with(&self.probe);
         self.producers.entry(stream).or_default().push(out);
     }
+}
+
+/// `every a=S ...` or `every a=S -> ...`: an instance starts at each `S` event, whatever happens to the others.
+fn starts_with_every_match(root: &crate::cep::plan::PatternNode) -> bool {
+    let first = match &root.kind {
+        PatternNodeKind::FollowedBy(steps) => steps.first(),
+        _ => Some(root),
+    };
+    matches!(first.map(|n| &n.kind), Some(PatternNodeKind::Every(inner)) if matches!(inner.kind, PatternNodeKind::Match { .. }))
 }
 
 /// The trigger-side expression a merge's condition equates with the window's key column.

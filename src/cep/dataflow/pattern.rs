@@ -10,7 +10,7 @@ use std::sync::Arc;
 use super::operator::{Emit, Logic};
 use super::record::{Record, Stamp, millis, timer_epoch};
 use crate::cep::plan::{PatternNode, PlanExpr, QueryPlan};
-use crate::cep::reference::pattern::PatternQuery;
+use crate::cep::reference::pattern::{Nodes, PatternQuery};
 use crate::cep::reference::{Ctx, TimerKind, TimerOrder};
 use crate::cep::runtime::Row;
 use crate::cep::runtime::eval::{Scope, eval};
@@ -29,7 +29,7 @@ struct Timer {
 pub struct PatternLogic {
     statement: usize,
     plan: Arc<QueryPlan>,
-    root: Arc<PatternNode>,
+    nodes: Arc<Nodes>,
     keys: KeyOf,
     names: Arc<Vec<String>>,
     sink: u32,
@@ -51,7 +51,7 @@ impl PatternLogic {
         PatternLogic {
             statement,
             plan,
-            root: Arc::new(root),
+            nodes: Nodes::new(&root),
             keys,
             names,
             sink: 0,
@@ -84,7 +84,7 @@ impl PatternLogic {
         let automaton = self
             .automata
             .entry(key.clone())
-            .or_insert_with(|| PatternQuery::shared(self.plan.clone(), self.root.clone()));
+            .or_insert_with(|| PatternQuery::shared(self.plan.clone(), self.nodes.clone()));
         let rows = automaton.on_event(&mut ctx, &self.names[stream as usize], &row);
         let timers = ctx.take_timers();
         self.settle(&key, epoch, (epoch, stamp.position()), timers);

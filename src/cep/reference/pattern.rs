@@ -8,7 +8,7 @@ use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
 
 use super::{Ctx, TimerKind, TimerOrder};
-use crate::cep::plan::{Input, PatternNode, PatternNodeKind, PlanExpr, QueryPlan};
+use crate::cep::plan::{Input, PatternNode, PatternNodeKind, QueryPlan};
 use crate::cep::runtime::eval::{Scope, eval, holds};
 use crate::cep::runtime::{EngineError, Row};
 
@@ -17,8 +17,9 @@ type Bindings = Vec<(String, Row)>;
 #[derive(Debug)]
 enum FrameKind {
     Root,
-    Step { steps: Vec<PatternNode>, index: usize },
-    Every { child: PatternNode, bindings: Bindings },
+    /// Step `index` of the followed-by node `steps`.
+    Step { steps: usize, index: usize },
+    Every { child: usize, bindings: Bindings },
     And { pending: usize, bindings: Bindings },
     Or,
     Not,
@@ -34,7 +35,8 @@ struct Frame {
 
 #[derive(Debug)]
 enum LeafKind {
-    Match { tag: Option<String>, stream: String, filter: Option<PlanExpr> },
+    /// The match node `node`.
+    Match { node: usize },
     Timer,
     Deadline,
 }
@@ -47,10 +49,39 @@ struct Leaf {
     created: u64,
 }
 
+/// Every node of a pattern by id, so live state names nodes instead of copying them.
+#[derive(Debug)]
+pub struct Nodes {
+    by_id: HashMap<usize, PatternNode>,
+    root: usize,
+}
+
+impl Nodes {
+    pub fn new(root: &PatternNode) -> Arc<Self> {
+        let mut by_id = HashMap::new();
+        let mut todo = vec![root];
+        while let Some(node) = todo.pop() {
+            match &node.kind {
+                PatternNodeKind::Every(c) | PatternNodeKind::Not(c) | PatternNodeKind::Within { inner: c, .. } => {
+                    todo.push(c);
+                }
+                PatternNodeKind::FollowedBy(cs) | PatternNodeKind::And(cs) | PatternNodeKind::Or(cs) => todo.extend(cs),
+                PatternNodeKind::Timer { .. } | PatternNodeKind::Match { .. } => {}
+            }
+            by_id.insert(node.id, node.clone());
+        }
+        Arc::new(Nodes { by_id, root: root.id })
+    }
+
+    fn get(&self, id: usize) -> &PatternNode {
+        &self.by_id[&id]
+    }
+}
+
 #[derive(Debug)]
 pub struct PatternQuery {
     plan: Arc<QueryPlan>,
-    root: Arc<PatternNode>,
+    nodes: Arc<Nodes>,
     frames: HashMap<u64, Frame>,
     leaves: BTreeMap<u64, Leaf>,
     next_id: u64,
@@ -82,15 +113,15 @@ impl PatternQuery {
             return Err(EngineError::Unsupported { statement: number, construct: "aggregating a pattern".into() });
         }
         check_node(number, &pattern.root, false)?;
-        Ok(Self::shared(Arc::new(q.clone()), Arc::new(pattern.root.clone())))
+        Ok(Self::shared(Arc::new(q.clone()), Nodes::new(&pattern.root)))
     }
 
     /// A fresh automaton over an already checked plan, sharing it with other automata (one per partition key in
     /// the dataflow runtime).
-    pub fn shared(plan: Arc<QueryPlan>, root: Arc<PatternNode>) -> Self {
+    pub fn shared(plan: Arc<QueryPlan>, nodes: Arc<Nodes>) -> Self {
         PatternQuery {
             plan,
-            root,
+            nodes,
             frames: HashMap::new(),
             leaves: BTreeMap::new(),
             next_id: 0,
@@ -132,38 +163,37 @@ impl PatternQuery {
             self.frames.insert(0, Frame { parent: None, kind: FrameKind::Root, children: Vec::new() });
             let seq = ctx.seq;
             ctx.seq = seq.saturating_sub(1);
-            self.start(ctx, (*self.root).clone(), Vec::new(), 0);
+            self.start(ctx, self.nodes.root, Vec::new(), 0);
             ctx.seq = seq;
         }
     }
 
-    fn start(&mut self, ctx: &mut Ctx<'_>, node: PatternNode, bindings: Bindings, parent: u64) {
-        match node.kind {
-            PatternNodeKind::Match { tag, stream, filter } => {
-                self.leaf(ctx, parent, LeafKind::Match { tag, stream, filter }, bindings);
+    fn start(&mut self, ctx: &mut Ctx<'_>, id: usize, bindings: Bindings, parent: u64) {
+        let nodes = self.nodes.clone();
+        match &nodes.get(id).kind {
+            PatternNodeKind::Match { .. } => {
+                self.leaf(ctx, parent, LeafKind::Match { node: id }, bindings);
             }
             PatternNodeKind::Timer { millis } => {
-                let id = self.leaf(ctx, parent, LeafKind::Timer, bindings);
-                ctx.schedule(ctx.now + millis as i64, TimerOrder::Pattern, TimerKind::Pattern(id));
+                let leaf = self.leaf(ctx, parent, LeafKind::Timer, bindings);
+                ctx.schedule(ctx.now + *millis as i64, TimerOrder::Pattern, TimerKind::Pattern(leaf));
             }
             PatternNodeKind::FollowedBy(steps) => {
-                let first = steps[0].clone();
-                let frame = self.frame(parent, FrameKind::Step { steps, index: 0 });
-                self.start(ctx, first, bindings, frame);
+                let frame = self.frame(parent, FrameKind::Step { steps: id, index: 0 });
+                self.start(ctx, steps[0].id, bindings, frame);
             }
             PatternNodeKind::Every(child) => {
-                let kind = FrameKind::Every { child: (*child).clone(), bindings: bindings.clone() };
-                let frame = self.frame(parent, kind);
-                self.start(ctx, *child, bindings, frame);
+                let frame = self.frame(parent, FrameKind::Every { child: child.id, bindings: bindings.clone() });
+                self.start(ctx, child.id, bindings, frame);
             }
             PatternNodeKind::And(children) => self.start_and(ctx, children, bindings, parent),
             PatternNodeKind::Or(children) => {
                 let frame = self.frame(parent, FrameKind::Or);
-                children.into_iter().for_each(|c| self.start(ctx, c, bindings.clone(), frame));
+                children.iter().for_each(|c| self.start(ctx, c.id, bindings.clone(), frame));
             }
             PatternNodeKind::Not(inner) => {
                 let frame = self.frame(parent, FrameKind::Not);
-                self.start(ctx, *inner, bindings, frame);
+                self.start(ctx, inner.id, bindings, frame);
             }
             PatternNodeKind::Within { inner, millis } => {
                 let frame = self.frame(parent, FrameKind::Within { deadline: 0 });
@@ -171,18 +201,18 @@ impl PatternQuery {
                 if let Some(Frame { kind: FrameKind::Within { deadline: d }, .. }) = self.frames.get_mut(&frame) {
                     *d = deadline;
                 }
-                ctx.schedule(ctx.now + millis as i64, TimerOrder::Pattern, TimerKind::Pattern(deadline));
-                self.start(ctx, *inner, bindings, frame);
+                ctx.schedule(ctx.now + *millis as i64, TimerOrder::Pattern, TimerKind::Pattern(deadline));
+                self.start(ctx, inner.id, bindings, frame);
             }
         }
     }
 
-    fn start_and(&mut self, ctx: &mut Ctx<'_>, children: Vec<PatternNode>, bindings: Bindings, parent: u64) {
+    fn start_and(&mut self, ctx: &mut Ctx<'_>, children: &[PatternNode], bindings: Bindings, parent: u64) {
         let pending = children.iter().filter(|c| !matches!(c.kind, PatternNodeKind::Not(_))).count();
         let frame = self.frame(parent, FrameKind::And { pending, bindings: bindings.clone() });
         for child in children {
             if self.frames.contains_key(&frame) {
-                self.start(ctx, child, bindings.clone(), frame);
+                self.start(ctx, child.id, bindings.clone(), frame);
             }
         }
         if pending == 0 && self.frames.contains_key(&frame) {
@@ -199,18 +229,21 @@ impl PatternQuery {
             // Without `every` the tree simply runs out of leaves after its match: nothing to stop here.
             FrameKind::Root => self.matches.push(bindings),
             FrameKind::Step { steps, index } => {
-                let (parent, next) = (f.parent.unwrap_or(0), *index + 1);
-                match steps.get(next).cloned() {
+                let (parent, next, steps) = (f.parent.unwrap_or(0), *index + 1, *steps);
+                let following = match &self.nodes.get(steps).kind {
+                    PatternNodeKind::FollowedBy(list) => list.get(next).map(|n| n.id),
+                    _ => None,
+                };
+                match following {
                     None => self.complete(ctx, parent, bindings),
                     Some(node) => {
-                        let steps = steps.clone();
                         let step = self.frame(parent, FrameKind::Step { steps, index: next });
                         self.start(ctx, node, bindings, step);
                     }
                 }
             }
             FrameKind::Every { child, bindings: initial } => {
-                let (parent, child, initial) = (f.parent.unwrap_or(0), child.clone(), initial.clone());
+                let (parent, child, initial) = (f.parent.unwrap_or(0), *child, initial.clone());
                 self.complete(ctx, parent, bindings);
                 if self.frames.contains_key(&frame) {
                     self.start(ctx, child, initial, frame);
@@ -300,10 +333,10 @@ impl PatternQuery {
         match leaf.kind {
             LeafKind::Deadline => self.kill(leaf.frame),
             LeafKind::Timer => self.complete(ctx, leaf.frame, leaf.bindings),
-            LeafKind::Match { tag, .. } => {
+            LeafKind::Match { node } => {
                 let mut bindings = leaf.bindings;
-                if let (Some(tag), Some(event)) = (tag, event) {
-                    bindings.push((tag, event));
+                if let (PatternNodeKind::Match { tag: Some(tag), .. }, Some(event)) = (&self.nodes.get(node).kind, event) {
+                    bindings.push((tag.clone(), event));
                 }
                 self.complete(ctx, leaf.frame, bindings);
             }
@@ -311,7 +344,10 @@ impl PatternQuery {
     }
 
     fn accepts(&self, leaf: &Leaf, ctx: &Ctx<'_>, stream: &str, event: &Row) -> bool {
-        let LeafKind::Match { tag, stream: wanted, filter } = &leaf.kind else {
+        let LeafKind::Match { node } = leaf.kind else {
+            return false;
+        };
+        let PatternNodeKind::Match { tag, stream: wanted, filter } = &self.nodes.get(node).kind else {
             return false;
         };
         if wanted != stream || leaf.created >= ctx.seq {

@@ -8,6 +8,7 @@ use std::time::Duration;
 use axum::http::{Method, StatusCode};
 use fluxgate::bench::cep::seed_engine;
 use fluxgate::bench::cep_workload::Scenario;
+use fluxgate::cep::dataflow::Workers;
 use fluxgate::cep::runtime::{Engine, Row, Val};
 use serde_json::{Value, json};
 
@@ -204,7 +205,7 @@ fn tracker_event(inside: bool, at: i64) -> Row {
 
 #[test]
 fn a_flood_for_one_tracker_leaves_nothing_after_its_last_timer() {
-    let mut engine = seed_engine(Scenario::Geofence).unwrap();
+    let mut engine = seed_engine(Scenario::Geofence, Workers::start(2).unwrap()).unwrap();
     let mut alerts = 0;
     for at in 0..1_000 {
         alerts += engine.push(at, "tracker", tracker_event(at % 400 < 200, at)).len();
@@ -218,7 +219,7 @@ fn a_flood_for_one_tracker_leaves_nothing_after_its_last_timer() {
 
 #[test]
 fn a_flood_for_one_room_leaves_the_window_with_its_time() {
-    let mut engine = seed_engine(Scenario::Floor).unwrap();
+    let mut engine = seed_engine(Scenario::Floor, Workers::start(2).unwrap()).unwrap();
     let event = |temperature: f64| {
         Row::from([
             ("id".to_owned(), Val::String("Room1".into())),
