@@ -266,7 +266,7 @@ mod tests {
 
     /// Both sides of a scenario on the same `count` events, `gap_ms` apart: (engine outputs, baseline outputs).
     fn outputs(scenario: Scenario, keys: u32, gap_ms: i64, count: i64) -> (usize, usize) {
-        let mut engine = seed_engine(scenario, Workers::start(2).unwrap()).unwrap();
+        let mut engine = seed_engine(scenario, Workers::start(1).unwrap()).unwrap();
         let mut plain: Box<dyn PlainJob> = match scenario {
             Scenario::Geofence => Box::new(PlainGeofence::default()),
             Scenario::Floor => Box::new(PlainFloor::default()),

@@ -25,7 +25,6 @@ use crate::cep::plan::{
     Input, MergePlan, NamedWindowPlan, PartitionKey, Partitioning, PatternNodeKind, PatternPlan, PlanExpr, QueryPlan,
     Sink, SinkKind, StreamInput,
 };
-use crate::cep::reference::query::key_of;
 use crate::cep::runtime::eval::{Scope as EvalScope, eval, holds};
 use crate::cep::runtime::{Output, Row};
 
@@ -175,14 +174,13 @@ impl<'s> Compiler<'s, '_> {
     }
 
     fn stateless(&self, number: usize, q: &QueryPlan, s: &StreamInput, input: Edge<'s>) -> Edge<'s> {
-        let (plan, s, vars) = (q.clone(), s.clone(), self.vars.clone());
-        let (wanted, sink) = (self.id(&s.stream), self.id(&q.sink.stream));
+        let select = Select::new(number, q, s, (self.id(&s.stream), self.id(&q.sink.stream)), self.vars.clone());
         input.unary(Pipeline, "Select", move |_cap, _info| {
             move |input, output| {
                 input.for_each_stamp(|cap, data| {
                     let mut emit = Emit::default();
                     for record in data.flat_map(|d| d.drain(..)) {
-                        select(&mut emit, number, (&plan, &s), (wanted, sink), &vars, record);
+                        select.apply(&mut emit, record);
                     }
                     let mut records = emit.take();
                     if !records.is_empty() {
@@ -326,7 +324,11 @@ fn keyed(id: u32, label: &str, keys: &[PartitionKey]) -> Routes {
 fn exchange<'s>(input: Edge<'s>, routes: Routes, vars: Arc<Row>) -> Edge<'s> {
     input.exchange(move |record: &Record| match record {
         Record::Event { stream, row, .. } => match routes.get(stream) {
-            Some((label, exprs)) => route_hash(&key_of(exprs, label, row, &vars)),
+            Some((label, exprs)) => {
+                let binding = [(label.as_str(), row)];
+                let scope = EvalScope::new(&binding, &vars);
+                route_hash(exprs.iter().map(|e| eval(e, &scope)))
+            }
             None => 0,
         },
         Record::Start { .. } => 0,
@@ -368,20 +370,52 @@ fn retag<'s>(input: Edge<'s>, from: u32, to: u32) -> Edge<'s> {
     })
 }
 
-/// A stateless query on one record: filters, then the projection as a row of the sink stream.
-fn select(emit: &mut Emit, number: usize, q: (&QueryPlan, &StreamInput), ids: (u32, u32), vars: &Row, record: Record) {
-    let (plan, input) = q;
-    let Record::Event { stamp, stream, row } = record else {
-        return;
-    };
-    if stream != ids.0 {
-        return;
+/// A stateless query: filters, then the projection as a row of the sink stream. Columns copied unchanged from the
+/// input (`SELECT *`, `SELECT *, e as x`) are moved out of the input row rather than cloned.
+struct Select {
+    number: usize,
+    plan: QueryPlan,
+    input: StreamInput,
+    ids: (u32, u32),
+    vars: Arc<Row>,
+    /// Per projection, whether it is the input column of the same name.
+    identity: Vec<bool>,
+}
+
+impl Select {
+    fn new(number: usize, plan: &QueryPlan, input: &StreamInput, ids: (u32, u32), vars: Arc<Row>) -> Self {
+        let identity = plan
+            .projection
+            .iter()
+            .map(|p| matches!(&p.expr, PlanExpr::Column { source, name, .. } if *source == input.label && *name == p.name))
+            .collect();
+        Select { number, plan: plan.clone(), input: input.clone(), ids, vars, identity }
     }
-    let binding = [(input.label.as_str(), &row)];
-    let scope = EvalScope::new(&binding, vars);
-    if !holds(input.filter.as_ref(), &scope) || !holds(plan.filter.as_ref(), &scope) {
-        return;
+
+    fn apply(&self, emit: &mut Emit, record: Record) {
+        let Record::Event { stamp, stream, row } = record else {
+            return;
+        };
+        if stream != self.ids.0 {
+            return;
+        }
+        let binding = [(self.input.label.as_str(), &row)];
+        let scope = EvalScope::new(&binding, &self.vars);
+        if !holds(self.input.filter.as_ref(), &scope) || !holds(self.plan.filter.as_ref(), &scope) {
+            return;
+        }
+        let computed: Vec<(String, crate::cep::runtime::Val)> = (self.plan.projection.iter().zip(&self.identity))
+            .filter(|(_, same)| !**same)
+            .map(|(p, _)| (p.name.clone(), eval(&p.expr, &scope)))
+            .collect();
+        let mut out = row;
+        let kept =
+            |name: &String| self.plan.projection.iter().zip(&self.identity).any(|(p, same)| *same && p.name == *name);
+        out.retain(|name, _| kept(name));
+        for (p, _) in self.plan.projection.iter().zip(&self.identity).filter(|(_, same)| **same) {
+            out.entry(p.name.clone()).or_insert(crate::cep::runtime::Val::Null);
+        }
+        out.extend(computed);
+        emit.event(stamp.child(self.number, 0), self.ids.1, out);
     }
-    let out: Row = plan.projection.iter().map(|p| (p.name.clone(), eval(&p.expr, &scope))).collect();
-    emit.event(stamp.child(number, 0), ids.1, out);
 }

@@ -108,8 +108,27 @@ fn collect(node: &PatternNode, out: &mut Vec<String>) {
     }
 }
 
-/// The hash of a partition key's text, which picks the worker.
-pub fn route_hash(key: &str) -> u64 {
-    use std::hash::{BuildHasher, BuildHasherDefault, DefaultHasher};
-    BuildHasherDefault::<DefaultHasher>::default().hash_one(key)
+/// The hash of a partition key's values, which picks the worker: equal values (as `Val::key` sees them) hash equal.
+pub fn route_hash(values: impl Iterator<Item = Val>) -> u64 {
+    use std::hash::{BuildHasher, BuildHasherDefault, DefaultHasher, Hasher};
+    let mut hasher = BuildHasherDefault::<DefaultHasher>::default().build_hasher();
+    for value in values {
+        hash_val(&value, &mut hasher);
+    }
+    hasher.finish()
+}
+
+fn hash_val(value: &Val, h: &mut impl std::hash::Hasher) {
+    use std::hash::Hash;
+    std::mem::discriminant(value).hash(h);
+    match value {
+        Val::Null => {}
+        Val::Bool(b) => b.hash(h),
+        Val::Int(i) | Val::Date(i) => i.hash(h),
+        Val::Double(x) => x.to_bits().hash(h),
+        Val::String(s) => s.hash(h),
+        Val::Point(x, y) => (x.to_bits(), y.to_bits()).hash(h),
+        Val::Polygon(points) => points.iter().for_each(|(x, y)| (x.to_bits(), y.to_bits()).hash(h)),
+        Val::Array(items) => items.iter().for_each(|v| hash_val(v, h)),
+    }
 }

@@ -18,12 +18,23 @@ type Bindings = Vec<(String, Row)>;
 enum FrameKind {
     Root,
     /// Step `index` of the followed-by node `steps`.
-    Step { steps: usize, index: usize },
-    Every { child: usize, bindings: Bindings },
-    And { pending: usize, bindings: Bindings },
+    Step {
+        steps: usize,
+        index: usize,
+    },
+    Every {
+        child: usize,
+        bindings: Bindings,
+    },
+    And {
+        pending: usize,
+        bindings: Bindings,
+    },
     Or,
     Not,
-    Within { deadline: u64 },
+    Within {
+        deadline: u64,
+    },
 }
 
 #[derive(Debug)]
@@ -36,7 +47,9 @@ struct Frame {
 #[derive(Debug)]
 enum LeafKind {
     /// The match node `node`.
-    Match { node: usize },
+    Match {
+        node: usize,
+    },
     Timer,
     Deadline,
 }
@@ -335,7 +348,9 @@ impl PatternQuery {
             LeafKind::Timer => self.complete(ctx, leaf.frame, leaf.bindings),
             LeafKind::Match { node } => {
                 let mut bindings = leaf.bindings;
-                if let (PatternNodeKind::Match { tag: Some(tag), .. }, Some(event)) = (&self.nodes.get(node).kind, event) {
+                if let (PatternNodeKind::Match { tag: Some(tag), .. }, Some(event)) =
+                    (&self.nodes.get(node).kind, event)
+                {
                     bindings.push((tag.clone(), event));
                 }
                 self.complete(ctx, leaf.frame, bindings);
