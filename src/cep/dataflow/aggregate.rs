@@ -5,9 +5,9 @@
 //! Sums of doubles are maintained by adding and subtracting, so they can differ from a sum recomputed in window order
 //! in the last bits; a group's sums restart from exact zero whenever it has no value left.
 //!
-//! Hand-written rather than differential-dataflow's `reduce`: a sliding window as insertions retracted at `t + d`
-//! feeding a grouped reduce pays an arrangement per group and a batch per epoch, and still needs a hand-written
-//! operator for Esper's output policies; these accumulators cost a few additions per event (benches/results/cep.md).
+//! Hand-written rather than differential-dataflow's `reduce` over insertions retracted at `t + d`: Esper's output
+//! policies, HAVING and the last event per group need a hand-written operator around the aggregates in any case.
+//! The two have not been benchmarked against each other yet (issue 6 asks for it; see the note on the issue).
 
 use std::cmp::Ordering;
 use std::collections::BTreeMap;
