@@ -20,10 +20,10 @@ use super::pattern::{KeyOf, PatternLogic};
 use super::program::{Program, route_hash, streams_of};
 use super::query::QueryLogic;
 use super::record::{Record, millis};
-use super::window::{Merge, WindowLogic};
+use super::window::{Action, Merge, WindowLogic};
 use crate::cep::plan::{
-    Input, MergePlan, NamedWindowPlan, PartitionKey, Partitioning, PatternNodeKind, PatternPlan, PlanExpr, QueryPlan,
-    Sink, SinkKind, StreamInput,
+    Input, NamedWindowPlan, PartitionKey, Partitioning, PatternNodeKind, PatternPlan, PlanExpr, QueryPlan, Sink,
+    SinkKind, StreamInput,
 };
 use crate::cep::runtime::eval::{Scope as EvalScope, eval, holds};
 use crate::cep::runtime::{Output, Row};
@@ -43,7 +43,7 @@ pub struct Built {
 struct WindowParts<'s> {
     plan: NamedWindowPlan,
     inserts: Vec<Edge<'s>>,
-    merges: Vec<(usize, MergePlan, Edge<'s>)>,
+    merges: Vec<(usize, Action, Edge<'s>)>,
 }
 
 struct Compiler<'s, 'p> {
@@ -96,13 +96,18 @@ impl<'s> Compiler<'s, '_> {
                 self.windows.insert(w.name.clone(), parts);
             }
             PlanNode::Query(q) => self.query(number, q),
-            PlanNode::Merge(m) => {
-                let trigger = self.stream(&m.trigger.stream);
-                if let Some(parts) = self.windows.get_mut(&m.window) {
-                    parts.merges.push((number, m.clone(), trigger));
-                }
-            }
-            PlanNode::Variable(_) | PlanNode::Delete(_) | PlanNode::Update(_) => {}
+            PlanNode::Merge(m) => self.writer(number, &m.window, Action::Merge(m.clone())),
+            PlanNode::Delete(a) => self.writer(number, &a.window, Action::Delete(a.clone())),
+            PlanNode::Update(a) => self.writer(number, &a.window, Action::Update(a.clone())),
+            PlanNode::Variable(_) => {}
+        }
+    }
+
+    /// An `ON trigger ...` statement: its trigger events join the window's input.
+    fn writer(&mut self, number: usize, window: &str, action: Action) {
+        let trigger = self.stream(&action.trigger().stream);
+        if let Some(parts) = self.windows.get_mut(window) {
+            parts.merges.push((number, action, trigger));
         }
     }
 
@@ -265,19 +270,19 @@ impl<'s> Compiler<'s, '_> {
         let mut routes = Routes::new();
         let mut keyed = keys.len() == 1;
         routes.insert(stream, (name.to_owned(), keys.clone()));
-        for (number, plan, trigger) in parts.merges {
+        for (number, action, trigger) in parts.merges {
             let tag = self.next_tag;
             self.next_tag += 1;
-            let lookup = if keys.len() == 1 { merge_lookup(&plan, &keys[0]) } else { None };
+            let lookup = if keys.len() == 1 { merge_lookup(action.partition(), &keys[0]) } else { None };
             match &lookup {
                 Some(expr) => {
-                    routes.insert(tag, (plan.trigger.label.clone(), vec![expr.clone()]));
+                    routes.insert(tag, (action.trigger().label.clone(), vec![expr.clone()]));
                 }
                 None => keyed = false,
             }
-            let from = self.id(&plan.trigger.stream);
+            let from = self.id(&action.trigger().stream);
             edges.push(retag(trigger, from, tag));
-            merges.push(Merge { statement: number, plan, trigger: tag, lookup });
+            merges.push(Merge { statement: number, action, trigger: tag, lookup });
         }
         if !keyed {
             routes.clear();
@@ -300,9 +305,9 @@ fn starts_with_every_match(root: &crate::cep::plan::PatternNode) -> bool {
     matches!(first.map(|n| &n.kind), Some(PatternNodeKind::Every(inner)) if matches!(inner.kind, PatternNodeKind::Match { .. }))
 }
 
-/// The trigger-side expression a merge's condition equates with the window's key column.
-fn merge_lookup(plan: &MergePlan, window_key: &PlanExpr) -> Option<PlanExpr> {
-    let Partitioning::Key(keys) = &plan.partition else {
+/// The trigger-side expression a writer's condition equates with the window's key column.
+fn merge_lookup(partition: &Partitioning, window_key: &PlanExpr) -> Option<PlanExpr> {
+    let Partitioning::Key(keys) = partition else {
         return None;
     };
     let PlanExpr::Column { name: key_name, .. } = window_key else {

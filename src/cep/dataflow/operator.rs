@@ -33,7 +33,11 @@ impl Emit {
 
 /// A stateful statement.
 pub trait Logic: 'static {
-    /// Handles one record of epoch `epoch`; records arrive in stamp order.
+    /// The order the records of one epoch are handled in.
+    fn order(&self, a: &Record, b: &Record) -> std::cmp::Ordering {
+        Record::order(a, b)
+    }
+    /// Handles one record of epoch `epoch`, in [`Logic::order`].
     fn record(&mut self, emit: &mut Emit, epoch: u64, record: Record);
     /// The epoch of the earliest pending timer.
     fn next_timer(&self) -> Option<u64>;
@@ -109,7 +113,7 @@ fn run_epoch<L: Logic>(logic: &mut L, emit: &mut Emit, epoch: u64, mut records: 
     if logic.next_timer().is_some_and(|due| due <= epoch) {
         logic.fire(emit, epoch);
     }
-    records.sort_by(Record::order);
+    records.sort_by(|a, b| logic.order(a, b));
     for record in records {
         logic.record(emit, epoch, record);
     }

@@ -55,7 +55,10 @@ impl Program {
                 self.intern(&m.trigger.stream);
                 self.intern(&m.window);
             }
-            PlanNode::Delete(_) | PlanNode::Update(_) => {}
+            PlanNode::Delete(a) | PlanNode::Update(a) => {
+                self.intern(&a.trigger.stream);
+                self.intern(&a.window);
+            }
         }
     }
 

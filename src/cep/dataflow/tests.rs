@@ -148,7 +148,35 @@ proptest! {
     fn geofence_agrees_with_the_reference(steps in steps(tracker_event())) {
         compare(GEOFENCE, &steps)?;
     }
+
+    #[test]
+    fn named_window_writers_agree_with_the_reference(steps in steps(room_event()), keyed in any::<bool>()) {
+        let config = if keyed { WINDOWS.to_owned() } else { WINDOWS.replace(r#""INSERT INTO Seen"#, UNKEYED_MERGE) };
+        compare(&config, &steps)?;
+    }
 }
+
+/// Inserts, deletes, updates and merges on one named window, all keyed by its key (so it is partitioned), and its
+/// insert stream read back.
+const WINDOWS: &str = r#"{"host":"h",
+  "in":[{"id":"Room.*","type":"Room","isPattern":true,"attributes":[
+    {"name":"temperature","type":"double"},{"name":"floor","type":"string"},{"name":"people","type":"int"},
+    {"name":"flap","type":"string"}]}],
+  "out":[{"id":"S","type":"Seen","attributes":[{"name":"people","type":"int"},{"name":"temperature","type":"double"},
+    {"name":"flap","type":"string"}]}],
+  "statements":[
+    "CREATE WINDOW LastReading.std:unique(id) as Room",
+    "INSERT INTO Busy SELECT id, people FROM Room(people > 15)",
+    "INSERT INTO Cool SELECT id, people FROM Room(temperature < 10)",
+    "INSERT INTO LastReading SELECT * FROM Room",
+    "ON Busy b DELETE FROM LastReading lr WHERE lr.id = b.id",
+    "ON Cool UPDATE LastReading as lr SET people = Cool.people * 2 WHERE lr.id = Cool.id",
+    "ON Room(temperature > 40) r MERGE LastReading w WHERE w.id = r.id WHEN MATCHED AND w.people > 5 THEN UPDATE SET flap = 'hot' WHEN MATCHED THEN DELETE",
+    "INSERT INTO Seen SELECT id, people, temperature, flap FROM LastReading"
+  ]}"#;
+
+/// A merge whose condition is not the window's key: the window then runs on one worker.
+const UNKEYED_MERGE: &str = r#""ON Room(temperature > 35) r MERGE LastReading w WHERE w.floor = r.floor WHEN MATCHED THEN UPDATE SET flap = r.id", "INSERT INTO Seen"#;
 
 const GEOFENCE: &str = include_str!("../../../queries/geofence.json");
 
@@ -225,4 +253,35 @@ fn a_removed_dataflow_leaves_the_others_running() {
     assert_eq!(out.len(), 1);
     assert_eq!(out[0].time, 11_000);
     assert_eq!(out[0].row.get("temperature"), Some(&Val::Double(21.0)));
+}
+
+#[test]
+fn window_writers_insert_update_delete_and_merge_in_the_reference_order() {
+    let room = |ms: i64, temperature: f64, people: i64| {
+        let event = row(&[
+            ("id", Val::String("room1".into())),
+            ("floor", Val::String("f1".into())),
+            ("temperature", Val::Double(temperature)),
+            ("people", Val::Int(people)),
+        ]);
+        Step::Push(ms, vec![("Room".to_owned(), event)])
+    };
+    let steps = [room(1_000, 20.0, 3), room(2_000, 5.0, 4), room(3_000, 20.0, 20), room(4_000, 45.0, 9)];
+    let seen = |t: i64, people: i64, temperature: &str, flap: &str| {
+        (t, format!("Seen flap={flap},id=String(\"room1\"),people=Int({people}),temperature={temperature}"))
+    };
+    let expected = vec![
+        seen(1_000, 3, "2.00000000e1", "Null"),
+        seen(2_000, 4, "5.00000000e0", "Null"),
+        seen(2_000, 8, "5.00000000e0", "Null"),
+        seen(3_000, 20, "2.00000000e1", "Null"),
+        seen(4_000, 9, "4.50000000e1", "Null"),
+        seen(4_000, 9, "4.50000000e1", "String(\"hot\")"),
+    ];
+    let flat = |m: BTreeMap<i64, Vec<String>>| -> Vec<(i64, String)> {
+        m.into_iter().flat_map(|(t, rows)| rows.into_iter().map(move |r| (t, r))).collect()
+    };
+    let plan = plan(WINDOWS);
+    assert_eq!(flat(by_time(run(&mut Reference::new(&plan).unwrap(), &steps))), expected);
+    assert_eq!(flat(by_time(run(&mut Dataflow::new(pool(2), &plan).unwrap(), &steps))), expected);
 }

@@ -1,24 +1,67 @@
 //! A named window (`std:unique(k)` or `std:lastevent()`) together with every statement that writes it: rows inserted
-//! by `INSERT INTO W` and the `ON S MERGE W` statements. The rows are a map by the window's key; a merge whose
+//! by `INSERT INTO W`, and the `ON S MERGE W`, `ON S DELETE FROM W` and `ON S UPDATE W` statements. The rows are a map by the window's key; a merge whose
 //! condition equates the trigger with that key looks its row up directly, any other merge scans the rows. The
 //! operator's output is the window's insert stream (inserted rows and new versions of updated rows). When every
 //! writer is keyed by the window's key the window is partitioned over the workers by it; otherwise it lives on one.
+//!
+//! Order: a statement's row enters the window while that statement handles the event that produced it (as in the
+//! reference evaluator), so an insert takes its place at its parent event, not after it; a trigger takes its place
+//! at its own event, behind the statements numbered before the one it triggers.
 
 use std::collections::HashMap;
 use std::sync::Arc;
 
 use super::operator::{Emit, Logic};
 use super::record::{Record, Stamp};
-use crate::cep::plan::{MergeActionPlan, MergePlan, PlanExpr};
+use crate::cep::plan::{MergeActionPlan, MergePlan, Partitioning, PlanExpr, StreamInput, WindowActionPlan};
+use crate::cep::reference::named::assign;
 use crate::cep::reference::query::key_of;
 use crate::cep::runtime::Row;
 use crate::cep::runtime::eval::{Scope, eval, holds};
 
-/// One `ON ... MERGE` into the window.
+/// What an `ON trigger ...` statement does to the window.
+#[derive(Debug)]
+pub enum Action {
+    Merge(MergePlan),
+    Delete(WindowActionPlan),
+    Update(WindowActionPlan),
+}
+
+impl Action {
+    pub fn trigger(&self) -> &StreamInput {
+        match self {
+            Action::Merge(m) => &m.trigger,
+            Action::Delete(a) | Action::Update(a) => &a.trigger,
+        }
+    }
+
+    fn window_label(&self) -> &str {
+        match self {
+            Action::Merge(m) => &m.window_label,
+            Action::Delete(a) | Action::Update(a) => &a.window_label,
+        }
+    }
+
+    fn condition(&self) -> Option<&PlanExpr> {
+        match self {
+            Action::Merge(m) => m.condition.as_ref(),
+            Action::Delete(a) | Action::Update(a) => a.condition.as_ref(),
+        }
+    }
+
+    pub fn partition(&self) -> &Partitioning {
+        match self {
+            Action::Merge(m) => &m.partition,
+            Action::Delete(a) | Action::Update(a) => &a.partition,
+        }
+    }
+}
+
+/// One `ON ...` statement writing the window.
 #[derive(Debug)]
 pub struct Merge {
     pub statement: usize,
-    pub plan: MergePlan,
+    pub action: Action,
     /// The stream number its trigger events are retagged with on the way in.
     pub trigger: u32,
     /// The trigger-side expression equal to the window's key, when the condition has one.
@@ -48,7 +91,7 @@ impl WindowLogic {
 
     fn merge(&mut self, emit: &mut Emit, m: usize, stamp: &Stamp, event: &Row) {
         let merge = &self.merges[m];
-        let trigger = &merge.plan.trigger;
+        let trigger = merge.action.trigger();
         let binding = [(trigger.label.as_str(), event)];
         if !holds(trigger.filter.as_ref(), &Scope::new(&binding, &self.vars)) {
             return;
@@ -61,7 +104,10 @@ impl WindowLogic {
             .into_iter()
             .filter(|k| self.rows.get(k).is_some_and(|row| self.matches(merge, event, row)))
             .collect();
-        let out = if matched.is_empty() { self.not_matched(m, event) } else { self.matched(m, event, matched) };
+        let out = match &merge.action {
+            Action::Merge(_) if matched.is_empty() => self.not_matched(m, event),
+            _ => self.matched(m, event, matched),
+        };
         let statement = self.merges[m].statement;
         for (i, row) in out.into_iter().enumerate() {
             emit.event(stamp.child(statement, i), self.stream, row);
@@ -69,12 +115,14 @@ impl WindowLogic {
     }
 
     fn matches(&self, merge: &Merge, event: &Row, row: &Row) -> bool {
-        let both = [(merge.plan.trigger.label.as_str(), event), (merge.plan.window_label.as_str(), row)];
-        holds(merge.plan.condition.as_ref(), &Scope::new(&both, &self.vars))
+        let both = [(merge.action.trigger().label.as_str(), event), (merge.action.window_label(), row)];
+        holds(merge.action.condition(), &Scope::new(&both, &self.vars))
     }
 
     fn not_matched(&mut self, m: usize, event: &Row) -> Vec<Row> {
-        let plan = &self.merges[m].plan;
+        let Action::Merge(plan) = &self.merges[m].action else {
+            return Vec::new();
+        };
         let binding = [(plan.trigger.label.as_str(), event)];
         let scope = Scope::new(&binding, &self.vars);
         let clause = plan.clauses.iter().find(|c| !c.matched && holds(c.condition.as_ref(), &scope));
@@ -91,7 +139,7 @@ impl WindowLogic {
             let Some(row) = self.rows.get(&key) else {
                 continue;
             };
-            match matched_effect(&self.merges[m].plan, &self.vars, event, row) {
+            match effect(&self.merges[m].action, &self.vars, event, row) {
                 Some(Some(updated)) => {
                     out.push(updated.clone());
                     self.rows.insert(key, updated);
@@ -106,25 +154,45 @@ impl WindowLogic {
     }
 }
 
-/// The first applicable matched clause's effect on `row`: `Some(Some(new row))` update, `Some(None)` delete.
-fn matched_effect(plan: &MergePlan, vars: &Row, event: &Row, row: &Row) -> Option<Option<Row>> {
-    let both = [(plan.trigger.label.as_str(), event), (plan.window_label.as_str(), row)];
+/// What happens to a matched `row`: `Some(Some(new row))` update, `Some(None)` delete, `None` nothing (a merge's
+/// first applicable matched clause decides).
+fn effect(action: &Action, vars: &Row, event: &Row, row: &Row) -> Option<Option<Row>> {
+    let both = [(action.trigger().label.as_str(), event), (action.window_label(), row)];
     let scope = Scope::new(&both, vars);
+    let plan = match action {
+        Action::Delete(_) => return Some(None),
+        Action::Update(a) => return Some(Some(assign(&a.assignments, row, &scope))),
+        Action::Merge(plan) => plan,
+    };
     let clause = plan.clauses.iter().find(|c| c.matched && holds(c.condition.as_ref(), &scope))?;
     match &clause.action {
-        MergeActionPlan::Update(assignments) => {
-            let mut updated = row.clone();
-            for (name, e) in assignments {
-                updated.insert(name.clone(), eval(e, &scope));
-            }
-            Some(Some(updated))
-        }
+        MergeActionPlan::Update(assignments) => Some(Some(assign(assignments, row, &scope))),
         MergeActionPlan::Delete => Some(None),
         MergeActionPlan::Insert(_) => None,
     }
 }
 
+impl WindowLogic {
+    /// The event being handled when this record's change happens, and by which statement.
+    fn place(&self, record: &Record) -> (Stamp, u32) {
+        let Record::Event { stamp, stream, .. } = record else {
+            return (Stamp::input(0), 0);
+        };
+        if *stream != self.stream {
+            let statement = self.merges.iter().find(|m| m.trigger == *stream).map_or(0, |m| m.statement);
+            return (stamp.clone(), statement as u32);
+        }
+        let mut parent = stamp.clone();
+        let hop = parent.path.pop().unwrap_or(0);
+        (parent, hop >> 16)
+    }
+}
+
 impl Logic for WindowLogic {
+    fn order(&self, a: &Record, b: &Record) -> std::cmp::Ordering {
+        self.place(a).cmp(&self.place(b)).then_with(|| Record::order(a, b))
+    }
+
     fn record(&mut self, emit: &mut Emit, _epoch: u64, record: Record) {
         let Record::Event { stamp, stream, row } = record else {
             return;

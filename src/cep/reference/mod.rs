@@ -8,14 +8,14 @@
 //! in order, after the event that caused them (Esper's insert-into routing), before the next input.
 
 mod aggregate;
-mod named;
+pub(crate) mod named;
 pub(crate) mod pattern;
 pub(crate) mod query;
 
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, HashMap, VecDeque};
 
-use self::named::{MergeState, NamedWindow};
+use self::named::{ActionState, MergeState, NamedWindow};
 use self::pattern::PatternQuery;
 use self::query::StreamQuery;
 use super::plan::{Input, Plan, PlanNode, Sink, SinkKind};
@@ -81,6 +81,7 @@ enum Statement {
     Stream(Box<StreamQuery>),
     Pattern(Box<PatternQuery>),
     Merge(Box<MergeState>),
+    Action(Box<ActionState>),
 }
 
 /// The reference evaluator over one configuration's plan.
@@ -139,8 +140,8 @@ impl Reference {
                 Input::Join(_) => return Err(unsupported("an outer join")),
             },
             PlanNode::Merge(m) => Statement::Merge(Box::new(MergeState::new(number, m)?)),
-            PlanNode::Delete(_) => return Err(unsupported("ON ... DELETE")),
-            PlanNode::Update(_) => return Err(unsupported("ON ... UPDATE")),
+            PlanNode::Delete(a) => Statement::Action(Box::new(ActionState::delete(a))),
+            PlanNode::Update(a) => Statement::Action(Box::new(ActionState::update(a))),
         })
     }
 
@@ -160,6 +161,10 @@ impl Reference {
             Statement::Passive => return,
             Statement::Stream(q) => q.on_event(&mut ctx, stream, row),
             Statement::Pattern(p) => p.on_event(&mut ctx, stream, row),
+            Statement::Action(a) => match self.windows.get_mut(&a.window) {
+                Some(window) => a.on_event(&mut ctx, window, stream, row),
+                None => Vec::new(),
+            },
             Statement::Merge(m) => match self.windows.get_mut(&m.window) {
                 Some(window) => m.on_event(&mut ctx, window, stream, row),
                 None => Vec::new(),
@@ -184,6 +189,7 @@ impl Reference {
         match &self.plans[i] {
             PlanNode::Query(q) => self.sink_query(q.sink.clone(), row),
             PlanNode::Merge(m) => self.queue.push_back((m.window.clone(), row)),
+            PlanNode::Update(a) => self.queue.push_back((a.window.clone(), row)),
             _ => {}
         }
     }

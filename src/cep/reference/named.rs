@@ -1,11 +1,12 @@
 //! Named windows and `ON ... MERGE`: a window keeps one row per unique key (`std:unique`) or a single row
 //! (`std:lastevent`); inserts replace the row with the same key. A merge looks up the rows its condition matches
 //! for each trigger event and inserts, updates or deletes as its first applicable clause says. Consumers of a
-//! window see its insert stream: each inserted row and each updated row's new version.
+//! window see its insert stream: each inserted row and each updated row's new version. `ON ... DELETE` removes the
+//! rows its condition matches; `ON ... UPDATE` changes them (its new versions join the insert stream too).
 
 use super::Ctx;
 use super::query::key_of;
-use crate::cep::plan::{MergeActionPlan, MergePlan, NamedWindowPlan, PlanExpr, WindowSpec};
+use crate::cep::plan::{MergeActionPlan, MergePlan, NamedWindowPlan, PlanExpr, WindowActionPlan, WindowSpec};
 use crate::cep::runtime::eval::{Scope, eval, holds};
 use crate::cep::runtime::{EngineError, Row};
 
@@ -112,15 +113,69 @@ impl MergeState {
         let scope = Scope::new(&both, ctx.vars);
         let clause = self.plan.clauses.iter().find(|c| c.matched && holds(c.condition.as_ref(), &scope))?;
         match &clause.action {
-            MergeActionPlan::Update(assignments) => {
-                let mut updated = row.clone();
-                for (name, e) in assignments {
-                    updated.insert(name.clone(), eval(e, &scope));
-                }
-                Some(Some(updated))
-            }
+            MergeActionPlan::Update(assignments) => Some(Some(assign(assignments, row, &scope))),
             MergeActionPlan::Delete => Some(None),
             MergeActionPlan::Insert(_) => None,
         }
     }
+}
+
+/// `ON trigger DELETE FROM window WHERE c` or `ON trigger UPDATE window SET ... WHERE c`.
+#[derive(Debug)]
+pub struct ActionState {
+    pub window: String,
+    plan: WindowActionPlan,
+    delete: bool,
+}
+
+impl ActionState {
+    pub fn delete(plan: &WindowActionPlan) -> Self {
+        ActionState { window: plan.window.clone(), plan: plan.clone(), delete: true }
+    }
+
+    pub fn update(plan: &WindowActionPlan) -> Self {
+        ActionState { window: plan.window.clone(), plan: plan.clone(), delete: false }
+    }
+
+    /// Deletes or updates the rows the trigger event matches; answers the updated rows' new versions.
+    pub fn on_event(&mut self, ctx: &mut Ctx<'_>, window: &mut NamedWindow, stream: &str, event: &Row) -> Vec<Row> {
+        let trigger = &self.plan.trigger;
+        let binding = [(trigger.label.as_str(), event)];
+        if stream != trigger.stream || !holds(trigger.filter.as_ref(), &Scope::new(&binding, ctx.vars)) {
+            return Vec::new();
+        }
+        let matched: Vec<usize> = (0..window.rows.len())
+            .filter(|i| holds(self.plan.condition.as_ref(), &Scope::new(&self.both(event, &window.rows[*i]), ctx.vars)))
+            .collect();
+        if self.delete {
+            for i in matched.into_iter().rev() {
+                window.rows.remove(i);
+            }
+            return Vec::new();
+        }
+        let mut out = Vec::new();
+        for i in matched {
+            let updated = assign(
+                &self.plan.assignments,
+                &window.rows[i],
+                &Scope::new(&self.both(event, &window.rows[i]), ctx.vars),
+            );
+            window.rows[i] = updated.clone();
+            out.push(updated);
+        }
+        out
+    }
+
+    fn both<'a>(&'a self, event: &'a Row, row: &'a Row) -> [(&'a str, &'a Row); 2] {
+        [(self.plan.trigger.label.as_str(), event), (self.plan.window_label.as_str(), row)]
+    }
+}
+
+/// `row` with each assignment evaluated against the row as it was.
+pub fn assign(assignments: &[(String, PlanExpr)], row: &Row, scope: &Scope<'_>) -> Row {
+    let mut updated = row.clone();
+    for (name, e) in assignments {
+        updated.insert(name.clone(), eval(e, scope));
+    }
+    updated
 }
