@@ -17,7 +17,7 @@ use thiserror::Error;
 
 use super::config::CepConfig;
 use super::ingest::{AttributeIn, ElementIn};
-use super::service::{ApplyError, NotifyError};
+use super::service::{ApplyError, NotifyError, prepare};
 use crate::app::AppState;
 use crate::auth::AuthError;
 use crate::caller::{Caller, CallerError};
@@ -108,7 +108,7 @@ async fn post_config(
 ) -> Result<StatusCode, CepApiError> {
     let path = caller.write_path()?;
     let config: CepConfig = json_body(&headers, &body)?;
-    let prepared = s.cep.prepare(config, &caller.tenant, &path)?;
+    let prepared = prepare(config, &caller.tenant, &path)?;
     let text = serde_json::to_string(prepared.config()).map_err(|e| CepApiError::Save(e.to_string()))?;
     let stored = StoredCepConfig { tenant: caller.tenant.clone(), path: path.clone(), body: text };
     s.store.put_cep_config(stored).await.map_err(|e| CepApiError::Save(e.to_string()))?;

@@ -1,7 +1,9 @@
 //! The CEP as a service: one running configuration per tenant (service and service path), each with its routes
-//! and its engine, fed by notifications and driven by the engine clock. A configuration is prepared completely
-//! (shape, plan, engine, routes) before it replaces the running one, so a refused configuration leaves the previous
-//! one untouched. Outputs go to the [`Publisher`]. The HTTP shape of all this is `api`'s business.
+//! and its dataflow, fed by notifications and driven by the engine clock. A configuration is prepared completely
+//! (shape, plan, checked program, routes) before it replaces the running one, so a refused configuration leaves the
+//! previous one untouched. A replacement that computes the same rows (same statements over the same types: only
+//! brokers, output ids or attribute mappings changed) keeps the running dataflow and its state; any other replaces
+//! the dataflow. Outputs go to the [`Publisher`]. The HTTP shape of all this is `api`'s business.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, Weak};
@@ -10,7 +12,7 @@ use std::time::Duration;
 use thiserror::Error;
 
 use super::config::CepConfig;
-use super::dataflow::{Dataflow, Workers};
+use super::dataflow::{Dataflow, Program, Workers};
 use super::explain::{details, plan_config};
 use super::ingest::{ElementIn, IngestError, Route, routes, to_event};
 use super::publish::{Publisher, targets, to_element};
@@ -54,12 +56,19 @@ type Key = (Tenant, ServicePath);
 pub struct Prepared {
     config: CepConfig,
     routes: Vec<Route>,
+    program: Arc<Program>,
+}
+
+/// A configuration and the dataflow running it.
+#[derive(Debug)]
+struct Running {
+    prepared: Prepared,
     engine: Box<dyn Engine>,
 }
 
 /// Every tenant's running configuration, each a dataflow on the shared worker pool.
 pub struct CepService {
-    running: Mutex<HashMap<Key, Prepared>>,
+    running: Mutex<HashMap<Key, Running>>,
     workers: Arc<Workers>,
     clock: Arc<dyn Clock>,
     publisher: Arc<Publisher>,
@@ -71,23 +80,18 @@ impl std::fmt::Debug for CepService {
     }
 }
 
-/// Parses, plans and installs a configuration's dataflow without touching what runs.
-pub fn prepare(
-    mut config: CepConfig,
-    tenant: &Tenant,
-    path: &ServicePath,
-    workers: &Arc<Workers>,
-) -> Result<Prepared, ApplyError> {
+/// Parses, plans and checks a configuration without touching what runs.
+pub fn prepare(mut config: CepConfig, tenant: &Tenant, path: &ServicePath) -> Result<Prepared, ApplyError> {
     let problems = config.validate();
     if !problems.is_empty() {
         return Err(ApplyError::Validation(problems.join(", ")));
     }
     let plan = plan_config(&config, false).map_err(|errors| ApplyError::Apply(details(&errors)))?;
     let routes = routes(&config).map_err(|e| ApplyError::Apply(e.to_string()))?;
-    let engine = Dataflow::new(workers.clone(), &plan).map_err(|e| ApplyError::Apply(e.to_string()))?;
+    let program = Arc::new(Program::new(&plan).map_err(|e| ApplyError::Apply(e.to_string()))?);
     config.service.get_or_insert_with(|| tenant.as_str().to_owned());
     config.service_path.get_or_insert_with(|| path.as_str().to_owned());
-    Ok(Prepared { config, routes, engine: Box::new(engine) })
+    Ok(Prepared { config, routes, program })
 }
 
 impl Prepared {
@@ -114,15 +118,10 @@ impl CepService {
         Ok(service)
     }
 
-    /// Prepares a configuration on this service's workers.
-    pub fn prepare(&self, config: CepConfig, tenant: &Tenant, path: &ServicePath) -> Result<Prepared, ApplyError> {
-        prepare(config, tenant, path, &self.workers)
-    }
-
     fn restore(&self, stored: StoredCepConfig) {
         let prepared = serde_json::from_str::<CepConfig>(&stored.body)
             .map_err(|e| ApplyError::Validation(e.to_string()))
-            .and_then(|c| self.prepare(c, &stored.tenant, &stored.path));
+            .and_then(|c| prepare(c, &stored.tenant, &stored.path));
         match prepared {
             Ok(p) => self.install(stored.tenant, stored.path, p),
             Err(e) => {
@@ -131,9 +130,16 @@ impl CepService {
         }
     }
 
-    /// Replaces the tenant's running configuration.
+    /// Replaces the tenant's running configuration, keeping its dataflow when it computes the same rows.
     pub fn install(&self, tenant: Tenant, path: ServicePath, prepared: Prepared) {
-        self.running.lock().expect("cep lock").insert((tenant, path), prepared);
+        let mut running = self.running.lock().expect("cep lock");
+        let key = (tenant, path);
+        let same = running.get(&key).is_some_and(|r| r.prepared.program.same_dataflow(&prepared.program));
+        let engine: Box<dyn Engine> = match running.remove(&key) {
+            Some(previous) if same => previous.engine,
+            _ => Box::new(Dataflow::install(self.workers.clone(), prepared.program.clone())),
+        };
+        running.insert(key, Running { prepared, engine });
     }
 
     /// Stops the tenant's configuration; answers whether one ran.
@@ -142,7 +148,7 @@ impl CepService {
     }
 
     pub fn config(&self, tenant: &Tenant, path: &ServicePath) -> Option<CepConfig> {
-        self.running.lock().expect("cep lock").get(&(tenant.clone(), path.clone())).map(|p| p.config.clone())
+        self.running.lock().expect("cep lock").get(&(tenant.clone(), path.clone())).map(|r| r.prepared.config.clone())
     }
 
     /// Feeds elements to the configuration of the tenant, or of the nearest ancestor path that has one.
@@ -153,16 +159,16 @@ impl CepService {
             let missing = NotifyError::NoConfiguration(format!("{tenant}{path}"));
             return elements.iter().map(|_| Err(missing.clone())).collect();
         };
-        let prepared = running.get_mut(&key).expect("found above");
+        let run = running.get_mut(&key).expect("found above");
         let mut events = Vec::with_capacity(elements.len());
         let results = elements
             .iter()
-            .map(|e| to_event(&prepared.routes, e).map(|event| events.push(event)).map_err(NotifyError::from))
+            .map(|e| to_event(&run.prepared.routes, e).map(|event| events.push(event)).map_err(NotifyError::from))
             .collect();
         metrics::counter!("fluxgate_cep_events_total").increment(events.len() as u64);
         // One batch per notification: one epoch of the dataflow for all its elements.
-        let outputs = prepared.engine.push_batch(now, events);
-        self.publish(&key, &prepared.config, outputs);
+        let outputs = run.engine.push_batch(now, events);
+        self.publish(&key, &run.prepared.config, outputs);
         results
     }
 
@@ -170,10 +176,10 @@ impl CepService {
     pub fn tick(&self) {
         let now = self.clock.now_ms();
         let mut running = self.running.lock().expect("cep lock");
-        for (key, prepared) in running.iter_mut() {
-            if prepared.engine.next_timer().is_some_and(|t| t <= now) {
-                let outputs = prepared.engine.advance(now);
-                self.publish(key, &prepared.config, outputs);
+        for (key, run) in running.iter_mut() {
+            if run.engine.next_timer().is_some_and(|t| t <= now) {
+                let outputs = run.engine.advance(now);
+                self.publish(key, &run.prepared.config, outputs);
             }
         }
     }

@@ -43,9 +43,13 @@ pub struct Dataflow {
 impl Dataflow {
     /// Checks `plan` and installs its dataflow on every worker.
     pub fn new(workers: Arc<Workers>, plan: &Plan) -> Result<Self, EngineError> {
-        let program = Arc::new(Program::new(plan)?);
+        Ok(Self::install(workers, Arc::new(Program::new(plan)?)))
+    }
+
+    /// Installs an already checked program on every worker.
+    pub fn install(workers: Arc<Workers>, program: Arc<Program>) -> Self {
         let id = workers.install(program.clone());
-        Ok(Dataflow { workers, program, id, epoch: 0, position: 0, next_timer: None })
+        Dataflow { workers, program, id, epoch: 0, position: 0, next_timer: None }
     }
 
     fn run(&mut self, epoch: u64, events: Vec<workers::InputEvent>) -> Vec<Output> {

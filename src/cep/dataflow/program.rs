@@ -4,7 +4,7 @@
 
 use std::collections::HashMap;
 
-use crate::cep::plan::{Input, PatternNode, PatternNodeKind, Plan, PlanNode};
+use crate::cep::plan::{Input, PatternNode, PatternNodeKind, Plan, PlanNode, SinkKind};
 use crate::cep::reference::Reference;
 use crate::cep::runtime::eval::{Scope, eval};
 use crate::cep::runtime::{EngineError, Row, Val};
@@ -13,6 +13,9 @@ use crate::cep::runtime::{EngineError, Row, Val};
 #[derive(Debug)]
 pub struct Program {
     pub plan: Plan,
+    /// The plan without what only publishing reads (output entity ids, attribute mappings, brokers): two programs
+    /// with the same shape compute the same rows.
+    shape: Plan,
     pub vars: Row,
     names: Vec<String>,
     ids: HashMap<String, u32>,
@@ -21,7 +24,9 @@ pub struct Program {
 impl Program {
     pub fn new(plan: &Plan) -> Result<Self, EngineError> {
         Reference::new(plan)?;
-        let mut program = Program { plan: plan.clone(), vars: Row::new(), names: Vec::new(), ids: HashMap::new() };
+        let shape = shape_of(plan);
+        let mut program =
+            Program { plan: plan.clone(), shape, vars: Row::new(), names: Vec::new(), ids: HashMap::new() };
         for statement in &plan.statements {
             program.declare(&statement.node);
         }
@@ -62,6 +67,11 @@ impl Program {
         }
     }
 
+    /// Whether `other` computes the same rows, so a running dataflow of this program can run it.
+    pub fn same_dataflow(&self, other: &Program) -> bool {
+        self.shape == other.shape
+    }
+
     /// The number of stream `name`, given a new one if it has none.
     pub fn intern(&mut self, name: &str) -> u32 {
         if let Some(id) = self.ids.get(name) {
@@ -85,6 +95,20 @@ impl Program {
     pub fn stream_count(&self) -> u32 {
         self.names.len() as u32
     }
+}
+
+fn shape_of(plan: &Plan) -> Plan {
+    let mut shape = plan.clone();
+    for statement in &mut shape.statements {
+        if let PlanNode::Query(q) = &mut statement.node
+            && let SinkKind::Out(mapping) = &mut q.sink.kind
+        {
+            mapping.fallback_id.clear();
+            mapping.attributes.clear();
+            mapping.brokers.clear();
+        }
+    }
+    shape
 }
 
 /// The streams a pattern's event matches read, each once, in order of appearance.

@@ -81,6 +81,33 @@ async fn floor_average_every_ten_seconds() {
     wait_for(&h, "1", "Floor", "temperature", "21.0").await;
 }
 
+async fn room(h: &Harness, id: &str, temperature: &str) {
+    h.update("APPEND", id, "Room", &[("temperature", "double", temperature), ("floor", "string", "1")]).await;
+    settle().await;
+}
+
+#[tokio::test]
+async fn a_replacement_with_the_same_statements_keeps_the_window_and_a_new_statement_starts_afresh() {
+    let h = Harness::new().await;
+    h.state.sinks.set_listener(OWN.parse().unwrap());
+    assert_eq!(post_config(&h, seed("floor-average")).await.status, StatusCode::CREATED);
+    subscribe(&h, "Room", "Room.*", "temperature").await;
+    room(&h, "Room1", "20").await;
+    let mut renamed = seed("floor-average");
+    renamed["out"][0]["id"] = json!("FloorX");
+    assert_eq!(post_config(&h, renamed).await.status, StatusCode::CREATED);
+    room(&h, "Room2", "22").await;
+    h.clock.advance_ms(10_000);
+    wait_for(&h, "1", "Floor", "temperature", "21.0").await;
+    let mut changed = seed("floor-average");
+    changed["statements"] =
+        json!([seed("floor-average")["statements"][0].as_str().unwrap().replace("10 min", "20 min")]);
+    assert_eq!(post_config(&h, changed).await.status, StatusCode::CREATED);
+    room(&h, "Room3", "30").await;
+    h.clock.advance_ms(10_000);
+    wait_for(&h, "1", "Floor", "temperature", "30.0").await;
+}
+
 #[tokio::test]
 async fn a_refused_configuration_keeps_the_running_one_and_configurations_survive_a_restart() {
     let h = Harness::new().await;
