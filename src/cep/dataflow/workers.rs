@@ -173,7 +173,7 @@ fn feed(worker: &mut Worker, flow: &mut Flow, epoch: u64, events: &[InputEvent])
     let next = (*flow.input.time()).max(epoch) + 1;
     flow.input.advance_to(next);
     while flow.probe.less_than(&next) {
-        worker.step();
+        worker.step_or_park(Some(std::time::Duration::from_millis(1)));
     }
     let outputs = std::mem::take(&mut *flow.built.outputs.borrow_mut());
     let next_timer = flow.built.controls.iter().filter_map(|c| c.next_timer.get()).min();
@@ -186,7 +186,7 @@ fn remove(worker: &mut Worker, flow: Flow) {
     }
     drop(flow.input);
     while !flow.probe.done() {
-        worker.step();
+        worker.step_or_park(Some(std::time::Duration::from_millis(1)));
     }
     worker.drop_dataflow(flow.dataflow);
 }
