@@ -9,9 +9,9 @@ use std::time::Instant;
 
 use axum::extract::{MatchedPath, Request};
 use axum::http::{HeaderValue, Method, StatusCode};
-use metrics::{Counter, Histogram};
 use axum::middleware::Next;
 use axum::response::Response;
+use metrics::{Counter, Histogram};
 
 /// Header carrying the correlator.
 pub const CORRELATOR_HEADER: &str = "platform-correlator";
@@ -64,7 +64,8 @@ impl RouteMetrics {
             return;
         }
         drop(known);
-        let labels = [("route", self.route.clone()), ("method", method.to_string()), ("status", status.as_str().into())];
+        let labels =
+            [("route", self.route.clone()), ("method", method.to_string()), ("status", status.as_str().into())];
         let counter = metrics::counter!("fluxgate_http_requests_total", &labels);
         counter.increment(1);
         self.requests.write().expect("route metrics lock").push((method.clone(), status, counter));

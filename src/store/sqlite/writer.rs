@@ -151,10 +151,11 @@ fn run_all(
         conn.prepare_cached("COMMIT")?.execute([])?;
         Ok(results)
     });
-    if outcome.is_err() && !conn.is_autocommit() {
-        if let Err(e) = conn.execute_batch("ROLLBACK") {
-            tracing::error!(error = %e, "the store writer could not roll back a failed batch");
-        }
+    if outcome.is_err()
+        && !conn.is_autocommit()
+        && let Err(e) = conn.execute_batch("ROLLBACK")
+    {
+        tracing::error!(error = %e, "the store writer could not roll back a failed batch");
     }
     outcome
 }
