@@ -24,9 +24,22 @@ use crate::store::sqlite::{SqliteOptions, SqliteStore};
 use crate::store::{Store, StoreError};
 use crate::{broker, cep, devices, history, http, ops};
 
-/// What every handler can reach.
+/// What every handler can reach: one shared [`AppParts`], so that the clones axum makes of the state for every
+/// request (the route's handler service, then the `State` extractor) cost one reference count, not one per part.
 #[derive(Clone, Debug)]
-pub struct AppState {
+pub struct AppState(Arc<AppParts>);
+
+impl std::ops::Deref for AppState {
+    type Target = AppParts;
+
+    fn deref(&self) -> &AppParts {
+        &self.0
+    }
+}
+
+/// The parts of the state.
+#[derive(Debug)]
+pub struct AppParts {
     pub store: Arc<dyn Store>,
     pub auth: Arc<Authenticator>,
     pub subscriptions: Arc<SubscriptionIndex>,
@@ -91,7 +104,7 @@ impl AppState {
         let publisher = Publisher::new(store.clone(), auth.clone(), sinks.clone(), options.delivery.clone());
         let cep = CepService::start(&store, clock.clone(), publisher, options.cep_workers).await?;
         sinks.register("/cep/notify", Arc::new(CepSink(Arc::downgrade(&cep))));
-        Ok(AppState { store, auth, subscriptions, sinks, devices, clock, history, cep })
+        Ok(AppState(Arc::new(AppParts { store, auth, subscriptions, sinks, devices, clock, history, cep })))
     }
 }
 

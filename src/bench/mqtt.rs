@@ -144,8 +144,11 @@ fn bare_broker(probe: &Arc<Probe>) -> Result<SocketAddr, BenchError> {
     });
     std::thread::spawn(move || {
         while let Ok(notification) = rx.recv() {
-            if let Some(rumqttd::Notification::Forward(f)) = notification {
-                probe.arrived_payload(&f.publish.payload);
+            match notification {
+                Some(rumqttd::Notification::Forward(f)) => probe.arrived_payload(&f.publish.payload),
+                // The router pauses a link whose buffer filled up until the link says it is ready again.
+                Some(rumqttd::Notification::Unschedule) if rx.ready().is_err() => return,
+                _ => {}
             }
         }
     });

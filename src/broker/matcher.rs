@@ -22,7 +22,9 @@ struct Compiled {
 
 /// The live subscription index.
 pub struct SubscriptionIndex {
-    by_tenant: RwLock<HashMap<Tenant, Vec<Arc<Compiled>>>>,
+    /// Copied on write, so that matching (on the writer thread, after every commit) takes one reference count
+    /// instead of one per subscription of the tenant.
+    by_tenant: RwLock<HashMap<Tenant, Arc<Vec<Arc<Compiled>>>>>,
     dispatcher: Dispatcher,
     clock: Arc<dyn Clock>,
 }
@@ -46,7 +48,7 @@ impl SubscriptionIndex {
         let filters = subscription.filters();
         let compiled = Arc::new(Compiled { subscription, filters });
         let mut map = self.by_tenant.write().expect("subscription index lock");
-        let list = map.entry(compiled.subscription.tenant.clone()).or_default();
+        let list = Arc::make_mut(map.entry(compiled.subscription.tenant.clone()).or_default());
         list.retain(|c| c.subscription.id != compiled.subscription.id);
         list.push(compiled);
     }
@@ -54,7 +56,7 @@ impl SubscriptionIndex {
     pub fn remove(&self, tenant: &Tenant, id: &SubscriptionId) {
         self.dispatcher.forget(id);
         if let Some(list) = self.by_tenant.write().expect("subscription index lock").get_mut(tenant) {
-            list.retain(|c| c.subscription.id != *id);
+            Arc::make_mut(list).retain(|c| c.subscription.id != *id);
         }
     }
 
@@ -64,7 +66,7 @@ impl SubscriptionIndex {
         map.get(tenant)?.iter().find(|c| c.subscription.id == *id).map(|c| c.subscription.clone())
     }
 
-    fn tenant_list(&self, tenant: &Tenant) -> Vec<Arc<Compiled>> {
+    fn tenant_list(&self, tenant: &Tenant) -> Arc<Vec<Arc<Compiled>>> {
         self.by_tenant.read().expect("subscription index lock").get(tenant).cloned().unwrap_or_default()
     }
 
@@ -90,8 +92,8 @@ impl ChangeListener for SubscriptionIndex {
         let changes = &outcome.changes;
         let now = self.clock.now_ms();
         let Some(first) = changes.first() else { return };
-        let active: Vec<Arc<Compiled>> =
-            self.tenant_list(&first.entity.key.tenant).into_iter().filter(|c| c.subscription.is_active(now)).collect();
+        let list = self.tenant_list(&first.entity.key.tenant);
+        let active: Vec<&Compiled> = list.iter().map(Arc::as_ref).filter(|c| c.subscription.is_active(now)).collect();
         for change in changes {
             for compiled in &active {
                 self.notify_one(compiled, change, origin);

@@ -69,12 +69,15 @@ pub struct ResultPart {
     pub status: Status,
 }
 
-/// What to do with the stored entity.
+/// What to do with the stored entity. Every variant hands back the entity it was given (unchanged, updated or
+/// removed), so that the store can keep it without copying it first.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Next {
-    Keep,
+    /// Write nothing; the current entity, if there is one, as it was.
+    Keep(Option<Entity>),
     Put(Entity),
-    Remove,
+    /// Delete the entity; it is given as it was.
+    Remove(Entity),
 }
 
 /// The effect of one element: response parts, new state and the names of the attributes actually modified.
@@ -86,8 +89,8 @@ pub struct Applied {
 }
 
 impl Applied {
-    fn refused(status: Status, attrs: Vec<usize>) -> Self {
-        Applied { parts: vec![ResultPart { attrs, status }], next: Next::Keep, changed: Vec::new() }
+    fn refused(status: Status, attrs: Vec<usize>, current: Option<Entity>) -> Self {
+        Applied { parts: vec![ResultPart { attrs, status }], next: Next::Keep(current), changed: Vec::new() }
     }
 }
 
@@ -95,12 +98,12 @@ impl Applied {
 pub fn apply(action: UpdateAction, key: EntityKey, current: Option<Entity>, write: &ElementWrite) -> Applied {
     let all: Vec<usize> = (0..write.attributes.len()).collect();
     if let Some(refusal) = check_attributes(action, &key, write) {
-        return Applied::refused(refusal, all);
+        return Applied::refused(refusal, all, current);
     }
     match (action, current) {
         (UpdateAction::Append, current) => append(current.ok_or(key), write),
         (UpdateAction::AppendStrict, current) => append_strict(current.ok_or(key), write),
-        (_, None) => Applied::refused(Status::error(Code::NotFound, &key.id.0), all),
+        (_, None) => Applied::refused(Status::error(Code::NotFound, &key.id.0), all, None),
         (UpdateAction::Update, Some(entity)) => update(entity, write),
         (UpdateAction::Delete, Some(entity)) => delete(entity, write),
         (UpdateAction::Replace, Some(entity)) => replace(entity, write),
@@ -140,7 +143,7 @@ fn open(target: Target) -> (Entity, bool) {
 }
 
 fn put_if(entity: Entity, created: bool, changed: &[String]) -> Next {
-    if created || !changed.is_empty() { Next::Put(entity) } else { Next::Keep }
+    if created || !changed.is_empty() { Next::Put(entity) } else { Next::Keep(Some(entity)) }
 }
 
 fn append(target: Target, write: &ElementWrite) -> Applied {
@@ -183,7 +186,7 @@ fn update(mut entity: Entity, write: &ElementWrite) -> Applied {
         (0..write.attributes.len()).partition(|&i| entity.attributes.contains_key(&write.attributes[i].name));
     if found.is_empty() && !missing.is_empty() && entity.attributes.is_empty() {
         let details = offending(UpdateAction::Update, &entity.key, &write.attributes[missing[0]].name, "");
-        return Applied::refused(Status::error(Code::InvalidParameter, &details), missing);
+        return Applied::refused(Status::error(Code::InvalidParameter, &details), missing, Some(entity));
     }
     let mut changed = Vec::new();
     for &i in &found {
@@ -206,11 +209,12 @@ fn delete(mut entity: Entity, write: &ElementWrite) -> Applied {
     let all: Vec<usize> = (0..write.attributes.len()).collect();
     if write.attributes.is_empty() {
         let changed = entity.attributes.keys().cloned().collect();
-        return Applied { parts: vec![ResultPart { attrs: all, status: Status::ok() }], next: Next::Remove, changed };
+        let next = Next::Remove(entity);
+        return Applied { parts: vec![ResultPart { attrs: all, status: Status::ok() }], next, changed };
     }
     if let Some(missing) = write.attributes.iter().find(|a| !entity.attributes.contains_key(&a.name)) {
         let details = offending(UpdateAction::Delete, &entity.key, &missing.name, " - attribute not found");
-        return Applied::refused(Status::error(Code::InvalidParameter, &details), all);
+        return Applied::refused(Status::error(Code::InvalidParameter, &details), all, Some(entity));
     }
     let changed: Vec<String> = write.attributes.iter().map(|a| a.name.clone()).collect();
     for name in &changed {
@@ -236,24 +240,31 @@ fn replace(mut entity: Entity, write: &ElementWrite) -> Applied {
     Applied { parts: vec![ResultPart { attrs: all, status: Status::ok() }], next: Next::Put(entity), changed }
 }
 
-/// Merges one written attribute into the map; returns whether it was actually modified.
+/// Merges one written attribute into the map; returns whether it was actually modified. Compares field by field
+/// instead of cloning the stored attribute, since this runs for every attribute of every update on the writer thread.
 fn merge_attribute(attributes: &mut BTreeMap<String, Attribute>, write: &AttrWrite) -> bool {
     let Some(stored) = attributes.get_mut(&write.name) else {
         attributes.insert(write.name.clone(), new_attribute(write));
         return true;
     };
-    let before = stored.clone();
-    if let Some(t) = write.attr_type.as_deref().filter(|t| !t.is_empty()) {
+    let mut modified = false;
+    if let Some(t) = write.attr_type.as_deref().filter(|t| !t.is_empty() && *t != stored.attr_type) {
         t.clone_into(&mut stored.attr_type);
+        modified = true;
     }
-    if let Some(v) = &write.value {
+    if let Some(v) = write.value.as_ref().filter(|v| **v != stored.value) {
         stored.value = v.clone();
+        modified = true;
     }
-    for (name, meta) in &write.metadatas {
-        stored.metadatas.insert(name.clone(), meta.clone());
+    if !write.metadatas.is_empty() {
+        let before = stored.metadatas.clone();
+        for (name, meta) in &write.metadatas {
+            stored.metadatas.insert(name.clone(), meta.clone());
+        }
+        modified |= stored.metadatas != before;
     }
     let compound = matches!(write.value, Some(Value::Array(_) | Value::Object(_)));
-    compound || *stored != before
+    compound || modified
 }
 
 fn new_attribute(write: &AttrWrite) -> Attribute {
@@ -314,7 +325,7 @@ mod tests {
     fn same_value_again_changes_nothing() {
         let applied = apply(UpdateAction::Update, key(), Some(stored(&[("t", "1")])), &write(&[("t", "1")]));
         assert!(applied.changed.is_empty());
-        assert_eq!(applied.next, Next::Keep);
+        assert!(matches!(applied.next, Next::Keep(Some(_))));
     }
 
     #[test]
@@ -340,7 +351,7 @@ mod tests {
         let applied = apply(UpdateAction::Delete, key(), Some(stored(&[("a", "1")])), &write(&[("p", "")]));
         let details = "action: DELETE - entity: [Room1, Room] - offending attribute: p - attribute not found";
         assert_eq!(applied.parts[0].status, Status::error(Code::InvalidParameter, details));
-        assert_eq!(applied.next, Next::Keep);
+        assert_eq!(applied.next, Next::Keep(Some(stored(&[("a", "1")]))));
     }
 
     #[test]

@@ -89,12 +89,21 @@ async fn wait_listening(addr: SocketAddr) -> Result<(), MqttError> {
 }
 
 /// Hands every publish the link receives to ingest, until ingest stops.
+///
+/// When the link's buffer fills up (about 200 notifications), rumqttd's router sends `Unschedule` and stops
+/// forwarding to the link until it reports `Ready`; without that answer, ingest stopped for good after the first
+/// burst the link could not keep up with.
 fn forward(mut rx: LinkRx, inbound: &Sharded) {
     while let Ok(notification) = rx.recv() {
-        let Some(Notification::Forward(forward)) = notification else { continue };
-        let topic = String::from_utf8_lossy(&forward.publish.topic).into_owned();
-        if !inbound.blocking_send(Inbound { topic, payload: forward.publish.payload }) {
-            return;
+        match notification {
+            Some(Notification::Forward(forward)) => {
+                let topic = String::from_utf8_lossy(&forward.publish.topic).into_owned();
+                if !inbound.blocking_send(Inbound { topic, payload: forward.publish.payload }) {
+                    return;
+                }
+            }
+            Some(Notification::Unschedule) if rx.ready().is_err() => return,
+            _ => {}
         }
     }
 }

@@ -103,7 +103,7 @@ pub struct ElementResult {
 #[derive(Debug, Clone, PartialEq)]
 pub struct EntityChange {
     /// The entity after the write (for a deleted entity, as it was).
-    pub entity: Entity,
+    pub entity: Arc<Entity>,
     pub changed: Vec<String>,
 }
 

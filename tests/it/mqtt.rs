@@ -167,6 +167,20 @@ async fn mqtt_tracker_measures_and_commands_through_the_embedded_broker() {
     g.running.stop().await.unwrap();
 }
 
+/// rumqttd pauses a link that falls about 200 messages behind until the link answers `Ready`; ingest ignored that and
+/// stopped for good after the first burst it could not keep up with.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn mqtt_ingest_keeps_going_after_the_broker_pauses_its_link() {
+    let g = Gateway::embedded().await;
+    g.register(tracker("b1", "Burst1", "PDI-IoTA-MQTT-UltraLight")).await;
+    let device = Device::connect("127.0.0.1", g.mqtt_port(), Some(&g.token)).await.unwrap();
+    for value in 0..5_000 {
+        device.publish(format!("{}/b1/t", g.token), value.to_string().as_bytes()).await;
+    }
+    g.until("Burst1", "temperature", "4999", async || {}).await;
+    g.running.stop().await.unwrap();
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn mqtt_refusals_are_counted_and_write_nothing() {
     let g = Gateway::embedded().await;

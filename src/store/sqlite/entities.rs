@@ -1,13 +1,16 @@
 //! Entity rows in SQLite: one row per entity, its attributes and metadata as a JSON document.
 //!
-//! Updates run on the writer's transaction: load the candidates for each element, resolve which entity it means,
-//! let the broker's pure `update::apply` decide, then save or remove. Queries read rows in creation order (`seq`) and
-//! filter with the query's own matcher, using the `(tenant, id, ...)` index when every id is exact.
+//! Updates run on the writer's transaction: take the candidates for each element (from the writer's cache, else
+//! SQLite), resolve which entity it means, let the broker's pure `update::apply` decide, then save or remove by rowid
+//! and put the candidates back in the cache. Queries read rows in creation order (`seq`) and filter with the query's
+//! own matcher, using the `(tenant, id, ...)` index when every id is exact.
 
 use std::collections::BTreeMap;
+use std::sync::Arc;
 
-use rusqlite::{Connection, Row, params};
+use rusqlite::{Connection, Row as SqlRow, params};
 
+use super::cache::{Row, RowsKey};
 use super::writer::Tx;
 
 use crate::broker::model::{Attribute, Entity, EntityId, EntityKey};
@@ -46,6 +49,13 @@ struct ElementOutcome {
     commands: Vec<QueuedCommand>,
 }
 
+impl ElementOutcome {
+    fn refused(element: &ElementWrite, status: Status) -> Self {
+        ElementOutcome { result: refused(element, status), change: None, commands: vec![] }
+    }
+}
+
+/// Takes the element's candidate rows, applies it, and puts the rows (as now written) back into the cache.
 fn apply_element(
     conn: &Tx<'_>,
     batch: &UpdateBatch,
@@ -53,39 +63,52 @@ fn apply_element(
     rule: Option<&dyn WriteRule>,
     now_ms: i64,
 ) -> Result<ElementOutcome, StoreError> {
-    let candidates = load_at_path(conn, &batch.tenant, &batch.path, &element.id)?;
-    let (key, current) = match resolve(batch, element, candidates) {
+    let key = RowsKey::new(&batch.tenant, &batch.path, &element.id);
+    let mut rows = take_at_path(conn, &key, batch, &element.id)?;
+    let outcome = apply_to_rows(conn, batch, element, rule, now_ms, &mut rows)?;
+    conn.cache().put(key, rows);
+    Ok(outcome)
+}
+
+fn apply_to_rows(
+    conn: &Tx<'_>,
+    batch: &UpdateBatch,
+    element: &ElementWrite,
+    rule: Option<&dyn WriteRule>,
+    now_ms: i64,
+    rows: &mut Vec<Row>,
+) -> Result<ElementOutcome, StoreError> {
+    let (key, index) = match resolve(batch, element, rows) {
         Ok(target) => target,
-        Err(status) => return Ok(ElementOutcome { result: refused(element, status), change: None, commands: vec![] }),
+        Err(status) => return Ok(ElementOutcome::refused(element, status)),
     };
     let review = rule.map(|r| r.review(&key, batch.action, element)).unwrap_or_default();
     if let Some(status) = review.refuse {
-        return Ok(ElementOutcome { result: refused(element, status), change: None, commands: vec![] });
+        return Ok(ElementOutcome::refused(element, status));
     }
     let entity_type = key.entity_type.clone();
-    let mut applied = update::apply(batch.action, key.clone(), current.clone(), element);
-    let commands =
-        if review.extra.is_empty() { Vec::new() } else { add_extras(&mut applied, key, current.clone(), &review) };
-    let change = persist(conn, applied.next, applied.changed, current)?;
+    let slot = index.map(|i| (i, rows[i].seq));
+    let current = index.map(|i| Arc::unwrap_or_clone(rows.remove(i).entity));
+    let mut applied = update::apply(batch.action, key.clone(), current, element);
+    let commands = if review.extra.is_empty() { Vec::new() } else { add_extras(&mut applied, key, &review) };
+    let change = persist(conn, applied.next, applied.changed, rows, slot)?;
     let queue = |c: &NewCommand| super::commands::queue(conn, &batch.tenant, c, now_ms);
     let commands = commands.iter().map(queue).collect::<Result<_, _>>()?;
     Ok(ElementOutcome { result: ElementResult { entity_type, parts: applied.parts }, change, commands })
 }
 
 /// Applies the attributes a rule added (as APPEND) when the element itself was written; returns its commands.
-fn add_extras(
-    applied: &mut update::Applied,
-    key: EntityKey,
-    current: Option<Entity>,
-    review: &Review,
-) -> Vec<NewCommand> {
+fn add_extras(applied: &mut update::Applied, key: EntityKey, review: &Review) -> Vec<NewCommand> {
     if applied.parts.iter().any(|p| !p.status.is_ok()) {
         return Vec::new();
     }
-    let state = match &applied.next {
-        Next::Put(entity) => Some(entity.clone()),
-        Next::Keep => current,
-        Next::Remove => return Vec::new(),
+    let (state, written) = match std::mem::replace(&mut applied.next, Next::Keep(None)) {
+        Next::Put(entity) => (Some(entity), true),
+        Next::Keep(current) => (current, false),
+        removed @ Next::Remove(_) => {
+            applied.next = removed;
+            return Vec::new();
+        }
     };
     let extra = ElementWrite {
         id: key.id.clone(),
@@ -93,9 +116,10 @@ fn add_extras(
         attributes: review.extra.clone(),
     };
     let more = update::apply(UpdateAction::Append, key, state, &extra);
-    if let Next::Put(entity) = more.next {
-        applied.next = Next::Put(entity);
-    }
+    applied.next = match more.next {
+        Next::Keep(Some(entity)) if written => Next::Put(entity),
+        next => next,
+    };
     for name in more.changed {
         if !applied.changed.contains(&name) {
             applied.changed.push(name);
@@ -104,47 +128,57 @@ fn add_extras(
     review.commands.clone()
 }
 
+/// Writes what the update decided and puts the entity back into `rows` at its place (`slot`: index and rowid of
+/// the stored entity the update took out); returns the change when attributes were modified.
 fn persist(
     conn: &Tx<'_>,
     next: Next,
     changed: Vec<String>,
-    current: Option<Entity>,
+    rows: &mut Vec<Row>,
+    slot: Option<(usize, i64)>,
 ) -> Result<Option<EntityChange>, StoreError> {
-    let change = match next {
-        Next::Keep => None,
-        Next::Put(entity) => {
-            save(conn, &entity)?;
-            Some(EntityChange { entity, changed })
+    let entity = match (next, slot) {
+        (Next::Keep(current), slot) => {
+            if let (Some(entity), Some((i, seq))) = (current, slot) {
+                rows.insert(i, Row { seq, entity: Arc::new(entity) });
+            }
+            return Ok(None);
         }
-        Next::Remove => {
-            let entity = current.ok_or(StoreError::Closed)?;
-            remove(conn, &entity.key)?;
-            Some(EntityChange { entity, changed })
+        (Next::Put(entity), Some((i, seq))) => {
+            let entity = Arc::new(entity);
+            rewrite(conn, seq, &entity)?;
+            rows.insert(i, Row { seq, entity: entity.clone() });
+            entity
         }
+        (Next::Put(entity), None) => {
+            let entity = Arc::new(entity);
+            let seq = insert(conn, &entity)?;
+            rows.push(Row { seq, entity: entity.clone() });
+            entity
+        }
+        (Next::Remove(entity), Some((_, seq))) => {
+            remove(conn, seq)?;
+            Arc::new(entity)
+        }
+        (Next::Remove(_), None) => return Err(StoreError::Corrupt("removal of an entity that is not stored".into())),
     };
-    Ok(change.filter(|c| !c.changed.is_empty()))
+    Ok(Some(EntityChange { entity, changed }).filter(|c| !c.changed.is_empty()))
 }
 
-/// Which entity an element means: its type names it; without a type, the only entity with that id.
-fn resolve(
-    batch: &UpdateBatch,
-    element: &ElementWrite,
-    mut candidates: Vec<Entity>,
-) -> Result<(EntityKey, Option<Entity>), Status> {
+/// Which entity an element means: its type names it; without a type, the only entity with that id. Gives its key
+/// and, when it is stored, its index in `rows`.
+fn resolve(batch: &UpdateBatch, element: &ElementWrite, rows: &[Row]) -> Result<(EntityKey, Option<usize>), Status> {
     let wanted = element.entity_type.as_deref().filter(|t| !t.is_empty());
     if let Some(t) = wanted {
-        let current = candidates.into_iter().find(|e| e.key.entity_type == t);
-        return Ok((key_for(batch, element, t), current));
+        let index = rows.iter().position(|r| r.entity.key.entity_type == t);
+        return Ok((key_for(batch, element, t), index));
     }
-    match candidates.len() {
-        0 => Ok((key_for(batch, element, ""), None)),
-        1 => {
-            let entity = candidates.remove(0);
-            Ok((entity.key.clone(), Some(entity)))
-        }
-        n => Err(Status::error(
+    match rows {
+        [] => Ok((key_for(batch, element, ""), None)),
+        [only] => Ok((only.entity.key.clone(), Some(0))),
+        _ => Err(Status::error(
             Code::Conflict,
-            &format!("{n} entities have id /{}/: give the entity type to say which one", element.id),
+            &format!("{} entities have id /{}/: give the entity type to say which one", rows.len(), element.id),
         )),
     }
 }
@@ -166,17 +200,20 @@ fn refused(element: &ElementWrite, status: Status) -> ElementResult {
     }
 }
 
-fn load_at_path(tx: &Tx<'_>, tenant: &Tenant, path: &ServicePath, id: &EntityId) -> Result<Vec<Entity>, StoreError> {
-    if let Some(rows) = tx.cache().get(tenant, path, id) {
-        return Ok(rows.clone());
+/// The rows of one id at one path, every type, in creation order: taken from the cache, else read from SQLite.
+fn take_at_path(tx: &Tx<'_>, key: &RowsKey, batch: &UpdateBatch, id: &EntityId) -> Result<Vec<Row>, StoreError> {
+    if let Some(rows) = tx.cache().take(key) {
+        return Ok(rows);
     }
+    let (tenant, path) = (&batch.tenant, &batch.path);
     let mut stmt = tx.prepare_cached(&format!(
-        "SELECT {COLUMNS} FROM entities WHERE tenant = ?1 AND id = ?2 AND service_path = ?3 ORDER BY seq"
+        "SELECT {COLUMNS}, seq FROM entities WHERE tenant = ?1 AND id = ?2 AND service_path = ?3 ORDER BY seq"
     ))?;
-    let rows = stmt.query_map(params![tenant.as_str(), id.0, path.as_str()], |row| decode(tenant, row))?;
-    let rows: Vec<Entity> = rows.map(|r| r?).collect::<Result<_, _>>()?;
-    tx.cache().fill(tenant, path, id, rows.clone());
-    Ok(rows)
+    let rows = stmt.query_map(params![tenant.as_str(), id.0, path.as_str()], |row| {
+        let seq: i64 = row.get(4)?;
+        Ok(decode(tenant, row)?.map(|entity| Row { seq, entity: Arc::new(entity) }))
+    })?;
+    rows.map(|r| r?).collect()
 }
 
 /// Every entity with this id in the tenant, in creation order.
@@ -187,23 +224,29 @@ pub fn by_id(conn: &Connection, tenant: &Tenant, id: &EntityId) -> Result<Vec<En
     rows.map(|r| r?).collect()
 }
 
-fn save(conn: &Tx<'_>, entity: &Entity) -> Result<(), StoreError> {
-    conn.cache().saved(entity);
-    let attrs = serde_json::to_string(&entity.attributes).map_err(|e| StoreError::Corrupt(e.to_string()))?;
+fn attrs_json(entity: &Entity) -> Result<String, StoreError> {
+    serde_json::to_string(&entity.attributes).map_err(|e| StoreError::Corrupt(e.to_string()))
+}
+
+/// Stores a new entity; returns its rowid.
+fn insert(conn: &Tx<'_>, entity: &Entity) -> Result<i64, StoreError> {
     let key = &entity.key;
     let mut stmt = conn.prepare_cached(
-        "INSERT INTO entities (tenant, service_path, id, type, attrs) VALUES (?1, ?2, ?3, ?4, ?5)
-         ON CONFLICT (tenant, id, type, service_path) DO UPDATE SET attrs = excluded.attrs",
+        "INSERT INTO entities (tenant, service_path, id, type, attrs) VALUES (?1, ?2, ?3, ?4, ?5) RETURNING seq",
     )?;
-    stmt.execute(params![key.tenant.as_str(), key.path.as_str(), key.id.0, key.entity_type, attrs])?;
+    let params = params![key.tenant.as_str(), key.path.as_str(), key.id.0, key.entity_type, attrs_json(entity)?];
+    Ok(stmt.query_row(params, |row| row.get(0))?)
+}
+
+/// Rewrites the attributes of a stored entity, found by rowid.
+fn rewrite(conn: &Tx<'_>, seq: i64, entity: &Entity) -> Result<(), StoreError> {
+    let mut stmt = conn.prepare_cached("UPDATE entities SET attrs = ?1 WHERE seq = ?2")?;
+    stmt.execute(params![attrs_json(entity)?, seq])?;
     Ok(())
 }
 
-fn remove(conn: &Tx<'_>, key: &EntityKey) -> Result<(), StoreError> {
-    conn.cache().removed(key);
-    let mut stmt =
-        conn.prepare_cached("DELETE FROM entities WHERE tenant = ?1 AND id = ?2 AND type = ?3 AND service_path = ?4")?;
-    stmt.execute(params![key.tenant.as_str(), key.id.0, key.entity_type, key.path.as_str()])?;
+fn remove(conn: &Tx<'_>, seq: i64) -> Result<(), StoreError> {
+    conn.prepare_cached("DELETE FROM entities WHERE seq = ?1")?.execute([seq])?;
     Ok(())
 }
 
@@ -241,7 +284,7 @@ fn scan_tenant(conn: &Connection, tenant: &Tenant, visit: &mut dyn FnMut(Entity)
     Ok(())
 }
 
-fn decode(tenant: &Tenant, row: &Row<'_>) -> rusqlite::Result<Result<Entity, StoreError>> {
+fn decode(tenant: &Tenant, row: &SqlRow<'_>) -> rusqlite::Result<Result<Entity, StoreError>> {
     let path: String = row.get(0)?;
     let id: String = row.get(1)?;
     let entity_type: String = row.get(2)?;

@@ -139,24 +139,42 @@ fn commit_batch(conn: &mut Connection, cache: &RefCell<EntityCache>, mut batch: 
     }
 }
 
-/// Runs every job in its own savepoint of one transaction, then commits. Savepoint statements are prepared once.
+/// Runs every job in its own savepoint of one transaction, then commits. BEGIN, COMMIT and the savepoint statements
+/// are prepared once instead of parsed for every batch and job.
 fn run_all(
     conn: &mut Connection,
     cache: &RefCell<EntityCache>,
     batch: &mut [Box<dyn WriteJob>],
 ) -> Result<Vec<Result<(), StoreError>>, StoreError> {
-    let tx = conn.transaction()?;
+    conn.prepare_cached("BEGIN")?.execute([])?;
+    let outcome = run_jobs(conn, cache, batch).and_then(|results| {
+        conn.prepare_cached("COMMIT")?.execute([])?;
+        Ok(results)
+    });
+    if outcome.is_err()
+        && !conn.is_autocommit()
+        && let Err(e) = conn.execute_batch("ROLLBACK")
+    {
+        tracing::error!(error = %e, "the store writer could not roll back a failed batch");
+    }
+    outcome
+}
+
+fn run_jobs(
+    conn: &Connection,
+    cache: &RefCell<EntityCache>,
+    batch: &mut [Box<dyn WriteJob>],
+) -> Result<Vec<Result<(), StoreError>>, StoreError> {
     let mut results = Vec::with_capacity(batch.len());
     for job in batch.iter_mut() {
-        tx.prepare_cached("SAVEPOINT job")?.execute([])?;
-        let result = job.run(&Tx { conn: &tx, cache });
+        conn.prepare_cached("SAVEPOINT job")?.execute([])?;
+        let result = job.run(&Tx { conn, cache });
         if result.is_err() {
             cache.borrow_mut().clear();
-            tx.prepare_cached("ROLLBACK TO job")?.execute([])?;
+            conn.prepare_cached("ROLLBACK TO job")?.execute([])?;
         }
-        tx.prepare_cached("RELEASE job")?.execute([])?;
+        conn.prepare_cached("RELEASE job")?.execute([])?;
         results.push(result);
     }
-    tx.commit()?;
     Ok(results)
 }
