@@ -81,7 +81,7 @@ pub struct Ingested {
 /// (about 0.5 KB per sample with its rollup contributions); larger merges touch each series' pages for more samples.
 pub const MERGE_AT: usize = 100_000;
 
-/// What the history store keeps beside the database: committed series ids, the tail, and whether a merge is queued.
+/// What the history store keeps beside the database: committed series ids, the tail, the newest merged instants.
 #[derive(Debug)]
 pub struct HistoryState {
     pub known: KnownSeries,

@@ -2,13 +2,14 @@
 //!
 //! Each read runs in one read transaction: it reads the merge epoch, then the clustered rows, and asks the tail for
 //! the generations after that epoch (retrying with a new snapshot in the rare case the tail has moved two merges
-//! on). The two parts are disjoint, so raw paging and counts are computed over their union here, and points of the
+//! on). The two parts are disjoint, so raw paging and counts are computed over their union here (a page of `limit`
+//! after `offset` needs at most `offset + limit` rows of each part, lastN the newest `n` of each), and points of the
 //! same start are summed. An aggregated read touches rollup rows and in-memory point contributions only.
 
 use rusqlite::{Connection, params};
 
 use super::merge::merged_epoch;
-use super::tail::{Tail, TailRow};
+use super::tail::{Pick, Tail, TailRow, Window};
 use crate::history::store::{AggrQuery, NumericStats, Point, RawPage, RawPaging, RawQuery, RawValue, TextStats};
 use crate::history::time::Millis;
 use crate::store::StoreError;
@@ -33,12 +34,23 @@ fn consistent<T>(
 
 /// A raw read.
 pub fn raw(conn: &Connection, tail: &Tail, q: &RawQuery) -> Result<RawPage, StoreError> {
+    let window = Window { from: q.from, to: q.to };
     consistent(conn, |tx, epoch| {
-        let Some(recent) = tail.raw(epoch, q.series, q.from, q.to) else { return Ok(None) };
-        let unmerged = recent.len() as u64;
+        let (pick, stored_limit) = match q.paging {
+            RawPaging::LastN(n) => (Pick::Last(n as usize), i64::from(n)),
+            RawPaging::Page { limit, offset } => {
+                let end = limit.saturating_add(offset);
+                (Pick::First(end as usize), i64::from(end))
+            }
+            RawPaging::All => (Pick::All, -1),
+        };
+        let Some((recent, unmerged)) = tail.raw(epoch, q.series, window, pick) else { return Ok(None) };
         let values = match q.paging {
             RawPaging::LastN(n) => last_n(tx, q, recent, n as usize)?,
-            RawPaging::Page { limit, offset } => page(tx, q, recent, limit as usize, offset as usize)?,
+            RawPaging::Page { limit, offset } => {
+                let all = union(stored(tx, q, "ASC", stored_limit, 0)?, recent);
+                all.into_iter().skip(offset as usize).take(limit as usize).collect()
+            }
             RawPaging::All => union(stored(tx, q, "ASC", -1, 0)?, recent),
         };
         let total = if q.count { Some(count(tx, q)? + unmerged) } else { None };
@@ -52,36 +64,12 @@ fn decode(row: TailRow) -> Result<RawValue, StoreError> {
     Ok(RawValue { recv_time: row.recv_time, attr_type: row.attr_type, value })
 }
 
-/// The newest `n` of the union, oldest first.
+/// The newest `n` of the union (of which the tail gave its newest `n`), oldest first.
 fn last_n(tx: &Connection, q: &RawQuery, recent: Vec<TailRow>, n: usize) -> Result<Vec<TailRow>, StoreError> {
     let mut rows = stored(tx, q, "DESC", n as i64, 0)?;
     rows.reverse();
     let all = union(rows, recent);
     Ok(all[all.len().saturating_sub(n)..].to_vec())
-}
-
-/// Rows `offset..offset + limit` of the union. The tail has `m` rows, so at most `m` of them precede stored row
-/// `offset - m`: reading stored rows from there (at most `limit + m`) and the tail rows not before the first of them
-/// covers the page.
-fn page(
-    tx: &Connection,
-    q: &RawQuery,
-    recent: Vec<TailRow>,
-    limit: usize,
-    offset: usize,
-) -> Result<Vec<TailRow>, StoreError> {
-    let m = recent.len();
-    let skip_stored = offset.saturating_sub(m);
-    let rows = stored(tx, q, "ASC", (limit + m) as i64, skip_stored as i64)?;
-    let (start, recent) = match rows.first() {
-        Some(first) if skip_stored > 0 => {
-            let before = recent.partition_point(|r| r < first);
-            (skip_stored + before, recent[before..].to_vec())
-        }
-        None if skip_stored > 0 => return Ok(Vec::new()),
-        _ => (0, recent),
-    };
-    Ok(union(rows, recent).into_iter().skip(offset - start).take(limit).collect())
 }
 
 /// Two sorted, disjoint lists of rows as one sorted list.

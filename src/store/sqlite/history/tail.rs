@@ -46,10 +46,38 @@ pub struct TailRow {
     pub attr_type: String,
 }
 
+/// Which unmerged raw rows a read needs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Pick {
+    First(usize),
+    Last(usize),
+    All,
+}
+
+/// A tail raw row's key: instant, value text.
+type RawKey = (Millis, String);
+
+/// Two instants, both included.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Window {
+    pub from: Millis,
+    pub to: Millis,
+}
+
+impl Window {
+    fn bounds(self) -> (Bound<RawKey>, Bound<RawKey>) {
+        let upper = match self.to.0.checked_add(1) {
+            Some(end) => Bound::Excluded((Millis(end), String::new())),
+            None => Bound::Unbounded,
+        };
+        (Bound::Included((self.from, String::new())), upper)
+    }
+}
+
 /// One series' unmerged samples in one generation, with their rollup contributions per (resolution, point).
 #[derive(Debug, Default)]
 struct SeriesTail {
-    raw: BTreeMap<(Millis, String), String>,
+    raw: BTreeMap<RawKey, String>,
     numeric: BTreeMap<(Resolution, Millis), NumericStats>,
     text: BTreeMap<(Resolution, Millis), BTreeMap<String, u64>>,
 }
@@ -141,24 +169,33 @@ impl Tail {
         state.merge_at = MERGE_AT;
     }
 
-    /// The unmerged raw rows of a series between two instants (inclusive), in stored order.
-    pub fn raw(&self, snapshot: u64, series: SeriesId, from: Millis, to: Millis) -> Option<Vec<TailRow>> {
+    /// The first or last unmerged raw rows of a series between two instants (inclusive), in stored order, and how
+    /// many there are in all; reading only as many rows as picked, so a short page stays cheap on a long tail.
+    pub fn raw(&self, snapshot: u64, series: SeriesId, window: Window, pick: Pick) -> Option<(Vec<TailRow>, u64)> {
         let state = self.0.read().expect("tail lock");
-        let upper = match to.0.checked_add(1) {
-            Some(end) => Bound::Excluded((Millis(end), String::new())),
-            None => Bound::Unbounded,
-        };
-        let mut rows = Vec::new();
+        let bounds = window.bounds();
+        let (mut rows, mut total) = (Vec::new(), 0u64);
         for tail in state.unmerged(snapshot)?.filter_map(|g| g.series.get(&series)) {
-            let range = tail.raw.range((Bound::Included((from, String::new())), upper.clone()));
-            rows.extend(range.map(|((t, value), attr_type)| TailRow {
+            let range = tail.raw.range(bounds.clone());
+            total += range.clone().count() as u64;
+            let picked: Box<dyn Iterator<Item = _>> = match pick {
+                Pick::First(n) => Box::new(range.take(n)),
+                Pick::Last(n) => Box::new(range.rev().take(n)),
+                Pick::All => Box::new(range),
+            };
+            rows.extend(picked.map(|((t, value), attr_type)| TailRow {
                 recv_time: *t,
                 value: value.clone(),
                 attr_type: attr_type.clone(),
             }));
         }
         rows.sort_unstable();
-        Some(rows)
+        match pick {
+            Pick::First(n) => rows.truncate(n),
+            Pick::Last(n) => drop(rows.drain(..rows.len().saturating_sub(n))),
+            Pick::All => {}
+        }
+        Some((rows, total))
     }
 
     /// The unmerged contributions to the points an aggregated query asks for, by start.
@@ -202,6 +239,11 @@ mod tests {
         Fresh::new(SeriesId(7), Millis(ms), &serde_json::from_str(value).unwrap(), "Number".into())
     }
 
+    fn all(tail: &Tail, snapshot: u64) -> Option<Vec<TailRow>> {
+        let window = Window { from: Millis::MIN, to: Millis::MAX };
+        tail.raw(snapshot, SeriesId(7), window, Pick::All).map(|(rows, _)| rows)
+    }
+
     fn second(from: i64, to: i64) -> AggrQuery {
         AggrQuery {
             series: SeriesId(7),
@@ -217,17 +259,16 @@ mod tests {
     fn readers_see_exactly_the_generations_their_snapshot_has_not_merged() {
         let tail = Tail::new(3);
         tail.publish(vec![fresh(1_000, "\"1\""), fresh(2_000, "\"open\"")]);
-        assert_eq!(tail.raw(3, SeriesId(7), Millis::MIN, Millis::MAX).unwrap().len(), 2);
+        assert_eq!(all(&tail, 3).unwrap().len(), 2);
         tail.retire(4);
         tail.publish(vec![fresh(3_000, "\"3\"")]);
         // A snapshot before merge 4 reads both generations, one after it only the new one.
-        assert_eq!(tail.raw(3, SeriesId(7), Millis::MIN, Millis::MAX).unwrap().len(), 3);
-        let after: Vec<Millis> =
-            tail.raw(4, SeriesId(7), Millis::MIN, Millis::MAX).unwrap().iter().map(|r| r.recv_time).collect();
+        assert_eq!(all(&tail, 3).unwrap().len(), 3);
+        let after: Vec<Millis> = all(&tail, 4).unwrap().iter().map(|r| r.recv_time).collect();
         assert_eq!(after, [Millis(3_000)]);
         tail.retire(5);
-        assert!(tail.raw(3, SeriesId(7), Millis::MIN, Millis::MAX).is_none(), "too old a snapshot must retry");
-        assert_eq!(tail.raw(5, SeriesId(7), Millis::MIN, Millis::MAX).unwrap(), []);
+        assert!(all(&tail, 3).is_none(), "too old a snapshot must retry");
+        assert_eq!(all(&tail, 5).unwrap(), []);
     }
 
     #[test]
@@ -239,6 +280,9 @@ mod tests {
         let numeric = points[0].numeric.unwrap();
         assert_eq!((numeric.samples, numeric.sum, numeric.min, numeric.max), (2, 4.0, 1.5, 2.5));
         assert_eq!(points[0].text.as_ref().unwrap().counts, [("a".to_owned(), 1)]);
-        assert_eq!(tail.raw(0, SeriesId(7), Millis(1_500), Millis(2_000)).unwrap().len(), 3);
+        let window = Window { from: Millis(1_500), to: Millis(2_000) };
+        let (rows, total) = tail.raw(0, SeriesId(7), window, Pick::Last(2)).unwrap();
+        let times: Vec<Millis> = rows.iter().map(|r| r.recv_time).collect();
+        assert_eq!((times, total), (vec![Millis(1_700), Millis(2_000)], 3));
     }
 }
