@@ -44,7 +44,7 @@ pub fn raw(conn: &Connection, tail: &Tail, q: &RawQuery) -> Result<RawPage, Stor
             }
             RawPaging::All => (Pick::All, -1),
         };
-        let Some((recent, unmerged)) = tail.raw(epoch, q.series, window, pick) else { return Ok(None) };
+        let Some(recent) = tail.raw(epoch, q.series, window, pick) else { return Ok(None) };
         let values = match q.paging {
             RawPaging::LastN(n) => last_n(tx, q, recent, n as usize)?,
             RawPaging::Page { limit, offset } => {
@@ -53,7 +53,13 @@ pub fn raw(conn: &Connection, tail: &Tail, q: &RawQuery) -> Result<RawPage, Stor
             }
             RawPaging::All => union(stored(tx, q, "ASC", -1, 0)?, recent),
         };
-        let total = if q.count { Some(count(tx, q)? + unmerged) } else { None };
+        let total = match q.count {
+            true => match tail.count(epoch, q.series, window) {
+                Some(unmerged) => Some(count(tx, q)? + unmerged),
+                None => return Ok(None),
+            },
+            false => None,
+        };
         let values = values.into_iter().map(decode).collect::<Result<_, _>>()?;
         Ok(Some(RawPage { values, total }))
     })

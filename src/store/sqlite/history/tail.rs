@@ -169,15 +169,14 @@ impl Tail {
         state.merge_at = MERGE_AT;
     }
 
-    /// The first or last unmerged raw rows of a series between two instants (inclusive), in stored order, and how
-    /// many there are in all; reading only as many rows as picked, so a short page stays cheap on a long tail.
-    pub fn raw(&self, snapshot: u64, series: SeriesId, window: Window, pick: Pick) -> Option<(Vec<TailRow>, u64)> {
+    /// The first or last unmerged raw rows of a series between two instants (inclusive), in stored order; reading
+    /// only as many rows as picked, so a short page stays cheap on a long tail.
+    pub fn raw(&self, snapshot: u64, series: SeriesId, window: Window, pick: Pick) -> Option<Vec<TailRow>> {
         let state = self.0.read().expect("tail lock");
         let bounds = window.bounds();
-        let (mut rows, mut total) = (Vec::new(), 0u64);
+        let mut rows = Vec::new();
         for tail in state.unmerged(snapshot)?.filter_map(|g| g.series.get(&series)) {
             let range = tail.raw.range(bounds.clone());
-            total += range.clone().count() as u64;
             let picked: Box<dyn Iterator<Item = _>> = match pick {
                 Pick::First(n) => Box::new(range.take(n)),
                 Pick::Last(n) => Box::new(range.rev().take(n)),
@@ -195,7 +194,15 @@ impl Tail {
             Pick::Last(n) => drop(rows.drain(..rows.len().saturating_sub(n))),
             Pick::All => {}
         }
-        Some((rows, total))
+        Some(rows)
+    }
+
+    /// How many unmerged raw rows of a series lie between two instants (inclusive).
+    pub fn count(&self, snapshot: u64, series: SeriesId, window: Window) -> Option<u64> {
+        let state = self.0.read().expect("tail lock");
+        let bounds = window.bounds();
+        let tails = state.unmerged(snapshot)?.filter_map(|g| g.series.get(&series));
+        Some(tails.map(|tail| tail.raw.range(bounds.clone()).count() as u64).sum())
     }
 
     /// The unmerged contributions to the points an aggregated query asks for, by start.
@@ -241,7 +248,7 @@ mod tests {
 
     fn all(tail: &Tail, snapshot: u64) -> Option<Vec<TailRow>> {
         let window = Window { from: Millis::MIN, to: Millis::MAX };
-        tail.raw(snapshot, SeriesId(7), window, Pick::All).map(|(rows, _)| rows)
+        tail.raw(snapshot, SeriesId(7), window, Pick::All)
     }
 
     fn second(from: i64, to: i64) -> AggrQuery {
@@ -281,8 +288,8 @@ mod tests {
         assert_eq!((numeric.samples, numeric.sum, numeric.min, numeric.max), (2, 4.0, 1.5, 2.5));
         assert_eq!(points[0].text.as_ref().unwrap().counts, [("a".to_owned(), 1)]);
         let window = Window { from: Millis(1_500), to: Millis(2_000) };
-        let (rows, total) = tail.raw(0, SeriesId(7), window, Pick::Last(2)).unwrap();
+        let rows = tail.raw(0, SeriesId(7), window, Pick::Last(2)).unwrap();
         let times: Vec<Millis> = rows.iter().map(|r| r.recv_time).collect();
-        assert_eq!((times, total), (vec![Millis(1_700), Millis(2_000)], 3));
+        assert_eq!((times, tail.count(0, SeriesId(7), window)), (vec![Millis(1_700), Millis(2_000)], Some(3)));
     }
 }
