@@ -22,7 +22,7 @@ use axum::Router;
 use axum::body::Body;
 use axum::http::{Method, Request, StatusCode};
 use serde::Serialize;
-use serde_json::{Value, json};
+use serde_json::Value;
 use thiserror::Error;
 use tower::ServiceExt;
 
@@ -217,20 +217,29 @@ fn round(value: f64, digits: i32) -> f64 {
     (value * scale).round() / scale
 }
 
-/// The `i`-th notification of worker `w`: entity `w-(i mod 100)`, its n-th second, `attributes` numbers.
-fn notification(w: usize, i: u64, attributes: usize) -> String {
-    let time = Millis(1_767_225_600_000 + (i / 100) as i64 * 1000).to_string();
-    let attrs: Vec<Value> = (0..attributes)
-        .map(|a| {
-            json!({"name": format!("a{a}"), "type": "Number", "value": format!("{}.{}", i % 97, a),
-                "metadatas": [{"name": "TimeInstant", "type": "ISO8601", "value": time}]})
-        })
-        .collect();
-    let element = json!({"id": format!("Sensor-{w}-{}", i % 100), "type": "Sensor", "isPattern": "false",
-        "attributes": attrs});
-    json!({"subscriptionId": "bench", "originator": "localhost",
-        "contextResponses": [{"contextElement": element, "statusCode": {"code": "200", "reasonPhrase": "OK"}}]})
-    .to_string()
+/// The instant of the `i`-th notification of a worker: its entities report once per second, 100 per second.
+fn notification_time(i: u64) -> String {
+    Millis(1_767_225_600_000 + (i / 100) as i64 * 1000).to_string()
+}
+
+/// The `i`-th notification of worker `w`: entity `w-(i mod 100)` at `time`, `attributes` numbers, each with its
+/// TimeInstant. Written as text (what a broker sends), so the bench's own JSON building does not take the CPU the
+/// server under test needs.
+fn notification(w: usize, i: u64, attributes: usize, time: &str) -> String {
+    use std::fmt::Write;
+    let mut body = String::with_capacity(160 + attributes * 130);
+    body.push_str(r#"{"subscriptionId":"bench","originator":"localhost","contextResponses":[{"contextElement":{"#);
+    let _ = write!(body, r#""id":"Sensor-{w}-{}","type":"Sensor","isPattern":"false","attributes":["#, i % 100);
+    for a in 0..attributes {
+        let comma = if a > 0 { "," } else { "" };
+        let _ = write!(
+            body,
+            r#"{comma}{{"name":"a{a}","type":"Number","value":"{}.{a}","metadatas":[{{"name":"TimeInstant","type":"ISO8601","value":"{time}"}}]}}"#,
+            i % 97
+        );
+    }
+    body.push_str(r#"]},"statusCode":{"code":"200","reasonPhrase":"OK"}}]}"#);
+    body
 }
 
 async fn ingest(svc: Arc<Service>, args: &BenchArgs, workers: usize) -> Result<Report, BenchError> {
@@ -263,8 +272,12 @@ async fn notifier(
 ) -> Latencies {
     let mut latencies = Latencies::default();
     let mut i = 0u64;
+    let mut time = notification_time(0);
     while Instant::now() < deadline {
-        let body = notification(w, i, attributes);
+        if i.is_multiple_of(100) {
+            time = notification_time(i);
+        }
+        let body = notification(w, i, attributes, &time);
         let started = Instant::now();
         match svc.send(Method::POST, "/sth/notify", Some(body)).await {
             Ok((StatusCode::OK, _)) => latencies.0.push(started.elapsed()),
@@ -410,7 +423,24 @@ fn cells(r: &Report) -> [String; 10] {
 
 #[cfg(test)]
 mod tests {
+    use serde_json::json;
+
     use super::*;
+
+    #[test]
+    fn notifications_are_the_json_a_broker_sends() {
+        let time = notification_time(250);
+        let body: Value = serde_json::from_str(&notification(3, 250, 2, &time)).unwrap();
+        let attr = |a: usize| {
+            json!({"name": format!("a{a}"), "type": "Number", "value": format!("56.{a}"),
+                "metadatas": [{"name": "TimeInstant", "type": "ISO8601", "value": "2026-01-01T00:00:02.000Z"}]})
+        };
+        let element =
+            json!({"id": "Sensor-3-50", "type": "Sensor", "isPattern": "false", "attributes": [attr(0), attr(1)]});
+        let expected = json!({"subscriptionId": "bench", "originator": "localhost",
+            "contextResponses": [{"contextElement": element, "statusCode": {"code": "200", "reasonPhrase": "OK"}}]});
+        assert_eq!(body, expected);
+    }
 
     #[test]
     fn a_small_run_reports_every_scenario() {

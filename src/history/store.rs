@@ -1,8 +1,8 @@
 //! What the historic API needs from durable storage, as a trait over domain types, and the shapes of its answers.
 //!
-//! Backends keep raw samples (unique per series, recvTime and value) and, in the same transaction, one rollup row per
-//! series, resolution and point, so an aggregated read touches only rollups. Ingest is answered after commit. The
-//! SQLite implementation is `crate::store::sqlite::history`.
+//! Backends keep raw samples (unique per series, recvTime and value) and rollups per series, resolution and point,
+//! so an aggregated read touches only rollups (SQLite keeps the rollups of its not-yet-merged log in memory). Ingest
+//! is answered after commit. The SQLite implementation is `crate::store::sqlite::history`.
 
 use serde_json::Value;
 
@@ -86,6 +86,55 @@ pub struct Point {
     pub text: Option<TextStats>,
 }
 
+impl NumericStats {
+    /// The statistics of one value.
+    pub fn of(v: f64) -> Self {
+        NumericStats { samples: 1, sum: v, sum2: v * v, min: v, max: v }
+    }
+
+    /// Adds the samples of `other` (a disjoint set of samples of the same point).
+    pub fn absorb(&mut self, other: &NumericStats) {
+        self.samples += other.samples;
+        self.sum += other.sum;
+        self.sum2 += other.sum2;
+        self.min = self.min.min(other.min);
+        self.max = self.max.max(other.max);
+    }
+}
+
+impl TextStats {
+    /// Adds the occurrences of `other`, keeping the counts ordered by value.
+    pub fn absorb(&mut self, other: TextStats) {
+        self.samples += other.samples;
+        for (value, n) in other.counts {
+            match self.counts.binary_search_by(|(v, _)| v.as_str().cmp(&value)) {
+                Ok(i) => self.counts[i].1 += n,
+                Err(i) => self.counts.insert(i, (value, n)),
+            }
+        }
+    }
+}
+
+impl Point {
+    /// Adds the samples of `other`, a point with the same start.
+    pub fn absorb(&mut self, other: Point) {
+        self.numeric = match (self.numeric, other.numeric) {
+            (Some(mut mine), Some(theirs)) => {
+                mine.absorb(&theirs);
+                Some(mine)
+            }
+            (mine, theirs) => mine.or(theirs),
+        };
+        self.text = match (self.text.take(), other.text) {
+            (Some(mut mine), Some(theirs)) => {
+                mine.absorb(theirs);
+                Some(mine)
+            }
+            (mine, theirs) => mine.or(theirs),
+        };
+    }
+}
+
 /// What a delete removes.
 #[derive(Debug, Clone, PartialEq)]
 pub enum DeleteScope {
@@ -105,7 +154,8 @@ pub struct IngestOutcome {
 
 /// Durable history.
 pub trait HistoryStore: Send + Sync {
-    /// Stores the samples and updates their rollups in one transaction; answers after commit.
+    /// Stores the new samples durably (one transaction) and makes them and their rollups readable; answers after
+    /// commit.
     fn ingest(&self, samples: Vec<Sample>) -> Reply<IngestOutcome>;
     fn raw(&self, query: RawQuery) -> Reply<RawPage>;
     /// Points with at least one sample, by start.

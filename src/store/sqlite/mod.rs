@@ -70,7 +70,7 @@ pub struct SqliteStore {
     listeners: Listeners,
     rule: Arc<RwLock<Option<Arc<dyn WriteRule>>>>,
     clock: Arc<dyn Clock>,
-    known_series: Arc<history::KnownSeries>,
+    history: Arc<history::HistoryState>,
 }
 
 /// Results of writes that carry an [`UpdateOutcome`] for the listeners.
@@ -102,12 +102,13 @@ impl SqliteStore {
         std::fs::create_dir_all(&options.data_dir)
             .map_err(|e| StoreError::Database(format!("cannot create {}: {e}", options.data_dir.display())))?;
         let path = options.data_dir.join(DB_FILE);
-        let conn = open_writer(&path, options.synchronous)?;
+        let mut conn = open_writer(&path, options.synchronous)?;
+        let history = history::open(&mut conn)?;
         let (writer, _writer_thread) = Writer::start(conn);
         let (readers, _reader_threads) = Readers::start(&path, options.readers.max(1))?;
         let rule = Arc::new(RwLock::new(None));
         let listeners = Arc::new(RwLock::new(Vec::new()));
-        Ok(SqliteStore { writer, readers, listeners, rule, clock, known_series: Arc::default() })
+        Ok(SqliteStore { writer, readers, listeners, rule, clock, history })
     }
 
     /// Submits a write whose outcome is told to the listeners after commit, in commit order.
@@ -275,35 +276,24 @@ impl Store for SqliteStore {
 
 impl HistoryStore for SqliteStore {
     fn ingest(&self, samples: Vec<Sample>) -> Reply<IngestOutcome> {
-        let known = self.known_series.clone();
-        let generation = known.generation();
-        let new_series = Arc::new(std::sync::Mutex::new(Vec::new()));
-        let (job_known, job_series) = (known.clone(), new_series.clone());
-        let learn: writer::AfterCommit<IngestOutcome> = Box::new(move |_: &IngestOutcome| {
-            known.learn(generation, &new_series.lock().expect("new series lock"));
-        });
-        let work = move |conn: &Tx<'_>| {
-            let done = history::ingest(conn, &job_known, &samples)?;
-            *job_series.lock().expect("new series lock") = done.new_series;
-            Ok(done.outcome)
-        };
-        self.writer.submit(work, Some(learn))
+        history::submit_ingest(&self.writer, &self.history, samples)
     }
 
     fn raw(&self, query: RawQuery) -> Reply<RawPage> {
-        self.readers.submit(move |conn| history::raw(conn, &query))
+        let state = self.history.clone();
+        self.readers.submit(move |conn| history::raw(conn, &state.tail, &query))
     }
 
     fn aggregated(&self, query: AggrQuery) -> Reply<Vec<Point>> {
-        self.readers.submit(move |conn| history::aggregated(conn, &query))
+        let state = self.history.clone();
+        self.readers.submit(move |conn| history::aggregated(conn, &state.tail, &query))
     }
 
     fn delete(&self, scope: DeleteScope) -> Reply<()> {
-        let known = self.known_series.clone();
-        self.writer.submit(move |conn| history::delete(conn, &known, &scope), None)
+        history::submit_delete(&self.writer, &self.history, scope)
     }
 
     fn purge_before(&self, cutoff: Millis) -> Reply<u64> {
-        self.writer.submit(move |conn| history::purge_before(conn, cutoff), None)
+        history::submit_purge(&self.writer, &self.history, cutoff)
     }
 }

@@ -98,6 +98,17 @@ const MIGRATIONS: &[&str] = &[
          body TEXT NOT NULL,
          PRIMARY KEY (tenant, service_path)
      );",
+    // 5: history ingest log (issue 5): new samples are appended here in commit order and merged into history_raw and
+    // the rollups in large batches; history_merged counts the merges, so readers know what their snapshot merged.
+    "CREATE TABLE history_log (
+         seq INTEGER PRIMARY KEY,
+         series INTEGER NOT NULL,
+         recv_ms INTEGER NOT NULL,
+         value TEXT NOT NULL,
+         attr_type TEXT NOT NULL
+     );
+     CREATE TABLE history_merged (epoch INTEGER NOT NULL);
+     INSERT INTO history_merged (epoch) VALUES (0);",
 ];
 
 /// The schema version this binary writes.
