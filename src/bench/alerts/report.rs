@@ -32,6 +32,8 @@ pub struct AlertsReport {
     pub trackers: u32,
     pub connections: usize,
     pub duration_s: f64,
+    /// Wall seconds the load ran: longer than `duration_s` when the server fell behind the pace.
+    pub load_s: f64,
     /// How the alert's write was seen: always the notification of a subscription, so latencies are upper bounds.
     pub observed: String,
 }
@@ -87,10 +89,11 @@ impl fmt::Display for AlertsReport {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         writeln!(
             f,
-            "# in-process server, {} trackers, {} connections, {:.0} s, {} positions; latency = {}; min {:.2} ms, {} unexpected",
+            "# in-process server, {} trackers, {} connections, {:.0} s scheduled, {:.1} s of load, {} positions; latency = {}; min {:.2} ms, {} unexpected",
             self.trackers,
             self.connections,
             self.duration_s,
+            self.load_s,
             self.positions,
             self.observed,
             self.min_ms,

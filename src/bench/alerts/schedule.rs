@@ -3,7 +3,7 @@
 //! the options: no I/O and no clock, so the shape of the load is tested on its own.
 //!
 //! Reading `seq` belongs to tracker `seq % trackers` and is due `seq / rate` seconds after the load starts, so every
-//! tracker reports every `trackers / rate` seconds. Crosser `j` (tracker `j * stride`) changes side once, at a time
+//! tracker reports every `trackers / rate` seconds; each tracker's readings go through one connection. Crosser `j` (tracker `j * stride`) changes side once, at a time
 //! spread evenly over the run such that its 4 s confirmation ends under load; every other tracker keeps its side.
 
 use std::time::Duration;
@@ -50,6 +50,14 @@ impl Schedule {
             crossing[(j * stride) as usize] = Some(first_reading_after(j * stride, n, at_s * rate));
         }
         Schedule { trackers: n, rate, stride, crossing }
+    }
+
+    /// The `k`-th reading of connection `lane` of `lanes`, which sends every reading of trackers `lane`,
+    /// `lane + lanes`, ... in order, so one tracker's readings reach the server in the order of their sides; `None`
+    /// when the lane has no tracker.
+    pub fn lane_seq(&self, lane: u64, lanes: u64, k: u64) -> Option<u64> {
+        let mine = self.trackers.saturating_sub(lane).div_ceil(lanes.max(1));
+        (mine > 0).then(|| (k / mine) * self.trackers + lane + (k % mine) * lanes)
     }
 
     pub fn tracker(&self, seq: u64) -> u32 {
@@ -143,6 +151,21 @@ mod tests {
         let starts: Vec<bool> = (0..10).filter(|t| t % 2 == 0).map(|t| schedule.starts_inside(t)).collect();
         assert!(starts.contains(&true) && starts.contains(&false), "{starts:?}");
         assert!((0..10).all(|seq| schedule.crossing(seq).is_none()));
+    }
+
+    #[test]
+    fn lanes_send_every_reading_once_and_each_in_order() {
+        let schedule = Schedule::new(10, 2, 100.0, RUN);
+        let mut seen = Vec::new();
+        for lane in 0..4 {
+            let seqs: Vec<u64> = (0..9).filter_map(|k| schedule.lane_seq(lane, 4, k)).collect();
+            assert!(seqs.windows(2).all(|w| w[0] < w[1]), "{seqs:?}");
+            assert!(seqs.iter().all(|&seq| u64::from(schedule.tracker(seq)) % 4 == lane), "{seqs:?}");
+            seen.extend(seqs.into_iter().filter(|&seq| seq < 20));
+        }
+        seen.sort_unstable();
+        assert_eq!(seen, (0..20).collect::<Vec<_>>());
+        assert_eq!(schedule.lane_seq(11, 12, 0), None);
     }
 
     #[test]
