@@ -56,6 +56,47 @@ enum BenchCommand {
     Geofence(CepArgs),
     /// The floor-average configuration fed directly by rooms on floors, next to a plain Rust baseline.
     Floor(CepArgs),
+    /// End to end over HTTP: time from a geofence crossing's 4 s confirmation to its alert's notification.
+    Alerts(AlertsArgs),
+}
+
+#[derive(Debug, clap::Args)]
+struct AlertsArgs {
+    /// Positions per second posted to /cep/notify, all trackers together.
+    #[arg(long, default_value_t = 10_000.0)]
+    rate: f64,
+    /// Seconds of paced load (after an untimed warm-up of about 5 s); more than 5.
+    #[arg(long, default_value_t = 20)]
+    duration: u64,
+    /// Trackers reporting round-robin.
+    #[arg(long, default_value_t = 1_000)]
+    trackers: u32,
+    /// Trackers that cross the fence edge once during the run (each owes one alert).
+    #[arg(long, default_value_t = 200)]
+    crossers: u32,
+    /// Keep-alive HTTP connections.
+    #[arg(long, default_value_t = 16)]
+    connections: usize,
+    /// Threads and CEP workers of the started server [default: number of cores].
+    #[arg(long)]
+    workers: Option<usize>,
+    /// One JSON object instead of a table.
+    #[arg(long)]
+    json: bool,
+}
+
+impl AlertsArgs {
+    fn options(&self) -> bench::alerts::AlertsOptions {
+        let cores = std::thread::available_parallelism().map(usize::from).unwrap_or(1);
+        bench::alerts::AlertsOptions {
+            rate: self.rate,
+            duration: std::time::Duration::from_secs(self.duration),
+            trackers: self.trackers.max(1),
+            crossers: self.crossers,
+            connections: self.connections.max(1),
+            workers: self.workers.unwrap_or(cores),
+        }
+    }
 }
 
 #[derive(Debug, clap::Args)]
@@ -248,6 +289,15 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Bench(BenchCommand::History(args)) => bench_history(&args)?,
         Command::Bench(BenchCommand::Geofence(args)) => bench_cep(&args, bench::cep_workload::Scenario::Geofence)?,
         Command::Bench(BenchCommand::Floor(args)) => bench_cep(&args, bench::cep_workload::Scenario::Floor)?,
+        Command::Bench(BenchCommand::Alerts(args)) => {
+            let report = bench::alerts::run(&args.options()).context("bench alerts")?;
+            if args.json {
+                println!("{}", report.json())
+            } else {
+                print!("{report}")
+            }
+            report.complete().context("bench alerts")?;
+        }
         Command::Bench(BenchCommand::UlHttp(args)) => {
             let report = bench::devices::ul_http(&args.options()).context("bench ul-http")?;
             if args.json { println!("{}", report.json()) } else { print!("{report}") }

@@ -8,13 +8,15 @@
 //! ```
 //!
 //! `fluxgate bench geofence` and `fluxgate bench floor` measure the CEP engine without HTTP against a plain
-//! single-threaded baseline (`cep`, `cep_workload`, `cep_plain`).
+//! single-threaded baseline (`cep`, `cep_workload`, `cep_plain`). `fluxgate bench alerts` measures, end to end over
+//! HTTP, how long after its confirmation a geofence alert is written (`alerts`).
 //!
 //! Without `--url` the bench starts its own server (`target`), so client and server share the machine, as a `wrk`
 //! run on the same box would. Modules: `workload` (bodies), `load` (client), `target` (server under test and
 //! preparation), `loopback`, `baseline` and `receiver` (the bare servers), `report` (table and JSON). Nothing here
 //! changes how the server works; it only measures it.
 
+pub mod alerts;
 pub mod baseline;
 pub mod cep;
 pub mod cep_plain;
