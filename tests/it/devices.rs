@@ -204,6 +204,25 @@ async fn a_device_that_answers_garbage_or_is_down_gives_error() {
 }
 
 #[tokio::test]
+async fn a_device_slower_than_the_timeout_gives_error_and_the_service_keeps_answering() {
+    let h = Harness::new().await;
+    let slow = axum::Router::new().fallback(|| async {
+        tokio::time::sleep(std::time::Duration::from_secs(3)).await;
+        "t1@SET_tracking|OK"
+    });
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let url = format!("http://{}/cmd", listener.local_addr().unwrap());
+    tokio::spawn(async move { axum::serve(listener, slow).await });
+    register(&h, json!([tracker(Some(&url))])).await;
+    set_mode(&h, "SLEEP").await;
+    let waiting = entity(&h, "Tracker1").await;
+    assert_ne!(attr_value(&waiting, "SET_tracking_status"), Some(json!("OK")), "answered before the device did");
+    let e = wait_for_status(&h, "ERROR").await;
+    let info = attr_value(&e, "SET_tracking_info").unwrap();
+    assert_eq!(info, json!("the device did not answer within 500 ms"), "{e}");
+}
+
+#[tokio::test]
 async fn a_result_for_a_command_never_sent_is_refused_whole() {
     let h = Harness::new().await;
     register(&h, json!([tracker(None)])).await;
