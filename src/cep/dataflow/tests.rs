@@ -16,9 +16,10 @@ use crate::cep::runtime::{Engine, Output, Row, Val};
 
 /// One pool per worker count, shared by the tests.
 fn pool(workers: usize) -> Arc<Workers> {
-    static POOLS: OnceLock<Vec<Arc<Workers>>> = OnceLock::new();
-    let pools = POOLS.get_or_init(|| [1, 2, 4].iter().map(|n| Workers::start(*n).expect("workers start")).collect());
-    pools.iter().find(|p| p.peers() == workers).expect("a pool of that size").clone()
+    static POOLS: OnceLock<Vec<(usize, Arc<Workers>)>> = OnceLock::new();
+    let pools =
+        POOLS.get_or_init(|| [1, 2, 4].iter().map(|n| (*n, Workers::start(*n).expect("workers start"))).collect());
+    pools.iter().find(|(n, _)| *n == workers).expect("a pool of that size").1.clone()
 }
 
 fn plan(config: &str) -> Plan {

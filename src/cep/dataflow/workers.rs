@@ -72,10 +72,6 @@ impl Workers {
         Ok(Arc::new(Workers { peers, dispatch, _guards: Mutex::new(guards) }))
     }
 
-    pub fn peers(&self) -> usize {
-        self.peers
-    }
-
     /// Installs `program` on every worker; answers its dataflow's id.
     pub fn install(&self, program: Arc<Program>) -> u64 {
         let mut dispatch = self.lock();
