@@ -24,6 +24,7 @@ pub struct Program {
 impl Program {
     pub fn new(plan: &Plan) -> Result<Self, EngineError> {
         Reference::new(plan)?;
+        check_window_order(plan)?;
         let shape = shape_of(plan);
         let mut program =
             Program { plan: plan.clone(), shape, vars: Row::new(), names: Vec::new(), ids: HashMap::new() };
@@ -97,6 +98,48 @@ impl Program {
     }
 }
 
+/// A named window's operator is built where it is first read, with every writer known by then: a statement that
+/// writes a window after another has read it cannot be wired (the planner orders producers first, so this only
+/// guards against a plan that does not).
+fn check_window_order(plan: &Plan) -> Result<(), EngineError> {
+    let windows: Vec<&str> = plan
+        .statements
+        .iter()
+        .filter_map(|s| match &s.node {
+            PlanNode::NamedWindow(w) => Some(w.name.as_str()),
+            _ => None,
+        })
+        .collect();
+    let mut read: Vec<String> = Vec::new();
+    for statement in &plan.statements {
+        let (reads, writes) = reads_and_writes(&statement.node);
+        if let Some(window) = writes.filter(|w| read.iter().any(|r| r == w)) {
+            let construct = format!("writing window {window} after a statement that reads it");
+            return Err(EngineError::Unsupported { statement: statement.number, construct });
+        }
+        read.extend(reads.into_iter().filter(|r| windows.contains(&r.as_str())));
+    }
+    Ok(())
+}
+
+/// The streams a statement reads and the named window it writes, if any.
+fn reads_and_writes(node: &PlanNode) -> (Vec<String>, Option<&str>) {
+    match node {
+        PlanNode::Query(q) => {
+            let reads = match &q.input {
+                Input::Stream(s) => vec![s.stream.clone()],
+                Input::Pattern(p) => streams_of(&p.root),
+                Input::Join(_) => Vec::new(),
+            };
+            let writes = matches!(q.sink.kind, SinkKind::NamedWindow).then_some(q.sink.stream.as_str());
+            (reads, writes)
+        }
+        PlanNode::Merge(m) => (vec![m.trigger.stream.clone()], Some(m.window.as_str())),
+        PlanNode::Delete(a) | PlanNode::Update(a) => (vec![a.trigger.stream.clone()], Some(a.window.as_str())),
+        PlanNode::Variable(_) | PlanNode::NamedWindow(_) => (Vec::new(), None),
+    }
+}
+
 fn shape_of(plan: &Plan) -> Plan {
     let mut shape = plan.clone();
     for statement in &mut shape.statements {
@@ -157,5 +200,30 @@ fn hash_val(value: &Val, h: &mut impl std::hash::Hasher) {
         Val::Point(x, y) => (x.to_bits(), y.to_bits()).hash(h),
         Val::Polygon(points) => points.iter().for_each(|(x, y)| (x.to_bits(), y.to_bits()).hash(h)),
         Val::Array(items) => items.iter().for_each(|v| hash_val(v, h)),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cep::config::CepConfig;
+    use crate::cep::explain::plan_config;
+
+    const CONFIG: &str = r#"{"host":"h",
+      "in":[{"id":"Room.*","type":"Room","isPattern":true,"attributes":[{"name":"temperature","type":"double"}]}],
+      "out":[{"id":"S","type":"Seen","attributes":[{"name":"temperature","type":"double"}]}],
+      "statements":["CREATE WINDOW W.std:unique(id) as Room", "INSERT INTO W SELECT * FROM Room",
+        "INSERT INTO Seen SELECT id, temperature FROM W"]}"#;
+
+    #[test]
+    fn a_window_written_after_it_is_read_is_refused_rather_than_wired_without_the_writer() {
+        let config: CepConfig = serde_json::from_str(CONFIG).unwrap();
+        let mut plan = plan_config(&config, true).unwrap();
+        assert!(Program::new(&plan).is_ok());
+        let position = |plan: &Plan, text: &str| plan.statements.iter().position(|s| s.text.starts_with(text)).unwrap();
+        let (writer, reader) = (position(&plan, "INSERT INTO W"), position(&plan, "INSERT INTO Seen"));
+        plan.statements.swap(writer, reader);
+        let error = Program::new(&plan).unwrap_err();
+        assert!(error.to_string().contains("writing window W after a statement that reads it"), "{error}");
     }
 }
