@@ -33,11 +33,11 @@ impl Emit {
 
 /// A stateful statement.
 pub trait Logic: 'static {
-    /// The order the records of one epoch are handled in.
-    fn order(&self, a: &Record, b: &Record) -> std::cmp::Ordering {
-        Record::order(a, b)
+    /// Puts the records of one epoch in the order they are handled in.
+    fn sort(&self, records: &mut [Record]) {
+        records.sort_by(Record::order);
     }
-    /// Handles one record of epoch `epoch`, in [`Logic::order`].
+    /// Handles one record of epoch `epoch`, in the order of [`Logic::sort`].
     fn record(&mut self, emit: &mut Emit, epoch: u64, record: Record);
     /// The epoch of the earliest pending timer.
     fn next_timer(&self) -> Option<u64>;
@@ -113,7 +113,7 @@ fn run_epoch<L: Logic>(logic: &mut L, emit: &mut Emit, epoch: u64, mut records: 
     if logic.next_timer().is_some_and(|due| due <= epoch) {
         logic.fire(emit, epoch);
     }
-    records.sort_by(|a, b| logic.order(a, b));
+    logic.sort(&mut records);
     for record in records {
         logic.record(emit, epoch, record);
     }

@@ -12,6 +12,7 @@ use crate::cep::config::CepConfig;
 use crate::cep::explain::plan_config;
 use crate::cep::plan::Plan;
 use crate::cep::reference::Reference;
+use crate::cep::reference::tests::{TRACE, run_trace, trace_expected};
 use crate::cep::runtime::{Engine, Output, Row, Val};
 
 /// One pool per worker count, shared by the tests.
@@ -192,50 +193,8 @@ fn tracker_event() -> impl Strategy<Value = (String, Row)> {
 
 #[test]
 fn esper_output_last_per_group_trace_on_two_workers() {
-    let trace = r#"{"host":"h","in":[{"id":"S.*","type":"S","isPattern":true,"attributes":[
-        {"name":"symbol","type":"string"},{"name":"price","type":"double"}]}],
-      "out":[{"id":"O","type":"Out","attributes":[{"name":"symbol","type":"string"},{"name":"total","type":"double"}]}],
-      "statements":["INSERT INTO Out SELECT symbol, sum(price) as total FROM S.win:time(5.5 sec) GROUP BY symbol OUTPUT LAST EVERY 1 sec"]}"#;
-    let events = [
-        (200, "IBM", 25.0),
-        (800, "MSFT", 9.0),
-        (1500, "IBM", 24.0),
-        (1500, "YAH", 1.0),
-        (2100, "IBM", 26.0),
-        (3500, "YAH", 2.0),
-        (4300, "IBM", 22.0),
-        (4900, "YAH", 3.0),
-        (5900, "YAH", 1.0),
-    ];
-    let mut steps: Vec<Step> = events
-        .iter()
-        .map(|(ms, symbol, price)| {
-            let event = row(&[("symbol", Val::String((*symbol).into())), ("price", Val::Double(*price))]);
-            Step::Push(*ms, vec![("S".to_owned(), event)])
-        })
-        .collect();
-    steps.push(Step::Advance(7200));
-    let mut dataflow = Dataflow::new(pool(2), &plan(trace)).expect("runs");
-    let got: Vec<(i64, String)> = by_time(run(&mut dataflow, &steps))
-        .into_iter()
-        .flat_map(|(t, rows)| rows.into_iter().map(move |r| (t, r)))
-        .collect();
-    let out = |t: i64, symbol: &str, total: &str| (t, format!("Out symbol=String(\"{symbol}\"),total={total}"));
-    let expected = vec![
-        out(1200, "IBM", "2.50000000e1"),
-        out(1200, "MSFT", "9.00000000e0"),
-        out(2200, "IBM", "7.50000000e1"),
-        out(2200, "YAH", "1.00000000e0"),
-        out(4200, "YAH", "3.00000000e0"),
-        out(5200, "IBM", "9.70000000e1"),
-        out(5200, "YAH", "6.00000000e0"),
-        out(6200, "IBM", "7.20000000e1"),
-        out(6200, "YAH", "7.00000000e0"),
-        out(7200, "IBM", "4.80000000e1"),
-        out(7200, "MSFT", "Null"),
-        out(7200, "YAH", "6.00000000e0"),
-    ];
-    assert_eq!(got, expected);
+    let mut dataflow = Dataflow::new(pool(2), &plan(TRACE)).expect("runs");
+    assert_eq!(run_trace(&mut dataflow, 7200), trace_expected());
 }
 
 #[test]

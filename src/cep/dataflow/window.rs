@@ -189,8 +189,14 @@ impl WindowLogic {
 }
 
 impl Logic for WindowLogic {
-    fn order(&self, a: &Record, b: &Record) -> std::cmp::Ordering {
-        self.place(a).cmp(&self.place(b)).then_with(|| Record::order(a, b))
+    fn sort(&self, records: &mut [Record]) {
+        records.sort_by_cached_key(|r| {
+            let stamp = match r {
+                Record::Event { stamp, .. } => Some(stamp.clone()),
+                Record::Start { .. } => None,
+            };
+            (self.place(r), stamp)
+        });
     }
 
     fn record(&mut self, emit: &mut Emit, _epoch: u64, record: Record) {

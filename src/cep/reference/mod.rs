@@ -249,4 +249,4 @@ impl Engine for Reference {
 }
 
 #[cfg(test)]
-mod tests;
+pub(crate) mod tests;

@@ -15,47 +15,29 @@ fn row(props: &[(&str, Val)]) -> Row {
     props.iter().map(|(k, v)| (k.to_string(), v.clone())).collect()
 }
 
-const TRACE: &str = r#"{"host":"h","in":[{"id":"S.*","type":"S","isPattern":true,"attributes":[
+/// The conformance trace's statement; the dataflow runtime's tests run it too.
+pub(crate) const TRACE: &str = r#"{"host":"h","in":[{"id":"S.*","type":"S","isPattern":true,"attributes":[
     {"name":"symbol","type":"string"},{"name":"price","type":"double"}]}],
   "out":[{"id":"O","type":"Out","attributes":[{"name":"symbol","type":"string"},{"name":"total","type":"double"}]}],
   "statements":["INSERT INTO Out SELECT symbol, sum(price) as total FROM S.win:time(5.5 sec) GROUP BY symbol OUTPUT LAST EVERY 1 sec"]}"#;
 
-/// Runs `(ms, symbol, price)` events and collects `(ms, symbol, total)` outputs until `until`.
-fn run_trace(events: &[(i64, &str, f64)], until: i64) -> Vec<(i64, String, Option<f64>)> {
-    let mut e = engine(TRACE);
-    let mut out: Vec<Output> = Vec::new();
-    for (ms, symbol, price) in events {
-        let event = row(&[
-            ("id", Val::String("S1".into())),
-            ("symbol", Val::String((*symbol).into())),
-            ("price", Val::Double(*price)),
-        ]);
-        out.extend(e.push(*ms, "S", event));
-    }
-    out.extend(e.advance(until));
-    let text = |v: Option<&Val>| match v {
-        Some(Val::String(s)) => s.clone(),
-        other => panic!("{other:?}"),
-    };
-    out.into_iter().map(|o| (o.time, text(o.row.get("symbol")), o.row.get("total").and_then(Val::as_f64))).collect()
-}
+/// The trace's `(ms, symbol, price)` events.
+pub(crate) const TRACE_EVENTS: [(i64, &str, f64); 9] = [
+    (200, "IBM", 25.0),
+    (800, "MSFT", 9.0),
+    (1500, "IBM", 24.0),
+    (1500, "YAH", 1.0),
+    (2100, "IBM", 26.0),
+    (3500, "YAH", 2.0),
+    (4300, "IBM", 22.0),
+    (4900, "YAH", 3.0),
+    (5900, "YAH", 1.0),
+];
 
-#[test]
-fn esper_output_last_per_group_trace() {
-    let events = [
-        (200, "IBM", 25.0),
-        (800, "MSFT", 9.0),
-        (1500, "IBM", 24.0),
-        (1500, "YAH", 1.0),
-        (2100, "IBM", 26.0),
-        (3500, "YAH", 2.0),
-        (4300, "IBM", 22.0),
-        (4900, "YAH", 3.0),
-        (5900, "YAH", 1.0),
-    ];
-    let got = run_trace(&events, 7200);
+/// Esper's `(ms, symbol, total)` outputs for [`TRACE_EVENTS`] until 7.2 s.
+pub(crate) fn trace_expected() -> Vec<(i64, String, Option<f64>)> {
     let s = |t: i64, sym: &str, v: Option<f64>| (t, sym.to_string(), v);
-    let expected = vec![
+    vec![
         s(1200, "IBM", Some(25.0)),
         s(1200, "MSFT", Some(9.0)),
         s(2200, "IBM", Some(75.0)),
@@ -68,8 +50,37 @@ fn esper_output_last_per_group_trace() {
         s(7200, "IBM", Some(48.0)),
         s(7200, "MSFT", None),
         s(7200, "YAH", Some(6.0)),
-    ];
-    assert_eq!(got, expected);
+    ]
+}
+
+/// Runs [`TRACE_EVENTS`] through `e` (running [`TRACE`]) and collects `(ms, symbol, total)` outputs until `until`,
+/// ordered by time, then symbol (the outputs of one timestamp are a set).
+pub(crate) fn run_trace(e: &mut dyn Engine, until: i64) -> Vec<(i64, String, Option<f64>)> {
+    let mut out: Vec<Output> = Vec::new();
+    for (ms, symbol, price) in TRACE_EVENTS {
+        let event = row(&[
+            ("id", Val::String("S1".into())),
+            ("symbol", Val::String(symbol.into())),
+            ("price", Val::Double(price)),
+        ]);
+        out.extend(e.push(ms, "S", event));
+    }
+    out.extend(e.advance(until));
+    let text = |v: Option<&Val>| match v {
+        Some(Val::String(s)) => s.clone(),
+        other => panic!("{other:?}"),
+    };
+    let mut rows: Vec<_> = out
+        .into_iter()
+        .map(|o| (o.time, text(o.row.get("symbol")), o.row.get("total").and_then(Val::as_f64)))
+        .collect();
+    rows.sort_by(|a, b| (a.0, &a.1).cmp(&(b.0, &b.1)));
+    rows
+}
+
+#[test]
+fn esper_output_last_per_group_trace() {
+    assert_eq!(run_trace(&mut engine(TRACE), 7200), trace_expected());
 }
 
 fn geofence() -> Reference {
