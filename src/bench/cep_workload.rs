@@ -123,7 +123,7 @@ impl Generator {
     /// The event as ingest would have built it from a notification of the seed configuration.
     pub fn row(&self, event: &Event) -> Row {
         let mut row = Row::new();
-        row.insert("id".to_owned(), Val::String(self.ids[event.key as usize].clone()));
+        row.insert("id".to_owned(), Val::String(self.ids[event.key as usize].as_str().into()));
         match self.scenario {
             Scenario::Geofence => {
                 row.insert("time".to_owned(), Val::Date(event.at_ms));
@@ -135,7 +135,7 @@ impl Generator {
             Scenario::Floor => {
                 row.insert("temperature".to_owned(), Val::Double(event.x));
                 row.insert("temperature_unit".to_owned(), Val::Null);
-                row.insert("floor".to_owned(), Val::String(self.floors[(event.key % FLOORS) as usize].clone()));
+                row.insert("floor".to_owned(), Val::String(self.floors[(event.key % FLOORS) as usize].as_str().into()));
             }
         }
         row

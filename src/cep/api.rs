@@ -194,7 +194,9 @@ fn report(results: &[Result<(), NotifyError>]) -> Response {
     match results.iter().find_map(|r| r.as_ref().err()) {
         None => envelope(200, "OK", None),
         Some(NotifyError::Ingest(_)) => envelope(472, "Invalid parameter", Some(failed.join("; "))),
-        Some(NotifyError::NoConfiguration(_)) => envelope(500, "event processing error", Some(failed.join("; "))),
+        Some(NotifyError::NoConfiguration(_) | NotifyError::Overloaded(_)) => {
+            envelope(500, "event processing error", Some(failed.join("; ")))
+        }
     }
 }
 

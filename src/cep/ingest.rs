@@ -94,7 +94,7 @@ pub fn to_event(routes: &[Route], element: &ElementIn) -> Result<(String, Row), 
         }
         row.insert(attribute.name.clone(), convert(&attribute.name, given.map(|(_, v, _)| v), &attribute.attr_type)?);
     }
-    row.insert("id".to_owned(), Val::String(element.id.clone()));
+    row.insert("id".to_owned(), Val::String(element.id.as_str().into()));
     Ok((route.entity_type.clone(), row))
 }
 
@@ -128,7 +128,7 @@ fn from_text(text: &str, ty: &str) -> Option<Val> {
         "boolean" | "bool" => Val::Bool(t.eq_ignore_ascii_case("true")),
         "date" => Val::Date(parse_date(t)?),
         "geo:point" => parse_point(t)?,
-        _ => Val::String(text.to_owned()),
+        _ => Val::String(text.into()),
     })
 }
 

@@ -4,11 +4,17 @@
 //! previous one untouched. A replacement that computes the same rows (same statements over the same types: only
 //! brokers, output ids or attribute mappings changed) keeps the running dataflow and its state; any other replaces
 //! the dataflow. Outputs go to the [`Publisher`]. The HTTP shape of all this is `api`'s business.
-
+//!
+//! A notification is converted and queued, stamped with its arrival millisecond, and answered at once; the feeder
+//! thread hands everything queued since its last round to the dataflow as one batch per millisecond, then fires the
+//! timers due. So notifications that arrive while the workers are busy share the next epoch instead of each waiting
+//! for a round of its own, and the tokio threads never wait for the workers. The queue is bounded per tenant: a
+//! notification that finds it full is refused as a whole (500, or a retry by the in-process subscription sink).
 use std::collections::HashMap;
-use std::sync::{Arc, Mutex, Weak};
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError, Weak};
 use std::time::Duration;
 
+use crossbeam_channel::{Receiver, RecvTimeoutError, Sender, TrySendError, bounded};
 use thiserror::Error;
 
 use super::config::CepConfig;
@@ -16,7 +22,7 @@ use super::dataflow::{Dataflow, Program, Workers};
 use super::explain::{details, plan_config};
 use super::ingest::{ElementIn, IngestError, Route, routes, to_event};
 use super::publish::{Publisher, targets, to_element};
-use super::runtime::{Engine, Output};
+use super::runtime::{Engine, Output, Row};
 use crate::broker::notify::{Notification, NotificationSink, SinkError, SinkFuture};
 use crate::clock::Clock;
 use crate::store::{Store, StoreError, StoredCepConfig};
@@ -47,9 +53,16 @@ pub enum NotifyError {
     NoConfiguration(String),
     #[error(transparent)]
     Ingest(#[from] IngestError),
+    #[error("the CEP input queue of service {0} is full ({QUEUE_CAPACITY} events): try again later")]
+    Overloaded(String),
 }
 
 type Key = (Tenant, ServicePath);
+
+/// Events a tenant may have waiting for the workers.
+pub const QUEUE_CAPACITY: usize = 100_000;
+/// How often the feeder looks at the clock for due timers while configurations run.
+const TICK: Duration = Duration::from_millis(1);
 
 /// A configuration ready to run.
 #[derive(Debug)]
@@ -59,25 +72,57 @@ pub struct Prepared {
     program: Arc<Program>,
 }
 
-/// A configuration and the dataflow running it.
+/// An event waiting for the workers: its arrival millisecond, stream and row.
+type Queued = (i64, String, Row);
+
+/// A configuration and the dataflow running it. The engine and its queue are shared with the running configuration
+/// that replaces this one when it keeps the dataflow.
 #[derive(Debug)]
 struct Running {
     prepared: Prepared,
-    engine: Box<dyn Engine>,
+    engine: Arc<Mutex<Box<dyn Engine>>>,
+    queue: Arc<Mutex<Vec<Queued>>>,
+}
+
+impl Running {
+    /// Feeds what is queued, one batch per arrival millisecond in arrival order (all in one round of the workers),
+    /// then fires the timers due at `now`.
+    fn feed(&self, now: i64) -> Vec<Output> {
+        let mut engine = lock(&self.engine);
+        let queued = std::mem::take(&mut *lock(&self.queue));
+        let mut batches: Vec<(i64, Vec<(String, Row)>)> = Vec::new();
+        for (ms, stream, row) in queued {
+            match batches.last_mut() {
+                Some((last, events)) if *last == ms => events.push((stream, row)),
+                _ => batches.push((ms, vec![(stream, row)])),
+            }
+        }
+        let mut outputs = if batches.is_empty() { Vec::new() } else { engine.push_batches(batches) };
+        if engine.next_timer().is_some_and(|t| t <= now) {
+            outputs.extend(engine.advance(now));
+        }
+        outputs
+    }
 }
 
 /// Every tenant's running configuration, each a dataflow on the shared worker pool.
 pub struct CepService {
-    running: Mutex<HashMap<Key, Running>>,
+    running: Mutex<HashMap<Key, Arc<Running>>>,
     workers: Arc<Workers>,
     clock: Arc<dyn Clock>,
     publisher: Arc<Publisher>,
+    /// Wakes the feeder: events were queued or a configuration was installed.
+    wake: Sender<()>,
 }
 
 impl std::fmt::Debug for CepService {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("CepService").finish_non_exhaustive()
     }
+}
+
+fn lock<T: ?Sized>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(PoisonError::into_inner)
 }
 
 /// Parses, plans and checks a configuration without touching what runs.
@@ -101,8 +146,8 @@ impl Prepared {
 }
 
 impl CepService {
-    /// Starts `workers` timely workers, restarts the stored configurations and drives their timers; must run inside
-    /// a tokio runtime.
+    /// Starts `workers` timely workers and the feeder thread, and restarts the stored configurations; must run inside
+    /// a tokio runtime (the publisher's deliveries run on it).
     pub async fn start(
         store: &Arc<dyn Store>,
         clock: Arc<dyn Clock>,
@@ -110,11 +155,19 @@ impl CepService {
         workers: usize,
     ) -> Result<Arc<Self>, CepStartError> {
         let workers = Workers::start(workers).map_err(CepStartError::Workers)?;
-        let service = Arc::new(CepService { running: Mutex::new(HashMap::new()), workers, clock, publisher });
+        let (wake, woken) = bounded(1);
+        let service = Arc::new(CepService { running: Mutex::new(HashMap::new()), workers, clock, publisher, wake });
         for stored in store.cep_configs().await? {
             service.restore(stored);
         }
-        tokio::spawn(drive(Arc::downgrade(&service)));
+        let (weak, runtime) = (Arc::downgrade(&service), tokio::runtime::Handle::current());
+        std::thread::Builder::new()
+            .name("cep-feeder".into())
+            .spawn(move || {
+                let _runtime = runtime.enter();
+                feeder(&weak, &woken);
+            })
+            .map_err(|e| CepStartError::Workers(e.to_string()))?;
         Ok(service)
     }
 
@@ -130,58 +183,73 @@ impl CepService {
         }
     }
 
-    /// Replaces the tenant's running configuration, keeping its dataflow when it computes the same rows.
+    /// Replaces the tenant's running configuration, keeping its dataflow when it computes the same rows. Events the
+    /// replaced dataflow had accepted are fed to it before it goes.
     pub fn install(&self, tenant: Tenant, path: ServicePath, prepared: Prepared) {
-        let mut running = self.running.lock().expect("cep lock");
+        let mut running = lock(&self.running);
         let key = (tenant, path);
-        let same = running.get(&key).is_some_and(|r| r.prepared.program.same_dataflow(&prepared.program));
-        let engine: Box<dyn Engine> = match running.remove(&key) {
-            Some(previous) if same => previous.engine,
-            _ => Box::new(Dataflow::install(self.workers.clone(), prepared.program.clone())),
+        let previous = running.remove(&key);
+        let next = match previous {
+            Some(p) if p.prepared.program.same_dataflow(&prepared.program) => {
+                Running { prepared, engine: p.engine.clone(), queue: p.queue.clone() }
+            }
+            other => {
+                if let Some(replaced) = other {
+                    self.publish(&key, &replaced.prepared.config, replaced.feed(self.clock.now_ms()));
+                }
+                let engine: Box<dyn Engine> =
+                    Box::new(Dataflow::install(self.workers.clone(), prepared.program.clone()));
+                Running { prepared, engine: Arc::new(Mutex::new(engine)), queue: Arc::default() }
+            }
         };
-        running.insert(key, Running { prepared, engine });
+        running.insert(key, Arc::new(next));
+        drop(running);
+        self.wake_feeder();
     }
 
-    /// Stops the tenant's configuration; answers whether one ran.
+    /// Stops the tenant's configuration, dropping what it had not processed yet; answers whether one ran.
     pub fn remove(&self, tenant: &Tenant, path: &ServicePath) -> bool {
-        self.running.lock().expect("cep lock").remove(&(tenant.clone(), path.clone())).is_some()
+        lock(&self.running).remove(&(tenant.clone(), path.clone())).is_some()
     }
 
     pub fn config(&self, tenant: &Tenant, path: &ServicePath) -> Option<CepConfig> {
-        self.running.lock().expect("cep lock").get(&(tenant.clone(), path.clone())).map(|r| r.prepared.config.clone())
+        lock(&self.running).get(&(tenant.clone(), path.clone())).map(|r| r.prepared.config.clone())
     }
 
-    /// Feeds elements to the configuration of the tenant, or of the nearest ancestor path that has one.
+    /// Queues elements for the configuration of the tenant, or of the nearest ancestor path that has one. The map
+    /// stays locked while they are queued, so a replacement cannot miss them.
     pub fn notify(&self, tenant: &Tenant, path: &ServicePath, elements: &[ElementIn]) -> Vec<Result<(), NotifyError>> {
         let now = self.clock.now_ms();
-        let mut running = self.running.lock().expect("cep lock");
-        let Some(key) = ancestors(path).map(|p| (tenant.clone(), p)).find(|k| running.contains_key(k)) else {
+        let running = lock(&self.running);
+        let Some(run) = ancestors(path).find_map(|p| running.get(&(tenant.clone(), p))) else {
             let missing = NotifyError::NoConfiguration(format!("{tenant}{path}"));
             return elements.iter().map(|_| Err(missing.clone())).collect();
         };
-        let run = running.get_mut(&key).expect("found above");
-        let mut events = Vec::with_capacity(elements.len());
-        let results = elements
-            .iter()
-            .map(|e| to_event(&run.prepared.routes, e).map(|event| events.push(event)).map_err(NotifyError::from))
-            .collect();
-        metrics::counter!("fluxgate_cep_events_total").increment(events.len() as u64);
-        // One batch per notification: one epoch of the dataflow for all its elements.
-        let outputs = run.engine.push_batch(now, events);
-        self.publish(&key, &run.prepared.config, outputs);
+        let results = enqueue(run, now, elements).unwrap_or_else(|()| {
+            metrics::counter!("fluxgate_cep_notifications_refused_total", "reason" => "queue_full").increment(1);
+            let full = NotifyError::Overloaded(format!("{tenant}{path}"));
+            elements.iter().map(|_| Err(full.clone())).collect()
+        });
+        drop(running);
+        self.wake_feeder();
         results
     }
 
-    /// Fires the timers due on every tenant's engine.
-    pub fn tick(&self) {
-        let now = self.clock.now_ms();
-        let mut running = self.running.lock().expect("cep lock");
-        for (key, run) in running.iter_mut() {
-            if run.engine.next_timer().is_some_and(|t| t <= now) {
-                let outputs = run.engine.advance(now);
-                self.publish(key, &run.prepared.config, outputs);
-            }
+    fn wake_feeder(&self) {
+        if let Err(TrySendError::Disconnected(())) = self.wake.try_send(()) {
+            tracing::error!("the CEP feeder thread is gone");
         }
+    }
+
+    /// Feeds every tenant's queued events and fires its due timers; answers whether any configuration runs.
+    fn round(&self) -> bool {
+        let running: Vec<(Key, Arc<Running>)> =
+            lock(&self.running).iter().map(|(k, r)| (k.clone(), r.clone())).collect();
+        let now = self.clock.now_ms();
+        for (key, run) in &running {
+            self.publish(key, &run.prepared.config, run.feed(now));
+        }
+        !running.is_empty()
     }
 
     fn publish(&self, (tenant, path): &Key, config: &CepConfig, outputs: Vec<Output>) {
@@ -200,6 +268,25 @@ impl CepService {
     }
 }
 
+/// Converts and queues every element that converts, at `now`; `Err` when they do not fit in the queue.
+fn enqueue(run: &Running, now: i64, elements: &[ElementIn]) -> Result<Vec<Result<(), NotifyError>>, ()> {
+    let mut queue = lock(&run.queue);
+    if queue.len() + elements.len() > QUEUE_CAPACITY {
+        return Err(());
+    }
+    let before = queue.len();
+    let results = elements
+        .iter()
+        .map(|e| {
+            let (stream, row) = to_event(&run.prepared.routes, e)?;
+            queue.push((now, stream, row));
+            Ok(())
+        })
+        .collect();
+    metrics::counter!("fluxgate_cep_events_total").increment((queue.len() - before) as u64);
+    Ok(results)
+}
+
 /// `path`, then each ancestor up to `/`.
 fn ancestors(path: &ServicePath) -> impl Iterator<Item = ServicePath> {
     let text = path.as_str().to_owned();
@@ -210,14 +297,17 @@ fn ancestors(path: &ServicePath) -> impl Iterator<Item = ServicePath> {
         .chain((path.as_str() != "/").then(ServicePath::root))
 }
 
-/// Fires timers about every millisecond while the service lives.
-async fn drive(service: Weak<CepService>) {
-    let mut interval = tokio::time::interval(Duration::from_millis(2));
-    interval.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Skip);
+/// Feeds the dataflows as events arrive, and looks for due timers every [`TICK`] while any configuration runs, until
+/// the service is gone.
+fn feeder(service: &Weak<CepService>, woken: &Receiver<()>) {
+    let mut active = false;
     loop {
-        interval.tick().await;
+        let woke = if active { woken.recv_timeout(TICK) } else { woken.recv().map_err(RecvTimeoutError::from) };
+        if let Err(RecvTimeoutError::Disconnected) = woke {
+            return;
+        }
         match service.upgrade() {
-            Some(s) => s.tick(),
+            Some(s) => active = s.round(),
             None => return,
         }
     }
@@ -240,7 +330,7 @@ impl NotificationSink for CepSink {
 fn deliver(service: &CepService, n: &Notification) -> Result<(), SinkError> {
     let elements: Vec<ElementIn> = n.elements.iter().map(element_of).collect();
     let results = service.notify(&n.tenant, &n.path, &elements);
-    if let Some(Err(e @ NotifyError::NoConfiguration(_))) = results.first() {
+    if let Some(Err(e @ (NotifyError::NoConfiguration(_) | NotifyError::Overloaded(_)))) = results.first() {
         return Err(SinkError(e.to_string()));
     }
     for e in results.iter().filter_map(|r| r.as_ref().err()) {
@@ -260,4 +350,56 @@ fn element_of(e: &crate::broker::wire::ContextElementOut) -> ElementIn {
         })
         .collect();
     ElementIn { id: e.id.clone(), entity_type: e.entity_type.clone(), attributes }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+    use crate::cep::reference::Reference;
+
+    fn floor_average() -> Running {
+        let config: CepConfig = serde_json::from_str(include_str!("../../queries/floor-average.json")).expect("seed");
+        let tenant = Tenant::parse("building").expect("tenant");
+        let prepared = prepare(config, &tenant, &ServicePath::root()).expect("prepares");
+        let plan = plan_config(&prepared.config, false).expect("plans");
+        let engine: Box<dyn Engine> = Box::new(Reference::new(&plan).expect("runs"));
+        Running { prepared, engine: Arc::new(Mutex::new(engine)), queue: Arc::default() }
+    }
+
+    fn room(temperature: f64) -> ElementIn {
+        let attributes = vec![
+            ("temperature".to_owned(), json!(temperature.to_string()), Vec::new()),
+            ("floor".to_owned(), json!("f1"), Vec::new()),
+        ];
+        ElementIn { id: "Room1".into(), entity_type: "Room".into(), attributes }
+    }
+
+    #[test]
+    fn a_full_queue_refuses_a_whole_notification_until_the_feeder_drains_it() {
+        let run = floor_average();
+        let thousand = vec![room(21.0); 1_000];
+        for _ in 0..QUEUE_CAPACITY / 1_000 {
+            assert!(enqueue(&run, 1_000, &thousand).expect("fits").iter().all(Result::is_ok));
+        }
+        assert!(enqueue(&run, 1_000, &[room(22.0)]).is_err());
+        assert_eq!(lock(&run.queue).len(), QUEUE_CAPACITY, "nothing of the refused notification was queued");
+        run.feed(1_000);
+        assert!(lock(&run.queue).is_empty());
+        assert!(enqueue(&run, 1_001, &[room(22.0)]).expect("fits again").iter().all(Result::is_ok));
+    }
+
+    #[test]
+    fn queued_events_keep_their_arrival_millisecond() {
+        let run = floor_average();
+        enqueue(&run, 1_000, &[room(20.0)]).expect("fits");
+        enqueue(&run, 2_000, &[room(22.0)]).expect("fits");
+        let outputs = run.feed(11_000);
+        assert_eq!(outputs.len(), 1, "{outputs:?}");
+        assert_eq!(
+            (outputs[0].time, outputs[0].row.get("temperature")),
+            (11_000, Some(&crate::cep::runtime::Val::Double(21.0)))
+        );
+    }
 }

@@ -52,13 +52,30 @@ impl Dataflow {
         Dataflow { workers, program, id, epoch: 0, position: 0, next_timer: None }
     }
 
-    fn run(&mut self, epoch: u64, events: Vec<workers::InputEvent>) -> Vec<Output> {
-        let report = self.workers.feed(self.id, epoch, events);
-        self.epoch = self.epoch.max(epoch + 1);
+    fn run(&mut self, batches: Vec<workers::Batch>) -> Vec<Output> {
+        let Some(last) = batches.last().map(|(epoch, _)| *epoch) else {
+            return Vec::new();
+        };
+        let report = self.workers.feed(self.id, batches);
+        self.epoch = self.epoch.max(last + 1);
         self.next_timer = report.next_timer;
         let mut outputs = report.outputs;
         outputs.sort_by_key(|o| o.time);
         outputs
+    }
+
+    /// The epoch and numbered events of a batch arriving at `now_ms`, after everything fed so far.
+    fn number(&mut self, now_ms: i64, events: Vec<(String, Row)>) -> workers::Batch {
+        let epoch = (timer_epoch(now_ms) + 1).max(self.epoch);
+        self.epoch = epoch + 1;
+        let mut numbered = Vec::with_capacity(events.len());
+        for (stream, row) in events {
+            if let Some(id) = self.program.id(&stream) {
+                self.position += 1;
+                numbered.push((id, self.position, row));
+            }
+        }
+        (epoch, numbered)
     }
 }
 
@@ -68,16 +85,14 @@ impl Engine for Dataflow {
     }
 
     fn push_batch(&mut self, now_ms: i64, events: Vec<(String, Row)>) -> Vec<Output> {
-        let base = timer_epoch(now_ms);
-        let epoch = (base + 1).max(self.epoch);
-        let mut numbered = Vec::with_capacity(events.len());
-        for (stream, row) in events {
-            if let Some(id) = self.program.id(&stream) {
-                self.position += 1;
-                numbered.push((id, self.position, row));
-            }
-        }
-        self.run(epoch, numbered)
+        let batch = self.number(now_ms, events);
+        self.run(vec![batch])
+    }
+
+    /// All batches in one round of the workers: timely runs their epochs pipelined.
+    fn push_batches(&mut self, batches: Vec<(i64, Vec<(String, Row)>)>) -> Vec<Output> {
+        let numbered = batches.into_iter().map(|(ms, events)| self.number(ms, events)).collect();
+        self.run(numbered)
     }
 
     fn advance(&mut self, now_ms: i64) -> Vec<Output> {
@@ -85,7 +100,7 @@ impl Engine for Dataflow {
         if self.next_timer.is_none_or(|t| t > due) {
             return Vec::new();
         }
-        self.run(due.max(self.epoch), Vec::new())
+        self.run(vec![(due.max(self.epoch), Vec::new())])
     }
 
     fn next_timer(&self) -> Option<i64> {

@@ -21,9 +21,12 @@ use crate::cep::runtime::{Output, Row};
 /// One input event for a dataflow: stream number, arrival position, row.
 pub type InputEvent = (u32, u64, Row);
 
+/// The events of one epoch.
+pub type Batch = (u64, Vec<InputEvent>);
+
 enum Command {
     Install { id: u64, program: Arc<Program> },
-    Feed { id: u64, epoch: u64, events: Arc<Vec<InputEvent>> },
+    Feed { id: u64, batches: Arc<Vec<Batch>> },
     Remove { id: u64 },
 }
 
@@ -81,10 +84,11 @@ impl Workers {
         id
     }
 
-    /// Feeds `events` at `epoch` (none to only move time) and waits for the dataflow to pass it.
-    pub fn feed(&self, id: u64, epoch: u64, events: Vec<InputEvent>) -> Report {
-        let events = Arc::new(events);
-        round(&self.lock(), || Command::Feed { id, epoch, events: events.clone() })
+    /// Feeds each batch at its epoch (increasing; a batch without events only moves time) and waits for the dataflow
+    /// to pass the last one. The epochs run pipelined, in one round.
+    pub fn feed(&self, id: u64, batches: Vec<Batch>) -> Report {
+        let batches = Arc::new(batches);
+        round(&self.lock(), || Command::Feed { id, batches: batches.clone() })
     }
 
     pub fn remove(&self, id: u64) {
@@ -127,8 +131,8 @@ fn serve(worker: &mut Worker, commands: &Receiver<Command>, reports: &Sender<Rep
                 flows.insert(id, install(worker, &program));
                 Report::default()
             }
-            Command::Feed { id, epoch, events } => match flows.get_mut(&id) {
-                Some(flow) => feed(worker, flow, epoch, &events),
+            Command::Feed { id, batches } => match flows.get_mut(&id) {
+                Some(flow) => feed(worker, flow, &batches),
                 None => Report::default(),
             },
             Command::Remove { id } => {
@@ -155,18 +159,22 @@ fn install(worker: &mut Worker, program: &Program) -> Flow {
     Flow { input, probe, built, dataflow }
 }
 
-/// This worker's share of the events (every `peers`-th), then steps until the dataflow has passed `epoch`.
-fn feed(worker: &mut Worker, flow: &mut Flow, epoch: u64, events: &[InputEvent]) -> Report {
+/// This worker's share of each batch's events (every `peers`-th), then steps until the dataflow has passed the last
+/// batch's epoch.
+fn feed(worker: &mut Worker, flow: &mut Flow, batches: &[Batch]) -> Report {
     let (index, peers) = (worker.index(), worker.peers());
-    if epoch > *flow.input.time() {
-        flow.input.advance_to(epoch);
-    }
-    for (i, (stream, position, row)) in events.iter().enumerate() {
-        if i % peers == index {
-            flow.input.send(Record::Event { stamp: Stamp::input(*position), stream: *stream, row: row.clone() });
+    for (epoch, events) in batches {
+        if *epoch > *flow.input.time() {
+            flow.input.advance_to(*epoch);
+        }
+        for (i, (stream, position, row)) in events.iter().enumerate() {
+            if i % peers == index {
+                flow.input.send(Record::Event { stamp: Stamp::input(*position), stream: *stream, row: row.clone() });
+            }
         }
     }
-    let next = (*flow.input.time()).max(epoch) + 1;
+    let last = batches.last().map_or(0, |(epoch, _)| *epoch);
+    let next = (*flow.input.time()).max(last) + 1;
     flow.input.advance_to(next);
     while flow.probe.less_than(&next) {
         worker.step_or_park(Some(std::time::Duration::from_millis(1)));

@@ -67,7 +67,7 @@ pub(crate) fn run_trace(e: &mut dyn Engine, until: i64) -> Vec<(i64, String, Opt
     }
     out.extend(e.advance(until));
     let text = |v: Option<&Val>| match v {
-        Some(Val::String(s)) => s.clone(),
+        Some(Val::String(s)) => s.to_string(),
         other => panic!("{other:?}"),
     };
     let mut rows: Vec<_> = out

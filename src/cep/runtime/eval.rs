@@ -182,7 +182,7 @@ fn case(
 fn cast(v: Val, ty: &DataType) -> Val {
     match (ty, v) {
         (_, Val::Null) => Val::Null,
-        (DataType::String, v) => v.to_ngsi().map_or(Val::Null, Val::String),
+        (DataType::String, v) => v.to_ngsi().map_or(Val::Null, |s| Val::String(s.into())),
         (DataType::Int | DataType::Long, Val::Double(x)) => Val::Int(x.trunc() as i64),
         (DataType::Int | DataType::Long, Val::String(s)) => s.trim().parse().map_or(Val::Null, Val::Int),
         (DataType::Double | DataType::Float, Val::Int(i)) => Val::Double(i as f64),

@@ -31,6 +31,10 @@ pub trait Engine: Send + Debug {
     fn push_batch(&mut self, now_ms: i64, events: Vec<(String, Row)>) -> Vec<Output> {
         events.into_iter().flat_map(|(stream, row)| self.push(now_ms, &stream, row)).collect()
     }
+    /// Processes batches at their milliseconds (non-decreasing), as `push_batch` would one after the other.
+    fn push_batches(&mut self, batches: Vec<(i64, Vec<(String, Row)>)>) -> Vec<Output> {
+        batches.into_iter().flat_map(|(ms, events)| self.push_batch(ms, events)).collect()
+    }
     /// Fires every timer due at or before `now_ms`.
     fn advance(&mut self, now_ms: i64) -> Vec<Output>;
     /// When the earliest pending timer is due.

@@ -4,7 +4,8 @@
 
 use std::cmp::Ordering;
 use std::collections::BTreeMap;
-use std::fmt::Write as _;
+use std::ops::{Deref, DerefMut};
+use std::sync::Arc;
 
 use chrono::{DateTime, SecondsFormat, Utc};
 
@@ -17,7 +18,8 @@ pub enum Val {
     Bool(bool),
     Int(i64),
     Double(f64),
-    String(String),
+    /// Shared: copying a value between rows, bindings and outputs does not copy the text.
+    String(Arc<str>),
     /// Epoch milliseconds, UTC.
     Date(i64),
     /// `x` is the first coordinate (latitude by convention), as written.
@@ -27,8 +29,70 @@ pub enum Val {
     Array(Vec<Val>),
 }
 
-/// An event: properties by name.
-pub type Row = BTreeMap<String, Val>;
+/// The properties of an event by name.
+pub type Props = BTreeMap<String, Val>;
+
+/// An event: properties by name, shared. A row is copied from statement to statement, into pattern bindings, windows
+/// and outputs; cloning it only counts a reference, and changing a shared row copies its properties first.
+#[derive(Debug, Clone, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+#[serde(transparent)]
+pub struct Row(Arc<Props>);
+
+impl Row {
+    pub fn new() -> Self {
+        Row::default()
+    }
+}
+
+impl Deref for Row {
+    type Target = Props;
+
+    fn deref(&self) -> &Props {
+        &self.0
+    }
+}
+
+impl DerefMut for Row {
+    fn deref_mut(&mut self) -> &mut Props {
+        Arc::make_mut(&mut self.0)
+    }
+}
+
+impl From<Props> for Row {
+    fn from(props: Props) -> Self {
+        Row(Arc::new(props))
+    }
+}
+
+impl<const N: usize> From<[(String, Val); N]> for Row {
+    fn from(props: [(String, Val); N]) -> Self {
+        Row::from(Props::from(props))
+    }
+}
+
+impl FromIterator<(String, Val)> for Row {
+    fn from_iter<I: IntoIterator<Item = (String, Val)>>(iter: I) -> Self {
+        Row::from(iter.into_iter().collect::<Props>())
+    }
+}
+
+impl IntoIterator for Row {
+    type Item = (String, Val);
+    type IntoIter = std::collections::btree_map::IntoIter<String, Val>;
+
+    fn into_iter(self) -> Self::IntoIter {
+        Arc::unwrap_or_clone(self.0).into_iter()
+    }
+}
+
+impl<'a> IntoIterator for &'a Row {
+    type Item = (&'a String, &'a Val);
+    type IntoIter = std::collections::btree_map::Iter<'a, String, Val>;
+
+    fn into_iter(self) -> Self::IntoIter {
+        self.0.iter()
+    }
+}
 
 impl From<&Value> for Val {
     fn from(v: &Value) -> Self {
@@ -37,7 +101,7 @@ impl From<&Value> for Val {
             Value::Bool(b) => Val::Bool(*b),
             Value::Int(i) => Val::Int(*i),
             Value::Float(x) => Val::Double(*x),
-            Value::String(s) => Val::String(s.clone()),
+            Value::String(s) => Val::String(s.as_str().into()),
         }
     }
 }
@@ -82,11 +146,13 @@ impl Val {
         }
     }
 
-    /// A stable text key, for grouping and partitioning by value.
+    /// A stable text key, for grouping and partitioning by value: the value's debug form, with text unescaped (the
+    /// common case, so it is built without the formatter).
     pub fn key(&self) -> String {
-        let mut out = String::new();
-        let _ = write!(out, "{self:?}");
-        out
+        match self {
+            Val::String(s) => ["String(\"", s, "\")"].concat(),
+            other => format!("{other:?}"),
+        }
     }
 
     /// The NGSI text of the value, as an output attribute carries it; `None` for null.
@@ -96,7 +162,7 @@ impl Val {
             Val::Bool(b) => b.to_string(),
             Val::Int(i) => i.to_string(),
             Val::Double(x) => format!("{x:?}"),
-            Val::String(s) => s.clone(),
+            Val::String(s) => s.to_string(),
             Val::Date(ms) => format_date(*ms),
             Val::Point(x, y) => format!("{x:?}, {y:?}"),
             Val::Polygon(points) => points.iter().map(|(x, y)| format!("{x:?}, {y:?}")).collect::<Vec<_>>().join("; "),
