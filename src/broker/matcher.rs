@@ -123,8 +123,9 @@ impl SubscriptionIndex {
         map.get(tenant)?.all.iter().find(|c| c.subscription.id == *id).map(|c| c.subscription.clone())
     }
 
-    fn tenant_list(&self, tenant: &Tenant) -> Arc<TenantSubscriptions> {
-        self.by_tenant.read().expect("subscription index lock").get(tenant).cloned().unwrap_or_default()
+    /// The tenant's subscriptions, if it has any (a tenant without them costs no allocation per commit).
+    fn tenant_list(&self, tenant: &Tenant) -> Option<Arc<TenantSubscriptions>> {
+        self.by_tenant.read().expect("subscription index lock").get(tenant).cloned()
     }
 
     fn notify_one(&self, compiled: &Compiled, change: &EntityChange, origin: &Origin) {
@@ -149,7 +150,7 @@ impl ChangeListener for SubscriptionIndex {
         let changes = &outcome.changes;
         let now = self.clock.now_ms();
         let Some(first) = changes.first() else { return };
-        let list = self.tenant_list(&first.entity.key.tenant);
+        let Some(list) = self.tenant_list(&first.entity.key.tenant) else { return };
         for change in changes {
             for compiled in list.candidates(&change.entity.key.entity_type) {
                 if compiled.subscription.is_active(now) {
