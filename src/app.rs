@@ -117,5 +117,5 @@ pub fn router(state: AppState) -> Router {
         .nest("/cep", cep::api::router())
         .merge(ops::router())
         .with_state(state)
-        .layer(axum::middleware::from_fn(http::common_layer))
+        .layer(http::CorrelatorLayer)
 }

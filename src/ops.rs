@@ -25,10 +25,7 @@ pub fn install_recorder() -> Option<&'static PrometheusHandle> {
 }
 
 pub fn router() -> Router<AppState> {
-    Router::new()
-        .route("/version", get(version))
-        .route("/metrics", get(metrics))
-        .route_layer(axum::middleware::from_fn(crate::http::metrics_layer))
+    Router::new().route("/version", get(version)).route("/metrics", get(metrics)).route_layer(crate::http::MetricsLayer)
 }
 
 async fn version() -> impl IntoResponse {

@@ -11,21 +11,24 @@ use std::collections::HashMap;
 use std::future::Future;
 use std::pin::Pin;
 use std::sync::atomic::{AtomicI64, Ordering};
-use std::sync::{Arc, Mutex, RwLock};
+use std::sync::{Arc, LazyLock, Mutex, RwLock};
 use std::time::Duration;
 
 use bytes::Bytes;
 use http_body_util::Full;
+use hyper::Uri;
+use hyper::header::{self, HeaderValue};
 use hyper_util::client::legacy::Client;
 use hyper_util::client::legacy::connect::HttpConnector;
 use hyper_util::rt::TokioExecutor;
+use metrics::{Counter, Gauge};
 use serde::Serialize;
 use tokio::sync::mpsc;
 use tokio::time::Instant;
 
 use super::status::Status;
 use super::subscription::{Subscription, SubscriptionId};
-use super::wire::{ContextElementOut, ContextElementResponse};
+use super::wire::ContextElementOut;
 use crate::store::Origin;
 use crate::tenancy::{ServicePath, Tenant};
 
@@ -39,23 +42,32 @@ pub struct Notification {
     pub origin: Origin,
 }
 
-/// The notification body, in Orion's key order.
+/// The notification body, in Orion's key order; it borrows the notification's elements.
 #[derive(Debug, Serialize)]
 pub struct NotifyContextRequest<'a> {
     #[serde(rename = "subscriptionId")]
     pub subscription_id: &'a str,
     pub originator: &'static str,
     #[serde(rename = "contextResponses")]
-    pub context_responses: Vec<ContextElementResponse>,
+    pub context_responses: Vec<NotifiedElement<'a>>,
 }
+
+/// One `contextResponses` entry of a notification: an element, always with status 200.
+#[derive(Debug, Serialize)]
+pub struct NotifiedElement<'a> {
+    #[serde(rename = "contextElement")]
+    pub context_element: &'a ContextElementOut,
+    #[serde(rename = "statusCode")]
+    pub status_code: &'a Status,
+}
+
+/// The status every notified element carries.
+static OK: LazyLock<Status> = LazyLock::new(Status::ok);
 
 impl Notification {
     pub fn body(&self) -> NotifyContextRequest<'_> {
-        let context_responses = self
-            .elements
-            .iter()
-            .map(|e| ContextElementResponse { context_element: e.clone(), status_code: Status::ok() })
-            .collect();
+        let context_responses =
+            self.elements.iter().map(|e| NotifiedElement { context_element: e, status_code: &OK }).collect();
         NotifyContextRequest { subscription_id: &self.subscription_id.0, originator: "localhost", context_responses }
     }
 
@@ -162,7 +174,7 @@ pub struct Dispatcher {
     sinks: Arc<Sinks>,
     policy: DeliveryPolicy,
     queues: Mutex<HashMap<SubscriptionId, mpsc::Sender<Notification>>>,
-    depth: Arc<AtomicI64>,
+    meters: Arc<Meters>,
 }
 
 impl std::fmt::Debug for Dispatcher {
@@ -181,7 +193,7 @@ impl Dispatcher {
             sinks,
             policy,
             queues: Mutex::new(HashMap::new()),
-            depth: Arc::new(AtomicI64::new(0)),
+            meters: Arc::new(Meters::new()),
         }
     }
 
@@ -190,7 +202,7 @@ impl Dispatcher {
         let mut queues = self.queues.lock().expect("queues lock");
         let sender = queues.entry(subscription.id.clone()).or_insert_with(|| self.spawn(subscription));
         match sender.try_send(notification) {
-            Ok(()) => self.moved(1),
+            Ok(()) => self.meters.moved(1),
             Err(mpsc::error::TrySendError::Full(_)) => {
                 metrics::counter!("fluxgate_notifications_dropped_total", "reason" => "queue_full").increment(1);
                 tracing::warn!(subscription = %subscription.id, "notification queue full: notification dropped");
@@ -206,45 +218,65 @@ impl Dispatcher {
         self.queues.lock().expect("queues lock").remove(id);
     }
 
-    fn moved(&self, delta: i64) {
-        moved(&self.depth, delta);
-    }
-
     fn spawn(&self, subscription: &Subscription) -> mpsc::Sender<Notification> {
         let (tx, rx) = mpsc::channel(self.policy.queue_capacity.max(1));
         let task = Delivery {
             reference: subscription.reference.clone(),
+            uri: receiver_uri(&subscription.reference),
             throttle: Duration::from_millis(subscription.throttling_ms),
             client: self.client.clone(),
             sinks: self.sinks.clone(),
             policy: self.policy.clone(),
-            depth: self.depth.clone(),
+            meters: self.meters.clone(),
         };
         self.runtime.spawn(task.run(rx));
         tx
     }
 }
 
-fn moved(depth: &AtomicI64, delta: i64) {
-    let now = depth.fetch_add(delta, Ordering::Relaxed) + delta;
-    metrics::gauge!("fluxgate_notification_queue_depth").set(now as f64);
+/// The metric handles delivery touches for every notification, registered once: registering a metric builds and
+/// hashes its key each time. Counters of failures and drops stay registered on first use.
+struct Meters {
+    depth: AtomicI64,
+    depth_gauge: Gauge,
+    sent: Counter,
+}
+
+impl Meters {
+    fn new() -> Self {
+        // Handles taken before the recorder exists would count nowhere.
+        crate::ops::install_recorder();
+        Meters {
+            depth: AtomicI64::new(0),
+            depth_gauge: metrics::gauge!("fluxgate_notification_queue_depth"),
+            sent: metrics::counter!("fluxgate_notifications_sent_total"),
+        }
+    }
+
+    /// Notifications entered (`delta > 0`) or left the queues.
+    fn moved(&self, delta: i64) {
+        let now = self.depth.fetch_add(delta, Ordering::Relaxed) + delta;
+        self.depth_gauge.set(now as f64);
+    }
 }
 
 /// One subscription's delivery task.
 struct Delivery {
     reference: String,
+    /// The reference as a URI, parsed once; why it is not one, when it is not.
+    uri: Result<Uri, String>,
     throttle: Duration,
     client: HttpClient,
     sinks: Arc<Sinks>,
     policy: DeliveryPolicy,
-    depth: Arc<AtomicI64>,
+    meters: Arc<Meters>,
 }
 
 impl Delivery {
     async fn run(self, mut queue: mpsc::Receiver<Notification>) {
         let mut last_sent: Option<Instant> = None;
         while let Some(first) = queue.recv().await {
-            moved(&self.depth, -1);
+            self.meters.moved(-1);
             let mut pending = first;
             if let Some(last) = last_sent {
                 self.hold_until(last + self.throttle, &mut queue, &mut pending).await;
@@ -264,7 +296,7 @@ impl Delivery {
         while Instant::now() < deadline {
             match tokio::time::timeout_at(deadline, queue.recv()).await {
                 Ok(Some(later)) => {
-                    moved(&self.depth, -1);
+                    self.meters.moved(-1);
                     metrics::counter!("fluxgate_notifications_coalesced_total").increment(1);
                     pending.absorb(later);
                 }
@@ -280,7 +312,7 @@ impl Delivery {
         loop {
             match self.attempt(notification).await {
                 Ok(()) => {
-                    metrics::counter!("fluxgate_notifications_sent_total").increment(1);
+                    self.meters.sent.increment(1);
                     return;
                 }
                 Err(reason) => {
@@ -304,7 +336,7 @@ impl Delivery {
         if let Some(sink) = self.sinks.resolve(&self.reference) {
             return sink.deliver(notification.clone()).await.map_err(|e| e.0);
         }
-        let request = build_request(&self.reference, notification)?;
+        let request = build_request(self.uri.clone()?, notification)?;
         let sent = tokio::time::timeout(self.policy.timeout, self.client.request(request)).await;
         match sent {
             Err(_) => Err("timed out".to_owned()),
@@ -315,13 +347,18 @@ impl Delivery {
     }
 }
 
-fn build_request(reference: &str, n: &Notification) -> Result<hyper::Request<Full<Bytes>>, String> {
+/// The receiver's URI; a reference without a scheme is taken as `http://`.
+fn receiver_uri(reference: &str) -> Result<Uri, String> {
     let url = if reference.contains("://") { reference.to_owned() } else { format!("http://{reference}") };
+    url.parse::<Uri>().map_err(|e| e.to_string())
+}
+
+fn build_request(uri: Uri, n: &Notification) -> Result<hyper::Request<Full<Bytes>>, String> {
     let body = serde_json::to_vec(&n.body()).map_err(|e| e.to_string())?;
-    let mut builder = hyper::Request::post(url)
-        .header("content-type", "application/json; charset=utf-8")
-        .header("accept", "application/json")
-        .header("user-agent", concat!("fluxgate/", env!("CARGO_PKG_VERSION")))
+    let mut builder = hyper::Request::post(uri)
+        .header(header::CONTENT_TYPE, HeaderValue::from_static("application/json; charset=utf-8"))
+        .header(header::ACCEPT, HeaderValue::from_static("application/json"))
+        .header(header::USER_AGENT, HeaderValue::from_static(concat!("fluxgate/", env!("CARGO_PKG_VERSION"))))
         .header("platform-service", n.tenant.as_str())
         .header("platform-servicepath", n.path.as_str())
         .header("platform-correlator", n.origin.correlator.as_str());

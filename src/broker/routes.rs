@@ -12,6 +12,7 @@ use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use axum::routing::{MethodRouter, get, post, put};
 use serde::Serialize;
+use tower::ServiceBuilder;
 
 use super::error::{NgsiError, Wrapper};
 use super::ops::convenience::{self, Target};
@@ -41,9 +42,8 @@ pub fn router() -> Router<AppState> {
         .route("/contextEntities/type/{type}/id/{id}/attributes/{attr}", attribute_methods())
         .route("/contextEntityTypes/{type}", get(entity_type))
         .fallback(unknown_path)
-        .route_layer(axum::middleware::from_fn(crate::http::metrics_layer))
-        .layer(axum::middleware::from_fn(transport::check))
-        .layer(DefaultBodyLimit::max(transport::MAX_BODY))
+        .route_layer(crate::http::MetricsLayer)
+        .layer(ServiceBuilder::new().layer(DefaultBodyLimit::max(transport::MAX_BODY)).layer(transport::TransportLayer))
 }
 
 fn entity_methods() -> MethodRouter<AppState> {

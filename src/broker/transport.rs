@@ -3,11 +3,16 @@
 //! `Accept` must allow JSON (406); bodies need `Content-Length` (411), at most 1 MiB (413) and
 //! `Content-Type: application/json` (415). These run before any handler, so a refused request writes nothing.
 
+use std::future::Future;
+use std::pin::Pin;
+use std::task::{Context, Poll};
+
 use axum::extract::Request;
 use axum::http::{Method, StatusCode, header};
-use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
+use pin_project_lite::pin_project;
 use serde_json::json;
+use tower::{Layer, Service};
 
 use super::error::{NgsiError, Wrapper};
 use super::status::{Code, Status};
@@ -15,11 +20,66 @@ use super::status::{Code, Status};
 /// Largest accepted request body.
 pub const MAX_BODY: usize = 1 << 20;
 
-/// The checks, as a middleware.
-pub async fn check(request: Request, next: Next) -> Response {
-    match refuse(&request) {
-        Some(response) => response,
-        None => next.run(request).await,
+/// The checks, as a tower layer: a refused request is answered without reaching the route.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct TransportLayer;
+
+impl<S> Layer<S> for TransportLayer {
+    type Service = Checked<S>;
+
+    fn layer(&self, inner: S) -> Self::Service {
+        Checked { inner }
+    }
+}
+
+/// The service [`TransportLayer`] wraps around a route.
+#[derive(Debug, Clone)]
+pub struct Checked<S> {
+    inner: S,
+}
+
+impl<S, E> Service<Request> for Checked<S>
+where
+    S: Service<Request, Response = Response, Error = E>,
+{
+    type Response = Response;
+    type Error = E;
+    type Future = CheckedFuture<S::Future>;
+
+    fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), E>> {
+        self.inner.poll_ready(cx)
+    }
+
+    fn call(&mut self, request: Request) -> Self::Future {
+        match refuse(&request) {
+            Some(response) => CheckedFuture::Refused { response: Some(response) },
+            None => CheckedFuture::Passed { inner: self.inner.call(request) },
+        }
+    }
+}
+
+pin_project! {
+    /// The refusal, or the route's answer.
+    #[project = CheckedProjection]
+    pub enum CheckedFuture<F> {
+        Refused { response: Option<Response> },
+        Passed { #[pin] inner: F },
+    }
+}
+
+impl<F, E> Future for CheckedFuture<F>
+where
+    F: Future<Output = Result<Response, E>>,
+{
+    type Output = Result<Response, E>;
+
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
+        match self.project() {
+            CheckedProjection::Refused { response } => {
+                Poll::Ready(Ok(response.take().expect("a refused request's future is polled once")))
+            }
+            CheckedProjection::Passed { inner } => inner.poll(cx),
+        }
     }
 }
 

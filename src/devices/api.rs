@@ -122,7 +122,7 @@ pub fn router() -> Router<AppState> {
         .route("/devices", get(list_devices).post(register))
         .route("/devices/{id}", get(get_device).put(put_device).delete(delete_device))
         .route("/d", get(poll).post(observe))
-        .route_layer(axum::middleware::from_fn(crate::http::metrics_layer))
+        .route_layer(crate::http::MetricsLayer)
         .layer(DefaultBodyLimit::max(MAX_BODY))
 }
 
