@@ -7,6 +7,8 @@
 use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
 
+use foldhash::fast::RandomState;
+
 use super::operator::{Emit, Logic};
 use super::record::{Record, Stamp, millis, timer_epoch};
 use crate::cep::plan::{PatternNode, PlanExpr, QueryPlan};
@@ -34,7 +36,8 @@ pub struct PatternLogic {
     names: Arc<Vec<String>>,
     sink: u32,
     vars: Arc<Row>,
-    automata: HashMap<Arc<str>, PatternQuery>,
+    /// Hashed with foldhash (seeded per map), much cheaper than SipHash on short keys.
+    automata: HashMap<Arc<str>, PatternQuery, RandomState>,
     timers: BTreeMap<(u64, TimerOrder, u64), Timer>,
     seq: u64,
     timer_seq: u64,
@@ -56,7 +59,7 @@ impl PatternLogic {
             names,
             sink: 0,
             vars: Arc::default(),
-            automata: HashMap::new(),
+            automata: HashMap::default(),
             timers: BTreeMap::new(),
             seq: 0,
             timer_seq: 0,

@@ -7,6 +7,9 @@
 use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
 
+use foldhash::fast::RandomState;
+use smallvec::SmallVec;
+
 use super::{Ctx, TimerKind, TimerOrder};
 use crate::cep::plan::{Input, PatternNode, PatternNodeKind, QueryPlan};
 use crate::cep::runtime::eval::{Scope, eval, holds};
@@ -65,13 +68,13 @@ struct Leaf {
 /// Every node of a pattern by id, so live state names nodes instead of copying them.
 #[derive(Debug)]
 pub struct Nodes {
-    by_id: HashMap<usize, PatternNode>,
+    by_id: HashMap<usize, PatternNode, RandomState>,
     root: usize,
 }
 
 impl Nodes {
     pub fn new(root: &PatternNode) -> Arc<Self> {
-        let mut by_id = HashMap::new();
+        let mut by_id = HashMap::default();
         let mut todo = vec![root];
         while let Some(node) = todo.pop() {
             match &node.kind {
@@ -95,7 +98,8 @@ impl Nodes {
 pub struct PatternQuery {
     plan: Arc<QueryPlan>,
     nodes: Arc<Nodes>,
-    frames: HashMap<u64, Frame>,
+    /// Hashed with foldhash: frames are looked up several times per event, and ids are not attacker-chosen.
+    frames: HashMap<u64, Frame, RandomState>,
     leaves: BTreeMap<u64, Leaf>,
     next_id: u64,
     started: bool,
@@ -135,7 +139,7 @@ impl PatternQuery {
         PatternQuery {
             plan,
             nodes,
-            frames: HashMap::new(),
+            frames: HashMap::default(),
             leaves: BTreeMap::new(),
             next_id: 0,
             started: false,
@@ -368,7 +372,7 @@ impl PatternQuery {
         if wanted != stream || leaf.created >= ctx.seq {
             return false;
         }
-        let mut rows: Vec<(&str, &Row)> = leaf.bindings.iter().map(|(t, r)| (t.as_str(), r)).collect();
+        let mut rows: SmallVec<[(&str, &Row); 4]> = leaf.bindings.iter().map(|(t, r)| (t.as_str(), r)).collect();
         rows.push((stream, event));
         rows.extend(tag.as_deref().map(|t| (t, event)));
         holds(filter.as_ref(), &Scope::new(&rows, ctx.vars))
