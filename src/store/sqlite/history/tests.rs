@@ -238,13 +238,15 @@ fn a_merge_counts_a_row_already_in_the_raw_table_once() {
     let sql = "INSERT INTO history_raw (series, recv_ms, value, attr_type) VALUES (?1, 1000, '\"1\"', 'Number')";
     conn.execute(sql, params![id.0]).unwrap();
     let fresh = |ms: i64, value: &str| Fresh::new(id, Millis(ms), &json!(value), "Number".into());
-    journal::append(&conn, &[fresh(1_000, "1"), fresh(2_000, "2")]).unwrap();
+    // Enough rows for a multi-row statement, the row already merged among them.
+    let rows: Vec<Fresh> = (0..150).map(|i| fresh(i * 1_000, "1")).collect();
+    journal::append(&conn, &rows).unwrap();
     super::open(&mut conn).unwrap();
     let counts = "SELECT (SELECT count(*) FROM history_raw), (SELECT sum(samples) FROM history_rollup
         WHERE resolution = 4), (SELECT count(*) FROM history_journal), (SELECT epoch FROM history_merged)";
     let found: (i64, i64, i64, i64) =
         conn.query_row(counts, [], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?))).unwrap();
-    assert_eq!(found, (2, 1, 0, 1), "only the new row feeds the rollups; the journal is emptied");
+    assert_eq!(found, (150, 149, 0, 1), "only the new rows feed the rollups; the journal is emptied");
 }
 
 #[tokio::test]
