@@ -59,7 +59,7 @@ async fn a_sample_is_stored_once_within_a_job_a_commit_and_across_merges() {
     let (x, y) = (store.ingest(vec![sample(&t, 3_000, c.clone())]), store.ingest(vec![sample(&t, 3_000, c.clone())]));
     let (x, y) = (x.await.unwrap(), y.await.unwrap());
     assert_eq!((x.stored + y.stored, x.duplicates + y.duplicates), (1, 1));
-    // Logged, not merged: the key table answers.
+    // Journaled, not merged: the tail answers.
     let again = store.ingest(vec![sample(&t, 1_000, a.clone()), sample(&t, 2_000, json!("2.0"))]).await.unwrap();
     assert_eq!(again, IngestOutcome { stored: 1, duplicates: 1 }, "same instant, other value: a new sample");
     merge_now(&store).await;
