@@ -1,5 +1,6 @@
-//! Crash safety end to end: a real `fluxgate serve` on loopback, killed with SIGKILL in the middle of a write load,
-//! restarted on the same data dir; every write that was answered 200 must be there.
+//! Crash safety end to end: a real `fluxgate serve` on loopback, killed with SIGKILL in the middle of a write load
+//! (entity updates, history notifications), restarted on the same data dir; every write that was answered 200 must
+//! be there, and a notification sent again after the restart must not be stored twice.
 
 use std::process::{Child, Command, Stdio};
 use std::sync::Arc;
@@ -96,6 +97,95 @@ async fn acknowledged_writes_survive_sigkill() {
         let (_, body) = http(Method::GET, &url, &[("x-auth-token", &token)], None).await.expect("read after restart");
         let stored: u64 = body["attributes"][0]["value"].as_str().and_then(|v| v.parse().ok()).unwrap_or(0);
         assert!(stored >= n, "W{i}: acknowledged {n}, found {stored} after the crash ({body})");
+    }
+    restarted.child.kill().unwrap();
+    let _ = restarted.child.wait();
+}
+
+/// Posts history notifications (sample `i` of entity `id`: `ATTRS` attributes of value `i` at second `i`) until
+/// stopped; returns the last `i` answered 200.
+async fn notifier(base: String, token: String, id: String, stop: Arc<AtomicBool>) -> u64 {
+    let mut acknowledged = 0;
+    for i in 1.. {
+        if stop.load(Ordering::Relaxed) {
+            break;
+        }
+        let headers = [("content-type", "application/json"), ("x-auth-token", token.as_str())];
+        let body = sth_notification(&id, i).to_string();
+        match http(Method::POST, &format!("{base}/sth/notify"), &headers, Some(&body)).await {
+            Some((status, _)) if status.is_success() => acknowledged = i,
+            _ => break,
+        }
+    }
+    acknowledged
+}
+
+const ATTRS: u64 = 5;
+
+fn sth_notification(id: &str, i: u64) -> serde_json::Value {
+    let time = format!("2026-01-01T{:02}:{:02}:{:02}Z", i / 3600, i / 60 % 60, i % 60);
+    let attributes: Vec<_> = (0..ATTRS)
+        .map(|a| {
+            serde_json::json!({"name": format!("a{a}"), "type": "Number", "value": i.to_string(),
+                "metadatas": [{"name": "TimeInstant", "type": "ISO8601", "value": time}]})
+        })
+        .collect();
+    serde_json::json!({"subscriptionId": "s", "originator": "localhost", "contextResponses": [{"contextElement":
+        {"id": id, "type": "T", "isPattern": "false", "attributes": attributes},
+        "statusCode": {"code": "200", "reasonPhrase": "OK"}}]})
+}
+
+/// Every raw value of one attribute, oldest first, read page by page.
+async fn history_values(base: &str, token: &str, id: &str, attr: &str) -> Vec<u64> {
+    let mut all = Vec::new();
+    loop {
+        let url = format!("{base}/sth/type/T/id/{id}/attributes/{attr}?hLimit=100&hOffset={}", all.len());
+        let (_, body) = http(Method::GET, &url, &[("x-auth-token", token)], None).await.expect("raw read");
+        let values = body["contextResponses"][0]["contextElement"]["attributes"][0]["values"].as_array().cloned();
+        let page: Vec<u64> =
+            values.unwrap_or_default().iter().filter_map(|v| v["attrValue"].as_str()?.parse().ok()).collect();
+        let done = page.len() < 100;
+        all.extend(page);
+        if done {
+            return all;
+        }
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn acknowledged_history_samples_survive_sigkill_and_stay_idempotent() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().to_str().unwrap().to_owned();
+    let mut server = spawn(&data);
+    let token = first_token(&mut server.child);
+    wait_ready(&server.base).await;
+    let stop = Arc::new(AtomicBool::new(false));
+    let notifiers: Vec<_> = (0..8)
+        .map(|i| tokio::spawn(notifier(server.base.clone(), token.clone(), format!("N{i}"), stop.clone())))
+        .collect();
+    tokio::time::sleep(Duration::from_millis(1500)).await;
+    server.child.kill().expect("SIGKILL the server");
+    server.child.wait().unwrap();
+    stop.store(true, Ordering::Relaxed);
+    let mut acknowledged = Vec::new();
+    for n in notifiers {
+        acknowledged.push(n.await.unwrap());
+    }
+    assert!(acknowledged.iter().all(|&n| n > 0), "no notification was acknowledged: {acknowledged:?}");
+    let mut restarted = spawn(&data);
+    wait_ready(&restarted.base).await;
+    for (i, &n) in acknowledged.iter().enumerate() {
+        let id = format!("N{i}");
+        // The last notification may have been committed without its answer; sending it again stores nothing new.
+        let headers = [("content-type", "application/json"), ("x-auth-token", token.as_str())];
+        let again = sth_notification(&id, n).to_string();
+        http(Method::POST, &format!("{}/sth/notify", restarted.base), &headers, Some(&again)).await.unwrap();
+        for a in 0..ATTRS {
+            let stored = history_values(&restarted.base, &token, &id, &format!("a{a}")).await;
+            let first_n: Vec<u64> = stored.iter().copied().take(n as usize).collect();
+            assert_eq!(first_n, (1..=n).collect::<Vec<_>>(), "{id} a{a}: acknowledged 1..={n}");
+            assert!(stored.len() as u64 <= n + 1, "{id} a{a}: {} samples, at most {} sent", stored.len(), n + 1);
+        }
     }
     restarted.child.kill().unwrap();
     let _ = restarted.child.wait();

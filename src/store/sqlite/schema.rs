@@ -109,6 +109,17 @@ const MIGRATIONS: &[&str] = &[
      );
      CREATE TABLE history_merged (epoch INTEGER NOT NULL);
      INSERT INTO history_merged (epoch) VALUES (0);",
+    // 6: history ingest journal (issue 5): one row per ingest job instead of one per sample; a log left by version 5
+    // moves into it as one row, in log order, in the journal's encoding.
+    "CREATE TABLE history_journal (
+         seq INTEGER PRIMARY KEY,
+         samples TEXT NOT NULL
+     );
+     INSERT INTO history_journal (samples)
+         SELECT json_group_array(json_array(series, recv_ms, value, attr_type))
+         FROM (SELECT series, recv_ms, value, attr_type FROM history_log ORDER BY seq)
+         HAVING count(*) > 0;
+     DROP TABLE history_log;",
 ];
 
 /// The schema version this binary writes.
@@ -118,6 +129,12 @@ pub fn current_version() -> usize {
 
 /// Brings the database to the current version, each step in its own transaction.
 pub fn migrate(conn: &mut Connection) -> Result<(), StoreError> {
+    migrate_to(conn, current_version())
+}
+
+/// Brings the database to `target` (at most the current version); tests use it to write data as an older
+/// Fluxgate did.
+pub fn migrate_to(conn: &mut Connection, target: usize) -> Result<(), StoreError> {
     let found: i64 = conn.query_row("PRAGMA user_version", [], |r| r.get(0))?;
     let found = usize::try_from(found).unwrap_or(0);
     if found > current_version() {
@@ -126,7 +143,7 @@ pub fn migrate(conn: &mut Connection) -> Result<(), StoreError> {
             current_version()
         )));
     }
-    for (version, sql) in MIGRATIONS.iter().enumerate().skip(found) {
+    for (version, sql) in MIGRATIONS.iter().enumerate().take(target).skip(found) {
         let tx = conn.transaction()?;
         tx.execute_batch(sql)?;
         tx.pragma_update(None, "user_version", (version + 1) as i64)?;

@@ -16,16 +16,24 @@ use rusqlite::Connection;
 use super::cache::EntityCache;
 use crate::store::{Reply, StoreError};
 
-/// What a job writes with: the open transaction, and the writer's entity cache.
+/// What a job writes with: the open transaction, the writer's entity cache, and which batch the transaction is.
 #[derive(Debug)]
 pub struct Tx<'a> {
     conn: &'a Connection,
     cache: &'a RefCell<EntityCache>,
+    batch: u64,
 }
 
 impl Tx<'_> {
     pub fn cache(&self) -> std::cell::RefMut<'_, EntityCache> {
         self.cache.borrow_mut()
+    }
+
+    /// The number of this transaction, increasing: state a job keeps for the rest of its batch is stale once a
+    /// job sees another number, because every job of the previous batch has then been finished (committed and its
+    /// hook run, or refused).
+    pub fn batch(&self) -> u64 {
+        self.batch
     }
 }
 
@@ -110,7 +118,9 @@ impl Writer {
 
 fn run(mut conn: Connection, queue: Receiver<Box<dyn WriteJob>>) {
     let cache = RefCell::new(EntityCache::default());
+    let mut number = 0u64;
     while let Ok(first) = queue.recv() {
+        number += 1;
         let mut batch = vec![first];
         while batch.len() < MAX_BATCH {
             match queue.try_recv() {
@@ -118,14 +128,14 @@ fn run(mut conn: Connection, queue: Receiver<Box<dyn WriteJob>>) {
                 Err(_) => break,
             }
         }
-        commit_batch(&mut conn, &cache, batch);
+        commit_batch(&mut conn, &cache, number, batch);
     }
 }
 
-fn commit_batch(conn: &mut Connection, cache: &RefCell<EntityCache>, mut batch: Vec<Box<dyn WriteJob>>) {
+fn commit_batch(conn: &mut Connection, cache: &RefCell<EntityCache>, number: u64, mut batch: Vec<Box<dyn WriteJob>>) {
     let started = Instant::now();
     let size = batch.len();
-    let results = match run_all(conn, cache, &mut batch) {
+    let results = match run_all(conn, cache, number, &mut batch) {
         Ok(results) => results,
         Err(e) => {
             cache.borrow_mut().clear();
@@ -144,10 +154,11 @@ fn commit_batch(conn: &mut Connection, cache: &RefCell<EntityCache>, mut batch: 
 fn run_all(
     conn: &mut Connection,
     cache: &RefCell<EntityCache>,
+    number: u64,
     batch: &mut [Box<dyn WriteJob>],
 ) -> Result<Vec<Result<(), StoreError>>, StoreError> {
     conn.prepare_cached("BEGIN")?.execute([])?;
-    let outcome = run_jobs(conn, cache, batch).and_then(|results| {
+    let outcome = run_jobs(&Tx { conn, cache, batch: number }, batch).and_then(|results| {
         conn.prepare_cached("COMMIT")?.execute([])?;
         Ok(results)
     });
@@ -160,17 +171,14 @@ fn run_all(
     outcome
 }
 
-fn run_jobs(
-    conn: &Connection,
-    cache: &RefCell<EntityCache>,
-    batch: &mut [Box<dyn WriteJob>],
-) -> Result<Vec<Result<(), StoreError>>, StoreError> {
+fn run_jobs(tx: &Tx<'_>, batch: &mut [Box<dyn WriteJob>]) -> Result<Vec<Result<(), StoreError>>, StoreError> {
+    let conn = tx.conn;
     let mut results = Vec::with_capacity(batch.len());
     for job in batch.iter_mut() {
         conn.prepare_cached("SAVEPOINT job")?.execute([])?;
-        let result = job.run(&Tx { conn, cache });
+        let result = job.run(tx);
         if result.is_err() {
-            cache.borrow_mut().clear();
+            tx.cache().clear();
             conn.prepare_cached("ROLLBACK TO job")?.execute([])?;
         }
         conn.prepare_cached("RELEASE job")?.execute([])?;

@@ -1,18 +1,21 @@
-//! The merge: moves every sample of the log (`history_log`, append order) into the series-clustered raw table and
-//! the rollup tables, in one writer job, and bumps `history_merged.epoch` in the same transaction.
+//! The merge: writes every unmerged sample into the series-clustered raw table and the rollup tables, empties the
+//! journal and bumps `history_merged.epoch`, all in one writer job.
 //!
-//! Why: ingest appends to the log, which writes a few pages per commit whatever the series, while the clustered
-//! tables cost one or more random pages per series touched. Merging many samples at once, sorted by key, touches
-//! each series' pages once for all its samples of the merge and writes each rollup point once (coalesced here in
-//! memory). Rollups are computed from the rows the raw insert reports new, so a sample counts once.
+//! What it writes comes from memory: the tail's open generation (every sample committed since the last merge,
+//! grouped by series with its rollup contributions already coalesced per point), plus, read back from the journal,
+//! the samples of ingest jobs earlier in the same transaction (not published to the tail until it commits). Series
+//! are written in id order, each one's rows in key order, so each series' pages are touched once per merge and each
+//! rollup point is written once. Rollups are the tail's only when every raw row of the series was new; otherwise
+//! (a sample already merged, which ingest's checks should rule out) they are recomputed from the rows that were.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{HashMap, HashSet};
 
 use rusqlite::{Connection, params};
 
-use crate::history::model::{Aggregate, SeriesId};
-use crate::history::store::NumericStats;
-use crate::history::time::{Millis, Resolution};
+use super::journal;
+use super::tail::{BySeries, Fresh, SeriesTail, Tail, group};
+use crate::history::model::SeriesId;
+use crate::history::time::Millis;
 use crate::store::StoreError;
 
 const UPSERT_NUMERIC: &str = "INSERT INTO history_rollup
@@ -21,107 +24,111 @@ const UPSERT_NUMERIC: &str = "INSERT INTO history_rollup
         vsum2 = vsum2 + excluded.vsum2, vmin = min(vmin, excluded.vmin), vmax = max(vmax, excluded.vmax)";
 const UPSERT_TEXT: &str = "INSERT INTO history_occur (series, resolution, bucket_ms, value, count)
     VALUES (?1, ?2, ?3, ?4, ?5) ON CONFLICT DO UPDATE SET count = count + excluded.count";
-const BUMP_EPOCH: &str = "UPDATE history_merged SET epoch = epoch + 1 RETURNING epoch";
-
-/// A rollup row's key: series, resolution code, point start.
-type PointKey = (i64, u8, i64);
-
-/// Rollup changes coalesced in memory: one upsert per point (and per text value) however many samples fall in it.
-/// Ordered by key, so the upserts walk the rollup B-trees in order.
-#[derive(Debug, Default)]
-pub struct Rollups {
-    numeric: BTreeMap<PointKey, NumericStats>,
-    text: BTreeMap<(PointKey, String), u64>,
-}
-
-impl Rollups {
-    pub fn add(&mut self, id: SeriesId, t: Millis, aggregate: &Aggregate) {
-        for resolution in Resolution::ALL {
-            let key = (id.0, resolution.code() as u8, resolution.bucket(t).0);
-            match aggregate {
-                Aggregate::Number(v) => {
-                    let one = NumericStats::of(*v);
-                    self.numeric.entry(key).and_modify(|s| s.absorb(&one)).or_insert(one);
-                }
-                Aggregate::Text(text) => *self.text.entry((key, text.clone())).or_default() += 1,
-                Aggregate::None => return,
-            }
-        }
-    }
-
-    pub fn write(&self, conn: &Connection) -> Result<(), StoreError> {
-        if !self.numeric.is_empty() {
-            let mut stmt = conn.prepare_cached(UPSERT_NUMERIC)?;
-            for ((series, resolution, bucket), s) in &self.numeric {
-                stmt.execute(params![series, resolution, bucket, s.samples as i64, s.sum, s.sum2, s.min, s.max])?;
-            }
-        }
-        if !self.text.is_empty() {
-            let mut stmt = conn.prepare_cached(UPSERT_TEXT)?;
-            for (((series, resolution, bucket), value), n) in &self.text {
-                stmt.execute(params![series, resolution, bucket, value, *n as i64])?;
-            }
-        }
-        Ok(())
-    }
-}
-
-/// A log row: series, recvTime, value (JSON text), attribute type.
-type LogRow = (i64, i64, String, String);
-
-/// Moves every log row into `history_raw` in key order, in SQLite. Ingest logs only samples absent from
-/// `history_raw`, and deletes and purges merge first, so every row is new; if that ever failed to hold, the insert
-/// is refused whole (nothing written) and the rows go one by one, the insert deciding which are new.
-const MOVE_LOG: &str = "INSERT INTO history_raw (series, recv_ms, value, attr_type)
-    SELECT series, recv_ms, value, attr_type FROM history_log ORDER BY series, recv_ms, value";
 const INSERT_RAW: &str =
     "INSERT OR IGNORE INTO history_raw (series, recv_ms, value, attr_type) VALUES (?1, ?2, ?3, ?4)";
+const BUMP_EPOCH: &str = "UPDATE history_merged SET epoch = epoch + 1 RETURNING epoch";
 
-/// Merges the whole log; answers the new merge epoch, or `None` when the log was empty (nothing changes then).
-/// `merged` learns the newest instant merged per series.
-pub fn merge(conn: &Connection, merged: &mut MergedMax) -> Result<Option<u64>, StoreError> {
+/// A sample's identity: series, recvTime, value text.
+pub type SampleKey = (SeriesId, Millis, String);
+
+/// What the current writer transaction has done so far that ingest and merges must know: whether a merge already
+/// ran in it (the tail's open generation is then merged, and may since have been deleted), and what its ingest jobs
+/// journaled since then (the first journal row, the samples' keys), which the tail holds only after the commit.
+#[derive(Debug, Default)]
+pub struct Pending {
+    pub merged: bool,
+    pub journal_from: Option<i64>,
+    pub keys: HashSet<SampleKey>,
+}
+
+/// Merges every unmerged sample; answers the new merge epoch, or `None` when there was nothing to merge (nothing
+/// changes then). `merged` learns the newest instant merged per series; `pending` is reset (all is merged).
+pub fn merge(
+    conn: &Connection,
+    tail: &Tail,
+    pending: &mut Pending,
+    merged: &mut MergedMax,
+) -> Result<Option<u64>, StoreError> {
     let started = std::time::Instant::now();
-    let rows = log_rows(conn)?;
-    if rows.is_empty() {
+    let mut samples = 0;
+    if !pending.merged {
+        samples += tail.with_open(|open| write(conn, open, merged))?;
+    }
+    if let Some(from) = pending.journal_from {
+        samples += write(conn, &group(journal::since(conn, from)?), merged)?;
+    }
+    if samples == 0 {
         return Ok(None);
     }
-    let rollups = match conn.prepare_cached(MOVE_LOG)?.execute([]) {
-        Ok(_) => rollups_of(rows.iter(), merged)?,
-        Err(rusqlite::Error::SqliteFailure(e, _)) if e.code == rusqlite::ErrorCode::ConstraintViolation => {
-            tracing::warn!("history: log rows already merged; merging one by one");
-            one_by_one(conn, &rows, merged)?
-        }
-        Err(e) => return Err(e.into()),
-    };
-    rollups.write(conn)?;
-    conn.prepare_cached("DELETE FROM history_log")?.execute([])?;
-    conn.prepare_cached("DELETE FROM temp.history_unmerged")?.execute([])?;
+    journal::clear(conn)?;
     let epoch: i64 = conn.prepare_cached(BUMP_EPOCH)?.query_row([], |r| r.get(0))?;
+    *pending = Pending { merged: true, ..Pending::default() };
     let seconds = started.elapsed().as_secs_f64();
     metrics::histogram!("fluxgate_history_merge_seconds").record(seconds);
-    tracing::debug!(samples = rows.len(), epoch, seconds, "history: merged the log");
+    tracing::debug!(samples, epoch, seconds, "history: merged the journal");
     Ok(Some(epoch as u64))
 }
 
-/// The rollup changes of rows new in `history_raw`.
-fn rollups_of<'a>(rows: impl Iterator<Item = &'a LogRow>, merged: &mut MergedMax) -> Result<Rollups, StoreError> {
-    let mut rollups = Rollups::default();
-    for (series, t, value, _) in rows {
-        merged.saw(SeriesId(*series), *t);
-        rollups.add(SeriesId(*series), Millis(*t), &aggregate_of(value)?);
+/// Writes samples grouped by series, in series order; answers how many raw rows were given.
+fn write(conn: &Connection, series: &BySeries, merged: &mut MergedMax) -> Result<usize, StoreError> {
+    let mut ids: Vec<&SeriesId> = series.keys().collect();
+    ids.sort_unstable();
+    let mut rows = 0;
+    for id in ids {
+        let tail = &series[id];
+        rows += tail.raw.len();
+        write_series(conn, *id, tail, merged)?;
     }
-    Ok(rollups)
+    Ok(rows)
 }
 
-fn one_by_one(conn: &Connection, rows: &[LogRow], merged: &mut MergedMax) -> Result<Rollups, StoreError> {
+fn write_series(conn: &Connection, id: SeriesId, tail: &SeriesTail, merged: &mut MergedMax) -> Result<(), StoreError> {
     let mut insert = conn.prepare_cached(INSERT_RAW)?;
-    let mut new = Vec::new();
-    for row in rows {
-        if insert.execute(params![row.0, row.1, row.2, row.3])? > 0 {
-            new.push(row);
+    let mut refused = Vec::new();
+    for ((t, value), attr_type) in &tail.raw {
+        if insert.execute(params![id.0, t.0, value, attr_type])? == 0 {
+            refused.push((*t, value.as_str()));
         }
     }
-    rollups_of(new.into_iter(), merged)
+    if let Some(((last, _), _)) = tail.raw.last_key_value() {
+        merged.saw(id, last.0);
+    }
+    if refused.is_empty() {
+        return write_rollups(conn, id, tail);
+    }
+    tracing::warn!(series = id.0, rows = refused.len(), "history: merged rows already in the raw table");
+    write_rollups(conn, id, &only_new(id, tail, &refused)?)
+}
+
+/// The series' rows other than `refused`, with their rollup contributions recomputed.
+fn only_new(id: SeriesId, tail: &SeriesTail, refused: &[(Millis, &str)]) -> Result<SeriesTail, StoreError> {
+    let mut new = SeriesTail::default();
+    for ((t, value), attr_type) in &tail.raw {
+        if !refused.contains(&(*t, value.as_str())) {
+            let parsed = serde_json::from_str(value).map_err(|e| StoreError::Corrupt(format!("history value: {e}")))?;
+            new.add(Fresh::new(id, *t, &parsed, attr_type.clone()));
+        }
+    }
+    Ok(new)
+}
+
+fn write_rollups(conn: &Connection, id: SeriesId, tail: &SeriesTail) -> Result<(), StoreError> {
+    if !tail.numeric.is_empty() {
+        let mut stmt = conn.prepare_cached(UPSERT_NUMERIC)?;
+        for ((resolution, bucket), s) in &tail.numeric {
+            let code = resolution.code();
+            stmt.execute(params![id.0, code, bucket.0, s.samples as i64, s.sum, s.sum2, s.min, s.max])?;
+        }
+    }
+    if !tail.text.is_empty() {
+        let mut stmt = conn.prepare_cached(UPSERT_TEXT)?;
+        for ((resolution, bucket), counts) in &tail.text {
+            for (value, n) in counts {
+                stmt.execute(params![id.0, resolution.code(), bucket.0, value, *n as i64])?;
+            }
+        }
+    }
+    Ok(())
 }
 
 /// The newest merged instant of each series seen, so ingest can skip the `history_raw` lookup for a sample newer
@@ -152,18 +159,6 @@ impl MergedMax {
         };
         Ok(t <= max)
     }
-}
-
-fn log_rows(conn: &Connection) -> Result<Vec<LogRow>, StoreError> {
-    let mut stmt = conn.prepare_cached("SELECT series, recv_ms, value, attr_type FROM history_log")?;
-    let rows = stmt.query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)))?;
-    Ok(rows.collect::<Result<_, _>>()?)
-}
-
-/// How a stored value (JSON text) aggregates.
-pub fn aggregate_of(text: &str) -> Result<Aggregate, StoreError> {
-    let value = serde_json::from_str(text).map_err(|e| StoreError::Corrupt(format!("history value: {e}")))?;
-    Ok(Aggregate::of(&value))
 }
 
 /// The epoch of the last merge, as the current transaction sees it.

@@ -1,33 +1,36 @@
-//! The historic store in SQLite: an append-only log of new samples, series-clustered raw and rollup tables, and
-//! an in-memory tail of what the log holds (schema migrations 3 and 5).
+//! The historic store in SQLite: an append-only journal of new samples, series-clustered raw and rollup tables,
+//! and an in-memory tail of what the journal holds (schema migrations 3, 5 and 6).
 //!
-//! Ingest (`ingest`, a writer job) appends each new sample to `history_log`, a rowid table: a commit writes a few
-//! pages whatever the number of series, where inserting into the clustered tables cost one or more random pages per
-//! sample and capped ingest near 10,000 samples/s. Idempotency stays exact: a sample is new when it is neither in
-//! the log (tracked by `temp.history_unmerged`, a key-only table on the writer connection that commits and rolls
-//! back with the job, costs no disk write, and is emptied by each merge) nor in `history_raw` (one key lookup).
-//! After the commit, the job's new samples are published to the `tail` with their rollup contributions; readers
-//! add the tail to what their snapshot's tables hold (`read`). Once the tail holds `MERGE_AT` samples, a `merge`
-//! job moves the log into the clustered tables in key order, coalescing rollups per point.
+//! Ingest (`ingest`, a writer job) appends the job's new samples to `history_journal` as one row, so a commit
+//! writes a few pages whatever the number of series, and a job costs one statement however many samples it holds.
+//! Idempotency stays exact and needs no statement in the common case: a sample is new when it is neither among
+//! the samples this job or an earlier job of the same transaction journaled (kept in memory for the transaction:
+//! `merge::Pending`, reset when the writer starts another transaction, so a refused batch leaves nothing behind),
+//! nor in the tail's open generation (committed, unmerged), nor in `history_raw` (one key lookup, skipped when the
+//! sample is newer than everything merged for its series). After the commit, the job's new samples are published
+//! to the `tail` with their rollup contributions; readers add the tail to what their snapshot's tables hold
+//! (`read`). Once the tail holds `MERGE_AT` samples, a `merge` job writes them from memory into the clustered
+//! tables in key order, with rollups coalesced per point, and empties the journal.
 //!
-//! Durability is unchanged: a sample is acknowledged once its log row is committed. On open, a leftover log is
-//! merged before the writer starts, so the tail starts empty. `history_raw` is clustered on (series, recvTime,
-//! value) and serves lastN and time ranges as contiguous scans; rollups on (series, resolution, point start), so an
-//! aggregated read is a range scan over at most one row per point plus the tail's points. Series rows (id to key)
-//! exist for deletes by service path or entity; a cache of committed series ids spares re-inserting them. Deletes
-//! and retention purges merge the log first, so they only ever act on the clustered tables.
+//! Durability is unchanged: a sample is acknowledged once its journal row is committed. On open, a leftover
+//! journal is read into a tail and merged before the writer starts. `history_raw` is clustered on (series,
+//! recvTime, value) and serves lastN and time ranges as contiguous scans; rollups on (series, resolution, point
+//! start), so an aggregated read is a range scan over at most one row per point plus the tail's points. Series rows
+//! (id to key) exist for deletes by service path or entity; a cache of committed series ids spares re-inserting
+//! them. Deletes and retention purges merge first, so they only ever act on the clustered tables.
 
+mod journal;
 mod merge;
 mod read;
 mod tail;
 
-use self::merge::MergedMax;
+use self::merge::{MergedMax, Pending};
 pub use self::read::{aggregated, raw};
 pub use self::tail::{Fresh, Tail};
 
 use std::collections::HashSet;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex, RwLock};
+use std::sync::{Arc, Mutex, MutexGuard, RwLock};
 
 use rusqlite::{Connection, params};
 
@@ -81,38 +84,54 @@ pub struct Ingested {
 /// (about 0.5 KB per sample with its rollup contributions); larger merges touch each series' pages for more samples.
 pub const MERGE_AT: usize = 100_000;
 
-/// What the history store keeps beside the database: committed series ids, the tail, the newest merged instants.
+/// What the writer jobs keep between them: the newest merged instants, and what the current transaction did.
+#[derive(Debug, Default)]
+struct WriterSide {
+    merged: MergedMax,
+    /// The writer transaction `pending` describes.
+    batch: u64,
+    pending: Pending,
+}
+
+/// What the history store keeps beside the database: committed series ids, the tail, the writer jobs' state.
 #[derive(Debug)]
 pub struct HistoryState {
     pub known: KnownSeries,
     pub tail: Tail,
     /// Used by writer jobs only (one at a time); a mutex to share it with them.
-    merged: Mutex<MergedMax>,
+    writer: Mutex<WriterSide>,
 }
 
 impl HistoryState {
-    fn merged(&self) -> std::sync::MutexGuard<'_, MergedMax> {
-        self.merged.lock().expect("merged max lock")
+    /// The writer jobs' state, with `pending` emptied when `tx` is another transaction than the last job's: every
+    /// job of that one is finished, its samples published to the tail or refused with it.
+    fn writer_side(&self, tx: &Tx<'_>) -> MutexGuard<'_, WriterSide> {
+        let mut side = self.writer.lock().expect("history writer state lock");
+        if side.batch != tx.batch() {
+            side.batch = tx.batch();
+            side.pending = Pending::default();
+        }
+        side
+    }
+
+    /// Merges what is unmerged, in the job's transaction.
+    fn merge(&self, tx: &Tx<'_>) -> Result<Option<u64>, StoreError> {
+        let side = &mut *self.writer_side(tx);
+        merge::merge(tx, &self.tail, &mut side.pending, &mut side.merged)
     }
 }
 
-const CREATE_UNMERGED: &str = "CREATE TEMP TABLE IF NOT EXISTS history_unmerged (
-    series INTEGER NOT NULL, recv_ms INTEGER NOT NULL, value TEXT NOT NULL,
-    PRIMARY KEY (series, recv_ms, value)) WITHOUT ROWID";
-
-/// Prepares the writer connection: the temporary key table, and a merge of any log left by a previous run.
+/// Prepares the writer connection: a journal left by a previous run is read into a tail and merged.
 pub fn open(conn: &mut Connection) -> Result<Arc<HistoryState>, StoreError> {
-    // Small pages: each page a transaction first changes is copied to the temporary database's journal, and the
-    // key table's inserts land on pages spread over the whole table.
-    conn.pragma_update(Some("temp"), "page_size", 1024)?;
-    conn.execute_batch(CREATE_UNMERGED)?;
-    let mut merged = MergedMax::default();
     let tx = conn.transaction()?;
-    merge::merge(&tx, &mut merged)?;
-    let epoch = merge::merged_epoch(&tx)?;
+    let before = merge::merged_epoch(&tx)?;
+    let leftover = Tail::new(before);
+    leftover.publish(journal::since(&tx, i64::MIN)?);
+    let mut merged = MergedMax::default();
+    let epoch = merge::merge(&tx, &leftover, &mut Pending::default(), &mut merged)?.unwrap_or(before);
     tx.commit()?;
-    let tail = Tail::new(epoch);
-    Ok(Arc::new(HistoryState { known: KnownSeries::default(), tail, merged: Mutex::new(merged) }))
+    let writer = Mutex::new(WriterSide { merged, ..WriterSide::default() });
+    Ok(Arc::new(HistoryState { known: KnownSeries::default(), tail: Tail::new(epoch), writer }))
 }
 
 /// Queues an ingest job; after its commit, the series it created are learned, its samples published to the tail,
@@ -142,8 +161,7 @@ pub fn submit_ingest(writer: &Writer, state: &Arc<HistoryState>, samples: Vec<Sa
 pub fn submit_merge(writer: &Writer, state: &Arc<HistoryState>) -> Reply<()> {
     let job_state = state.clone();
     submit_merging(writer, state, move |conn| {
-        let epoch = merge::merge(conn, &mut job_state.merged())
-            .inspect_err(|e| tracing::warn!(error = %e, "history: merge failed"))?;
+        let epoch = job_state.merge(conn).inspect_err(|e| tracing::warn!(error = %e, "history: merge failed"))?;
         Ok(((), epoch))
     })
 }
@@ -158,7 +176,7 @@ pub fn submit_delete(writer: &Writer, state: &Arc<HistoryState>, scope: DeleteSc
 pub fn submit_purge(writer: &Writer, state: &Arc<HistoryState>, cutoff: Millis) -> Reply<u64> {
     let job_state = state.clone();
     submit_merging(writer, state, move |conn| {
-        let epoch = merge::merge(conn, &mut job_state.merged())?;
+        let epoch = job_state.merge(conn)?;
         Ok((purge_before(conn, cutoff)?, epoch))
     })
 }
@@ -187,38 +205,56 @@ where
 
 const INSERT_SERIES: &str = "INSERT OR IGNORE INTO history_series
     (id, tenant, service_path, entity_id, entity_type, attr_name) VALUES (?1, ?2, ?3, ?4, ?5, ?6)";
-const INSERT_UNMERGED: &str =
-    "INSERT OR IGNORE INTO temp.history_unmerged (series, recv_ms, value) VALUES (?1, ?2, ?3)";
 const IN_RAW: &str = "SELECT EXISTS (SELECT 1 FROM history_raw WHERE series = ?1 AND recv_ms = ?2 AND value = ?3)";
-const APPEND_LOG: &str = "INSERT INTO history_log (series, recv_ms, value, attr_type) VALUES (?1, ?2, ?3, ?4)";
 
-/// Appends the new samples to the log; runs on the writer thread inside the job's savepoint. A sample is a
-/// duplicate when the key table already holds it (logged, by this or an earlier job since the last merge) or the
-/// raw table does (merged).
-pub fn ingest(conn: &Connection, state: &HistoryState, samples: Vec<Prepared>) -> Result<Ingested, StoreError> {
-    let (known, mut merged) = (&state.known, state.merged());
+/// Journals the new samples as one row; runs on the writer thread inside the job's savepoint. The transaction's
+/// `pending` state learns the job's samples only once the job has succeeded, so a refused job leaves none there.
+pub fn ingest(tx: &Tx<'_>, state: &HistoryState, samples: Vec<Prepared>) -> Result<Ingested, StoreError> {
+    let mut side = state.writer_side(tx);
+    let side = &mut *side;
     let mut done = Ingested::default();
-    let mut unmerged = conn.prepare_cached(INSERT_UNMERGED)?;
-    let mut in_raw = conn.prepare_cached(IN_RAW)?;
-    let mut append = conn.prepare_cached(APPEND_LOG)?;
+    let mut keys = HashSet::new();
     for Prepared { key, fresh } in samples {
-        let (id, t, value) = (fresh.series, fresh.recv_time.0, &fresh.value);
-        if !known.contains(id) && !done.new_series.contains(&id) {
-            if insert_series(conn, id, &key)? {
-                merged.empty_series(id);
+        let id = fresh.series;
+        if !state.known.contains(id) && !done.new_series.contains(&id) {
+            if insert_series(tx, id, &key)? {
+                side.merged.empty_series(id);
             }
             done.new_series.push(id);
         }
-        let logged = unmerged.execute(params![id.0, t, value])? == 0;
-        if logged || merged.may_hold(conn, id, t)? && in_raw.query_row(params![id.0, t, value], |r| r.get(0))? {
+        let sample_key = (id, fresh.recv_time, fresh.value.clone());
+        if keys.contains(&sample_key) || stored_before(tx, state, side, &sample_key)? {
             done.outcome.duplicates += 1;
             continue;
         }
-        append.execute(params![id.0, t, value, fresh.attr_type])?;
+        keys.insert(sample_key);
         done.outcome.stored += 1;
         done.fresh.push(fresh);
     }
+    if !done.fresh.is_empty() {
+        let seq = journal::append(tx, &done.fresh)?;
+        side.pending.journal_from.get_or_insert(seq);
+        side.pending.keys.extend(keys);
+    }
     Ok(done)
+}
+
+/// Whether a sample is stored already: journaled earlier in this transaction, committed and unmerged (unless a
+/// merge ran in this transaction: what the tail holds is then merged, or deleted), or merged.
+fn stored_before(
+    conn: &Connection,
+    state: &HistoryState,
+    side: &mut WriterSide,
+    key: &merge::SampleKey,
+) -> Result<bool, StoreError> {
+    let (id, t, value) = key;
+    if side.pending.keys.contains(key) || !side.pending.merged && state.tail.holds(*id, *t, value) {
+        return Ok(true);
+    }
+    if !side.merged.may_hold(conn, *id, t.0)? {
+        return Ok(false);
+    }
+    Ok(conn.prepare_cached(IN_RAW)?.query_row(params![id.0, t.0, value], |r| r.get(0))?)
 }
 
 /// A sample ready for the writer: its series id, value text, classification and points are computed on the
@@ -245,8 +281,8 @@ fn insert_series(conn: &Connection, id: SeriesId, key: &SeriesKey) -> Result<boo
 
 /// Deletes a scope's series with their samples and rollups, after merging the log; runs on the writer thread and
 /// answers the epoch of the merge.
-fn delete(conn: &Connection, state: &HistoryState, scope: &DeleteScope) -> Result<Option<u64>, StoreError> {
-    let epoch = merge::merge(conn, &mut state.merged())?;
+fn delete(conn: &Tx<'_>, state: &HistoryState, scope: &DeleteScope) -> Result<Option<u64>, StoreError> {
+    let epoch = state.merge(conn)?;
     let known = &state.known;
     known.forget_all();
     for id in series_in(conn, scope)? {

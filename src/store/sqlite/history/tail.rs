@@ -1,5 +1,6 @@
-//! The tail: samples committed to the log (`history_log`) and not yet merged into the clustered tables, held in
-//! memory per series with their rollup contributions, so that reads see them without touching the log.
+//! The tail: samples committed to the journal (`history_journal`) and not yet merged into the clustered tables,
+//! held in memory per series with their rollup contributions, so that reads see them without touching the journal,
+//! ingest finds duplicates without a statement, and the merge writes them without reading them back.
 //!
 //! Samples are grouped in generations, one per merge: the open generation collects what ingest publishes after each
 //! commit; when merge `e` commits, the open generation (tagged `e`) is retired and a new one opens. A reader reads
@@ -74,16 +75,17 @@ impl Window {
     }
 }
 
-/// One series' unmerged samples in one generation, with their rollup contributions per (resolution, point).
+/// One series' unmerged samples in one generation, with their rollup contributions per (resolution, point): raw
+/// rows by (instant, value) to their attribute type.
 #[derive(Debug, Default)]
-struct SeriesTail {
-    raw: BTreeMap<RawKey, String>,
-    numeric: BTreeMap<(Resolution, Millis), NumericStats>,
-    text: BTreeMap<(Resolution, Millis), BTreeMap<String, u64>>,
+pub struct SeriesTail {
+    pub raw: BTreeMap<RawKey, String>,
+    pub numeric: BTreeMap<(Resolution, Millis), NumericStats>,
+    pub text: BTreeMap<(Resolution, Millis), BTreeMap<String, u64>>,
 }
 
 impl SeriesTail {
-    fn add(&mut self, sample: Fresh) {
+    pub fn add(&mut self, sample: Fresh) {
         for (resolution, bucket) in Resolution::ALL.into_iter().zip(sample.buckets) {
             let key = (resolution, bucket);
             match &sample.aggregate {
@@ -94,6 +96,24 @@ impl SeriesTail {
         }
         self.raw.insert((sample.recv_time, sample.value), sample.attr_type);
     }
+
+    /// Whether the series holds a sample of `value` at `t`.
+    fn holds(&self, t: Millis, value: &str) -> bool {
+        let next = t.0.checked_add(1).map_or(Bound::Unbounded, |end| Bound::Excluded((Millis(end), String::new())));
+        self.raw.range((Bound::Included((t, String::new())), next)).any(|((_, v), _)| v == value)
+    }
+}
+
+/// Samples grouped by series.
+pub type BySeries = HashMap<SeriesId, SeriesTail>;
+
+/// Groups samples by series, with their rollup contributions.
+pub fn group(fresh: Vec<Fresh>) -> BySeries {
+    let mut series = BySeries::new();
+    for sample in fresh {
+        series.entry(sample.series).or_default().add(sample);
+    }
+    series
 }
 
 fn zero() -> NumericStats {
@@ -105,7 +125,7 @@ fn zero() -> NumericStats {
 struct Generation {
     epoch: u64,
     samples: usize,
-    series: HashMap<SeriesId, SeriesTail>,
+    series: BySeries,
 }
 
 impl Generation {
@@ -157,6 +177,17 @@ impl Tail {
             state.merge_at = samples + MERGE_AT;
         }
         due
+    }
+
+    /// Whether the open generation (every sample committed since the last merge) holds a sample of `value` at `t`.
+    pub fn holds(&self, series: SeriesId, t: Millis, value: &str) -> bool {
+        let state = self.0.read().expect("tail lock");
+        state.open.series.get(&series).is_some_and(|tail| tail.holds(t, value))
+    }
+
+    /// Runs `f` on the open generation's samples, which the next merge writes.
+    pub fn with_open<T>(&self, f: impl FnOnce(&BySeries) -> T) -> T {
+        f(&self.0.read().expect("tail lock").open.series)
     }
 
     /// Merge `epoch` committed: the open generation is now in the clustered tables.

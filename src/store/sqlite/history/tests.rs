@@ -59,7 +59,7 @@ async fn a_sample_is_stored_once_within_a_job_a_commit_and_across_merges() {
     let (x, y) = (store.ingest(vec![sample(&t, 3_000, c.clone())]), store.ingest(vec![sample(&t, 3_000, c.clone())]));
     let (x, y) = (x.await.unwrap(), y.await.unwrap());
     assert_eq!((x.stored + y.stored, x.duplicates + y.duplicates), (1, 1));
-    // Logged, not merged: the key table answers.
+    // Journaled, not merged: the tail answers.
     let again = store.ingest(vec![sample(&t, 1_000, a.clone()), sample(&t, 2_000, json!("2.0"))]).await.unwrap();
     assert_eq!(again, IngestOutcome { stored: 1, duplicates: 1 }, "same instant, other value: a new sample");
     merge_now(&store).await;
@@ -234,22 +234,95 @@ async fn reads_and_rollups_after_batched_ingest_equal_a_recomputation_from_raw_d
 fn a_merge_counts_a_row_already_in_the_raw_table_once() {
     let mut conn = Connection::open_in_memory().unwrap();
     crate::store::sqlite::schema::migrate(&mut conn).unwrap();
-    let state = super::open(&mut conn).unwrap();
     let id = key("R1", "t").id();
-    let insert = |table: &str, ms: i64, value: &str| {
-        let sql = format!("INSERT INTO {table} (series, recv_ms, value, attr_type) VALUES (?1, ?2, ?3, 'Number')");
-        conn.execute(&sql, params![id.0, ms, value]).unwrap();
+    let sql = "INSERT INTO history_raw (series, recv_ms, value, attr_type) VALUES (?1, 1000, '\"1\"', 'Number')";
+    conn.execute(sql, params![id.0]).unwrap();
+    let fresh = |ms: i64, value: &str| Fresh::new(id, Millis(ms), &json!(value), "Number".into());
+    // Enough rows for a multi-row statement, the row already merged among them.
+    let rows: Vec<Fresh> = (0..150).map(|i| fresh(i * 1_000, "1")).collect();
+    journal::append(&conn, &rows).unwrap();
+    super::open(&mut conn).unwrap();
+    let counts = "SELECT (SELECT count(*) FROM history_raw), (SELECT sum(samples) FROM history_rollup
+        WHERE resolution = 4), (SELECT count(*) FROM history_journal), (SELECT epoch FROM history_merged)";
+    let found: (i64, i64, i64, i64) =
+        conn.query_row(counts, [], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?))).unwrap();
+    assert_eq!(found, (150, 149, 0, 1), "only the new rows feed the rollups; the journal is emptied");
+}
+
+#[tokio::test]
+async fn a_version_5_log_left_unmerged_is_merged_after_the_migration() {
+    let dir = tempfile::tempdir().unwrap();
+    let t = key("R1", "t");
+    {
+        let mut conn = Connection::open(dir.path().join(crate::store::sqlite::DB_FILE)).unwrap();
+        crate::store::sqlite::schema::migrate_to(&mut conn, 5).unwrap();
+        let series = "INSERT INTO history_series VALUES (?1, 'default', '/', 'R1', 'Room', 't')";
+        conn.execute(series, params![t.id().0]).unwrap();
+        let sql = "INSERT INTO history_log (series, recv_ms, value, attr_type) VALUES (?1, ?2, ?3, 'Number')";
+        for (ms, value) in [(2_000, "\"4\""), (1_000, "\"1.5\""), (1_500, "\"a \\\" b\"")] {
+            conn.execute(sql, params![t.id().0, ms, value]).unwrap();
+        }
+    }
+    let store = open(dir.path());
+    let raw = all_raw(&store, &t).await;
+    assert_eq!(raw, [(1_000, json!("1.5")), (1_500, json!("a \" b")), (2_000, json!("4"))]);
+    let dup = store.ingest(vec![sample(&t, 1_500, json!("a \" b"))]).await.unwrap();
+    assert_eq!(dup, IngestOutcome { stored: 0, duplicates: 1 });
+    let q = AggrQuery {
+        series: t.id(),
+        resolution: Resolution::Hour,
+        from: Millis::MIN,
+        to: Millis::MAX,
+        numeric: true,
+        occur: true,
     };
-    insert("history_raw", 1_000, "\"1\"");
-    insert("history_log", 1_000, "\"1\"");
-    insert("history_log", 2_000, "\"2\"");
-    assert_eq!(merge::merge(&conn, &mut state.merged()).unwrap(), Some(1));
-    let (rows, samples): (i64, i64) = conn
-        .query_row(
-            "SELECT (SELECT count(*) FROM history_raw), (SELECT sum(samples) FROM history_rollup WHERE resolution = 4)",
-            [],
-            |r| Ok((r.get(0)?, r.get(1)?)),
-        )
-        .unwrap();
-    assert_eq!((rows, samples), (2, 1), "only the new row feeds the rollups");
+    let points = store.aggregated(q).await.unwrap();
+    let stats = points[0].numeric.unwrap();
+    assert_eq!((stats.samples, stats.sum), (2, 5.5));
+    assert_eq!(points[0].text.as_ref().unwrap().counts, [("a \" b".to_owned(), 1)]);
+}
+
+/// Holds the writer thread until released, so that the jobs queued meanwhile share the next transaction.
+fn hold_writer(store: &SqliteStore) -> std::sync::mpsc::Sender<()> {
+    let (release, held) = std::sync::mpsc::channel::<()>();
+    drop(store.writer.submit(move |_| Ok(held.recv().is_ok()), None));
+    release
+}
+
+#[tokio::test]
+async fn a_refused_transaction_leaves_neither_rows_nor_remembered_samples() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = open(dir.path());
+    let t = key("R1", "t");
+    let release = hold_writer(&store);
+    let first = store.ingest(vec![sample(&t, 1_000, json!("1"))]);
+    // Ends the transaction under the writer's feet: every job of the batch is refused.
+    let poison = store.writer.submit(|conn| Ok(conn.execute_batch("ROLLBACK")?), None);
+    let again = store.ingest(vec![sample(&t, 1_000, json!("1"))]);
+    release.send(()).unwrap();
+    assert!(first.await.is_err() && poison.await.is_err() && again.await.is_err());
+    assert_eq!(all_raw(&store, &t).await, []);
+    // The next transaction must not take the refused sample for one already journaled.
+    let stored = store.ingest(vec![sample(&t, 1_000, json!("1"))]).await.unwrap();
+    assert_eq!(stored, IngestOutcome { stored: 1, duplicates: 0 });
+    assert_eq!(all_raw(&store, &t).await, [(1_000, json!("1"))]);
+}
+
+#[tokio::test]
+async fn a_sample_sent_again_after_its_delete_in_the_same_transaction_is_stored() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = open(dir.path());
+    let t = key("R1", "t");
+    store.ingest(vec![sample(&t, 1_000, json!("1"))]).await.unwrap();
+    let release = hold_writer(&store);
+    let pending = store.ingest(vec![sample(&t, 2_000, json!("2"))]);
+    let delete = store.delete(DeleteScope::Attribute(t.clone()));
+    let again = store.ingest(vec![sample(&t, 1_000, json!("1")), sample(&t, 2_000, json!("2"))]);
+    release.send(()).unwrap();
+    assert_eq!(pending.await.unwrap().stored, 1);
+    delete.await.unwrap();
+    assert_eq!(again.await.unwrap(), IngestOutcome { stored: 2, duplicates: 0 });
+    assert_eq!(all_raw(&store, &t).await, [(1_000, json!("1")), (2_000, json!("2"))]);
+    merge_now(&store).await;
+    assert_eq!(all_raw(&store, &t).await, [(1_000, json!("1")), (2_000, json!("2"))]);
 }
