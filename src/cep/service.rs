@@ -219,8 +219,9 @@ impl CepService {
     /// Queues elements for the configuration of the tenant, or of the nearest ancestor path that has one. The map
     /// stays locked while they are queued, so a replacement cannot miss them.
     pub fn notify(&self, tenant: &Tenant, path: &ServicePath, elements: &[ElementIn]) -> Vec<Result<(), NotifyError>> {
-        let now = self.clock.now_ms();
         let running = lock(&self.running);
+        // Read under the lock, so the queue is in arrival order.
+        let now = self.clock.now_ms();
         let Some(run) = ancestors(path).find_map(|p| running.get(&(tenant.clone(), p))) else {
             let missing = NotifyError::NoConfiguration(format!("{tenant}{path}"));
             return elements.iter().map(|_| Err(missing.clone())).collect();
