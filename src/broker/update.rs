@@ -256,15 +256,33 @@ fn merge_attribute(attributes: &mut BTreeMap<String, Attribute>, write: &AttrWri
         stored.value = v.clone();
         modified = true;
     }
-    if !write.metadatas.is_empty() {
-        let before = stored.metadatas.clone();
-        for (name, meta) in &write.metadatas {
-            stored.metadatas.insert(name.clone(), meta.clone());
-        }
-        modified |= stored.metadatas != before;
-    }
+    modified |= merge_metadatas(&mut stored.metadatas, &write.metadatas);
     let compound = matches!(write.value, Some(Value::Array(_) | Value::Object(_)));
     compound || modified
+}
+
+/// Writes the metadata into the stored map; returns whether the map changed. A write may repeat a name: the last
+/// occurrence wins, as inserting them in order would, so only that one is compared and written. This avoids copying
+/// the stored map to compare it afterwards.
+fn merge_metadatas(stored: &mut BTreeMap<String, Metadata>, written: &[(String, Metadata)]) -> bool {
+    let mut modified = false;
+    for (i, (name, meta)) in written.iter().enumerate() {
+        if written[i + 1..].iter().any(|(later, _)| later == name) {
+            continue;
+        }
+        match stored.get_mut(name) {
+            Some(old) if old == meta => {}
+            Some(old) => {
+                old.clone_from(meta);
+                modified = true;
+            }
+            None => {
+                stored.insert(name.clone(), meta.clone());
+                modified = true;
+            }
+        }
+    }
+    modified
 }
 
 fn new_attribute(write: &AttrWrite) -> Attribute {
@@ -326,6 +344,32 @@ mod tests {
         let applied = apply(UpdateAction::Update, key(), Some(stored(&[("t", "1")])), &write(&[("t", "1")]));
         assert!(applied.changed.is_empty());
         assert!(matches!(applied.next, Next::Keep(Some(_))));
+    }
+
+    fn with_unit(entity: &ElementWrite, units: &[&str]) -> ElementWrite {
+        let mut write = entity.clone();
+        let meta = |u: &&str| ("unit".to_owned(), Metadata { metadata_type: "string".into(), value: Value::from(*u) });
+        write.attributes[0].metadatas = units.iter().map(meta).collect();
+        write
+    }
+
+    fn stored_with_unit(unit: &str) -> Entity {
+        match apply(UpdateAction::Append, key(), None, &with_unit(&write(&[("t", "1")]), &[unit])).next {
+            Next::Put(e) => e,
+            other => panic!("append did not create: {other:?}"),
+        }
+    }
+
+    #[test]
+    fn repeated_metadata_name_compares_the_last_occurrence() {
+        let same = with_unit(&write(&[("t", "1")]), &["F", "C"]);
+        let applied = apply(UpdateAction::Update, key(), Some(stored_with_unit("C")), &same);
+        assert!(applied.changed.is_empty());
+        assert_eq!(applied.next, Next::Keep(Some(stored_with_unit("C"))));
+        let other = with_unit(&write(&[("t", "1")]), &["C", "F"]);
+        let applied = apply(UpdateAction::Update, key(), Some(stored_with_unit("C")), &other);
+        assert_eq!(applied.changed, vec!["t".to_owned()]);
+        assert_eq!(applied.next, Next::Put(stored_with_unit("F")));
     }
 
     #[test]

@@ -63,6 +63,29 @@ async fn onchange_notifies_real_changes_only_with_headers_and_projection() {
     rx.expect_none(300).await;
 }
 
+fn with_units(units: &[&str]) -> Value {
+    let metadatas: Vec<Value> = units.iter().map(|u| json!({"name": "unit", "type": "string", "value": u})).collect();
+    json!({"contextElements": [{"type": "Room", "isPattern": "false", "id": "Room1", "attributes": [
+        {"name": "temperature", "type": "float", "value": "20", "metadatas": metadatas}]}], "updateAction": "UPDATE"})
+}
+
+#[tokio::test]
+async fn onchange_on_metadata_compares_the_last_of_a_repeated_name() {
+    let h = Harness::new().await;
+    let mut rx = Receiver::start(StatusCode::OK).await;
+    h.update("APPEND", "Room1", "Room", &[("temperature", "float", "20")]).await;
+    h.post("/cb/v1/updateContext", with_units(&["C"])).await;
+    subscribe(&h, subscription(&rx.url, &["temperature"], &["temperature"])).await;
+    rx.expect_none(200).await;
+    h.post("/cb/v1/updateContext", with_units(&["F", "C"])).await;
+    h.post("/cb/v1/updateContext", with_units(&["C"])).await;
+    rx.expect_none(300).await;
+    h.post("/cb/v1/updateContext", with_units(&["C", "F"])).await;
+    let n = rx.next().await.expect("a notification for the changed unit");
+    assert_eq!(element(&n)["attributes"][0]["metadatas"], json!([{"name": "unit", "type": "string", "value": "F"}]));
+    rx.expect_none(300).await;
+}
+
 #[tokio::test]
 async fn no_notification_when_no_projected_attribute_exists() {
     let h = Harness::new().await;
