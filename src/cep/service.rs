@@ -3,7 +3,9 @@
 //! (shape, plan, checked program, routes) before it replaces the running one, so a refused configuration leaves the
 //! previous one untouched. A replacement that computes the same rows (same statements over the same types: only
 //! brokers, output ids or attribute mappings changed) keeps the running dataflow and its state; any other replaces
-//! the dataflow. Outputs go to the [`Publisher`]. The HTTP shape of all this is `api`'s business.
+//! the dataflow, and the statements the new one shares with the old (same text over the same event types and
+//! variables) take their state over (windows, groups, pattern instances and their timers), as Cepheus keeps an
+//! unchanged statement. Outputs go to the [`Publisher`]. The HTTP shape of all this is `api`'s business.
 //!
 //! A notification is converted and queued, stamped with its arrival millisecond, and answered at once; the feeder
 //! thread hands everything queued since its last round to the dataflow as one batch per millisecond, then fires the
@@ -80,7 +82,7 @@ type Queued = (i64, String, Row);
 #[derive(Debug)]
 struct Running {
     prepared: Prepared,
-    engine: Arc<Mutex<Box<dyn Engine>>>,
+    engine: Arc<Mutex<Dataflow>>,
     queue: Arc<Mutex<Vec<Queued>>>,
 }
 
@@ -193,12 +195,14 @@ impl CepService {
             Some(p) if p.prepared.program.same_dataflow(&prepared.program) => {
                 Running { prepared, engine: p.engine.clone(), queue: p.queue.clone() }
             }
-            other => {
-                if let Some(replaced) = other {
-                    self.publish(&key, &replaced.prepared.config, replaced.feed(self.clock.now_ms()));
-                }
-                let engine: Box<dyn Engine> =
-                    Box::new(Dataflow::install(self.workers.clone(), prepared.program.clone()));
+            Some(replaced) => {
+                self.publish(&key, &replaced.prepared.config, replaced.feed(self.clock.now_ms()));
+                let changed = changed_types(&replaced.prepared.config, &prepared.config);
+                let engine = lock(&replaced.engine).replace(prepared.program.clone(), &changed);
+                Running { prepared, engine: Arc::new(Mutex::new(engine)), queue: Arc::default() }
+            }
+            None => {
+                let engine = Dataflow::install(self.workers.clone(), prepared.program.clone());
                 Running { prepared, engine: Arc::new(Mutex::new(engine)), queue: Arc::default() }
             }
         };
@@ -341,6 +345,20 @@ fn deliver(service: &CepService, n: &Notification) -> Result<(), SinkError> {
     Ok(())
 }
 
+/// The event types whose `in` declarations differ between two configurations: added, removed, or declared with
+/// other ids or attributes (their providers aside).
+fn changed_types(old: &CepConfig, new: &CepConfig) -> Vec<String> {
+    let declared = |config: &CepConfig, t: &str| -> Vec<_> {
+        let of_type = config.inputs.iter().filter(|i| i.entity_type == t);
+        of_type.map(|i| (i.id.clone(), i.is_pattern, i.attributes.clone())).collect()
+    };
+    let mut types: Vec<String> = old.inputs.iter().chain(&new.inputs).map(|i| i.entity_type.clone()).collect();
+    types.sort();
+    types.dedup();
+    types.retain(|t| declared(old, t) != declared(new, t));
+    types
+}
+
 fn element_of(e: &crate::broker::wire::ContextElementOut) -> ElementIn {
     let attributes = e
         .attributes
@@ -358,14 +376,12 @@ mod tests {
     use serde_json::json;
 
     use super::*;
-    use crate::cep::reference::Reference;
 
     fn floor_average() -> Running {
         let config: CepConfig = serde_json::from_str(include_str!("../../queries/floor-average.json")).expect("seed");
         let tenant = Tenant::parse("building").expect("tenant");
         let prepared = prepare(config, &tenant, &ServicePath::root()).expect("prepares");
-        let plan = plan_config(&prepared.config, false).expect("plans");
-        let engine: Box<dyn Engine> = Box::new(Reference::new(&plan).expect("runs"));
+        let engine = Dataflow::install(Workers::start(1).expect("workers"), prepared.program.clone());
         Running { prepared, engine: Arc::new(Mutex::new(engine)), queue: Arc::default() }
     }
 

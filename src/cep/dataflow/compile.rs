@@ -41,6 +41,8 @@ pub struct Built {
 }
 
 struct WindowParts<'s> {
+    /// The `CREATE WINDOW` statement, which owns the window's rows.
+    number: usize,
     plan: NamedWindowPlan,
     inserts: Vec<Edge<'s>>,
     merges: Vec<(usize, Action, Edge<'s>)>,
@@ -92,7 +94,7 @@ impl<'s> Compiler<'s, '_> {
         use crate::cep::plan::PlanNode;
         match node {
             PlanNode::NamedWindow(w) => {
-                let parts = WindowParts { plan: w.clone(), inserts: Vec::new(), merges: Vec::new() };
+                let parts = WindowParts { number, plan: w.clone(), inserts: Vec::new(), merges: Vec::new() };
                 self.windows.insert(w.name.clone(), parts);
             }
             PlanNode::Query(q) => self.query(number, q),
@@ -210,7 +212,7 @@ impl<'s> Compiler<'s, '_> {
         }
         let ids = (id, self.id(&q.sink.stream));
         let logic = QueryLogic::new(number, Arc::new(q.clone()), s.clone(), ids, self.vars.clone());
-        let control = Control::default();
+        let control = Control::new(number);
         self.built.controls.push(control.clone());
         stateful(exchanged, "Query", control, logic)
     }
@@ -223,7 +225,7 @@ impl<'s> Compiler<'s, '_> {
         let routes: Routes = keys.iter().map(|(id, (label, e))| (*id, (label.clone(), vec![e.clone()]))).collect();
         let logic = PatternLogic::new(number, Arc::new(q.clone()), p.root.clone(), keys, self.names.clone())
             .with(self.id(&q.sink.stream), self.vars.clone());
-        let control = Control::default();
+        let control = Control::new(number);
         self.built.controls.push(control.clone());
         stateful(exchange(merged, routes, self.vars.clone()), "Pattern", control, logic)
     }
@@ -289,7 +291,7 @@ impl<'s> Compiler<'s, '_> {
         }
         let input = exchange(self.scope.concatenate(edges), routes, self.vars.clone());
         let logic = WindowLogic::new(name.to_owned(), keys, stream, merges, self.vars.clone());
-        let control = Control::default();
+        let control = Control::new(parts.number);
         self.built.controls.push(control.clone());
         let out = stateful(input, "NamedWindow", control, logic).probe_with(&self.probe);
         self.producers.entry(stream).or_default().push(out);

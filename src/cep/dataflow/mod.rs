@@ -21,7 +21,7 @@ mod workers;
 use std::sync::Arc;
 
 pub use program::Program;
-pub use workers::Workers;
+pub use workers::{Handover, Workers};
 
 use self::record::{millis, timer_epoch};
 use super::plan::Plan;
@@ -48,8 +48,19 @@ impl Dataflow {
 
     /// Installs an already checked program on every worker.
     pub fn install(workers: Arc<Workers>, program: Arc<Program>) -> Self {
-        let id = workers.install(program.clone());
-        Dataflow { workers, program, id, epoch: 0, position: 0, next_timer: None }
+        let (id, next_timer) = workers.install(program.clone(), None);
+        Dataflow { workers, program, id, epoch: 0, position: 0, next_timer }
+    }
+
+    /// Installs `program` to replace this dataflow: the statements both run (`Program::kept_from`, given the event
+    /// types declared differently now) take their state over, and time and arrival positions go on from here. This
+    /// dataflow stays installed until it is dropped.
+    pub fn replace(&self, program: Arc<Program>, changed_types: &[String]) -> Self {
+        let statements = program.kept_from(&self.program, changed_types);
+        let handover = (!statements.is_empty()).then(|| Handover { from: self.id, statements });
+        let (id, next_timer) = self.workers.install(program.clone(), handover);
+        let (epoch, position) = (self.epoch, self.position);
+        Dataflow { workers: self.workers.clone(), program, id, epoch, position, next_timer }
     }
 
     fn run(&mut self, batches: Vec<workers::Batch>) -> Vec<Output> {

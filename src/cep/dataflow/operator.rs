@@ -3,8 +3,13 @@
 //! order. A statement's behaviour is a [`Logic`]; timers are the logic's own (it says when the next one is due), and
 //! the operator holds one capability at that time, so the dataflow's frontier cannot pass a timer before it fired and
 //! nothing is held once the logic has no timer left.
+//!
+//! A statement's state can move from a dataflow that is being replaced to the same statement in its replacement
+//! ([`Control::export`], [`Control::adopt`]): the worker does it between rounds, when no operator runs, and the
+//! replacement's operator turns its initial capability into the capability of the adopted timers on its first run.
 
-use std::cell::Cell;
+use std::any::Any;
+use std::cell::{Cell, RefCell};
 use std::collections::BTreeMap;
 use std::rc::Rc;
 
@@ -45,13 +50,70 @@ pub trait Logic: 'static {
     fn fire(&mut self, emit: &mut Emit, epoch: u64);
     /// Drops all state and timers: the dataflow is being removed.
     fn stop(&mut self);
+    /// Takes the statement's state out (its windows, groups, pattern instances and their timers), for the same
+    /// statement in the dataflow replacing this one; `None` when it keeps nothing worth carrying.
+    fn export(&mut self) -> Option<State> {
+        None
+    }
+    /// Takes over the state the same statement exported from the dataflow this one replaces.
+    fn adopt(&mut self, _state: State) {}
 }
 
-/// Where an operator publishes its next timer and hears that its dataflow is stopping.
-#[derive(Debug, Clone, Default)]
+/// A statement's state on its way from a replaced dataflow to its replacement (on the same worker).
+pub type State = Box<dyn Any>;
+
+/// The logic of a running operator, reachable from its worker between rounds.
+trait Carry {
+    fn export(&self) -> Option<State>;
+    /// Adopts `state`; answers the epoch of the earliest adopted timer.
+    fn adopt(&self, state: State) -> Option<u64>;
+}
+
+impl<L: Logic> Carry for RefCell<L> {
+    fn export(&self) -> Option<State> {
+        self.borrow_mut().export()
+    }
+
+    fn adopt(&self, state: State) -> Option<u64> {
+        let mut logic = self.borrow_mut();
+        logic.adopt(state);
+        logic.next_timer()
+    }
+}
+
+/// Where an operator publishes its next timer and hears that its dataflow is stopping; it also names the statement
+/// the operator runs and reaches its logic, so its state can be carried into a replacing dataflow.
+#[derive(Clone, Default)]
 pub struct Control {
+    /// The statement (its number in the configuration) whose state the operator holds.
+    pub statement: usize,
     pub next_timer: Rc<Cell<Option<u64>>>,
     pub stopping: Rc<Cell<bool>>,
+    logic: Rc<RefCell<Option<Rc<dyn Carry>>>>,
+}
+
+impl std::fmt::Debug for Control {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Control").field("statement", &self.statement).finish_non_exhaustive()
+    }
+}
+
+impl Control {
+    pub fn new(statement: usize) -> Self {
+        Control { statement, ..Control::default() }
+    }
+
+    /// Takes the operator's state out; only between rounds, when no operator runs.
+    pub fn export(&self) -> Option<State> {
+        self.logic.borrow().as_ref().and_then(|logic| logic.export())
+    }
+
+    /// Hands the operator a carried state; only before the operator's first run.
+    pub fn adopt(&self, state: State) {
+        if let Some(logic) = self.logic.borrow().as_ref() {
+            self.next_timer.set(logic.adopt(state));
+        }
+    }
 }
 
 /// Runs `logic` over `input` (already exchanged as the statement's partitioning requires).
@@ -59,13 +121,20 @@ pub fn stateful<'s, L: Logic>(
     input: Stream<'s, u64, Vec<Record>>,
     name: &str,
     control: Control,
-    mut logic: L,
+    logic: L,
 ) -> Stream<'s, u64, Vec<Record>> {
+    let shared = Rc::new(RefCell::new(logic));
+    *control.logic.borrow_mut() = Some(shared.clone());
     input.unary_frontier(Pipeline, name, move |initial, _info| {
-        drop(initial);
+        // Kept until the first run, which turns it into the capability of adopted timers (or drops it).
+        let mut initial = Some(initial);
         let mut stash: BTreeMap<u64, (Capability<u64>, Vec<Record>)> = BTreeMap::new();
         let mut timer: Option<Capability<u64>> = None;
         move |(input, frontier), output| {
+            let mut logic = shared.borrow_mut();
+            if let Some(initial) = initial.take() {
+                timer = logic.next_timer().map(|due| initial.delayed(&due));
+            }
             input.for_each(|cap, data| {
                 if let Some(held) = cap.retain_least(0) {
                     let time = *held.time();
@@ -79,7 +148,7 @@ pub fn stateful<'s, L: Logic>(
                 control.next_timer.set(None);
                 return;
             }
-            while let Some(epoch) = next_epoch(&stash, &logic) {
+            while let Some(epoch) = next_epoch(&stash, &*logic) {
                 if frontier.less_equal(&epoch) {
                     break;
                 }
@@ -90,7 +159,7 @@ pub fn stateful<'s, L: Logic>(
                     }
                 };
                 let mut emit = Emit::default();
-                run_epoch(&mut logic, &mut emit, epoch, records);
+                run_epoch(&mut *logic, &mut emit, epoch, records);
                 timer = logic.next_timer().map(|due| cap.delayed(&due.max(epoch)));
                 if !emit.records.is_empty() {
                     output.session(&cap).give_container(&mut emit.records);

@@ -9,7 +9,7 @@ use std::sync::Arc;
 
 use foldhash::fast::RandomState;
 
-use super::operator::{Emit, Logic};
+use super::operator::{Emit, Logic, State};
 use super::record::{Record, Stamp, millis, timer_epoch};
 use crate::cep::plan::{PatternNode, PlanExpr, QueryPlan};
 use crate::cep::reference::pattern::{Nodes, PatternQuery};
@@ -37,6 +37,15 @@ pub struct PatternLogic {
     sink: u32,
     vars: Arc<Row>,
     /// Hashed with foldhash (seeded per map), much cheaper than SipHash on short keys.
+    automata: HashMap<Arc<str>, PatternQuery, RandomState>,
+    timers: BTreeMap<(u64, TimerOrder, u64), Timer>,
+    seq: u64,
+    timer_seq: u64,
+}
+
+/// What a pattern carries into the dataflow replacing its own: its live instances and their timers.
+#[derive(Debug)]
+struct Carried {
     automata: HashMap<Arc<str>, PatternQuery, RandomState>,
     timers: BTreeMap<(u64, TimerOrder, u64), Timer>,
     seq: u64,
@@ -134,6 +143,19 @@ impl Logic for PatternLogic {
             for (i, out) in rows.into_iter().enumerate() {
                 emit.event(stamp.child(self.statement, i), self.sink, out);
             }
+        }
+    }
+
+    fn export(&mut self) -> Option<State> {
+        let automata = std::mem::take(&mut self.automata);
+        let timers = std::mem::take(&mut self.timers);
+        Some(Box::new(Carried { automata, timers, seq: self.seq, timer_seq: self.timer_seq }))
+    }
+
+    fn adopt(&mut self, state: State) {
+        if let Ok(carried) = state.downcast::<Carried>() {
+            let Carried { automata, timers, seq, timer_seq } = *carried;
+            (self.automata, self.timers, self.seq, self.timer_seq) = (automata, timers, seq, timer_seq);
         }
     }
 

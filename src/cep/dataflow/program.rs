@@ -4,7 +4,7 @@
 
 use std::collections::HashMap;
 
-use crate::cep::plan::{Input, PatternNode, PatternNodeKind, Plan, PlanNode, SinkKind};
+use crate::cep::plan::{Input, PatternNode, PatternNodeKind, Plan, PlanNode, SinkKind, StatementPlan};
 use crate::cep::reference::Reference;
 use crate::cep::runtime::eval::{Scope, eval};
 use crate::cep::runtime::{EngineError, Row, Val};
@@ -73,6 +73,32 @@ impl Program {
         self.shape == other.shape
     }
 
+    /// The statements this program shares with `previous`, as (previous number, number) pairs, whose state can move
+    /// to this program's dataflow: the same statement (as planned, so the same text over the same types) with the same
+    /// variables, reading no event type in `changed` (declared differently now); for a named window, also the same
+    /// `ON` writers, which decide how its rows are partitioned.
+    pub fn kept_from(&self, previous: &Program, changed: &[String]) -> Vec<(usize, usize)> {
+        if variables(&self.shape) != variables(&previous.shape) {
+            return Vec::new();
+        }
+        let mut taken = vec![false; previous.shape.statements.len()];
+        let mut kept = Vec::new();
+        for statement in &self.shape.statements {
+            if reads(&self.shape, statement).iter().any(|r| changed.contains(r)) {
+                continue;
+            }
+            let same = |old: &StatementPlan| {
+                old.node == statement.node && writers(&previous.shape, old) == writers(&self.shape, statement)
+            };
+            let found = (previous.shape.statements.iter().enumerate()).find(|(i, old)| !taken[*i] && same(old));
+            if let Some((i, old)) = found {
+                taken[i] = true;
+                kept.push((old.number, statement.number));
+            }
+        }
+        kept
+    }
+
     /// The number of stream `name`, given a new one if it has none.
     pub fn intern(&mut self, name: &str) -> u32 {
         if let Some(id) = self.ids.get(name) {
@@ -120,6 +146,33 @@ fn check_window_order(plan: &Plan) -> Result<(), EngineError> {
         read.extend(reads.into_iter().filter(|r| windows.contains(&r.as_str())));
     }
     Ok(())
+}
+
+/// The plan's `CREATE VARIABLE` statements, in order.
+fn variables(plan: &Plan) -> Vec<&PlanNode> {
+    plan.statements.iter().map(|s| &s.node).filter(|n| matches!(n, PlanNode::Variable(_))).collect()
+}
+
+/// The `ON` statements writing the named window `statement` creates (none for other statements).
+fn writers<'p>(plan: &'p Plan, statement: &StatementPlan) -> Vec<&'p PlanNode> {
+    let PlanNode::NamedWindow(w) = &statement.node else {
+        return Vec::new();
+    };
+    let writes = |node: &PlanNode| match node {
+        PlanNode::Merge(m) => m.window == w.name,
+        PlanNode::Delete(a) | PlanNode::Update(a) => a.window == w.name,
+        _ => false,
+    };
+    plan.statements.iter().map(|s| &s.node).filter(|n| writes(n)).collect()
+}
+
+/// The streams whose events reach a statement's state: what it reads, and for a named window what its writers read.
+fn reads(plan: &Plan, statement: &StatementPlan) -> Vec<String> {
+    let mut all = reads_and_writes(&statement.node).0;
+    for writer in writers(plan, statement) {
+        all.extend(reads_and_writes(writer).0);
+    }
+    all
 }
 
 /// The streams a statement reads and the named window it writes, if any.

@@ -11,7 +11,7 @@ use std::collections::{BTreeMap, BTreeSet, HashMap, VecDeque};
 use std::sync::Arc;
 
 use super::aggregate::Accumulators;
-use super::operator::{Emit, Logic};
+use super::operator::{Emit, Logic, State};
 use super::record::{Record, Stamp, millis, timer_epoch};
 use crate::cep::plan::{AggregationKind, QueryPlan, StreamInput, WindowSpec};
 use crate::cep::reference::TimerOrder;
@@ -75,6 +75,19 @@ pub struct QueryLogic {
     held: BTreeMap<Arc<str>, Row>,
     next_id: u64,
     /// The next output tick, and when and by what position the clock was set (for stamps).
+    tick: Option<(u64, (u64, u64))>,
+    ticks: u64,
+}
+
+/// What a query carries into the dataflow replacing its own: the view, the groups and the output clock.
+#[derive(Debug)]
+struct Carried {
+    view: View,
+    entries: HashMap<u64, Entry>,
+    groups: HashMap<Arc<str>, Group>,
+    changed: BTreeSet<Arc<str>>,
+    held: BTreeMap<Arc<str>, Row>,
+    next_id: u64,
     tick: Option<(u64, (u64, u64))>,
     ticks: u64,
 }
@@ -348,6 +361,29 @@ impl Logic for QueryLogic {
     fn fire(&mut self, emit: &mut Emit, epoch: u64) {
         self.expire(epoch);
         self.fire_tick(emit, epoch);
+    }
+
+    fn export(&mut self) -> Option<State> {
+        let empty = View::new(self.input.window.as_ref());
+        Some(Box::new(Carried {
+            view: std::mem::replace(&mut self.view, empty),
+            entries: std::mem::take(&mut self.entries),
+            groups: std::mem::take(&mut self.groups),
+            changed: std::mem::take(&mut self.changed),
+            held: std::mem::take(&mut self.held),
+            next_id: self.next_id,
+            tick: self.tick.take(),
+            ticks: self.ticks,
+        }))
+    }
+
+    fn adopt(&mut self, state: State) {
+        let Ok(carried) = state.downcast::<Carried>() else {
+            return;
+        };
+        let Carried { view, entries, groups, changed, held, next_id, tick, ticks } = *carried;
+        (self.view, self.entries, self.groups, self.changed, self.held) = (view, entries, groups, changed, held);
+        (self.next_id, self.tick, self.ticks) = (next_id, tick, ticks);
     }
 
     fn stop(&mut self) {

@@ -11,7 +11,7 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use super::operator::{Emit, Logic};
+use super::operator::{Emit, Logic, State};
 use super::record::{Record, Stamp};
 use crate::cep::plan::{MergeActionPlan, MergePlan, Partitioning, PlanExpr, StreamInput, WindowActionPlan};
 use crate::cep::reference::named::assign;
@@ -216,6 +216,16 @@ impl Logic for WindowLogic {
     }
 
     fn fire(&mut self, _emit: &mut Emit, _epoch: u64) {}
+
+    fn export(&mut self) -> Option<State> {
+        Some(Box::new(std::mem::take(&mut self.rows)))
+    }
+
+    fn adopt(&mut self, state: State) {
+        if let Ok(rows) = state.downcast::<HashMap<String, Row>>() {
+            self.rows = *rows;
+        }
+    }
 
     fn stop(&mut self) {
         self.rows.clear();

@@ -3,6 +3,10 @@
 //! remove the same dataflows identically while other tenants' dataflows stay installed. A command is a round: the
 //! caller waits until each worker has stepped its dataflow past the command's epoch and reported the outputs it
 //! collected and its earliest timer. Workers block on their channel between rounds, so idle costs nothing.
+//!
+//! A dataflow can be installed as the replacement of another ([`Handover`]): each worker moves the state of the
+//! statements both run from the old dataflow's operators to the new one's before the new one first steps. A
+//! statement keeps its partitioning across the handover, so each worker hands over exactly its own share.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, PoisonError};
@@ -14,6 +18,7 @@ use timely::dataflow::operators::probe::{Handle as Probe, Probe as _};
 use timely::{CommunicationConfig, Config, WorkerConfig};
 
 use super::compile::{Built, compile};
+use super::operator::State;
 use super::program::Program;
 use super::record::{Record, Stamp};
 use crate::cep::runtime::{Output, Row};
@@ -24,8 +29,16 @@ pub type InputEvent = (u32, u64, Row);
 /// The events of one epoch.
 pub type Batch = (u64, Vec<InputEvent>);
 
+/// Which statements' state a new dataflow takes over from a running one: the running dataflow, and pairs of (its
+/// statement number, the new dataflow's statement number).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Handover {
+    pub from: u64,
+    pub statements: Vec<(usize, usize)>,
+}
+
 enum Command {
-    Install { id: u64, program: Arc<Program> },
+    Install { id: u64, program: Arc<Program>, handover: Option<Handover> },
     Feed { id: u64, batches: Arc<Vec<Batch>> },
     Remove { id: u64 },
 }
@@ -75,13 +88,14 @@ impl Workers {
         Ok(Arc::new(Workers { peers, dispatch, _guards: Mutex::new(guards) }))
     }
 
-    /// Installs `program` on every worker; answers its dataflow's id.
-    pub fn install(&self, program: Arc<Program>) -> u64 {
+    /// Installs `program` on every worker, taking over the state `handover` names; answers the new dataflow's id and
+    /// its earliest timer (of the state taken over).
+    pub fn install(&self, program: Arc<Program>, handover: Option<Handover>) -> (u64, Option<u64>) {
         let mut dispatch = self.lock();
         dispatch.next_id += 1;
         let id = dispatch.next_id;
-        round(&dispatch, || Command::Install { id, program: program.clone() });
-        id
+        let report = round(&dispatch, || Command::Install { id, program: program.clone(), handover: handover.clone() });
+        (id, report.next_timer)
     }
 
     /// Feeds each batch at its epoch (increasing; a batch without events only moves time) and waits for the dataflow
@@ -127,9 +141,12 @@ fn serve(worker: &mut Worker, commands: &Receiver<Command>, reports: &Sender<Rep
     let mut flows: HashMap<u64, Flow> = HashMap::new();
     for command in commands.iter() {
         let report = match command {
-            Command::Install { id, program } => {
-                flows.insert(id, install(worker, &program));
-                Report::default()
+            Command::Install { id, program, handover } => {
+                let states = handover.map(|h| export(&flows, &h)).unwrap_or_default();
+                let flow = install(worker, &program);
+                let next_timer = adopt(&flow, states);
+                flows.insert(id, flow);
+                Report { outputs: Vec::new(), next_timer }
             }
             Command::Feed { id, batches } => match flows.get_mut(&id) {
                 Some(flow) => feed(worker, flow, &batches),
@@ -157,6 +174,31 @@ fn install(worker: &mut Worker, program: &Program) -> Flow {
         (input, built)
     });
     Flow { input, probe, built, dataflow }
+}
+
+/// Takes the handed-over statements' state out of the running dataflow, by the new statement numbers.
+fn export(flows: &HashMap<u64, Flow>, handover: &Handover) -> HashMap<usize, State> {
+    let Some(old) = flows.get(&handover.from) else {
+        return HashMap::new();
+    };
+    let mut states = HashMap::new();
+    for control in &old.built.controls {
+        let new = handover.statements.iter().find(|(from, _)| *from == control.statement).map(|(_, to)| *to);
+        if let Some(state) = new.and_then(|to| Some((to, control.export()?))) {
+            states.insert(state.0, state.1);
+        }
+    }
+    states
+}
+
+/// Gives a new dataflow's operators the state taken over, before its first step; answers the earliest timer.
+fn adopt(flow: &Flow, mut states: HashMap<usize, State>) -> Option<u64> {
+    for control in &flow.built.controls {
+        if let Some(state) = states.remove(&control.statement) {
+            control.adopt(state);
+        }
+    }
+    flow.built.controls.iter().filter_map(|c| c.next_timer.get()).min()
 }
 
 /// This worker's share of each batch's events (every `peers`-th), then steps until the dataflow has passed the last

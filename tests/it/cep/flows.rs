@@ -109,6 +109,25 @@ async fn a_replacement_with_the_same_statements_keeps_the_window_and_a_new_state
 }
 
 #[tokio::test]
+async fn statements_whose_text_is_unchanged_keep_their_state_when_another_statement_changes() {
+    let h = Harness::new().await;
+    h.state.sinks.set_listener(OWN.parse().unwrap());
+    let with_hot = |threshold: &str| {
+        let mut config = seed("floor-average");
+        let hot = format!("INSERT INTO Hot SELECT id, temperature FROM Room(temperature > {threshold})");
+        config["statements"].as_array_mut().unwrap().insert(0, json!(hot));
+        config
+    };
+    assert_eq!(post_config(&h, with_hot("25")).await.status, StatusCode::CREATED);
+    subscribe(&h, "Room", "Room.*", "temperature").await;
+    room(&h, "Room1", "20").await;
+    assert_eq!(post_config(&h, with_hot("26")).await.status, StatusCode::CREATED);
+    room(&h, "Room2", "22").await;
+    h.clock.advance_ms(10_000);
+    wait_for(&h, "1", "Floor", "temperature", "21.0").await;
+}
+
+#[tokio::test]
 async fn a_refused_configuration_keeps_the_running_one_and_configurations_survive_a_restart() {
     let h = Harness::new().await;
     assert_eq!(h.json(Method::GET, "/cep/v1/admin/config", &[], None).await.status, StatusCode::NOT_FOUND);
