@@ -57,7 +57,7 @@ impl Dataflow {
     /// dataflow stays installed until it is dropped.
     pub fn replace(&self, program: Arc<Program>, changed_types: &[String]) -> Self {
         let statements = program.kept_from(&self.program, changed_types);
-        let handover = (!statements.is_empty()).then(|| Handover { from: self.id, statements });
+        let handover = (!statements.is_empty()).then_some(Handover { from: self.id, statements });
         let (id, next_timer) = self.workers.install(program.clone(), handover);
         let (epoch, position) = (self.epoch, self.position);
         Dataflow { workers: self.workers.clone(), program, id, epoch, position, next_timer }
