@@ -4,7 +4,8 @@
 //! - [`DdWindow::reduce`]: records `(floor, temperature)`, and a `reduce` per floor that recomputes the floor's sum
 //!   and count from the values in the window whenever the floor changes;
 //! - [`DdWindow::diffs`]: records `floor` whose difference is `(temperature in units of 2^-49, 1)`, so the window's
-//!   sum and count are the accumulated difference (exact integers) and `count` reads them in O(1) per floor.
+//!   sum and count are the accumulated difference (exact integers), which `count` reads without visiting the
+//!   floor's values.
 //!
 //! Both answer the changes of `(floor, (sum, count))`, collected by an inspect; the worker steps until a probe has
 //! passed the batch.
@@ -23,7 +24,7 @@ use timely::worker::Worker;
 
 use super::workload::{Batches, entry_epoch, exit_epoch};
 
-/// A temperature or a sum of them, totally ordered so that differential can sort and hash it.
+/// A temperature or a sum of them, totally ordered so that differential can sort it.
 #[derive(Debug, Clone, Copy, Serialize, Deserialize)]
 pub struct Temp(pub f64);
 
