@@ -15,3 +15,4 @@ mod mqtt;
 mod support;
 mod tenancy_auth;
 mod transport;
+mod window;
