@@ -12,7 +12,7 @@ use foldhash::fast::RandomState;
 use super::operator::{Emit, Logic};
 use super::record::{Record, Stamp, millis, timer_epoch};
 use crate::cep::plan::{PatternNode, PlanExpr, QueryPlan};
-use crate::cep::reference::pattern::{Nodes, PatternQuery};
+use crate::cep::reference::pattern::{Bindings, Nodes, PatternQuery};
 use crate::cep::reference::{Ctx, TimerKind, TimerOrder};
 use crate::cep::runtime::Row;
 use crate::cep::runtime::eval::{Scope, eval};
@@ -27,6 +27,12 @@ struct Timer {
     set: (u64, u64),
 }
 
+/// What an automaton produced for one event or timer.
+enum Found {
+    Rows(Vec<Row>),
+    Matches(Vec<Bindings>),
+}
+
 #[derive(Debug)]
 pub struct PatternLogic {
     statement: usize,
@@ -35,6 +41,8 @@ pub struct PatternLogic {
     keys: KeyOf,
     names: Arc<Vec<String>>,
     sink: u32,
+    /// Set when the pattern drives a join: its matches go, unprojected, to the join's private stream.
+    drives: Option<u32>,
     vars: Arc<Row>,
     /// Hashed with foldhash (seeded per map), much cheaper than SipHash on short keys.
     automata: HashMap<Arc<str>, PatternQuery, RandomState>,
@@ -58,6 +66,7 @@ impl PatternLogic {
             keys,
             names,
             sink: 0,
+            drives: None,
             vars: Arc::default(),
             automata: HashMap::default(),
             timers: BTreeMap::new(),
@@ -70,6 +79,12 @@ impl PatternLogic {
     pub fn with(mut self, sink: u32, vars: Arc<Row>) -> Self {
         self.sink = sink;
         self.vars = vars;
+        self
+    }
+
+    /// Sends the matches, unprojected, to the join reading private stream `stream`.
+    pub fn driving(mut self, stream: u32) -> Self {
+        self.drives = Some(stream);
         self
     }
 
@@ -88,11 +103,31 @@ impl PatternLogic {
             .automata
             .entry(key.clone())
             .or_insert_with(|| PatternQuery::shared(self.plan.clone(), self.nodes.clone()));
-        let rows = automaton.on_event(&mut ctx, &self.names[stream as usize], &row);
+        let stream = &self.names[stream as usize];
+        let found = match self.drives {
+            Some(_) => Found::Matches(automaton.matches_on_event(&mut ctx, stream, &row)),
+            None => Found::Rows(automaton.on_event(&mut ctx, stream, &row)),
+        };
         let timers = ctx.take_timers();
         self.settle(&key, epoch, (epoch, stamp.position()), timers);
-        for (i, out) in rows.into_iter().enumerate() {
-            emit.event(stamp.child(self.statement, i), self.sink, out);
+        self.emit(emit, &stamp, found);
+    }
+
+    /// Rows go to the sink as children of `stamp`; a join's matches go at `stamp` itself, since the join is the
+    /// same statement.
+    fn emit(&self, emit: &mut Emit, stamp: &Stamp, found: Found) {
+        match (found, self.drives) {
+            (Found::Matches(matches), Some(join)) => {
+                for (n, bindings) in matches.into_iter().enumerate() {
+                    emit.matched(stamp.clone(), join, n, bindings);
+                }
+            }
+            (Found::Rows(rows), _) => {
+                for (i, out) in rows.into_iter().enumerate() {
+                    emit.event(stamp.child(self.statement, i), self.sink, out);
+                }
+            }
+            (Found::Matches(_), None) => {}
         }
     }
 
@@ -127,13 +162,14 @@ impl Logic for PatternLogic {
                 continue;
             };
             let mut ctx = Ctx::new(millis(epoch), self.seq, &self.vars);
-            let rows = automaton.on_timer(&mut ctx, timer.kind);
+            let found = match self.drives {
+                Some(_) => Found::Matches(automaton.matches_on_timer(&mut ctx, timer.kind)),
+                None => Found::Rows(automaton.on_timer(&mut ctx, timer.kind)),
+            };
             let timers = ctx.take_timers();
             let stamp = Stamp::timer(order, timer.set, self.statement, n);
             self.settle(&timer.key, epoch, (epoch, stamp.position()), timers);
-            for (i, out) in rows.into_iter().enumerate() {
-                emit.event(stamp.child(self.statement, i), self.sink, out);
-            }
+            self.emit(emit, &stamp, found);
         }
     }
 

@@ -191,11 +191,7 @@ impl WindowLogic {
 impl Logic for WindowLogic {
     fn sort(&self, records: &mut [Record]) {
         records.sort_by_cached_key(|r| {
-            let stamp = match r {
-                Record::Event { stamp, .. } => Some(stamp.clone()),
-                Record::Start { .. } => None,
-            };
-            (self.place(r), stamp)
+            (self.place(r), r.stamp().cloned())
         });
     }
 
