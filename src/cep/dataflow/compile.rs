@@ -23,8 +23,8 @@ use super::query::QueryLogic;
 use super::record::{Record, millis};
 use super::window::{Action, Merge, WindowLogic};
 use crate::cep::plan::{
-    Input, JoinPlan, NamedWindowPlan, PlanNode, PartitionKey, Partitioning, PatternNodeKind, PatternPlan, PlanExpr, QueryPlan, Sink,
-    SinkKind, StreamInput,
+    Input, JoinPlan, NamedWindowPlan, PartitionKey, Partitioning, PatternNodeKind, PatternPlan, PlanExpr, PlanNode,
+    QueryPlan, Sink, SinkKind, StreamInput,
 };
 use crate::cep::reference::join::Joiner;
 use crate::cep::runtime::eval::{Scope as EvalScope, eval, holds};
@@ -313,7 +313,13 @@ impl<'s> Compiler<'s, '_> {
                 Input::Join(_) => None,
             };
             let joiner = Joiner::new(Arc::new((*q).clone()), j);
-            logic_members.push(Member { statement: *number, trigger: tag, driver, joiner, sink: self.id(&q.sink.stream) });
+            logic_members.push(Member {
+                statement: *number,
+                trigger: tag,
+                driver,
+                joiner,
+                sink: self.id(&q.sink.stream),
+            });
         }
         match &key {
             Some(k) => {

@@ -164,7 +164,8 @@ fn member_key(q: &QueryPlan, j: &JoinPlan, column: &str) -> Option<PlanExpr> {
     let looked_up = |e: &PlanExpr| matches!(e, PlanExpr::Column { source, name, .. } if *source == j.lookup.label && name == column);
     let (driver, lookup) = j.keys.iter().find(|(_, l)| looked_up(l))?;
     // Equal values must hash equal: both sides columns of one type.
-    let same_type = matches!((driver, lookup), (PlanExpr::Column { ty: a, .. }, PlanExpr::Column { ty: b, .. }) if a == b);
+    let same_type =
+        matches!((driver, lookup), (PlanExpr::Column { ty: a, .. }, PlanExpr::Column { ty: b, .. }) if a == b);
     let splits = view_splits(j.lookup.window.as_ref(), &looked_up);
     let feeds = q.sink.stream == j.lookup.stream;
     let keeps_key = !feeds || q.projection.iter().any(|p| p.name == column && p.expr == *driver);

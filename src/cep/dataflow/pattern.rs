@@ -23,6 +23,9 @@ pub type KeyOf = HashMap<u32, (String, PlanExpr)>;
 #[derive(Debug)]
 struct Timer {
     key: Arc<str>,
+    /// Which automaton of `key` set it: one dropped as idle may be replaced by a new one whose leaf ids restart, so
+    /// a timer left over from the old one must not fire a leaf of the new one.
+    generation: u64,
     kind: TimerKind,
     set: (u64, u64),
 }
@@ -45,7 +48,8 @@ pub struct PatternLogic {
     drives: Option<u32>,
     vars: Arc<Row>,
     /// Hashed with foldhash (seeded per map), much cheaper than SipHash on short keys.
-    automata: HashMap<Arc<str>, PatternQuery, RandomState>,
+    automata: HashMap<Arc<str>, (u64, PatternQuery), RandomState>,
+    generations: u64,
     timers: BTreeMap<(u64, TimerOrder, u64), Timer>,
     seq: u64,
     timer_seq: u64,
@@ -69,6 +73,7 @@ impl PatternLogic {
             drives: None,
             vars: Arc::default(),
             automata: HashMap::default(),
+            generations: 0,
             timers: BTreeMap::new(),
             seq: 0,
             timer_seq: 0,
@@ -99,10 +104,11 @@ impl PatternLogic {
         self.seq += 1;
         let key = self.key(stream, &row);
         let mut ctx = Ctx::new(millis(epoch), self.seq, &self.vars);
-        let automaton = self
-            .automata
-            .entry(key.clone())
-            .or_insert_with(|| PatternQuery::shared(self.plan.clone(), self.nodes.clone()));
+        let generations = &mut self.generations;
+        let (_, automaton) = self.automata.entry(key.clone()).or_insert_with(|| {
+            *generations += 1;
+            (*generations, PatternQuery::shared(self.plan.clone(), self.nodes.clone()))
+        });
         let stream = &self.names[stream as usize];
         let found = match self.drives {
             Some(_) => Found::Matches(automaton.matches_on_event(&mut ctx, stream, &row)),
@@ -133,12 +139,13 @@ impl PatternLogic {
 
     /// Schedules what the automaton of `key` asked for, and drops it if nothing in it is live.
     fn settle(&mut self, key: &Arc<str>, epoch: u64, set: (u64, u64), timers: Vec<(i64, TimerOrder, TimerKind)>) {
+        let generation = self.automata.get(key).map_or(0, |(g, _)| *g);
         for (at, order, kind) in timers {
             self.timer_seq += 1;
             let due = timer_epoch(at).max(epoch + 1);
-            self.timers.insert((due, order, self.timer_seq), Timer { key: key.clone(), kind, set });
+            self.timers.insert((due, order, self.timer_seq), Timer { key: key.clone(), generation, kind, set });
         }
-        if self.automata.get(key).is_some_and(PatternQuery::is_idle) {
+        if self.automata.get(key).is_some_and(|(_, a)| a.is_idle()) {
             self.automata.remove(key);
         }
     }
@@ -158,7 +165,7 @@ impl Logic for PatternLogic {
     fn fire(&mut self, emit: &mut Emit, epoch: u64) {
         while let Some(entry) = self.timers.first_entry().filter(|e| e.key().0 <= epoch) {
             let ((_, order, n), timer) = entry.remove_entry();
-            let Some(automaton) = self.automata.get_mut(&timer.key) else {
+            let Some((_, automaton)) = self.automata.get_mut(&timer.key).filter(|(g, _)| *g == timer.generation) else {
                 continue;
             };
             let mut ctx = Ctx::new(millis(epoch), self.seq, &self.vars);

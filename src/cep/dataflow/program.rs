@@ -6,8 +6,8 @@ use std::collections::HashMap;
 
 use crate::cep::plan::{Input, JoinPlan, Plan, PlanNode, SinkKind, StatementPlan};
 use crate::cep::reference::Reference;
-pub use crate::cep::reference::pattern::streams_of;
 use crate::cep::reference::join::driver_streams;
+pub use crate::cep::reference::pattern::streams_of;
 use crate::cep::runtime::eval::{Scope, eval};
 use crate::cep::runtime::{EngineError, Row, Val};
 

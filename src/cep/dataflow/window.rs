@@ -190,9 +190,7 @@ impl WindowLogic {
 
 impl Logic for WindowLogic {
     fn sort(&self, records: &mut [Record]) {
-        records.sort_by_cached_key(|r| {
-            (self.place(r), r.stamp().cloned())
-        });
+        records.sort_by_cached_key(|r| (self.place(r), r.stamp().cloned()));
     }
 
     fn record(&mut self, emit: &mut Emit, _epoch: u64, record: Record) {

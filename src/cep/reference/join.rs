@@ -86,7 +86,9 @@ impl LookupView {
     fn replaces(&self) -> bool {
         match &self.input.window {
             Some(WindowSpec::Unique { .. } | WindowSpec::LastEvent) => true,
-            Some(WindowSpec::Grouped { inner, .. }) => matches!(**inner, WindowSpec::Unique { .. } | WindowSpec::LastEvent),
+            Some(WindowSpec::Grouped { inner, .. }) => {
+                matches!(**inner, WindowSpec::Unique { .. } | WindowSpec::LastEvent)
+            }
             _ => false,
         }
     }
@@ -223,7 +225,9 @@ impl JoinQuery {
         let driver = match &join.driver {
             Input::Stream(s) => Driver::Stream(s.clone()),
             Input::Pattern(p) => Driver::Pattern(Box::new(PatternQuery::driver(number, q, p)?)),
-            Input::Join(_) => return Err(EngineError::Unsupported { statement: number, construct: "a nested join".into() }),
+            Input::Join(_) => {
+                return Err(EngineError::Unsupported { statement: number, construct: "a nested join".into() });
+            }
         };
         Ok(JoinQuery { driver, joiner: Joiner::new(Arc::new(q.clone()), join) })
     }

@@ -227,11 +227,16 @@ fn the_shutter_closes_once_while_hot_and_opens_when_cool() {
         out.extend(e.push(ms, "Room", room(t)));
     }
     out.extend(e.advance(40_000));
-    let got: Vec<(i64, Val, Val)> = out.iter().map(|o| (o.time, o.row["id"].clone(), o.row["status"].clone())).collect();
+    let got: Vec<(i64, Val, Val)> =
+        out.iter().map(|o| (o.time, o.row["id"].clone(), o.row["status"].clone())).collect();
     let sh1 = text("sh1");
     assert_eq!(
         got,
-        vec![(6_000, sh1.clone(), text("closed")), (15_000, sh1.clone(), text("opened")), (25_000, sh1, text("closed"))]
+        vec![
+            (6_000, sh1.clone(), text("closed")),
+            (15_000, sh1.clone(), text("opened")),
+            (25_000, sh1, text("closed"))
+        ]
     );
 }
 
