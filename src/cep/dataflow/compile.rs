@@ -274,63 +274,27 @@ impl<'s> Compiler<'s, '_> {
         if !self.joined.insert(lookup.to_owned()) {
             return;
         }
-        let program = self.program;
-        let members: Vec<(usize, &QueryPlan, &JoinPlan)> = program
-            .plan
-            .statements
-            .iter()
-            .filter_map(|s| match &s.node {
-                PlanNode::Query(q) => match &q.input {
-                    Input::Join(j) if j.lookup.stream == lookup => Some((s.number, &**q, &**j)),
-                    _ => None,
-                },
-                _ => None,
-            })
-            .collect();
+        let members = join_members(&self.program.plan, lookup);
         let pairs: Vec<(&QueryPlan, &JoinPlan)> = members.iter().map(|(_, q, j)| (*q, *j)).collect();
         let key = group_key(&pairs);
         let lookup_id = self.id(lookup);
-        let mut edges = vec![self.stream(lookup)];
-        let mut routes = Routes::new();
-        let mut matches: HashMap<u32, PlanExpr> = HashMap::new();
-        let mut logic_members = Vec::new();
-        for (m, (number, q, j)) in members.iter().enumerate() {
-            let tag = self.next_tag;
-            self.next_tag += 1;
-            let driver_key = key.as_ref().map(|k| k.drivers[m].clone());
-            let driver = match &j.driver {
-                Input::Stream(s) => {
-                    let from = self.id(&s.stream);
-                    edges.push(retag(self.stream(&s.stream), from, tag));
-                    routes.insert(tag, (s.label.clone(), driver_key.into_iter().collect()));
-                    Some(s.clone())
-                }
-                Input::Pattern(p) => {
-                    edges.push(self.pattern(*number, q, p, Some(tag)));
-                    matches.extend(driver_key.map(|k| (tag, k)));
-                    None
-                }
-                Input::Join(_) => None,
-            };
-            let joiner = Joiner::new(Arc::new((*q).clone()), j);
-            logic_members.push(Member {
-                statement: *number,
-                trigger: tag,
-                driver,
-                joiner,
-                sink: self.id(&q.sink.stream),
-            });
+        let mut inputs =
+            GroupInputs { edges: vec![self.stream(lookup)], routes: Routes::new(), matches: HashMap::new() };
+        let mut logic = Vec::with_capacity(members.len());
+        for (m, member) in members.iter().enumerate() {
+            logic.push(self.join_member(&mut inputs, *member, key.as_ref().map(|k| k.drivers[m].clone())));
         }
         match &key {
             Some(k) => {
-                routes.insert(lookup_id, (pairs[0].1.lookup.label.clone(), vec![k.column.clone()]));
+                inputs.routes.insert(lookup_id, (pairs[0].1.lookup.label.clone(), vec![k.column.clone()]));
             }
-            None => routes.clear(),
+            None => inputs.routes.clear(),
         }
-        let input = exchange_matches(self.scope.concatenate(edges), routes, matches, self.vars.clone());
+        let input =
+            exchange_matches(self.scope.concatenate(inputs.edges), inputs.routes, inputs.matches, self.vars.clone());
         let control = Control::default();
         self.built.controls.push(control.clone());
-        let out = stateful(input, "Join", control, JoinLogic::new(logic_members, lookup_id, self.vars.clone()));
+        let out = stateful(input, "Join", control, JoinLogic::new(logic, lookup_id, self.vars.clone()));
         let mut sinks: Vec<&Sink> = Vec::new();
         for (_, q, _) in &members {
             if !sinks.iter().any(|s| s.stream == q.sink.stream) {
@@ -341,6 +305,33 @@ impl<'s> Compiler<'s, '_> {
             let id = self.id(&sink.stream);
             self.route(sink, out.clone().filter(move |r| r.stream() == Some(id)));
         }
+    }
+
+    /// One member: its driving input joins the group's inputs under a private stream, routed by `driver_key`.
+    fn join_member(
+        &mut self,
+        inputs: &mut GroupInputs<'s>,
+        (number, q, j): (usize, &QueryPlan, &JoinPlan),
+        driver_key: Option<PlanExpr>,
+    ) -> Member {
+        let tag = self.next_tag;
+        self.next_tag += 1;
+        let driver = match &j.driver {
+            Input::Stream(s) => {
+                let from = self.id(&s.stream);
+                inputs.edges.push(retag(self.stream(&s.stream), from, tag));
+                inputs.routes.insert(tag, (s.label.clone(), driver_key.into_iter().collect()));
+                Some(s.clone())
+            }
+            Input::Pattern(p) => {
+                inputs.edges.push(self.pattern(number, q, p, Some(tag)));
+                inputs.matches.extend(driver_key.map(|k| (tag, k)));
+                None
+            }
+            Input::Join(_) => None,
+        };
+        let joiner = Joiner::new(Arc::new(q.clone()), j);
+        Member { statement: number, trigger: tag, driver, joiner, sink: self.id(&q.sink.stream) }
     }
 
     fn build_window(&mut self, name: &str) {
@@ -381,6 +372,25 @@ impl<'s> Compiler<'s, '_> {
         let out = stateful(input, "NamedWindow", control, logic).probe_with(&self.probe);
         self.producers.entry(stream).or_default().push(out);
     }
+}
+
+/// What a join group's operator reads, gathered member by member: the edges, and how each private stream is routed.
+struct GroupInputs<'s> {
+    edges: Vec<Edge<'s>>,
+    routes: Routes,
+    matches: HashMap<u32, PlanExpr>,
+}
+
+/// The join statements looking up `lookup`, in plan order.
+fn join_members<'p>(plan: &'p crate::cep::plan::Plan, lookup: &str) -> Vec<(usize, &'p QueryPlan, &'p JoinPlan)> {
+    let join = |s: &'p crate::cep::plan::StatementPlan| match &s.node {
+        PlanNode::Query(q) => match &q.input {
+            Input::Join(j) if j.lookup.stream == lookup => Some((s.number, &**q, &**j)),
+            _ => None,
+        },
+        _ => None,
+    };
+    plan.statements.iter().filter_map(join).collect()
 }
 
 /// `every a=S ...` or `every a=S -> ...`: an instance starts at each `S` event, whatever happens to the others.
