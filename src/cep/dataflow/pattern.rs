@@ -2,7 +2,9 @@
 //! only visits the live instances of its own key, and each key lives on one worker. The automaton is the tree of
 //! frames and leaves of `cep::reference::pattern` (what a pattern means is written once); this module adds the
 //! partitioning, the per-key index and the timers as epochs. An automaton with nothing live is dropped, so no key
-//! outlives its last instance. A pattern without a correlation key runs as one automaton on one worker.
+//! outlives its last instance (its leftover timers are ignored by generation). A pattern without a correlation key
+//! runs as one automaton on one worker. A pattern that drives a join emits its matches, unprojected and stamped with
+//! the trigger's stamp, to the join's operator (`join`), which does the lookup, `WHERE` and the select list.
 
 use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
