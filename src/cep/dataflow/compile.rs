@@ -4,7 +4,7 @@
 //! semantics need one place). Rows of `out` streams are collected per worker for the engine to publish.
 
 use std::cell::RefCell;
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::rc::Rc;
 use std::sync::Arc;
 
@@ -15,6 +15,7 @@ use timely::dataflow::operators::vec::{Broadcast, Filter};
 use timely::dataflow::operators::{Concatenate, Exchange, Probe};
 use timely::dataflow::{Scope, Stream};
 
+use super::join::{JoinLogic, Member, group_key};
 use super::operator::{Control, Emit, stateful};
 use super::pattern::{KeyOf, PatternLogic};
 use super::program::{Program, route_hash, streams_of};
@@ -22,9 +23,10 @@ use super::query::QueryLogic;
 use super::record::{Record, millis};
 use super::window::{Action, Merge, WindowLogic};
 use crate::cep::plan::{
-    Input, NamedWindowPlan, PartitionKey, Partitioning, PatternNodeKind, PatternPlan, PlanExpr, QueryPlan, Sink,
-    SinkKind, StreamInput,
+    Input, JoinPlan, NamedWindowPlan, PartitionKey, Partitioning, PatternNodeKind, PatternPlan, PlanExpr, PlanNode,
+    QueryPlan, Sink, SinkKind, StreamInput,
 };
+use crate::cep::reference::join::Joiner;
 use crate::cep::runtime::eval::{Scope as EvalScope, eval, holds};
 use crate::cep::runtime::{Output, Row};
 
@@ -60,6 +62,8 @@ struct Compiler<'s, 'p> {
     built: Built,
     probe: ProbeHandle<u64>,
     next_tag: u32,
+    /// The looked-up streams whose join group is built.
+    joined: HashSet<String>,
 }
 
 /// Builds `program` in `scope` over `input`; every statement's output is probed by `probe`, so the probe passes an
@@ -78,6 +82,7 @@ pub fn compile<'s>(scope: Scope<'s, u64>, program: &Program, input: Edge<'s>, pr
         built: Built::default(),
         probe: probe.clone(),
         next_tag: program.stream_count(),
+        joined: HashSet::new(),
     };
     for statement in &program.plan.statements {
         compiler.statement(statement.number, &statement.node);
@@ -90,8 +95,7 @@ impl<'s> Compiler<'s, '_> {
         self.program.id(name).expect("every stream of the plan is numbered")
     }
 
-    fn statement(&mut self, number: usize, node: &crate::cep::plan::PlanNode) {
-        use crate::cep::plan::PlanNode;
+    fn statement(&mut self, number: usize, node: &PlanNode) {
         match node {
             PlanNode::NamedWindow(w) => {
                 let parts = WindowParts { number, plan: w.clone(), inserts: Vec::new(), merges: Vec::new() };
@@ -136,8 +140,8 @@ impl<'s> Compiler<'s, '_> {
                 self.stateless(number, q, s, input)
             }
             Input::Stream(s) => self.stateful_query(number, q, s),
-            Input::Pattern(p) => self.pattern(number, q, p),
-            Input::Join(_) => return,
+            Input::Pattern(p) => self.pattern(number, q, p, None),
+            Input::Join(j) => return self.join_group(&j.lookup.stream),
         };
         self.route(&q.sink, out);
     }
@@ -217,14 +221,22 @@ impl<'s> Compiler<'s, '_> {
         stateful(exchanged, "Query", control, logic)
     }
 
-    fn pattern(&mut self, number: usize, q: &QueryPlan, p: &PatternPlan) -> Edge<'s> {
+    /// A pattern statement, or with `drives` the driving pattern of a join (its matches go to that private stream).
+    fn pattern(&mut self, number: usize, q: &QueryPlan, p: &PatternPlan, drives: Option<u32>) -> Edge<'s> {
         let streams = streams_of(&p.root);
         let inputs: Vec<Edge<'s>> = streams.iter().map(|s| self.stream(s)).collect();
         let merged = self.scope.concatenate(inputs);
-        let keys = self.pattern_keys(q, p);
+        let partition = match &q.input {
+            Input::Join(j) => &j.driver_partition,
+            _ => &q.partition,
+        };
+        let keys = self.pattern_keys(partition, p);
         let routes: Routes = keys.iter().map(|(id, (label, e))| (*id, (label.clone(), vec![e.clone()]))).collect();
-        let logic = PatternLogic::new(number, Arc::new(q.clone()), p.root.clone(), keys, self.names.clone())
+        let mut logic = PatternLogic::new(number, Arc::new(q.clone()), p.root.clone(), keys, self.names.clone())
             .with(self.id(&q.sink.stream), self.vars.clone());
+        if let Some(stream) = drives {
+            logic = logic.driving(stream);
+        }
         let control = Control::new(number);
         self.built.controls.push(control.clone());
         stateful(exchange(merged, routes, self.vars.clone()), "Pattern", control, logic)
@@ -233,8 +245,8 @@ impl<'s> Compiler<'s, '_> {
     /// Per stream, the expression that gives the correlation key, when the pattern is keyed: the plan found one key
     /// for every stream, and the pattern starts with `every a=S` (so every `S` event starts an instance, and each
     /// key's instances are independent of the others').
-    fn pattern_keys(&self, q: &QueryPlan, p: &PatternPlan) -> KeyOf {
-        let Partitioning::Key(keys) = &q.partition else {
+    fn pattern_keys(&self, partition: &Partitioning, p: &PatternPlan) -> KeyOf {
+        let Partitioning::Key(keys) = partition else {
             return KeyOf::new();
         };
         if !starts_with_every_match(&p.root) {
@@ -256,6 +268,72 @@ impl<'s> Compiler<'s, '_> {
         }
         let all = streams_of(&p.root).iter().all(|s| self.program.id(s).is_some_and(|id| out.contains_key(&id)));
         if all { out } else { KeyOf::new() }
+    }
+
+    /// Every join statement looking up `lookup`, in one operator (see `join`), built where the first is met: its
+    /// inputs are `lookup`'s events from outside the group and each member's driving events or matches.
+    fn join_group(&mut self, lookup: &str) {
+        if !self.joined.insert(lookup.to_owned()) {
+            return;
+        }
+        let members = join_members(&self.program.plan, lookup);
+        let pairs: Vec<(&QueryPlan, &JoinPlan)> = members.iter().map(|(_, q, j)| (*q, *j)).collect();
+        let key = group_key(&pairs);
+        let lookup_id = self.id(lookup);
+        let mut inputs =
+            GroupInputs { edges: vec![self.stream(lookup)], routes: Routes::new(), matches: HashMap::new() };
+        let mut logic = Vec::with_capacity(members.len());
+        for (m, member) in members.iter().enumerate() {
+            logic.push(self.join_member(&mut inputs, *member, key.as_ref().map(|k| k.drivers[m].clone())));
+        }
+        match &key {
+            Some(k) => {
+                inputs.routes.insert(lookup_id, (pairs[0].1.lookup.label.clone(), vec![k.column.clone()]));
+            }
+            None => inputs.routes.clear(),
+        }
+        let input =
+            exchange_matches(self.scope.concatenate(inputs.edges), inputs.routes, inputs.matches, self.vars.clone());
+        let control = Control::default();
+        self.built.controls.push(control.clone());
+        let out = stateful(input, "Join", control, JoinLogic::new(logic, lookup_id, self.vars.clone()));
+        let mut sinks: Vec<&Sink> = Vec::new();
+        for (_, q, _) in &members {
+            if !sinks.iter().any(|s| s.stream == q.sink.stream) {
+                sinks.push(&q.sink);
+            }
+        }
+        for sink in sinks {
+            let id = self.id(&sink.stream);
+            self.route(sink, out.clone().filter(move |r| r.stream() == Some(id)));
+        }
+    }
+
+    /// One member: its driving input joins the group's inputs under a private stream, routed by `driver_key`.
+    fn join_member(
+        &mut self,
+        inputs: &mut GroupInputs<'s>,
+        (number, q, j): (usize, &QueryPlan, &JoinPlan),
+        driver_key: Option<PlanExpr>,
+    ) -> Member {
+        let tag = self.next_tag;
+        self.next_tag += 1;
+        let driver = match &j.driver {
+            Input::Stream(s) => {
+                let from = self.id(&s.stream);
+                inputs.edges.push(retag(self.stream(&s.stream), from, tag));
+                inputs.routes.insert(tag, (s.label.clone(), driver_key.into_iter().collect()));
+                Some(s.clone())
+            }
+            Input::Pattern(p) => {
+                inputs.edges.push(self.pattern(number, q, p, Some(tag)));
+                inputs.matches.extend(driver_key.map(|k| (tag, k)));
+                None
+            }
+            Input::Join(_) => None,
+        };
+        let joiner = Joiner::new(Arc::new(q.clone()), j);
+        Member { statement: number, trigger: tag, driver, joiner, sink: self.id(&q.sink.stream) }
     }
 
     fn build_window(&mut self, name: &str) {
@@ -298,6 +376,25 @@ impl<'s> Compiler<'s, '_> {
     }
 }
 
+/// What a join group's operator reads, gathered member by member: the edges, and how each private stream is routed.
+struct GroupInputs<'s> {
+    edges: Vec<Edge<'s>>,
+    routes: Routes,
+    matches: HashMap<u32, PlanExpr>,
+}
+
+/// The join statements looking up `lookup`, in plan order.
+fn join_members<'p>(plan: &'p crate::cep::plan::Plan, lookup: &str) -> Vec<(usize, &'p QueryPlan, &'p JoinPlan)> {
+    let join = |s: &'p crate::cep::plan::StatementPlan| match &s.node {
+        PlanNode::Query(q) => match &q.input {
+            Input::Join(j) if j.lookup.stream == lookup => Some((s.number, &**q, &**j)),
+            _ => None,
+        },
+        _ => None,
+    };
+    plan.statements.iter().filter_map(join).collect()
+}
+
 /// `every a=S ...` or `every a=S -> ...`: an instance starts at each `S` event, whatever happens to the others.
 fn starts_with_every_match(root: &crate::cep::plan::PatternNode) -> bool {
     let first = match &root.kind {
@@ -329,12 +426,25 @@ fn keyed(id: u32, label: &str, keys: &[PartitionKey]) -> Routes {
 
 /// Sends each record to the worker of its key; everything to worker 0 when `routes` is empty.
 fn exchange<'s>(input: Edge<'s>, routes: Routes, vars: Arc<Row>) -> Edge<'s> {
+    exchange_matches(input, routes, HashMap::new(), vars)
+}
+
+/// As [`exchange`], and a join's driving matches by the key expression of their private stream, over the match's
+/// bindings.
+fn exchange_matches<'s>(input: Edge<'s>, routes: Routes, matches: HashMap<u32, PlanExpr>, vars: Arc<Row>) -> Edge<'s> {
     input.exchange(move |record: &Record| match record {
         Record::Event { stream, row, .. } => match routes.get(stream) {
             Some((label, exprs)) => {
                 let binding = [(label.as_str(), row)];
                 let scope = EvalScope::new(&binding, &vars);
                 route_hash(exprs.iter().map(|e| eval(e, &scope)))
+            }
+            None => 0,
+        },
+        Record::Match { stream, bindings, .. } => match matches.get(stream) {
+            Some(expr) => {
+                let rows: Vec<(&str, &Row)> = bindings.iter().map(|(t, r)| (t.as_str(), r)).collect();
+                route_hash(std::iter::once(eval(expr, &EvalScope::new(&rows, &vars))))
             }
             None => 0,
         },

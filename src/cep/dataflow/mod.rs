@@ -5,11 +5,12 @@
 //! property tests check.
 //!
 //! Layout: `record` (epochs, stamps, what travels), `program` (the plan made ready), `compile` (plan to operators),
-//! `operator` (the stateful operator and its timers), `query`, `aggregate`, `pattern`, `window` (one module per
-//! stateful statement kind), `workers` (the pool and its control channel).
+//! `operator` (the stateful operator and its timers), `query`, `aggregate`, `pattern`, `window`, `join` (one module
+//! per stateful statement kind), `workers` (the pool and its control channel).
 
 mod aggregate;
 mod compile;
+mod join;
 mod operator;
 mod pattern;
 mod program;

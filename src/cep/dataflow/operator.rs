@@ -31,6 +31,10 @@ impl Emit {
         self.records.push(Record::Event { stamp, stream, row });
     }
 
+    pub fn matched(&mut self, stamp: Stamp, stream: u32, n: usize, bindings: Vec<(String, crate::cep::runtime::Row)>) {
+        self.records.push(Record::Match { stamp, stream, n: n as u32, bindings });
+    }
+
     pub fn take(&mut self) -> Vec<Record> {
         std::mem::take(&mut self.records)
     }

@@ -2,7 +2,9 @@
 //! only visits the live instances of its own key, and each key lives on one worker. The automaton is the tree of
 //! frames and leaves of `cep::reference::pattern` (what a pattern means is written once); this module adds the
 //! partitioning, the per-key index and the timers as epochs. An automaton with nothing live is dropped, so no key
-//! outlives its last instance. A pattern without a correlation key runs as one automaton on one worker.
+//! outlives its last instance (its leftover timers are ignored by generation). A pattern without a correlation key
+//! runs as one automaton on one worker. A pattern that drives a join emits its matches, unprojected and stamped with
+//! the trigger's stamp, to the join's operator (`join`), which does the lookup, `WHERE` and the select list.
 
 use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
@@ -12,7 +14,7 @@ use foldhash::fast::RandomState;
 use super::operator::{Emit, Logic, State};
 use super::record::{Record, Stamp, millis, timer_epoch};
 use crate::cep::plan::{PatternNode, PlanExpr, QueryPlan};
-use crate::cep::reference::pattern::{Nodes, PatternQuery};
+use crate::cep::reference::pattern::{Bindings, Nodes, PatternQuery};
 use crate::cep::reference::{Ctx, TimerKind, TimerOrder};
 use crate::cep::runtime::Row;
 use crate::cep::runtime::eval::{Scope, eval};
@@ -23,8 +25,17 @@ pub type KeyOf = HashMap<u32, (String, PlanExpr)>;
 #[derive(Debug)]
 struct Timer {
     key: Arc<str>,
+    /// Which automaton of `key` set it: one dropped as idle may be replaced by a new one whose leaf ids restart, so
+    /// a timer left over from the old one must not fire a leaf of the new one.
+    generation: u64,
     kind: TimerKind,
     set: (u64, u64),
+}
+
+/// What an automaton produced for one event or timer.
+enum Found {
+    Rows(Vec<Row>),
+    Matches(Vec<Bindings>),
 }
 
 #[derive(Debug)]
@@ -35,9 +46,12 @@ pub struct PatternLogic {
     keys: KeyOf,
     names: Arc<Vec<String>>,
     sink: u32,
+    /// Set when the pattern drives a join: its matches go, unprojected, to the join's private stream.
+    drives: Option<u32>,
     vars: Arc<Row>,
     /// Hashed with foldhash (seeded per map), much cheaper than SipHash on short keys.
-    automata: HashMap<Arc<str>, PatternQuery, RandomState>,
+    automata: HashMap<Arc<str>, (u64, PatternQuery), RandomState>,
+    generations: u64,
     timers: BTreeMap<(u64, TimerOrder, u64), Timer>,
     seq: u64,
     timer_seq: u64,
@@ -46,7 +60,8 @@ pub struct PatternLogic {
 /// What a pattern carries into the dataflow replacing its own: its live instances and their timers.
 #[derive(Debug)]
 struct Carried {
-    automata: HashMap<Arc<str>, PatternQuery, RandomState>,
+    automata: HashMap<Arc<str>, (u64, PatternQuery), RandomState>,
+    generations: u64,
     timers: BTreeMap<(u64, TimerOrder, u64), Timer>,
     seq: u64,
     timer_seq: u64,
@@ -67,8 +82,10 @@ impl PatternLogic {
             keys,
             names,
             sink: 0,
+            drives: None,
             vars: Arc::default(),
             automata: HashMap::default(),
+            generations: 0,
             timers: BTreeMap::new(),
             seq: 0,
             timer_seq: 0,
@@ -79,6 +96,12 @@ impl PatternLogic {
     pub fn with(mut self, sink: u32, vars: Arc<Row>) -> Self {
         self.sink = sink;
         self.vars = vars;
+        self
+    }
+
+    /// Sends the matches, unprojected, to the join reading private stream `stream`.
+    pub fn driving(mut self, stream: u32) -> Self {
+        self.drives = Some(stream);
         self
     }
 
@@ -93,26 +116,48 @@ impl PatternLogic {
         self.seq += 1;
         let key = self.key(stream, &row);
         let mut ctx = Ctx::new(millis(epoch), self.seq, &self.vars);
-        let automaton = self
-            .automata
-            .entry(key.clone())
-            .or_insert_with(|| PatternQuery::shared(self.plan.clone(), self.nodes.clone()));
-        let rows = automaton.on_event(&mut ctx, &self.names[stream as usize], &row);
+        let generations = &mut self.generations;
+        let (_, automaton) = self.automata.entry(key.clone()).or_insert_with(|| {
+            *generations += 1;
+            (*generations, PatternQuery::shared(self.plan.clone(), self.nodes.clone()))
+        });
+        let stream = &self.names[stream as usize];
+        let found = match self.drives {
+            Some(_) => Found::Matches(automaton.matches_on_event(&mut ctx, stream, &row)),
+            None => Found::Rows(automaton.on_event(&mut ctx, stream, &row)),
+        };
         let timers = ctx.take_timers();
         self.settle(&key, epoch, (epoch, stamp.position()), timers);
-        for (i, out) in rows.into_iter().enumerate() {
-            emit.event(stamp.child(self.statement, i), self.sink, out);
+        self.emit(emit, &stamp, found);
+    }
+
+    /// Rows go to the sink as children of `stamp`; a join's matches go at `stamp` itself, since the join is the
+    /// same statement.
+    fn emit(&self, emit: &mut Emit, stamp: &Stamp, found: Found) {
+        match (found, self.drives) {
+            (Found::Matches(matches), Some(join)) => {
+                for (n, bindings) in matches.into_iter().enumerate() {
+                    emit.matched(stamp.clone(), join, n, bindings);
+                }
+            }
+            (Found::Rows(rows), _) => {
+                for (i, out) in rows.into_iter().enumerate() {
+                    emit.event(stamp.child(self.statement, i), self.sink, out);
+                }
+            }
+            (Found::Matches(_), None) => {}
         }
     }
 
     /// Schedules what the automaton of `key` asked for, and drops it if nothing in it is live.
     fn settle(&mut self, key: &Arc<str>, epoch: u64, set: (u64, u64), timers: Vec<(i64, TimerOrder, TimerKind)>) {
+        let generation = self.automata.get(key).map_or(0, |(g, _)| *g);
         for (at, order, kind) in timers {
             self.timer_seq += 1;
             let due = timer_epoch(at).max(epoch + 1);
-            self.timers.insert((due, order, self.timer_seq), Timer { key: key.clone(), kind, set });
+            self.timers.insert((due, order, self.timer_seq), Timer { key: key.clone(), generation, kind, set });
         }
-        if self.automata.get(key).is_some_and(PatternQuery::is_idle) {
+        if self.automata.get(key).is_some_and(|(_, a)| a.is_idle()) {
             self.automata.remove(key);
         }
     }
@@ -132,30 +177,33 @@ impl Logic for PatternLogic {
     fn fire(&mut self, emit: &mut Emit, epoch: u64) {
         while let Some(entry) = self.timers.first_entry().filter(|e| e.key().0 <= epoch) {
             let ((_, order, n), timer) = entry.remove_entry();
-            let Some(automaton) = self.automata.get_mut(&timer.key) else {
+            let Some((_, automaton)) = self.automata.get_mut(&timer.key).filter(|(g, _)| *g == timer.generation) else {
                 continue;
             };
             let mut ctx = Ctx::new(millis(epoch), self.seq, &self.vars);
-            let rows = automaton.on_timer(&mut ctx, timer.kind);
+            let found = match self.drives {
+                Some(_) => Found::Matches(automaton.matches_on_timer(&mut ctx, timer.kind)),
+                None => Found::Rows(automaton.on_timer(&mut ctx, timer.kind)),
+            };
             let timers = ctx.take_timers();
             let stamp = Stamp::timer(order, timer.set, self.statement, n);
             self.settle(&timer.key, epoch, (epoch, stamp.position()), timers);
-            for (i, out) in rows.into_iter().enumerate() {
-                emit.event(stamp.child(self.statement, i), self.sink, out);
-            }
+            self.emit(emit, &stamp, found);
         }
     }
 
     fn export(&mut self) -> Option<State> {
         let automata = std::mem::take(&mut self.automata);
         let timers = std::mem::take(&mut self.timers);
-        Some(Box::new(Carried { automata, timers, seq: self.seq, timer_seq: self.timer_seq }))
+        let (generations, seq, timer_seq) = (self.generations, self.seq, self.timer_seq);
+        Some(Box::new(Carried { automata, generations, timers, seq, timer_seq }))
     }
 
     fn adopt(&mut self, state: State) {
         if let Ok(carried) = state.downcast::<Carried>() {
-            let Carried { automata, timers, seq, timer_seq } = *carried;
-            (self.automata, self.timers, self.seq, self.timer_seq) = (automata, timers, seq, timer_seq);
+            let Carried { automata, generations, timers, seq, timer_seq } = *carried;
+            (self.automata, self.generations, self.timers) = (automata, generations, timers);
+            (self.seq, self.timer_seq) = (seq, timer_seq);
         }
     }
 

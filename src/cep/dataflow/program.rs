@@ -4,8 +4,10 @@
 
 use std::collections::HashMap;
 
-use crate::cep::plan::{Input, PatternNode, PatternNodeKind, Plan, PlanNode, SinkKind, StatementPlan};
+use crate::cep::plan::{Input, JoinPlan, Plan, PlanNode, SinkKind, StatementPlan};
 use crate::cep::reference::Reference;
+use crate::cep::reference::join::driver_streams;
+pub use crate::cep::reference::pattern::streams_of;
 use crate::cep::runtime::eval::{Scope, eval};
 use crate::cep::runtime::{EngineError, Row, Val};
 
@@ -25,6 +27,7 @@ impl Program {
     pub fn new(plan: &Plan) -> Result<Self, EngineError> {
         Reference::new(plan)?;
         check_window_order(plan)?;
+        check_join_groups(plan)?;
         let shape = shape_of(plan);
         let mut program =
             Program { plan: plan.clone(), shape, vars: Row::new(), names: Vec::new(), ids: HashMap::new() };
@@ -53,7 +56,12 @@ impl Program {
                             self.intern(&stream);
                         }
                     }
-                    Input::Join(_) => {}
+                    Input::Join(j) => {
+                        for stream in driver_streams(j) {
+                            self.intern(&stream);
+                        }
+                        self.intern(&j.lookup.stream);
+                    }
                 }
                 self.intern(&q.sink.stream);
             }
@@ -76,7 +84,7 @@ impl Program {
     /// The statements this program shares with `previous`, as (previous number, number) pairs, whose state can move
     /// to this program's dataflow: the same statement (as planned, so the same text over the same types) with the same
     /// variables, reading no event type in `changed` (declared differently now); for a named window, also the same
-    /// `ON` writers, which decide how its rows are partitioned.
+    /// `ON` writers, which decide how its rows are partitioned. Outer joins are never kept (see [`joins`]).
     pub fn kept_from(&self, previous: &Program, changed: &[String]) -> Vec<(usize, usize)> {
         if variables(&self.shape) != variables(&previous.shape) {
             return Vec::new();
@@ -84,7 +92,7 @@ impl Program {
         let mut taken = vec![false; previous.shape.statements.len()];
         let mut kept = Vec::new();
         for statement in &self.shape.statements {
-            if reads(&self.shape, statement).iter().any(|r| changed.contains(r)) {
+            if joins(statement) || reads(&self.shape, statement).iter().any(|r| changed.contains(r)) {
                 continue;
             }
             let same = |old: &StatementPlan| {
@@ -148,6 +156,12 @@ fn check_window_order(plan: &Plan) -> Result<(), EngineError> {
     Ok(())
 }
 
+/// Whether a statement is an outer join: its lookup views live in an operator shared by every join on the same stream,
+/// which hands over nothing, so a join (and the pattern that drives it) starts afresh in a replacing dataflow.
+fn joins(statement: &StatementPlan) -> bool {
+    matches!(&statement.node, PlanNode::Query(q) if matches!(q.input, Input::Join(_)))
+}
+
 /// The plan's `CREATE VARIABLE` statements, in order.
 fn variables(plan: &Plan) -> Vec<&PlanNode> {
     plan.statements.iter().map(|s| &s.node).filter(|n| matches!(n, PlanNode::Variable(_))).collect()
@@ -182,7 +196,11 @@ fn reads_and_writes(node: &PlanNode) -> (Vec<String>, Option<&str>) {
             let reads = match &q.input {
                 Input::Stream(s) => vec![s.stream.clone()],
                 Input::Pattern(p) => streams_of(&p.root),
-                Input::Join(_) => Vec::new(),
+                Input::Join(j) => {
+                    let mut reads = driver_streams(j);
+                    reads.push(j.lookup.stream.clone());
+                    reads
+                }
             };
             let writes = matches!(q.sink.kind, SinkKind::NamedWindow).then_some(q.sink.stream.as_str());
             (reads, writes)
@@ -190,6 +208,85 @@ fn reads_and_writes(node: &PlanNode) -> (Vec<String>, Option<&str>) {
         PlanNode::Merge(m) => (vec![m.trigger.stream.clone()], Some(m.window.as_str())),
         PlanNode::Delete(a) | PlanNode::Update(a) => (vec![a.trigger.stream.clone()], Some(a.window.as_str())),
         PlanNode::Variable(_) | PlanNode::NamedWindow(_) => (Vec::new(), None),
+    }
+}
+
+/// The join statements looking up one stream run as one operator (see `join`) built where the first of them stands,
+/// fed by what was built before it. So every other statement writing a stream the group reads (the looked-up stream
+/// or a driving one) must come earlier and must not depend on the group's output: the rows the group writes into
+/// its looked-up stream are fed back inside the operator, other loops cannot be.
+fn check_join_groups(plan: &Plan) -> Result<(), EngineError> {
+    let mut lookups: Vec<&str> = Vec::new();
+    for s in &plan.statements {
+        if let Some(j) = join_of(&s.node).filter(|j| !lookups.contains(&j.lookup.stream.as_str())) {
+            lookups.push(&j.lookup.stream);
+        }
+    }
+    lookups.into_iter().try_for_each(|lookup| check_group(plan, lookup))
+}
+
+fn join_of(node: &PlanNode) -> Option<&JoinPlan> {
+    match node {
+        PlanNode::Query(q) => match &q.input {
+            Input::Join(j) => Some(j),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
+fn check_group(plan: &Plan, lookup: &str) -> Result<(), EngineError> {
+    let member = |node: &PlanNode| join_of(node).is_some_and(|j| j.lookup.stream == lookup);
+    let first = plan.statements.iter().position(|s| member(&s.node)).unwrap_or(0);
+    let mut inputs: Vec<String> = vec![lookup.to_owned()];
+    let mut tainted: Vec<String> = Vec::new();
+    for s in plan.statements.iter().filter(|s| member(&s.node)) {
+        inputs.extend(join_of(&s.node).map(driver_streams).unwrap_or_default());
+        tainted.extend(writes(&s.node));
+    }
+    let others: Vec<(usize, &StatementPlan)> =
+        plan.statements.iter().enumerate().filter(|(_, s)| !member(&s.node)).collect();
+    spread(&others, &mut tainted);
+    let refuse = |number: usize, construct: String| Err(EngineError::Unsupported { statement: number, construct });
+    for (position, s) in &others {
+        let Some(written) = writes(&s.node).filter(|w| inputs.contains(w)) else {
+            continue;
+        };
+        let number = plan.statements[first].number;
+        if *position > first {
+            return refuse(number, format!("a join reading {written}, which statement {} writes after it", s.number));
+        }
+        if reads_and_writes(&s.node).0.iter().any(|r| tainted.contains(r)) {
+            return refuse(number, format!("a join reading {written}, which depends on the join's own output"));
+        }
+    }
+    let fed = inputs.iter().skip(1).find(|i| tainted.contains(i));
+    fed.map_or(Ok(()), |i| refuse(plan.statements[first].number, format!("a join driven by {i}, which it writes")))
+}
+
+/// Adds to `tainted` every stream written by a statement that reads a tainted one, until nothing changes.
+fn spread(statements: &[(usize, &StatementPlan)], tainted: &mut Vec<String>) {
+    loop {
+        let before = tainted.len();
+        for (_, s) in statements {
+            let written = writes(&s.node).filter(|w| !tainted.contains(w));
+            if let Some(w) = written.filter(|_| reads_and_writes(&s.node).0.iter().any(|r| tainted.contains(r))) {
+                tainted.push(w);
+            }
+        }
+        if tainted.len() == before {
+            return;
+        }
+    }
+}
+
+/// The stream or named window a statement's rows go to.
+fn writes(node: &PlanNode) -> Option<String> {
+    match node {
+        PlanNode::Query(q) if !matches!(q.sink.kind, SinkKind::Listeners) => Some(q.sink.stream.clone()),
+        PlanNode::Merge(m) => Some(m.window.clone()),
+        PlanNode::Delete(a) | PlanNode::Update(a) => Some(a.window.clone()),
+        _ => None,
     }
 }
 
@@ -205,30 +302,6 @@ fn shape_of(plan: &Plan) -> Plan {
         }
     }
     shape
-}
-
-/// The streams a pattern's event matches read, each once, in order of appearance.
-pub fn streams_of(node: &PatternNode) -> Vec<String> {
-    let mut out = Vec::new();
-    collect(node, &mut out);
-    out
-}
-
-fn collect(node: &PatternNode, out: &mut Vec<String>) {
-    match &node.kind {
-        PatternNodeKind::Every(c) | PatternNodeKind::Not(c) | PatternNodeKind::Within { inner: c, .. } => {
-            collect(c, out)
-        }
-        PatternNodeKind::FollowedBy(cs) | PatternNodeKind::And(cs) | PatternNodeKind::Or(cs) => {
-            cs.iter().for_each(|c| collect(c, out));
-        }
-        PatternNodeKind::Timer { .. } => {}
-        PatternNodeKind::Match { stream, .. } => {
-            if !out.contains(stream) {
-                out.push(stream.clone());
-            }
-        }
-    }
 }
 
 /// The hash of a partition key's values, which picks the worker: equal values (as `Val::key` sees them) hash equal.

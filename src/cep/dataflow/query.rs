@@ -343,7 +343,7 @@ impl Logic for QueryLogic {
                 }
             }
             Record::Event { stamp, stream, row } if stream == self.stream => self.event(emit, epoch, stamp, row),
-            Record::Event { .. } => {}
+            Record::Event { .. } | Record::Match { .. } => {}
         }
     }
 

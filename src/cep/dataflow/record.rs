@@ -92,6 +92,9 @@ impl PartialOrd for Stamp {
 pub enum Record {
     /// An event of stream `stream` (an id of the program's stream table).
     Event { stamp: Stamp, stream: u32, row: Row },
+    /// The `n`-th match a join's driving pattern completed at `stamp`, for the join whose private stream is
+    /// `stream`: the pattern's bindings, not yet joined, filtered or projected.
+    Match { stamp: Stamp, stream: u32, n: u32, bindings: Vec<(String, Row)> },
     /// A statement with an output policy saw its first event at this millisecond: its output clock starts.
     /// Broadcast to every worker, so partitioned instances tick together.
     Start { ms: i64 },
@@ -100,18 +103,25 @@ pub enum Record {
 impl Record {
     pub fn stream(&self) -> Option<u32> {
         match self {
-            Record::Event { stream, .. } => Some(*stream),
+            Record::Event { stream, .. } | Record::Match { stream, .. } => Some(*stream),
             Record::Start { .. } => None,
         }
     }
 
-    /// Start markers first (they only start clocks), then events by stamp.
+    pub fn stamp(&self) -> Option<&Stamp> {
+        match self {
+            Record::Event { stamp, .. } | Record::Match { stamp, .. } => Some(stamp),
+            Record::Start { .. } => None,
+        }
+    }
+
+    /// Start markers first (they only start clocks), then events and matches by stamp.
     pub fn order(a: &Record, b: &Record) -> Ordering {
         match (a, b) {
-            (Record::Event { stamp: x, .. }, Record::Event { stamp: y, .. }) => x.cmp(y),
-            (Record::Start { .. }, Record::Event { .. }) => Ordering::Less,
-            (Record::Event { .. }, Record::Start { .. }) => Ordering::Greater,
             (Record::Start { ms: x }, Record::Start { ms: y }) => x.cmp(y),
+            (Record::Start { .. }, _) => Ordering::Less,
+            (_, Record::Start { .. }) => Ordering::Greater,
+            _ => a.stamp().cmp(&b.stamp()),
         }
     }
 }

@@ -190,13 +190,7 @@ impl WindowLogic {
 
 impl Logic for WindowLogic {
     fn sort(&self, records: &mut [Record]) {
-        records.sort_by_cached_key(|r| {
-            let stamp = match r {
-                Record::Event { stamp, .. } => Some(stamp.clone()),
-                Record::Start { .. } => None,
-            };
-            (self.place(r), stamp)
-        });
+        records.sort_by_cached_key(|r| (self.place(r), r.stamp().cloned()));
     }
 
     fn record(&mut self, emit: &mut Emit, _epoch: u64, record: Record) {

@@ -223,6 +223,7 @@ fn input(t: &mut Tree<'_, '_>, source: &Input) -> fmt::Result {
             t.nested(|t| {
                 let keys: Vec<String> = j.keys.iter().map(|(a, b)| format!("{a} = {b}")).collect();
                 t.line(format_args!("lookup keys: {}", keys.join(", ")))?;
+                t.line(format_args!("driver partition: {}", partitioning(&j.driver_partition)))?;
                 input(t, &j.driver)?;
                 t.line("lookup (never triggers output)")?;
                 t.nested(|t| stream_input(t, &j.lookup))

@@ -163,6 +163,9 @@ pub struct JoinPlan {
     pub on: PlanExpr,
     /// Equalities of `on` between a driver expression and a lookup expression.
     pub keys: Vec<(PlanExpr, PlanExpr)>,
+    /// How the driving side's own state (a pattern's instances) is spread, before its matches are exchanged by
+    /// the join's keys.
+    pub driver_partition: Partitioning,
 }
 
 /// A pattern as a tree of states; each state has an id used by the runtime and the printout.

@@ -160,7 +160,7 @@ fn plan_join(
             format!("{construct} (the subset has `A unidirectional LEFT OUTER JOIN B ... ON ...`)"),
         ));
     }
-    let (driver, mut scope, _) = plan_source(ctx, catalog, first)?;
+    let (driver, mut scope, driver_partition) = plan_source(ctx, catalog, first)?;
     let SourceKind::Stream(lookup) = &join.source.kind else {
         return Err(ctx.unsupported(join.source.span, "a pattern on the looked-up side of a join"));
     };
@@ -183,7 +183,7 @@ fn plan_join(
                 .collect(),
         ),
     };
-    Ok((Input::Join(Box::new(JoinPlan { driver, lookup, on, keys })), scope, partition))
+    Ok((Input::Join(Box::new(JoinPlan { driver, lookup, on, keys, driver_partition })), scope, partition))
 }
 
 /// Equalities of `on` with the lookup side's column on one side only.

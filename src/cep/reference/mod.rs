@@ -8,6 +8,7 @@
 //! in order, after the event that caused them (Esper's insert-into routing), before the next input.
 
 mod aggregate;
+pub(crate) mod join;
 pub(crate) mod named;
 pub(crate) mod pattern;
 pub(crate) mod query;
@@ -15,6 +16,7 @@ pub(crate) mod query;
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, HashMap, VecDeque};
 
+use self::join::JoinQuery;
 use self::named::{ActionState, MergeState, NamedWindow};
 use self::pattern::PatternQuery;
 use self::query::StreamQuery;
@@ -80,6 +82,7 @@ enum Statement {
     Passive,
     Stream(Box<StreamQuery>),
     Pattern(Box<PatternQuery>),
+    Join(Box<JoinQuery>),
     Merge(Box<MergeState>),
     Action(Box<ActionState>),
 }
@@ -123,7 +126,6 @@ impl Reference {
     }
 
     fn build(&mut self, number: usize, node: &PlanNode) -> Result<Statement, EngineError> {
-        let unsupported = |construct: &str| EngineError::Unsupported { statement: number, construct: construct.into() };
         Ok(match node {
             PlanNode::Variable(v) => {
                 let value = v.init.as_ref().map_or(Val::Null, |e| eval(e, &Scope::new(&[], &self.vars)));
@@ -137,7 +139,7 @@ impl Reference {
             PlanNode::Query(q) => match &q.input {
                 Input::Stream(_) => Statement::Stream(Box::new(StreamQuery::new(number, q)?)),
                 Input::Pattern(_) => Statement::Pattern(Box::new(PatternQuery::new(number, q)?)),
-                Input::Join(_) => return Err(unsupported("an outer join")),
+                Input::Join(_) => Statement::Join(Box::new(JoinQuery::new(number, q)?)),
             },
             PlanNode::Merge(m) => Statement::Merge(Box::new(MergeState::new(number, m)?)),
             PlanNode::Delete(a) => Statement::Action(Box::new(ActionState::delete(a))),
@@ -161,6 +163,7 @@ impl Reference {
             Statement::Passive => return,
             Statement::Stream(q) => q.on_event(&mut ctx, stream, row),
             Statement::Pattern(p) => p.on_event(&mut ctx, stream, row),
+            Statement::Join(j) => j.on_event(&mut ctx, stream, row),
             Statement::Action(a) => match self.windows.get_mut(&a.window) {
                 Some(window) => a.on_event(&mut ctx, window, stream, row),
                 None => Vec::new(),
@@ -217,6 +220,7 @@ impl Reference {
         let rows = match &mut self.statements[timer.statement] {
             Statement::Stream(q) => q.on_timer(&mut ctx, timer.kind),
             Statement::Pattern(p) => p.on_timer(&mut ctx, timer.kind),
+            Statement::Join(j) => j.on_timer(&mut ctx, timer.kind),
             _ => Vec::new(),
         };
         let timers = std::mem::take(&mut ctx.timers);

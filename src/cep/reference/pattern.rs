@@ -11,11 +11,12 @@ use foldhash::fast::RandomState;
 use smallvec::SmallVec;
 
 use super::{Ctx, TimerKind, TimerOrder};
-use crate::cep::plan::{Input, PatternNode, PatternNodeKind, QueryPlan};
+use crate::cep::plan::{Input, PatternNode, PatternNodeKind, PatternPlan, QueryPlan};
 use crate::cep::runtime::eval::{Scope, eval, holds};
 use crate::cep::runtime::{EngineError, Row};
 
-type Bindings = Vec<(String, Row)>;
+/// The tags a match bound, with their events.
+pub type Bindings = Vec<(String, Row)>;
 
 #[derive(Debug)]
 enum FrameKind {
@@ -129,6 +130,13 @@ impl PatternQuery {
         if q.aggregation.is_some() || q.output.is_some() {
             return Err(EngineError::Unsupported { statement: number, construct: "aggregating a pattern".into() });
         }
+        check_node(number, &pattern.root, false)?;
+        Ok(Self::shared(Arc::new(q.clone()), Nodes::new(&pattern.root)))
+    }
+
+    /// The automaton of a join's driving pattern: the statement's WHERE and select list apply to the joined rows,
+    /// so only the matches of this automaton are used.
+    pub fn driver(number: usize, q: &QueryPlan, pattern: &PatternPlan) -> Result<Self, EngineError> {
         check_node(number, &pattern.root, false)?;
         Ok(Self::shared(Arc::new(q.clone()), Nodes::new(&pattern.root)))
     }
@@ -379,24 +387,35 @@ impl PatternQuery {
     }
 
     pub fn on_event(&mut self, ctx: &mut Ctx<'_>, stream: &str, event: &Row) -> Vec<Row> {
+        let matches = self.matches_on_event(ctx, stream, event);
+        self.results(ctx, matches)
+    }
+
+    pub fn on_timer(&mut self, ctx: &mut Ctx<'_>, kind: TimerKind) -> Vec<Row> {
+        let matches = self.matches_on_timer(ctx, kind);
+        self.results(ctx, matches)
+    }
+
+    /// The matches an event completes, unfiltered and unprojected (a join's driving side).
+    pub fn matches_on_event(&mut self, ctx: &mut Ctx<'_>, stream: &str, event: &Row) -> Vec<Bindings> {
         self.ensure_started(ctx);
         let ids: Vec<u64> =
             self.leaves.iter().filter(|(_, l)| self.accepts(l, ctx, stream, event)).map(|(i, _)| *i).collect();
         for id in ids {
             self.fire_leaf(ctx, id, Some(event.clone()));
         }
-        self.results(ctx)
+        std::mem::take(&mut self.matches)
     }
 
-    pub fn on_timer(&mut self, ctx: &mut Ctx<'_>, kind: TimerKind) -> Vec<Row> {
+    /// The matches a timer completes, unfiltered and unprojected.
+    pub fn matches_on_timer(&mut self, ctx: &mut Ctx<'_>, kind: TimerKind) -> Vec<Bindings> {
         if let TimerKind::Pattern(id) = kind {
             self.fire_leaf(ctx, id, None);
         }
-        self.results(ctx)
+        std::mem::take(&mut self.matches)
     }
 
-    fn results(&mut self, ctx: &Ctx<'_>) -> Vec<Row> {
-        let matches = std::mem::take(&mut self.matches);
+    fn results(&self, ctx: &Ctx<'_>, matches: Vec<Bindings>) -> Vec<Row> {
         matches.into_iter().filter_map(|b| self.project(ctx, &b)).collect()
     }
 
@@ -433,6 +452,30 @@ fn merge(acc: &mut Bindings, more: Bindings) {
     for (tag, row) in more {
         if !acc.iter().any(|(t, _)| *t == tag) {
             acc.push((tag, row));
+        }
+    }
+}
+
+/// The streams a pattern's event matches read, each once, in order of appearance.
+pub fn streams_of(node: &PatternNode) -> Vec<String> {
+    let mut out = Vec::new();
+    collect(node, &mut out);
+    out
+}
+
+fn collect(node: &PatternNode, out: &mut Vec<String>) {
+    match &node.kind {
+        PatternNodeKind::Every(c) | PatternNodeKind::Not(c) | PatternNodeKind::Within { inner: c, .. } => {
+            collect(c, out)
+        }
+        PatternNodeKind::FollowedBy(cs) | PatternNodeKind::And(cs) | PatternNodeKind::Or(cs) => {
+            cs.iter().for_each(|c| collect(c, out));
+        }
+        PatternNodeKind::Timer { .. } => {}
+        PatternNodeKind::Match { stream, .. } => {
+            if !out.contains(stream) {
+                out.push(stream.clone());
+            }
         }
     }
 }

@@ -256,7 +256,7 @@ impl StreamQuery {
 }
 
 /// How long rows stay in a time window, alone or per group (`std:groupwin(k).win:time(d)`).
-fn time_window(window: &WindowSpec) -> Option<u64> {
+pub fn time_window(window: &WindowSpec) -> Option<u64> {
     match window {
         WindowSpec::Time { millis } => Some(*millis),
         WindowSpec::Grouped { inner, .. } => time_window(inner),
@@ -271,7 +271,7 @@ pub fn key_of(exprs: &[PlanExpr], label: &str, event: &Row, vars: &Row) -> Strin
     exprs.iter().map(|e| eval(e, &scope).key()).collect::<Vec<_>>().join("\u{1f}")
 }
 
-fn view_key(window: &WindowSpec, label: &str, event: &Row, vars: &Row) -> String {
+pub fn view_key(window: &WindowSpec, label: &str, event: &Row, vars: &Row) -> String {
     match window {
         WindowSpec::Unique { keys } => key_of(keys, label, event, vars),
         WindowSpec::Grouped { keys, inner } => {

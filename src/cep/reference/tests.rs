@@ -151,3 +151,99 @@ fn geofence_alerts_outside_inside_outside() {
     );
     assert!(alerts.iter().all(|a| a.stream == "Alert"));
 }
+
+/// Commands driving a join over an `in` stream of shutter states (so B's events come from outside).
+const LOOKUP: &str = r#"{"host":"h",
+  "in":[{"id":"C.*","type":"Cmd","isPattern":true,"attributes":[{"name":"shutter","type":"string"}]},
+    {"id":"S.*","type":"State","isPattern":true,"attributes":[{"name":"status","type":"string"}]}],
+  "out":[{"id":"L","type":"Log","attributes":[{"name":"seen","type":"string"}]}],
+  "statements":["INSERT INTO Log SELECT c.shutter as id, S.status as seen FROM Cmd as c unidirectional LEFT OUTER JOIN State.win:time(10 sec) as S ON c.shutter = S.id WHERE S is null OR S.status != 'broken'"]}"#;
+
+fn text(v: &str) -> Val {
+    Val::String(v.into())
+}
+
+fn seen(outputs: &[Output]) -> Vec<(i64, Val, Val)> {
+    let get = |o: &Output, k: &str| o.row.get(k).cloned().unwrap_or(Val::Null);
+    outputs.iter().map(|o| (o.time, get(o, "id"), get(o, "seen"))).collect()
+}
+
+#[test]
+fn a_join_outputs_one_row_per_matching_lookup_row_and_a_null_side_when_none_matches() {
+    let mut e = engine(LOOKUP);
+    let cmd = |id: &str| row(&[("id", text("c")), ("shutter", text(id))]);
+    let state = |id: &str, status: &str| row(&[("id", text(id)), ("status", text(status))]);
+    let mut out = e.push(1_000, "Cmd", cmd("sh1"));
+    for (ms, id, status) in [(2_000, "sh1", "opened"), (3_000, "sh1", "closed"), (3_500, "sh1", "broken")] {
+        out.extend(e.push(ms, "State", state(id, status)));
+    }
+    out.extend(e.push(3_600, "State", state("sh2", "opened")));
+    out.extend(e.push(4_000, "Cmd", cmd("sh1")));
+    // 12.5 s: the 2 s row has expired; 13.6 s: every sh1 row has.
+    out.extend(e.push(12_500, "Cmd", cmd("sh1")));
+    out.extend(e.push(13_600, "Cmd", cmd("sh1")));
+    let sh1 = text("sh1");
+    assert_eq!(
+        seen(&out),
+        vec![
+            (1_000, sh1.clone(), Val::Null),
+            (4_000, sh1.clone(), text("opened")),
+            (4_000, sh1.clone(), text("closed")),
+            (12_500, sh1.clone(), text("closed")),
+            (13_600, sh1, Val::Null),
+        ]
+    );
+}
+
+/// Two statements writing the stream they look up, both driven by the same command.
+const SELF_FED: &str = r#"{"host":"h",
+  "in":[{"id":"C.*","type":"Cmd","isPattern":true,"attributes":[{"name":"shutter","type":"string"}]}],
+  "out":[{"id":"S","type":"Shutter","attributes":[{"name":"status","type":"string"}]}],
+  "statements":[
+    "INSERT INTO Shutter SELECT c.shutter as id, 'a' as status FROM Cmd as c unidirectional LEFT OUTER JOIN Shutter.std:groupwin(id).std:lastevent() as S ON c.shutter = S.id WHERE S is null",
+    "INSERT INTO Shutter SELECT c.shutter as id, 'b' as status FROM Cmd as c unidirectional LEFT OUTER JOIN Shutter.std:groupwin(id).std:lastevent() as S ON c.shutter = S.id WHERE S is null OR S.status = 'b'"]}"#;
+
+#[test]
+fn a_row_inserted_into_the_looked_up_stream_is_seen_by_the_next_trigger_not_the_current_one() {
+    let mut e = engine(SELF_FED);
+    let cmd = |id: &str| row(&[("id", text("c")), ("shutter", text(id))]);
+    let statuses = |out: Vec<Output>| -> Vec<Val> { out.iter().map(|o| o.row["status"].clone()).collect() };
+    // Statement 2 does not see statement 1's `a`, inserted after the command was handled.
+    assert_eq!(statuses(e.push(1_000, "Cmd", cmd("sh1"))), vec![text("a"), text("b")]);
+    // Now the last sh1 row is `b`: statement 1 finds a row, statement 2 finds its own `b`.
+    assert_eq!(statuses(e.push(2_000, "Cmd", cmd("sh1"))), vec![text("b")]);
+    assert_eq!(statuses(e.push(3_000, "Cmd", cmd("sh2"))), vec![text("a"), text("b")]);
+}
+
+fn room(temperature: f64) -> Row {
+    row(&[("id", text("Room1")), ("temperature", Val::Double(temperature)), ("shutter", text("sh1"))])
+}
+
+#[test]
+fn the_shutter_closes_once_while_hot_and_opens_when_cool() {
+    let mut e = engine(include_str!("../../../queries/cepheus-close-shutters.json"));
+    let mut out = Vec::new();
+    for (ms, t) in [(1_000, 27.0), (2_000, 28.0), (3_000, 30.0), (10_000, 20.0), (20_000, 30.0)] {
+        out.extend(e.push(ms, "Room", room(t)));
+    }
+    out.extend(e.advance(40_000));
+    let got: Vec<(i64, Val, Val)> =
+        out.iter().map(|o| (o.time, o.row["id"].clone(), o.row["status"].clone())).collect();
+    let sh1 = text("sh1");
+    assert_eq!(
+        got,
+        vec![
+            (6_000, sh1.clone(), text("closed")),
+            (15_000, sh1.clone(), text("opened")),
+            (25_000, sh1, text("closed"))
+        ]
+    );
+}
+
+#[test]
+fn a_join_driven_by_its_looked_up_stream_is_refused() {
+    let config = SELF_FED.replace("FROM Cmd as c", "FROM Shutter as c").replace("c.shutter", "c.id");
+    let config: CepConfig = serde_json::from_str(&config).expect("test configuration");
+    let error = Reference::new(&plan_config(&config, true).expect("plans")).unwrap_err();
+    assert!(error.to_string().contains("a join whose driving side reads its looked-up stream"), "{error}");
+}

@@ -1,13 +1,14 @@
 //! The CEP wired into the gateway: the admin API (validation, refusals that keep the running configuration,
 //! persistence across a restart), `/cep/notify`, and the seed flows end to end through `/cb/v1` subscriptions,
-//! the in-process sink, the reference engine on the manual clock, and in-process output back to the broker.
+//! the in-process sink, the engine on the manual clock, and in-process output back to the broker (and to a real HTTP
+//! broker, to count the updates of the shutter flow).
 
 use std::time::Duration;
 
 use axum::http::{Method, StatusCode};
 use serde_json::{Value, json};
 
-use crate::support::{Harness, attr_value};
+use crate::support::{Harness, Receiver, attr_value};
 
 const OWN: &str = "127.0.0.1:8080";
 
@@ -174,4 +175,43 @@ async fn notify_processes_every_element_and_reports_the_bad_ones() {
     assert_eq!(reply["responseCode"]["code"], "471");
     let ok = json!({"subscriptionId": "s1", "originator": "localhost", "contextResponses": [element("Room3", "Room", "20")]});
     assert_eq!(h.post("/cep/notify", ok).await["responseCode"]["code"], "200");
+}
+
+/// The shutter status the next update a broker receives carries.
+async fn next_status(broker: &mut Receiver) -> Option<Value> {
+    let update = broker.next().await?;
+    attr_value(&update.body["contextElements"][0], "status")
+}
+
+/// Holds the room at `temperature` for six seconds of engine time, one second at a time (`RoomX` is the id the
+/// example's `in` declaration takes).
+async fn hold(h: &Harness, temperature: &str) {
+    let attrs = [("temperature", "double", temperature), ("shutter", "string", "Shutter1")];
+    h.update("APPEND", "RoomX", "Room", &attrs).await;
+    settle().await;
+    for _ in 0..6 {
+        h.clock.advance_ms(1000);
+        settle().await;
+    }
+}
+
+#[tokio::test]
+async fn shutters_close_once_while_a_room_stays_hot_and_open_when_it_cools() {
+    let h = Harness::new().await;
+    h.state.sinks.set_listener(OWN.parse().unwrap());
+    let mut broker = Receiver::start(StatusCode::OK).await;
+    let mut config = seed("cepheus-close-shutters");
+    config["out"][0]["brokers"] = json!([{"url": format!("http://{OWN}/cb")}, {"url": broker.url.clone()}]);
+    assert_eq!(post_config(&h, config).await.status, StatusCode::CREATED);
+    subscribe(&h, "Room", "Room.*", "temperature").await;
+    hold(&h, "27").await;
+    wait_for(&h, "Shutter1", "Shutter", "status", "closed").await;
+    assert_eq!(next_status(&mut broker).await, Some(json!("closed")));
+    // Still hot: a new instance fires five seconds later, finds the shutter closed, and writes nothing.
+    hold(&h, "28").await;
+    broker.expect_none(300).await;
+    hold(&h, "20").await;
+    wait_for(&h, "Shutter1", "Shutter", "status", "opened").await;
+    assert_eq!(next_status(&mut broker).await, Some(json!("opened")));
+    broker.expect_none(300).await;
 }

@@ -1,0 +1,183 @@
+//! The join statements that look up one stream `B`, run together in one operator. Each statement (a member) keeps
+//! its own lookup view of `B` (the reference's [`Joiner`], so a lookup means the same in both runtimes); the
+//! operator hands them, in stamp order, `B`'s events from outside the group, the driving events or pattern matches
+//! of every member, and the rows the members themselves insert into `B`.
+//!
+//! Those self-inserted rows are what makes this one operator rather than a cycle in the graph: a member's row is
+//! stamped as a child of its trigger, so it sorts after that trigger and before the next input, exactly where the
+//! reference's insert-into queue delivers it. The operator keeps such rows pending and applies each to every
+//! member's view just before the first record stamped after it (or at the next epoch), so the trigger that produced
+//! a row never sees it and the next one does. When the group is keyed, a member's row carries its trigger's key
+//! (the compiler checks the projection), so the row belongs to the worker that produced it.
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+use super::operator::{Emit, Logic};
+use super::record::{Record, Stamp, millis};
+use crate::cep::plan::{JoinPlan, PlanExpr, QueryPlan, StreamInput, WindowSpec};
+use crate::cep::reference::join::{Joiner, stream_trigger};
+use crate::cep::reference::pattern::Bindings;
+use crate::cep::runtime::Row;
+
+/// One join statement of the group.
+#[derive(Debug)]
+pub struct Member {
+    pub statement: usize,
+    /// The member's private stream: its driving events (retagged) or its pattern's matches.
+    pub trigger: u32,
+    /// The driving stream, when the member is driven by a stream rather than a pattern.
+    pub driver: Option<StreamInput>,
+    pub joiner: Joiner,
+    pub sink: u32,
+}
+
+#[derive(Debug)]
+pub struct JoinLogic {
+    members: Vec<Member>,
+    /// The looked-up stream.
+    lookup: u32,
+    vars: Arc<Row>,
+    /// Rows members inserted into the looked-up stream, not yet in the views: by stamp, with their millisecond.
+    pending: BTreeMap<Stamp, (i64, Row)>,
+    epoch: u64,
+}
+
+impl JoinLogic {
+    pub fn new(members: Vec<Member>, lookup: u32, vars: Arc<Row>) -> Self {
+        JoinLogic { members, lookup, vars, pending: BTreeMap::new(), epoch: 0 }
+    }
+
+    fn enter(&mut self, ms: i64, row: &Row) {
+        for member in &mut self.members {
+            member.joiner.view.insert(ms, row, &self.vars);
+        }
+    }
+
+    /// Applies the pending rows stamped before `stamp` (all of them when the epoch changed).
+    fn catch_up(&mut self, epoch: u64, stamp: &Stamp) {
+        if epoch != self.epoch {
+            self.epoch = epoch;
+            let all = std::mem::take(&mut self.pending);
+            all.into_values().for_each(|(ms, row)| self.enter(ms, &row));
+        }
+        while let Some(entry) = self.pending.first_entry().filter(|e| e.key() < stamp) {
+            let (ms, row) = entry.remove();
+            self.enter(ms, &row);
+        }
+    }
+
+    fn trigger(&mut self, emit: &mut Emit, epoch: u64, stamp: &Stamp, m: usize, n: u32, bindings: &Bindings) {
+        let ms = millis(epoch);
+        let member = &self.members[m];
+        let rows = member.joiner.rows(ms, bindings, &self.vars);
+        let (statement, sink) = (member.statement, member.sink);
+        for (i, row) in rows.into_iter().enumerate() {
+            // Match-major, row-minor: the order the reference numbers one trigger's rows in.
+            let child = stamp.child(statement, ((n.min(0xff) as usize) << 8) | i.min(0xff));
+            if sink == self.lookup {
+                self.pending.insert(child.clone(), (ms, row.clone()));
+            }
+            emit.event(child, sink, row);
+        }
+    }
+
+    fn member(&self, stream: u32) -> Option<usize> {
+        self.members.iter().position(|m| m.trigger == stream)
+    }
+}
+
+impl Logic for JoinLogic {
+    /// By stamp; one trigger stamp can drive several members (in statement order, as tags are numbered) and complete
+    /// several matches of one pattern.
+    fn sort(&self, records: &mut [Record]) {
+        records.sort_by_cached_key(|r| {
+            let n = match r {
+                Record::Match { n, .. } => *n,
+                _ => 0,
+            };
+            (r.stamp().cloned(), r.stream(), n)
+        });
+    }
+
+    fn record(&mut self, emit: &mut Emit, epoch: u64, record: Record) {
+        let Some(stamp) = record.stamp().cloned() else {
+            return;
+        };
+        self.catch_up(epoch, &stamp);
+        match record {
+            Record::Event { stream, row, .. } if stream == self.lookup => self.enter(millis(epoch), &row),
+            Record::Event { stream, row, .. } => {
+                let Some(m) = self.member(stream) else {
+                    return;
+                };
+                let driver = self.members[m].driver.as_ref();
+                if let Some(bindings) = driver.and_then(|d| stream_trigger(d, &row, &self.vars)) {
+                    self.trigger(emit, epoch, &stamp, m, 0, &bindings);
+                }
+            }
+            Record::Match { stream, n, bindings, .. } => {
+                if let Some(m) = self.member(stream) {
+                    self.trigger(emit, epoch, &stamp, m, n, &bindings);
+                }
+            }
+            Record::Start { .. } => {}
+        }
+    }
+
+    /// Lookup views expire lazily, so the operator has no timers of its own.
+    fn next_timer(&self) -> Option<u64> {
+        None
+    }
+
+    fn fire(&mut self, _emit: &mut Emit, _epoch: u64) {}
+
+    fn stop(&mut self) {
+        self.pending.clear();
+        self.members.iter_mut().for_each(|m| m.joiner.view.clear());
+    }
+}
+
+/// How a group is spread over workers when it can be: the looked-up column every member's `ON` equates with a
+/// driving expression, and that expression per member.
+#[derive(Debug)]
+pub struct GroupKey {
+    pub column: PlanExpr,
+    pub drivers: Vec<PlanExpr>,
+}
+
+/// The group's key, when every member has one on the same looked-up column, every member's view splits by it, and
+/// every member that writes the looked-up stream writes its trigger's key in that column (so its rows stay on the
+/// worker that produced them). Otherwise the group runs on one worker.
+pub fn group_key(members: &[(&QueryPlan, &JoinPlan)]) -> Option<GroupKey> {
+    let (_, first) = members.first()?;
+    first.keys.iter().find_map(|(_, column)| {
+        let PlanExpr::Column { name, .. } = column else {
+            return None;
+        };
+        let drivers = members.iter().map(|(q, j)| member_key(q, j, name)).collect::<Option<Vec<_>>>()?;
+        Some(GroupKey { column: column.clone(), drivers })
+    })
+}
+
+fn member_key(q: &QueryPlan, j: &JoinPlan, column: &str) -> Option<PlanExpr> {
+    let looked_up = |e: &PlanExpr| matches!(e, PlanExpr::Column { source, name, .. } if *source == j.lookup.label && name == column);
+    let (driver, lookup) = j.keys.iter().find(|(_, l)| looked_up(l))?;
+    // Equal values must hash equal: both sides columns of one type.
+    let same_type =
+        matches!((driver, lookup), (PlanExpr::Column { ty: a, .. }, PlanExpr::Column { ty: b, .. }) if a == b);
+    let splits = view_splits(j.lookup.window.as_ref(), &looked_up);
+    let feeds = q.sink.stream == j.lookup.stream;
+    let keeps_key = !feeds || q.projection.iter().any(|p| p.name == column && p.expr == *driver);
+    (same_type && splits && keeps_key).then(|| driver.clone())
+}
+
+/// Whether rows that differ in the key column never displace each other in the view.
+fn view_splits(window: Option<&WindowSpec>, is_key: &dyn Fn(&PlanExpr) -> bool) -> bool {
+    match window {
+        Some(WindowSpec::Time { .. }) => true,
+        Some(WindowSpec::Grouped { inner, .. }) if matches!(**inner, WindowSpec::Time { .. }) => true,
+        Some(WindowSpec::Unique { keys } | WindowSpec::Grouped { keys, .. }) => keys.iter().any(is_key),
+        _ => false,
+    }
+}
