@@ -1,6 +1,8 @@
 //! Orders statements so that every stream, named window and variable a statement reads is defined by
 //! an earlier one, keeping configuration order where there is no dependency; rejects cycles, naming
-//! the statements on the cycle. Types declared by `in`/`out` need no producer.
+//! the statements on the cycle. Types declared by `in`/`out` need no producer, but a statement that writes one still
+//! goes before the others that read it (the dataflow wires a reader to the writers built before it), except a
+//! statement's reads of its own output and the joins looking up the same stream, which one operator runs.
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -17,20 +19,41 @@ pub fn dependency_order(statements: &[Parsed], catalog: &dyn Catalog) -> Result<
             producers.entry(name).or_default().push(i);
         }
     }
+    let looked_up: Vec<Vec<String>> = statements.iter().map(|s| lookups(&s.ast)).collect();
     let reads: Vec<Vec<(usize, Name)>> = statements
         .iter()
-        .map(|s| {
+        .enumerate()
+        .map(|(i, s)| {
+            // Writers of a declared type that need not come first: the reader itself, for a looked-up stream the other
+            // joins looking it up (one operator runs them all), and any writer when the type only gives a window its
+            // columns.
+            let schema = |name: &str| matches!(&s.ast.kind, StatementKind::CreateWindow(w) if w.as_type.text == name);
+            let exempt = |p: usize, name: &str| {
+                let joined = looked_up[i].iter().any(|l| l == name) && looked_up[p].iter().any(|l| l == name);
+                catalog.stream(name).is_some() && (p == i || joined || schema(name))
+            };
             consumed(&s.ast)
                 .into_iter()
-                .filter(|n| catalog.stream(&n.text).is_none())
                 .flat_map(|n| {
                     let from = producers.get(&n.text).cloned().unwrap_or_default();
-                    from.into_iter().map(move |p| (p, n.clone()))
+                    from.into_iter().filter(|p| !exempt(*p, &n.text)).map(|p| (p, n.clone())).collect::<Vec<_>>()
                 })
                 .collect()
         })
         .collect();
     topological(statements, &reads)
+}
+
+/// The streams a statement's joins look up.
+fn lookups(ast: &Statement) -> Vec<String> {
+    let StatementKind::Select(s) = &ast.kind else {
+        return Vec::new();
+    };
+    let streams = s.from.joins.iter().filter_map(|j| match &j.source.kind {
+        SourceKind::Stream(r) => Some(r.name.text.clone()),
+        SourceKind::Pattern(_) => None,
+    });
+    streams.collect()
 }
 
 /// Kahn's algorithm, always taking the lowest ready index.
