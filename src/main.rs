@@ -113,6 +113,10 @@ struct CepArgs {
     /// Events per millisecond of the synthetic clock, pushed as one batch [default: 100 for geofence, 10 for floor].
     #[arg(long)]
     per_ms: Option<u32>,
+    /// Synthetic milliseconds handed to the workers per round, their batches run as pipelined epochs, as the
+    /// service's feeder hands over what queued up while the workers were busy.
+    #[arg(long, default_value_t = 1)]
+    ms_per_round: u32,
     /// One JSON object per run instead of a table.
     #[arg(long)]
     json: bool,
@@ -127,6 +131,7 @@ impl CepArgs {
             duration: std::time::Duration::from_secs(self.duration),
             keys: self.keys.unwrap_or(if geofence { 100_000 } else { 10_000 }),
             per_ms: self.per_ms.unwrap_or(if geofence { 100 } else { 10 }),
+            ms_per_round: self.ms_per_round.max(1),
         }
     }
 }

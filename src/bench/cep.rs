@@ -5,13 +5,15 @@
 //!
 //! ```text
 //! fluxgate bench geofence --workers 1,2 --duration 5 [--keys 100000] [--per-ms 1000] [--json]
-//! fluxgate bench floor --workers 1 --duration 5 [--keys 10000] [--per-ms 1000] [--json]
+//! fluxgate bench floor --workers 1 --duration 5 [--keys 10000] [--per-ms 1000] [--ms-per-round 1] [--json]
 //! ```
 //!
-//! The engine gets one batch per synthetic millisecond (`per_ms` events, one epoch), as the service gets one per
-//! notification. Throughput counts every event over the wall time of the loop, including building the engine's rows.
-//! Latency is per batch, from the call that pushes it until that call returns with its outputs (outputs are complete
-//! when it returns), recorded once per event of the batch; the baseline's is per event, timed the same way.
+//! The engine gets one batch per synthetic millisecond (`per_ms` events, one epoch), and `ms_per_round` of them per
+//! round of the workers, run as pipelined epochs: 1 (the default) waits for the workers after every millisecond; more
+//! is what the service's feeder does when notifications queue up while the workers are busy. Throughput counts every
+//! event over the wall time of the loop, including building the engine's rows. Latency is per round, from the call
+//! that pushes it until that call returns with its outputs (outputs are complete when it returns), recorded once per
+//! event of the round; the baseline's is per event, timed on one event in 256 (timing every event would slow it down).
 
 use std::fmt;
 use std::sync::Arc;
@@ -26,14 +28,14 @@ use super::cep_workload::{Event, Generator, Scenario};
 use crate::cep::config::CepConfig;
 use crate::cep::dataflow::{Dataflow, Workers};
 use crate::cep::explain::{details, plan_config};
-use crate::cep::runtime::{Engine, EngineError};
+use crate::cep::runtime::{Engine, EngineError, Row};
 
 /// The synthetic clock's start: 2023-11-14T22:13:20Z.
 const START_MS: i64 = 1_700_000_000_000;
 /// The largest latency recorded exactly (one minute); longer ones count as one minute.
 const MAX_LATENCY_NS: u64 = 60_000_000_000;
-/// Events between two looks at the wall clock.
-const BATCH: u64 = 256;
+/// Baseline events per timed one (and between two looks at the wall clock).
+const LATENCY_SAMPLE: u64 = 256;
 
 #[derive(Debug, Error)]
 pub enum CepBenchError {
@@ -58,6 +60,8 @@ pub struct CepOptions {
     pub keys: u32,
     /// Events per synthetic millisecond.
     pub per_ms: u32,
+    /// Synthetic milliseconds per round of the workers.
+    pub ms_per_round: u32,
 }
 
 /// One run: the engine on `workers` and the plain baseline, in the shape every `fluxgate bench` shares.
@@ -78,6 +82,7 @@ pub struct CepReport {
     pub baseline_p99_ms: f64,
     pub keys: u32,
     pub per_ms: u32,
+    pub ms_per_round: u32,
     pub synthetic_s: f64,
     pub duration_s: f64,
     pub engine: String,
@@ -109,6 +114,12 @@ impl Measured {
 
     fn record(&mut self, started: Instant, outputs: usize) {
         self.record_batch(started, 1, outputs);
+    }
+
+    /// An event whose latency is not sampled.
+    fn count(&mut self, outputs: usize) {
+        self.outputs += outputs as u64;
+        self.events += 1;
     }
 
     /// A batch of `events` that took from `started` until now, latency counted once per event.
@@ -154,6 +165,7 @@ fn report(options: &CepOptions, workers: usize, engine: &Measured, plain: &Measu
         baseline_p99_ms: plain.ms(0.99),
         keys: options.keys,
         per_ms: options.per_ms,
+        ms_per_round: options.ms_per_round,
         synthetic_s: round(engine.events as f64 / f64::from(options.per_ms.max(1)) / 1e3, 3),
         duration_s: options.duration.as_secs_f64(),
         engine: "timely dataflow".to_owned(),
@@ -178,19 +190,26 @@ fn measure_engine(options: &CepOptions, workers: usize) -> Result<Measured, CepB
     let mut measured = Measured::new();
     let begin = Instant::now();
     while measured.elapsed < options.duration {
-        let mut batch = Vec::with_capacity(options.per_ms as usize);
-        let mut at_ms = START_MS;
-        for _ in 0..options.per_ms.max(1) {
-            let event = generator.next_event();
-            at_ms = event.at_ms;
-            batch.push((stream.to_owned(), generator.row(&event)));
-        }
-        let (events, started) = (batch.len(), Instant::now());
-        let outputs = engine.push_batch(at_ms, batch);
+        let round: Vec<_> =
+            (0..options.ms_per_round.max(1)).map(|_| next_batch(&mut generator, options, stream)).collect();
+        let (events, started) = (round.iter().map(|(_, b)| b.len()).sum(), Instant::now());
+        let outputs = engine.push_batches(round);
         measured.record_batch(started, events, outputs.len());
         measured.elapsed = begin.elapsed();
     }
     Ok(measured)
+}
+
+/// The next synthetic millisecond's events, as the engine's rows.
+fn next_batch(generator: &mut Generator, options: &CepOptions, stream: &str) -> (i64, Vec<(String, Row)>) {
+    let mut batch = Vec::with_capacity(options.per_ms as usize);
+    let mut at_ms = START_MS;
+    for _ in 0..options.per_ms.max(1) {
+        let event = generator.next_event();
+        at_ms = event.at_ms;
+        batch.push((stream.to_owned(), generator.row(&event)));
+    }
+    (at_ms, batch)
 }
 
 fn measure_plain(options: &CepOptions) -> Measured {
@@ -201,20 +220,22 @@ fn measure_plain(options: &CepOptions) -> Measured {
     let mut generator = Generator::new(options.scenario, options.keys, options.per_ms, START_MS);
     timed(options.duration, || {
         let event: Event = generator.next_event();
-        let started = Instant::now();
-        let outputs = job.push(&event);
-        (started, outputs)
+        job.push(&event)
     })
 }
 
-/// Runs `step` (which answers when its push started and how many outputs it gave) for `duration`.
-fn timed(duration: Duration, mut step: impl FnMut() -> (Instant, usize)) -> Measured {
+/// Runs `step` (which pushes one event and answers how many outputs it gave) for `duration`. Only every
+/// [`LATENCY_SAMPLE`]-th step is timed on its own: reading the clock twice per event would cost about as much as the
+/// plain job's event and slow the baseline down.
+fn timed(duration: Duration, mut step: impl FnMut() -> usize) -> Measured {
     let mut measured = Measured::new();
     let begin = Instant::now();
     loop {
-        for _ in 0..BATCH {
-            let (started, outputs) = step();
-            measured.record(started, outputs);
+        let started = Instant::now();
+        let outputs = step();
+        measured.record(started, outputs);
+        for _ in 1..LATENCY_SAMPLE {
+            measured.count(step());
         }
         measured.elapsed = begin.elapsed();
         if measured.elapsed >= duration {
@@ -253,8 +274,15 @@ impl fmt::Display for CepReport {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         writeln!(
             f,
-            "# {} engine, {} keys, {} events/synthetic ms, {:.0} s per side; engine {} events ({:.1} synthetic s), baseline {} events",
-            self.engine, self.keys, self.per_ms, self.duration_s, self.events, self.synthetic_s, self.baseline_events
+            "# {} engine, {} keys, {} events/synthetic ms, {} ms/round, {:.0} s per side; engine {} events ({:.1} synthetic s), baseline {} events",
+            self.engine,
+            self.keys,
+            self.per_ms,
+            self.ms_per_round,
+            self.duration_s,
+            self.events,
+            self.synthetic_s,
+            self.baseline_events
         )?;
         super::report::write_table(f, &HEADER, &[self.cells().to_vec()])
     }
@@ -303,6 +331,7 @@ mod tests {
             duration: Duration::from_millis(30),
             keys: 1_000,
             per_ms: 100,
+            ms_per_round: 4,
         };
         let reports = run(&options).unwrap();
         assert_eq!(reports.iter().map(|r| r.workers).collect::<Vec<_>>(), vec![1, 2]);
