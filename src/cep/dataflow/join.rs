@@ -74,7 +74,7 @@ impl JoinLogic {
         let (statement, sink) = (member.statement, member.sink);
         for (i, row) in rows.into_iter().enumerate() {
             // Match-major, row-minor: the order the reference numbers one trigger's rows in.
-            let child = stamp.child(statement, ((n.min(0xff) as usize) << 8) | i.min(0xff));
+            let child = stamp.child(statement, ((n.min(0xff_ffff) as usize) << 24) | i.min(0xff_ffff));
             if sink == self.lookup {
                 self.pending.insert(child.clone(), (ms, row.clone()));
             }

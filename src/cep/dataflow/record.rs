@@ -32,12 +32,18 @@ pub fn millis(epoch: u64) -> i64 {
     (epoch >> SUB_BITS) as i64
 }
 
+/// Bits of a stamp's hop that number the row a statement produced from one record (the rest name the statement):
+/// enough that no statement's rows for one record ever share a position.
+pub const ROW_BITS: u32 = 48;
+const ROW_MASK: u64 = (1 << ROW_BITS) - 1;
+
 /// Where a record stands in the processing order of its epoch.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct Stamp {
     pub origin: Origin,
-    /// Statement and row index of each insert-into hop from the origin.
-    pub path: SmallVec<[u32; 4]>,
+    /// Statement and row index of each insert-into hop from the origin: the statement in the top [`STATEMENT_BITS`],
+    /// the row below.
+    pub path: SmallVec<[u64; 4]>,
 }
 
 /// What started a chain of events.
@@ -62,7 +68,7 @@ impl Stamp {
     /// The stamp of row `index` that `statement` produced from this record.
     pub fn child(&self, statement: usize, index: usize) -> Self {
         let mut path = self.path.clone();
-        path.push(((statement as u32) << 16) | (index.min(0xffff) as u32));
+        path.push(((statement as u64) << ROW_BITS) | (index as u64).min(ROW_MASK));
         Stamp { origin: self.origin, path }
     }
 

@@ -184,7 +184,7 @@ impl WindowLogic {
         }
         let mut parent = stamp.clone();
         let hop = parent.path.pop().unwrap_or(0);
-        (parent, hop >> 16)
+        (parent, (hop >> super::record::ROW_BITS) as u32)
     }
 }
 
