@@ -49,17 +49,13 @@ pub struct PatternLogic {
     /// Set when the pattern drives a join: its matches go, unprojected, to the join's private stream.
     drives: Option<u32>,
     vars: Arc<Row>,
-    /// Hashed with foldhash (seeded per map), much cheaper than SipHash on short keys.
-    automata: HashMap<Arc<str>, (u64, PatternQuery), RandomState>,
-    generations: u64,
-    timers: BTreeMap<(u64, TimerOrder, u64), Timer>,
-    seq: u64,
-    timer_seq: u64,
+    state: PatternState,
 }
 
-/// What a pattern carries into the dataflow replacing its own: its live instances and their timers.
-#[derive(Debug)]
-struct Carried {
+/// The live instances of a pattern, per key, and their timers; carried into the dataflow replacing its own.
+#[derive(Debug, Default)]
+struct PatternState {
+    /// Hashed with foldhash (seeded per map), much cheaper than SipHash on short keys.
     automata: HashMap<Arc<str>, (u64, PatternQuery), RandomState>,
     generations: u64,
     timers: BTreeMap<(u64, TimerOrder, u64), Timer>,
@@ -84,11 +80,7 @@ impl PatternLogic {
             sink: 0,
             drives: None,
             vars: Arc::default(),
-            automata: HashMap::default(),
-            generations: 0,
-            timers: BTreeMap::new(),
-            seq: 0,
-            timer_seq: 0,
+            state: PatternState::default(),
         }
     }
 
@@ -113,11 +105,11 @@ impl PatternLogic {
     }
 
     fn event(&mut self, emit: &mut Emit, epoch: u64, stamp: Stamp, stream: u32, row: Row) {
-        self.seq += 1;
+        self.state.seq += 1;
         let key = self.key(stream, &row);
-        let mut ctx = Ctx::new(millis(epoch), self.seq, &self.vars);
-        let generations = &mut self.generations;
-        let (_, automaton) = self.automata.entry(key.clone()).or_insert_with(|| {
+        let mut ctx = Ctx::new(millis(epoch), self.state.seq, &self.vars);
+        let generations = &mut self.state.generations;
+        let (_, automaton) = self.state.automata.entry(key.clone()).or_insert_with(|| {
             *generations += 1;
             (*generations, PatternQuery::shared(self.plan.clone(), self.nodes.clone()))
         });
@@ -151,14 +143,16 @@ impl PatternLogic {
 
     /// Schedules what the automaton of `key` asked for, and drops it if nothing in it is live.
     fn settle(&mut self, key: &Arc<str>, epoch: u64, set: (u64, u64), timers: Vec<(i64, TimerOrder, TimerKind)>) {
-        let generation = self.automata.get(key).map_or(0, |(g, _)| *g);
+        let generation = self.state.automata.get(key).map_or(0, |(g, _)| *g);
         for (at, order, kind) in timers {
-            self.timer_seq += 1;
+            self.state.timer_seq += 1;
             let due = timer_epoch(at).max(epoch + 1);
-            self.timers.insert((due, order, self.timer_seq), Timer { key: key.clone(), generation, kind, set });
+            self.state
+                .timers
+                .insert((due, order, self.state.timer_seq), Timer { key: key.clone(), generation, kind, set });
         }
-        if self.automata.get(key).is_some_and(|(_, a)| a.is_idle()) {
-            self.automata.remove(key);
+        if self.state.automata.get(key).is_some_and(|(_, a)| a.is_idle()) {
+            self.state.automata.remove(key);
         }
     }
 }
@@ -171,16 +165,17 @@ impl Logic for PatternLogic {
     }
 
     fn next_timer(&self) -> Option<u64> {
-        self.timers.keys().next().map(|(due, _, _)| *due)
+        self.state.timers.keys().next().map(|(due, _, _)| *due)
     }
 
     fn fire(&mut self, emit: &mut Emit, epoch: u64) {
-        while let Some(entry) = self.timers.first_entry().filter(|e| e.key().0 <= epoch) {
+        while let Some(entry) = self.state.timers.first_entry().filter(|e| e.key().0 <= epoch) {
             let ((_, order, n), timer) = entry.remove_entry();
-            let Some((_, automaton)) = self.automata.get_mut(&timer.key).filter(|(g, _)| *g == timer.generation) else {
+            let Some((_, automaton)) = self.state.automata.get_mut(&timer.key).filter(|(g, _)| *g == timer.generation)
+            else {
                 continue;
             };
-            let mut ctx = Ctx::new(millis(epoch), self.seq, &self.vars);
+            let mut ctx = Ctx::new(millis(epoch), self.state.seq, &self.vars);
             let found = match self.drives {
                 Some(_) => Found::Matches(automaton.matches_on_timer(&mut ctx, timer.kind)),
                 None => Found::Rows(automaton.on_timer(&mut ctx, timer.kind)),
@@ -193,22 +188,16 @@ impl Logic for PatternLogic {
     }
 
     fn export(&mut self) -> Option<State> {
-        let automata = std::mem::take(&mut self.automata);
-        let timers = std::mem::take(&mut self.timers);
-        let (generations, seq, timer_seq) = (self.generations, self.seq, self.timer_seq);
-        Some(Box::new(Carried { automata, generations, timers, seq, timer_seq }))
+        Some(Box::new(std::mem::take(&mut self.state)))
     }
 
     fn adopt(&mut self, state: State) {
-        if let Ok(carried) = state.downcast::<Carried>() {
-            let Carried { automata, generations, timers, seq, timer_seq } = *carried;
-            (self.automata, self.generations, self.timers) = (automata, generations, timers);
-            (self.seq, self.timer_seq) = (seq, timer_seq);
+        if let Ok(carried) = state.downcast::<PatternState>() {
+            self.state = *carried;
         }
     }
 
     fn stop(&mut self) {
-        self.automata.clear();
-        self.timers.clear();
+        self.state = PatternState::default();
     }
 }

@@ -59,7 +59,7 @@ struct Group {
     last_event: Option<Row>,
 }
 
-/// The state of one partitioned stream query.
+/// One partitioned stream query.
 #[derive(Debug)]
 pub struct QueryLogic {
     statement: usize,
@@ -68,6 +68,13 @@ pub struct QueryLogic {
     stream: u32,
     sink: u32,
     vars: Arc<Row>,
+    state: QueryState,
+}
+
+/// What a query keeps between events (its view, groups and output clock), and carries into the dataflow replacing
+/// its own.
+#[derive(Debug)]
+struct QueryState {
     view: View,
     entries: HashMap<u64, Entry>,
     groups: HashMap<Arc<str>, Group>,
@@ -79,30 +86,10 @@ pub struct QueryLogic {
     ticks: u64,
 }
 
-/// What a query carries into the dataflow replacing its own: the view, the groups and the output clock.
-#[derive(Debug)]
-struct Carried {
-    view: View,
-    entries: HashMap<u64, Entry>,
-    groups: HashMap<Arc<str>, Group>,
-    changed: BTreeSet<Arc<str>>,
-    held: BTreeMap<Arc<str>, Row>,
-    next_id: u64,
-    tick: Option<(u64, (u64, u64))>,
-    ticks: u64,
-}
-
-impl QueryLogic {
-    pub fn new(statement: usize, plan: Arc<QueryPlan>, input: StreamInput, ids: (u32, u32), vars: Arc<Row>) -> Self {
-        let view = View::new(input.window.as_ref());
-        QueryLogic {
-            statement,
-            plan,
-            input,
-            stream: ids.0,
-            sink: ids.1,
-            vars,
-            view,
+impl QueryState {
+    fn new(window: Option<&WindowSpec>) -> Self {
+        QueryState {
+            view: View::new(window),
             entries: HashMap::new(),
             groups: HashMap::new(),
             changed: BTreeSet::new(),
@@ -111,6 +98,13 @@ impl QueryLogic {
             tick: None,
             ticks: 0,
         }
+    }
+}
+
+impl QueryLogic {
+    pub fn new(statement: usize, plan: Arc<QueryPlan>, input: StreamInput, ids: (u32, u32), vars: Arc<Row>) -> Self {
+        let state = QueryState::new(input.window.as_ref());
+        QueryLogic { statement, plan, input, stream: ids.0, sink: ids.1, vars, state }
     }
 
     fn every(&self) -> Option<i64> {
@@ -154,19 +148,19 @@ impl QueryLogic {
             Some(a) => a.aggregates.iter().map(|c| self.arg(c.arg.as_ref(), row)).collect(),
             None => Vec::new(),
         };
-        self.next_id += 1;
-        let id = self.next_id;
+        self.state.next_id += 1;
+        let id = self.state.next_id;
         let displaced = self.displace(epoch, id, &view_key);
         for gone in displaced {
             self.remove(gone);
         }
-        let g = self.groups.entry(group.clone()).or_default();
+        let g = self.state.groups.entry(group.clone()).or_default();
         g.entries += 1;
         if counts {
             let calls = &self.plan.aggregation.as_ref().expect("entered only when aggregating").aggregates;
             g.acc.get_or_insert_with(|| Accumulators::new(calls)).add(calls, &args);
         }
-        self.entries.insert(id, Entry { group, view_key, counts, args });
+        self.state.entries.insert(id, Entry { group, view_key, counts, args });
     }
 
     fn arg(&self, arg: Option<&crate::cep::plan::PlanExpr>, row: &Row) -> Val {
@@ -176,7 +170,7 @@ impl QueryLogic {
 
     /// Records entry `id` in the view; answers the entries it pushes out.
     fn displace(&mut self, epoch: u64, id: u64, key: &Arc<str>) -> Vec<u64> {
-        match &mut self.view {
+        match &mut self.state.view {
             View::All => Vec::new(),
             View::Time { millis, queue } => {
                 queue.push_back((timer_epoch(millis_of(epoch) + *millis).max(epoch + 1), id));
@@ -193,15 +187,15 @@ impl QueryLogic {
     }
 
     fn remove(&mut self, id: u64) {
-        let Some(entry) = self.entries.remove(&id) else {
+        let Some(entry) = self.state.entries.remove(&id) else {
             return;
         };
-        if let View::Length { queues, .. } = &mut self.view
+        if let View::Length { queues, .. } = &mut self.state.view
             && queues.get(&entry.view_key).is_some_and(VecDeque::is_empty)
         {
             queues.remove(&entry.view_key);
         }
-        let Some(g) = self.groups.get_mut(&entry.group) else {
+        let Some(g) = self.state.groups.get_mut(&entry.group) else {
             return;
         };
         g.entries -= 1;
@@ -210,11 +204,11 @@ impl QueryLogic {
             if let Some(acc) = g.acc.as_mut() {
                 acc.remove(calls, &entry.args);
             }
-            self.changed.insert(entry.group.clone());
+            self.state.changed.insert(entry.group.clone());
         }
         // Without an output policy a group's last event is only read on its next arrival, which replaces it.
         if g.entries == 0 && (g.last_event.is_none() || self.plan.output.is_none()) {
-            self.groups.remove(&entry.group);
+            self.state.groups.remove(&entry.group);
         }
     }
 
@@ -225,9 +219,9 @@ impl QueryLogic {
         };
         match aggregation.kind {
             AggregationKind::FullyAggregated => {
-                self.groups.entry(group.clone()).or_default().last_event = Some(row.clone());
+                self.state.groups.entry(group.clone()).or_default().last_event = Some(row.clone());
                 if self.plan.output.is_some() {
-                    self.changed.insert(group.clone());
+                    self.state.changed.insert(group.clone());
                     return Vec::new();
                 }
                 self.group_row(group).into_iter().collect()
@@ -249,20 +243,20 @@ impl QueryLogic {
         if self.plan.output.is_none() {
             return vec![row];
         }
-        self.held.insert(group.clone(), row);
+        self.state.held.insert(group.clone(), row);
         Vec::new()
     }
 
     fn aggregates(&self, group: &str) -> Vec<Val> {
         let calls = self.plan.aggregation.as_ref().map_or(&[][..], |a| &a.aggregates[..]);
-        match self.groups.get(group).and_then(|g| g.acc.as_ref()) {
+        match self.state.groups.get(group).and_then(|g| g.acc.as_ref()) {
             Some(acc) => acc.values(calls),
             None => vec![Val::Null; calls.len()],
         }
     }
 
     fn group_row(&self, group: &str) -> Option<Row> {
-        let event = self.groups.get(group)?.last_event.as_ref()?;
+        let event = self.state.groups.get(group)?.last_event.as_ref()?;
         let aggregates = self.aggregates(group);
         self.having(event, &aggregates).then(|| self.project(event, &aggregates))
     }
@@ -281,14 +275,14 @@ impl QueryLogic {
 
     fn expire(&mut self, epoch: u64) {
         loop {
-            let due = match &mut self.view {
+            let due = match &mut self.state.view {
                 View::Time { queue, .. } => queue.front().filter(|(at, _)| *at <= epoch).copied(),
                 _ => None,
             };
             let Some((_, id)) = due else {
                 return;
             };
-            if let View::Time { queue, .. } = &mut self.view {
+            if let View::Time { queue, .. } = &mut self.state.view {
                 queue.pop_front();
             }
             self.remove(id);
@@ -296,17 +290,17 @@ impl QueryLogic {
     }
 
     fn fire_tick(&mut self, emit: &mut Emit, epoch: u64) {
-        let Some((at, set)) = self.tick.take() else {
+        let Some((at, set)) = self.state.tick.take() else {
             return;
         };
         if at > epoch {
-            self.tick = Some((at, set));
+            self.state.tick = Some((at, set));
             return;
         }
-        let stamp = Stamp::timer(TimerOrder::Output, set, self.statement, self.ticks);
-        self.ticks += 1;
+        let stamp = Stamp::timer(TimerOrder::Output, set, self.statement, self.state.ticks);
+        self.state.ticks += 1;
         let every = self.every().unwrap_or(1);
-        self.tick = Some((timer_epoch(millis_of(epoch) + every).max(epoch + 1), (epoch, set.1)));
+        self.state.tick = Some((timer_epoch(millis_of(epoch) + every).max(epoch + 1), (epoch, set.1)));
         for (i, row) in self.tick_rows().into_iter().enumerate() {
             emit.event(stamp.child(self.statement, i), self.sink, row);
         }
@@ -314,16 +308,16 @@ impl QueryLogic {
 
     fn tick_rows(&mut self) -> Vec<Row> {
         if !self.fully_aggregated() {
-            self.changed.clear();
-            return std::mem::take(&mut self.held).into_values().collect();
+            self.state.changed.clear();
+            return std::mem::take(&mut self.state.held).into_values().collect();
         }
-        let changed = std::mem::take(&mut self.changed);
+        let changed = std::mem::take(&mut self.state.changed);
         let rows = changed.iter().filter_map(|g| self.group_row(g)).collect();
         for group in changed {
-            if let Some(g) = self.groups.get_mut(&group)
+            if let Some(g) = self.state.groups.get_mut(&group)
                 && g.entries == 0
             {
-                self.groups.remove(&group);
+                self.state.groups.remove(&group);
             }
         }
         rows
@@ -338,8 +332,8 @@ impl Logic for QueryLogic {
     fn record(&mut self, emit: &mut Emit, epoch: u64, record: Record) {
         match record {
             Record::Start { ms } => {
-                if let (None, Some(every)) = (self.tick, self.every()) {
-                    self.tick = Some((timer_epoch(ms + every), (epoch, 0)));
+                if let (None, Some(every)) = (self.state.tick, self.every()) {
+                    self.state.tick = Some((timer_epoch(ms + every), (epoch, 0)));
                 }
             }
             Record::Event { stamp, stream, row } if stream == self.stream => self.event(emit, epoch, stamp, row),
@@ -348,11 +342,11 @@ impl Logic for QueryLogic {
     }
 
     fn next_timer(&self) -> Option<u64> {
-        let expiry = match &self.view {
+        let expiry = match &self.state.view {
             View::Time { queue, .. } => queue.front().map(|(at, _)| *at),
             _ => None,
         };
-        match (expiry, self.tick.map(|(at, _)| at)) {
+        match (expiry, self.state.tick.map(|(at, _)| at)) {
             (Some(a), Some(b)) => Some(a.min(b)),
             (a, b) => a.or(b),
         }
@@ -364,35 +358,18 @@ impl Logic for QueryLogic {
     }
 
     fn export(&mut self) -> Option<State> {
-        let empty = View::new(self.input.window.as_ref());
-        Some(Box::new(Carried {
-            view: std::mem::replace(&mut self.view, empty),
-            entries: std::mem::take(&mut self.entries),
-            groups: std::mem::take(&mut self.groups),
-            changed: std::mem::take(&mut self.changed),
-            held: std::mem::take(&mut self.held),
-            next_id: self.next_id,
-            tick: self.tick.take(),
-            ticks: self.ticks,
-        }))
+        let empty = QueryState::new(self.input.window.as_ref());
+        Some(Box::new(std::mem::replace(&mut self.state, empty)))
     }
 
     fn adopt(&mut self, state: State) {
-        let Ok(carried) = state.downcast::<Carried>() else {
-            return;
-        };
-        let Carried { view, entries, groups, changed, held, next_id, tick, ticks } = *carried;
-        (self.view, self.entries, self.groups, self.changed, self.held) = (view, entries, groups, changed, held);
-        (self.next_id, self.tick, self.ticks) = (next_id, tick, ticks);
+        if let Ok(carried) = state.downcast::<QueryState>() {
+            self.state = *carried;
+        }
     }
 
     fn stop(&mut self) {
-        self.view = View::All;
-        self.entries.clear();
-        self.groups.clear();
-        self.held.clear();
-        self.changed.clear();
-        self.tick = None;
+        self.state = QueryState::new(None);
     }
 }
 

@@ -184,8 +184,10 @@ fn export(flows: &HashMap<u64, Flow>, handover: &Handover) -> HashMap<usize, Sta
     let mut states = HashMap::new();
     for control in &old.built.controls {
         let new = handover.statements.iter().find(|(from, _)| *from == control.statement).map(|(_, to)| *to);
-        if let Some(state) = new.and_then(|to| Some((to, control.export()?))) {
-            states.insert(state.0, state.1);
+        if let Some(to) = new
+            && let Some(state) = control.export()
+        {
+            states.insert(to, state);
         }
     }
     states
