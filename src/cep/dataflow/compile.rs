@@ -18,7 +18,7 @@ use timely::dataflow::{Scope, Stream};
 use super::join::{JoinLogic, Member, group_key};
 use super::operator::{Control, Emit, stateful};
 use super::pattern::{KeyOf, PatternLogic};
-use super::program::{Program, route_hash, streams_of};
+use super::program::{Program, join_query, route_hash, streams_of};
 use super::query::QueryLogic;
 use super::record::{Record, millis};
 use super::window::{Action, Merge, WindowLogic};
@@ -385,14 +385,10 @@ struct GroupInputs<'s> {
 
 /// The join statements looking up `lookup`, in plan order.
 fn join_members<'p>(plan: &'p crate::cep::plan::Plan, lookup: &str) -> Vec<(usize, &'p QueryPlan, &'p JoinPlan)> {
-    let join = |s: &'p crate::cep::plan::StatementPlan| match &s.node {
-        PlanNode::Query(q) => match &q.input {
-            Input::Join(j) if j.lookup.stream == lookup => Some((s.number, &**q, &**j)),
-            _ => None,
-        },
-        _ => None,
+    let member = |s: &'p crate::cep::plan::StatementPlan| {
+        join_query(&s.node).filter(|(_, j)| j.lookup.stream == lookup).map(|(q, j)| (s.number, q, j))
     };
-    plan.statements.iter().filter_map(join).collect()
+    plan.statements.iter().filter_map(member).collect()
 }
 
 /// `every a=S ...` or `every a=S -> ...`: an instance starts at each `S` event, whatever happens to the others.

@@ -4,7 +4,7 @@
 
 use std::collections::HashMap;
 
-use crate::cep::plan::{Input, JoinPlan, Plan, PlanNode, SinkKind, StatementPlan};
+use crate::cep::plan::{Input, JoinPlan, Plan, PlanNode, QueryPlan, SinkKind, StatementPlan};
 use crate::cep::reference::Reference;
 use crate::cep::reference::join::driver_streams;
 pub use crate::cep::reference::pattern::streams_of;
@@ -84,7 +84,7 @@ impl Program {
     /// The statements this program shares with `previous`, as (previous number, number) pairs, whose state can move
     /// to this program's dataflow: the same statement (as planned, so the same text over the same types) with the same
     /// variables, reading no event type in `changed` (declared differently now); for a named window, also the same
-    /// `ON` writers, which decide how its rows are partitioned. Outer joins are never kept (see [`joins`]).
+    /// `ON` writers, which decide how its rows are partitioned. Outer joins are never kept.
     pub fn kept_from(&self, previous: &Program, changed: &[String]) -> Vec<(usize, usize)> {
         if variables(&self.shape) != variables(&previous.shape) {
             return Vec::new();
@@ -92,7 +92,10 @@ impl Program {
         let mut taken = vec![false; previous.shape.statements.len()];
         let mut kept = Vec::new();
         for statement in &self.shape.statements {
-            if joins(statement) || reads(&self.shape, statement).iter().any(|r| changed.contains(r)) {
+            // An outer join's lookup views live in the operator shared by every join on the same stream, which hands
+            // over nothing: a join (and the pattern that drives it) starts afresh.
+            let join = join_of(&statement.node).is_some();
+            if join || reads(&self.shape, statement).iter().any(|r| changed.contains(r)) {
                 continue;
             }
             let same = |old: &StatementPlan| {
@@ -154,12 +157,6 @@ fn check_window_order(plan: &Plan) -> Result<(), EngineError> {
         read.extend(reads.into_iter().filter(|r| windows.contains(&r.as_str())));
     }
     Ok(())
-}
-
-/// Whether a statement is an outer join: its lookup views live in an operator shared by every join on the same stream,
-/// which hands over nothing, so a join (and the pattern that drives it) starts afresh in a replacing dataflow.
-fn joins(statement: &StatementPlan) -> bool {
-    matches!(&statement.node, PlanNode::Query(q) if matches!(q.input, Input::Join(_)))
 }
 
 /// The plan's `CREATE VARIABLE` statements, in order.
@@ -225,10 +222,16 @@ fn check_join_groups(plan: &Plan) -> Result<(), EngineError> {
     lookups.into_iter().try_for_each(|lookup| check_group(plan, lookup))
 }
 
+/// The join of a join statement.
 fn join_of(node: &PlanNode) -> Option<&JoinPlan> {
+    join_query(node).map(|(_, j)| j)
+}
+
+/// A join statement's query and its join.
+pub fn join_query(node: &PlanNode) -> Option<(&QueryPlan, &JoinPlan)> {
     match node {
         PlanNode::Query(q) => match &q.input {
-            Input::Join(j) => Some(j),
+            Input::Join(j) => Some((&**q, &**j)),
             _ => None,
         },
         _ => None,
