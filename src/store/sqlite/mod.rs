@@ -1,5 +1,5 @@
-//! The SQLite backend: one database file in the data dir, WAL journal, a group-committing writer thread and a pool
-//! of reader threads.
+//! The SQLite backend: one database file in the data dir, WAL journal, a group-committing writer thread, a thread
+//! copying the WAL back into the database file (`checkpoint`) and a pool of reader threads.
 //!
 //! `synchronous` is configurable. `normal` (the default) writes each commit to the WAL before the answer, so every
 //! acknowledged write survives a killed process, which is the contract's durability; the last commits may be lost
@@ -8,6 +8,7 @@
 
 mod cache;
 mod catalog;
+mod checkpoint;
 mod cep;
 mod commands;
 mod devices;
@@ -24,6 +25,7 @@ use std::sync::{Arc, RwLock};
 
 use rusqlite::Connection;
 
+use self::checkpoint::Checkpointer;
 use self::readers::Readers;
 use self::writer::{Tx, Writer};
 use super::{
@@ -53,6 +55,16 @@ pub enum Synchronous {
     Normal,
 }
 
+impl Synchronous {
+    /// The value of SQLite's `synchronous` pragma.
+    fn pragma(self) -> &'static str {
+        match self {
+            Synchronous::Full => "FULL",
+            Synchronous::Normal => "NORMAL",
+        }
+    }
+}
+
 /// Options of the SQLite store.
 #[derive(Debug, Clone)]
 pub struct SqliteOptions {
@@ -71,6 +83,7 @@ pub struct SqliteStore {
     rule: Arc<RwLock<Option<Arc<dyn WriteRule>>>>,
     clock: Arc<dyn Clock>,
     history: Arc<history::HistoryState>,
+    _checkpointer: Checkpointer,
 }
 
 /// Results of writes that carry an [`UpdateOutcome`] for the listeners.
@@ -106,9 +119,10 @@ impl SqliteStore {
         let history = history::open(&mut conn)?;
         let (writer, _writer_thread) = Writer::start(conn);
         let (readers, _reader_threads) = Readers::start(&path, options.readers.max(1))?;
+        let (_checkpointer, _checkpoint_thread) = Checkpointer::start(&path, options.synchronous)?;
         let rule = Arc::new(RwLock::new(None));
         let listeners = Arc::new(RwLock::new(Vec::new()));
-        Ok(SqliteStore { writer, readers, listeners, rule, clock, history })
+        Ok(SqliteStore { writer, readers, listeners, rule, clock, history, _checkpointer })
     }
 
     /// Submits a write whose outcome is told to the listeners after commit, in commit order.
@@ -137,17 +151,14 @@ fn open_writer(path: &Path, synchronous: Synchronous) -> Result<Connection, Stor
     let mut conn = Connection::open(path)?;
     conn.busy_timeout(std::time::Duration::from_secs(5))?;
     conn.pragma_update(None, "journal_mode", "WAL")?;
-    let sync = match synchronous {
-        Synchronous::Full => "FULL",
-        Synchronous::Normal => "NORMAL",
-    };
-    conn.pragma_update(None, "synchronous", sync)?;
+    conn.pragma_update(None, "synchronous", synchronous.pragma())?;
     conn.pragma_update(None, "foreign_keys", "ON")?;
     // Each job runs in a savepoint whose sub-journal would otherwise be a temporary file written page by page
     // (it dominated history ingest), and a larger page cache keeps the rollups' hot pages from being re-read.
     conn.pragma_update(None, "temp_store", "MEMORY")?;
     conn.pragma_update(None, "cache_size", -65_536)?;
-    // Checkpoint every ~40 MB of WAL instead of 4 MB: pages rewritten by many commits are copied back once.
+    // Checkpoint every ~40 MB of WAL instead of 4 MB: pages rewritten by many commits are copied back once. The
+    // checkpoint thread has usually copied them by then, so this one mostly restarts the WAL (`checkpoint`).
     conn.pragma_update(None, "wal_autocheckpoint", 10_000)?;
     conn.set_prepared_statement_cache_capacity(64);
     schema::migrate(&mut conn)?;
