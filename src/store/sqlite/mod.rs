@@ -8,8 +8,8 @@
 
 mod cache;
 mod catalog;
-mod checkpoint;
 mod cep;
+mod checkpoint;
 mod commands;
 mod devices;
 mod entities;

@@ -137,9 +137,12 @@ fn write_rollups(conn: &Connection, id: SeriesId, tail: &SeriesTail) -> Result<(
 pub struct MergedMax(HashMap<SeriesId, i64>);
 
 impl MergedMax {
+    /// A sample of `series` at `t` merged. A series not known here is left unknown: the table may hold later
+    /// samples of it, merged before this process started.
     fn saw(&mut self, series: SeriesId, t: i64) {
-        let max = self.0.entry(series).or_insert(i64::MIN);
-        *max = (*max).max(t);
+        if let Some(max) = self.0.get_mut(&series) {
+            *max = (*max).max(t);
+        }
     }
 
     /// A series just created: nothing of it is merged.

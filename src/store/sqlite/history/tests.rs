@@ -326,3 +326,20 @@ async fn a_sample_sent_again_after_its_delete_in_the_same_transaction_is_stored(
     merge_now(&store).await;
     assert_eq!(all_raw(&store, &t).await, [(1_000, json!("1")), (2_000, json!("2"))]);
 }
+
+#[tokio::test]
+async fn a_sample_merged_before_a_restart_stays_a_duplicate_after_an_older_one_is_merged_at_open() {
+    let dir = tempfile::tempdir().unwrap();
+    let t = key("R1", "t");
+    {
+        let store = open(dir.path());
+        store.ingest(vec![sample(&t, 5_000, json!("5"))]).await.unwrap();
+        merge_now(&store).await;
+        store.ingest(vec![sample(&t, 1_000, json!("1"))]).await.unwrap();
+    }
+    // The open merges the older sample: that must not pass for the newest one merged.
+    let store = open(dir.path());
+    let again = store.ingest(vec![sample(&t, 5_000, json!("5"))]).await.unwrap();
+    assert_eq!(again, IngestOutcome { stored: 0, duplicates: 1 });
+    assert_eq!(all_raw(&store, &t).await, [(1_000, json!("1")), (5_000, json!("5"))]);
+}
