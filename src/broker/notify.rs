@@ -1,9 +1,11 @@
 //! Notification delivery: off the request path, in order per subscription, throttled, retried, bounded, counted.
 //!
-//! Each subscription with something to send gets one delivery task fed by a bounded queue. The update path only
-//! `try_send`s: a full queue drops the notification and counts it, it never waits. The task sends one notification at
-//! a time (so a subscription's notifications arrive in order), retrying a failing receiver with exponential backoff
-//! for a bounded time. With throttling, changes arriving within the interval are held, the latest per entity, and sent
+//! Each subscription with something to send gets one delivery task fed by a bounded queue. The update path (the
+//! store's writer thread, after the commit) hands notifications to one router task, in commit order, and never
+//! waits; the router only `try_send`s them on, so its own channel empties as fast as the runtime runs it, and a full
+//! subscription queue drops the notification and counts it. The task sends one notification at a time (so a
+//! subscription's notifications arrive in order), retrying a failing receiver with exponential backoff for a bounded
+//! time. With throttling, changes arriving within the interval are held, the latest per entity, and sent
 //! together when the interval ends, so the receiver always ends on the current state (Orion drops them instead).
 //! References naming this gateway's `/cep/notify` or `/sth/notify` go to an in-process [`NotificationSink`].
 
@@ -11,7 +13,7 @@ use std::collections::HashMap;
 use std::future::Future;
 use std::pin::Pin;
 use std::sync::atomic::{AtomicI64, Ordering};
-use std::sync::{Arc, LazyLock, Mutex, RwLock};
+use std::sync::{Arc, LazyLock, RwLock};
 use std::time::Duration;
 
 use bytes::Bytes;
@@ -167,69 +169,120 @@ impl Sinks {
 
 type HttpClient = Client<HttpConnector, Full<Bytes>>;
 
-/// Owns the delivery tasks.
+/// Where and how a subscription's notifications go: what its delivery task is started with.
+#[derive(Debug, Clone)]
+struct Target {
+    id: SubscriptionId,
+    reference: String,
+    throttle: Duration,
+}
+
+impl Target {
+    fn of(subscription: &Subscription) -> Self {
+        Target {
+            id: subscription.id.clone(),
+            reference: subscription.reference.clone(),
+            throttle: Duration::from_millis(subscription.throttling_ms),
+        }
+    }
+}
+
+/// What the router is asked to do, in the order the writer asked.
+enum Routed {
+    Notify(Target, Notification),
+    Forget(SubscriptionId),
+}
+
+/// Owns the router: the writer thread hands it every notification through one channel, so a commit that notifies
+/// many subscriptions wakes one task from outside the runtime instead of one per subscription (each such wake takes
+/// the runtime's injection lock and may write to its event fd); the router then wakes the delivery tasks from
+/// inside the runtime.
 pub struct Dispatcher {
-    runtime: tokio::runtime::Handle,
-    client: HttpClient,
-    sinks: Arc<Sinks>,
-    policy: DeliveryPolicy,
-    queues: Mutex<HashMap<SubscriptionId, mpsc::Sender<Notification>>>,
+    inbox: mpsc::UnboundedSender<Routed>,
     meters: Arc<Meters>,
 }
 
 impl std::fmt::Debug for Dispatcher {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Dispatcher").field("policy", &self.policy).finish_non_exhaustive()
+        f.debug_struct("Dispatcher").finish_non_exhaustive()
     }
 }
 
 impl Dispatcher {
-    /// A dispatcher whose tasks run on the current tokio runtime.
+    /// A dispatcher whose router and delivery tasks run on the current tokio runtime.
     pub fn new(sinks: Arc<Sinks>, policy: DeliveryPolicy) -> Self {
+        let (inbox, requests) = mpsc::unbounded_channel();
+        let meters = Arc::new(Meters::new());
         let client = Client::builder(TokioExecutor::new()).build_http();
-        Dispatcher {
-            runtime: tokio::runtime::Handle::current(),
-            client,
-            sinks,
-            policy,
-            queues: Mutex::new(HashMap::new()),
-            meters: Arc::new(Meters::new()),
-        }
+        let router = Router { client, sinks, policy, meters: meters.clone(), queues: HashMap::new() };
+        tokio::spawn(router.run(requests));
+        Dispatcher { inbox, meters }
     }
 
     /// Queues a notification without waiting; a full queue drops it and counts it.
     pub fn enqueue(&self, subscription: &Subscription, notification: Notification) {
-        let mut queues = self.queues.lock().expect("queues lock");
-        let sender = queues.entry(subscription.id.clone()).or_insert_with(|| self.spawn(subscription));
-        match sender.try_send(notification) {
-            Ok(()) => self.meters.moved(1),
-            Err(mpsc::error::TrySendError::Full(_)) => {
-                metrics::counter!("fluxgate_notifications_dropped_total", "reason" => "queue_full").increment(1);
-                tracing::warn!(subscription = %subscription.id, "notification queue full: notification dropped");
-            }
-            Err(mpsc::error::TrySendError::Closed(_)) => {
-                queues.remove(&subscription.id);
-            }
+        self.meters.moved(1);
+        if self.inbox.send(Routed::Notify(Target::of(subscription), notification)).is_err() {
+            self.meters.moved(-1);
+            tracing::warn!(subscription = %subscription.id, "notification router stopped: notification dropped");
         }
     }
 
     /// Stops delivering for a subscription (removed or changed); what is queued is still sent.
     pub fn forget(&self, id: &SubscriptionId) {
-        self.queues.lock().expect("queues lock").remove(id);
+        let _ = self.inbox.send(Routed::Forget(id.clone()));
+    }
+}
+
+/// The router task: one bounded queue and delivery task per subscription.
+struct Router {
+    client: HttpClient,
+    sinks: Arc<Sinks>,
+    policy: DeliveryPolicy,
+    meters: Arc<Meters>,
+    queues: HashMap<SubscriptionId, mpsc::Sender<Notification>>,
+}
+
+impl Router {
+    async fn run(mut self, mut requests: mpsc::UnboundedReceiver<Routed>) {
+        while let Some(request) = requests.recv().await {
+            match request {
+                Routed::Notify(target, notification) => self.route(target, notification),
+                Routed::Forget(id) => {
+                    self.queues.remove(&id);
+                }
+            }
+        }
     }
 
-    fn spawn(&self, subscription: &Subscription) -> mpsc::Sender<Notification> {
+    fn route(&mut self, target: Target, notification: Notification) {
+        let id = target.id.clone();
+        if self.queues.get(&id).is_none_or(mpsc::Sender::is_closed) {
+            let sender = self.spawn(target);
+            self.queues.insert(id.clone(), sender);
+        }
+        let reason = match self.queues[&id].try_send(notification) {
+            Ok(()) => return,
+            Err(mpsc::error::TrySendError::Full(_)) => "queue_full",
+            Err(mpsc::error::TrySendError::Closed(_)) => "delivery_stopped",
+        };
+        self.meters.moved(-1);
+        metrics::counter!("fluxgate_notifications_dropped_total", "reason" => reason).increment(1);
+        tracing::warn!(subscription = %id, reason, "notification dropped");
+    }
+
+    fn spawn(&self, target: Target) -> mpsc::Sender<Notification> {
         let (tx, rx) = mpsc::channel(self.policy.queue_capacity.max(1));
         let task = Delivery {
-            reference: subscription.reference.clone(),
-            uri: receiver_uri(&subscription.reference),
-            throttle: Duration::from_millis(subscription.throttling_ms),
+            uri: receiver_uri(&target.reference),
+            reference: target.reference,
+            throttle: target.throttle,
             client: self.client.clone(),
             sinks: self.sinks.clone(),
             policy: self.policy.clone(),
             meters: self.meters.clone(),
         };
-        self.runtime.spawn(task.run(rx));
+        tokio::spawn(task.run(rx));
         tx
     }
 }
