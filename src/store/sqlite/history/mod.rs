@@ -81,8 +81,11 @@ pub struct Ingested {
 }
 
 /// Samples in the tail that make the next ingest queue a merge. The tail holds up to two generations of this size
-/// (about 0.5 KB per sample with its rollup contributions); larger merges touch each series' pages for more samples.
-pub const MERGE_AT: usize = 100_000;
+/// (about 0.5 KB per sample with its rollup contributions, so up to about 400 MB). A merge writes each raw sample
+/// and second point once, but every touched series' minute, hour, day and month points once per merge: with 64,000
+/// series sampled every second, merges of 100,000 samples wrote 4.6 rows per sample and ingest fell to 68,000/s
+/// over 30 s; at 400,000 it held 112,000/s (`benches/results/history.md`, 2026-11-24).
+pub const MERGE_AT: usize = 400_000;
 
 /// What the writer jobs keep between them: the newest merged instants, and what the current transaction did.
 #[derive(Debug, Default)]
