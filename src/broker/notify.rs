@@ -170,7 +170,7 @@ impl Sinks {
 type HttpClient = Client<HttpConnector, Full<Bytes>>;
 
 /// Where and how a subscription's notifications go: what its delivery task is started with.
-#[derive(Debug, Clone)]
+#[derive(Debug)]
 struct Target {
     id: SubscriptionId,
     reference: String,
@@ -256,12 +256,12 @@ impl Router {
     }
 
     fn route(&mut self, target: Target, notification: Notification) {
-        let id = target.id.clone();
-        if self.queues.get(&id).is_none_or(mpsc::Sender::is_closed) {
-            let sender = self.spawn(target);
+        let id = &target.id;
+        if self.queues.get(id).is_none_or(mpsc::Sender::is_closed) {
+            let sender = self.spawn(&target);
             self.queues.insert(id.clone(), sender);
         }
-        let reason = match self.queues[&id].try_send(notification) {
+        let reason = match self.queues[id].try_send(notification) {
             Ok(()) => return,
             Err(mpsc::error::TrySendError::Full(_)) => "queue_full",
             Err(mpsc::error::TrySendError::Closed(_)) => "delivery_stopped",
@@ -271,11 +271,11 @@ impl Router {
         tracing::warn!(subscription = %id, reason, "notification dropped");
     }
 
-    fn spawn(&self, target: Target) -> mpsc::Sender<Notification> {
+    fn spawn(&self, target: &Target) -> mpsc::Sender<Notification> {
         let (tx, rx) = mpsc::channel(self.policy.queue_capacity.max(1));
         let task = Delivery {
             uri: receiver_uri(&target.reference),
-            reference: target.reference,
+            reference: target.reference.clone(),
             throttle: target.throttle,
             client: self.client.clone(),
             sinks: self.sinks.clone(),
