@@ -157,8 +157,8 @@ fn open_writer(path: &Path, synchronous: Synchronous) -> Result<Connection, Stor
     // (it dominated history ingest), and a larger page cache keeps the rollups' hot pages from being re-read.
     conn.pragma_update(None, "temp_store", "MEMORY")?;
     conn.pragma_update(None, "cache_size", -65_536)?;
-    // Checkpoint every ~40 MB of WAL instead of 4 MB: pages rewritten by many commits are copied back once. The
-    // checkpoint thread has usually copied them by then, so this one mostly restarts the WAL (`checkpoint`).
+    // Checkpoint every ~40 MB of WAL instead of 4 MB: pages rewritten by many commits are copied back once. After
+    // small commits the checkpoint thread has copied them by then, so this one mostly restarts the WAL (`checkpoint`).
     conn.pragma_update(None, "wal_autocheckpoint", 10_000)?;
     conn.set_prepared_statement_cache_capacity(64);
     schema::migrate(&mut conn)?;
