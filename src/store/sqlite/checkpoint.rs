@@ -6,8 +6,8 @@
 //! what lets the writer restart the WAL from its start (only a writer can do that). After small commits it finds
 //! the frames already copied; after a large transaction, such as a history merge, it copies most of them itself,
 //! since this thread cannot copy frames before their commit (9 % of the writer's time in a 64-notifier history
-//! ingest, `benches/results/history.md`, 2026-11-24). Durability is unchanged: checkpoints move data already durable in the WAL. The
-//! thread ends when the store that started it is dropped.
+//! ingest, `benches/results/history.md`, 2026-11-24). Durability is unchanged: checkpoints move data already
+//! durable in the WAL. The thread ends when the store that started it is dropped.
 
 use std::path::Path;
 use std::thread::JoinHandle;
