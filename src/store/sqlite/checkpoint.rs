@@ -4,9 +4,9 @@
 //! Every `INTERVAL` it runs a passive checkpoint, which never blocks the writer or the readers and copies only frames
 //! no earlier checkpoint copied. The writer keeps its own automatic checkpoint (`wal_autocheckpoint`), which is
 //! what lets the writer restart the WAL from its start (only a writer can do that). After small commits it finds
-//! the frames already copied; after a large transaction, such as a history merge, it copies most of them itself,
-//! since this thread cannot copy frames before their commit (9 % of the writer's time in a 64-notifier history
-//! ingest, `benches/results/history.md`, 2026-11-24). Durability is unchanged: checkpoints move data already
+//! the frames already copied; after a large transaction it copies most of them itself, since this thread cannot
+//! copy frames before their commit (history merges, the largest, did so at 9 % of the writer's time before they
+//! moved to the history file's merger, `benches/results/history.md`, 2026-11-24). Durability is unchanged: checkpoints move data already
 //! durable in the WAL. The thread ends when the store that started it is dropped.
 
 use std::path::Path;

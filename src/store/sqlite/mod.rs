@@ -1,5 +1,7 @@
-//! The SQLite backend: one database file in the data dir, WAL journal, a group-committing writer thread, a thread
-//! copying the WAL back into the database file (`checkpoint`) and a pool of reader threads.
+//! The SQLite backend: two database files in the data dir, WAL journal. The main file (`fluxgate.db`) has a
+//! group-committing writer thread, a thread copying its WAL back into the file (`checkpoint`) and a pool of reader
+//! threads; the history file (`history.db`) holds the clustered history tables, written by the history merger's
+//! thread only (`history::merger`) and attached, for reads, to the writer's and the readers' connections.
 //!
 //! `synchronous` is configurable. `normal` (the default) writes each commit to the WAL before the answer, so every
 //! acknowledged write survives a killed process, which is the contract's durability; the last commits may be lost
@@ -83,7 +85,28 @@ pub struct SqliteStore {
     rule: Arc<RwLock<Option<Arc<dyn WriteRule>>>>,
     clock: Arc<dyn Clock>,
     history: Arc<history::HistoryState>,
+    merger_thread: Option<std::thread::JoinHandle<()>>,
     _checkpointer: Checkpointer,
+}
+
+/// The schema name the history file is attached under (its tables' names are unique, so queries leave it out).
+const HISTORY_SCHEMA: &str = "history";
+
+/// Attaches a database file to a connection under `schema`.
+fn attach(conn: &Connection, schema: &str, file: &Path) -> Result<(), StoreError> {
+    conn.execute(&format!("ATTACH DATABASE ?1 AS {schema}"), [file.to_string_lossy()])?;
+    Ok(())
+}
+
+impl Drop for SqliteStore {
+    /// Lets the history merger finish its task at hand, so a store opened next on the same files starts from a
+    /// settled mark; what it had not started stays in the journal and is merged at the next open.
+    fn drop(&mut self) {
+        self.history.close();
+        if let Some(thread) = self.merger_thread.take() {
+            let _ = thread.join();
+        }
+    }
 }
 
 /// Results of writes that carry an [`UpdateOutcome`] for the listeners.
@@ -115,14 +138,24 @@ impl SqliteStore {
         std::fs::create_dir_all(&options.data_dir)
             .map_err(|e| StoreError::Database(format!("cannot create {}: {e}", options.data_dir.display())))?;
         let path = options.data_dir.join(DB_FILE);
+        let history_path = options.data_dir.join(history::HISTORY_FILE);
         let mut conn = open_writer(&path, options.synchronous)?;
-        let history = history::open(&mut conn)?;
+        let mut hist = history::open_file(&options.data_dir, options.synchronous)?;
+        if schema::version(&conn)? <= schema::HISTORY_IN_MAIN {
+            schema::migrate_to(&mut conn, schema::HISTORY_IN_MAIN)?;
+            history::adopt(&hist, &path)?;
+        }
+        schema::migrate(&mut conn)?;
+        attach(&conn, HISTORY_SCHEMA, &history_path)?;
+        let (history, merges) = history::open(&conn, &mut hist)?;
         let (writer, _writer_thread) = Writer::start(conn);
-        let (readers, _reader_threads) = Readers::start(&path, options.readers.max(1))?;
+        let merger_thread = Some(history::start_merger(hist, merges, &history, &writer)?);
+        let attached = [(HISTORY_SCHEMA, history_path.as_path())];
+        let (readers, _reader_threads) = Readers::start(&path, &attached, options.readers.max(1))?;
         let (_checkpointer, _checkpoint_thread) = Checkpointer::start(&path, options.synchronous)?;
         let rule = Arc::new(RwLock::new(None));
         let listeners = Arc::new(RwLock::new(Vec::new()));
-        Ok(SqliteStore { writer, readers, listeners, rule, clock, history, _checkpointer })
+        Ok(SqliteStore { writer, readers, listeners, rule, clock, history, merger_thread, _checkpointer })
     }
 
     /// Submits a write whose outcome is told to the listeners after commit, in commit order.
@@ -148,7 +181,7 @@ impl SqliteStore {
 }
 
 fn open_writer(path: &Path, synchronous: Synchronous) -> Result<Connection, StoreError> {
-    let mut conn = Connection::open(path)?;
+    let conn = Connection::open(path)?;
     conn.busy_timeout(std::time::Duration::from_secs(5))?;
     conn.pragma_update(None, "journal_mode", "WAL")?;
     conn.pragma_update(None, "synchronous", synchronous.pragma())?;
@@ -161,7 +194,6 @@ fn open_writer(path: &Path, synchronous: Synchronous) -> Result<Connection, Stor
     // small commits the checkpoint thread has copied them by then, so this one mostly restarts the WAL (`checkpoint`).
     conn.pragma_update(None, "wal_autocheckpoint", 10_000)?;
     conn.set_prepared_statement_cache_capacity(64);
-    schema::migrate(&mut conn)?;
     Ok(conn)
 }
 

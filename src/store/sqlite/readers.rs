@@ -20,12 +20,17 @@ pub struct Readers {
 }
 
 impl Readers {
-    /// Opens `count` reader connections on the database file and starts their threads.
-    pub fn start(path: &Path, count: usize) -> Result<(Self, Vec<JoinHandle<()>>), StoreError> {
+    /// Opens `count` reader connections on the database file, each with the `attached` files (schema name, path),
+    /// and starts their threads.
+    pub fn start(
+        path: &Path,
+        attached: &[(&str, &Path)],
+        count: usize,
+    ) -> Result<(Self, Vec<JoinHandle<()>>), StoreError> {
         let (jobs, queue) = crossbeam_channel::unbounded::<ReadJob>();
         let mut handles = Vec::with_capacity(count);
         for i in 0..count {
-            let conn = open_reader(path)?;
+            let conn = open_reader(path, attached)?;
             let queue = queue.clone();
             let handle = std::thread::Builder::new()
                 .name(format!("store-reader-{i}"))
@@ -52,9 +57,12 @@ impl Readers {
     }
 }
 
-fn open_reader(path: &Path) -> Result<Connection, StoreError> {
+fn open_reader(path: &Path, attached: &[(&str, &Path)]) -> Result<Connection, StoreError> {
     let conn = Connection::open_with_flags(path, OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX)?;
     conn.busy_timeout(std::time::Duration::from_secs(5))?;
+    for (schema, file) in attached {
+        super::attach(&conn, schema, file)?;
+    }
     Ok(conn)
 }
 

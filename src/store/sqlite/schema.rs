@@ -120,7 +120,25 @@ const MIGRATIONS: &[&str] = &[
          FROM (SELECT series, recv_ms, value, attr_type FROM history_log ORDER BY seq)
          HAVING count(*) > 0;
      DROP TABLE history_log;",
+    // 7: the clustered history tables and the merge mark move to the history file (`history.db`, copied there by
+    // `history::adopt` before this step); the journal's row numbers are never reused, because the history file
+    // records the last row merged.
+    "DROP TABLE history_raw;
+     DROP TABLE history_rollup;
+     DROP TABLE history_occur;
+     DROP TABLE history_merged;
+     CREATE TABLE history_journal_7 (
+         seq INTEGER PRIMARY KEY AUTOINCREMENT,
+         samples TEXT NOT NULL
+     );
+     INSERT INTO history_journal_7 (seq, samples) SELECT seq, samples FROM history_journal;
+     DROP TABLE history_journal;
+     ALTER TABLE history_journal_7 RENAME TO history_journal;",
 ];
+
+/// The last version whose main file holds the clustered history tables; the store copies them to the history file
+/// before migrating past it.
+pub const HISTORY_IN_MAIN: usize = 6;
 
 /// The schema version this binary writes.
 pub fn current_version() -> usize {
@@ -132,11 +150,16 @@ pub fn migrate(conn: &mut Connection) -> Result<(), StoreError> {
     migrate_to(conn, current_version())
 }
 
-/// Brings the database to `target` (at most the current version); tests use it to write data as an older
-/// Fluxgate did.
-pub fn migrate_to(conn: &mut Connection, target: usize) -> Result<(), StoreError> {
+/// The version the database is at.
+pub fn version(conn: &Connection) -> Result<usize, StoreError> {
     let found: i64 = conn.query_row("PRAGMA user_version", [], |r| r.get(0))?;
-    let found = usize::try_from(found).unwrap_or(0);
+    Ok(usize::try_from(found).unwrap_or(0))
+}
+
+/// Brings the database to `target` (at most the current version); the store uses it to stop where the history
+/// tables leave the main file, and tests to write data as an older Fluxgate did.
+pub fn migrate_to(conn: &mut Connection, target: usize) -> Result<(), StoreError> {
+    let found = version(conn)?;
     if found > current_version() {
         return Err(StoreError::Corrupt(format!(
             "schema version {found} is newer than this binary's {}",

@@ -1,10 +1,10 @@
-//! The ingest journal (`history_journal`, schema migration 6): one row per ingest job, holding the job's new samples
-//! as one JSON array `[[series, recvTime ms, value (JSON text), attribute type], ...]`.
+//! The ingest journal (`history_journal` in the main file, schema migrations 6 and 7): one row per ingest job,
+//! holding the job's new samples as one JSON array `[[series, recvTime ms, value (JSON text), attribute type], ...]`.
 //!
 //! The journal exists for durability only: a sample is acknowledged once its journal row is committed, and the
-//! merge takes what it writes from the in-memory tail, not from here. It is read back in two cases: at open (a run
-//! that stopped before merging; its rows rebuild the tail) and by a merge that shares its transaction with ingest
-//! jobs whose samples are not published to the tail yet. One row per job instead of one per sample takes an
+//! merger takes what it writes from the in-memory tail, not from here. Rows are deleted once the history file's
+//! mark says they are merged, and read back only at open (rows past the mark: a run that stopped before merging
+//! them). One row per job instead of one per sample takes an
 //! insert, its B-tree work and its statement overhead off the single writer thread for all but one sample of a job.
 //! No idempotency here: ingest only journals samples it found new.
 
@@ -27,20 +27,24 @@ pub fn append(conn: &Connection, samples: &[Fresh]) -> Result<i64, StoreError> {
     Ok(conn.last_insert_rowid())
 }
 
-/// The samples of every row numbered `from` or later, in journal order.
-pub fn since(conn: &Connection, from: i64) -> Result<Vec<Fresh>, StoreError> {
-    let mut stmt = conn.prepare_cached("SELECT samples FROM history_journal WHERE seq >= ?1 ORDER BY seq")?;
-    let rows = stmt.query_map(params![from], |r| r.get::<_, String>(0))?;
-    let mut samples = Vec::new();
-    for text in rows {
-        samples.extend(decode(&text?)?);
+/// The samples of every row after row `through`, in journal order, and the last row's number (`through` when
+/// there is none).
+pub fn after(conn: &Connection, through: i64) -> Result<(Vec<Fresh>, i64), StoreError> {
+    let mut stmt = conn.prepare_cached("SELECT seq, samples FROM history_journal WHERE seq > ?1 ORDER BY seq")?;
+    let rows = stmt.query_map(params![through], |r| Ok((r.get::<_, i64>(0)?, r.get::<_, String>(1)?)))?;
+    let (mut samples, mut last) = (Vec::new(), through);
+    for row in rows {
+        let (seq, text) = row?;
+        samples.extend(decode(&text)?);
+        last = seq;
     }
-    Ok(samples)
+    Ok((samples, last))
 }
 
-/// Empties the journal (its samples are merged).
-pub fn clear(conn: &Connection) -> Result<(), StoreError> {
-    conn.prepare_cached("DELETE FROM history_journal")?.execute([])?;
+/// Deletes the rows up to row `through` (their samples are merged). Row numbers are never reused
+/// (`AUTOINCREMENT`), so the history file's mark stays below every later row.
+pub fn clear_through(conn: &Connection, through: i64) -> Result<(), StoreError> {
+    conn.prepare_cached("DELETE FROM history_journal WHERE seq <= ?1")?.execute([through])?;
     Ok(())
 }
 
@@ -63,7 +67,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn rows_read_back_as_written_from_a_sequence_number_on() {
+    fn rows_read_back_as_written_after_a_row_number_and_numbers_are_not_reused() {
         let mut conn = Connection::open_in_memory().unwrap();
         crate::store::sqlite::schema::migrate(&mut conn).unwrap();
         let fresh = |ms: i64, value: serde_json::Value| Fresh::new(SeriesId(9), Millis(ms), &value, "T\"x".into());
@@ -71,9 +75,11 @@ mod tests {
         let second = vec![fresh(3, json!("open"))];
         let a = append(&conn, &first).unwrap();
         let b = append(&conn, &second).unwrap();
-        assert_eq!(since(&conn, a).unwrap(), [first, second.clone()].concat());
-        assert_eq!(since(&conn, b).unwrap(), second);
-        clear(&conn).unwrap();
-        assert_eq!(since(&conn, 0).unwrap(), []);
+        assert_eq!(after(&conn, a - 1).unwrap(), ([first.clone(), second.clone()].concat(), b));
+        assert_eq!(after(&conn, a).unwrap(), (second, b));
+        clear_through(&conn, b).unwrap();
+        assert_eq!(after(&conn, 0).unwrap(), (vec![], 0));
+        // A row appended after the journal was emptied is numbered after every row before it.
+        assert!(append(&conn, &first).unwrap() > b);
     }
 }

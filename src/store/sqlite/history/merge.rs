@@ -1,19 +1,18 @@
-//! The merge: writes every unmerged sample into the series-clustered raw table and the rollup tables, empties the
-//! journal and bumps `history_merged.epoch`, all in one writer job.
+//! The merge: writes a sealed tail generation into the series-clustered raw table and the rollup tables of the
+//! history file, and records its epoch and the last journal row it holds in `history_merged`, in one transaction
+//! on the merger's connection.
 //!
-//! What it writes comes from memory: the tail's open generation (every sample committed since the last merge,
-//! grouped by series with its rollup contributions already coalesced per point), plus, read back from the journal,
-//! the samples of ingest jobs earlier in the same transaction (not published to the tail until it commits). Series
-//! are written in id order, each one's rows in key order, so each series' pages are touched once per merge and each
-//! rollup point is written once. Rollups are the tail's only when every raw row of the series was new; otherwise
-//! (a sample already merged, which ingest's checks should rule out) they are recomputed from the rows that were.
+//! What it writes comes from memory (the generation groups samples by series, with their rollup contributions
+//! already coalesced per point). Series are written in id order, each one's rows in key order, so each series'
+//! pages are touched once per merge and each rollup point is written once. Rollups are the generation's only when
+//! every raw row of the series was new; otherwise (a sample already merged, which ingest's checks should rule out)
+//! they are recomputed from the rows that were.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 
 use rusqlite::{Connection, params};
 
-use super::journal;
-use super::tail::{BySeries, Fresh, SeriesTail, Tail, group};
+use super::tail::{BySeries, Fresh, Generation, SeriesTail};
 use crate::history::model::SeriesId;
 use crate::history::time::Millis;
 use crate::store::StoreError;
@@ -26,72 +25,48 @@ const UPSERT_TEXT: &str = "INSERT INTO history_occur (series, resolution, bucket
     VALUES (?1, ?2, ?3, ?4, ?5) ON CONFLICT DO UPDATE SET count = count + excluded.count";
 const INSERT_RAW: &str =
     "INSERT OR IGNORE INTO history_raw (series, recv_ms, value, attr_type) VALUES (?1, ?2, ?3, ?4)";
-const BUMP_EPOCH: &str = "UPDATE history_merged SET epoch = epoch + 1 RETURNING epoch";
+const MARK: &str = "UPDATE history_merged SET epoch = ?1, journal_through = max(journal_through, ?2)";
 
 /// A sample's identity: series, recvTime, value text.
 pub type SampleKey = (SeriesId, Millis, String);
 
-/// What the current writer transaction has done so far that ingest and merges must know: whether a merge already
-/// ran in it (the tail's open generation is then merged, and may since have been deleted), and what its ingest jobs
-/// journaled since then (the first journal row, the samples' keys), which the tail holds only after the commit.
-#[derive(Debug, Default)]
-pub struct Pending {
-    pub merged: bool,
-    pub journal_from: Option<i64>,
-    pub keys: HashSet<SampleKey>,
-}
-
-/// Merges every unmerged sample; answers the new merge epoch, or `None` when there was nothing to merge (nothing
-/// changes then). `merged` learns the newest instant merged per series; `pending` is reset (all is merged).
-pub fn merge(
-    conn: &Connection,
-    tail: &Tail,
-    pending: &mut Pending,
-    merged: &mut MergedMax,
-) -> Result<Option<u64>, StoreError> {
+/// Writes `generation` and its mark in one transaction of the history file.
+pub fn merge(conn: &mut Connection, generation: &Generation) -> Result<(), StoreError> {
     let started = std::time::Instant::now();
-    let mut samples = 0;
-    if !pending.merged {
-        samples += tail.with_open(|open| write(conn, open, merged))?;
-    }
-    if let Some(from) = pending.journal_from {
-        samples += write(conn, &group(journal::since(conn, from)?), merged)?;
-    }
-    if samples == 0 {
-        return Ok(None);
-    }
-    journal::clear(conn)?;
-    let epoch: i64 = conn.prepare_cached(BUMP_EPOCH)?.query_row([], |r| r.get(0))?;
-    *pending = Pending { merged: true, ..Pending::default() };
+    let tx = conn.transaction()?;
+    write(&tx, &generation.series)?;
+    mark(&tx, generation.epoch, generation.through)?;
+    tx.commit()?;
     let seconds = started.elapsed().as_secs_f64();
     metrics::histogram!("fluxgate_history_merge_seconds").record(seconds);
-    tracing::debug!(samples, epoch, seconds, "history: merged the journal");
-    Ok(Some(epoch as u64))
+    let (samples, epoch) = (generation.samples(), generation.epoch);
+    tracing::debug!(samples, epoch, seconds, "history: merged a generation");
+    Ok(())
 }
 
-/// Writes samples grouped by series, in series order; answers how many raw rows were given.
-fn write(conn: &Connection, series: &BySeries, merged: &mut MergedMax) -> Result<usize, StoreError> {
+/// Records in the history file that merge `epoch` is done and the journal is merged through row `through`.
+pub fn mark(conn: &Connection, epoch: u64, through: i64) -> Result<(), StoreError> {
+    conn.prepare_cached(MARK)?.execute(params![epoch as i64, through])?;
+    Ok(())
+}
+
+/// Writes samples grouped by series, in series order.
+fn write(conn: &Connection, series: &BySeries) -> Result<(), StoreError> {
     let mut ids: Vec<&SeriesId> = series.keys().collect();
     ids.sort_unstable();
-    let mut rows = 0;
     for id in ids {
-        let tail = &series[id];
-        rows += tail.raw.len();
-        write_series(conn, *id, tail, merged)?;
+        write_series(conn, *id, &series[id])?;
     }
-    Ok(rows)
+    Ok(())
 }
 
-fn write_series(conn: &Connection, id: SeriesId, tail: &SeriesTail, merged: &mut MergedMax) -> Result<(), StoreError> {
+fn write_series(conn: &Connection, id: SeriesId, tail: &SeriesTail) -> Result<(), StoreError> {
     let mut insert = conn.prepare_cached(INSERT_RAW)?;
     let mut refused = Vec::new();
     for ((t, value), attr_type) in &tail.raw {
         if insert.execute(params![id.0, t.0, value, attr_type])? == 0 {
             refused.push((*t, value.as_str()));
         }
-    }
-    if let Some(((last, _), _)) = tail.raw.last_key_value() {
-        merged.saw(id, last.0);
     }
     if refused.is_empty() {
         return write_rollups(conn, id, tail);
@@ -137,11 +112,13 @@ fn write_rollups(conn: &Connection, id: SeriesId, tail: &SeriesTail) -> Result<(
 pub struct MergedMax(HashMap<SeriesId, i64>);
 
 impl MergedMax {
-    /// A sample of `series` at `t` merged. A series not known here is left unknown: the table may hold later
-    /// samples of it, merged before this process started.
-    fn saw(&mut self, series: SeriesId, t: i64) {
-        if let Some(max) = self.0.get_mut(&series) {
-            *max = (*max).max(t);
+    /// `generation` is merged. A series not known here is left unknown: the table may hold later samples of it,
+    /// merged before this process started.
+    pub fn saw(&mut self, generation: &Generation) {
+        for (series, tail) in &generation.series {
+            if let (Some(max), Some(((last, _), _))) = (self.0.get_mut(series), tail.raw.last_key_value()) {
+                *max = (*max).max(last.0);
+            }
         }
     }
 
@@ -164,8 +141,15 @@ impl MergedMax {
     }
 }
 
-/// The epoch of the last merge, as the current transaction sees it.
+/// The epoch of the last merge (or delete, or purge), as the current transaction sees it.
 pub fn merged_epoch(conn: &Connection) -> Result<u64, StoreError> {
     let epoch: i64 = conn.prepare_cached("SELECT epoch FROM history_merged")?.query_row([], |r| r.get(0))?;
     Ok(epoch as u64)
+}
+
+/// The epoch of the last merge and the last journal row merged, as the current transaction sees them.
+pub fn merged_mark(conn: &Connection) -> Result<(u64, i64), StoreError> {
+    let sql = "SELECT epoch, journal_through FROM history_merged";
+    let (epoch, through): (i64, i64) = conn.prepare_cached(sql)?.query_row([], |r| Ok((r.get(0)?, r.get(1)?)))?;
+    Ok((epoch as u64, through))
 }

@@ -1,154 +1,230 @@
-//! The historic store in SQLite: an append-only journal of new samples, series-clustered raw and rollup tables,
-//! and an in-memory tail of what the journal holds (schema migrations 3, 5 and 6).
+//! The historic store in SQLite: an append-only journal of new samples in the main file, series-clustered raw and
+//! rollup tables in the history file (`merger`), and an in-memory tail of what is journaled and not yet merged.
 //!
 //! Ingest (`ingest`, a writer job) appends the job's new samples to `history_journal` as one row, so a commit
 //! writes a few pages whatever the number of series, and a job costs one statement however many samples it holds.
-//! Idempotency stays exact and needs no statement in the common case: a sample is new when it is neither among
-//! the samples this job or an earlier job of the same transaction journaled (kept in memory for the transaction:
-//! `merge::Pending`, reset when the writer starts another transaction, so a refused batch leaves nothing behind),
-//! nor in the tail's open generation (committed, unmerged), nor in `history_raw` (one key lookup, skipped when the
-//! sample is newer than everything merged for its series). After the commit, the job's new samples are published
-//! to the `tail` with their rollup contributions; readers add the tail to what their snapshot's tables hold
-//! (`read`). Once the tail holds `MERGE_AT` samples, a `merge` job writes them from memory into the clustered
-//! tables in key order, with rollups coalesced per point, and empties the journal.
+//! After the commit, the job's samples are published to the tail with their rollup contributions; readers add the
+//! tail to what their snapshot of the history file holds (`read`). Once the tail's open generation holds
+//! `MERGE_AT` samples it is sealed and queued to the merger thread, which writes it into the history file on the
+//! other core while the writer goes on; a writer job then deletes the journal rows it held and retires it.
 //!
-//! Durability is unchanged: a sample is acknowledged once its journal row is committed. On open, a leftover
-//! journal is read into a tail and merged before the writer starts. `history_raw` is clustered on (series,
-//! recvTime, value) and serves lastN and time ranges as contiguous scans; rollups on (series, resolution, point
-//! start), so an aggregated read is a range scan over at most one row per point plus the tail's points. Series rows
-//! (id to key) exist for deletes by service path or entity; a cache of committed series ids spares re-inserting
-//! them. Deletes and retention purges merge first, so they only ever act on the clustered tables.
+//! Idempotency stays exact and needs no statement in the common case: a sample is new when it is neither among the
+//! samples this job or an earlier job of the same transaction journaled (`Pending`, kept for the transaction), nor
+//! in a tail generation, nor in `history_raw` (one key lookup on the writer's snapshot of the history file, attached
+//! to its connection, skipped when the sample is newer than everything merged for its series). A delete is ordered
+//! where its writer job runs: it seals the open generation, and the merger deletes after merging it; until then
+//! ingest ignores what the tail and the history file hold of the deleted series (`Cut`). Series rows (id to key)
+//! stay in the main file and outlive deletes, so a sample ingested while a delete is queued stays findable by
+//! scope. Durability is unchanged: a sample is acknowledged once its journal row is committed; on open, journal
+//! rows past the history file's mark are merged before the writer starts.
 
 mod journal;
 mod merge;
+mod merger;
 mod read;
 mod tail;
 
-use self::merge::{MergedMax, Pending};
+use self::merge::{MergedMax, SampleKey};
+pub use self::merger::{HISTORY_FILE, adopt, open_file};
+use self::merger::{Merger, Task};
 pub use self::read::{aggregated, raw};
-pub use self::tail::{Fresh, Tail};
+pub use self::tail::{Fresh, Generation, Tail};
 
 use std::collections::HashSet;
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, RwLock};
+use std::thread::JoinHandle;
 
+use crossbeam_channel::Receiver;
 use rusqlite::{Connection, params};
 
 use super::writer::{AfterCommit, Tx, Writer};
 use crate::history::model::{Sample, SeriesId, SeriesKey};
 use crate::history::store::{DeleteScope, IngestOutcome};
-use crate::history::time::{Millis, Resolution};
+use crate::history::time::Millis;
 use crate::store::{Reply, StoreError};
 
-/// Series ids known to be committed. Deletes bump the generation so that ids learned by a job that ran before a
-/// delete (in the same transaction) are not trusted after it.
+/// Series ids known to be committed (series rows are never deleted, so an id learned stays true).
 #[derive(Debug, Default)]
-pub struct KnownSeries {
-    ids: RwLock<HashSet<SeriesId>>,
-    generation: AtomicU64,
-}
+pub struct KnownSeries(RwLock<HashSet<SeriesId>>);
 
 impl KnownSeries {
     fn contains(&self, id: SeriesId) -> bool {
-        self.ids.read().expect("series cache lock").contains(&id)
+        self.0.read().expect("series cache lock").contains(&id)
     }
 
-    pub fn generation(&self) -> u64 {
-        self.generation.load(Ordering::SeqCst)
-    }
-
-    /// Called after the commit of an ingest that ran at `generation`.
-    pub fn learn(&self, generation: u64, ids: &[SeriesId]) {
-        if ids.is_empty() || self.generation() != generation {
-            return;
+    /// Called after the commit that inserted `ids`.
+    fn learn(&self, ids: &[SeriesId]) {
+        if !ids.is_empty() {
+            self.0.write().expect("series cache lock").extend(ids.iter().copied());
         }
-        self.ids.write().expect("series cache lock").extend(ids.iter().copied());
-    }
-
-    fn forget_all(&self) {
-        self.generation.fetch_add(1, Ordering::SeqCst);
-        self.ids.write().expect("series cache lock").clear();
     }
 }
 
-/// The outcome of an ingest job, with the series it inserted (to learn after commit) and the samples it stored (to
-/// publish to the tail after commit).
+/// The outcome of an ingest job, with the series it inserted (to learn after commit), the samples it stored and
+/// their journal row (to publish to the tail after commit).
 #[derive(Debug, Default)]
 pub struct Ingested {
     pub outcome: IngestOutcome,
     pub new_series: Vec<SeriesId>,
     pub fresh: Vec<Fresh>,
+    pub journal_row: i64,
 }
 
-/// Samples in the tail that make the next ingest queue a merge. The tail holds up to two generations of this size
-/// (about 0.5 KB per sample with its rollup contributions, so up to about 400 MB). A merge writes each raw sample
-/// and second point once, but every touched series' minute, hour, day and month points once per merge: with 64,000
-/// series sampled every second, merges of 100,000 samples wrote 4.6 rows per sample and ingest fell to 68,000/s
-/// over 30 s; at 400,000 it held 112,000/s (`benches/results/history.md`, 2026-11-24).
-pub const MERGE_AT: usize = 400_000;
+/// Samples in the tail's open generation at which it is sealed and merged. A merge rewrites at least one page per
+/// touched series and table, whatever the samples it brings: with 64,000 series, merges of 400,000 samples held
+/// 143,000 samples/s over a 60 s ingest and 800,000 held 171,000 (`benches/results/history.md`, 2026-11-24). The
+/// tail holds at most the open generation and `merger::BACKLOG` sealed ones, about 0.3 KB per sample in memory.
+pub const MERGE_AT: usize = 800_000;
 
-/// What the writer jobs keep between them: the newest merged instants, and what the current transaction did.
+/// What the current writer transaction did that later jobs of it must know: the samples its ingest jobs journaled
+/// (published to the tail only after the commit), and the series its deletes covered.
+#[derive(Debug, Default)]
+struct Pending {
+    keys: HashSet<SampleKey>,
+    deleted: HashSet<SeriesId>,
+}
+
+impl Pending {
+    fn delete(&mut self, series: &[SeriesId]) {
+        self.keys.retain(|(id, _, _)| !series.contains(id));
+        self.deleted.extend(series.iter().copied());
+    }
+}
+
+/// A committed delete whose effect ingest cannot read yet: the merger has not run it in the writer's snapshot of
+/// the history file, or the tail still holds generations sealed before it. Samples of its series count as stored
+/// only when a generation after it holds them.
+#[derive(Debug)]
+struct Cut {
+    epoch: u64,
+    series: HashSet<SeriesId>,
+}
+
+/// What the writer jobs keep between them: the newest merged instants, the committed deletes still to be read
+/// around, and what the current transaction did and read.
 #[derive(Debug, Default)]
 struct WriterSide {
     merged: MergedMax,
-    /// The writer transaction `pending` describes.
+    cuts: Vec<Cut>,
+    /// The writer transaction `pending` and `snapshot` describe.
     batch: u64,
     pending: Pending,
+    /// The merge epoch of the transaction's snapshot of the history file, once read.
+    snapshot: Option<u64>,
 }
 
-/// What the history store keeps beside the database: committed series ids, the tail, the writer jobs' state.
+impl WriterSide {
+    /// The merge epoch of the transaction's snapshot of the history file (read once per transaction: the snapshot
+    /// starts with that read and lasts until the commit). Cuts whose delete the snapshot holds and whose earlier
+    /// generations the tail has dropped are forgotten.
+    fn snapshot(&mut self, conn: &Connection, tail: &Tail) -> Result<u64, StoreError> {
+        if let Some(epoch) = self.snapshot {
+            return Ok(epoch);
+        }
+        let epoch = merge::merged_epoch(conn)?;
+        let oldest = tail.oldest_sealed();
+        self.cuts.retain(|cut| cut.epoch > epoch || oldest < cut.epoch);
+        self.snapshot = Some(epoch);
+        Ok(epoch)
+    }
+
+    /// The epoch of the latest committed delete of `series` that ingest must read around.
+    fn cut(&self, series: SeriesId) -> Option<u64> {
+        self.cuts.iter().filter(|cut| cut.series.contains(&series)).map(|cut| cut.epoch).max()
+    }
+}
+
+/// What the history store keeps beside the database: committed series ids, the tail, the writer jobs' state, the
+/// merger's handle.
 #[derive(Debug)]
 pub struct HistoryState {
-    pub known: KnownSeries,
+    known: KnownSeries,
     pub tail: Tail,
-    /// Used by writer jobs only (one at a time); a mutex to share it with them.
+    /// Used by writer jobs and hooks only (one at a time); a mutex to share it with them.
     writer: Mutex<WriterSide>,
+    merger: Merger,
 }
 
 impl HistoryState {
-    /// The writer jobs' state, with `pending` emptied when `tx` is another transaction than the last job's: every
-    /// job of that one is finished, its samples published to the tail or refused with it.
+    /// The writer jobs' state, with `pending` and `snapshot` reset when `tx` is another transaction than the last
+    /// job's: every job of that one is finished, its samples published to the tail or refused with it.
     fn writer_side(&self, tx: &Tx<'_>) -> MutexGuard<'_, WriterSide> {
         let mut side = self.writer.lock().expect("history writer state lock");
         if side.batch != tx.batch() {
             side.batch = tx.batch();
             side.pending = Pending::default();
+            side.snapshot = None;
         }
         side
     }
 
-    /// Merges what is unmerged, in the job's transaction.
-    fn merge(&self, tx: &Tx<'_>) -> Result<Option<u64>, StoreError> {
-        let side = &mut *self.writer_side(tx);
-        merge::merge(tx, &self.tail, &mut side.pending, &mut side.merged)
+    /// Merge `epoch` committed and its journal rows are deleted (a writer hook): the tail retires it and the newest
+    /// merged instants learn it.
+    fn retired(&self, epoch: u64) {
+        if let Some(generation) = self.tail.retire(epoch) {
+            self.writer.lock().expect("history writer state lock").merged.saw(&generation);
+        }
+    }
+
+    /// Seals the open generation for the merger and queues `task` after it, with the epoch after the seal (a writer
+    /// hook, so tasks are queued in commit order).
+    fn queue_after_seal(&self, task: impl FnOnce(u64) -> Task) -> u64 {
+        let (sealed, epoch) = self.tail.seal_before();
+        if let Some(generation) = sealed {
+            self.merger.queue(Task::Merge { generation, done: None });
+        }
+        self.merger.queue(task(epoch));
+        epoch
+    }
+
+    /// Stops the merger once it has done what is queued (the store is closing).
+    pub fn close(&self) {
+        self.merger.close();
     }
 }
 
-/// Prepares the writer connection: a journal left by a previous run is read into a tail and merged.
-pub fn open(conn: &mut Connection) -> Result<Arc<HistoryState>, StoreError> {
-    let tx = conn.transaction()?;
-    let before = merge::merged_epoch(&tx)?;
-    let leftover = Tail::new(before);
-    leftover.publish(journal::since(&tx, i64::MIN)?);
-    let mut merged = MergedMax::default();
-    let epoch = merge::merge(&tx, &leftover, &mut Pending::default(), &mut merged)?.unwrap_or(before);
-    tx.commit()?;
-    let writer = Mutex::new(WriterSide { merged, ..WriterSide::default() });
-    Ok(Arc::new(HistoryState { known: KnownSeries::default(), tail: Tail::new(epoch), writer }))
+/// Prepares the history store at open: journal rows past the history file's mark (left by a run that stopped
+/// before merging them) are merged, and the journal emptied of merged rows. Answers the state and the merger's
+/// queue, for [`start_merger`].
+pub fn open(main: &Connection, hist: &mut Connection) -> Result<(Arc<HistoryState>, Receiver<Task>), StoreError> {
+    let (mut epoch, through) = merge::merged_mark(hist)?;
+    let (leftover, last) = journal::after(main, through)?;
+    if !leftover.is_empty() {
+        epoch += 1;
+        merge::merge(hist, &Generation::sealed(epoch, last, leftover))?;
+    }
+    journal::clear_through(main, last)?;
+    let (merger, queue) = Merger::new();
+    let writer = Mutex::new(WriterSide::default());
+    let state = HistoryState { known: KnownSeries::default(), tail: Tail::new(epoch), writer, merger };
+    Ok((Arc::new(state), queue))
 }
 
-/// Queues an ingest job; after its commit, the series it created are learned, its samples published to the tail,
-/// and a merge queued when the tail is full.
+/// Starts the merger thread on the history file.
+pub fn start_merger(
+    hist: Connection,
+    queue: Receiver<Task>,
+    state: &Arc<HistoryState>,
+    writer: &Writer,
+) -> Result<JoinHandle<()>, StoreError> {
+    merger::start(hist, queue, state.clone(), writer.clone())
+}
+
+/// Queues an ingest job; after its commit, the series it created are learned and its samples published to the
+/// tail, which may seal a generation for the merger (waiting while too many merges are queued).
 pub fn submit_ingest(writer: &Writer, state: &Arc<HistoryState>, samples: Vec<Sample>) -> Reply<IngestOutcome> {
     let samples: Vec<Prepared> = samples.into_iter().map(Prepared::of).collect();
-    let generation = state.known.generation();
     let slot = Arc::new(Mutex::new(Ingested::default()));
-    let (job_state, job_slot, hook_state, hook_writer) = (state.clone(), slot.clone(), state.clone(), writer.clone());
+    let (job_state, job_slot, hook_state) = (state.clone(), slot.clone(), state.clone());
     let hook: AfterCommit<IngestOutcome> = Box::new(move |_: &IngestOutcome| {
         let done = std::mem::take(&mut *slot.lock().expect("ingest slot lock"));
-        hook_state.known.learn(generation, &done.new_series);
-        if hook_state.tail.publish(done.fresh) {
-            drop(submit_merge(&hook_writer, &hook_state));
+        hook_state.known.learn(&done.new_series);
+        if done.fresh.is_empty() {
+            return;
+        }
+        if let Some(generation) = hook_state.tail.publish(done.fresh, done.journal_row) {
+            hook_state.merger.queue(Task::Merge { generation, done: None });
+            hook_state.merger.wait_for_backlog();
         }
     });
     let work = move |conn: &Tx<'_>| {
@@ -160,50 +236,73 @@ pub fn submit_ingest(writer: &Writer, state: &Arc<HistoryState>, samples: Vec<Sa
     writer.submit(work, Some(hook))
 }
 
-/// Queues a merge of the log.
+/// Seals the tail's open generation and answers once the merger has written it (tests: reads and ingest after a
+/// merge).
+#[cfg(test)]
 pub fn submit_merge(writer: &Writer, state: &Arc<HistoryState>) -> Reply<()> {
-    let job_state = state.clone();
-    submit_merging(writer, state, move |conn| {
-        let epoch = job_state.merge(conn).inspect_err(|e| tracing::warn!(error = %e, "history: merge failed"))?;
-        Ok(((), epoch))
-    })
-}
-
-/// Queues a delete (after a merge of the log).
-pub fn submit_delete(writer: &Writer, state: &Arc<HistoryState>, scope: DeleteScope) -> Reply<()> {
-    let job_state = state.clone();
-    submit_merging(writer, state, move |conn| Ok(((), delete(conn, &job_state, &scope)?)))
-}
-
-/// Queues a retention purge (after a merge of the log); answers the rows removed.
-pub fn submit_purge(writer: &Writer, state: &Arc<HistoryState>, cutoff: Millis) -> Reply<u64> {
-    let job_state = state.clone();
-    submit_merging(writer, state, move |conn| {
-        let epoch = job_state.merge(conn)?;
-        Ok((purge_before(conn, cutoff)?, epoch))
-    })
-}
-
-/// Queues a job that may merge (answering the merge's epoch beside its value); after its commit, the tail retires
-/// what the merge moved.
-fn submit_merging<T, F>(writer: &Writer, state: &Arc<HistoryState>, work: F) -> Reply<T>
-where
-    T: Send + 'static,
-    F: FnOnce(&Tx<'_>) -> Result<(T, Option<u64>), StoreError> + Send + 'static,
-{
-    let slot = Arc::new(Mutex::new(None));
-    let (job_slot, hook_state) = (slot.clone(), state.clone());
-    let hook: AfterCommit<T> = Box::new(move |_: &T| {
-        if let Some(epoch) = slot.lock().expect("merge slot lock").take() {
-            hook_state.tail.retire(epoch);
-        }
+    let (done, answer) = Reply::channel();
+    let hook_state = state.clone();
+    let hook: AfterCommit<()> = Box::new(move |_: &()| match hook_state.tail.seal() {
+        Some(generation) => hook_state.merger.queue(Task::Merge { generation, done: Some(done) }),
+        None => drop(done.send(Ok(()))),
     });
-    let work = move |conn: &Tx<'_>| {
-        let (value, epoch) = work(conn)?;
-        *job_slot.lock().expect("merge slot lock") = epoch;
-        Ok(value)
+    drop(writer.submit(|_| Ok(()), Some(hook)));
+    answer
+}
+
+/// Queues a delete. Its writer job finds the scope's series and orders the delete among ingest jobs; the merger
+/// deletes after merging what was published before it, and answers.
+pub fn submit_delete(writer: &Writer, state: &Arc<HistoryState>, scope: DeleteScope) -> Reply<()> {
+    let (done, answer) = Reply::channel();
+    let done = Arc::new(Mutex::new(Some(done)));
+    let (job_state, job_done, hook_state) = (state.clone(), done.clone(), state.clone());
+    let hook: AfterCommit<Vec<SeriesId>> = Box::new(move |ids: &Vec<SeriesId>| {
+        let Some(done) = done.lock().expect("delete reply lock").take() else { return };
+        let series = ids.clone();
+        let epoch = hook_state.queue_after_seal(|epoch| Task::Delete { epoch, series, done });
+        let cut = Cut { epoch, series: ids.iter().copied().collect() };
+        hook_state.writer.lock().expect("history writer state lock").cuts.push(cut);
+    });
+    let work = move |tx: &Tx<'_>| {
+        let found = series_in(tx, &scope);
+        match &found {
+            Ok(ids) => job_state.writer_side(tx).pending.delete(ids),
+            Err(e) => answer_early(&job_done, e),
+        }
+        found
     };
-    writer.submit(work, Some(hook))
+    drop(writer.submit(work, Some(hook)));
+    answer
+}
+
+/// Queues a retention purge after what was published so far; answers the rows removed.
+pub fn submit_purge(writer: &Writer, state: &Arc<HistoryState>, cutoff: Millis) -> Reply<u64> {
+    let (done, answer) = Reply::channel();
+    let done = Arc::new(Mutex::new(Some(done)));
+    let (job_done, hook_state) = (done.clone(), state.clone());
+    let hook: AfterCommit<Vec<SeriesId>> = Box::new(move |ids: &Vec<SeriesId>| {
+        let Some(done) = done.lock().expect("purge reply lock").take() else { return };
+        let series = ids.clone();
+        hook_state.queue_after_seal(|epoch| Task::Purge { epoch, cutoff, series, done });
+    });
+    let work = move |tx: &Tx<'_>| {
+        let found = all_series(tx);
+        if let Err(e) = &found {
+            answer_early(&job_done, e);
+        }
+        found
+    };
+    drop(writer.submit(work, Some(hook)));
+    answer
+}
+
+type Answer<T> = Arc<Mutex<Option<tokio::sync::oneshot::Sender<Result<T, StoreError>>>>>;
+
+/// Answers a delete or purge whose writer job failed with that job's error.
+fn answer_early<T>(done: &Answer<T>, error: &StoreError) {
+    if let Some(done) = done.lock().expect("reply lock").take() {
+        let _ = done.send(Err(error.clone()));
+    }
 }
 
 const INSERT_SERIES: &str = "INSERT OR IGNORE INTO history_series
@@ -235,26 +334,34 @@ pub fn ingest(tx: &Tx<'_>, state: &HistoryState, samples: Vec<Prepared>) -> Resu
         done.fresh.push(fresh);
     }
     if !done.fresh.is_empty() {
-        let seq = journal::append(tx, &done.fresh)?;
-        side.pending.journal_from.get_or_insert(seq);
+        done.journal_row = journal::append(tx, &done.fresh)?;
         side.pending.keys.extend(keys);
     }
     Ok(done)
 }
 
-/// Whether a sample is stored already: journaled earlier in this transaction, committed and unmerged (unless a
-/// merge ran in this transaction: what the tail holds is then merged, or deleted), or merged.
+/// Whether a sample is stored already: journaled earlier in this transaction (unless a delete of its series came
+/// after), in a tail generation (one sealed after the latest delete of its series, when ingest must still read
+/// around that delete), or in the history file (unless that delete is not in the transaction's snapshot yet).
 fn stored_before(
     conn: &Connection,
     state: &HistoryState,
     side: &mut WriterSide,
-    key: &merge::SampleKey,
+    key: &SampleKey,
 ) -> Result<bool, StoreError> {
     let (id, t, value) = key;
-    if side.pending.keys.contains(key) || !side.pending.merged && state.tail.holds(*id, *t, value) {
+    if side.pending.keys.contains(key) {
         return Ok(true);
     }
-    if !side.merged.may_hold(conn, *id, t.0)? {
+    if side.pending.deleted.contains(id) {
+        return Ok(false);
+    }
+    let snapshot = side.snapshot(conn, &state.tail)?;
+    let cut = side.cut(*id);
+    if state.tail.holds(*id, *t, value, cut.unwrap_or(0)) {
+        return Ok(true);
+    }
+    if cut.is_some_and(|epoch| epoch > snapshot) || !side.merged.may_hold(conn, *id, t.0)? {
         return Ok(false);
     }
     Ok(conn.prepare_cached(IN_RAW)?.query_row(params![id.0, t.0, value], |r| r.get(0))?)
@@ -282,21 +389,6 @@ fn insert_series(conn: &Connection, id: SeriesId, key: &SeriesKey) -> Result<boo
     Ok(stmt.execute(params![id.0, e.tenant.as_str(), e.path.as_str(), e.id.0, e.entity_type, key.attr.0])? == 1)
 }
 
-/// Deletes a scope's series with their samples and rollups, after merging the log; runs on the writer thread and
-/// answers the epoch of the merge.
-fn delete(conn: &Tx<'_>, state: &HistoryState, scope: &DeleteScope) -> Result<Option<u64>, StoreError> {
-    let epoch = state.merge(conn)?;
-    let known = &state.known;
-    known.forget_all();
-    for id in series_in(conn, scope)? {
-        for table in ["history_raw", "history_rollup", "history_occur"] {
-            conn.prepare_cached(&format!("DELETE FROM {table} WHERE series = ?1"))?.execute([id.0])?;
-        }
-        conn.prepare_cached("DELETE FROM history_series WHERE id = ?1")?.execute([id.0])?;
-    }
-    Ok(epoch)
-}
-
 fn series_in(conn: &Connection, scope: &DeleteScope) -> Result<Vec<SeriesId>, StoreError> {
     let ids = |sql: &str, args: &[&dyn rusqlite::ToSql]| -> Result<Vec<SeriesId>, StoreError> {
         let mut stmt = conn.prepare_cached(sql)?;
@@ -317,30 +409,11 @@ fn series_in(conn: &Connection, scope: &DeleteScope) -> Result<Vec<SeriesId>, St
     }
 }
 
-/// Removes raw samples before `cutoff` and points that end before it, series by series (using the keys); the log
-/// must have been merged.
-fn purge_before(conn: &Connection, cutoff: Millis) -> Result<u64, StoreError> {
+/// Every series (a purge's scope).
+fn all_series(conn: &Connection) -> Result<Vec<SeriesId>, StoreError> {
     let mut stmt = conn.prepare_cached("SELECT id FROM history_series")?;
-    let ids: Vec<i64> = stmt.query_map([], |r| r.get(0))?.collect::<Result<_, _>>()?;
-    let mut removed = 0u64;
-    for id in ids {
-        removed += purge_series(conn, id, cutoff)?;
-    }
-    Ok(removed)
-}
-
-fn purge_series(conn: &Connection, id: i64, cutoff: Millis) -> Result<u64, StoreError> {
-    let raw = "DELETE FROM history_raw WHERE series = ?1 AND recv_ms < ?2";
-    let mut removed = conn.prepare_cached(raw)?.execute(params![id, cutoff.0])?;
-    for resolution in Resolution::ALL {
-        // A point is kept while any part of it is younger than the cutoff: its start is at or after the cutoff's.
-        let start = resolution.bucket(cutoff).0;
-        for table in ["history_rollup", "history_occur"] {
-            let sql = format!("DELETE FROM {table} WHERE series = ?1 AND resolution = ?2 AND bucket_ms < ?3");
-            removed += conn.prepare_cached(&sql)?.execute(params![id, resolution.code(), start])?;
-        }
-    }
-    Ok(removed as u64)
+    let ids = stmt.query_map([], |r| Ok(SeriesId(r.get(0)?)))?;
+    Ok(ids.collect::<Result<_, _>>()?)
 }
 
 #[cfg(test)]

@@ -1,18 +1,20 @@
-//! The tail: samples committed to the journal (`history_journal`) and not yet merged into the clustered tables,
-//! held in memory per series with their rollup contributions, so that reads see them without touching the journal,
-//! ingest finds duplicates without a statement, and the merge writes them without reading them back.
+//! The tail: samples committed to the journal (`history_journal`) and not yet merged into the clustered tables of
+//! the history file, held in memory per series with their rollup contributions, so that reads see them without
+//! touching the journal, ingest finds duplicates without a statement, and the merger writes them without reading
+//! them back.
 //!
 //! Samples are grouped in generations, one per merge: the open generation collects what ingest publishes after each
-//! commit; when merge `e` commits, the open generation (tagged `e`) is retired and a new one opens. A reader reads
-//! `history_merged.epoch` (`E`) in the same read transaction as the clustered tables and adds exactly the generations
-//! tagged after `E`: those are the samples its snapshot has not merged yet. One retired generation is kept, so a
-//! reader whose snapshot predates the latest merge still finds its samples; a reader older than that (`E` below the
-//! floor) must take a new snapshot. Only the writer thread's after-commit hooks change the tail, in commit order.
+//! commit; sealing it tags it with the next epoch, hands it to the merger and opens a new one (deletes and purges
+//! take an epoch too, after the generation they seal). A reader reads `history_merged.epoch` (`E`) in the same read
+//! transaction as the clustered tables and adds exactly the generations tagged after `E`, and the open one: those
+//! are the samples its snapshot has not merged yet. Once merge `e` has committed and its journal rows are deleted,
+//! generation `e` and those before it are dropped; a reader whose snapshot is older (`E` below the floor) takes a
+//! new snapshot. Only the writer thread (its jobs' after-commit hooks) changes the tail, in commit order.
 //! Pure Rust: no SQL here.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, HashMap, VecDeque};
 use std::ops::Bound;
-use std::sync::RwLock;
+use std::sync::{Arc, RwLock};
 
 use super::MERGE_AT;
 use crate::history::model::{Aggregate, SeriesId};
@@ -120,36 +122,66 @@ fn zero() -> NumericStats {
     NumericStats { samples: 0, sum: 0.0, sum2: 0.0, min: f64::INFINITY, max: f64::NEG_INFINITY }
 }
 
-/// The samples one merge will move (or moved) into the clustered tables.
+/// The samples one merge moves into the clustered tables: while open, what ingest publishes; once sealed, fixed
+/// (the merger reads it without a lock) and tagged with the merge epoch that writes it.
 #[derive(Debug)]
-struct Generation {
-    epoch: u64,
+pub struct Generation {
+    /// The merge epoch that writes it; `u64::MAX` while open (no snapshot has merged it).
+    pub epoch: u64,
+    /// The last journal row whose samples it holds (0: none).
+    pub through: i64,
     samples: usize,
-    series: BySeries,
+    pub series: BySeries,
 }
 
 impl Generation {
-    fn new(epoch: u64) -> Self {
-        Generation { epoch, samples: 0, series: HashMap::new() }
+    fn open() -> Self {
+        Generation { epoch: u64::MAX, through: 0, samples: 0, series: HashMap::new() }
+    }
+
+    /// A sealed generation of `fresh`, journaled through row `through`, written by merge `epoch`.
+    pub fn sealed(epoch: u64, through: i64, fresh: Vec<Fresh>) -> Self {
+        Generation { epoch, through, samples: fresh.len(), series: group(fresh) }
+    }
+
+    pub fn samples(&self) -> usize {
+        self.samples
     }
 }
 
 #[derive(Debug)]
 struct State {
-    /// Open-generation size at which the next publish asks for a merge; raised by `MERGE_AT` each time it asks, so
-    /// a merge that failed is asked for again later.
-    merge_at: usize,
+    /// The epoch the next sealed generation (or delete, or purge) is given.
+    next_epoch: u64,
     /// Readers whose snapshot merged fewer epochs than this must retry: the samples they miss are gone from here.
     floor: u64,
-    retired: Option<Generation>,
+    /// Sealed generations, oldest first: the first may be merged already (kept for readers whose snapshot predates
+    /// its merge), the others are queued for or in the merge.
+    sealed: VecDeque<Arc<Generation>>,
     open: Generation,
 }
 
 impl State {
     /// The generations a snapshot at merge epoch `snapshot` has not merged, or `None` when it is too old.
     fn unmerged(&self, snapshot: u64) -> Option<impl Iterator<Item = &Generation>> {
-        (snapshot >= self.floor)
-            .then(|| self.retired.iter().chain(std::iter::once(&self.open)).filter(move |g| g.epoch > snapshot))
+        let all = self.sealed.iter().map(Arc::as_ref).chain(std::iter::once(&self.open));
+        (snapshot >= self.floor).then(|| all.filter(move |g| g.epoch > snapshot))
+    }
+
+    fn seal(&mut self) -> Option<Arc<Generation>> {
+        if self.open.samples == 0 {
+            return None;
+        }
+        let mut sealed = std::mem::replace(&mut self.open, Generation::open());
+        sealed.epoch = self.allocate();
+        let sealed = Arc::new(sealed);
+        self.sealed.push_back(sealed.clone());
+        Some(sealed)
+    }
+
+    fn allocate(&mut self) -> u64 {
+        self.next_epoch += 1;
+        self.next_epoch - 1
     }
 }
 
@@ -158,46 +190,64 @@ impl State {
 pub struct Tail(RwLock<State>);
 
 impl Tail {
-    /// An empty tail after merge epoch `merged` (the log is empty).
+    /// An empty tail after merge epoch `merged` (the journal is merged).
     pub fn new(merged: u64) -> Self {
-        Tail(RwLock::new(State { merge_at: MERGE_AT, floor: merged, retired: None, open: Generation::new(merged + 1) }))
+        let state = State { next_epoch: merged + 1, floor: merged, sealed: VecDeque::new(), open: Generation::open() };
+        Tail(RwLock::new(state))
     }
 
-    /// Adds committed samples to the open generation; answers whether it is time to queue a merge.
-    pub fn publish(&self, fresh: Vec<Fresh>) -> bool {
+    /// Adds committed samples, journaled through row `through`, to the open generation; answers the generation
+    /// sealed for the merger when the open one has reached `MERGE_AT` samples.
+    pub fn publish(&self, fresh: Vec<Fresh>, through: i64) -> Option<Arc<Generation>> {
         let mut state = self.0.write().expect("tail lock");
         let open = &mut state.open;
         open.samples += fresh.len();
+        open.through = open.through.max(through);
         for sample in fresh {
             open.series.entry(sample.series).or_default().add(sample);
         }
-        let samples = open.samples;
-        let due = samples >= state.merge_at;
-        if due {
-            state.merge_at = samples + MERGE_AT;
+        if open.samples < MERGE_AT {
+            return None;
         }
-        due
+        state.seal()
     }
 
-    /// Whether the open generation (every sample committed since the last merge) holds a sample of `value` at `t`.
-    pub fn holds(&self, series: SeriesId, t: Millis, value: &str) -> bool {
-        let state = self.0.read().expect("tail lock");
-        state.open.series.get(&series).is_some_and(|tail| tail.holds(t, value))
-    }
-
-    /// Runs `f` on the open generation's samples, which the next merge writes.
-    pub fn with_open<T>(&self, f: impl FnOnce(&BySeries) -> T) -> T {
-        f(&self.0.read().expect("tail lock").open.series)
-    }
-
-    /// Merge `epoch` committed: the open generation is now in the clustered tables.
-    pub fn retire(&self, epoch: u64) {
+    /// Seals the open generation (when it holds samples) and gives the epoch after it to a delete or purge that
+    /// must follow every sample published so far: answers the sealed generation and that epoch.
+    pub fn seal_before(&self) -> (Option<Arc<Generation>>, u64) {
         let mut state = self.0.write().expect("tail lock");
-        let mut retired = std::mem::replace(&mut state.open, Generation::new(epoch + 1));
-        retired.epoch = epoch;
-        state.retired = Some(retired);
-        state.floor = epoch.saturating_sub(1);
-        state.merge_at = MERGE_AT;
+        let sealed = state.seal();
+        (sealed, state.allocate())
+    }
+
+    /// Seals the open generation (when it holds samples) for the merger.
+    #[cfg(test)]
+    pub fn seal(&self) -> Option<Arc<Generation>> {
+        self.0.write().expect("tail lock").seal()
+    }
+
+    /// The epoch of the oldest sealed generation still held (`u64::MAX`: none).
+    pub fn oldest_sealed(&self) -> u64 {
+        self.0.read().expect("tail lock").sealed.front().map_or(u64::MAX, |g| g.epoch)
+    }
+
+    /// Whether a generation merged after `after` (or the open one) holds a sample of `value` at `t`.
+    pub fn holds(&self, series: SeriesId, t: Millis, value: &str, after: u64) -> bool {
+        let state = self.0.read().expect("tail lock");
+        let all = state.sealed.iter().map(Arc::as_ref).chain(std::iter::once(&state.open));
+        all.filter(|g| g.epoch > after).filter_map(|g| g.series.get(&series)).any(|tail| tail.holds(t, value))
+    }
+
+    /// Merge `epoch` committed: it and the generations before it are dropped (every snapshot taken from now on has
+    /// merged them; a reader whose snapshot predates the merge retries); answers the merged generation.
+    pub fn retire(&self, epoch: u64) -> Option<Arc<Generation>> {
+        let mut state = self.0.write().expect("tail lock");
+        let mut merged = None;
+        while let Some(first) = state.sealed.front().filter(|g| g.epoch <= epoch) {
+            state.floor = state.floor.max(first.epoch);
+            merged = state.sealed.pop_front().filter(|g| g.epoch == epoch);
+        }
+        merged
     }
 
     /// The first or last unmerged raw rows of a series between two instants (inclusive), in stored order; reading
@@ -296,23 +346,47 @@ mod tests {
     #[test]
     fn readers_see_exactly_the_generations_their_snapshot_has_not_merged() {
         let tail = Tail::new(3);
-        tail.publish(vec![fresh(1_000, "\"1\""), fresh(2_000, "\"open\"")]);
+        assert_eq!(tail.publish(vec![fresh(1_000, "\"1\""), fresh(2_000, "\"open\"")], 11).map(|g| g.epoch), None);
         assert_eq!(all(&tail, 3).unwrap().len(), 2);
-        tail.retire(4);
-        tail.publish(vec![fresh(3_000, "\"3\"")]);
-        // A snapshot before merge 4 reads both generations, one after it only the new one.
+        let sealed = tail.seal().unwrap();
+        assert_eq!((sealed.epoch, sealed.through, sealed.samples()), (4, 11, 2));
+        tail.publish(vec![fresh(3_000, "\"3\"")], 12);
+        // A snapshot before merge 4 reads both generations, one after it only the open one.
         assert_eq!(all(&tail, 3).unwrap().len(), 3);
         let after: Vec<Millis> = all(&tail, 4).unwrap().iter().map(|r| r.recv_time).collect();
         assert_eq!(after, [Millis(3_000)]);
-        tail.retire(5);
+        // Retired (merged, its journal rows deleted), merge 4 leaves: a snapshot before it must retry.
+        assert_eq!(tail.retire(4).map(|g| g.epoch), Some(4));
         assert!(all(&tail, 3).is_none(), "too old a snapshot must retry");
-        assert_eq!(all(&tail, 5).unwrap(), []);
+        assert_eq!(all(&tail, 4).unwrap().len(), 1);
+        assert_eq!(tail.seal().map(|g| (g.epoch, g.through)), Some((5, 12)));
+        assert_eq!(all(&tail, 4).unwrap().len(), 1, "sealed, not merged: still read");
+        assert_eq!(tail.retire(5).map(|g| g.epoch), Some(5));
+        assert_eq!((all(&tail, 4), all(&tail, 5).unwrap()), (None, vec![]));
+    }
+
+    #[test]
+    fn a_delete_gets_the_epoch_after_the_generation_it_seals_and_holds_reads_after_an_epoch() {
+        let tail = Tail::new(0);
+        tail.publish(vec![fresh(1_000, "\"1\"")], 1);
+        let (sealed, delete) = tail.seal_before();
+        assert_eq!((sealed.map(|g| g.epoch), delete), (Some(1), 2));
+        let (sealed, purge) = tail.seal_before();
+        assert_eq!((sealed.is_none(), purge), (true, 3), "nothing to seal: only an epoch");
+        tail.publish(vec![fresh(2_000, "\"2\"")], 2);
+        let seven = SeriesId(7);
+        assert!(tail.holds(seven, Millis(1_000), "\"1\"", 0) && !tail.holds(seven, Millis(1_000), "\"1\"", 2));
+        assert!(tail.holds(seven, Millis(2_000), "\"2\"", 2), "the open generation is after every epoch");
+        assert!(!tail.holds(seven, Millis(2_000), "\"1\"", 0));
+        assert_eq!(tail.oldest_sealed(), 1);
+        assert_eq!(tail.publish((0..MERGE_AT as i64).map(|ms| fresh(ms, "1")).collect(), 3).map(|g| g.epoch), Some(4));
     }
 
     #[test]
     fn points_sum_numbers_and_count_text_per_bucket() {
         let tail = Tail::new(0);
-        tail.publish(vec![fresh(1_000, "\"1.5\""), fresh(1_500, "2.5"), fresh(1_700, "\"a\""), fresh(2_000, "true")]);
+        let fresh = vec![fresh(1_000, "\"1.5\""), fresh(1_500, "2.5"), fresh(1_700, "\"a\""), fresh(2_000, "true")];
+        tail.publish(fresh, 1);
         let points = tail.points(0, &second(0, 10_000)).unwrap();
         assert_eq!(points.len(), 1, "the boolean is kept raw only");
         let numeric = points[0].numeric.unwrap();

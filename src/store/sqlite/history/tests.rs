@@ -13,6 +13,7 @@ use crate::broker::model::EntityId;
 use crate::clock::WallClock;
 use crate::history::model::{Aggregate, AttrName, EntityRef};
 use crate::history::store::{AggrQuery, HistoryStore, NumericStats, RawPaging, RawQuery};
+use crate::history::time::Resolution;
 use crate::store::sqlite::{SqliteOptions, SqliteStore, Synchronous};
 use crate::tenancy::{ServicePath, Tenant};
 
@@ -38,6 +39,11 @@ fn sample(series: &SeriesKey, ms: i64, value: Value) -> Sample {
 /// Runs a merge of the log now.
 async fn merge_now(store: &SqliteStore) {
     submit_merge(&store.writer, &store.history).await.unwrap();
+}
+
+/// Every point of a series at one resolution, numeric and text.
+fn all_time(series: &SeriesId, resolution: Resolution) -> AggrQuery {
+    AggrQuery { series: *series, resolution, from: Millis::MIN, to: Millis::MAX, numeric: true, occur: true }
 }
 
 async fn all_raw(store: &SqliteStore, series: &SeriesKey) -> Vec<(i64, Value)> {
@@ -85,14 +91,7 @@ async fn a_log_left_unmerged_is_merged_at_open() {
     assert_eq!(all_raw(&store, &t).await.len(), 3);
     let dup = store.ingest(vec![sample(&t, 2_000, json!("4")), sample(&t, 1_500, json!("2.5"))]).await.unwrap();
     assert_eq!(dup, IngestOutcome { stored: 0, duplicates: 2 });
-    let q = AggrQuery {
-        series: t.id(),
-        resolution: Resolution::Minute,
-        from: Millis::MIN,
-        to: Millis::MAX,
-        numeric: true,
-        occur: true,
-    };
+    let q = all_time(&t.id(), Resolution::Minute);
     let points = store.aggregated(q).await.unwrap();
     let stats = points[0].numeric.unwrap();
     assert_eq!((stats.samples, stats.sum, stats.min, stats.max), (3, 8.0, 1.5, 4.0));
@@ -149,14 +148,7 @@ async fn check_against_oracle(store: &SqliteStore, series: &SeriesKey, distinct:
     assert_eq!(raw, expected);
     check_pages(store, series, &expected).await;
     for resolution in Resolution::ALL {
-        let q = AggrQuery {
-            series: series.id(),
-            resolution,
-            from: Millis::MIN,
-            to: Millis::MAX,
-            numeric: true,
-            occur: true,
-        };
+        let q = all_time(&series.id(), resolution);
         let got: Oracle = store
             .aggregated(q)
             .await
@@ -232,21 +224,25 @@ async fn reads_and_rollups_after_batched_ingest_equal_a_recomputation_from_raw_d
 
 #[test]
 fn a_merge_counts_a_row_already_in_the_raw_table_once() {
-    let mut conn = Connection::open_in_memory().unwrap();
-    crate::store::sqlite::schema::migrate(&mut conn).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let mut hist = open_file(dir.path(), Synchronous::Normal).unwrap();
+    let mut main = Connection::open(dir.path().join(crate::store::sqlite::DB_FILE)).unwrap();
+    crate::store::sqlite::schema::migrate(&mut main).unwrap();
     let id = key("R1", "t").id();
     let sql = "INSERT INTO history_raw (series, recv_ms, value, attr_type) VALUES (?1, 1000, '\"1\"', 'Number')";
-    conn.execute(sql, params![id.0]).unwrap();
+    hist.execute(sql, params![id.0]).unwrap();
     let fresh = |ms: i64, value: &str| Fresh::new(id, Millis(ms), &json!(value), "Number".into());
-    // Enough rows for a multi-row statement, the row already merged among them.
+    // The row already merged among new ones.
     let rows: Vec<Fresh> = (0..150).map(|i| fresh(i * 1_000, "1")).collect();
-    journal::append(&conn, &rows).unwrap();
-    super::open(&mut conn).unwrap();
+    let row = journal::append(&main, &rows).unwrap();
+    super::open(&main, &mut hist).unwrap();
     let counts = "SELECT (SELECT count(*) FROM history_raw), (SELECT sum(samples) FROM history_rollup
-        WHERE resolution = 4), (SELECT count(*) FROM history_journal), (SELECT epoch FROM history_merged)";
+        WHERE resolution = 4), epoch, journal_through FROM history_merged";
     let found: (i64, i64, i64, i64) =
-        conn.query_row(counts, [], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?))).unwrap();
-    assert_eq!(found, (150, 149, 0, 1), "only the new rows feed the rollups; the journal is emptied");
+        hist.query_row(counts, [], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?))).unwrap();
+    assert_eq!(found, (150, 149, 1, row), "only the new rows feed the rollups; the mark says what is merged");
+    let journal: i64 = main.query_row("SELECT count(*) FROM history_journal", [], |r| r.get(0)).unwrap();
+    assert_eq!(journal, 0, "merged rows leave the journal");
 }
 
 #[tokio::test]
@@ -268,14 +264,7 @@ async fn a_version_5_log_left_unmerged_is_merged_after_the_migration() {
     assert_eq!(raw, [(1_000, json!("1.5")), (1_500, json!("a \" b")), (2_000, json!("4"))]);
     let dup = store.ingest(vec![sample(&t, 1_500, json!("a \" b"))]).await.unwrap();
     assert_eq!(dup, IngestOutcome { stored: 0, duplicates: 1 });
-    let q = AggrQuery {
-        series: t.id(),
-        resolution: Resolution::Hour,
-        from: Millis::MIN,
-        to: Millis::MAX,
-        numeric: true,
-        occur: true,
-    };
+    let q = all_time(&t.id(), Resolution::Hour);
     let points = store.aggregated(q).await.unwrap();
     let stats = points[0].numeric.unwrap();
     assert_eq!((stats.samples, stats.sum), (2, 5.5));
@@ -342,4 +331,76 @@ async fn a_sample_merged_before_a_restart_stays_a_duplicate_after_an_older_one_i
     let again = store.ingest(vec![sample(&t, 5_000, json!("5"))]).await.unwrap();
     assert_eq!(again, IngestOutcome { stored: 0, duplicates: 1 });
     assert_eq!(all_raw(&store, &t).await, [(1_000, json!("1")), (5_000, json!("5"))]);
+}
+
+/// Holds the history file's write lock from another connection until released, so the merger waits (its busy
+/// timeout is longer than the tests hold it).
+fn hold_history_file(dir: &std::path::Path) -> std::sync::mpsc::Sender<()> {
+    let conn = Connection::open(dir.join(HISTORY_FILE)).unwrap();
+    conn.execute_batch("BEGIN IMMEDIATE").unwrap();
+    let (release, held) = std::sync::mpsc::channel::<()>();
+    std::thread::spawn(move || {
+        let _ = held.recv();
+        conn.execute_batch("COMMIT").unwrap();
+    });
+    release
+}
+
+#[tokio::test]
+async fn a_sample_sent_again_while_its_delete_waits_for_the_merger_is_stored_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = open(dir.path());
+    let t = key("R1", "t");
+    store.ingest(vec![sample(&t, 1_000, json!("1"))]).await.unwrap();
+    merge_now(&store).await;
+    store.ingest(vec![sample(&t, 2_000, json!("2"))]).await.unwrap();
+    let release = hold_history_file(dir.path());
+    let delete = store.delete(DeleteScope::Attribute(t.clone()));
+    // An answered job queued after the delete's: the delete's transaction is committed, its merger task waiting.
+    store.ingest(vec![sample(&key("R2", "t"), 1_000, json!("1"))]).await.unwrap();
+    // Later transactions than the delete's: the merged sample and the one sealed before the delete are new again.
+    let again = store.ingest(vec![sample(&t, 1_000, json!("1")), sample(&t, 2_000, json!("2"))]).await.unwrap();
+    assert_eq!(again, IngestOutcome { stored: 2, duplicates: 0 });
+    let twice = store.ingest(vec![sample(&t, 2_000, json!("2")), sample(&t, 3_000, json!("3"))]).await.unwrap();
+    assert_eq!(twice, IngestOutcome { stored: 1, duplicates: 1 });
+    release.send(()).unwrap();
+    delete.await.unwrap();
+    let expected = [(1_000, json!("1")), (2_000, json!("2")), (3_000, json!("3"))];
+    assert_eq!(all_raw(&store, &t).await, expected);
+    merge_now(&store).await;
+    assert_eq!(all_raw(&store, &t).await, expected);
+    let thrice = store.ingest(vec![sample(&t, 1_000, json!("1")), sample(&t, 3_000, json!("3"))]).await.unwrap();
+    assert_eq!(thrice, IngestOutcome { stored: 0, duplicates: 2 });
+}
+
+#[tokio::test]
+async fn a_version_6_data_dir_moves_its_history_to_the_history_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let t = key("R1", "t");
+    {
+        let mut conn = Connection::open(dir.path().join(crate::store::sqlite::DB_FILE)).unwrap();
+        crate::store::sqlite::schema::migrate_to(&mut conn, 6).unwrap();
+        let series = "INSERT INTO history_series VALUES (?1, 'default', '/', 'R1', 'Room', 't')";
+        conn.execute(series, params![t.id().0]).unwrap();
+        let raw = "INSERT INTO history_raw VALUES (?1, 1000, '\"1.5\"', 'Number')";
+        conn.execute(raw, params![t.id().0]).unwrap();
+        let rollup = "INSERT INTO history_rollup VALUES (?1, 2, 0, 1, 1.5, 2.25, 1.5, 1.5)";
+        conn.execute(rollup, params![t.id().0]).unwrap();
+        conn.execute("UPDATE history_merged SET epoch = 3", []).unwrap();
+        journal::append(&conn, &[Fresh::new(t.id(), Millis(2_000), &json!("4"), "Number".into())]).unwrap();
+    }
+    let store = open(dir.path());
+    assert_eq!(all_raw(&store, &t).await, [(1_000, json!("1.5")), (2_000, json!("4"))]);
+    let q = all_time(&t.id(), Resolution::Hour);
+    let stats = store.aggregated(q).await.unwrap()[0].numeric.unwrap();
+    assert_eq!((stats.samples, stats.sum), (2, 5.5));
+    let dup = store.ingest(vec![sample(&t, 1_000, json!("1.5"))]).await.unwrap();
+    assert_eq!(dup, IngestOutcome { stored: 0, duplicates: 1 });
+    drop(store);
+    let main = Connection::open(dir.path().join(crate::store::sqlite::DB_FILE)).unwrap();
+    let left: i64 =
+        main.query_row("SELECT count(*) FROM sqlite_master WHERE name = 'history_raw'", [], |r| r.get(0)).unwrap();
+    let hist = Connection::open(dir.path().join(HISTORY_FILE)).unwrap();
+    let epoch: i64 = hist.query_row("SELECT epoch FROM history_merged", [], |r| r.get(0)).unwrap();
+    assert_eq!((left, epoch), (0, 4), "the tables left the main file; the journal row was merged after epoch 3");
 }
