@@ -99,8 +99,8 @@ fn attach(conn: &Connection, schema: &str, file: &Path) -> Result<(), StoreError
 }
 
 impl Drop for SqliteStore {
-    /// Lets the history merger finish its task at hand, so a store opened next on the same files starts from a
-    /// settled mark; what it had not started stays in the journal and is merged at the next open.
+    /// Lets the history merger finish the tasks already queued, so a store opened next on the same files starts from
+    /// a settled mark; samples not yet sealed stay in the journal and are merged at the next open.
     fn drop(&mut self) {
         self.history.close();
         if let Some(thread) = self.merger_thread.take() {
