@@ -4,11 +4,11 @@
 //!
 //! The history file is separate so that merges, which write most of what ingest costs (raw rows, rollup points,
 //! their WAL frames and checkpoints), run beside the main writer instead of inside it: SQLite lets one connection
-//! write a file at a time, and a merge of `MERGE_AT` samples holds that for one to two seconds
-//! (`benches/results/history.md`). After a merge commits, a writer job deletes the journal rows it holds and, in
-//! its after-commit hook, retires the generation from the tail. A merge that fails is retried with a growing pause:
-//! the tasks after it (later generations, deletes) must not pass it, and its samples stay readable in the tail and
-//! durable in the journal meanwhile. Ingest waits when `BACKLOG` merges are queued, so the tail stays bounded.
+//! write a file at a time, and a merge holds that for seconds (`benches/results/history.md`). After a merge
+//! commits, a writer job deletes the journal rows it holds and, in its after-commit hook, retires the generation
+//! from the tail. A merge that fails is retried with a growing pause: the tasks after it (later generations,
+//! deletes) must not pass it, and its samples stay readable in the tail and durable in the journal meanwhile.
+//! Ingest waits when `BACKLOG` merges are queued, so the tail stays bounded.
 
 use std::path::Path;
 use std::sync::{Arc, Condvar, Mutex};
@@ -29,7 +29,7 @@ use crate::store::sqlite::{Synchronous, writer::Writer};
 /// The history file's name inside the data dir.
 pub const HISTORY_FILE: &str = "history.db";
 
-/// Merges queued (the one running included) at which ingest waits for one to finish: about 0.25 GB of tail each.
+/// Merges queued (the one running included) at which ingest waits for one to finish: up to 0.55 GB of tail each.
 const BACKLOG: usize = 2;
 
 /// Longest pause between two attempts at a failing merge.

@@ -4,9 +4,10 @@
 //! Ingest (`ingest`, a writer job) appends the job's new samples to `history_journal` as one row, so a commit
 //! writes a few pages whatever the number of series, and a job costs one statement however many samples it holds.
 //! After the commit, the job's samples are published to the tail with their rollup contributions; readers add the
-//! tail to what their snapshot of the history file holds (`read`). Once the tail's open generation holds
-//! `MERGE_AT` samples it is sealed and queued to the merger thread, which writes it into the history file on the
-//! other core while the writer goes on; a writer job then deletes the journal rows it held and retires it.
+//! tail to what their snapshot of the history file holds (`read`). Once the tail's open generation is large enough
+//! for the series it touches (`merge_due`) it is sealed and queued to the merger thread, which writes it into the
+//! history file on the other core while the writer goes on; a writer job then deletes the journal rows it held and
+//! retires it.
 //!
 //! Idempotency stays exact and needs no statement in the common case: a sample is new when it is neither among the
 //! samples this job or an earlier job of the same transaction journaled (`Pending`, kept for the transaction), nor
@@ -70,11 +71,24 @@ pub struct Ingested {
     pub journal_row: i64,
 }
 
-/// Samples in the tail's open generation at which it is sealed and merged. A merge rewrites at least one page per
-/// touched series and table, whatever the samples it brings: with 64,000 series, merges of 400,000 samples held
-/// 143,000 samples/s over a 60 s ingest and 800,000 held 171,000 (`benches/results/history.md`, 2026-11-24). The
-/// tail holds at most the open generation and `merger::BACKLOG` sealed ones, about 0.3 KB per sample in memory.
-pub const MERGE_AT: usize = 800_000;
+/// Samples per touched series at which the tail's open generation is merged, between [`MERGE_MIN`] and
+/// [`MERGE_MAX`] samples. A merge rewrites at least one page per touched series and table whatever it brings: with
+/// 64,000 series a merge took about 5 s plus 4.2 µs per sample once the tables held 12 million samples (8.3 s for
+/// 800,000 samples, 15 s for 2,400,000), so the merger kept up with 96,000 samples/s at 12.5 samples per series and
+/// 160,000 at 37.5 (`benches/results/history.md`, 2026-11-24). Few series merge at the floor: the tail stays small.
+const SAMPLES_PER_SERIES: usize = 40;
+
+/// The fewest samples a merge waits for.
+const MERGE_MIN: usize = 200_000;
+
+/// The most samples a merge waits for. The tail holds at most the open generation and `merger::BACKLOG` sealed
+/// ones, about 0.23 KB per sample in memory (1.7 GB peak with three generations of 2,400,000).
+const MERGE_MAX: usize = 2_400_000;
+
+/// Whether an open generation of `samples` over `series` series is sealed and merged.
+pub fn merge_due(samples: usize, series: usize) -> bool {
+    samples >= series.saturating_mul(SAMPLES_PER_SERIES).clamp(MERGE_MIN, MERGE_MAX)
+}
 
 /// What the current writer transaction did that later jobs of it must know: the samples its ingest jobs journaled
 /// (published to the tail only after the commit), and the series its deletes covered.

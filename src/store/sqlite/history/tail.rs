@@ -16,7 +16,7 @@ use std::collections::{BTreeMap, HashMap, VecDeque};
 use std::ops::Bound;
 use std::sync::{Arc, RwLock};
 
-use super::MERGE_AT;
+use super::merge_due;
 use crate::history::model::{Aggregate, SeriesId};
 use crate::history::store::{AggrQuery, NumericStats, Point, TextStats};
 use crate::history::time::{Millis, Resolution};
@@ -197,7 +197,7 @@ impl Tail {
     }
 
     /// Adds committed samples, journaled through row `through`, to the open generation; answers the generation
-    /// sealed for the merger when the open one has reached `MERGE_AT` samples.
+    /// sealed for the merger when the open one is large enough for the series it touches (`merge_due`).
     pub fn publish(&self, fresh: Vec<Fresh>, through: i64) -> Option<Arc<Generation>> {
         let mut state = self.0.write().expect("tail lock");
         let open = &mut state.open;
@@ -206,7 +206,7 @@ impl Tail {
         for sample in fresh {
             open.series.entry(sample.series).or_default().add(sample);
         }
-        if open.samples < MERGE_AT {
+        if !merge_due(open.samples, open.series.len()) {
             return None;
         }
         state.seal()
@@ -379,7 +379,19 @@ mod tests {
         assert!(tail.holds(seven, Millis(2_000), "\"2\"", 2), "the open generation is after every epoch");
         assert!(!tail.holds(seven, Millis(2_000), "\"1\"", 0));
         assert_eq!(tail.oldest_sealed(), 1);
-        assert_eq!(tail.publish((0..MERGE_AT as i64).map(|ms| fresh(ms, "1")).collect(), 3).map(|g| g.epoch), Some(4));
+        // The open generation holds one sample of one series: it is sealed when it reaches the floor.
+        let floor = (1..).find(|n| merge_due(*n, 1)).unwrap() as i64;
+        let short = (3_000..floor + 2_998).map(|ms| fresh(ms, "1")).collect();
+        assert_eq!(tail.publish(short, 3).map(|g| g.epoch), None, "one sample short of a merge");
+        assert_eq!(tail.publish(vec![fresh(-1, "1")], 4).map(|g| g.epoch), Some(4));
+    }
+
+    #[test]
+    fn merges_wait_for_samples_per_touched_series_between_a_floor_and_a_cap() {
+        let first_due = |series: usize| (1..).find(|n| merge_due(*n, series)).unwrap();
+        assert_eq!(first_due(1), 200_000, "few series: the floor");
+        assert_eq!(first_due(10_000), 400_000);
+        assert_eq!(first_due(64_000), 2_400_000, "many series: the cap");
     }
 
     #[test]
