@@ -86,7 +86,7 @@ const MERGE_MIN: usize = 200_000;
 const MERGE_MAX: usize = 2_400_000;
 
 /// Whether an open generation of `samples` over `series` series is sealed and merged.
-pub fn merge_due(samples: usize, series: usize) -> bool {
+fn merge_due(samples: usize, series: usize) -> bool {
     samples >= series.saturating_mul(SAMPLES_PER_SERIES).clamp(MERGE_MIN, MERGE_MAX)
 }
 
