@@ -63,9 +63,9 @@ fn write(conn: &Connection, series: &BySeries) -> Result<(), StoreError> {
 fn write_series(conn: &Connection, id: SeriesId, tail: &SeriesTail) -> Result<(), StoreError> {
     let mut insert = conn.prepare_cached(INSERT_RAW)?;
     let mut refused = Vec::new();
-    for ((t, value), attr_type) in &tail.raw {
-        if insert.execute(params![id.0, t.0, value, attr_type])? == 0 {
-            refused.push((*t, value.as_str()));
+    for row in &tail.raw {
+        if insert.execute(params![id.0, row.recv_time.0, &*row.value, &*row.attr_type])? == 0 {
+            refused.push(row.key());
         }
     }
     if refused.is_empty() {
@@ -78,10 +78,11 @@ fn write_series(conn: &Connection, id: SeriesId, tail: &SeriesTail) -> Result<()
 /// The series' rows other than `refused`, with their rollup contributions recomputed.
 fn only_new(id: SeriesId, tail: &SeriesTail, refused: &[(Millis, &str)]) -> Result<SeriesTail, StoreError> {
     let mut new = SeriesTail::default();
-    for ((t, value), attr_type) in &tail.raw {
-        if !refused.contains(&(*t, value.as_str())) {
-            let parsed = serde_json::from_str(value).map_err(|e| StoreError::Corrupt(format!("history value: {e}")))?;
-            new.add(Fresh::new(id, *t, &parsed, attr_type.clone()));
+    for row in &tail.raw {
+        if !refused.contains(&row.key()) {
+            let parsed =
+                serde_json::from_str(&row.value).map_err(|e| StoreError::Corrupt(format!("history value: {e}")))?;
+            new.add(Fresh::new(id, row.recv_time, &parsed, row.attr_type.to_string()));
         }
     }
     Ok(new)
@@ -90,7 +91,7 @@ fn only_new(id: SeriesId, tail: &SeriesTail, refused: &[(Millis, &str)]) -> Resu
 fn write_rollups(conn: &Connection, id: SeriesId, tail: &SeriesTail) -> Result<(), StoreError> {
     if !tail.numeric.is_empty() {
         let mut stmt = conn.prepare_cached(UPSERT_NUMERIC)?;
-        for ((resolution, bucket), s) in &tail.numeric {
+        for (resolution, bucket, s) in tail.numeric.iter() {
             let code = resolution.code();
             stmt.execute(params![id.0, code, bucket.0, s.samples as i64, s.sum, s.sum2, s.min, s.max])?;
         }
@@ -116,8 +117,8 @@ impl MergedMax {
     /// merged before this process started.
     pub fn saw(&mut self, generation: &Generation) {
         for (series, tail) in &generation.series {
-            if let (Some(max), Some(((last, _), _))) = (self.0.get_mut(series), tail.raw.last_key_value()) {
-                *max = (*max).max(last.0);
+            if let (Some(max), Some(last)) = (self.0.get_mut(series), tail.raw.last()) {
+                *max = (*max).max(last.recv_time.0);
             }
         }
     }

@@ -29,7 +29,7 @@ use crate::store::sqlite::{Synchronous, writer::Writer};
 /// The history file's name inside the data dir.
 pub const HISTORY_FILE: &str = "history.db";
 
-/// Merges queued (the one running included) at which ingest waits for one to finish: up to 0.55 GB of tail each.
+/// Merges queued (the one running included) at which ingest waits for one to finish: up to 0.4 GB of tail each.
 const BACKLOG: usize = 2;
 
 /// Longest pause between two attempts at a failing merge.

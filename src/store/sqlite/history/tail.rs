@@ -13,7 +13,6 @@
 //! Pure Rust: no SQL here.
 
 use std::collections::{BTreeMap, HashMap, VecDeque};
-use std::ops::Bound;
 use std::sync::{Arc, RwLock};
 
 use super::merge_due;
@@ -57,9 +56,6 @@ pub enum Pick {
     All,
 }
 
-/// A tail raw row's key: instant, value text.
-type RawKey = (Millis, String);
-
 /// Two instants, both included.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Window {
@@ -67,22 +63,126 @@ pub struct Window {
     pub to: Millis,
 }
 
-impl Window {
-    fn bounds(self) -> (Bound<RawKey>, Bound<RawKey>) {
-        let upper = match self.to.0.checked_add(1) {
-            Some(end) => Bound::Excluded((Millis(end), String::new())),
-            None => Bound::Unbounded,
-        };
-        (Bound::Included((self.from, String::new())), upper)
+/// One unmerged raw sample: 40 bytes, with the value's text beside it and the attribute type shared with the
+/// series' other samples of the same type.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RawRow {
+    pub recv_time: Millis,
+    /// The value as stored: its JSON text.
+    pub value: Box<str>,
+    pub attr_type: Arc<str>,
+}
+
+impl RawRow {
+    pub fn key(&self) -> (Millis, &str) {
+        (self.recv_time, &self.value)
     }
 }
 
-/// One series' unmerged samples in one generation, with their rollup contributions per (resolution, point): raw
-/// rows by (instant, value) to their attribute type.
+/// A series' unmerged raw samples, ordered like `history_raw` (instant, then value text), one per key. A sorted
+/// vector rather than a tree: samples mostly arrive in time order, so adding one is a push, and it holds a sample in
+/// about half the memory of a `BTreeMap` entry (`benches/results/history.md`, eighth session).
+#[derive(Debug, Default)]
+pub struct RawRows(Vec<RawRow>);
+
+impl RawRows {
+    /// Adds a sample, replacing the one with the same instant and value.
+    fn insert(&mut self, recv_time: Millis, value: String, attr_type: String) {
+        let attr_type = match self.0.last() {
+            Some(last) if *last.attr_type == *attr_type => last.attr_type.clone(),
+            _ => Arc::from(attr_type),
+        };
+        let row = RawRow { recv_time, value: value.into_boxed_str(), attr_type };
+        if self.0.last().is_none_or(|last| last.key() < row.key()) {
+            return self.0.push(row);
+        }
+        match self.0.binary_search_by(|r| r.key().cmp(&row.key())) {
+            Ok(at) => self.0[at] = row,
+            Err(at) => self.0.insert(at, row),
+        }
+    }
+
+    /// The rows between two instants (inclusive).
+    pub fn range(&self, window: Window) -> &[RawRow] {
+        let start = self.0.partition_point(|r| r.recv_time < window.from);
+        let end = self.0.partition_point(|r| r.recv_time <= window.to);
+        &self.0[start..end.max(start)]
+    }
+
+    pub fn iter(&self) -> std::slice::Iter<'_, RawRow> {
+        self.0.iter()
+    }
+
+    pub fn last(&self) -> Option<&RawRow> {
+        self.0.last()
+    }
+
+    fn shrink(&mut self) {
+        self.0.shrink_to_fit();
+    }
+}
+
+impl<'a> IntoIterator for &'a RawRows {
+    type Item = &'a RawRow;
+    type IntoIter = std::slice::Iter<'a, RawRow>;
+
+    fn into_iter(self) -> Self::IntoIter {
+        self.iter()
+    }
+}
+
+/// A series' unmerged numeric rollup contributions: per resolution, the points by start, in order. Vectors for the
+/// same reason as [`RawRows`]: points mostly open in time order.
+#[derive(Debug, Default)]
+pub struct NumericPoints([Vec<(Millis, NumericStats)>; 5]);
+
+impl NumericPoints {
+    fn absorb(&mut self, resolution: Resolution, bucket: Millis, value: f64) {
+        let points = &mut self.0[resolution as usize];
+        let at = match points.last() {
+            Some((last, _)) if *last == bucket => points.len() - 1,
+            Some((last, _)) if *last > bucket => match points.binary_search_by(|(b, _)| b.cmp(&bucket)) {
+                Ok(at) => at,
+                Err(at) => {
+                    points.insert(at, (bucket, zero()));
+                    at
+                }
+            },
+            _ => {
+                points.push((bucket, zero()));
+                points.len() - 1
+            }
+        };
+        points[at].1.absorb(&NumericStats::of(value));
+    }
+
+    /// The points of `resolution` that start between `from` and `to` (inclusive).
+    pub fn range(&self, resolution: Resolution, from: Millis, to: Millis) -> &[(Millis, NumericStats)] {
+        let points = &self.0[resolution as usize];
+        let start = points.partition_point(|(b, _)| *b < from);
+        let end = points.partition_point(|(b, _)| *b <= to);
+        &points[start..end.max(start)]
+    }
+
+    /// Every point, by resolution then start.
+    pub fn iter(&self) -> impl Iterator<Item = (Resolution, Millis, &NumericStats)> {
+        Resolution::ALL.into_iter().flat_map(move |r| self.0[r as usize].iter().map(move |(b, s)| (r, *b, s)))
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.0.iter().all(Vec::is_empty)
+    }
+
+    fn shrink(&mut self) {
+        self.0.iter_mut().for_each(Vec::shrink_to_fit);
+    }
+}
+
+/// One series' unmerged samples in one generation, with their rollup contributions per (resolution, point).
 #[derive(Debug, Default)]
 pub struct SeriesTail {
-    pub raw: BTreeMap<RawKey, String>,
-    pub numeric: BTreeMap<(Resolution, Millis), NumericStats>,
+    pub raw: RawRows,
+    pub numeric: NumericPoints,
     pub text: BTreeMap<(Resolution, Millis), BTreeMap<String, u64>>,
 }
 
@@ -91,18 +191,22 @@ impl SeriesTail {
         for (resolution, bucket) in Resolution::ALL.into_iter().zip(sample.buckets) {
             let key = (resolution, bucket);
             match &sample.aggregate {
-                Aggregate::Number(v) => self.numeric.entry(key).or_insert_with(zero).absorb(&NumericStats::of(*v)),
+                Aggregate::Number(v) => self.numeric.absorb(resolution, bucket, *v),
                 Aggregate::Text(text) => *self.text.entry(key).or_default().entry(text.clone()).or_default() += 1,
                 Aggregate::None => break,
             }
         }
-        self.raw.insert((sample.recv_time, sample.value), sample.attr_type);
+        self.raw.insert(sample.recv_time, sample.value, sample.attr_type);
+    }
+
+    fn shrink(&mut self) {
+        self.raw.shrink();
+        self.numeric.shrink();
     }
 
     /// Whether the series holds a sample of `value` at `t`.
     fn holds(&self, t: Millis, value: &str) -> bool {
-        let next = t.0.checked_add(1).map_or(Bound::Unbounded, |end| Bound::Excluded((Millis(end), String::new())));
-        self.raw.range((Bound::Included((t, String::new())), next)).any(|((_, v), _)| v == value)
+        self.raw.range(Window { from: t, to: t }).iter().any(|r| *r.value == *value)
     }
 }
 
@@ -174,6 +278,7 @@ impl State {
         }
         let mut sealed = std::mem::replace(&mut self.open, Generation::open());
         sealed.epoch = self.allocate();
+        sealed.series.values_mut().for_each(SeriesTail::shrink);
         let sealed = Arc::new(sealed);
         self.sealed.push_back(sealed.clone());
         Some(sealed)
@@ -254,19 +359,18 @@ impl Tail {
     /// only as many rows as picked, so a short page stays cheap on a long tail.
     pub fn raw(&self, snapshot: u64, series: SeriesId, window: Window, pick: Pick) -> Option<Vec<TailRow>> {
         let state = self.0.read().expect("tail lock");
-        let bounds = window.bounds();
         let mut rows = Vec::new();
         for tail in state.unmerged(snapshot)?.filter_map(|g| g.series.get(&series)) {
-            let range = tail.raw.range(bounds.clone());
-            let picked: Box<dyn Iterator<Item = _>> = match pick {
-                Pick::First(n) => Box::new(range.take(n)),
-                Pick::Last(n) => Box::new(range.rev().take(n)),
-                Pick::All => Box::new(range),
+            let range = tail.raw.range(window);
+            let picked = match pick {
+                Pick::First(n) => &range[..n.min(range.len())],
+                Pick::Last(n) => &range[range.len().saturating_sub(n)..],
+                Pick::All => range,
             };
-            rows.extend(picked.map(|((t, value), attr_type)| TailRow {
-                recv_time: *t,
-                value: value.clone(),
-                attr_type: attr_type.clone(),
+            rows.extend(picked.iter().map(|r| TailRow {
+                recv_time: r.recv_time,
+                value: r.value.to_string(),
+                attr_type: r.attr_type.to_string(),
             }));
         }
         rows.sort_unstable();
@@ -281,9 +385,8 @@ impl Tail {
     /// How many unmerged raw rows of a series lie between two instants (inclusive).
     pub fn count(&self, snapshot: u64, series: SeriesId, window: Window) -> Option<u64> {
         let state = self.0.read().expect("tail lock");
-        let bounds = window.bounds();
         let tails = state.unmerged(snapshot)?.filter_map(|g| g.series.get(&series));
-        Some(tails.map(|tail| tail.raw.range(bounds.clone()).count() as u64).sum())
+        Some(tails.map(|tail| tail.raw.range(window).len() as u64).sum())
     }
 
     /// The unmerged contributions to the points an aggregated query asks for, by start.
@@ -293,7 +396,7 @@ impl Tail {
         let range = (q.resolution, q.from)..=(q.resolution, q.to);
         for tail in state.unmerged(snapshot)?.filter_map(|g| g.series.get(&q.series)) {
             if q.numeric {
-                for ((_, bucket), stats) in tail.numeric.range(range.clone()) {
+                for (bucket, stats) in tail.numeric.range(q.resolution, q.from, q.to) {
                     let point = Point { bucket: *bucket, numeric: Some(*stats), text: None };
                     absorb(&mut points, point);
                 }
@@ -392,6 +495,34 @@ mod tests {
         assert_eq!(first_due(1), 200_000, "few series: the floor");
         assert_eq!(first_due(10_000), 400_000);
         assert_eq!(first_due(64_000), 2_400_000, "many series: the cap");
+    }
+
+    #[test]
+    fn late_samples_keep_raw_rows_and_points_in_order() {
+        let tail = Tail::new(0);
+        let arrivals = [(5_000, "5"), (1_000, "1"), (3_000, "\"b\""), (3_000, "\"a\""), (1_500, "2"), (61_000, "61")];
+        tail.publish(arrivals.iter().map(|(ms, v)| fresh(*ms, v)).collect(), 1);
+        let stored: Vec<(i64, String)> = all(&tail, 0).unwrap().into_iter().map(|r| (r.recv_time.0, r.value)).collect();
+        let expected = [(1_000, "1"), (1_500, "2"), (3_000, "\"a\""), (3_000, "\"b\""), (5_000, "5"), (61_000, "61")];
+        assert_eq!(stored, expected.map(|(ms, v)| (ms, v.to_owned())));
+        let samples = |q: &AggrQuery| -> Vec<(i64, u64)> {
+            let points = tail.points(0, q).unwrap();
+            points.iter().filter_map(|p| p.numeric.map(|n| (p.bucket.0, n.samples))).collect()
+        };
+        assert_eq!(samples(&second(0, 100_000)), [(1_000, 2), (5_000, 1), (61_000, 1)]);
+        assert_eq!(samples(&second(2_000, 60_000)), [(5_000, 1)]);
+        let minutes = AggrQuery { resolution: Resolution::Minute, ..second(0, 100_000) };
+        assert_eq!(samples(&minutes), [(0, 3), (60_000, 1)]);
+    }
+
+    #[test]
+    fn a_sample_with_the_key_of_a_stored_one_replaces_it() {
+        let mut rows = RawRows::default();
+        rows.insert(Millis(2), "1".into(), "Number".into());
+        rows.insert(Millis(1), "1".into(), "Number".into());
+        rows.insert(Millis(2), "1".into(), "Text".into());
+        let stored: Vec<(i64, &str)> = rows.iter().map(|r| (r.recv_time.0, &*r.attr_type)).collect();
+        assert_eq!(stored, [(1, "Number"), (2, "Text")]);
     }
 
     #[test]
