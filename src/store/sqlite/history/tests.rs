@@ -245,15 +245,21 @@ fn a_merge_counts_a_row_already_in_the_raw_table_once() {
     assert_eq!(journal, 0, "merged rows leave the journal");
 }
 
+/// The main file of a data dir left at schema `version`, holding series `t` (tenant `default`, path `/`).
+fn old_data_dir(dir: &std::path::Path, version: usize, t: &SeriesKey) -> Connection {
+    let mut conn = Connection::open(dir.join(crate::store::sqlite::DB_FILE)).unwrap();
+    crate::store::sqlite::schema::migrate_to(&mut conn, version).unwrap();
+    let series = "INSERT INTO history_series VALUES (?1, 'default', '/', 'R1', 'Room', 't')";
+    conn.execute(series, params![t.id().0]).unwrap();
+    conn
+}
+
 #[tokio::test]
 async fn a_version_5_log_left_unmerged_is_merged_after_the_migration() {
     let dir = tempfile::tempdir().unwrap();
     let t = key("R1", "t");
     {
-        let mut conn = Connection::open(dir.path().join(crate::store::sqlite::DB_FILE)).unwrap();
-        crate::store::sqlite::schema::migrate_to(&mut conn, 5).unwrap();
-        let series = "INSERT INTO history_series VALUES (?1, 'default', '/', 'R1', 'Room', 't')";
-        conn.execute(series, params![t.id().0]).unwrap();
+        let conn = old_data_dir(dir.path(), 5, &t);
         let sql = "INSERT INTO history_log (series, recv_ms, value, attr_type) VALUES (?1, ?2, ?3, 'Number')";
         for (ms, value) in [(2_000, "\"4\""), (1_000, "\"1.5\""), (1_500, "\"a \\\" b\"")] {
             conn.execute(sql, params![t.id().0, ms, value]).unwrap();
@@ -378,10 +384,7 @@ async fn a_version_6_data_dir_moves_its_history_to_the_history_file() {
     let dir = tempfile::tempdir().unwrap();
     let t = key("R1", "t");
     {
-        let mut conn = Connection::open(dir.path().join(crate::store::sqlite::DB_FILE)).unwrap();
-        crate::store::sqlite::schema::migrate_to(&mut conn, 6).unwrap();
-        let series = "INSERT INTO history_series VALUES (?1, 'default', '/', 'R1', 'Room', 't')";
-        conn.execute(series, params![t.id().0]).unwrap();
+        let conn = old_data_dir(dir.path(), 6, &t);
         let raw = "INSERT INTO history_raw VALUES (?1, 1000, '\"1.5\"', 'Number')";
         conn.execute(raw, params![t.id().0]).unwrap();
         let rollup = "INSERT INTO history_rollup VALUES (?1, 2, 0, 1, 1.5, 2.25, 1.5, 1.5)";
