@@ -142,16 +142,16 @@ impl Publisher {
         let give_up = Instant::now() + self.policy.retry_for;
         let mut backoff = self.policy.first_backoff;
         loop {
-            match self.attempt(target, &element).await {
+            let reason = match self.attempt(target, &element).await {
                 Ok(()) => return metrics::counter!("fluxgate_cep_updates_sent_total").increment(1),
-                Err(reason) => {
-                    metrics::counter!("fluxgate_cep_updates_failed_total").increment(1);
-                    tracing::debug!(url = %target.url, %reason, "CEP output attempt failed");
-                }
-            }
+                Err(reason) => reason,
+            };
+            metrics::counter!("fluxgate_cep_updates_failed_total").increment(1);
+            tracing::debug!(url = %target.url, %reason, "CEP output attempt failed");
             if Instant::now() + backoff > give_up {
                 metrics::counter!("fluxgate_cep_updates_dropped_total", "reason" => "retries_exhausted").increment(1);
-                return tracing::warn!(url = %target.url, "broker kept failing: CEP update dropped");
+                let service = target.tenant.as_str();
+                return tracing::warn!(url = %target.url, service, %reason, "broker kept failing: CEP update dropped");
             }
             metrics::counter!("fluxgate_cep_updates_retried_total").increment(1);
             tokio::time::sleep(backoff).await;

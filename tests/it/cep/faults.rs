@@ -3,6 +3,7 @@
 //! pending; a broker that is down or answers errors; a flood of events for one key; and another tenant that none of
 //! this touches. Each answers with the contract's errors, never panics, and leaves no state that outlives its timers.
 
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use axum::http::{Method, StatusCode};
@@ -174,8 +175,34 @@ async fn attempts(receiver: &mut Receiver, quiet_ms: u64) -> usize {
     count
 }
 
+/// A log line writer that keeps what the test's thread logged.
+#[derive(Clone, Default)]
+struct Captured(Arc<Mutex<Vec<u8>>>);
+
+impl std::io::Write for Captured {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.0.lock().unwrap().extend_from_slice(buf);
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+impl Captured {
+    fn text(&self) -> String {
+        String::from_utf8_lossy(&self.0.lock().unwrap()).into_owned()
+    }
+}
+
 #[tokio::test]
 async fn a_broker_down_or_answering_errors_is_retried_for_a_bounded_time_and_counted() {
+    let log = Captured::default();
+    let writer = log.clone();
+    let subscriber = tracing_subscriber::fmt().with_ansi(false).with_writer(move || writer.clone()).finish();
+    // The test's runtime runs the publisher's tasks on this thread, so they log here.
+    let _guard = tracing::subscriber::set_default(subscriber);
     let h = Harness::new().await;
     let mut failing = Receiver::start(StatusCode::INTERNAL_SERVER_ERROR).await;
     let down = format!("http://127.0.0.1:{}", free_port());
@@ -192,6 +219,10 @@ async fn a_broker_down_or_answering_errors_is_retried_for_a_bounded_time_and_cou
     for counter in ["fluxgate_cep_updates_failed_total", "fluxgate_cep_updates_dropped_total"] {
         assert!(metrics.contains(counter), "{counter} missing from /metrics");
     }
+    let dropped: Vec<String> =
+        log.text().lines().filter(|l| l.contains("CEP update dropped")).map(String::from).collect();
+    assert!(dropped.iter().any(|l| l.contains("WARN") && l.contains("broker answered 500")), "{dropped:?}");
+    assert!(dropped.iter().any(|l| l.contains(&down)), "the unreachable broker's drop is not logged: {dropped:?}");
 }
 
 fn tracker_event(inside: bool, at: i64) -> Row {
