@@ -10,12 +10,14 @@
 use std::collections::{BTreeMap, BTreeSet, HashMap, VecDeque};
 use std::sync::Arc;
 
+use foldhash::fast::RandomState;
+
 use super::aggregate::Accumulators;
 use super::operator::{Emit, Logic, State};
 use super::record::{Record, Stamp, millis, timer_epoch};
 use crate::cep::plan::{AggregationKind, QueryPlan, StreamInput, WindowSpec};
 use crate::cep::reference::TimerOrder;
-use crate::cep::reference::query::key_of;
+use crate::cep::reference::query::{key_of, view_key};
 use crate::cep::runtime::eval::{Scope, eval, holds};
 use crate::cep::runtime::{Row, Val};
 
@@ -35,9 +37,9 @@ enum View {
     /// Each row leaves `millis` after it arrived.
     Time { millis: i64, queue: VecDeque<(u64, u64)> },
     /// The last `count` rows per view key (one key when not grouped).
-    Length { count: usize, queues: HashMap<Arc<str>, VecDeque<u64>> },
+    Length { count: usize, queues: HashMap<Arc<str>, VecDeque<u64>, RandomState> },
     /// The last row per view key.
-    Last { current: HashMap<Arc<str>, u64> },
+    Last { current: HashMap<Arc<str>, u64, RandomState> },
 }
 
 impl View {
@@ -45,9 +47,9 @@ impl View {
         match window {
             None => View::All,
             Some(WindowSpec::Time { millis }) => View::Time { millis: *millis as i64, queue: VecDeque::new() },
-            Some(WindowSpec::Length { count }) => View::Length { count: *count as usize, queues: HashMap::new() },
+            Some(WindowSpec::Length { count }) => View::Length { count: *count as usize, queues: HashMap::default() },
             Some(WindowSpec::Grouped { inner, .. }) => View::new(Some(inner)),
-            Some(_) => View::Last { current: HashMap::new() },
+            Some(_) => View::Last { current: HashMap::default() },
         }
     }
 }
@@ -68,6 +70,8 @@ pub struct QueryLogic {
     stream: u32,
     sink: u32,
     vars: Arc<Row>,
+    /// The key of the one group of an unkeyed query or view, shared by all its entries.
+    empty: Arc<str>,
     state: QueryState,
 }
 
@@ -76,8 +80,10 @@ pub struct QueryLogic {
 #[derive(Debug)]
 struct QueryState {
     view: View,
-    entries: HashMap<u64, Entry>,
-    groups: HashMap<Arc<str>, Group>,
+    /// Maps hashed with foldhash (seeded per map), cheaper than SipHash on short keys (benches/results/cep.md,
+    /// ninth session).
+    entries: HashMap<u64, Entry, RandomState>,
+    groups: HashMap<Arc<str>, Group, RandomState>,
     changed: BTreeSet<Arc<str>>,
     held: BTreeMap<Arc<str>, Row>,
     next_id: u64,
@@ -90,8 +96,8 @@ impl QueryState {
     fn new(window: Option<&WindowSpec>) -> Self {
         QueryState {
             view: View::new(window),
-            entries: HashMap::new(),
-            groups: HashMap::new(),
+            entries: HashMap::default(),
+            groups: HashMap::default(),
             changed: BTreeSet::new(),
             held: BTreeMap::new(),
             next_id: 0,
@@ -104,7 +110,7 @@ impl QueryState {
 impl QueryLogic {
     pub fn new(statement: usize, plan: Arc<QueryPlan>, input: StreamInput, ids: (u32, u32), vars: Arc<Row>) -> Self {
         let state = QueryState::new(input.window.as_ref());
-        QueryLogic { statement, plan, input, stream: ids.0, sink: ids.1, vars, state }
+        QueryLogic { statement, plan, input, stream: ids.0, sink: ids.1, vars, empty: Arc::from(""), state }
     }
 
     fn every(&self) -> Option<i64> {
@@ -123,9 +129,9 @@ impl QueryLogic {
             return;
         }
         let counts = holds(self.plan.filter.as_ref(), &scope);
-        let group: Arc<str> = match &self.plan.aggregation {
-            Some(a) => key_of(&a.group_by, label, &row, &self.vars).into(),
-            None => "".into(),
+        let group = match &self.plan.aggregation {
+            Some(a) => self.group_key(key_of(&a.group_by, label, &row, &self.vars)),
+            None => self.empty.clone(),
         };
         if self.plan.aggregation.is_some() {
             self.enter(epoch, &row, group.clone(), counts);
@@ -140,9 +146,9 @@ impl QueryLogic {
 
     /// Puts the row in the view and its group, dropping what it displaces.
     fn enter(&mut self, epoch: u64, row: &Row, group: Arc<str>, counts: bool) {
-        let view_key: Arc<str> = match &self.input.window {
-            Some(w) => view_key(w, &self.input.label, row, &self.vars).into(),
-            None => "".into(),
+        let view_key = match self.input.window.as_ref().map(|w| view_key(w, &self.input.label, row, &self.vars)) {
+            Some(key) if !key.is_empty() => Arc::from(key),
+            _ => self.empty.clone(),
         };
         let args = match &self.plan.aggregation {
             Some(a) => a.aggregates.iter().map(|c| self.arg(c.arg.as_ref(), row)).collect(),
@@ -161,6 +167,14 @@ impl QueryLogic {
             g.acc.get_or_insert_with(|| Accumulators::new(calls)).add(calls, &args);
         }
         self.state.entries.insert(id, Entry { group, view_key, counts, args });
+    }
+
+    /// The group's shared key: the one its group already holds, so an arrival in a known group allocates none.
+    fn group_key(&self, key: String) -> Arc<str> {
+        match self.state.groups.get_key_value(key.as_str()) {
+            Some((shared, _)) => shared.clone(),
+            None => key.into(),
+        }
     }
 
     fn arg(&self, arg: Option<&crate::cep::plan::PlanExpr>, row: &Row) -> Val {
@@ -370,15 +384,5 @@ impl Logic for QueryLogic {
 
     fn stop(&mut self) {
         self.state = QueryState::new(None);
-    }
-}
-
-fn view_key(window: &WindowSpec, label: &str, row: &Row, vars: &Row) -> String {
-    match window {
-        WindowSpec::Unique { keys } => key_of(keys, label, row, vars),
-        WindowSpec::Grouped { keys, inner } => {
-            format!("{}\u{1e}{}", key_of(keys, label, row, vars), view_key(inner, label, row, vars))
-        }
-        _ => String::new(),
     }
 }

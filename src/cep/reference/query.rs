@@ -268,7 +268,11 @@ pub fn time_window(window: &WindowSpec) -> Option<u64> {
 pub fn key_of(exprs: &[PlanExpr], label: &str, event: &Row, vars: &Row) -> String {
     let binding = [(label, event)];
     let scope = Scope::new(&binding, vars);
-    exprs.iter().map(|e| eval(e, &scope).key()).collect::<Vec<_>>().join("\u{1f}")
+    match exprs {
+        // The common single key needs no joining (and no second copy).
+        [one] => eval(one, &scope).key(),
+        _ => exprs.iter().map(|e| eval(e, &scope).key()).collect::<Vec<_>>().join("\u{1f}"),
+    }
 }
 
 pub fn view_key(window: &WindowSpec, label: &str, event: &Row, vars: &Row) -> String {
