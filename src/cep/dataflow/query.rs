@@ -4,9 +4,10 @@
 //!
 //! Rows in the view are entries in a slab, named by their slot; each remembers its group, its view key, whether it
 //! counts (passed WHERE) and its aggregate arguments, so leaving the view is one subtraction. (A slab in place of a
-//! hash map by id: the floor bench ran at 467 k events/s against 384 k, benches/results/cep.md, ninth session.) A time window's expiries are a queue
-//! in arrival order; the view's other displacements are maps from view key to entry. Each worker holds the groups
-//! routed to it; output ticks are the same on every worker, started by the broadcast `Start` record.
+//! hash map by id: the floor bench ran at 467 k events/s against 384 k, benches/results/cep.md, ninth session.)
+//! A time window's expiries are a queue in arrival order; the view's other displacements are maps from view key to
+//! entry. Each worker holds the groups routed to it; output ticks are the same on every worker, started by the
+//! broadcast `Start` record.
 
 use std::collections::{BTreeMap, BTreeSet, HashMap, VecDeque};
 use std::sync::Arc;
