@@ -85,8 +85,7 @@ pub struct QueryLogic {
 #[derive(Debug)]
 struct QueryState {
     view: View,
-    /// Maps hashed with foldhash (seeded per map), cheaper than SipHash on short keys (benches/results/cep.md,
-    /// ninth session).
+    /// Hashed with foldhash (seeded per map), as are the view's maps: cheaper than SipHash on short keys.
     groups: HashMap<Arc<str>, Group, RandomState>,
     /// The view's entries, dense and indexed by their id (freed ids are reused), so a long window is one array.
     entries: Slab<Entry>,
