@@ -25,13 +25,14 @@ use crate::cep::reference::query::{key_of, view_key};
 use crate::cep::runtime::eval::{Scope, eval, holds};
 use crate::cep::runtime::{Row, Val};
 
+/// One row in the view, kept small: a ten-minute window holds millions. Its view key is not kept, since only a
+/// displacement removes it from a keyed view, and the arrival that displaces it knows the key.
 #[derive(Debug)]
 struct Entry {
     group: Arc<str>,
-    view_key: Arc<str>,
     counts: bool,
-    /// Inline for up to two aggregates: a window holds millions of entries.
-    args: SmallVec<[Val; 2]>,
+    /// Inline for one aggregate, on the heap for more.
+    args: SmallVec<[Val; 1]>,
 }
 
 /// Which entries a new arrival displaces.
@@ -157,7 +158,7 @@ impl QueryLogic {
             Some(a) => a.aggregates.iter().map(|c| self.arg(c.arg.as_ref(), row)).collect(),
             None => SmallVec::new(),
         };
-        let id = self.state.entries.insert(Entry { group: group.clone(), view_key: view_key.clone(), counts, args });
+        let id = self.state.entries.insert(Entry { group: group.clone(), counts, args });
         // Lengths are positive, so the new entry is never among the displaced.
         let displaced = self.displace(epoch, id, &view_key);
         for gone in displaced {
@@ -207,11 +208,6 @@ impl QueryLogic {
         let Some(entry) = self.state.entries.try_remove(id) else {
             return;
         };
-        if let View::Length { queues, .. } = &mut self.state.view
-            && queues.get(&entry.view_key).is_some_and(VecDeque::is_empty)
-        {
-            queues.remove(&entry.view_key);
-        }
         let Some(g) = self.state.groups.get_mut(&entry.group) else {
             return;
         };
@@ -387,5 +383,16 @@ impl Logic for QueryLogic {
 
     fn stop(&mut self) {
         self.state = QueryState::new(None);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A window's memory is its entries: this keeps one within a cache line.
+    #[test]
+    fn an_entry_fits_in_64_bytes() {
+        assert!(size_of::<Entry>() <= 64, "{} bytes", size_of::<Entry>());
     }
 }
