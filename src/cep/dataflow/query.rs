@@ -2,9 +2,9 @@
 //! grouped running aggregates, HAVING and the `OUTPUT LAST EVERY` policy, with cep-epl.md section 3's meaning (the
 //! reference evaluator's `query` module is the same semantics written as recomputation over a list of rows).
 //!
-//! Rows in the view are entries in a slab, named by their slot; each remembers its group, its view key, whether it
-//! counts (passed WHERE) and its aggregate arguments, so leaving the view is one subtraction. (A slab in place of a
-//! hash map by id: the floor bench ran at 467 k events/s against 384 k, benches/results/cep.md, ninth session.)
+//! Rows in the view are entries in a slab, named by their slot; each remembers its group, whether it counts (passed
+//! WHERE) and its aggregate arguments, so leaving the view is one subtraction. (A slab in place of a hash map by id:
+//! the floor bench ran at 467 k events/s against 384 k, benches/results/cep.md, ninth session.)
 //! A time window's expiries are a queue in arrival order; the view's other displacements are maps from view key to
 //! entry. Each worker holds the groups routed to it; output ticks are the same on every worker, started by the
 //! broadcast `Start` record.
