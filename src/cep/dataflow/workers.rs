@@ -1,6 +1,7 @@
 //! The timely workers the service owns (`--workers N` threads of one process) and the control channel that drives
 //! them. Every command goes to every worker, in one order (the dispatcher's lock), so all workers install, feed and
-//! remove the same dataflows identically while other tenants' dataflows stay installed. A command is a round: the
+//! remove the same dataflows identically while other tenants' dataflows stay installed; a feed carries each worker
+//! its own share of the events, which it then owns. A command is a round: the
 //! caller waits until each worker has stepped its dataflow past the command's epoch and reported the outputs it
 //! collected and its earliest timer. Workers block on their channel between rounds, so idle costs nothing.
 //!
@@ -39,7 +40,7 @@ pub struct Handover {
 
 enum Command {
     Install { id: u64, program: Arc<Program>, handover: Option<Handover> },
-    Feed { id: u64, batches: Arc<Vec<Batch>> },
+    Feed { id: u64, batches: Vec<Batch> },
     Remove { id: u64 },
 }
 
@@ -101,8 +102,8 @@ impl Workers {
     /// Feeds each batch at its epoch (increasing; a batch without events only moves time) and waits for the dataflow
     /// to pass the last one. The epochs run pipelined, in one round.
     pub fn feed(&self, id: u64, batches: Vec<Batch>) -> Report {
-        let batches = Arc::new(batches);
-        round(&self.lock(), || Command::Feed { id, batches: batches.clone() })
+        let mut shares = deal(batches, self.peers).into_iter();
+        round(&self.lock(), || Command::Feed { id, batches: shares.next().unwrap_or_default() })
     }
 
     pub fn remove(&self, id: u64) {
@@ -114,8 +115,26 @@ impl Workers {
     }
 }
 
-/// Sends one command to every worker and merges their reports.
-fn round(dispatch: &Dispatch, command: impl Fn() -> Command) -> Report {
+/// Deals each batch's events to the workers, event `i` to worker `i % peers`, and every batch's epoch to all of
+/// them. Each worker then owns its rows, so a statement that changes its input row (`SELECT *, e AS x`) changes it
+/// in place instead of copying it.
+fn deal(batches: Vec<Batch>, peers: usize) -> Vec<Vec<Batch>> {
+    let mut shares: Vec<Vec<Batch>> = (0..peers).map(|_| Vec::with_capacity(batches.len())).collect();
+    for (epoch, events) in batches {
+        let mut parts: Vec<Vec<InputEvent>> =
+            (0..peers).map(|_| Vec::with_capacity(events.len() / peers + 1)).collect();
+        for (i, event) in events.into_iter().enumerate() {
+            parts[i % peers].push(event);
+        }
+        for (share, part) in shares.iter_mut().zip(parts) {
+            share.push((epoch, part));
+        }
+    }
+    shares
+}
+
+/// Sends one command to every worker (the `n`-th command to worker `n`) and merges their reports.
+fn round(dispatch: &Dispatch, mut command: impl FnMut() -> Command) -> Report {
     let sent = dispatch.commands.iter().filter(|c| c.send(command()).is_ok()).count();
     let mut merged = Report::default();
     for report in dispatch.reports.iter().take(sent) {
@@ -149,7 +168,7 @@ fn serve(worker: &mut Worker, commands: &Receiver<Command>, reports: &Sender<Rep
                 Report { outputs: Vec::new(), next_timer }
             }
             Command::Feed { id, batches } => match flows.get_mut(&id) {
-                Some(flow) => feed(worker, flow, &batches),
+                Some(flow) => feed(worker, flow, batches),
                 None => Report::default(),
             },
             Command::Remove { id } => {
@@ -203,21 +222,18 @@ fn adopt(flow: &Flow, mut states: HashMap<usize, State>) -> Option<u64> {
     flow.built.controls.iter().filter_map(|c| c.next_timer.get()).min()
 }
 
-/// This worker's share of each batch's events (every `peers`-th), then steps until the dataflow has passed the last
-/// batch's epoch.
-fn feed(worker: &mut Worker, flow: &mut Flow, batches: &[Batch]) -> Report {
-    let (index, peers) = (worker.index(), worker.peers());
+/// Feeds this worker's share of the batches (`deal`), then steps until the dataflow has passed the last batch's
+/// epoch.
+fn feed(worker: &mut Worker, flow: &mut Flow, batches: Vec<Batch>) -> Report {
+    let last = batches.last().map_or(0, |(epoch, _)| *epoch);
     for (epoch, events) in batches {
-        if *epoch > *flow.input.time() {
-            flow.input.advance_to(*epoch);
+        if epoch > *flow.input.time() {
+            flow.input.advance_to(epoch);
         }
-        for (i, (stream, position, row)) in events.iter().enumerate() {
-            if i % peers == index {
-                flow.input.send(Record::Event { stamp: Stamp::input(*position), stream: *stream, row: row.clone() });
-            }
+        for (stream, position, row) in events {
+            flow.input.send(Record::Event { stamp: Stamp::input(position), stream, row });
         }
     }
-    let last = batches.last().map_or(0, |(epoch, _)| *epoch);
     let next = (*flow.input.time()).max(last) + 1;
     flow.input.advance_to(next);
     while flow.probe.less_than(&next) {
