@@ -1,9 +1,9 @@
 //! The timely workers the service owns (`--workers N` threads of one process) and the control channel that drives
 //! them. Every command goes to every worker, in one order (the dispatcher's lock), so all workers install, feed and
 //! remove the same dataflows identically while other tenants' dataflows stay installed; a feed carries each worker
-//! its own share of the events, which it then owns. A command is a round: the
-//! caller waits until each worker has stepped its dataflow past the command's epoch and reported the outputs it
-//! collected and its earliest timer. Workers block on their channel between rounds, so idle costs nothing.
+//! its own share of the events, which it then owns. A command is a round: the caller waits until each worker has
+//! stepped its dataflow past the command's epoch and reported the outputs it collected and its earliest timer.
+//! Workers block on their channel between rounds, so idle costs nothing.
 //!
 //! A dataflow can be installed as the replacement of another ([`Handover`]): each worker moves the state of the
 //! statements both run from the old dataflow's operators to the new one's before the new one first steps. A
