@@ -119,6 +119,9 @@ impl Workers {
 /// them. Each worker then owns its rows, so a statement that changes its input row (`SELECT *, e AS x`) changes it
 /// in place instead of copying it.
 fn deal(batches: Vec<Batch>, peers: usize) -> Vec<Vec<Batch>> {
+    if peers == 1 {
+        return vec![batches];
+    }
     let mut shares: Vec<Vec<Batch>> = (0..peers).map(|_| Vec::with_capacity(batches.len())).collect();
     for (epoch, events) in batches {
         let mut parts: Vec<Vec<InputEvent>> =
