@@ -9,6 +9,7 @@
 //! Events are compact ([`Event`]) so that the plain baseline pays nothing for the engine's dynamic rows; the engine
 //! side converts each one to the [`Row`] ingest would have built ([`Generator::row`]).
 
+use crate::cep::runtime::value::Name;
 use crate::cep::runtime::{Row, Val};
 
 /// Which seed job a bench runs.
@@ -65,6 +66,8 @@ pub struct Generator {
     lats: Vec<f64>,
     ids: Vec<String>,
     floors: Vec<String>,
+    /// The property names of a row, `id` first.
+    names: Vec<Name>,
 }
 
 impl Generator {
@@ -74,6 +77,10 @@ impl Generator {
         let prefix = match scenario {
             Scenario::Geofence => "Tracker",
             Scenario::Floor => "Room",
+        };
+        let names: &[&str] = match scenario {
+            Scenario::Geofence => &["id", "time", "position", "position_location", "temperature", "levelBattery"],
+            Scenario::Floor => &["id", "temperature", "temperature_unit", "floor"],
         };
         let lats = match scenario {
             Scenario::Geofence => (0..keys).map(|k| EDGE_LAT + SPREAD * (f64::from(k % 200) / 100.0 - 1.0)).collect(),
@@ -88,6 +95,7 @@ impl Generator {
             lats,
             ids: (0..keys).map(|k| format!("{prefix}{k}")).collect(),
             floors: (0..FLOORS).map(|f| f.to_string()).collect(),
+            names: names.iter().map(|n| Name::from(*n)).collect(),
         }
     }
 
@@ -121,24 +129,26 @@ impl Generator {
     }
 
     /// The event as ingest would have built it from a notification of the seed configuration.
+    /// Ingest shares a route's property names between its rows, and so does this.
     pub fn row(&self, event: &Event) -> Row {
-        let mut row = Row::new();
-        row.insert("id".to_owned(), Val::String(self.ids[event.key as usize].as_str().into()));
+        let name = |i: usize| self.names[i].clone();
+        let id = (name(0), Val::String(self.ids[event.key as usize].as_str().into()));
         match self.scenario {
-            Scenario::Geofence => {
-                row.insert("time".to_owned(), Val::Date(event.at_ms));
-                row.insert("position".to_owned(), Val::Point(event.x, event.y));
-                row.insert("position_location".to_owned(), Val::Null);
-                row.insert("temperature".to_owned(), Val::Null);
-                row.insert("levelBattery".to_owned(), Val::Null);
-            }
-            Scenario::Floor => {
-                row.insert("temperature".to_owned(), Val::Double(event.x));
-                row.insert("temperature_unit".to_owned(), Val::Null);
-                row.insert("floor".to_owned(), Val::String(self.floors[(event.key % FLOORS) as usize].as_str().into()));
-            }
+            Scenario::Geofence => Row::from([
+                id,
+                (name(1), Val::Date(event.at_ms)),
+                (name(2), Val::Point(event.x, event.y)),
+                (name(3), Val::Null),
+                (name(4), Val::Null),
+                (name(5), Val::Null),
+            ]),
+            Scenario::Floor => Row::from([
+                id,
+                (name(1), Val::Double(event.x)),
+                (name(2), Val::Null),
+                (name(3), Val::String(self.floors[(event.key % FLOORS) as usize].as_str().into())),
+            ]),
         }
-        row
     }
 }
 

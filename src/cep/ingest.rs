@@ -8,6 +8,7 @@ use serde_json::Value;
 use thiserror::Error;
 
 use super::config::{CepConfig, EventTypeIn};
+use super::runtime::value::Name;
 use super::runtime::{Row, Val};
 
 /// An attribute as a notification carries it: name, value, and metadata as (name, value).
@@ -46,6 +47,10 @@ pub struct Route {
     entity_type: String,
     id: IdMatch,
     declaration: EventTypeIn,
+    /// The property names of each declared attribute and of its metadata, made once, so the rows of this route
+    /// share them.
+    names: Vec<(Name, Vec<Name>)>,
+    id_name: Name,
 }
 
 /// The routes of a configuration's `in` declarations; a bad id pattern refuses the configuration.
@@ -62,7 +67,16 @@ fn route(declaration: &EventTypeIn) -> Result<Route, IngestError> {
     } else {
         IdMatch::Exact(declaration.id.clone())
     };
-    Ok(Route { entity_type: declaration.entity_type.clone(), id, declaration: declaration.clone() })
+    let names = (declaration.attributes.iter())
+        .map(|a| (a.name.as_str().into(), a.metadata.iter().map(|m| format!("{}_{}", a.name, m.name).into()).collect()))
+        .collect();
+    Ok(Route {
+        entity_type: declaration.entity_type.clone(),
+        id,
+        declaration: declaration.clone(),
+        names,
+        id_name: "id".into(),
+    })
 }
 
 impl Route {
@@ -84,18 +98,17 @@ pub fn to_event(routes: &[Route], element: &ElementIn) -> Result<(String, Row), 
         .into_iter()
         .find(|r| r.accepts(&element.id))
         .ok_or_else(|| IngestError::IdMismatch { id: element.id.clone(), entity_type: element.entity_type.clone() })?;
-    let mut row = Row::new();
-    for attribute in &route.declaration.attributes {
+    let mut props = Vec::with_capacity(route.names.iter().map(|(_, metas)| 1 + metas.len()).sum::<usize>() + 1);
+    for (attribute, (name, meta_names)) in route.declaration.attributes.iter().zip(&route.names) {
         let given = element.attributes.iter().find(|(name, _, _)| *name == attribute.name);
-        for meta in &attribute.metadata {
+        for (meta, property) in attribute.metadata.iter().zip(meta_names) {
             let value = given.and_then(|(_, _, metas)| metas.iter().find(|(m, _)| *m == meta.name));
-            let property = format!("{}_{}", attribute.name, meta.name);
-            row.insert(property.clone(), convert(&property, value.map(|(_, v)| v), &meta.meta_type)?);
+            props.push((property.clone(), convert(property, value.map(|(_, v)| v), &meta.meta_type)?));
         }
-        row.insert(attribute.name.clone(), convert(&attribute.name, given.map(|(_, v, _)| v), &attribute.attr_type)?);
+        props.push((name.clone(), convert(name, given.map(|(_, v, _)| v), &attribute.attr_type)?));
     }
-    row.insert("id".to_owned(), Val::String(element.id.as_str().into()));
-    Ok((route.entity_type.clone(), row))
+    props.push((route.id_name.clone(), Val::String(element.id.as_str().into())));
+    Ok((route.entity_type.clone(), props.into_iter().collect()))
 }
 
 /// Converts a value by its declared type; absent is null.

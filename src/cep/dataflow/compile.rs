@@ -500,7 +500,7 @@ impl Select {
         let identity = plan
             .projection
             .iter()
-            .map(|p| matches!(&p.expr, PlanExpr::Column { source, name, .. } if *source == input.label && *name == p.name))
+            .map(|p| matches!(&p.expr, PlanExpr::Column { source, name, .. } if *source == input.label && **name == *p.name))
             .collect();
         Select { number, plan: plan.clone(), input: input.clone(), ids, vars, identity }
     }
@@ -517,16 +517,17 @@ impl Select {
         if !holds(self.input.filter.as_ref(), &scope) || !holds(self.plan.filter.as_ref(), &scope) {
             return;
         }
-        let computed: Vec<(String, crate::cep::runtime::Val)> = (self.plan.projection.iter().zip(&self.identity))
-            .filter(|(_, same)| !**same)
-            .map(|(p, _)| (p.name.clone(), eval(&p.expr, &scope)))
-            .collect();
+        let computed: Vec<(crate::cep::runtime::value::Name, crate::cep::runtime::Val)> =
+            (self.plan.projection.iter().zip(&self.identity))
+                .filter(|(_, same)| !**same)
+                .map(|(p, _)| (p.name.clone(), eval(&p.expr, &scope)))
+                .collect();
         let mut out = row;
         let kept =
-            |name: &String| self.plan.projection.iter().zip(&self.identity).any(|(p, same)| *same && p.name == *name);
+            |name: &str| self.plan.projection.iter().zip(&self.identity).any(|(p, same)| *same && *p.name == *name);
         out.retain(|name, _| kept(name));
         for (p, _) in self.plan.projection.iter().zip(&self.identity).filter(|(_, same)| **same) {
-            out.entry(p.name.clone()).or_insert(crate::cep::runtime::Val::Null);
+            out.insert_absent(p.name.clone(), crate::cep::runtime::Val::Null);
         }
         out.extend(computed);
         emit.event(stamp.child(self.number, 0), self.ids.1, out);

@@ -168,7 +168,7 @@ fn member_key(q: &QueryPlan, j: &JoinPlan, column: &str) -> Option<PlanExpr> {
         matches!((driver, lookup), (PlanExpr::Column { ty: a, .. }, PlanExpr::Column { ty: b, .. }) if a == b);
     let splits = view_splits(j.lookup.window.as_ref(), &looked_up);
     let feeds = q.sink.stream == j.lookup.stream;
-    let keeps_key = !feeds || q.projection.iter().any(|p| p.name == column && p.expr == *driver);
+    let keeps_key = !feeds || q.projection.iter().any(|p| *p.name == *column && p.expr == *driver);
     (same_type && splits && keeps_key).then(|| driver.clone())
 }
 

@@ -22,7 +22,7 @@ use super::record::{Record, Stamp, millis, timer_epoch};
 use crate::cep::plan::{AggregationKind, QueryPlan, StreamInput, WindowSpec};
 use crate::cep::reference::TimerOrder;
 use crate::cep::reference::query::{key_of, view_key};
-use crate::cep::runtime::eval::{Scope, eval, holds};
+use crate::cep::runtime::eval::{Scope, eval, holds, project};
 use crate::cep::runtime::{Row, Val};
 
 /// One row in the view, kept small: a ten-minute window holds millions. Its view key is not kept, since only a
@@ -283,7 +283,7 @@ impl QueryLogic {
     fn project(&self, event: &Row, aggregates: &[Val]) -> Row {
         let binding = [(self.input.label.as_str(), event)];
         let scope = Scope { rows: &binding, aggregates, vars: &self.vars };
-        self.plan.projection.iter().map(|p| (p.name.clone(), eval(&p.expr, &scope))).collect()
+        project(&self.plan.projection, &scope)
     }
 
     fn expire(&mut self, epoch: u64) {

@@ -17,7 +17,7 @@ use crate::cep::plan::{MergeActionPlan, MergePlan, Partitioning, PlanExpr, Strea
 use crate::cep::reference::named::assign;
 use crate::cep::reference::query::key_of;
 use crate::cep::runtime::Row;
-use crate::cep::runtime::eval::{Scope, eval, holds};
+use crate::cep::runtime::eval::{Scope, eval, holds, project};
 
 /// What an `ON trigger ...` statement does to the window.
 #[derive(Debug)]
@@ -129,7 +129,7 @@ impl WindowLogic {
         let Some(MergeActionPlan::Insert(projection)) = clause.map(|c| &c.action) else {
             return Vec::new();
         };
-        let row: Row = projection.iter().map(|p| (p.name.clone(), eval(&p.expr, &scope))).collect();
+        let row = project(projection, &scope);
         vec![self.insert(row)]
     }
 

@@ -222,7 +222,8 @@ pub enum AggregationKind {
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Projection {
-    pub name: String,
+    /// Shared with every row the statement produces.
+    pub name: crate::cep::runtime::value::Name,
     pub expr: PlanExpr,
     pub ty: DataType,
 }

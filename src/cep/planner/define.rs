@@ -180,7 +180,7 @@ fn merge_clause(
             let projection =
                 project_items(&mut ExprPlanner::new(ctx, catalog, &trigger, Some("a merge insert")), &trigger, items)?;
             let columns: Vec<Column> =
-                projection.iter().map(|p| Column { name: p.name.clone(), ty: p.ty.clone() }).collect();
+                projection.iter().map(|p| Column { name: p.name.to_string(), ty: p.ty.clone() }).collect();
             let window = Name { text: on.window.name.clone(), span: c.span };
             check_declared(ctx, &window, &on.window, &columns, &[], "")?;
             if let Some(extra) = columns.iter().find(|col| on.window.column(&col.name).is_none()) {

@@ -49,7 +49,7 @@ pub(super) fn plan_select(ctx: &Ctx<'_>, s: &SelectStmt, catalog: &mut dyn Catal
 fn order_key(planner: &mut ExprPlanner<'_>, projection: &[Projection], e: &Expr) -> Result<PlanExpr, CepError> {
     if let ExprKind::Property(path) = &e.kind
         && let [name] = path.as_slice()
-        && let Some(p) = projection.iter().find(|p| p.name == name.text)
+        && let Some(p) = projection.iter().find(|p| *p.name == *name.text)
     {
         return Ok(p.expr.clone());
     }
@@ -251,7 +251,7 @@ fn project_item(planner: &mut ExprPlanner<'_>, scope: &Scope, item: &SelectItem)
                 ));
             }
             let name = alias.as_ref().map_or_else(|| default_name(&planned, expr), |a| a.text.clone());
-            Ok(vec![Projection { name, expr: planned, ty }])
+            Ok(vec![Projection { name: name.into(), expr: planned, ty }])
         }
     }
 }
@@ -260,7 +260,7 @@ fn columns_of(source: &str, columns: &[Column]) -> Vec<Projection> {
     columns
         .iter()
         .map(|c| Projection {
-            name: c.name.clone(),
+            name: c.name.as_str().into(),
             expr: PlanExpr::Column { source: source.to_string(), name: c.name.clone(), ty: c.ty.clone() },
             ty: c.ty.clone(),
         })
@@ -287,7 +287,7 @@ fn aggregation(
     let ungrouped: Vec<String> = projection
         .iter()
         .filter(|p| !group_by.contains(&p.expr) && has_ungrouped_column(&p.expr, &group_by))
-        .map(|p| p.name.clone())
+        .map(|p| p.name.to_string())
         .collect();
     let kind = if ungrouped.is_empty() {
         AggregationKind::FullyAggregated

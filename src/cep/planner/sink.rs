@@ -15,7 +15,8 @@ pub(super) fn sink(
     projection: &[Projection],
     catalog: &mut dyn Catalog,
 ) -> Result<Sink, CepError> {
-    let columns: Vec<Column> = projection.iter().map(|p| Column { name: p.name.clone(), ty: p.ty.clone() }).collect();
+    let columns: Vec<Column> =
+        projection.iter().map(|p| Column { name: p.name.to_string(), ty: p.ty.clone() }).collect();
     let Some(into) = into else {
         return Ok(Sink { stream: String::new(), columns, kind: SinkKind::Listeners });
     };

@@ -16,7 +16,7 @@ use super::pattern::{Bindings, PatternQuery, streams_of};
 use super::query::{check_query, time_window, view_key};
 use super::{Ctx, TimerKind};
 use crate::cep::plan::{Input, JoinPlan, QueryPlan, StreamInput, WindowSpec};
-use crate::cep::runtime::eval::{Scope, eval, holds};
+use crate::cep::runtime::eval::{Scope, holds, project};
 use crate::cep::runtime::{EngineError, Row};
 
 /// The rows the looked-up side's view holds, in arrival order.
@@ -156,8 +156,7 @@ impl Joiner {
 
     fn project(&self, rows: &[(&str, &Row)], vars: &Row) -> Option<Row> {
         let scope = Scope::new(rows, vars);
-        holds(self.plan.filter.as_ref(), &scope)
-            .then(|| self.plan.projection.iter().map(|p| (p.name.clone(), eval(&p.expr, &scope))).collect())
+        holds(self.plan.filter.as_ref(), &scope).then(|| project(&self.plan.projection, &scope))
     }
 }
 

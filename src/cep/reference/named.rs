@@ -7,7 +7,7 @@
 use super::Ctx;
 use super::query::key_of;
 use crate::cep::plan::{MergeActionPlan, MergePlan, NamedWindowPlan, PlanExpr, WindowActionPlan, WindowSpec};
-use crate::cep::runtime::eval::{Scope, eval, holds};
+use crate::cep::runtime::eval::{Scope, eval, holds, project};
 use crate::cep::runtime::{EngineError, Row};
 
 #[derive(Debug)]
@@ -100,7 +100,7 @@ impl MergeState {
         let clause = self.plan.clauses.iter().find(|c| !c.matched && holds(c.condition.as_ref(), &scope));
         match clause.map(|c| &c.action) {
             Some(MergeActionPlan::Insert(projection)) => {
-                let row: Row = projection.iter().map(|p| (p.name.clone(), eval(&p.expr, &scope))).collect();
+                let row = project(projection, &scope);
                 vec![window.insert(row, ctx.vars)]
             }
             _ => Vec::new(),

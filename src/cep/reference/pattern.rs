@@ -12,7 +12,7 @@ use smallvec::SmallVec;
 
 use super::{Ctx, TimerKind, TimerOrder};
 use crate::cep::plan::{Input, PatternNode, PatternNodeKind, PatternPlan, QueryPlan};
-use crate::cep::runtime::eval::{Scope, eval, holds};
+use crate::cep::runtime::eval::{Scope, holds, project};
 use crate::cep::runtime::{EngineError, Row};
 
 /// The tags a match bound, with their events.
@@ -422,8 +422,7 @@ impl PatternQuery {
     fn project(&self, ctx: &Ctx<'_>, bindings: &Bindings) -> Option<Row> {
         let rows: Vec<(&str, &Row)> = bindings.iter().map(|(t, r)| (t.as_str(), r)).collect();
         let scope = Scope::new(&rows, ctx.vars);
-        holds(self.plan.filter.as_ref(), &scope)
-            .then(|| self.plan.projection.iter().map(|p| (p.name.clone(), eval(&p.expr, &scope))).collect())
+        holds(self.plan.filter.as_ref(), &scope).then(|| project(&self.plan.projection, &scope))
     }
 
     /// Whether nothing has progressed since the pattern started: only unbound event leaves, under frames that have

@@ -10,7 +10,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use super::aggregate;
 use super::{Ctx, TimerKind, TimerOrder};
 use crate::cep::plan::{AggregationKind, Emits, OutputKind, PlanExpr, QueryPlan, StreamInput, WindowSpec};
-use crate::cep::runtime::eval::{Scope, eval, holds};
+use crate::cep::runtime::eval::{Scope, eval, holds, project};
 use crate::cep::runtime::{EngineError, Row, Val};
 
 #[derive(Debug)]
@@ -220,7 +220,7 @@ impl StreamQuery {
     fn project(&self, event: &Row, aggregates: &[Val], vars: &Row) -> Row {
         let binding = [(self.input.label.as_str(), event)];
         let scope = self.scope(&binding, aggregates, vars);
-        self.plan.projection.iter().map(|p| (p.name.clone(), eval(&p.expr, &scope))).collect()
+        project(&self.plan.projection, &scope)
     }
 
     pub fn on_timer(&mut self, ctx: &mut Ctx<'_>, kind: TimerKind) -> Vec<Row> {

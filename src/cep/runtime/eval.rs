@@ -6,7 +6,7 @@
 use std::cmp::Ordering;
 
 use super::value::{Row, Val};
-use crate::cep::plan::{BinaryOp, DataType, Function, PlanExpr};
+use crate::cep::plan::{BinaryOp, DataType, Function, PlanExpr, Projection};
 
 /// What an expression can see.
 #[derive(Debug, Clone, Copy)]
@@ -55,6 +55,11 @@ pub fn eval(e: &PlanExpr, scope: &Scope<'_>) -> Val {
         }
         PlanExpr::Array(items) => Val::Array(items.iter().map(|i| eval(i, scope)).collect()),
     }
+}
+
+/// The row a select list makes in `scope`: each column by its name.
+pub fn project(projection: &[Projection], scope: &Scope<'_>) -> Row {
+    projection.iter().map(|p| (p.name.clone(), eval(&p.expr, scope))).collect()
 }
 
 /// Whether `e` holds in `scope` (null is false).

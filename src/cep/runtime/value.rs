@@ -3,12 +3,12 @@
 //! double share `Double`); this module converts and compares, it never decides which statement sees what.
 
 use std::cmp::Ordering;
-use std::collections::BTreeMap;
 use std::ops::{Deref, DerefMut};
 use std::sync::Arc;
 
 use chrono::{DateTime, SecondsFormat, Utc};
 
+pub use super::props::{Name, Props};
 use crate::cep::plan::Value;
 
 /// One property value of an event.
@@ -28,9 +28,6 @@ pub enum Val {
     Polygon(Vec<(f64, f64)>),
     Array(Vec<Val>),
 }
-
-/// The properties of an event by name.
-pub type Props = BTreeMap<String, Val>;
 
 /// An event: properties by name, shared. A row is copied from statement to statement, into pattern bindings, windows
 /// and outputs; cloning it only counts a reference, and changing a shared row copies its properties first.
@@ -64,33 +61,24 @@ impl From<Props> for Row {
     }
 }
 
-impl<const N: usize> From<[(String, Val); N]> for Row {
-    fn from(props: [(String, Val); N]) -> Self {
+impl<K: Into<Name>, const N: usize> From<[(K, Val); N]> for Row {
+    fn from(props: [(K, Val); N]) -> Self {
         Row::from(Props::from(props))
     }
 }
 
-impl FromIterator<(String, Val)> for Row {
-    fn from_iter<I: IntoIterator<Item = (String, Val)>>(iter: I) -> Self {
+impl<K: Into<Name>> FromIterator<(K, Val)> for Row {
+    fn from_iter<I: IntoIterator<Item = (K, Val)>>(iter: I) -> Self {
         Row::from(iter.into_iter().collect::<Props>())
     }
 }
 
 impl IntoIterator for Row {
-    type Item = (String, Val);
-    type IntoIter = std::collections::btree_map::IntoIter<String, Val>;
+    type Item = (Name, Val);
+    type IntoIter = std::vec::IntoIter<(Name, Val)>;
 
     fn into_iter(self) -> Self::IntoIter {
         Arc::unwrap_or_clone(self.0).into_iter()
-    }
-}
-
-impl<'a> IntoIterator for &'a Row {
-    type Item = (&'a String, &'a Val);
-    type IntoIter = std::collections::btree_map::Iter<'a, String, Val>;
-
-    fn into_iter(self) -> Self::IntoIter {
-        self.0.iter()
     }
 }
 

@@ -1,0 +1,213 @@
+//! The properties of an event: a short vector of (name, value) pairs kept sorted by name, so a row iterates in name
+//! order as a `BTreeMap` would, but is one allocation, and copying it shares the names instead of allocating each.
+//! An event has a handful of properties, so a lookup scans them and compares lengths before bytes; that is cheaper
+//! than a tree search whose every step compares bytes.
+
+use std::fmt;
+use std::sync::Arc;
+
+use serde::de::{MapAccess, Visitor};
+use serde::ser::SerializeMap;
+
+use super::value::Val;
+
+/// A property name, shared between the rows that carry it.
+pub type Name = Arc<str>;
+
+/// Properties by name, sorted by name, each name once.
+#[derive(Clone, Default, PartialEq)]
+pub struct Props {
+    entries: Vec<(Name, Val)>,
+}
+
+impl Props {
+    pub fn new() -> Self {
+        Props::default()
+    }
+
+    pub fn len(&self) -> usize {
+        self.entries.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.entries.is_empty()
+    }
+
+    fn position(&self, name: &str) -> Option<usize> {
+        self.entries.iter().position(|(k, _)| k.len() == name.len() && k.as_bytes() == name.as_bytes())
+    }
+
+    pub fn get(&self, name: &str) -> Option<&Val> {
+        self.position(name).map(|i| &self.entries[i].1)
+    }
+
+    pub fn get_mut(&mut self, name: &str) -> Option<&mut Val> {
+        self.position(name).map(|i| &mut self.entries[i].1)
+    }
+
+    pub fn contains_key(&self, name: &str) -> bool {
+        self.position(name).is_some()
+    }
+
+    /// Sets `name` to `value`, returning the value it replaces.
+    pub fn insert(&mut self, name: impl Into<Name> + AsRef<str>, value: Val) -> Option<Val> {
+        match self.entries.binary_search_by(|(k, _)| (**k).cmp(name.as_ref())) {
+            Ok(i) => Some(std::mem::replace(&mut self.entries[i].1, value)),
+            Err(i) => {
+                self.entries.insert(i, (name.into(), value));
+                None
+            }
+        }
+    }
+
+    /// Sets `name` to `value` unless it already has a value.
+    pub fn insert_absent(&mut self, name: impl Into<Name> + AsRef<str>, value: Val) {
+        if !self.contains_key(name.as_ref()) {
+            self.insert(name, value);
+        }
+    }
+
+    /// Keeps only the properties `keep` accepts.
+    pub fn retain(&mut self, mut keep: impl FnMut(&Name, &mut Val) -> bool) {
+        self.entries.retain_mut(|(k, v)| keep(k, v));
+    }
+
+    pub fn remove(&mut self, name: &str) -> Option<Val> {
+        self.position(name).map(|i| self.entries.remove(i).1)
+    }
+
+    /// The properties in name order.
+    pub fn iter(&self) -> impl DoubleEndedIterator<Item = (&Name, &Val)> + ExactSizeIterator {
+        self.entries.iter().map(|(k, v)| (k, v))
+    }
+
+    pub fn keys(&self) -> impl DoubleEndedIterator<Item = &Name> + ExactSizeIterator {
+        self.entries.iter().map(|(k, _)| k)
+    }
+
+    pub fn values(&self) -> impl DoubleEndedIterator<Item = &Val> + ExactSizeIterator {
+        self.entries.iter().map(|(_, v)| v)
+    }
+
+    pub fn values_mut(&mut self) -> impl DoubleEndedIterator<Item = &mut Val> + ExactSizeIterator {
+        self.entries.iter_mut().map(|(_, v)| v)
+    }
+}
+
+impl std::ops::Index<&str> for Props {
+    type Output = Val;
+
+    /// The value of `name`; panics when there is none, as a map's index does.
+    fn index(&self, name: &str) -> &Val {
+        self.get(name).unwrap_or_else(|| panic!("no property `{name}`"))
+    }
+}
+
+impl<K: Into<Name>> FromIterator<(K, Val)> for Props {
+    /// As a map is built: a name given twice keeps its last value.
+    fn from_iter<I: IntoIterator<Item = (K, Val)>>(iter: I) -> Self {
+        let mut entries: Vec<(Name, Val)> = iter.into_iter().map(|(k, v)| (k.into(), v)).collect();
+        // Stable: equal names stay in the order given, so the last one given is the one kept.
+        entries.sort_by(|(a, _), (b, _)| a.cmp(b));
+        entries.reverse();
+        entries.dedup_by(|(later, _), (earlier, _)| later == earlier);
+        entries.reverse();
+        Props { entries }
+    }
+}
+
+impl<K: Into<Name>, const N: usize> From<[(K, Val); N]> for Props {
+    fn from(pairs: [(K, Val); N]) -> Self {
+        pairs.into_iter().collect()
+    }
+}
+
+impl<K: Into<Name> + AsRef<str>> Extend<(K, Val)> for Props {
+    fn extend<I: IntoIterator<Item = (K, Val)>>(&mut self, iter: I) {
+        for (k, v) in iter {
+            self.insert(k, v);
+        }
+    }
+}
+
+impl IntoIterator for Props {
+    type Item = (Name, Val);
+    type IntoIter = std::vec::IntoIter<(Name, Val)>;
+
+    fn into_iter(self) -> Self::IntoIter {
+        self.entries.into_iter()
+    }
+}
+
+impl fmt::Debug for Props {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_map().entries(self.iter()).finish()
+    }
+}
+
+impl serde::Serialize for Props {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut map = serializer.serialize_map(Some(self.len()))?;
+        for (k, v) in self.iter() {
+            map.serialize_entry(&**k, v)?;
+        }
+        map.end()
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for Props {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct PropsVisitor;
+
+        impl<'de> Visitor<'de> for PropsVisitor {
+            type Value = Props;
+
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a map of properties")
+            }
+
+            fn visit_map<A: MapAccess<'de>>(self, mut access: A) -> Result<Props, A::Error> {
+                let mut pairs = Vec::with_capacity(access.size_hint().unwrap_or(0));
+                while let Some((k, v)) = access.next_entry::<String, Val>()? {
+                    pairs.push((k, v));
+                }
+                Ok(pairs.into_iter().collect())
+            }
+        }
+
+        deserializer.deserialize_map(PropsVisitor)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn iterates_in_name_order_and_keeps_the_last_of_a_repeated_name() {
+        let props: Props = [("b", Val::Int(1)), ("a", Val::Int(2)), ("b", Val::Int(3))].into_iter().collect();
+        let names: Vec<&str> = props.keys().map(|k| &**k).collect();
+        assert_eq!(names, ["a", "b"]);
+        assert_eq!(props.get("b"), Some(&Val::Int(3)));
+    }
+
+    #[test]
+    fn insert_replaces_or_adds_in_order_and_remove_takes_out() {
+        let mut props = Props::from([("m", Val::Int(1))]);
+        assert_eq!(props.insert("z", Val::Int(2)), None);
+        assert_eq!(props.insert("a", Val::Int(3)), None);
+        assert_eq!(props.insert("m", Val::Int(4)), Some(Val::Int(1)));
+        let pairs: Vec<(&str, &Val)> = props.iter().map(|(k, v)| (&**k, v)).collect();
+        assert_eq!(pairs, [("a", &Val::Int(3)), ("m", &Val::Int(4)), ("z", &Val::Int(2))]);
+        assert_eq!(props.remove("m"), Some(Val::Int(4)));
+        assert_eq!((props.len(), props.get("m"), props.contains_key("z")), (2, None, true));
+    }
+
+    #[test]
+    fn round_trips_through_json_as_a_map() {
+        let props = Props::from([("id", Val::String("t1".into())), ("n", Val::Int(3))]);
+        let text = serde_json::to_string(&props).unwrap();
+        assert_eq!(text, r#"{"id":{"String":"t1"},"n":{"Int":3}}"#);
+        assert_eq!(serde_json::from_str::<Props>(&text).unwrap(), props);
+    }
+}
