@@ -439,7 +439,7 @@ fn exchange_matches<'s>(input: Edge<'s>, routes: Routes, matches: HashMap<u32, P
         },
         Record::Match { stream, bindings, .. } => match matches.get(stream) {
             Some(expr) => {
-                let rows: Vec<(&str, &Row)> = bindings.iter().map(|(t, r)| (t.as_str(), r)).collect();
+                let rows: Vec<(&str, &Row)> = bindings.iter().map(|(t, r)| (&**t, r)).collect();
                 route_hash(std::iter::once(eval(expr, &EvalScope::new(&rows, &vars))))
             }
             None => 0,

@@ -31,7 +31,7 @@ impl Emit {
         self.records.push(Record::Event { stamp, stream, row });
     }
 
-    pub fn matched(&mut self, stamp: Stamp, stream: u32, n: usize, bindings: Vec<(String, crate::cep::runtime::Row)>) {
+    pub fn matched(&mut self, stamp: Stamp, stream: u32, n: usize, bindings: crate::cep::reference::pattern::Bindings) {
         self.records.push(Record::Match { stamp, stream, n: n as u32, bindings });
     }
 

@@ -16,15 +16,32 @@ use super::record::{Record, Stamp, millis, timer_epoch};
 use crate::cep::plan::{PatternNode, PlanExpr, QueryPlan};
 use crate::cep::reference::pattern::{Bindings, Nodes, PatternQuery};
 use crate::cep::reference::{Ctx, TimerKind, TimerOrder};
-use crate::cep::runtime::Row;
 use crate::cep::runtime::eval::{Scope, eval};
+use crate::cep::runtime::{Row, Val};
 
 /// How to find the key of an event of one stream: the label its key expression reads it by, and the expression.
 pub type KeyOf = HashMap<u32, (String, PlanExpr)>;
 
+/// A correlation key's value, as automata are found by: text as it is (shared, not copied), any other value by its
+/// stable text form ([`Val::key`]).
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+enum Key {
+    Text(Arc<str>),
+    Other(Arc<str>),
+}
+
+impl Key {
+    fn of(value: Val) -> Key {
+        match value {
+            Val::String(text) => Key::Text(text),
+            other => Key::Other(other.key().into()),
+        }
+    }
+}
+
 #[derive(Debug)]
 struct Timer {
-    key: Arc<str>,
+    key: Key,
     /// Which automaton of `key` set it: one dropped as idle may be replaced by a new one whose leaf ids restart, so
     /// a timer left over from the old one must not fire a leaf of the new one.
     generation: u64,
@@ -56,9 +73,11 @@ pub struct PatternLogic {
 #[derive(Debug, Default)]
 struct PatternState {
     /// Hashed with foldhash (seeded per map), much cheaper than SipHash on short keys.
-    automata: HashMap<Arc<str>, (u64, PatternQuery), RandomState>,
+    automata: HashMap<Key, (u64, PatternQuery), RandomState>,
     generations: u64,
-    timers: BTreeMap<(u64, TimerOrder, u64), Timer>,
+    /// Timers by due epoch, each epoch's in the order they were set; they fire in (due, order, set) order. Buckets
+    /// keep the tree small: it has a node per due millisecond, not per timer.
+    timers: BTreeMap<u64, Vec<(TimerOrder, u64, Timer)>>,
     seq: u64,
     timer_seq: u64,
 }
@@ -97,10 +116,10 @@ impl PatternLogic {
         self
     }
 
-    fn key(&self, stream: u32, row: &Row) -> Arc<str> {
+    fn key(&self, stream: u32, row: &Row) -> Key {
         match self.keys.get(&stream) {
-            Some((label, expr)) => eval(expr, &Scope::new(&[(label.as_str(), row)], &self.vars)).key().into(),
-            None => "".into(),
+            Some((label, expr)) => Key::of(eval(expr, &Scope::new(&[(label.as_str(), row)], &self.vars))),
+            None => Key::Other("".into()),
         }
     }
 
@@ -142,18 +161,34 @@ impl PatternLogic {
     }
 
     /// Schedules what the automaton of `key` asked for, and drops it if nothing in it is live.
-    fn settle(&mut self, key: &Arc<str>, epoch: u64, set: (u64, u64), timers: Vec<(i64, TimerOrder, TimerKind)>) {
+    fn settle(&mut self, key: &Key, epoch: u64, set: (u64, u64), timers: Vec<(i64, TimerOrder, TimerKind)>) {
         let generation = self.state.automata.get(key).map_or(0, |(g, _)| *g);
         for (at, order, kind) in timers {
             self.state.timer_seq += 1;
             let due = timer_epoch(at).max(epoch + 1);
-            self.state
-                .timers
-                .insert((due, order, self.state.timer_seq), Timer { key: key.clone(), generation, kind, set });
+            let timer = Timer { key: key.clone(), generation, kind, set };
+            self.state.timers.entry(due).or_default().push((order, self.state.timer_seq, timer));
         }
         if self.state.automata.get(key).is_some_and(|(_, a)| a.is_idle()) {
             self.state.automata.remove(key);
         }
+    }
+
+    /// Fires one timer, unless its automaton has been dropped since it was set.
+    fn fire_one(&mut self, emit: &mut Emit, epoch: u64, order: TimerOrder, n: u64, timer: Timer) {
+        let Some((_, automaton)) = self.state.automata.get_mut(&timer.key).filter(|(g, _)| *g == timer.generation)
+        else {
+            return;
+        };
+        let mut ctx = Ctx::new(millis(epoch), self.state.seq, &self.vars);
+        let found = match self.drives {
+            Some(_) => Found::Matches(automaton.matches_on_timer(&mut ctx, timer.kind)),
+            None => Found::Rows(automaton.on_timer(&mut ctx, timer.kind)),
+        };
+        let timers = ctx.take_timers();
+        let stamp = Stamp::timer(order, timer.set, self.statement, n);
+        self.settle(&timer.key, epoch, (epoch, stamp.position()), timers);
+        self.emit(emit, &stamp, found);
     }
 }
 
@@ -165,25 +200,17 @@ impl Logic for PatternLogic {
     }
 
     fn next_timer(&self) -> Option<u64> {
-        self.state.timers.keys().next().map(|(due, _, _)| *due)
+        self.state.timers.keys().next().copied()
     }
 
     fn fire(&mut self, emit: &mut Emit, epoch: u64) {
-        while let Some(entry) = self.state.timers.first_entry().filter(|e| e.key().0 <= epoch) {
-            let ((_, order, n), timer) = entry.remove_entry();
-            let Some((_, automaton)) = self.state.automata.get_mut(&timer.key).filter(|(g, _)| *g == timer.generation)
-            else {
-                continue;
-            };
-            let mut ctx = Ctx::new(millis(epoch), self.state.seq, &self.vars);
-            let found = match self.drives {
-                Some(_) => Found::Matches(automaton.matches_on_timer(&mut ctx, timer.kind)),
-                None => Found::Rows(automaton.on_timer(&mut ctx, timer.kind)),
-            };
-            let timers = ctx.take_timers();
-            let stamp = Stamp::timer(order, timer.set, self.statement, n);
-            self.settle(&timer.key, epoch, (epoch, stamp.position()), timers);
-            self.emit(emit, &stamp, found);
+        // What fires sets timers for later epochs only, so a bucket taken is complete.
+        while let Some(entry) = self.state.timers.first_entry().filter(|e| *e.key() <= epoch) {
+            let mut due = entry.remove();
+            due.sort_by_key(|(order, n, _)| (*order, *n));
+            for (order, n, timer) in due {
+                self.fire_one(emit, epoch, order, n, timer);
+            }
         }
     }
 

@@ -17,6 +17,7 @@ use serde::{Deserialize, Serialize};
 use smallvec::SmallVec;
 
 use crate::cep::reference::TimerOrder;
+use crate::cep::reference::pattern::Bindings;
 use crate::cep::runtime::Row;
 
 /// Bits of an epoch below the millisecond.
@@ -100,7 +101,7 @@ pub enum Record {
     Event { stamp: Stamp, stream: u32, row: Row },
     /// The `n`-th match a join's driving pattern completed at `stamp`, for the join whose private stream is
     /// `stream`: the pattern's bindings, not yet joined, filtered or projected.
-    Match { stamp: Stamp, stream: u32, n: u32, bindings: Vec<(String, Row)> },
+    Match { stamp: Stamp, stream: u32, n: u32, bindings: Bindings },
     /// A statement with an output policy saw its first event at this millisecond: its output clock starts.
     /// Broadcast to every worker, so partitioned instances tick together.
     Start { ms: i64 },

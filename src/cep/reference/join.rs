@@ -131,7 +131,7 @@ impl Joiner {
     /// The rows of one trigger (a driving event or match bound as `bindings`) at `now`.
     pub fn rows(&self, now: i64, bindings: &Bindings, vars: &Row) -> Vec<Row> {
         let label = self.view.label();
-        let mut scope: Vec<(&str, &Row)> = bindings.iter().map(|(t, r)| (t.as_str(), r)).collect();
+        let mut scope: Vec<(&str, &Row)> = bindings.iter().map(|(t, r)| (&**t, r)).collect();
         let matched: Vec<&Row> = self
             .view
             .visible(now)
@@ -163,7 +163,8 @@ impl Joiner {
 /// A driving stream's event as the trigger's bindings, when it passes the stream's filter.
 pub fn stream_trigger(input: &StreamInput, event: &Row, vars: &Row) -> Option<Bindings> {
     let binding = [(input.label.as_str(), event)];
-    holds(input.filter.as_ref(), &Scope::new(&binding, vars)).then(|| vec![(input.label.clone(), event.clone())])
+    holds(input.filter.as_ref(), &Scope::new(&binding, vars))
+        .then(|| smallvec::smallvec![(input.label.as_str().into(), event.clone())])
 }
 
 /// Checks what the runtimes do not run, and answers the join.

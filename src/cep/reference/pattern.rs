@@ -13,10 +13,12 @@ use smallvec::SmallVec;
 use super::{Ctx, TimerKind, TimerOrder};
 use crate::cep::plan::{Input, PatternNode, PatternNodeKind, PatternPlan, QueryPlan};
 use crate::cep::runtime::eval::{Scope, holds, project};
+use crate::cep::runtime::value::Name;
 use crate::cep::runtime::{EngineError, Row};
 
-/// The tags a match bound, with their events.
-pub type Bindings = Vec<(String, Row)>;
+/// The tags a match bound, with their events: most patterns bind one or two, kept inline, and a tag's name is
+/// shared, so an instance copies its bindings without allocating.
+pub type Bindings = SmallVec<[(Name, Row); 2]>;
 
 #[derive(Debug)]
 enum FrameKind {
@@ -45,7 +47,7 @@ enum FrameKind {
 struct Frame {
     parent: Option<u64>,
     kind: FrameKind,
-    children: Vec<u64>,
+    children: SmallVec<[u64; 2]>,
 }
 
 #[derive(Debug)]
@@ -66,16 +68,19 @@ struct Leaf {
     created: u64,
 }
 
-/// Every node of a pattern by id, so live state names nodes instead of copying them.
+/// Every node of a pattern by id (the planner numbers them from 0), so live state names nodes instead of copying
+/// them.
 #[derive(Debug)]
 pub struct Nodes {
-    by_id: HashMap<usize, PatternNode, RandomState>,
+    by_id: Vec<Option<PatternNode>>,
+    /// The tag of each match node, shared by the bindings it makes.
+    tags: Vec<Option<Name>>,
     root: usize,
 }
 
 impl Nodes {
     pub fn new(root: &PatternNode) -> Arc<Self> {
-        let mut by_id = HashMap::default();
+        let mut by_id = Vec::new();
         let mut todo = vec![root];
         while let Some(node) = todo.pop() {
             match &node.kind {
@@ -85,13 +90,21 @@ impl Nodes {
                 PatternNodeKind::FollowedBy(cs) | PatternNodeKind::And(cs) | PatternNodeKind::Or(cs) => todo.extend(cs),
                 PatternNodeKind::Timer { .. } | PatternNodeKind::Match { .. } => {}
             }
-            by_id.insert(node.id, node.clone());
+            if by_id.len() <= node.id {
+                by_id.resize(node.id + 1, None);
+            }
+            by_id[node.id] = Some(node.clone());
         }
-        Arc::new(Nodes { by_id, root: root.id })
+        let tag = |node: &Option<PatternNode>| match node.as_ref().map(|n| &n.kind) {
+            Some(PatternNodeKind::Match { tag: Some(tag), .. }) => Some(Name::from(tag.as_str())),
+            _ => None,
+        };
+        let tags = by_id.iter().map(tag).collect();
+        Arc::new(Nodes { by_id, tags, root: root.id })
     }
 
     fn get(&self, id: usize) -> &PatternNode {
-        &self.by_id[&id]
+        self.by_id[id].as_ref().expect("a pattern's nodes name only its own nodes")
     }
 }
 
@@ -162,7 +175,7 @@ impl PatternQuery {
 
     fn frame(&mut self, parent: u64, kind: FrameKind) -> u64 {
         let id = self.id();
-        self.frames.insert(id, Frame { parent: Some(parent), kind, children: Vec::new() });
+        self.frames.insert(id, Frame { parent: Some(parent), kind, children: SmallVec::new() });
         self.adopt(parent, id);
         id
     }
@@ -185,10 +198,10 @@ impl PatternQuery {
     fn ensure_started(&mut self, ctx: &mut Ctx<'_>) {
         if !self.started {
             self.started = true;
-            self.frames.insert(0, Frame { parent: None, kind: FrameKind::Root, children: Vec::new() });
+            self.frames.insert(0, Frame { parent: None, kind: FrameKind::Root, children: SmallVec::new() });
             let seq = ctx.seq;
             ctx.seq = seq.saturating_sub(1);
-            self.start(ctx, self.nodes.root, Vec::new(), 0);
+            self.start(ctx, self.nodes.root, Bindings::new(), 0);
             ctx.seq = seq;
         }
     }
@@ -222,7 +235,7 @@ impl PatternQuery {
             }
             PatternNodeKind::Within { inner, millis } => {
                 let frame = self.frame(parent, FrameKind::Within { deadline: 0 });
-                let deadline = self.leaf(ctx, frame, LeafKind::Deadline, Vec::new());
+                let deadline = self.leaf(ctx, frame, LeafKind::Deadline, Bindings::new());
                 if let Some(Frame { kind: FrameKind::Within { deadline: d }, .. }) = self.frames.get_mut(&frame) {
                     *d = deadline;
                 }
@@ -360,9 +373,7 @@ impl PatternQuery {
             LeafKind::Timer => self.complete(ctx, leaf.frame, leaf.bindings),
             LeafKind::Match { node } => {
                 let mut bindings = leaf.bindings;
-                if let (PatternNodeKind::Match { tag: Some(tag), .. }, Some(event)) =
-                    (&self.nodes.get(node).kind, event)
-                {
+                if let (Some(tag), Some(event)) = (&self.nodes.tags[node], event) {
                     bindings.push((tag.clone(), event));
                 }
                 self.complete(ctx, leaf.frame, bindings);
@@ -380,7 +391,7 @@ impl PatternQuery {
         if wanted != stream || leaf.created >= ctx.seq {
             return false;
         }
-        let mut rows: SmallVec<[(&str, &Row); 4]> = leaf.bindings.iter().map(|(t, r)| (t.as_str(), r)).collect();
+        let mut rows: SmallVec<[(&str, &Row); 4]> = leaf.bindings.iter().map(|(t, r)| (&**t, r)).collect();
         rows.push((stream, event));
         rows.extend(tag.as_deref().map(|t| (t, event)));
         holds(filter.as_ref(), &Scope::new(&rows, ctx.vars))
@@ -399,7 +410,7 @@ impl PatternQuery {
     /// The matches an event completes, unfiltered and unprojected (a join's driving side).
     pub fn matches_on_event(&mut self, ctx: &mut Ctx<'_>, stream: &str, event: &Row) -> Vec<Bindings> {
         self.ensure_started(ctx);
-        let ids: Vec<u64> =
+        let ids: SmallVec<[u64; 4]> =
             self.leaves.iter().filter(|(_, l)| self.accepts(l, ctx, stream, event)).map(|(i, _)| *i).collect();
         for id in ids {
             self.fire_leaf(ctx, id, Some(event.clone()));
@@ -420,7 +431,7 @@ impl PatternQuery {
     }
 
     fn project(&self, ctx: &Ctx<'_>, bindings: &Bindings) -> Option<Row> {
-        let rows: Vec<(&str, &Row)> = bindings.iter().map(|(t, r)| (t.as_str(), r)).collect();
+        let rows: SmallVec<[(&str, &Row); 2]> = bindings.iter().map(|(t, r)| (&**t, r)).collect();
         let scope = Scope::new(&rows, ctx.vars);
         holds(self.plan.filter.as_ref(), &scope).then(|| project(&self.plan.projection, &scope))
     }
