@@ -5,6 +5,8 @@
 //! outlives its last instance (its leftover timers are ignored by generation). A pattern without a correlation key
 //! runs as one automaton on one worker. A pattern that drives a join emits its matches, unprojected and stamped with
 //! the trigger's stamp, to the join's operator (`join`), which does the lookup, `WHERE` and the select list.
+//! The automaton of a text key leaves out the filters' tests that restate the key (`id = a.id`, see [`keyed`]): they
+//! hold by construction there, and reading the start tag's event for them touched memory cold since it arrived.
 
 use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
@@ -13,7 +15,7 @@ use foldhash::fast::RandomState;
 
 use super::operator::{Emit, Logic, State};
 use super::record::{Record, Stamp, millis, timer_epoch};
-use crate::cep::plan::{PatternNode, PlanExpr, QueryPlan};
+use crate::cep::plan::{BinaryOp, DataType, PatternNode, PatternNodeKind, PlanExpr, QueryPlan};
 use crate::cep::reference::pattern::{Bindings, Nodes, PatternQuery};
 use crate::cep::reference::{Ctx, TimerKind, TimerOrder};
 use crate::cep::runtime::eval::{Scope, eval};
@@ -60,6 +62,8 @@ pub struct PatternLogic {
     statement: usize,
     plan: Arc<QueryPlan>,
     nodes: Arc<Nodes>,
+    /// What the automaton of a text key runs ([`keyed`]), when it differs from `nodes`.
+    keyed_nodes: Option<Arc<Nodes>>,
     keys: KeyOf,
     names: Arc<Vec<String>>,
     sink: u32,
@@ -94,6 +98,7 @@ impl PatternLogic {
             statement,
             plan,
             nodes: Nodes::new(&root),
+            keyed_nodes: keyed(&root, &keys, &names).map(|root| Nodes::new(&root)),
             keys,
             names,
             sink: 0,
@@ -128,9 +133,13 @@ impl PatternLogic {
         let key = self.key(stream, &row);
         let mut ctx = Ctx::new(millis(epoch), self.state.seq, &self.vars);
         let generations = &mut self.state.generations;
+        let nodes = match (&key, &self.keyed_nodes) {
+            (Key::Text(_), Some(keyed)) => keyed,
+            _ => &self.nodes,
+        };
         let (_, automaton) = self.state.automata.entry(key.clone()).or_insert_with(|| {
             *generations += 1;
-            (*generations, PatternQuery::shared(self.plan.clone(), self.nodes.clone()))
+            (*generations, PatternQuery::shared(self.plan.clone(), nodes.clone()))
         });
         let stream = &self.names[stream as usize];
         let found = match self.drives {
@@ -227,4 +236,72 @@ impl Logic for PatternLogic {
     fn stop(&mut self) {
         self.state = PatternState::default();
     }
+}
+
+/// The pattern the automaton of a text key runs, when it differs: a filter's test that the event's key equals the
+/// start tag's (`id = a.id`) holds there by construction, since the automaton sees only events whose key is that
+/// text and bound its start tag from one of them, so the test is left out. The automata of other keys (null, a
+/// number) run the pattern as written.
+fn keyed(root: &PatternNode, keys: &KeyOf, names: &[String]) -> Option<PatternNode> {
+    let key_of = |stream: &str| {
+        let id = names.iter().position(|n| n == stream)?;
+        match &keys.get(&(id as u32))?.1 {
+            PlanExpr::Column { source, name, .. } if source == stream => Some(name.clone()),
+            _ => None,
+        }
+    };
+    let (tag, start) = start_match(root)?;
+    let start_key = key_of(start)?;
+    let implied = |stream: &str, conjunct: &PlanExpr| {
+        let PlanExpr::Binary { op: BinaryOp::Eq, lhs, rhs, .. } = conjunct else {
+            return false;
+        };
+        let own = key_of(stream);
+        let is = |e: &PlanExpr, label: &str, column: Option<&String>| matches!(e, PlanExpr::Column { source, name, .. } if source == label && Some(name) == column);
+        (is(lhs, stream, own.as_ref()) && is(rhs, tag, Some(&start_key)))
+            || (is(rhs, stream, own.as_ref()) && is(lhs, tag, Some(&start_key)))
+    };
+    let stripped = strip(root, &implied);
+    (stripped != *root).then_some(stripped)
+}
+
+/// The tag and stream of the `every a=S` a keyed pattern starts with.
+fn start_match(root: &PatternNode) -> Option<(&str, &str)> {
+    let first = match &root.kind {
+        PatternNodeKind::FollowedBy(steps) => steps.first()?,
+        _ => root,
+    };
+    let PatternNodeKind::Every(inner) = &first.kind else {
+        return None;
+    };
+    match &inner.kind {
+        PatternNodeKind::Match { tag: Some(tag), stream, .. } => Some((tag, stream)),
+        _ => None,
+    }
+}
+
+/// `node` with the conjuncts `implied` accepts left out of every match's filter.
+fn strip(node: &PatternNode, implied: &dyn Fn(&str, &PlanExpr) -> bool) -> PatternNode {
+    let each = |nodes: &[PatternNode]| nodes.iter().map(|n| strip(n, implied)).collect();
+    let kind = match &node.kind {
+        PatternNodeKind::Every(c) => PatternNodeKind::Every(Box::new(strip(c, implied))),
+        PatternNodeKind::Not(c) => PatternNodeKind::Not(Box::new(strip(c, implied))),
+        PatternNodeKind::Within { inner, millis } => {
+            PatternNodeKind::Within { inner: Box::new(strip(inner, implied)), millis: *millis }
+        }
+        PatternNodeKind::FollowedBy(cs) => PatternNodeKind::FollowedBy(each(cs)),
+        PatternNodeKind::And(cs) => PatternNodeKind::And(each(cs)),
+        PatternNodeKind::Or(cs) => PatternNodeKind::Or(each(cs)),
+        PatternNodeKind::Match { tag, stream, filter } => {
+            let kept = filter.as_ref().map(|f| f.conjuncts().into_iter().filter(|c| !implied(stream, c)).cloned());
+            let filter = kept.and_then(|kept| kept.reduce(and));
+            PatternNodeKind::Match { tag: tag.clone(), stream: stream.clone(), filter }
+        }
+        timer @ PatternNodeKind::Timer { .. } => timer.clone(),
+    };
+    PatternNode { id: node.id, kind }
+}
+
+fn and(lhs: PlanExpr, rhs: PlanExpr) -> PlanExpr {
+    PlanExpr::Binary { op: BinaryOp::And, lhs: Box::new(lhs), rhs: Box::new(rhs), ty: DataType::Boolean }
 }

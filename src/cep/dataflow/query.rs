@@ -277,12 +277,12 @@ impl QueryLogic {
     fn having(&self, event: &Row, aggregates: &[Val]) -> bool {
         let having = self.plan.aggregation.as_ref().and_then(|a| a.having.as_ref());
         let binding = [(self.input.label.as_str(), event)];
-        holds(having, &Scope { rows: &binding, aggregates, vars: &self.vars })
+        holds(having, &Scope { rows: &binding, aggregates, vars: &self.vars, pinned: &[] })
     }
 
     fn project(&self, event: &Row, aggregates: &[Val]) -> Row {
         let binding = [(self.input.label.as_str(), event)];
-        let scope = Scope { rows: &binding, aggregates, vars: &self.vars };
+        let scope = Scope { rows: &binding, aggregates, vars: &self.vars, pinned: &[] };
         project(&self.plan.projection, &scope)
     }
 

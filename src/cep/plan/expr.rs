@@ -107,6 +107,53 @@ pub enum PlanExpr {
     Array(Vec<PlanExpr>),
 }
 
+impl PlanExpr {
+    /// The operands of the `and`s at the top of this expression, or the expression itself.
+    pub fn conjuncts(&self) -> Vec<&PlanExpr> {
+        match self {
+            PlanExpr::Binary { op: BinaryOp::And, lhs, rhs, .. } => {
+                let mut out = lhs.conjuncts();
+                out.extend(rhs.conjuncts());
+                out
+            }
+            other => vec![other],
+        }
+    }
+
+    /// Calls `f` on this expression and then on each expression inside it, depth first.
+    pub fn visit(&self, f: &mut impl FnMut(&PlanExpr)) {
+        f(self);
+        match self {
+            PlanExpr::Literal(_)
+            | PlanExpr::Column { .. }
+            | PlanExpr::Row(_)
+            | PlanExpr::Variable { .. }
+            | PlanExpr::Aggregate(_) => {}
+            PlanExpr::Binary { lhs, rhs, .. } | PlanExpr::Like { operand: lhs, pattern: rhs, .. } => {
+                lhs.visit(f);
+                rhs.visit(f);
+            }
+            PlanExpr::Not(x)
+            | PlanExpr::Neg(x)
+            | PlanExpr::IsNull { operand: x, .. }
+            | PlanExpr::Cast { operand: x, .. } => x.visit(f),
+            PlanExpr::InList { operand, list, .. } => {
+                operand.visit(f);
+                list.iter().for_each(|e| e.visit(f));
+            }
+            PlanExpr::Between { operand, low, high, .. } => [operand, low, high].into_iter().for_each(|e| e.visit(f)),
+            PlanExpr::Call { args: items, .. } | PlanExpr::Array(items) => items.iter().for_each(|e| e.visit(f)),
+            PlanExpr::Case { operand, whens, otherwise, .. } => {
+                operand.iter().chain(otherwise).for_each(|e| e.visit(f));
+                whens.iter().for_each(|(w, t)| {
+                    w.visit(f);
+                    t.visit(f);
+                });
+            }
+        }
+    }
+}
+
 impl Display for Value {
     fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
         match self {

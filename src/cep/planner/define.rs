@@ -10,7 +10,6 @@ use super::super::error::{CepError, did_you_mean};
 use super::super::plan::*;
 use super::Ctx;
 use super::expr::ExprPlanner;
-use super::pattern::conjuncts;
 use super::query::{project_items, stream_input};
 use super::scope::{Binding, Scope, unknown};
 use super::sink::{assignable, check_declared};
@@ -124,7 +123,7 @@ impl OnContext {
         let label = &self.window_binding.label;
         let is_window = |e: &PlanExpr| matches!(e, PlanExpr::Column { source, .. } if source == label);
         let keys: Vec<PartitionKey> = condition
-            .map(conjuncts)
+            .map(PlanExpr::conjuncts)
             .unwrap_or_default()
             .into_iter()
             .filter_map(|c| match c {

@@ -151,18 +151,6 @@ pub(super) fn and_all(conjuncts: Vec<PlanExpr>) -> Option<PlanExpr> {
     })
 }
 
-/// The conjuncts of `e` (`a and b and c` → `[a, b, c]`).
-pub(super) fn conjuncts(e: &PlanExpr) -> Vec<&PlanExpr> {
-    match e {
-        PlanExpr::Binary { op: BinaryOp::And, lhs, rhs, .. } => {
-            let mut out = conjuncts(lhs);
-            out.extend(conjuncts(rhs));
-            out
-        }
-        other => vec![other],
-    }
-}
-
 fn matches_of(n: &PatternNode, out: &mut Vec<(Option<String>, String, Option<PlanExpr>)>) {
     match &n.kind {
         PatternNodeKind::Every(i) | PatternNodeKind::Not(i) | PatternNodeKind::Within { inner: i, .. } => {
@@ -205,7 +193,7 @@ fn correlation(root: &PatternNode) -> Partitioning {
 
 /// In `filter`, an equality between a column of `stream` and a column of `tag`.
 fn correlated(filter: &PlanExpr, stream: &str, tag: &str) -> Option<(PlanExpr, (String, DataType))> {
-    conjuncts(filter).into_iter().find_map(|c| {
+    filter.conjuncts().into_iter().find_map(|c| {
         let PlanExpr::Binary { op: BinaryOp::Eq, lhs, rhs, .. } = c else {
             return None;
         };

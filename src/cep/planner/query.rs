@@ -11,7 +11,7 @@ use super::super::error::{CepError, did_you_mean};
 use super::super::plan::*;
 use super::Ctx;
 use super::expr::ExprPlanner;
-use super::pattern::{conjuncts, plan_pattern};
+use super::pattern::plan_pattern;
 use super::scope::{Binding, Scope, unknown};
 use super::window::{positive_millis, window_of};
 
@@ -189,7 +189,7 @@ fn plan_join(
 /// Equalities of `on` with the lookup side's column on one side only.
 fn join_keys(on: &PlanExpr, lookup: &str) -> Vec<(PlanExpr, PlanExpr)> {
     let from_lookup = |e: &PlanExpr| matches!(e, PlanExpr::Column { source, .. } if source == lookup);
-    conjuncts(on)
+    on.conjuncts()
         .into_iter()
         .filter_map(|c| match c {
             PlanExpr::Binary { op: BinaryOp::Eq, lhs, rhs, .. } if from_lookup(rhs) && !from_lookup(lhs) => {

@@ -4,17 +4,16 @@
 //! instance (`not` matched, `within` expired). Killing a frame drops its whole subtree, so no state outlives its
 //! instance. Only events after the one that created a leaf can match it (arrival sequence), as Esper requires.
 
-use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
 
-use foldhash::fast::RandomState;
 use smallvec::SmallVec;
 
+use super::arena::Arena;
 use super::{Ctx, TimerKind, TimerOrder};
-use crate::cep::plan::{Input, PatternNode, PatternNodeKind, PatternPlan, QueryPlan};
+use crate::cep::plan::{Input, PatternNode, PatternNodeKind, PatternPlan, PlanExpr, QueryPlan};
 use crate::cep::runtime::eval::{Scope, holds, project};
 use crate::cep::runtime::value::Name;
-use crate::cep::runtime::{EngineError, Row};
+use crate::cep::runtime::{EngineError, Row, Val};
 
 /// The tags a match bound, with their events: most patterns bind one or two, kept inline, and a tag's name is
 /// shared, so an instance copies its bindings without allocating.
@@ -66,6 +65,9 @@ struct Leaf {
     kind: LeafKind,
     bindings: Bindings,
     created: u64,
+    /// What a match leaf's filter reads of its bindings (by index into the node's reads), read when the leaf was
+    /// made: bound events never change, and the leaf is then all a test of its filter touches besides the event.
+    pinned: SmallVec<[(usize, Val); 2]>,
 }
 
 /// Every node of a pattern by id (the planner numbers them from 0), so live state names nodes instead of copying
@@ -75,6 +77,8 @@ pub struct Nodes {
     by_id: Vec<Option<PatternNode>>,
     /// The tag of each match node, shared by the bindings it makes.
     tags: Vec<Option<Name>>,
+    /// The columns (label, name) each match node's filter reads.
+    reads: Vec<Vec<(String, String)>>,
     root: usize,
 }
 
@@ -100,7 +104,13 @@ impl Nodes {
             _ => None,
         };
         let tags = by_id.iter().map(tag).collect();
-        Arc::new(Nodes { by_id, tags, root: root.id })
+        let reads = (by_id.iter())
+            .map(|node| match node.as_ref().map(|n| &n.kind) {
+                Some(PatternNodeKind::Match { filter: Some(filter), .. }) => columns_read(filter),
+                _ => Vec::new(),
+            })
+            .collect();
+        Arc::new(Nodes { by_id, tags, reads, root: root.id })
     }
 
     fn get(&self, id: usize) -> &PatternNode {
@@ -112,9 +122,9 @@ impl Nodes {
 pub struct PatternQuery {
     plan: Arc<QueryPlan>,
     nodes: Arc<Nodes>,
-    /// Hashed with foldhash: frames are looked up several times per event, and ids are not attacker-chosen.
-    frames: HashMap<u64, Frame, RandomState>,
-    leaves: BTreeMap<u64, Leaf>,
+    frames: Arena<Frame>,
+    leaves: Arena<Leaf>,
+    /// The creation number of the last node made.
     next_id: u64,
     started: bool,
     matches: Vec<Bindings>,
@@ -160,8 +170,8 @@ impl PatternQuery {
         PatternQuery {
             plan,
             nodes,
-            frames: HashMap::default(),
-            leaves: BTreeMap::new(),
+            frames: Arena::default(),
+            leaves: Arena::default(),
             next_id: 0,
             started: false,
             matches: Vec::new(),
@@ -174,23 +184,39 @@ impl PatternQuery {
     }
 
     fn frame(&mut self, parent: u64, kind: FrameKind) -> u64 {
-        let id = self.id();
-        self.frames.insert(id, Frame { parent: Some(parent), kind, children: SmallVec::new() });
+        let seq = self.id();
+        let id = self.frames.insert(seq, Frame { parent: Some(parent), kind, children: SmallVec::new() });
         self.adopt(parent, id);
         id
     }
 
     fn adopt(&mut self, parent: u64, child: u64) {
-        if let Some(p) = self.frames.get_mut(&parent) {
+        if let Some(p) = self.frames.get_mut(parent) {
             p.children.push(child);
         }
     }
 
     fn leaf(&mut self, ctx: &Ctx<'_>, frame: u64, kind: LeafKind, bindings: Bindings) -> u64 {
-        let id = self.id();
-        self.leaves.insert(id, Leaf { frame, kind, bindings, created: ctx.seq });
+        let seq = self.id();
+        let pinned = match kind {
+            LeafKind::Match { node } => self.pin(node, &bindings),
+            _ => SmallVec::new(),
+        };
+        let id = self.leaves.insert(seq, Leaf { frame, kind, bindings, created: ctx.seq, pinned });
         self.adopt(frame, id);
         id
+    }
+
+    /// The values the filter of match node `node` reads of `bindings`: a label the bindings hold is found there
+    /// first when the filter runs, so its columns can be read now.
+    fn pin(&self, node: usize, bindings: &Bindings) -> SmallVec<[(usize, Val); 2]> {
+        let reads = self.nodes.reads[node].iter().enumerate();
+        reads
+            .filter_map(|(i, (label, name))| {
+                let (_, row) = bindings.iter().find(|(tag, _)| **tag == **label)?;
+                Some((i, row.get(name).cloned().unwrap_or(Val::Null)))
+            })
+            .collect()
     }
 
     /// Starts the pattern at its first event as if it had been waiting since the configuration was applied: the
@@ -198,7 +224,9 @@ impl PatternQuery {
     fn ensure_started(&mut self, ctx: &mut Ctx<'_>) {
         if !self.started {
             self.started = true;
-            self.frames.insert(0, Frame { parent: None, kind: FrameKind::Root, children: SmallVec::new() });
+            // The first node of an empty arena: creation number 0 in slot 0, so its id is 0.
+            let root = self.frames.insert(0, Frame { parent: None, kind: FrameKind::Root, children: SmallVec::new() });
+            debug_assert_eq!(root, 0);
             let seq = ctx.seq;
             ctx.seq = seq.saturating_sub(1);
             self.start(ctx, self.nodes.root, Bindings::new(), 0);
@@ -236,7 +264,7 @@ impl PatternQuery {
             PatternNodeKind::Within { inner, millis } => {
                 let frame = self.frame(parent, FrameKind::Within { deadline: 0 });
                 let deadline = self.leaf(ctx, frame, LeafKind::Deadline, Bindings::new());
-                if let Some(Frame { kind: FrameKind::Within { deadline: d }, .. }) = self.frames.get_mut(&frame) {
+                if let Some(Frame { kind: FrameKind::Within { deadline: d }, .. }) = self.frames.get_mut(frame) {
                     *d = deadline;
                 }
                 ctx.schedule(ctx.now + *millis as i64, TimerOrder::Pattern, TimerKind::Pattern(deadline));
@@ -249,18 +277,18 @@ impl PatternQuery {
         let pending = children.iter().filter(|c| !matches!(c.kind, PatternNodeKind::Not(_))).count();
         let frame = self.frame(parent, FrameKind::And { pending, bindings: bindings.clone() });
         for child in children {
-            if self.frames.contains_key(&frame) {
+            if self.frames.contains(frame) {
                 self.start(ctx, child.id, bindings.clone(), frame);
             }
         }
-        if pending == 0 && self.frames.contains_key(&frame) {
+        if pending == 0 && self.frames.contains(frame) {
             self.finish(ctx, frame, bindings);
         }
     }
 
     /// A child of `frame` matched with `bindings`.
     fn complete(&mut self, ctx: &mut Ctx<'_>, frame: u64, bindings: Bindings) {
-        let Some(f) = self.frames.get_mut(&frame) else {
+        let Some(f) = self.frames.get_mut(frame) else {
             return;
         };
         match &mut f.kind {
@@ -283,7 +311,7 @@ impl PatternQuery {
             FrameKind::Every { child, bindings: initial } => {
                 let (parent, child, initial) = (f.parent.unwrap_or(0), *child, initial.clone());
                 self.complete(ctx, parent, bindings);
-                if self.frames.contains_key(&frame) {
+                if self.frames.contains(frame) {
                     self.start(ctx, child, initial, frame);
                 }
             }
@@ -306,7 +334,7 @@ impl PatternQuery {
 
     /// The frame matched as a whole: its remaining children die and its parent hears of it.
     fn finish(&mut self, ctx: &mut Ctx<'_>, frame: u64, bindings: Bindings) {
-        let parent = self.frames.get(&frame).and_then(|f| f.parent).unwrap_or(0);
+        let parent = self.frames.get(frame).and_then(|f| f.parent).unwrap_or(0);
         // The frame stays until its parent has heard, so the parent is not pruned as empty meanwhile.
         self.kill_children(frame);
         self.complete(ctx, parent, bindings);
@@ -314,9 +342,9 @@ impl PatternQuery {
     }
 
     fn kill_children(&mut self, frame: u64) {
-        let children = self.frames.get_mut(&frame).map(|f| std::mem::take(&mut f.children)).unwrap_or_default();
+        let children = self.frames.get_mut(frame).map(|f| std::mem::take(&mut f.children)).unwrap_or_default();
         for child in children {
-            if self.leaves.remove(&child).is_none() {
+            if self.leaves.remove(child).is_none() {
                 self.kill_subtree(child);
             }
         }
@@ -324,7 +352,7 @@ impl PatternQuery {
 
     fn kill_subtree(&mut self, frame: u64) {
         self.kill_children(frame);
-        self.frames.remove(&frame);
+        self.frames.remove(frame);
     }
 
     /// Removes `frame` and everything under it, then drops ancestors left empty.
@@ -332,7 +360,7 @@ impl PatternQuery {
         if frame == 0 {
             return self.kill_children(0);
         }
-        let parent = self.frames.get(&frame).and_then(|f| f.parent);
+        let parent = self.frames.get(frame).and_then(|f| f.parent);
         self.kill_subtree(frame);
         if let Some(parent) = parent {
             self.forget_child(parent, frame);
@@ -341,22 +369,22 @@ impl PatternQuery {
     }
 
     fn forget_child(&mut self, parent: u64, child: u64) {
-        if let Some(p) = self.frames.get_mut(&parent) {
+        if let Some(p) = self.frames.get_mut(parent) {
             p.children.retain(|c| *c != child);
         }
     }
 
     /// Drops `frame` (and then its ancestors) once nothing is left under it.
     fn prune(&mut self, frame: u64) {
-        let Some(f) = self.frames.get(&frame) else {
+        let Some(f) = self.frames.get(frame) else {
             return;
         };
-        let live = f.children.iter().any(|c| self.frames.contains_key(c) || self.leaves.contains_key(c));
+        let live = f.children.iter().any(|c| self.frames.contains(*c) || self.leaves.contains(*c));
         if live || frame == 0 {
             return;
         }
         let parent = f.parent;
-        self.frames.remove(&frame);
+        self.frames.remove(frame);
         if let Some(parent) = parent {
             self.forget_child(parent, frame);
             self.prune(parent);
@@ -364,7 +392,7 @@ impl PatternQuery {
     }
 
     fn fire_leaf(&mut self, ctx: &mut Ctx<'_>, id: u64, event: Option<Row>) {
-        let Some(leaf) = self.leaves.remove(&id) else {
+        let Some(leaf) = self.leaves.remove(id) else {
             return;
         };
         self.forget_child(leaf.frame, id);
@@ -394,7 +422,10 @@ impl PatternQuery {
         let mut rows: SmallVec<[(&str, &Row); 4]> = leaf.bindings.iter().map(|(t, r)| (&**t, r)).collect();
         rows.push((stream, event));
         rows.extend(tag.as_deref().map(|t| (t, event)));
-        holds(filter.as_ref(), &Scope::new(&rows, ctx.vars))
+        let reads = &self.nodes.reads[node];
+        let pinned: SmallVec<[(&str, &str, &Val); 2]> =
+            leaf.pinned.iter().map(|(i, v)| (reads[*i].0.as_str(), reads[*i].1.as_str(), v)).collect();
+        holds(filter.as_ref(), &Scope::new(&rows, ctx.vars).pinned(&pinned))
     }
 
     pub fn on_event(&mut self, ctx: &mut Ctx<'_>, stream: &str, event: &Row) -> Vec<Row> {
@@ -410,9 +441,13 @@ impl PatternQuery {
     /// The matches an event completes, unfiltered and unprojected (a join's driving side).
     pub fn matches_on_event(&mut self, ctx: &mut Ctx<'_>, stream: &str, event: &Row) -> Vec<Bindings> {
         self.ensure_started(ctx);
-        let ids: SmallVec<[u64; 4]> =
-            self.leaves.iter().filter(|(_, l)| self.accepts(l, ctx, stream, event)).map(|(i, _)| *i).collect();
-        for id in ids {
+        let mut ids: SmallVec<[(u64, u64); 4]> = (self.leaves.iter())
+            .filter(|(_, _, l)| self.accepts(l, ctx, stream, event))
+            .map(|(seq, id, _)| (seq, id))
+            .collect();
+        // Leaves are tried in the order they were made.
+        ids.sort_unstable();
+        for (_, id) in ids {
             self.fire_leaf(ctx, id, Some(event.clone()));
         }
         std::mem::take(&mut self.matches)
@@ -454,8 +489,21 @@ impl PatternQuery {
     /// Live leaves, for tests of boundedness.
     #[cfg(test)]
     pub fn live(&self) -> usize {
-        self.leaves.len()
+        self.leaves.values().count()
     }
+}
+
+/// The columns `e` reads, each once.
+fn columns_read(e: &PlanExpr) -> Vec<(String, String)> {
+    let mut out = Vec::new();
+    e.visit(&mut |e| {
+        if let PlanExpr::Column { source, name, .. } = e
+            && !out.iter().any(|(s, n)| s == source && n == name)
+        {
+            out.push((source.clone(), name.clone()));
+        }
+    });
+    out
 }
 
 fn merge(acc: &mut Bindings, more: Bindings) {

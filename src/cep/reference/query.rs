@@ -79,7 +79,7 @@ impl StreamQuery {
     }
 
     fn scope<'a>(&'a self, rows: &'a [(&'a str, &'a Row)], aggregates: &'a [Val], vars: &'a Row) -> Scope<'a> {
-        Scope { rows, aggregates, vars }
+        Scope { rows, aggregates, vars, pinned: &[] }
     }
 
     pub fn on_event(&mut self, ctx: &mut Ctx<'_>, stream: &str, event: &Row) -> Vec<Row> {

@@ -14,11 +14,24 @@ pub struct Scope<'a> {
     pub rows: &'a [(&'a str, &'a Row)],
     pub aggregates: &'a [Val],
     pub vars: &'a Row,
+    /// Columns (label, name) whose values were read ahead of time; they are found before `rows`.
+    pub pinned: &'a [(&'a str, &'a str, &'a Val)],
 }
 
 impl<'a> Scope<'a> {
     pub fn new(rows: &'a [(&'a str, &'a Row)], vars: &'a Row) -> Self {
-        Scope { rows, aggregates: &[], vars }
+        Scope { rows, aggregates: &[], vars, pinned: &[] }
+    }
+
+    pub fn pinned(self, pinned: &'a [(&'a str, &'a str, &'a Val)]) -> Self {
+        Scope { pinned, ..self }
+    }
+
+    fn column(&self, source: &str, name: &str) -> Val {
+        if let Some((_, _, value)) = self.pinned.iter().find(|(s, n, _)| *s == source && *n == name) {
+            return (*value).clone();
+        }
+        self.row(source).and_then(|r| r.get(name)).cloned().unwrap_or(Val::Null)
     }
 
     fn row(&self, label: &str) -> Option<&'a Row> {
@@ -30,9 +43,7 @@ impl<'a> Scope<'a> {
 pub fn eval(e: &PlanExpr, scope: &Scope<'_>) -> Val {
     match e {
         PlanExpr::Literal(v) => v.into(),
-        PlanExpr::Column { source, name, .. } => {
-            scope.row(source).and_then(|r| r.get(name)).cloned().unwrap_or(Val::Null)
-        }
+        PlanExpr::Column { source, name, .. } => scope.column(source, name),
         // A whole row is only ever tested with `is null`: any non-null marker will do.
         PlanExpr::Row(label) => scope.row(label).map_or(Val::Null, |_| Val::Bool(true)),
         PlanExpr::Variable { name, .. } => scope.vars.get(name).cloned().unwrap_or(Val::Null),

@@ -1,0 +1,114 @@
+//! Slots for the live frames and leaves of a pattern automaton. A node is created and dropped once per event or
+//! timer, so a slot freed is reused instead of growing or rebalancing a map, and a lookup is an index. An id names
+//! its slot and the node's creation number, so an id kept after its node died (a timer of a killed leaf, a frame
+//! already finished) finds nothing rather than the slot's next tenant. Ids of one automaton's arenas share the
+//! creation numbers, so an id is live in at most one of them.
+
+/// Nodes by id.
+#[derive(Debug)]
+pub struct Arena<T> {
+    slots: Vec<Slot<T>>,
+    free: Vec<u32>,
+    live: usize,
+}
+
+#[derive(Debug)]
+struct Slot<T> {
+    seq: u64,
+    value: Option<T>,
+}
+
+impl<T> Default for Arena<T> {
+    fn default() -> Self {
+        Arena { slots: Vec::new(), free: Vec::new(), live: 0 }
+    }
+}
+
+/// The id of creation number `seq` in slot `slot`: the low half of `seq` above the slot.
+fn id(seq: u64, slot: u32) -> u64 {
+    (seq << 32) | u64::from(slot)
+}
+
+impl<T> Arena<T> {
+    /// Stores `value` as creation number `seq` (unique among the automaton's nodes) and returns its id.
+    pub fn insert(&mut self, seq: u64, value: T) -> u64 {
+        let slot = Slot { seq, value: Some(value) };
+        self.live += 1;
+        match self.free.pop() {
+            Some(index) => {
+                self.slots[index as usize] = slot;
+                id(seq, index)
+            }
+            None => {
+                let index = u32::try_from(self.slots.len()).expect("fewer than 2^32 live pattern nodes");
+                self.slots.push(slot);
+                id(seq, index)
+            }
+        }
+    }
+
+    fn index(&self, id: u64) -> Option<usize> {
+        let index = (id & u64::from(u32::MAX)) as usize;
+        let slot = self.slots.get(index)?;
+        (slot.value.is_some() && (slot.seq << 32) == (id & !u64::from(u32::MAX))).then_some(index)
+    }
+
+    pub fn get(&self, id: u64) -> Option<&T> {
+        self.index(id).and_then(|i| self.slots[i].value.as_ref())
+    }
+
+    pub fn get_mut(&mut self, id: u64) -> Option<&mut T> {
+        self.index(id).and_then(|i| self.slots[i].value.as_mut())
+    }
+
+    pub fn contains(&self, id: u64) -> bool {
+        self.index(id).is_some()
+    }
+
+    pub fn remove(&mut self, id: u64) -> Option<T> {
+        let index = self.index(id)?;
+        self.free.push(index as u32);
+        self.live -= 1;
+        self.slots[index].value.take()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.live == 0
+    }
+
+    /// The live nodes with their creation numbers and ids, in slot order (not creation order).
+    pub fn iter(&self) -> impl Iterator<Item = (u64, u64, &T)> {
+        (self.slots.iter().enumerate()).filter_map(|(i, s)| s.value.as_ref().map(|v| (s.seq, id(s.seq, i as u32), v)))
+    }
+
+    pub fn values(&self) -> impl Iterator<Item = &T> {
+        self.slots.iter().filter_map(|s| s.value.as_ref())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_freed_slot_is_reused_and_the_old_id_finds_nothing() {
+        let mut arena = Arena::default();
+        let first = arena.insert(1, "a");
+        assert_eq!(arena.remove(first), Some("a"));
+        let second = arena.insert(2, "b");
+        assert_eq!(second & 0xFFFF_FFFF, first & 0xFFFF_FFFF, "the slot is reused");
+        assert_eq!((arena.get(first), arena.values().count()), (None, 1));
+        assert_eq!(arena.remove(first), None);
+        assert_eq!(arena.get(second), Some(&"b"));
+    }
+
+    #[test]
+    fn iterates_the_live_nodes_with_their_creation_numbers() {
+        let mut arena = Arena::default();
+        let ids: Vec<u64> = (1..=4).map(|seq| arena.insert(seq, seq * 10)).collect();
+        arena.remove(ids[1]);
+        let seen: Vec<(u64, u64)> = arena.iter().map(|(seq, _, v)| (seq, *v)).collect();
+        assert_eq!(seen, [(1, 10), (3, 30), (4, 40)]);
+        assert!(arena.contains(ids[3]) && !arena.contains(ids[1]));
+    }
+}
