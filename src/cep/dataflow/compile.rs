@@ -8,6 +8,8 @@ use std::collections::{HashMap, HashSet};
 use std::rc::Rc;
 use std::sync::Arc;
 
+use smallvec::SmallVec;
+
 use timely::dataflow::channels::pact::Pipeline;
 use timely::dataflow::operators::generic::Operator;
 use timely::dataflow::operators::probe::Handle as ProbeHandle;
@@ -28,7 +30,8 @@ use crate::cep::plan::{
 };
 use crate::cep::reference::join::Joiner;
 use crate::cep::runtime::eval::{Scope as EvalScope, eval, holds};
-use crate::cep::runtime::{Output, Row};
+use crate::cep::runtime::value::Name;
+use crate::cep::runtime::{Output, Row, Val};
 
 type Edge<'s> = Stream<'s, u64, Vec<Record>>;
 
@@ -493,16 +496,22 @@ struct Select {
     vars: Arc<Row>,
     /// Per projection, whether it is the input column of the same name.
     identity: Vec<bool>,
+    /// The names of those columns, sorted: a row that has exactly these keeps all its properties as they are.
+    kept: Vec<Name>,
 }
 
 impl Select {
     fn new(number: usize, plan: &QueryPlan, input: &StreamInput, ids: (u32, u32), vars: Arc<Row>) -> Self {
-        let identity = plan
+        let identity: Vec<bool> = plan
             .projection
             .iter()
             .map(|p| matches!(&p.expr, PlanExpr::Column { source, name, .. } if *source == input.label && **name == *p.name))
             .collect();
-        Select { number, plan: plan.clone(), input: input.clone(), ids, vars, identity }
+        let mut kept: Vec<Name> =
+            plan.projection.iter().zip(&identity).filter(|(_, same)| **same).map(|(p, _)| p.name.clone()).collect();
+        kept.sort();
+        kept.dedup();
+        Select { number, plan: plan.clone(), input: input.clone(), ids, vars, identity, kept }
     }
 
     fn apply(&self, emit: &mut Emit, record: Record) {
@@ -517,17 +526,16 @@ impl Select {
         if !holds(self.input.filter.as_ref(), &scope) || !holds(self.plan.filter.as_ref(), &scope) {
             return;
         }
-        let computed: Vec<(crate::cep::runtime::value::Name, crate::cep::runtime::Val)> =
-            (self.plan.projection.iter().zip(&self.identity))
-                .filter(|(_, same)| !**same)
-                .map(|(p, _)| (p.name.clone(), eval(&p.expr, &scope)))
-                .collect();
+        let computed: SmallVec<[(Name, Val); 2]> = (self.plan.projection.iter().zip(&self.identity))
+            .filter(|(_, same)| !**same)
+            .map(|(p, _)| (p.name.clone(), eval(&p.expr, &scope)))
+            .collect();
         let mut out = row;
-        let kept =
-            |name: &str| self.plan.projection.iter().zip(&self.identity).any(|(p, same)| *same && *p.name == *name);
-        out.retain(|name, _| kept(name));
-        for (p, _) in self.plan.projection.iter().zip(&self.identity).filter(|(_, same)| **same) {
-            out.insert_absent(p.name.clone(), crate::cep::runtime::Val::Null);
+        if !out.keys().map(|k| &**k).eq(self.kept.iter().map(|k| &**k)) {
+            out.retain(|name, _| self.kept.binary_search(name).is_ok());
+            for name in &self.kept {
+                out.insert_absent(name.clone(), Val::Null);
+            }
         }
         out.extend(computed);
         emit.event(stamp.child(self.number, 0), self.ids.1, out);

@@ -11,6 +11,8 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
+use foldhash::fast::RandomState;
+
 use super::operator::{Emit, Logic, State};
 use super::record::{Record, Stamp};
 use crate::cep::plan::{MergeActionPlan, MergePlan, Partitioning, PlanExpr, StreamInput, WindowActionPlan};
@@ -75,12 +77,16 @@ pub struct WindowLogic {
     stream: u32,
     merges: Vec<Merge>,
     vars: Arc<Row>,
-    rows: HashMap<String, Row>,
+    rows: Rows,
 }
+
+/// The window's rows by key, hashed with foldhash (much cheaper than SipHash on short keys); the state a replaced
+/// statement hands over.
+type Rows = HashMap<String, Row, RandomState>;
 
 impl WindowLogic {
     pub fn new(name: String, keys: Vec<PlanExpr>, stream: u32, merges: Vec<Merge>, vars: Arc<Row>) -> Self {
-        WindowLogic { name, keys, stream, merges, vars, rows: HashMap::new() }
+        WindowLogic { name, keys, stream, merges, vars, rows: HashMap::default() }
     }
 
     fn insert(&mut self, row: Row) -> Row {
@@ -216,7 +222,7 @@ impl Logic for WindowLogic {
     }
 
     fn adopt(&mut self, state: State) {
-        if let Ok(rows) = state.downcast::<HashMap<String, Row>>() {
+        if let Ok(rows) = state.downcast::<Rows>() {
             self.rows = *rows;
         }
     }
