@@ -96,9 +96,9 @@ impl PatternLogic {
     ) -> Self {
         PatternLogic {
             statement,
+            nodes: Nodes::new(&root, &plan.projection),
+            keyed_nodes: keyed(&root, &keys, &names).map(|root| Nodes::new(&root, &plan.projection)),
             plan,
-            nodes: Nodes::new(&root),
-            keyed_nodes: keyed(&root, &keys, &names).map(|root| Nodes::new(&root)),
             keys,
             names,
             sink: 0,

@@ -10,8 +10,8 @@ use smallvec::SmallVec;
 
 use super::arena::Arena;
 use super::{Ctx, TimerKind, TimerOrder};
-use crate::cep::plan::{Input, PatternNode, PatternNodeKind, PatternPlan, PlanExpr, QueryPlan};
-use crate::cep::runtime::eval::{Scope, holds, project};
+use crate::cep::plan::{Input, PatternNode, PatternNodeKind, PatternPlan, PlanExpr, Projection, QueryPlan};
+use crate::cep::runtime::eval::{CopyOf, Scope, holds};
 use crate::cep::runtime::value::Name;
 use crate::cep::runtime::{EngineError, Row, Val};
 
@@ -79,11 +79,14 @@ pub struct Nodes {
     tags: Vec<Option<Name>>,
     /// The columns (label, name) each match node's filter reads.
     reads: Vec<Vec<(String, String)>>,
+    /// The statement's select list, when it copies a tag whole.
+    copy: CopyOf,
     root: usize,
 }
 
 impl Nodes {
-    pub fn new(root: &PatternNode) -> Arc<Self> {
+    /// The nodes under `root`, for a statement selecting `projection`.
+    pub fn new(root: &PatternNode, projection: &[Projection]) -> Arc<Self> {
         let mut by_id = Vec::new();
         let mut todo = vec![root];
         while let Some(node) = todo.pop() {
@@ -110,7 +113,7 @@ impl Nodes {
                 _ => Vec::new(),
             })
             .collect();
-        Arc::new(Nodes { by_id, tags, reads, root: root.id })
+        Arc::new(Nodes { by_id, tags, reads, copy: CopyOf::new(projection), root: root.id })
     }
 
     fn get(&self, id: usize) -> &PatternNode {
@@ -154,14 +157,14 @@ impl PatternQuery {
             return Err(EngineError::Unsupported { statement: number, construct: "aggregating a pattern".into() });
         }
         check_node(number, &pattern.root, false)?;
-        Ok(Self::shared(Arc::new(q.clone()), Nodes::new(&pattern.root)))
+        Ok(Self::shared(Arc::new(q.clone()), Nodes::new(&pattern.root, &q.projection)))
     }
 
     /// The automaton of a join's driving pattern: the statement's WHERE and select list apply to the joined rows,
     /// so only the matches of this automaton are used.
     pub fn driver(number: usize, q: &QueryPlan, pattern: &PatternPlan) -> Result<Self, EngineError> {
         check_node(number, &pattern.root, false)?;
-        Ok(Self::shared(Arc::new(q.clone()), Nodes::new(&pattern.root)))
+        Ok(Self::shared(Arc::new(q.clone()), Nodes::new(&pattern.root, &q.projection)))
     }
 
     /// A fresh automaton over an already checked plan, sharing it with other automata (one per partition key in
@@ -468,7 +471,7 @@ impl PatternQuery {
     fn project(&self, ctx: &Ctx<'_>, bindings: &Bindings) -> Option<Row> {
         let rows: SmallVec<[(&str, &Row); 2]> = bindings.iter().map(|(t, r)| (&**t, r)).collect();
         let scope = Scope::new(&rows, ctx.vars);
-        holds(self.plan.filter.as_ref(), &scope).then(|| project(&self.plan.projection, &scope))
+        holds(self.plan.filter.as_ref(), &scope).then(|| self.nodes.copy.project(&self.plan.projection, &scope))
     }
 
     /// Whether nothing has progressed since the pattern started: only unbound event leaves, under frames that have

@@ -5,7 +5,7 @@
 
 use std::cmp::Ordering;
 
-use super::value::{Row, Val};
+use super::value::{Name, Row, Val};
 use crate::cep::plan::{BinaryOp, DataType, Function, PlanExpr, Projection};
 
 /// What an expression can see.
@@ -71,6 +71,45 @@ pub fn eval(e: &PlanExpr, scope: &Scope<'_>) -> Val {
 /// The row a select list makes in `scope`: each column by its name.
 pub fn project(projection: &[Projection], scope: &Scope<'_>) -> Row {
     projection.iter().map(|p| (p.name.clone(), eval(&p.expr, scope))).collect()
+}
+
+/// A select list that copies every column of one input under its own name (`SELECT a.*`): given a row with exactly
+/// those columns it shares that row instead of building an equal one.
+#[derive(Debug, Clone, Default)]
+pub struct CopyOf {
+    whole: Option<(String, Vec<Name>)>,
+}
+
+impl CopyOf {
+    pub fn new(projection: &[Projection]) -> Self {
+        let column = |p: &Projection| match &p.expr {
+            PlanExpr::Column { source, name, .. } if **name == *p.name => Some(source.clone()),
+            _ => None,
+        };
+        let sources: Option<Vec<String>> = projection.iter().map(column).collect();
+        let mut names: Vec<Name> = projection.iter().map(|p| p.name.clone()).collect();
+        names.sort();
+        names.dedup();
+        let whole = match sources.as_deref() {
+            Some([first, rest @ ..]) if rest.iter().all(|s| s == first) && names.len() == projection.len() => {
+                Some((first.clone(), names))
+            }
+            _ => None,
+        };
+        CopyOf { whole }
+    }
+
+    /// [`project`], sharing the input row when the list copies it whole.
+    pub fn project(&self, projection: &[Projection], scope: &Scope<'_>) -> Row {
+        if let Some((label, names)) = &self.whole
+            && let Some(row) = scope.row(label)
+            && scope.pinned.is_empty()
+            && row.keys().map(|k| &**k).eq(names.iter().map(|n| &**n))
+        {
+            return row.clone();
+        }
+        project(projection, scope)
+    }
 }
 
 /// Whether `e` holds in `scope` (null is false).
@@ -233,4 +272,38 @@ fn polygon(points: &[Val]) -> Val {
         })
         .collect();
     ring.map_or(Val::Null, Val::Polygon)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cep::runtime::props::Props;
+
+    fn column(source: &str, name: &str) -> Projection {
+        let expr = PlanExpr::Column { source: source.into(), name: name.into(), ty: DataType::Int };
+        Projection { name: name.into(), expr, ty: DataType::Int }
+    }
+
+    #[test]
+    fn a_whole_copy_shares_a_row_with_exactly_its_columns_and_builds_any_other() {
+        let copy_of_a = [column("a", "x"), column("a", "y")];
+        let exact = Row::from([("x", Val::Int(1)), ("y", Val::Int(2))]);
+        let wider = Row::from([("x", Val::Int(1)), ("y", Val::Int(2)), ("z", Val::Int(3))]);
+        let vars = Row::new();
+        for (row, shared) in [(&exact, true), (&wider, false)] {
+            let rows = [("a", row)];
+            let out = CopyOf::new(&copy_of_a).project(&copy_of_a, &Scope::new(&rows, &vars));
+            assert_eq!(std::ptr::eq::<Props>(&*out, &**row), shared);
+            assert_eq!(out, Row::from([("x", Val::Int(1)), ("y", Val::Int(2))]));
+        }
+    }
+
+    #[test]
+    fn a_list_that_renames_mixes_inputs_or_computes_is_not_a_whole_copy() {
+        let renamed = Projection { name: "w".into(), ..column("a", "x") };
+        for list in [vec![column("a", "x"), renamed], vec![column("a", "x"), column("b", "y")]] {
+            assert!(CopyOf::new(&list).whole.is_none());
+        }
+        assert!(CopyOf::new(&[column("a", "x")]).whole.is_some());
+    }
 }
