@@ -1,8 +1,9 @@
 //! Slots for the live frames and leaves of a pattern automaton. A node is created and dropped once per event or
 //! timer, so a slot freed is reused instead of growing or rebalancing a map, and a lookup is an index. An id names
-//! its slot and the node's creation number, so an id kept after its node died (a timer of a killed leaf, a frame
-//! already finished) finds nothing rather than the slot's next tenant. Ids of one automaton's arenas share the
-//! creation numbers, so an id is live in at most one of them.
+//! its slot and the low 32 bits of the node's creation number, so an id kept after its node died (a timer of a
+//! killed leaf, a frame already finished) finds nothing rather than the slot's next tenant (unless that tenant came
+//! 2^32 creations later). Ids of one automaton's arenas share the creation numbers, so an id is live in at most one
+//! of them.
 
 /// Nodes by id.
 #[derive(Debug)]
