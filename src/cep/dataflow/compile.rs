@@ -531,7 +531,7 @@ impl Select {
             .map(|(p, _)| (p.name.clone(), eval(&p.expr, &scope)))
             .collect();
         let mut out = row;
-        if !out.keys().map(|k| &**k).eq(self.kept.iter().map(|k| &**k)) {
+        if !out.names_are(&self.kept) {
             out.retain(|name, _| self.kept.binary_search(name).is_ok());
             for name in &self.kept {
                 out.insert_absent(name.clone(), Val::Null);

@@ -104,7 +104,7 @@ impl CopyOf {
         if let Some((label, names)) = &self.whole
             && let Some(row) = scope.row(label)
             && scope.pinned.is_empty()
-            && row.keys().map(|k| &**k).eq(names.iter().map(|n| &**n))
+            && row.names_are(names)
         {
             return row.clone();
         }

@@ -60,6 +60,11 @@ impl Props {
         }
     }
 
+    /// Whether the properties are exactly `names` (given sorted).
+    pub fn names_are(&self, names: &[Name]) -> bool {
+        self.keys().map(|k| &**k).eq(names.iter().map(|n| &**n))
+    }
+
     /// Sets `name` to `value` unless it already has a value.
     pub fn insert_absent(&mut self, name: impl Into<Name> + AsRef<str>, value: Val) {
         if !self.contains_key(name.as_ref()) {
@@ -189,6 +194,8 @@ mod tests {
         let names: Vec<&str> = props.keys().map(|k| &**k).collect();
         assert_eq!(names, ["a", "b"]);
         assert_eq!(props.get("b"), Some(&Val::Int(3)));
+        assert!(props.names_are(&["a".into(), "b".into()]));
+        assert!(!props.names_are(&["a".into()]) && !props.names_are(&["a".into(), "c".into()]));
     }
 
     #[test]
