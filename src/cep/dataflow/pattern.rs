@@ -171,14 +171,14 @@ impl PatternLogic {
 
     /// Schedules what the automaton of `key` asked for, and drops it if nothing in it is live.
     fn settle(&mut self, key: &Key, epoch: u64, set: (u64, u64), timers: Vec<(i64, TimerOrder, TimerKind)>) {
-        let generation = self.state.automata.get(key).map_or(0, |(g, _)| *g);
+        let (generation, idle) = self.state.automata.get(key).map_or((0, false), |(g, a)| (*g, a.is_idle()));
         for (at, order, kind) in timers {
             self.state.timer_seq += 1;
             let due = timer_epoch(at).max(epoch + 1);
             let timer = Timer { key: key.clone(), generation, kind, set };
             self.state.timers.entry(due).or_default().push((order, self.state.timer_seq, timer));
         }
-        if self.state.automata.get(key).is_some_and(|(_, a)| a.is_idle()) {
+        if idle {
             self.state.automata.remove(key);
         }
     }
