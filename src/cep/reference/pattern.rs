@@ -428,7 +428,7 @@ impl PatternQuery {
         let reads = &self.nodes.reads[node];
         let pinned: SmallVec<[(&str, &str, &Val); 2]> =
             leaf.pinned.iter().map(|(i, v)| (reads[*i].0.as_str(), reads[*i].1.as_str(), v)).collect();
-        holds(filter.as_ref(), &Scope::new(&rows, ctx.vars).pinned(&pinned))
+        holds(filter.as_ref(), &Scope::new(&rows, ctx.vars).with_pinned(&pinned))
     }
 
     pub fn on_event(&mut self, ctx: &mut Ctx<'_>, stream: &str, event: &Row) -> Vec<Row> {

@@ -23,7 +23,7 @@ impl<'a> Scope<'a> {
         Scope { rows, aggregates: &[], vars, pinned: &[] }
     }
 
-    pub fn pinned(self, pinned: &'a [(&'a str, &'a str, &'a Val)]) -> Self {
+    pub fn with_pinned(self, pinned: &'a [(&'a str, &'a str, &'a Val)]) -> Self {
         Scope { pinned, ..self }
     }
 

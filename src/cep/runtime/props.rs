@@ -21,10 +21,6 @@ pub struct Props {
 }
 
 impl Props {
-    pub fn new() -> Self {
-        Props::default()
-    }
-
     pub fn len(&self) -> usize {
         self.entries.len()
     }
@@ -39,10 +35,6 @@ impl Props {
 
     pub fn get(&self, name: &str) -> Option<&Val> {
         self.position(name).map(|i| &self.entries[i].1)
-    }
-
-    pub fn get_mut(&mut self, name: &str) -> Option<&mut Val> {
-        self.position(name).map(|i| &mut self.entries[i].1)
     }
 
     pub fn contains_key(&self, name: &str) -> bool {
@@ -88,14 +80,6 @@ impl Props {
 
     pub fn keys(&self) -> impl DoubleEndedIterator<Item = &Name> + ExactSizeIterator {
         self.entries.iter().map(|(k, _)| k)
-    }
-
-    pub fn values(&self) -> impl DoubleEndedIterator<Item = &Val> + ExactSizeIterator {
-        self.entries.iter().map(|(_, v)| v)
-    }
-
-    pub fn values_mut(&mut self) -> impl DoubleEndedIterator<Item = &mut Val> + ExactSizeIterator {
-        self.entries.iter_mut().map(|(_, v)| v)
     }
 }
 
