@@ -537,6 +537,7 @@ impl Select {
                 out.insert_absent(name.clone(), Val::Null);
             }
         }
+        out.reserve(computed.len());
         out.extend(computed);
         emit.event(stamp.child(self.number, 0), self.ids.1, out);
     }

@@ -17,7 +17,7 @@ use super::operator::{Emit, Logic, State};
 use super::record::{Record, Stamp, millis, timer_epoch};
 use crate::cep::plan::{BinaryOp, DataType, PatternNode, PatternNodeKind, PlanExpr, QueryPlan};
 use crate::cep::reference::pattern::{Bindings, Nodes, PatternQuery};
-use crate::cep::reference::{Ctx, TimerKind, TimerOrder};
+use crate::cep::reference::{Ctx, Scheduled, TimerKind, TimerOrder};
 use crate::cep::runtime::eval::{Scope, eval};
 use crate::cep::runtime::{Row, Val};
 
@@ -170,7 +170,7 @@ impl PatternLogic {
     }
 
     /// Schedules what the automaton of `key` asked for, and drops it if nothing in it is live.
-    fn settle(&mut self, key: &Key, epoch: u64, set: (u64, u64), timers: Vec<(i64, TimerOrder, TimerKind)>) {
+    fn settle(&mut self, key: &Key, epoch: u64, set: (u64, u64), timers: Scheduled) {
         let (generation, idle) = self.state.automata.get(key).map_or((0, false), |(g, a)| (*g, a.is_idle()));
         for (at, order, kind) in timers {
             self.state.timer_seq += 1;

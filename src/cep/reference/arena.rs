@@ -5,39 +5,48 @@
 //! 2^32 creations later). Ids of one automaton's arenas share the creation numbers, so an id is live in at most one
 //! of them.
 
-/// Nodes by id.
+/// Nodes by id. The free slots are linked through themselves, so an automaton's arena is one buffer.
 #[derive(Debug)]
 pub struct Arena<T> {
     slots: Vec<Slot<T>>,
-    free: Vec<u32>,
+    /// The most recently freed slot, the head of the free list.
+    free: Option<u32>,
     live: usize,
 }
 
 #[derive(Debug)]
-struct Slot<T> {
-    seq: u64,
-    value: Option<T>,
+enum Slot<T> {
+    Live {
+        seq: u64,
+        value: T,
+    },
+    /// A freed slot and the one freed before it.
+    Free {
+        next: Option<u32>,
+    },
 }
 
 impl<T> Default for Arena<T> {
     fn default() -> Self {
-        Arena { slots: Vec::new(), free: Vec::new(), live: 0 }
+        Arena { slots: Vec::new(), free: None, live: 0 }
     }
 }
 
-/// The id of creation number `seq` in slot `slot`: the low half of `seq` above the slot.
 fn id(seq: u64, slot: u32) -> u64 {
     (seq << 32) | u64::from(slot)
 }
 
 impl<T> Arena<T> {
-    /// Stores `value` as creation number `seq` (unique among the automaton's nodes) and returns its id.
+    /// Stores `value`, created `seq`-th; answers its id.
     pub fn insert(&mut self, seq: u64, value: T) -> u64 {
-        let slot = Slot { seq, value: Some(value) };
         self.live += 1;
-        match self.free.pop() {
+        let slot = Slot::Live { seq, value };
+        match self.free {
             Some(index) => {
-                self.slots[index as usize] = slot;
+                let Slot::Free { next } = std::mem::replace(&mut self.slots[index as usize], slot) else {
+                    unreachable!("the free list links only free slots");
+                };
+                self.free = next;
                 id(seq, index)
             }
             None => {
@@ -50,16 +59,25 @@ impl<T> Arena<T> {
 
     fn index(&self, id: u64) -> Option<usize> {
         let index = (id & u64::from(u32::MAX)) as usize;
-        let slot = self.slots.get(index)?;
-        (slot.value.is_some() && (slot.seq << 32) == (id & !u64::from(u32::MAX))).then_some(index)
+        match self.slots.get(index)? {
+            Slot::Live { seq, .. } if (seq << 32) == (id & !u64::from(u32::MAX)) => Some(index),
+            _ => None,
+        }
     }
 
     pub fn get(&self, id: u64) -> Option<&T> {
-        self.index(id).and_then(|i| self.slots[i].value.as_ref())
+        match &self.slots[self.index(id)?] {
+            Slot::Live { value, .. } => Some(value),
+            Slot::Free { .. } => None,
+        }
     }
 
     pub fn get_mut(&mut self, id: u64) -> Option<&mut T> {
-        self.index(id).and_then(|i| self.slots[i].value.as_mut())
+        let index = self.index(id)?;
+        match &mut self.slots[index] {
+            Slot::Live { value, .. } => Some(value),
+            Slot::Free { .. } => None,
+        }
     }
 
     pub fn contains(&self, id: u64) -> bool {
@@ -68,22 +86,29 @@ impl<T> Arena<T> {
 
     pub fn remove(&mut self, id: u64) -> Option<T> {
         let index = self.index(id)?;
-        self.free.push(index as u32);
+        let freed = Slot::Free { next: self.free };
+        self.free = Some(index as u32);
         self.live -= 1;
-        self.slots[index].value.take()
+        match std::mem::replace(&mut self.slots[index], freed) {
+            Slot::Live { value, .. } => Some(value),
+            Slot::Free { .. } => None,
+        }
     }
 
     pub fn is_empty(&self) -> bool {
         self.live == 0
     }
 
-    /// The live nodes with their creation numbers and ids, in slot order (not creation order).
+    /// The live nodes as (creation number, id, node), in slot order.
     pub fn iter(&self) -> impl Iterator<Item = (u64, u64, &T)> {
-        (self.slots.iter().enumerate()).filter_map(|(i, s)| s.value.as_ref().map(|v| (s.seq, id(s.seq, i as u32), v)))
+        (self.slots.iter().enumerate()).filter_map(|(i, s)| match s {
+            Slot::Live { seq, value } => Some((*seq, id(*seq, i as u32), value)),
+            Slot::Free { .. } => None,
+        })
     }
 
     pub fn values(&self) -> impl Iterator<Item = &T> {
-        self.slots.iter().filter_map(|s| s.value.as_ref())
+        self.iter().map(|(_, _, value)| value)
     }
 }
 

@@ -17,6 +17,8 @@ pub(crate) mod query;
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, HashMap, VecDeque};
 
+use smallvec::SmallVec;
+
 use self::join::JoinQuery;
 use self::named::{ActionState, MergeState, NamedWindow};
 use self::pattern::PatternQuery;
@@ -53,22 +55,25 @@ struct Timer {
     kind: TimerKind,
 }
 
+/// The timers one event or timer asks for, as (due, order, kind): rarely more than two, so kept inline.
+pub(crate) type Scheduled = SmallVec<[(i64, TimerOrder, TimerKind); 2]>;
+
 /// What a statement sees of the engine while it handles an event or a timer.
 #[derive(Debug)]
 pub(crate) struct Ctx<'a> {
     pub now: i64,
     pub seq: u64,
     pub vars: &'a Row,
-    timers: Vec<(i64, TimerOrder, TimerKind)>,
+    timers: Scheduled,
 }
 
 impl<'a> Ctx<'a> {
     pub fn new(now: i64, seq: u64, vars: &'a Row) -> Self {
-        Ctx { now, seq, vars, timers: Vec::new() }
+        Ctx { now, seq, vars, timers: Scheduled::new() }
     }
 
     /// The timers asked for since the last call, as (due, order, kind).
-    pub fn take_timers(&mut self) -> Vec<(i64, TimerOrder, TimerKind)> {
+    pub fn take_timers(&mut self) -> Scheduled {
         std::mem::take(&mut self.timers)
     }
 
@@ -159,7 +164,7 @@ impl Reference {
     }
 
     fn deliver(&mut self, i: usize, stream: &str, row: &Row) {
-        let mut ctx = Ctx { now: self.now, seq: self.seq, vars: &self.vars, timers: Vec::new() };
+        let mut ctx = Ctx { now: self.now, seq: self.seq, vars: &self.vars, timers: Scheduled::new() };
         let rows = match &mut self.statements[i] {
             Statement::Passive => return,
             Statement::Stream(q) => q.on_event(&mut ctx, stream, row),
@@ -179,7 +184,7 @@ impl Reference {
     }
 
     /// Schedules what statement `i` asked for and sends its rows to its sink.
-    fn after(&mut self, i: usize, timers: Vec<(i64, TimerOrder, TimerKind)>, rows: Vec<Row>) {
+    fn after(&mut self, i: usize, timers: Scheduled, rows: Vec<Row>) {
         for (at, order, kind) in timers {
             self.timer_seq += 1;
             self.timers.push(Reverse(Timer { at, order, seq: self.timer_seq, statement: i, kind }));
@@ -217,7 +222,7 @@ impl Reference {
 
     fn fire(&mut self, timer: Timer) {
         self.now = timer.at;
-        let mut ctx = Ctx { now: self.now, seq: self.seq, vars: &self.vars, timers: Vec::new() };
+        let mut ctx = Ctx { now: self.now, seq: self.seq, vars: &self.vars, timers: Scheduled::new() };
         let rows = match &mut self.statements[timer.statement] {
             Statement::Stream(q) => q.on_timer(&mut ctx, timer.kind),
             Statement::Pattern(p) => p.on_timer(&mut ctx, timer.kind),

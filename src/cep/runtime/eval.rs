@@ -5,6 +5,8 @@
 
 use std::cmp::Ordering;
 
+use smallvec::SmallVec;
+
 use super::value::{Name, Row, Val};
 use crate::cep::plan::{BinaryOp, DataType, Function, PlanExpr, Projection};
 
@@ -248,7 +250,7 @@ fn cast(v: Val, ty: &DataType) -> Val {
 }
 
 fn call(function: Function, args: &[PlanExpr], scope: &Scope<'_>) -> Val {
-    let values: Vec<Val> = args.iter().map(|a| eval(a, scope)).collect();
+    let values: SmallVec<[Val; 3]> = args.iter().map(|a| eval(a, scope)).collect();
     match (function, values.as_slice()) {
         (Function::Coalesce, _) => values.iter().find(|v| !v.is_null()).cloned().unwrap_or(Val::Null),
         (Function::Point, [x, y]) => match (x.as_f64(), y.as_f64()) {
@@ -271,7 +273,7 @@ fn polygon(points: &[Val]) -> Val {
             _ => None,
         })
         .collect();
-    ring.map_or(Val::Null, Val::Polygon)
+    ring.map_or(Val::Null, |ring: Vec<(f64, f64)>| Val::Polygon(ring.into()))
 }
 
 #[cfg(test)]

@@ -73,7 +73,7 @@ pub fn parse_wkt(wkt: &str) -> Option<Val> {
         let points = numbers(body)?;
         return points.first().map(|(x, y)| Val::Point(*x, *y));
     }
-    inner("POLYGON").and_then(numbers).map(Val::Polygon)
+    inner("POLYGON").and_then(numbers).map(|ring| Val::Polygon(ring.into()))
 }
 
 #[cfg(test)]
@@ -81,7 +81,7 @@ mod tests {
     use super::*;
 
     fn square() -> Val {
-        Val::Polygon(vec![(0.0, 0.0), (0.0, 10.0), (10.0, 10.0), (10.0, 0.0), (0.0, 0.0)])
+        Val::Polygon([(0.0, 0.0), (0.0, 10.0), (10.0, 10.0), (10.0, 0.0), (0.0, 0.0)].into())
     }
 
     #[test]

@@ -52,9 +52,22 @@ impl Props {
         }
     }
 
+    /// Makes room for `extra` more properties, so adding them does not grow the vector again.
+    pub fn reserve(&mut self, extra: usize) {
+        self.entries.reserve_exact(extra);
+    }
+
+    /// A copy with room for `extra` more properties.
+    pub fn with_room(&self, extra: usize) -> Props {
+        let mut entries = Vec::with_capacity(self.entries.len() + extra);
+        entries.extend_from_slice(&self.entries);
+        Props { entries }
+    }
+
     /// Whether the properties are exactly `names` (given sorted).
     pub fn names_are(&self, names: &[Name]) -> bool {
-        self.keys().map(|k| &**k).eq(names.iter().map(|n| &**n))
+        // Names compared as `Arc`s: one the route shared is the same allocation, found equal without reading it.
+        self.keys().eq(names)
     }
 
     /// Sets `name` to `value` unless it already has a value.

@@ -24,8 +24,8 @@ pub enum Val {
     Date(i64),
     /// `x` is the first coordinate (latitude by convention), as written.
     Point(f64, f64),
-    /// A closed ring of points.
-    Polygon(Vec<(f64, f64)>),
+    /// A closed ring of points, shared: a configuration's fence is read by every event that tests it.
+    Polygon(Arc<[(f64, f64)]>),
     Array(Vec<Val>),
 }
 
@@ -38,6 +38,15 @@ pub struct Row(Arc<Props>);
 impl Row {
     pub fn new() -> Self {
         Row::default()
+    }
+
+    /// Makes room for `extra` more properties: a shared row is copied once with the room, rather than copied and
+    /// then grown by the first insert.
+    pub fn reserve(&mut self, extra: usize) {
+        match Arc::get_mut(&mut self.0) {
+            Some(props) => props.reserve(extra),
+            None => self.0 = Arc::new(self.0.with_room(extra)),
+        }
     }
 }
 
