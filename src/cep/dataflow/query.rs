@@ -9,7 +9,7 @@
 //! entry. Each worker holds the groups routed to it; output ticks are the same on every worker, started by the
 //! broadcast `Start` record.
 
-use std::collections::{BTreeMap, BTreeSet, HashMap, VecDeque};
+use std::collections::{BTreeMap, HashMap, VecDeque};
 use std::sync::Arc;
 
 use foldhash::fast::RandomState;
@@ -19,9 +19,9 @@ use smallvec::SmallVec;
 use super::aggregate::Accumulators;
 use super::operator::{Emit, Logic, State};
 use super::record::{Record, Stamp, millis, timer_epoch};
-use crate::cep::plan::{AggregationKind, QueryPlan, StreamInput, WindowSpec};
+use crate::cep::plan::{AggregationKind, PlanExpr, QueryPlan, StreamInput, WindowSpec};
 use crate::cep::reference::TimerOrder;
-use crate::cep::reference::query::{key_of, view_key};
+use crate::cep::reference::query::view_key;
 use crate::cep::runtime::eval::{Scope, eval, holds, project};
 use crate::cep::runtime::{Row, Val};
 
@@ -63,6 +63,8 @@ impl View {
 #[derive(Debug, Default)]
 struct Group {
     entries: usize,
+    /// Whether the group is listed in `changed` since the last output tick.
+    changed: bool,
     acc: Option<Accumulators>,
     last_event: Option<Row>,
 }
@@ -90,7 +92,9 @@ struct QueryState {
     groups: HashMap<Arc<str>, Group, RandomState>,
     /// The view's entries, dense and indexed by their id (freed ids are reused), so a long window is one array.
     entries: Slab<Entry>,
-    changed: BTreeSet<Arc<str>>,
+    /// The groups whose aggregates changed since the last output tick, each listed once while its group lives (a
+    /// group dropped and made again may be listed twice): marking one is a flag test, not a search of a set.
+    changed: Vec<Arc<str>>,
     held: BTreeMap<Arc<str>, Row>,
     /// The next output tick, and when and by what position the clock was set (for stamps).
     tick: Option<(u64, (u64, u64))>,
@@ -103,7 +107,7 @@ impl QueryState {
             view: View::new(window),
             entries: Slab::new(),
             groups: HashMap::default(),
-            changed: BTreeSet::new(),
+            changed: Vec::new(),
             held: BTreeMap::new(),
             tick: None,
             ticks: 0,
@@ -134,7 +138,7 @@ impl QueryLogic {
         }
         let counts = holds(self.plan.filter.as_ref(), &scope);
         let group = match &self.plan.aggregation {
-            Some(a) => self.group_key(key_of(&a.group_by, label, &row, &self.vars)),
+            Some(a) => self.group_key(a.group_by.as_slice(), &scope),
             None => self.empty.clone(),
         };
         if self.plan.aggregation.is_some() {
@@ -173,15 +177,29 @@ impl QueryLogic {
         }
     }
 
-    /// The group's shared key: the one its group already holds, so an arrival in a known group allocates none.
-    fn group_key(&self, key: String) -> Arc<str> {
-        match self.state.groups.get_key_value(key.as_str()) {
+    /// The key of the group of the event in `scope`, shared with its group when it has one, so an arrival in a
+    /// known group allocates nothing. A text value is its own key, as it is; any other value, a text starting with
+    /// [`MARK`], and several values are [`MARK`] followed by their stable text forms. So two keys are equal exactly
+    /// when the values' text forms are, and the common text key is never formatted.
+    fn group_key(&self, exprs: &[PlanExpr], scope: &Scope<'_>) -> Arc<str> {
+        let key: Arc<str> = match exprs {
+            [one] => match eval(one, scope) {
+                Val::String(text) if !text.starts_with(MARK) => text,
+                other => format!("{MARK}{}", other.key()).into(),
+            },
+            [] => return self.empty.clone(),
+            many => {
+                let keys: Vec<String> = many.iter().map(|e| eval(e, scope).key()).collect();
+                format!("{MARK}{}", keys.join("\u{1f}")).into()
+            }
+        };
+        match self.state.groups.get_key_value(&*key) {
             Some((shared, _)) => shared.clone(),
-            None => key.into(),
+            None => key,
         }
     }
 
-    fn arg(&self, arg: Option<&crate::cep::plan::PlanExpr>, row: &Row) -> Val {
+    fn arg(&self, arg: Option<&PlanExpr>, row: &Row) -> Val {
         let binding = [(self.input.label.as_str(), row)];
         arg.map_or(Val::Null, |e| eval(e, &Scope::new(&binding, &self.vars)))
     }
@@ -217,7 +235,10 @@ impl QueryLogic {
             if let Some(acc) = g.acc.as_mut() {
                 acc.remove(calls, &entry.args);
             }
-            self.state.changed.insert(entry.group.clone());
+            // Only an output tick reads (and empties) the list.
+            if self.plan.output.is_some() {
+                mark(&mut self.state.changed, g, &entry.group);
+            }
         }
         // Without an output policy a group's last event is only read on its next arrival, which replaces it.
         if g.entries == 0 && (g.last_event.is_none() || self.plan.output.is_none()) {
@@ -232,9 +253,10 @@ impl QueryLogic {
         };
         match aggregation.kind {
             AggregationKind::FullyAggregated => {
-                self.state.groups.entry(group.clone()).or_default().last_event = Some(row.clone());
+                let g = self.state.groups.entry(group.clone()).or_default();
+                g.last_event = Some(row.clone());
                 if self.plan.output.is_some() {
-                    self.state.changed.insert(group.clone());
+                    mark(&mut self.state.changed, g, group);
                     return Vec::new();
                 }
                 self.group_row(group).into_iter().collect()
@@ -321,19 +343,38 @@ impl QueryLogic {
 
     fn tick_rows(&mut self) -> Vec<Row> {
         if !self.fully_aggregated() {
-            self.state.changed.clear();
+            for group in std::mem::take(&mut self.state.changed) {
+                if let Some(g) = self.state.groups.get_mut(&group) {
+                    g.changed = false;
+                }
+            }
             return std::mem::take(&mut self.state.held).into_values().collect();
         }
-        let changed = std::mem::take(&mut self.state.changed);
+        let mut changed = std::mem::take(&mut self.state.changed);
+        changed.sort_unstable();
+        changed.dedup();
         let rows = changed.iter().filter_map(|g| self.group_row(g)).collect();
         for group in changed {
-            if let Some(g) = self.state.groups.get_mut(&group)
-                && g.entries == 0
-            {
+            let Some(g) = self.state.groups.get_mut(&group) else {
+                continue;
+            };
+            g.changed = false;
+            if g.entries == 0 {
                 self.state.groups.remove(&group);
             }
         }
         rows
+    }
+}
+
+/// What starts a group key that is not a text value as it is (see [`QueryLogic::group_key`]).
+const MARK: char = '\0';
+
+/// Lists `group` as changed unless it already is.
+fn mark(changed: &mut Vec<Arc<str>>, g: &mut Group, group: &Arc<str>) {
+    if !g.changed {
+        g.changed = true;
+        changed.push(group.clone());
     }
 }
 
