@@ -117,6 +117,10 @@ struct CepArgs {
     /// service's feeder hands over what queued up while the workers were busy.
     #[arg(long, default_value_t = 1)]
     ms_per_round: u32,
+    /// Stop each side after this many events, even before `--duration`: the same work every run, for profiling
+    /// (instruction counts under callgrind compare exactly).
+    #[arg(long)]
+    events: Option<u64>,
     /// One JSON object per run instead of a table.
     #[arg(long)]
     json: bool,
@@ -132,6 +136,7 @@ impl CepArgs {
             keys: self.keys.unwrap_or(if geofence { 100_000 } else { 10_000 }),
             per_ms: self.per_ms.unwrap_or(if geofence { 100 } else { 10 }),
             ms_per_round: self.ms_per_round.max(1),
+            events: self.events,
         }
     }
 }

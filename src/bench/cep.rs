@@ -6,6 +6,7 @@
 //! ```text
 //! fluxgate bench geofence --workers 1,2 --duration 5 [--keys 100000] [--per-ms 1000] [--json]
 //! fluxgate bench floor --workers 1 --duration 5 [--keys 10000] [--per-ms 1000] [--ms-per-round 1] [--json]
+//! fluxgate bench geofence --duration 600 --events 200000   # the same work every run, e.g. under callgrind
 //! ```
 //!
 //! The engine gets one batch per synthetic millisecond (`per_ms` events, one epoch), and `ms_per_round` of them per
@@ -62,6 +63,8 @@ pub struct CepOptions {
     pub per_ms: u32,
     /// Synthetic milliseconds per round of the workers.
     pub ms_per_round: u32,
+    /// At most this many events per side (the engine stops at the round that reaches it).
+    pub events: Option<u64>,
 }
 
 /// One run: the engine on `workers` and the plain baseline, in the shape every `fluxgate bench` shares.
@@ -189,7 +192,7 @@ fn measure_engine(options: &CepOptions, workers: usize) -> Result<Measured, CepB
     let stream = options.scenario.stream();
     let mut measured = Measured::new();
     let begin = Instant::now();
-    while measured.elapsed < options.duration {
+    while measured.elapsed < options.duration && options.events.is_none_or(|n| measured.events < n) {
         let round: Vec<_> =
             (0..options.ms_per_round.max(1)).map(|_| next_batch(&mut generator, options, stream)).collect();
         let (events, started) = (round.iter().map(|(_, b)| b.len()).sum(), Instant::now());
@@ -218,16 +221,16 @@ fn measure_plain(options: &CepOptions) -> Measured {
         Scenario::Floor => Box::new(PlainFloor::default()),
     };
     let mut generator = Generator::new(options.scenario, options.keys, options.per_ms, START_MS);
-    timed(options.duration, || {
+    timed(options.duration, options.events, || {
         let event: Event = generator.next_event();
         job.push(&event)
     })
 }
 
-/// Runs `step` (which pushes one event and answers how many outputs it gave) for `duration`. Only every
-/// [`LATENCY_SAMPLE`]-th step is timed on its own: reading the clock twice per event would cost about as much as the
-/// plain job's event and slow the baseline down.
-fn timed(duration: Duration, mut step: impl FnMut() -> usize) -> Measured {
+/// Runs `step` (which pushes one event and answers how many outputs it gave) for `duration`, or until `events`
+/// (rounded up to a whole sample). Only every [`LATENCY_SAMPLE`]-th step is timed on its own: reading the clock twice
+/// per event would cost about as much as the plain job's event and slow the baseline down.
+fn timed(duration: Duration, events: Option<u64>, mut step: impl FnMut() -> usize) -> Measured {
     let mut measured = Measured::new();
     let begin = Instant::now();
     loop {
@@ -238,7 +241,7 @@ fn timed(duration: Duration, mut step: impl FnMut() -> usize) -> Measured {
             measured.count(step());
         }
         measured.elapsed = begin.elapsed();
-        if measured.elapsed >= duration {
+        if measured.elapsed >= duration || events.is_some_and(|n| measured.events >= n) {
             return measured;
         }
     }
@@ -332,11 +335,28 @@ mod tests {
             keys: 1_000,
             per_ms: 100,
             ms_per_round: 4,
+            events: None,
         };
         let reports = run(&options).unwrap();
         assert_eq!(reports.iter().map(|r| r.workers).collect::<Vec<_>>(), vec![1, 2]);
         assert!(reports.iter().all(|r| r.events > 0 && r.baseline_events == reports[0].baseline_events));
         assert!(reports[0].p99_ms > 0.0001, "{:?}", reports[0]);
         assert!(reports[0].json().starts_with(r#"{"scenario":"floor","workers":1,"throughput_per_s":"#));
+    }
+
+    #[test]
+    fn a_count_of_events_stops_both_sides_before_the_duration() {
+        let options = CepOptions {
+            scenario: Scenario::Floor,
+            workers: vec![1],
+            duration: Duration::from_secs(60),
+            keys: 1_000,
+            per_ms: 100,
+            ms_per_round: 4,
+            events: Some(2_000),
+        };
+        let reports = run(&options).unwrap();
+        // The engine stops at the round (400 events) that reaches the count, the baseline at the sample (256).
+        assert_eq!((reports[0].events, reports[0].baseline_events), (2_000, 2_048));
     }
 }
