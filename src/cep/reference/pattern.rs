@@ -422,13 +422,16 @@ impl PatternQuery {
         if wanted != stream || leaf.created >= ctx.seq {
             return false;
         }
+        let Some(filter) = filter else {
+            return true;
+        };
         let mut rows: SmallVec<[(&str, &Row); 4]> = leaf.bindings.iter().map(|(t, r)| (&**t, r)).collect();
         rows.push((stream, event));
         rows.extend(tag.as_deref().map(|t| (t, event)));
         let reads = &self.nodes.reads[node];
         let pinned: SmallVec<[(&str, &str, &Val); 2]> =
             leaf.pinned.iter().map(|(i, v)| (reads[*i].0.as_str(), reads[*i].1.as_str(), v)).collect();
-        holds(filter.as_ref(), &Scope::new(&rows, ctx.vars).with_pinned(&pinned))
+        holds(Some(filter), &Scope::new(&rows, ctx.vars).with_pinned(&pinned))
     }
 
     pub fn on_event(&mut self, ctx: &mut Ctx<'_>, stream: &str, event: &Row) -> Vec<Row> {
