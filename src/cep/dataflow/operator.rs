@@ -164,7 +164,12 @@ pub fn stateful<'s, L: Logic>(
                 };
                 let mut emit = Emit::default();
                 run_epoch(&mut *logic, &mut emit, epoch, records);
-                timer = logic.next_timer().map(|due| cap.delayed(&due.max(epoch)));
+                // A timer capability already at the due epoch is kept: replacing it by an equal one would still cost
+                // timely two progress updates (a drop and a new hold) for every epoch.
+                let due = logic.next_timer().map(|due| due.max(epoch));
+                if timer.as_ref().map(|held| *held.time()) != due {
+                    timer = due.map(|due| cap.delayed(&due));
+                }
                 if !emit.records.is_empty() {
                     output.session(&cap).give_container(&mut emit.records);
                 }
