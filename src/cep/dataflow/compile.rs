@@ -4,7 +4,7 @@
 //! semantics need one place). Rows of `out` streams are collected per worker for the engine to publish.
 
 use std::cell::RefCell;
-use std::collections::{HashMap, HashSet};
+use std::collections::{BTreeMap, HashMap, HashSet};
 use std::rc::Rc;
 use std::sync::Arc;
 
@@ -12,10 +12,12 @@ use smallvec::SmallVec;
 
 use timely::dataflow::channels::pact::Pipeline;
 use timely::dataflow::operators::generic::Operator;
+use timely::dataflow::operators::generic::builder_rc::OperatorBuilder;
 use timely::dataflow::operators::probe::Handle as ProbeHandle;
 use timely::dataflow::operators::vec::{Broadcast, Filter};
 use timely::dataflow::operators::{Concatenate, Exchange, Probe};
 use timely::dataflow::{Scope, Stream};
+use timely::progress::operate::FrontierInterest;
 
 use super::join::{JoinLogic, Member, group_key};
 use super::operator::{Control, Emit, stateful};
@@ -58,8 +60,9 @@ struct Compiler<'s, 'p> {
     program: &'p Program,
     vars: Arc<Row>,
     names: Arc<Vec<String>>,
-    input: Edge<'s>,
-    by_stream: HashMap<u32, Edge<'s>>,
+    /// The input events of each stream, by stream id: the input split once, so an event is neither copied for nor
+    /// tested by the statements of other streams.
+    by_stream: Vec<Edge<'s>>,
     producers: HashMap<u32, Vec<Edge<'s>>>,
     windows: HashMap<String, WindowParts<'s>>,
     built: Built,
@@ -78,8 +81,7 @@ pub fn compile<'s>(scope: Scope<'s, u64>, program: &Program, input: Edge<'s>, pr
         program,
         vars: Arc::new(program.vars.clone()),
         names: Arc::new(names),
-        input,
-        by_stream: HashMap::new(),
+        by_stream: split(input, program.stream_count()),
         producers: HashMap::new(),
         windows: HashMap::new(),
         built: Built::default(),
@@ -126,12 +128,7 @@ impl<'s> Compiler<'s, '_> {
             self.build_window(name);
         }
         let id = self.id(name);
-        let from_input = self
-            .by_stream
-            .entry(id)
-            .or_insert_with(|| self.input.clone().filter(move |r| r.stream() == Some(id)))
-            .clone();
-        let mut all = vec![from_input];
+        let mut all = vec![self.by_stream[id as usize].clone()];
         all.extend(self.producers.get(&id).cloned().unwrap_or_default());
         self.scope.concatenate(all)
     }
@@ -449,6 +446,42 @@ fn exchange_matches<'s>(input: Edge<'s>, routes: Routes, matches: HashMap<u32, P
         },
         Record::Start { .. } => 0,
     })
+}
+
+/// The input split by stream, one edge per stream id below `streams` (the input carries only events of declared
+/// streams; anything else goes to stream 0). A batch of one stream, the usual case, is passed on whole; a mixed one is
+/// divided. (Timely's `partition` moves every record into a new batch one by one, which cost the floor more than the
+/// per-stream filters it replaces.)
+fn split<'s>(input: Edge<'s>, streams: u32) -> Vec<Edge<'s>> {
+    let mut builder = OperatorBuilder::new("Split".to_owned(), input.scope());
+    let mut records = builder.new_input(input, Pipeline);
+    builder.set_notify_for(0, FrontierInterest::Never);
+    let (mut outputs, edges): (Vec<_>, Vec<_>) = (0..streams).map(|_| builder.new_output::<Vec<Record>>()).unzip();
+    let part = move |record: &Record| record.stream().filter(|s| *s < streams).unwrap_or(0) as usize;
+    builder.build(move |_| {
+        move |_frontiers| {
+            let mut handles: Vec<_> = outputs.iter_mut().map(|o| o.activate()).collect();
+            records.for_each_stamp(|cap, data| {
+                for batch in data {
+                    let Some(first) = batch.first().map(part) else {
+                        continue;
+                    };
+                    if batch.iter().all(|r| part(r) == first) {
+                        handles[first].give(&cap, batch);
+                        continue;
+                    }
+                    let mut parts: BTreeMap<usize, Vec<Record>> = BTreeMap::new();
+                    for record in batch.drain(..) {
+                        parts.entry(part(&record)).or_default().push(record);
+                    }
+                    for (stream, mut records) in parts {
+                        handles[stream].give(&cap, &mut records);
+                    }
+                }
+            });
+        }
+    });
+    edges
 }
 
 /// Emits one `Start` record at this worker's first event of `stream`: a statement's output clock starts then.
