@@ -59,6 +59,10 @@ enum LeafKind {
     Deadline,
 }
 
+/// What a match leaf's filter reads of its bindings: usually one column (`a.inside`), so one is kept inline and a leaf,
+/// moved in and out of its arena at every event, stays small.
+type Pinned = SmallVec<[(usize, Val); 1]>;
+
 #[derive(Debug)]
 struct Leaf {
     frame: u64,
@@ -67,7 +71,7 @@ struct Leaf {
     created: u64,
     /// What a match leaf's filter reads of its bindings (by index into the node's reads), read when the leaf was
     /// made: bound events never change, and the leaf is then all a test of its filter touches besides the event.
-    pinned: SmallVec<[(usize, Val); 2]>,
+    pinned: Pinned,
 }
 
 /// Every node of a pattern by id (the planner numbers them from 0), so live state names nodes instead of copying
@@ -212,7 +216,7 @@ impl PatternQuery {
 
     /// The values the filter of match node `node` reads of `bindings`: a label the bindings hold is found there
     /// first when the filter runs, so its columns can be read now.
-    fn pin(&self, node: usize, bindings: &Bindings) -> SmallVec<[(usize, Val); 2]> {
+    fn pin(&self, node: usize, bindings: &Bindings) -> Pinned {
         let reads = self.nodes.reads[node].iter().enumerate();
         reads
             .filter_map(|(i, (label, name))| {
