@@ -92,8 +92,9 @@ struct QueryState {
     groups: HashMap<Arc<str>, Group, RandomState>,
     /// The view's entries, dense and indexed by their id (freed ids are reused), so a long window is one array.
     entries: Slab<Entry>,
-    /// The groups whose aggregates changed since the last output tick, each listed once while its group lives (a
-    /// group dropped and made again may be listed twice): marking one is a flag test, not a search of a set.
+    /// The groups of a fully aggregated query whose aggregates changed since the last output tick, each listed once
+    /// while its group lives (a group dropped and made again may be listed twice): marking one is a flag test, not
+    /// a search of a set.
     changed: Vec<Arc<str>>,
     held: BTreeMap<Arc<str>, Row>,
     /// The next output tick, and when and by what position the clock was set (for stamps).
@@ -223,6 +224,8 @@ impl QueryLogic {
     }
 
     fn remove(&mut self, id: usize) {
+        // Only the output tick of a fully aggregated query reads (and empties) the list of changed groups.
+        let listed = self.plan.output.is_some() && self.fully_aggregated();
         let Some(entry) = self.state.entries.try_remove(id) else {
             return;
         };
@@ -235,8 +238,7 @@ impl QueryLogic {
             if let Some(acc) = g.acc.as_mut() {
                 acc.remove(calls, &entry.args);
             }
-            // Only an output tick reads (and empties) the list.
-            if self.plan.output.is_some() {
+            if listed {
                 mark(&mut self.state.changed, g, &entry.group);
             }
         }
@@ -343,11 +345,6 @@ impl QueryLogic {
 
     fn tick_rows(&mut self) -> Vec<Row> {
         if !self.fully_aggregated() {
-            for group in std::mem::take(&mut self.state.changed) {
-                if let Some(g) = self.state.groups.get_mut(&group) {
-                    g.changed = false;
-                }
-            }
             return std::mem::take(&mut self.state.held).into_values().collect();
         }
         let mut changed = std::mem::take(&mut self.state.changed);
