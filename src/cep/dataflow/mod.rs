@@ -11,6 +11,7 @@
 mod aggregate;
 mod compile;
 mod join;
+mod key;
 mod operator;
 mod pattern;
 mod program;

@@ -13,6 +13,7 @@ use std::sync::Arc;
 
 use foldhash::fast::RandomState;
 
+use super::key::{self, Key};
 use super::operator::{Emit, Logic, State};
 use super::record::{Record, Stamp, millis, timer_epoch};
 use crate::cep::plan::{BinaryOp, DataType, PatternNode, PatternNodeKind, PlanExpr, QueryPlan};
@@ -23,23 +24,6 @@ use crate::cep::runtime::{Row, Val};
 
 /// How to find the key of an event of one stream: the label its key expression reads it by, and the expression.
 pub type KeyOf = HashMap<u32, (String, PlanExpr)>;
-
-/// A correlation key's value, as automata are found by: text as it is (shared, not copied), any other value by its
-/// stable text form ([`Val::key`]).
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
-enum Key {
-    Text(Arc<str>),
-    Other(Arc<str>),
-}
-
-impl Key {
-    fn of(value: Val) -> Key {
-        match value {
-            Val::String(text) => Key::Text(text),
-            other => Key::Other(other.key().into()),
-        }
-    }
-}
 
 #[derive(Debug)]
 struct Timer {
@@ -123,8 +107,8 @@ impl PatternLogic {
 
     fn key(&self, stream: u32, row: &Row) -> Key {
         match self.keys.get(&stream) {
-            Some((label, expr)) => Key::of(eval(expr, &Scope::new(&[(label.as_str(), row)], &self.vars))),
-            None => Key::Other("".into()),
+            Some((label, expr)) => key::of(eval(expr, &Scope::new(&[(label.as_str(), row)], &self.vars))),
+            None => key::of(Val::Null),
         }
     }
 
@@ -133,8 +117,8 @@ impl PatternLogic {
         let key = self.key(stream, &row);
         let mut ctx = Ctx::new(millis(epoch), self.state.seq, &self.vars);
         let generations = &mut self.state.generations;
-        let nodes = match (&key, &self.keyed_nodes) {
-            (Key::Text(_), Some(keyed)) => keyed,
+        let nodes = match &self.keyed_nodes {
+            Some(keyed) if key::is_text(&key) => keyed,
             _ => &self.nodes,
         };
         let (_, automaton) = self.state.automata.entry(key.clone()).or_insert_with(|| {

@@ -17,6 +17,7 @@ use slab::Slab;
 use smallvec::SmallVec;
 
 use super::aggregate::Accumulators;
+use super::key;
 use super::operator::{Emit, Logic, State};
 use super::record::{Record, Stamp, millis, timer_epoch};
 use crate::cep::plan::{AggregationKind, PlanExpr, QueryPlan, StreamInput, WindowSpec};
@@ -178,22 +179,13 @@ impl QueryLogic {
         }
     }
 
-    /// The key of the group of the event in `scope`, shared with its group when it has one, so an arrival in a
-    /// known group allocates nothing. A text value is its own key, as it is; any other value, a text starting with
-    /// [`MARK`], and several values are [`MARK`] followed by their stable text forms. So two keys are equal exactly
-    /// when the values' text forms are, and the common text key is never formatted.
+    /// The key of the group of the event in `scope` ([`key::of_all`]), shared with its group when it has one, so
+    /// an arrival in a known group allocates nothing.
     fn group_key(&self, exprs: &[PlanExpr], scope: &Scope<'_>) -> Arc<str> {
-        let key: Arc<str> = match exprs {
-            [one] => match eval(one, scope) {
-                Val::String(text) if !text.starts_with(MARK) => text,
-                other => format!("{MARK}{}", other.key()).into(),
-            },
-            [] => return self.empty.clone(),
-            many => {
-                let keys: Vec<String> = many.iter().map(|e| eval(e, scope).key()).collect();
-                format!("{MARK}{}", keys.join("\u{1f}")).into()
-            }
-        };
+        if exprs.is_empty() {
+            return self.empty.clone();
+        }
+        let key = key::of_all(exprs, scope);
         match self.state.groups.get_key_value(&*key) {
             Some((shared, _)) => shared.clone(),
             None => key,
@@ -363,9 +355,6 @@ impl QueryLogic {
         rows
     }
 }
-
-/// What starts a group key that is not a text value as it is (see [`QueryLogic::group_key`]).
-const MARK: char = '\0';
 
 /// Lists `group` as changed unless it already is.
 fn mark(changed: &mut Vec<Arc<str>>, g: &mut Group, group: &Arc<str>) {

@@ -12,12 +12,13 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use foldhash::fast::RandomState;
+use smallvec::{SmallVec, smallvec};
 
+use super::key::{self, Key};
 use super::operator::{Emit, Logic, State};
 use super::record::{Record, Stamp};
 use crate::cep::plan::{MergeActionPlan, MergePlan, Partitioning, PlanExpr, StreamInput, WindowActionPlan};
 use crate::cep::reference::named::assign;
-use crate::cep::reference::query::key_of;
 use crate::cep::runtime::Row;
 use crate::cep::runtime::eval::{Scope, eval, holds, project};
 
@@ -80,9 +81,12 @@ pub struct WindowLogic {
     rows: Rows,
 }
 
+/// The keys a trigger looks at: one when it looks its row up.
+type Keys = SmallVec<[Key; 1]>;
+
 /// The window's rows by key, hashed with foldhash (much cheaper than SipHash on short keys); the state a replaced
 /// statement hands over.
-type Rows = HashMap<String, Row, RandomState>;
+type Rows = HashMap<Key, Row, RandomState>;
 
 impl WindowLogic {
     pub fn new(name: String, keys: Vec<PlanExpr>, stream: u32, merges: Vec<Merge>, vars: Arc<Row>) -> Self {
@@ -90,7 +94,7 @@ impl WindowLogic {
     }
 
     fn insert(&mut self, row: Row) -> Row {
-        let key = key_of(&self.keys, &self.name, &row, &self.vars);
+        let key = key::of_all(&self.keys, &Scope::new(&[(self.name.as_str(), &row)], &self.vars));
         self.rows.insert(key, row.clone());
         row
     }
@@ -102,11 +106,11 @@ impl WindowLogic {
         if !holds(trigger.filter.as_ref(), &Scope::new(&binding, &self.vars)) {
             return;
         }
-        let candidates: Vec<String> = match &merge.lookup {
-            Some(expr) => vec![eval(expr, &Scope::new(&binding, &self.vars)).key()],
+        let candidates: Keys = match &merge.lookup {
+            Some(expr) => smallvec![key::of(eval(expr, &Scope::new(&binding, &self.vars)))],
             None => self.rows.keys().cloned().collect(),
         };
-        let matched: Vec<String> = candidates
+        let matched: Keys = candidates
             .into_iter()
             .filter(|k| self.rows.get(k).is_some_and(|row| self.matches(merge, event, row)))
             .collect();
@@ -139,7 +143,7 @@ impl WindowLogic {
         vec![self.insert(row)]
     }
 
-    fn matched(&mut self, m: usize, event: &Row, keys: Vec<String>) -> Vec<Row> {
+    fn matched(&mut self, m: usize, event: &Row, keys: Keys) -> Vec<Row> {
         let mut out = Vec::new();
         for key in keys {
             let Some(row) = self.rows.get(&key) else {

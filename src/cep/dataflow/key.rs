@@ -1,0 +1,72 @@
+//! The key an operator files per-key state under: a pattern's automata, a query's groups, a named window's rows.
+//! A text value is its own key, shared with the value rather than formatted, which is the common case (ids, floors);
+//! any other value, a text starting with [`MARK`], and several values are [`MARK`] followed by their stable text forms
+//! ([`Val::key`]). So two keys are equal exactly when the values' text forms are, and reading a text key allocates
+//! nothing.
+
+use std::sync::Arc;
+
+use crate::cep::plan::PlanExpr;
+use crate::cep::runtime::Val;
+use crate::cep::runtime::eval::{Scope, eval};
+
+/// A state key.
+pub type Key = Arc<str>;
+
+/// What starts a key that is not a text value as it is.
+const MARK: char = '\0';
+
+/// The key of one value.
+pub fn of(value: Val) -> Key {
+    match value {
+        Val::String(text) if !text.starts_with(MARK) => text,
+        other => format!("{MARK}{}", other.key()).into(),
+    }
+}
+
+/// The key of the values of `exprs` in `scope` (of no expressions, the empty text).
+pub fn of_all(exprs: &[PlanExpr], scope: &Scope<'_>) -> Key {
+    match exprs {
+        [one] => of(eval(one, scope)),
+        [] => Key::from(""),
+        many => {
+            let keys: Vec<String> = many.iter().map(|e| eval(e, scope).key()).collect();
+            format!("{MARK}{}", keys.join("\u{1f}")).into()
+        }
+    }
+}
+
+/// Whether `key` is a text value as it is.
+pub fn is_text(key: &str) -> bool {
+    !key.starts_with(MARK)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn values_whose_text_forms_differ_never_share_a_key() {
+        let values = [
+            Val::String("1".into()),
+            Val::Int(1),
+            Val::String("Int(1)".into()),
+            Val::Null,
+            Val::String("Null".into()),
+            Val::String("\0Int(1)".into()),
+        ];
+        let keys: Vec<Key> = values.iter().cloned().map(of).collect();
+        for (i, a) in keys.iter().enumerate() {
+            for b in &keys[i + 1..] {
+                assert_ne!(a, b);
+            }
+        }
+        assert!(is_text(&keys[0]) && !is_text(&keys[1]) && !is_text(&keys[5]));
+    }
+
+    #[test]
+    fn a_text_key_shares_the_value() {
+        let text: Arc<str> = "Tracker1".into();
+        assert!(Arc::ptr_eq(&of(Val::String(text.clone())), &text));
+    }
+}
