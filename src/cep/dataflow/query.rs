@@ -156,10 +156,7 @@ impl QueryLogic {
 
     /// Puts the row in the view and its group, dropping what it displaces.
     fn enter(&mut self, epoch: u64, row: &Row, group: Arc<str>, counts: bool) {
-        let view_key = match self.input.window.as_ref().map(|w| view_key(w, &self.input.label, row, &self.vars)) {
-            Some(key) if !key.is_empty() => Arc::from(key),
-            _ => self.empty.clone(),
-        };
+        let view_key = self.view_key(row);
         let args = match &self.plan.aggregation {
             Some(a) => a.aggregates.iter().map(|c| self.arg(c.arg.as_ref(), row)).collect(),
             None => SmallVec::new(),
@@ -189,6 +186,19 @@ impl QueryLogic {
         match self.state.groups.get_key_value(&*key) {
             Some((shared, _)) => shared.clone(),
             None => key,
+        }
+    }
+
+    /// The key of the row's place in a keyed view: by [`key::of_all`] for `std:unique`, so a text key is not
+    /// formatted; a grouped view's composite key as the reference evaluator forms it; the empty key otherwise.
+    fn view_key(&self, row: &Row) -> Arc<str> {
+        let label = self.input.label.as_str();
+        match self.input.window.as_ref() {
+            Some(WindowSpec::Unique { keys }) if !keys.is_empty() => {
+                key::of_all(keys, &Scope::new(&[(label, row)], &self.vars))
+            }
+            Some(window @ WindowSpec::Grouped { .. }) => view_key(window, label, row, &self.vars).into(),
+            _ => self.empty.clone(),
         }
     }
 
