@@ -10,12 +10,12 @@ use std::sync::Arc;
 
 use smallvec::SmallVec;
 
-use timely::dataflow::channels::pact::Pipeline;
+use timely::dataflow::channels::pact::{Exchange, Pipeline};
 use timely::dataflow::operators::generic::Operator;
 use timely::dataflow::operators::generic::builder_rc::OperatorBuilder;
 use timely::dataflow::operators::probe::Handle as ProbeHandle;
-use timely::dataflow::operators::vec::{Broadcast, Filter};
-use timely::dataflow::operators::{Concatenate, Exchange, Probe};
+use timely::dataflow::operators::vec::Filter;
+use timely::dataflow::operators::{Concatenate, Probe};
 use timely::dataflow::{Scope, Stream};
 use timely::progress::operate::FrontierInterest;
 
@@ -130,7 +130,16 @@ impl<'s> Compiler<'s, '_> {
         let id = self.id(name);
         let mut all = vec![self.by_stream[id as usize].clone()];
         all.extend(self.producers.get(&id).cloned().unwrap_or_default());
-        self.scope.concatenate(all)
+        self.concat(all)
+    }
+
+    /// The edges as one: an edge alone is itself, since a concatenation would be one more operator for every epoch
+    /// to pass.
+    fn concat(&self, mut edges: Vec<Edge<'s>>) -> Edge<'s> {
+        match edges.len() {
+            1 => edges.pop().expect("one edge"),
+            _ => self.scope.concatenate(edges),
+        }
     }
 
     fn query(&mut self, number: usize, q: &QueryPlan) {
@@ -209,23 +218,22 @@ impl<'s> Compiler<'s, '_> {
             Partitioning::Key(keys) => keyed(id, &s.label, keys),
             _ => Routes::new(),
         };
-        let mut exchanged = exchange(input.clone(), routes, self.vars.clone());
-        if q.output.is_some() {
-            let start = clock(input, id).broadcast();
-            exchanged = self.scope.concatenate([exchanged, start]);
-        }
+        let input = match q.output.is_some() {
+            true => self.scope.concatenate([input.clone(), clock(input, id)]),
+            false => input,
+        };
         let ids = (id, self.id(&q.sink.stream));
         let logic = QueryLogic::new(number, Arc::new(q.clone()), s.clone(), ids, self.vars.clone());
         let control = Control::new(number);
         self.built.controls.push(control.clone());
-        stateful(exchanged, "Query", control, logic)
+        stateful(input, by_key(routes, self.vars.clone()), "Query", control, logic)
     }
 
     /// A pattern statement, or with `drives` the driving pattern of a join (its matches go to that private stream).
     fn pattern(&mut self, number: usize, q: &QueryPlan, p: &PatternPlan, drives: Option<u32>) -> Edge<'s> {
         let streams = streams_of(&p.root);
         let inputs: Vec<Edge<'s>> = streams.iter().map(|s| self.stream(s)).collect();
-        let merged = self.scope.concatenate(inputs);
+        let merged = self.concat(inputs);
         let partition = match &q.input {
             Input::Join(j) => &j.driver_partition,
             _ => &q.partition,
@@ -239,7 +247,7 @@ impl<'s> Compiler<'s, '_> {
         }
         let control = Control::new(number);
         self.built.controls.push(control.clone());
-        stateful(exchange(merged, routes, self.vars.clone()), "Pattern", control, logic)
+        stateful(merged, by_key(routes, self.vars.clone()), "Pattern", control, logic)
     }
 
     /// Per stream, the expression that gives the correlation key, when the pattern is keyed: the plan found one key
@@ -292,11 +300,11 @@ impl<'s> Compiler<'s, '_> {
             }
             None => inputs.routes.clear(),
         }
-        let input =
-            exchange_matches(self.scope.concatenate(inputs.edges), inputs.routes, inputs.matches, self.vars.clone());
+        let input = self.concat(inputs.edges);
+        let pact = by_key_and_match(inputs.routes, inputs.matches, self.vars.clone());
         let control = Control::default();
         self.built.controls.push(control.clone());
-        let out = stateful(input, "Join", control, JoinLogic::new(logic, lookup_id, self.vars.clone()));
+        let out = stateful(input, pact, "Join", control, JoinLogic::new(logic, lookup_id, self.vars.clone()));
         let mut sinks: Vec<&Sink> = Vec::new();
         for (_, q, _) in &members {
             if !sinks.iter().any(|s| s.stream == q.sink.stream) {
@@ -367,11 +375,12 @@ impl<'s> Compiler<'s, '_> {
         if !keyed {
             routes.clear();
         }
-        let input = exchange(self.scope.concatenate(edges), routes, self.vars.clone());
+        let input = self.concat(edges);
         let logic = WindowLogic::new(name.to_owned(), keys, stream, merges, self.vars.clone());
         let control = Control::new(parts.number);
         self.built.controls.push(control.clone());
-        let out = stateful(input, "NamedWindow", control, logic).probe_with(&self.probe);
+        let pact = by_key(routes, self.vars.clone());
+        let out = stateful(input, pact, "NamedWindow", control, logic).probe_with(&self.probe);
         self.producers.entry(stream).or_default().push(out);
     }
 }
@@ -420,15 +429,20 @@ fn keyed(id: u32, label: &str, keys: &[PartitionKey]) -> Routes {
     Routes::from([(id, (label.to_owned(), exprs))])
 }
 
-/// Sends each record to the worker of its key; everything to worker 0 when `routes` is empty.
-fn exchange<'s>(input: Edge<'s>, routes: Routes, vars: Arc<Row>) -> Edge<'s> {
-    exchange_matches(input, routes, HashMap::new(), vars)
+/// The exchange that sends each record to the worker of its key (everything to worker 0 when `routes` is empty), and
+/// each `Start` marker to the worker it names.
+fn by_key(routes: Routes, vars: Arc<Row>) -> Exchange<Record, impl FnMut(&Record) -> u64 + 'static> {
+    by_key_and_match(routes, HashMap::new(), vars)
 }
 
-/// As [`exchange`], and a join's driving matches by the key expression of their private stream, over the match's
+/// As [`by_key`], and a join's driving matches by the key expression of their private stream, over the match's
 /// bindings.
-fn exchange_matches<'s>(input: Edge<'s>, routes: Routes, matches: HashMap<u32, PlanExpr>, vars: Arc<Row>) -> Edge<'s> {
-    input.exchange(move |record: &Record| match record {
+fn by_key_and_match(
+    routes: Routes,
+    matches: HashMap<u32, PlanExpr>,
+    vars: Arc<Row>,
+) -> Exchange<Record, impl FnMut(&Record) -> u64 + 'static> {
+    Exchange::new(move |record: &Record| match record {
         Record::Event { stream, row, .. } => match routes.get(stream) {
             Some((label, exprs)) => {
                 let binding = [(label.as_str(), row)];
@@ -444,7 +458,7 @@ fn exchange_matches<'s>(input: Edge<'s>, routes: Routes, matches: HashMap<u32, P
             }
             None => 0,
         },
-        Record::Start { .. } => 0,
+        Record::Start { worker, .. } => u64::from(*worker),
     })
 }
 
@@ -484,8 +498,10 @@ fn split<'s>(input: Edge<'s>, streams: u32) -> Vec<Edge<'s>> {
     edges
 }
 
-/// Emits one `Start` record at this worker's first event of `stream`: a statement's output clock starts then.
+/// At this worker's first event of `stream`, emits a `Start` record for every worker: a statement's output clock
+/// starts then.
 fn clock<'s>(input: Edge<'s>, stream: u32) -> Edge<'s> {
+    let peers = input.scope().peers() as u32;
     input.unary(Pipeline, "Clock", move |_cap, _info| {
         let mut started = false;
         move |input, output| {
@@ -494,7 +510,10 @@ fn clock<'s>(input: Edge<'s>, stream: u32) -> Edge<'s> {
                 if seen && !started {
                     started = true;
                     let ms = cap.least().copied().map_or(0, millis);
-                    output.session(&cap).give(Record::Start { ms });
+                    let mut session = output.session(&cap);
+                    for worker in 0..peers {
+                        session.give(Record::Start { ms, worker });
+                    }
                 }
             });
         }

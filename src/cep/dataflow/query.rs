@@ -381,7 +381,7 @@ fn millis_of(epoch: u64) -> i64 {
 impl Logic for QueryLogic {
     fn record(&mut self, emit: &mut Emit, epoch: u64, record: Record) {
         match record {
-            Record::Start { ms } => {
+            Record::Start { ms, .. } => {
                 if let (None, Some(every)) = (self.state.tick, self.every()) {
                     self.state.tick = Some((timer_epoch(ms + every), (epoch, 0)));
                 }

@@ -102,9 +102,9 @@ pub enum Record {
     /// The `n`-th match a join's driving pattern completed at `stamp`, for the join whose private stream is
     /// `stream`: the pattern's bindings, not yet joined, filtered or projected.
     Match { stamp: Stamp, stream: u32, n: u32, bindings: Bindings },
-    /// A statement with an output policy saw its first event at this millisecond: its output clock starts.
-    /// Broadcast to every worker, so partitioned instances tick together.
-    Start { ms: i64 },
+    /// A statement with an output policy saw its first event at this millisecond: its output clock starts. One is
+    /// sent to each worker (routed by `worker`), so partitioned instances tick together.
+    Start { ms: i64, worker: u32 },
 }
 
 impl Record {
@@ -125,7 +125,7 @@ impl Record {
     /// Start markers first (they only start clocks), then events and matches by stamp.
     pub fn order(a: &Record, b: &Record) -> Ordering {
         match (a, b) {
-            (Record::Start { ms: x }, Record::Start { ms: y }) => x.cmp(y),
+            (Record::Start { ms: x, .. }, Record::Start { ms: y, .. }) => x.cmp(y),
             (Record::Start { .. }, _) => Ordering::Less,
             (_, Record::Start { .. }) => Ordering::Greater,
             _ => a.stamp().cmp(&b.stamp()),

@@ -15,7 +15,7 @@ use std::sync::{Arc, Mutex, PoisonError};
 use crossbeam_channel::{Receiver, Sender, unbounded};
 use timely::dataflow::InputHandle;
 use timely::dataflow::operators::Input;
-use timely::dataflow::operators::probe::{Handle as Probe, Probe as _};
+use timely::dataflow::operators::probe::Handle as Probe;
 use timely::{CommunicationConfig, Config, WorkerConfig};
 
 use super::compile::{Built, compile};
@@ -192,7 +192,7 @@ fn install(worker: &mut Worker, program: &Program) -> Flow {
     let dataflow = worker.next_dataflow_index();
     let (input, built) = worker.dataflow::<u64, _, _>(|scope| {
         let (input, stream) = scope.new_input::<Vec<Record>>();
-        let built = compile(scope, program, stream.probe_with(&probe), &probe);
+        let built = compile(scope, program, stream, &probe);
         (input, built)
     });
     Flow { input, probe, built, dataflow }
