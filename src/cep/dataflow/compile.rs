@@ -198,13 +198,17 @@ impl<'s> Compiler<'s, '_> {
         input.unary(Pipeline, "Select", move |_cap, _info| {
             move |input, output| {
                 input.for_each_stamp(|cap, data| {
-                    let mut emit = Emit::default();
-                    for record in data.flat_map(|d| d.drain(..)) {
-                        select.apply(&mut emit, record);
-                    }
-                    let mut records = emit.take();
-                    if !records.is_empty() {
-                        output.session(&cap).give_container(&mut records);
+                    // A container out per container in, sized for a row per record: growing it copied the records
+                    // at every doubling.
+                    for container in data {
+                        let mut emit = Emit::with_capacity(container.len());
+                        for record in container.drain(..) {
+                            select.apply(&mut emit, record);
+                        }
+                        let mut records = emit.take();
+                        if !records.is_empty() {
+                            output.session(&cap).give_container(&mut records);
+                        }
                     }
                 });
             }

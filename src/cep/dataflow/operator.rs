@@ -27,6 +27,10 @@ pub struct Emit {
 }
 
 impl Emit {
+    pub fn with_capacity(records: usize) -> Self {
+        Emit { records: Vec::with_capacity(records) }
+    }
+
     pub fn event(&mut self, stamp: Stamp, stream: u32, row: crate::cep::runtime::Row) {
         self.records.push(Record::Event { stamp, stream, row });
     }
