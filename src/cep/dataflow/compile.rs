@@ -37,8 +37,9 @@ use crate::cep::runtime::{Output, Row, Val};
 
 type Edge<'s> = Stream<'s, u64, Vec<Record>>;
 
-/// How records reach a stateful operator: per stream, the label and key expressions that pick the worker.
-type Routes = HashMap<u32, (String, Vec<PlanExpr>)>;
+/// How records reach a stateful operator: per stream, the label and key expressions that pick the worker. A few
+/// streams at most, so an ordered map: a lookup is a comparison or two, where a hash map paid SipHash per record.
+type Routes = BTreeMap<u32, (String, Vec<PlanExpr>)>;
 
 /// What the workers read back from a built dataflow.
 #[derive(Debug, Default)]
@@ -293,7 +294,7 @@ impl<'s> Compiler<'s, '_> {
         let key = group_key(&pairs);
         let lookup_id = self.id(lookup);
         let mut inputs =
-            GroupInputs { edges: vec![self.stream(lookup)], routes: Routes::new(), matches: HashMap::new() };
+            GroupInputs { edges: vec![self.stream(lookup)], routes: Routes::new(), matches: BTreeMap::new() };
         let mut logic = Vec::with_capacity(members.len());
         for (m, member) in members.iter().enumerate() {
             logic.push(self.join_member(&mut inputs, *member, key.as_ref().map(|k| k.drivers[m].clone())));
@@ -393,7 +394,7 @@ impl<'s> Compiler<'s, '_> {
 struct GroupInputs<'s> {
     edges: Vec<Edge<'s>>,
     routes: Routes,
-    matches: HashMap<u32, PlanExpr>,
+    matches: BTreeMap<u32, PlanExpr>,
 }
 
 /// The join statements looking up `lookup`, in plan order.
@@ -436,14 +437,14 @@ fn keyed(id: u32, label: &str, keys: &[PartitionKey]) -> Routes {
 /// The exchange that sends each record to the worker of its key (everything to worker 0 when `routes` is empty), and
 /// each `Start` marker to the worker it names.
 fn by_key(routes: Routes, vars: Arc<Row>) -> Exchange<Record, impl FnMut(&Record) -> u64 + 'static> {
-    by_key_and_match(routes, HashMap::new(), vars)
+    by_key_and_match(routes, BTreeMap::new(), vars)
 }
 
 /// As [`by_key`], and a join's driving matches by the key expression of their private stream, over the match's
 /// bindings.
 fn by_key_and_match(
     routes: Routes,
-    matches: HashMap<u32, PlanExpr>,
+    matches: BTreeMap<u32, PlanExpr>,
     vars: Arc<Row>,
 ) -> Exchange<Record, impl FnMut(&Record) -> u64 + 'static> {
     Exchange::new(move |record: &Record| match record {
