@@ -3,7 +3,7 @@
 //! record is, stateful ones behind an exchange by the plan's partition key (or on worker 0 when the plan says the
 //! semantics need one place). Rows of `out` streams are collected per worker for the engine to publish.
 
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::rc::Rc;
 use std::sync::Arc;
@@ -64,6 +64,9 @@ struct Compiler<'s, 'p> {
     /// The input events of each stream, by stream id: the input split once, so an event is neither copied for nor
     /// tested by the statements of other streams.
     by_stream: Vec<Edge<'s>>,
+    /// The input streams whose first event starts an output clock, marked while statements are compiled and read by
+    /// the split once the dataflow runs (see [`split`]).
+    clocked: Rc<Vec<Cell<bool>>>,
     producers: HashMap<u32, Vec<Edge<'s>>>,
     windows: HashMap<String, WindowParts<'s>>,
     built: Built,
@@ -77,12 +80,14 @@ struct Compiler<'s, 'p> {
 /// epoch only when every statement has finished with it (timers included).
 pub fn compile<'s>(scope: Scope<'s, u64>, program: &Program, input: Edge<'s>, probe: &ProbeHandle<u64>) -> Built {
     let names: Vec<String> = (0..program.stream_count()).map(|i| program.name(i).to_owned()).collect();
+    let clocked: Rc<Vec<Cell<bool>>> = Rc::new((0..program.stream_count()).map(|_| Cell::new(false)).collect());
     let mut compiler = Compiler {
         scope,
         program,
         vars: Arc::new(program.vars.clone()),
         names: Arc::new(names),
-        by_stream: split(input, program.stream_count()),
+        by_stream: split(input, clocked.clone()),
+        clocked,
         producers: HashMap::new(),
         windows: HashMap::new(),
         built: Built::default(),
@@ -223,9 +228,16 @@ impl<'s> Compiler<'s, '_> {
             Partitioning::Key(keys) => keyed(id, &s.label, keys),
             _ => Routes::new(),
         };
-        let input = match q.output.is_some() {
-            true => self.scope.concatenate([input.clone(), clock(input, id)]),
-            false => input,
+        // Only input events reach a stream nothing inserts into: the split starts its clocks, with no operator of
+        // their own.
+        let inputs_only = self.producers.get(&id).is_none_or(Vec::is_empty);
+        let input = match (q.output.is_some(), inputs_only) {
+            (false, _) => input,
+            (true, true) => {
+                self.clocked[id as usize].set(true);
+                input
+            }
+            (true, false) => self.scope.concatenate([input.clone(), clock(input, id)]),
         };
         let ids = (id, self.id(&q.sink.stream));
         let logic = QueryLogic::new(number, Arc::new(q.clone()), s.clone(), ids, self.vars.clone());
@@ -467,25 +479,40 @@ fn by_key_and_match(
     })
 }
 
-/// The input split by stream, one edge per stream id below `streams` (the input carries only events of declared
-/// streams; anything else goes to stream 0). A batch of one stream, the usual case, is passed on whole; a mixed one is
-/// divided. (Timely's `partition` moves every record into a new batch one by one, which cost the floor more than the
-/// per-stream filters it replaces.)
-fn split<'s>(input: Edge<'s>, streams: u32) -> Vec<Edge<'s>> {
+/// The input split by stream, one edge per stream id (the input carries only events of declared streams; anything
+/// else goes to stream 0). A batch of one stream, the usual case, is passed on whole; a mixed one is divided.
+/// (Timely's `partition` moves every record into a new batch one by one, which cost the floor more than the
+/// per-stream filters it replaces.) At this worker's first event of a `clocked` stream it also sends that stream's
+/// `Start` records, as [`clock`] would.
+fn split<'s>(input: Edge<'s>, clocked: Rc<Vec<Cell<bool>>>) -> Vec<Edge<'s>> {
+    let streams = clocked.len() as u32;
+    let peers = input.scope().peers() as u32;
     let mut builder = OperatorBuilder::new("Split".to_owned(), input.scope());
     let mut records = builder.new_input(input, Pipeline);
     builder.set_notify_for(0, FrontierInterest::Never);
     let (mut outputs, edges): (Vec<_>, Vec<_>) = (0..streams).map(|_| builder.new_output::<Vec<Record>>()).unzip();
     let part = move |record: &Record| record.stream().filter(|s| *s < streams).unwrap_or(0) as usize;
     builder.build(move |_| {
+        let mut started = vec![false; streams as usize];
         move |_frontiers| {
             let mut handles: Vec<_> = outputs.iter_mut().map(|o| o.activate()).collect();
             records.for_each_stamp(|cap, data| {
+                let mut start = |stream: usize| {
+                    if clocked[stream].get() && !std::mem::replace(&mut started[stream], true) {
+                        let ms = cap.least().copied().map_or(0, millis);
+                        Some((0..peers).map(|worker| Record::Start { ms, worker }).collect::<Vec<_>>())
+                    } else {
+                        None
+                    }
+                };
                 for batch in data {
                     let Some(first) = batch.first().map(part) else {
                         continue;
                     };
                     if batch.iter().all(|r| part(r) == first) {
+                        if let Some(mut starts) = start(first) {
+                            handles[first].give(&cap, &mut starts);
+                        }
                         handles[first].give(&cap, batch);
                         continue;
                     }
@@ -494,6 +521,9 @@ fn split<'s>(input: Edge<'s>, streams: u32) -> Vec<Edge<'s>> {
                         parts.entry(part(&record)).or_default().push(record);
                     }
                     for (stream, mut records) in parts {
+                        if let Some(mut starts) = start(stream) {
+                            handles[stream].give(&cap, &mut starts);
+                        }
                         handles[stream].give(&cap, &mut records);
                     }
                 }

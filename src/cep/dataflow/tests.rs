@@ -116,13 +116,16 @@ const ROOMS: &str = r#"{"host":"h",
       {"name":"mean","type":"double"}]},
     {"id":"L","type":"Warm","attributes":[{"name":"temperature","type":"double"}]},
     {"id":"N","type":"Len","attributes":[{"name":"people","type":"int"}]},
-    {"id":"P","type":"Flap","attributes":[{"name":"status","type":"string"}]}],
+    {"id":"P","type":"Flap","attributes":[{"name":"status","type":"string"}]},
+    {"id":"U","type":"Upper","attributes":[{"name":"temperature","type":"double"}]}],
   "statements":[
     "INSERT INTO Floor SELECT floor as id, avg(temperature) as temperature FROM Room.win:time(10 sec) GROUP BY floor OUTPUT LAST EVERY 2 sec",
     "INSERT INTO Stats SELECT floor as id, count(*) as n, min(temperature) as lo, max(temperature) as hi, stddev(temperature) as sd, sum(people) as people FROM Room.win:time(5 sec) WHERE temperature > 10 GROUP BY floor",
     "INSERT INTO Hot SELECT id, floor, temperature, avg(temperature) as mean FROM Room.std:unique(id) GROUP BY floor HAVING avg(temperature) > 20",
     "INSERT INTO Warm SELECT id, temperature FROM Room(temperature > 30) OUTPUT LAST EVERY 3 sec",
     "INSERT INTO Len SELECT floor as id, sum(people) as people FROM Room.win:length(5) GROUP BY floor",
+    "INSERT INTO Warmish SELECT id, floor, temperature FROM Room(temperature > 20)",
+    "INSERT INTO Upper SELECT floor as id, max(temperature) as temperature FROM Warmish GROUP BY floor OUTPUT LAST EVERY 4 sec",
     "INSERT INTO Flap SELECT a.flap as id, 'closed' as status FROM pattern [every a=Room(temperature > cast(25,double)) -> ( (Room(id=a.id, temperature > cast(25,double)) and not Room(id=a.id, temperature <= cast(25,double))) -> (Room(id=a.id, temperature > cast(25,double)) and not Room(id=a.id, temperature <= cast(25,double)))) where timer:within(10 seconds)]"
   ]}"#;
 
