@@ -1,7 +1,10 @@
 //! From the logical plan to a timely dataflow: one operator per statement, wired stream to stream. A statement reads
 //! the input events of its stream plus every statement's rows inserted into it; stateless queries run where the
 //! record is, stateful ones behind an exchange by the plan's partition key (or on worker 0 when the plan says the
-//! semantics need one place). Rows of `out` streams are collected per worker for the engine to publish.
+//! semantics need one place). Rows of `out` streams are collected per worker for the engine to publish. Each
+//! operator costs every epoch, so the compiler adds none that the statements do not need: exchanges are the stateful
+//! operators' own input pacts, a lone edge is not concatenated, output clocks over input streams start in the split,
+//! and only the edges no statement reads are watched (`watch`).
 
 use std::cell::{Cell, RefCell};
 use std::collections::{BTreeMap, HashMap, HashSet};
@@ -11,11 +14,10 @@ use std::sync::Arc;
 use smallvec::SmallVec;
 
 use timely::dataflow::channels::pact::{Exchange, Pipeline};
+use timely::dataflow::operators::Concatenate;
 use timely::dataflow::operators::generic::Operator;
 use timely::dataflow::operators::generic::builder_rc::OperatorBuilder;
-use timely::dataflow::operators::probe::Handle as ProbeHandle;
 use timely::dataflow::operators::vec::Filter;
-use timely::dataflow::operators::{Concatenate, Probe};
 use timely::dataflow::{Scope, Stream};
 use timely::progress::operate::FrontierInterest;
 
@@ -25,6 +27,7 @@ use super::pattern::{KeyOf, PatternLogic};
 use super::program::{Program, join_query, route_hash, streams_of};
 use super::query::QueryLogic;
 use super::record::{Record, millis};
+use super::watch::Watch;
 use super::window::{Action, Merge, WindowLogic};
 use crate::cep::plan::{
     Input, JoinPlan, NamedWindowPlan, PartitionKey, Partitioning, PatternNodeKind, PatternPlan, PlanExpr, PlanNode,
@@ -56,6 +59,15 @@ struct WindowParts<'s> {
     merges: Vec<(usize, Action, Edge<'s>)>,
 }
 
+/// A statement's output edge: whether a later statement reads it (else it is watched), and whether its rows are
+/// the engine's outputs.
+struct End<'s> {
+    stream: u32,
+    edge: Edge<'s>,
+    read: bool,
+    collect: bool,
+}
+
 struct Compiler<'s, 'p> {
     scope: Scope<'s, u64>,
     program: &'p Program,
@@ -70,15 +82,16 @@ struct Compiler<'s, 'p> {
     producers: HashMap<u32, Vec<Edge<'s>>>,
     windows: HashMap<String, WindowParts<'s>>,
     built: Built,
-    probe: ProbeHandle<u64>,
+    ends: Vec<End<'s>>,
+    watch: Watch,
     next_tag: u32,
     /// The looked-up streams whose join group is built.
     joined: HashSet<String>,
 }
 
-/// Builds `program` in `scope` over `input`; every statement's output is probed by `probe`, so the probe passes an
-/// epoch only when every statement has finished with it (timers included).
-pub fn compile<'s>(scope: Scope<'s, u64>, program: &Program, input: Edge<'s>, probe: &ProbeHandle<u64>) -> Built {
+/// Builds `program` in `scope` over `input`. Every statement's output is read by a later statement or watched by
+/// `watch`, so the watch passes an epoch only when every statement has finished with it (timers included).
+pub fn compile<'s>(scope: Scope<'s, u64>, program: &Program, input: Edge<'s>, watch: &Watch) -> Built {
     let names: Vec<String> = (0..program.stream_count()).map(|i| program.name(i).to_owned()).collect();
     let clocked: Rc<Vec<Cell<bool>>> = Rc::new((0..program.stream_count()).map(|_| Cell::new(false)).collect());
     let mut compiler = Compiler {
@@ -91,14 +104,15 @@ pub fn compile<'s>(scope: Scope<'s, u64>, program: &Program, input: Edge<'s>, pr
         producers: HashMap::new(),
         windows: HashMap::new(),
         built: Built::default(),
-        probe: probe.clone(),
+        ends: Vec::new(),
+        watch: watch.clone(),
         next_tag: program.stream_count(),
         joined: HashSet::new(),
     };
     for statement in &program.plan.statements {
         compiler.statement(statement.number, &statement.node);
     }
-    compiler.built
+    compiler.finish()
 }
 
 impl<'s> Compiler<'s, '_> {
@@ -134,6 +148,7 @@ impl<'s> Compiler<'s, '_> {
             self.build_window(name);
         }
         let id = self.id(name);
+        self.mark_read(id);
         let mut all = vec![self.by_stream[id as usize].clone()];
         all.extend(self.producers.get(&id).cloned().unwrap_or_default());
         self.concat(all)
@@ -162,41 +177,57 @@ impl<'s> Compiler<'s, '_> {
     }
 
     fn route(&mut self, sink: &Sink, out: Edge<'s>) {
-        let out = out.probe_with(&self.probe);
         let id = self.id(&sink.stream);
         match &sink.kind {
-            SinkKind::Out(_) => {
-                self.collect(id, out.clone());
-                self.producers.entry(id).or_default().push(out);
-            }
-            SinkKind::Internal => self.producers.entry(id).or_default().push(out),
+            SinkKind::Out(_) | SinkKind::Internal => self.producers.entry(id).or_default().push(out.clone()),
             SinkKind::NamedWindow => {
                 if let Some(parts) = self.windows.get_mut(&sink.stream) {
-                    parts.inserts.push(out);
+                    parts.inserts.push(out.clone());
                 }
             }
             SinkKind::Listeners => {}
         }
+        let collect = matches!(sink.kind, SinkKind::Out(_));
+        self.ends.push(End { stream: id, edge: out, read: false, collect });
     }
 
-    fn collect(&mut self, id: u32, out: Edge<'s>) {
+    /// The edges of stream `id` so far are read: by a statement, or by the named window `id` they insert into.
+    fn mark_read(&mut self, id: u32) {
+        self.ends.iter_mut().filter(|end| end.stream == id).for_each(|end| end.read = true);
+    }
+
+    /// Builds the named windows no statement read (their writers still run), then ends every edge no statement
+    /// reads in a watched operator, and collects the rows of output streams.
+    fn finish(mut self) -> Built {
+        let unbuilt: Vec<String> = self.windows.keys().cloned().collect();
+        for name in unbuilt {
+            self.build_window(&name);
+        }
+        for end in std::mem::take(&mut self.ends) {
+            let take = self.collector(end.stream, end.collect);
+            match end.read {
+                false => self.watch.end(end.edge, "End", take),
+                true if end.collect => collect(end.edge, take),
+                true => {}
+            }
+        }
+        self.built
+    }
+
+    /// What an end does with a container of stream `id`: keeps its rows as outputs when `collect`, else drops them.
+    fn collector(&self, id: u32, collect: bool) -> impl FnMut(u64, &mut Vec<Record>) + 'static {
         let outputs = self.built.outputs.clone();
         let name = self.names[id as usize].clone();
-        out.sink(Pipeline, "Out", move |(input, _frontier)| {
-            input.for_each(|cap, data| {
-                let Some(epoch) = cap.least().copied() else {
-                    return;
-                };
-                for record in data.drain(..) {
-                    if let Record::Event { stream, row, .. } = record
-                        && stream == id
-                    {
-                        let output = Output { time: millis(epoch), stream: name.clone(), row };
-                        outputs.borrow_mut().push(output);
-                    }
+        move |epoch, data| {
+            for record in data.drain(..) {
+                if let Record::Event { stream, row, .. } = record
+                    && stream == id
+                    && collect
+                {
+                    outputs.borrow_mut().push(Output { time: millis(epoch), stream: name.clone(), row });
                 }
-            });
-        });
+            }
+        }
     }
 
     fn stateless(&self, number: usize, q: &QueryPlan, s: &StreamInput, input: Edge<'s>) -> Edge<'s> {
@@ -366,6 +397,8 @@ impl<'s> Compiler<'s, '_> {
             return;
         };
         let stream = self.id(name);
+        // Its inserts are read by the window itself.
+        self.mark_read(stream);
         let keys = match &parts.plan.window {
             crate::cep::plan::WindowSpec::Unique { keys } => keys.clone(),
             _ => Vec::new(),
@@ -397,8 +430,9 @@ impl<'s> Compiler<'s, '_> {
         let control = Control::new(parts.number);
         self.built.controls.push(control.clone());
         let pact = by_key(routes, self.vars.clone());
-        let out = stateful(input, pact, "NamedWindow", control, logic).probe_with(&self.probe);
-        self.producers.entry(stream).or_default().push(out);
+        let out = stateful(input, pact, "NamedWindow", control, logic);
+        self.producers.entry(stream).or_default().push(out.clone());
+        self.ends.push(End { stream, edge: out, read: false, collect: false });
     }
 }
 
@@ -444,6 +478,17 @@ fn merge_lookup(partition: &Partitioning, window_key: &PlanExpr) -> Option<PlanE
 fn keyed(id: u32, label: &str, keys: &[PartitionKey]) -> Routes {
     let exprs = keys.iter().filter_map(|k| k.inputs.first().cloned()).collect();
     Routes::from([(id, (label.to_owned(), exprs))])
+}
+
+/// Collects the rows of an output stream that later statements read too.
+fn collect(edge: Edge<'_>, mut take: impl FnMut(u64, &mut Vec<Record>) + 'static) {
+    edge.sink(Pipeline, "Out", move |(input, _frontier)| {
+        input.for_each(|cap, data| {
+            if let Some(epoch) = cap.least().copied() {
+                take(epoch, data);
+            }
+        });
+    });
 }
 
 /// The exchange that sends each record to the worker of its key (everything to worker 0 when `routes` is empty), and

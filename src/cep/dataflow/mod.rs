@@ -6,7 +6,7 @@
 //!
 //! Layout: `record` (epochs, stamps, what travels), `program` (the plan made ready), `compile` (plan to operators),
 //! `operator` (the stateful operator and its timers), `query`, `aggregate`, `pattern`, `window`, `join` (one module
-//! per stateful statement kind), `workers` (the pool and its control channel).
+//! per stateful statement kind), `watch` (when an epoch is finished), `workers` (the pool and its control channel).
 
 mod aggregate;
 mod compile;
@@ -17,6 +17,7 @@ mod pattern;
 mod program;
 mod query;
 mod record;
+mod watch;
 mod window;
 mod workers;
 

@@ -15,13 +15,13 @@ use std::sync::{Arc, Mutex, PoisonError};
 use crossbeam_channel::{Receiver, Sender, unbounded};
 use timely::dataflow::InputHandle;
 use timely::dataflow::operators::Input;
-use timely::dataflow::operators::probe::Handle as Probe;
 use timely::{CommunicationConfig, Config, WorkerConfig};
 
 use super::compile::{Built, compile};
 use super::operator::State;
 use super::program::Program;
 use super::record::{Record, Stamp};
+use super::watch::Watch;
 use crate::cep::runtime::{Output, Row};
 
 /// One input event for a dataflow: stream number, arrival position, row.
@@ -152,7 +152,7 @@ fn round(dispatch: &Dispatch, mut command: impl FnMut() -> Command) -> Report {
 
 struct Flow {
     input: InputHandle<u64, timely::container::CapacityContainerBuilder<Vec<Record>>>,
-    probe: Probe<u64>,
+    watch: Watch,
     built: Built,
     dataflow: usize,
 }
@@ -188,14 +188,14 @@ fn serve(worker: &mut Worker, commands: &Receiver<Command>, reports: &Sender<Rep
 }
 
 fn install(worker: &mut Worker, program: &Program) -> Flow {
-    let probe = Probe::new();
+    let watch = Watch::default();
     let dataflow = worker.next_dataflow_index();
     let (input, built) = worker.dataflow::<u64, _, _>(|scope| {
         let (input, stream) = scope.new_input::<Vec<Record>>();
-        let built = compile(scope, program, stream, &probe);
+        let built = compile(scope, program, stream, &watch);
         (input, built)
     });
-    Flow { input, probe, built, dataflow }
+    Flow { input, watch, built, dataflow }
 }
 
 /// Takes the handed-over statements' state out of the running dataflow, by the new statement numbers.
@@ -239,7 +239,7 @@ fn feed(worker: &mut Worker, flow: &mut Flow, batches: Vec<Batch>) -> Report {
     }
     let next = (*flow.input.time()).max(last) + 1;
     flow.input.advance_to(next);
-    while flow.probe.less_than(&next) {
+    while flow.watch.less_than(&next) {
         worker.step_or_park(Some(std::time::Duration::from_millis(1)));
     }
     let outputs = std::mem::take(&mut *flow.built.outputs.borrow_mut());
@@ -252,7 +252,7 @@ fn remove(worker: &mut Worker, flow: Flow) {
         control.stopping.set(true);
     }
     drop(flow.input);
-    while !flow.probe.done() {
+    while !flow.watch.done() {
         worker.step_or_park(Some(std::time::Duration::from_millis(1)));
     }
     worker.drop_dataflow(flow.dataflow);
