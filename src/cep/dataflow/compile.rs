@@ -59,13 +59,25 @@ struct WindowParts<'s> {
     merges: Vec<(usize, Action, Edge<'s>)>,
 }
 
-/// A statement's output edge: whether a later statement reads it (else it is watched), and whether its rows are
-/// the engine's outputs.
+/// A statement's output edge: what may read it, whether something did (else it is watched), and whether its rows
+/// are the engine's outputs.
 struct End<'s> {
     stream: u32,
     edge: Edge<'s>,
+    feeds: Feeds,
     read: bool,
     collect: bool,
+}
+
+/// What may read an edge.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Feeds {
+    /// The statements that read its stream: the edge is one of the stream's producers.
+    Stream,
+    /// The named window it inserts into, when that window is built.
+    Window,
+    /// Nothing: rows for listeners, or inserts into a window already built.
+    Nothing,
 }
 
 struct Compiler<'s, 'p> {
@@ -148,7 +160,7 @@ impl<'s> Compiler<'s, '_> {
             self.build_window(name);
         }
         let id = self.id(name);
-        self.mark_read(id);
+        self.mark_read(id, Feeds::Stream);
         let mut all = vec![self.by_stream[id as usize].clone()];
         all.extend(self.producers.get(&id).cloned().unwrap_or_default());
         self.concat(all)
@@ -178,29 +190,37 @@ impl<'s> Compiler<'s, '_> {
 
     fn route(&mut self, sink: &Sink, out: Edge<'s>) {
         let id = self.id(&sink.stream);
-        match &sink.kind {
-            SinkKind::Out(_) | SinkKind::Internal => self.producers.entry(id).or_default().push(out.clone()),
-            SinkKind::NamedWindow => {
-                if let Some(parts) = self.windows.get_mut(&sink.stream) {
-                    parts.inserts.push(out.clone());
-                }
+        let feeds = match &sink.kind {
+            SinkKind::Out(_) | SinkKind::Internal => {
+                self.producers.entry(id).or_default().push(out.clone());
+                Feeds::Stream
             }
-            SinkKind::Listeners => {}
-        }
+            SinkKind::NamedWindow => match self.windows.get_mut(&sink.stream) {
+                Some(parts) => {
+                    parts.inserts.push(out.clone());
+                    Feeds::Window
+                }
+                None => Feeds::Nothing,
+            },
+            SinkKind::Listeners => Feeds::Nothing,
+        };
         let collect = matches!(sink.kind, SinkKind::Out(_));
-        self.ends.push(End { stream: id, edge: out, read: false, collect });
+        self.ends.push(End { stream: id, edge: out, feeds, read: false, collect });
     }
 
-    /// The edges of stream `id` so far are read: by a statement, or by the named window `id` they insert into.
-    fn mark_read(&mut self, id: u32) {
-        self.ends.iter_mut().filter(|end| end.stream == id).for_each(|end| end.read = true);
+    /// The edges of stream `id` that `reader` takes so far are read.
+    fn mark_read(&mut self, id: u32, reader: Feeds) {
+        for end in self.ends.iter_mut().filter(|end| end.stream == id && end.feeds == reader) {
+            end.read = true;
+        }
     }
 
-    /// Builds the named windows no statement read (their writers still run), then ends every edge no statement
-    /// reads in a watched operator, and collects the rows of output streams.
+    /// Builds the named windows no statement read, in plan order (their writers still run), then ends every edge
+    /// nothing reads in a watched operator, and collects the rows of output streams.
     fn finish(mut self) -> Built {
-        let unbuilt: Vec<String> = self.windows.keys().cloned().collect();
-        for name in unbuilt {
+        let mut unbuilt: Vec<(usize, String)> = self.windows.iter().map(|(name, p)| (p.number, name.clone())).collect();
+        unbuilt.sort();
+        for (_, name) in unbuilt {
             self.build_window(&name);
         }
         for end in std::mem::take(&mut self.ends) {
@@ -397,8 +417,7 @@ impl<'s> Compiler<'s, '_> {
             return;
         };
         let stream = self.id(name);
-        // Its inserts are read by the window itself.
-        self.mark_read(stream);
+        self.mark_read(stream, Feeds::Window);
         let keys = match &parts.plan.window {
             crate::cep::plan::WindowSpec::Unique { keys } => keys.clone(),
             _ => Vec::new(),
@@ -432,7 +451,7 @@ impl<'s> Compiler<'s, '_> {
         let pact = by_key(routes, self.vars.clone());
         let out = stateful(input, pact, "NamedWindow", control, logic);
         self.producers.entry(stream).or_default().push(out.clone());
-        self.ends.push(End { stream, edge: out, read: false, collect: false });
+        self.ends.push(End { stream, edge: out, feeds: Feeds::Stream, read: false, collect: false });
     }
 }
 
