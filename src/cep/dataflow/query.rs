@@ -7,7 +7,7 @@
 //! the floor bench ran at 467 k events/s against 384 k, benches/results/cep.md, ninth session.)
 //! A time window's expiries are a queue in arrival order; the view's other displacements are maps from view key to
 //! entry. Each worker holds the groups routed to it; output ticks are the same on every worker, started by the
-//! broadcast `Start` record.
+//! `Start` record every worker gets at the stream's first event.
 
 use std::collections::{BTreeMap, HashMap, VecDeque};
 use std::sync::Arc;

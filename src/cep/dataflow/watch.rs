@@ -6,12 +6,12 @@
 use std::cell::RefCell;
 use std::rc::Rc;
 
+use timely::dataflow::Stream;
 use timely::dataflow::channels::pact::Pipeline;
 use timely::dataflow::operators::generic::builder_rc::OperatorBuilder;
 use timely::progress::frontier::{Antichain, MutableAntichain};
 
 use super::record::Record;
-use timely::dataflow::Stream;
 
 /// The frontier of every watched edge of one dataflow, together.
 #[derive(Debug, Clone, Default)]
