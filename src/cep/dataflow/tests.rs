@@ -190,51 +190,57 @@ proptest! {
 
     #[test]
     fn unread_named_windows_agree_with_the_reference(steps in steps(room_event())) {
-        compare(UNREAD_WINDOWS, &steps)?;
+        compare(&unread_windows(), &steps)?;
     }
 
     #[test]
     fn named_window_writers_agree_with_the_reference(steps in steps(room_event()), keyed in any::<bool>()) {
-        let config = if keyed { WINDOWS.to_owned() } else { WINDOWS.replace(r#""INSERT INTO Seen"#, UNKEYED_MERGE) };
+        let config = if keyed { windows() } else { windows().replace(r#""INSERT INTO Seen"#, UNKEYED_MERGE) };
         compare(&config, &steps)?;
     }
 }
 
+/// A configuration reading `Room` events and writing `Seen` rows, with `statements`.
+fn room_to_seen(statements: &[&str]) -> String {
+    let statements = serde_json::to_string(statements).expect("text serializes");
+    format!(
+        r#"{{"host":"h",
+  "in":[{{"id":"Room.*","type":"Room","isPattern":true,"attributes":[
+    {{"name":"temperature","type":"double"}},{{"name":"floor","type":"string"}},{{"name":"people","type":"int"}},
+    {{"name":"flap","type":"string"}}]}}],
+  "out":[{{"id":"S","type":"Seen","attributes":[{{"name":"people","type":"int"}},
+    {{"name":"temperature","type":"double"}},{{"name":"flap","type":"string"}}]}}],
+  "statements":{statements}}}"#
+    )
+}
+
 /// Inserts, deletes, updates and merges on one named window, all keyed by its key (so it is partitioned), and its
 /// insert stream read back.
-const WINDOWS: &str = r#"{"host":"h",
-  "in":[{"id":"Room.*","type":"Room","isPattern":true,"attributes":[
-    {"name":"temperature","type":"double"},{"name":"floor","type":"string"},{"name":"people","type":"int"},
-    {"name":"flap","type":"string"}]}],
-  "out":[{"id":"S","type":"Seen","attributes":[{"name":"people","type":"int"},{"name":"temperature","type":"double"},
-    {"name":"flap","type":"string"}]}],
-  "statements":[
-    "CREATE WINDOW LastReading.std:unique(id) as Room",
-    "INSERT INTO Busy SELECT id, people FROM Room(people > 15)",
-    "INSERT INTO Cool SELECT id, people FROM Room(temperature < 10)",
-    "INSERT INTO LastReading SELECT * FROM Room",
-    "ON Busy b DELETE FROM LastReading lr WHERE lr.id = b.id",
-    "ON Cool UPDATE LastReading as lr SET people = Cool.people * 2 WHERE lr.id = Cool.id",
-    "ON Room(temperature > 40) r MERGE LastReading w WHERE w.id = r.id WHEN MATCHED AND w.people > 5 THEN UPDATE SET flap = 'hot' WHEN MATCHED THEN DELETE",
-    "INSERT INTO Seen SELECT id, people, temperature, flap FROM LastReading"
-  ]}"#;
+fn windows() -> String {
+    room_to_seen(&[
+        "CREATE WINDOW LastReading.std:unique(id) as Room",
+        "INSERT INTO Busy SELECT id, people FROM Room(people > 15)",
+        "INSERT INTO Cool SELECT id, people FROM Room(temperature < 10)",
+        "INSERT INTO LastReading SELECT * FROM Room",
+        "ON Busy b DELETE FROM LastReading lr WHERE lr.id = b.id",
+        "ON Cool UPDATE LastReading as lr SET people = Cool.people * 2 WHERE lr.id = Cool.id",
+        "ON Room(temperature > 40) r MERGE LastReading w WHERE w.id = r.id WHEN MATCHED AND w.people > 5 THEN UPDATE SET flap = 'hot' WHEN MATCHED THEN DELETE",
+        "INSERT INTO Seen SELECT id, people, temperature, flap FROM LastReading",
+    ])
+}
 
 /// Two named windows with writers and no reader: the compiler still builds them (in plan order on every worker), so
 /// the edges into them end in their operators.
-const UNREAD_WINDOWS: &str = r#"{"host":"h",
-  "in":[{"id":"Room.*","type":"Room","isPattern":true,"attributes":[
-    {"name":"temperature","type":"double"},{"name":"floor","type":"string"},{"name":"people","type":"int"},
-    {"name":"flap","type":"string"}]}],
-  "out":[{"id":"S","type":"Seen","attributes":[{"name":"people","type":"int"},{"name":"temperature","type":"double"},
-    {"name":"flap","type":"string"}]}],
-  "statements":[
-    "CREATE WINDOW LastReading.std:unique(id) as Room",
-    "CREATE WINDOW Busiest.std:unique(floor) as Room",
-    "INSERT INTO LastReading SELECT * FROM Room",
-    "INSERT INTO Busiest SELECT * FROM Room(people > 10)",
-    "ON Room(temperature > 40) r MERGE LastReading w WHERE w.id = r.id WHEN MATCHED THEN DELETE",
-    "INSERT INTO Seen SELECT id, people, temperature, flap FROM Room(people > 15)"
-  ]}"#;
+fn unread_windows() -> String {
+    room_to_seen(&[
+        "CREATE WINDOW LastReading.std:unique(id) as Room",
+        "CREATE WINDOW Busiest.std:unique(floor) as Room",
+        "INSERT INTO LastReading SELECT * FROM Room",
+        "INSERT INTO Busiest SELECT * FROM Room(people > 10)",
+        "ON Room(temperature > 40) r MERGE LastReading w WHERE w.id = r.id WHEN MATCHED THEN DELETE",
+        "INSERT INTO Seen SELECT id, people, temperature, flap FROM Room(people > 15)",
+    ])
+}
 
 /// A merge whose condition is not the window's key: the window then runs on one worker.
 const UNKEYED_MERGE: &str = r#""ON Room(temperature > 35) r MERGE LastReading w WHERE w.floor = r.floor WHEN MATCHED THEN UPDATE SET flap = r.id", "INSERT INTO Seen"#;
@@ -306,7 +312,7 @@ fn window_writers_insert_update_delete_and_merge_in_the_reference_order() {
     let flat = |m: BTreeMap<i64, Vec<String>>| -> Vec<(i64, String)> {
         m.into_iter().flat_map(|(t, rows)| rows.into_iter().map(move |r| (t, r))).collect()
     };
-    let plan = plan(WINDOWS);
+    let plan = plan(&windows());
     assert_eq!(flat(by_time(run(&mut Reference::new(&plan).unwrap(), &steps))), expected);
     assert_eq!(flat(by_time(run(&mut Dataflow::new(pool(2), &plan).unwrap(), &steps))), expected);
 }
