@@ -121,7 +121,7 @@ impl PatternLogic {
             Some(keyed) if key::is_text(&key) => keyed,
             _ => &self.nodes,
         };
-        let (_, automaton) = self.state.automata.entry(key.clone()).or_insert_with(|| {
+        let (generation, automaton) = self.state.automata.entry(key.clone()).or_insert_with(|| {
             *generations += 1;
             (*generations, PatternQuery::shared(self.plan.clone(), nodes.clone()))
         });
@@ -130,8 +130,9 @@ impl PatternLogic {
             Some(_) => Found::Matches(automaton.matches_on_event(&mut ctx, stream, &row)),
             None => Found::Rows(automaton.on_event(&mut ctx, stream, &row)),
         };
+        let after = (*generation, automaton.is_idle());
         let timers = ctx.take_timers();
-        self.settle(&key, epoch, (epoch, stamp.position()), timers);
+        self.settle(&key, after, (epoch, stamp.position()), timers);
         self.emit(emit, &stamp, found);
     }
 
@@ -153,18 +154,29 @@ impl PatternLogic {
         }
     }
 
-    /// Schedules what the automaton of `key` asked for, and drops it if nothing in it is live.
-    fn settle(&mut self, key: &Key, epoch: u64, set: (u64, u64), timers: Scheduled) {
-        let (generation, idle) = self.state.automata.get(key).map_or((0, false), |(g, a)| (*g, a.is_idle()));
+    /// Schedules what the automaton of `key` (of `generation`, now `idle` or not) asked for while handling what
+    /// happened at `set`, and drops the automaton if nothing in it is live.
+    fn settle(&mut self, key: &Key, (generation, idle): (u64, bool), set: (u64, u64), timers: Scheduled) {
+        let epoch = set.0;
         for (at, order, kind) in timers {
             self.state.timer_seq += 1;
-            let due = timer_epoch(at).max(epoch + 1);
+            let (due, seq) = (timer_epoch(at).max(epoch + 1), self.state.timer_seq);
             let timer = Timer { key: key.clone(), generation, kind, set };
-            self.state.timers.entry(due).or_default().push((order, self.state.timer_seq, timer));
+            self.bucket(due).push((order, seq, timer));
         }
         if idle {
             self.state.automata.remove(key);
         }
+    }
+
+    /// The timers due at `due`. The events of one epoch mostly set timers due at one same later epoch, the last one
+    /// so far, which is found without searching the tree.
+    fn bucket(&mut self, due: u64) -> &mut Vec<(TimerOrder, u64, Timer)> {
+        let timers = &mut self.state.timers;
+        if timers.last_key_value().is_some_and(|(last, _)| *last == due) {
+            return timers.last_entry().expect("the last bucket exists").into_mut();
+        }
+        timers.entry(due).or_default()
     }
 
     /// Fires one timer, unless its automaton has been dropped since it was set.
@@ -178,9 +190,10 @@ impl PatternLogic {
             Some(_) => Found::Matches(automaton.matches_on_timer(&mut ctx, timer.kind)),
             None => Found::Rows(automaton.on_timer(&mut ctx, timer.kind)),
         };
+        let after = (timer.generation, automaton.is_idle());
         let timers = ctx.take_timers();
         let stamp = Stamp::timer(order, timer.set, self.statement, n);
-        self.settle(&timer.key, epoch, (epoch, stamp.position()), timers);
+        self.settle(&timer.key, after, (epoch, stamp.position()), timers);
         self.emit(emit, &stamp, found);
     }
 }
