@@ -562,12 +562,8 @@ fn split<'s>(input: Edge<'s>, clocked: Rc<Vec<Cell<bool>>>) -> Vec<Edge<'s>> {
             let mut handles: Vec<_> = outputs.iter_mut().map(|o| o.activate()).collect();
             records.for_each_stamp(|cap, data| {
                 let mut start = |stream: usize| {
-                    if clocked[stream].get() && !std::mem::replace(&mut started[stream], true) {
-                        let ms = cap.least().copied().map_or(0, millis);
-                        Some((0..peers).map(|worker| Record::Start { ms, worker }).collect::<Vec<_>>())
-                    } else {
-                        None
-                    }
+                    let first = clocked[stream].get() && !std::mem::replace(&mut started[stream], true);
+                    first.then(|| Record::starts(cap.least().copied(), peers))
                 };
                 for batch in data {
                     let Some(first) = batch.first().map(part) else {
@@ -608,11 +604,7 @@ fn clock<'s>(input: Edge<'s>, stream: u32) -> Edge<'s> {
                 let seen = data.flat_map(|d| d.iter()).any(|r| r.stream() == Some(stream));
                 if seen && !started {
                     started = true;
-                    let ms = cap.least().copied().map_or(0, millis);
-                    let mut session = output.session(&cap);
-                    for worker in 0..peers {
-                        session.give(Record::Start { ms, worker });
-                    }
+                    output.session(&cap).give_container(&mut Record::starts(cap.least().copied(), peers));
                 }
             });
         }

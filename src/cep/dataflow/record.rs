@@ -115,6 +115,12 @@ impl Record {
         }
     }
 
+    /// The `Start` records of an output clock starting at `epoch`: one for each of `peers` workers.
+    pub fn starts(epoch: Option<u64>, peers: u32) -> Vec<Record> {
+        let ms = epoch.map_or(0, millis);
+        (0..peers).map(|worker| Record::Start { ms, worker }).collect()
+    }
+
     pub fn stamp(&self) -> Option<&Stamp> {
         match self {
             Record::Event { stamp, .. } | Record::Match { stamp, .. } => Some(stamp),
