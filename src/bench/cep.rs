@@ -11,15 +11,19 @@
 //!
 //! The engine gets one batch per synthetic millisecond (`per_ms` events, one epoch), and `ms_per_round` of them per
 //! round of the workers, run as pipelined epochs: 1 (the default) waits for the workers after every millisecond; more
-//! is what the service's feeder does when notifications queue up while the workers are busy. Throughput counts every
-//! event over the wall time of the loop, including building the engine's rows. Latency is per round, from the call
-//! that pushes it until that call returns with its outputs (outputs are complete when it returns), recorded once per
-//! event of the round; the baseline's is per event, timed on one event in 256 (timing every event would slow it down).
+//! is what the service's feeder does when notifications queue up while the workers are busy. As in the service, where
+//! the callers' threads turn notifications into rows and queue them for the feeder, a producer thread builds the rows
+//! and queues at most one round ahead while the workers run the last; the timed loop is the feeder. Throughput counts
+//! every event over the wall time of the feeder's loop. An event's latency runs from its batch's queueing until the
+//! round holding it returns with its outputs (outputs are complete when it returns); the baseline's is per event,
+//! timed on one event in 256 (timing every event would slow it down). Each round has exactly `ms_per_round`
+//! batches, so a run with `--events` gives the workers the same work every time.
 
 use std::fmt;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use crossbeam_channel::{Receiver, Sender};
 use hdrhistogram::Histogram;
 use serde::Serialize;
 use thiserror::Error;
@@ -35,6 +39,8 @@ use crate::cep::runtime::{Engine, EngineError, Row};
 const START_MS: i64 = 1_700_000_000_000;
 /// The largest latency recorded exactly (one minute); longer ones count as one minute.
 const MAX_LATENCY_NS: u64 = 60_000_000_000;
+/// Rounds of batches the producer may have queued ahead of the feeder: one, built while the workers run the last.
+const QUEUED_ROUNDS: usize = 1;
 /// Baseline events per timed one (and between two looks at the wall clock).
 const LATENCY_SAMPLE: u64 = 256;
 
@@ -90,6 +96,9 @@ pub struct CepReport {
     pub duration_s: f64,
     pub engine: String,
 }
+
+/// One synthetic millisecond's events, as the engine takes them.
+type Batch = (i64, Vec<(String, Row)>);
 
 /// What a timed loop saw.
 #[derive(Debug)]
@@ -188,23 +197,44 @@ pub fn seed_engine(scenario: Scenario, workers: Arc<Workers>) -> Result<Dataflow
 
 fn measure_engine(options: &CepOptions, workers: usize) -> Result<Measured, CepBenchError> {
     let mut engine = seed_engine(options.scenario, Workers::start(workers).map_err(CepBenchError::Workers)?)?;
+    let per_round = options.ms_per_round.max(1) as usize;
+    let (queue, queued) = crossbeam_channel::bounded(QUEUED_ROUNDS * per_round);
+    Ok(std::thread::scope(|scope| {
+        scope.spawn(move || produce(options, &queue));
+        // Dropping `queued` on return stops the producer at its next send.
+        feed(options, &mut engine, per_round, queued)
+    }))
+}
+
+/// Builds the engine's rows, one synthetic millisecond per batch stamped with the instant it was queued, until
+/// nothing receives them: the part of the service that turns notifications into rows on the callers' threads.
+fn produce(options: &CepOptions, queue: &Sender<(Instant, Batch)>) {
     let mut generator = Generator::new(options.scenario, options.keys, options.per_ms, START_MS);
     let stream = options.scenario.stream();
+    while queue.send((Instant::now(), next_batch(&mut generator, options, stream))).is_ok() {}
+}
+
+/// The service's feeder: takes `per_round` queued batches, runs them as one round of the workers, and counts each
+/// batch's events with the latency from its queueing to the round's outputs.
+fn feed(options: &CepOptions, engine: &mut Dataflow, per_round: usize, queued: Receiver<(Instant, Batch)>) -> Measured {
     let mut measured = Measured::new();
     let begin = Instant::now();
     while measured.elapsed < options.duration && options.events.is_none_or(|n| measured.events < n) {
-        let round: Vec<_> =
-            (0..options.ms_per_round.max(1)).map(|_| next_batch(&mut generator, options, stream)).collect();
-        let (events, started) = (round.iter().map(|(_, b)| b.len()).sum(), Instant::now());
-        let outputs = engine.push_batches(round);
-        measured.record_batch(started, events, outputs.len());
+        let Ok(round) = (0..per_round).map(|_| queued.recv()).collect::<Result<Vec<_>, _>>() else {
+            break;
+        };
+        let (times, batches): (Vec<_>, Vec<_>) = round.into_iter().map(|(at, b)| ((at, b.1.len()), b)).unzip();
+        let outputs = engine.push_batches(batches).len();
+        for (n, (queued_at, events)) in times.into_iter().enumerate() {
+            measured.record_batch(queued_at, events, if n == 0 { outputs } else { 0 });
+        }
         measured.elapsed = begin.elapsed();
     }
-    Ok(measured)
+    measured
 }
 
 /// The next synthetic millisecond's events, as the engine's rows.
-fn next_batch(generator: &mut Generator, options: &CepOptions, stream: &str) -> (i64, Vec<(String, Row)>) {
+fn next_batch(generator: &mut Generator, options: &CepOptions, stream: &str) -> Batch {
     let mut batch = Vec::with_capacity(options.per_ms as usize);
     let mut at_ms = START_MS;
     for _ in 0..options.per_ms.max(1) {
@@ -342,6 +372,24 @@ mod tests {
         assert!(reports.iter().all(|r| r.events > 0 && r.baseline_events == reports[0].baseline_events));
         assert!(reports[0].p99_ms > 0.0001, "{:?}", reports[0]);
         assert!(reports[0].json().starts_with(r#"{"scenario":"floor","workers":1,"throughput_per_s":"#));
+    }
+
+    #[test]
+    fn the_queued_rounds_carry_every_event_in_order() {
+        // 256 events a round, so both sides stop at the same event and must give the same outputs.
+        let options = CepOptions {
+            scenario: Scenario::Geofence,
+            workers: vec![2],
+            duration: Duration::from_secs(60),
+            keys: 500,
+            per_ms: 1,
+            ms_per_round: 256,
+            events: Some(256 * 200),
+        };
+        let report = &run(&options).unwrap()[0];
+        assert_eq!((report.events, report.baseline_events), (51_200, 51_200));
+        assert!(report.outputs > 10, "{report:?}");
+        assert_eq!(report.outputs, report.baseline_outputs);
     }
 
     #[test]
