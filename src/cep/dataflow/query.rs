@@ -4,7 +4,9 @@
 //!
 //! Rows in the view are entries in a slab, named by their slot; each remembers its group, whether it counts (passed
 //! WHERE) and its aggregate arguments, so leaving the view is one subtraction. (A slab in place of a hash map by id:
-//! the floor bench ran at 467 k events/s against 384 k, benches/results/cep.md, ninth session.)
+//! the floor bench ran at 467 k events/s against 384 k, benches/results/cep.md, ninth session.) Groups are a slab too,
+//! found by key through one hash lookup per arrival; an entry names its group by slot, so an expiry finds its group
+//! without hashing.
 //! A time window's expiries are a queue in arrival order; the view's other displacements are maps from view key to
 //! entry. Each worker holds the groups routed to it; output ticks are the same on every worker, started by the
 //! `Start` record every worker gets at the stream's first event.
@@ -30,7 +32,8 @@ use crate::cep::runtime::{Row, Val};
 /// displacement removes it from a keyed view, and the arrival that displaces it knows the key.
 #[derive(Debug)]
 struct Entry {
-    group: Arc<str>,
+    /// The slot of its group, live while the entry is.
+    group: usize,
     counts: bool,
     /// Inline for one aggregate, on the heap for more.
     args: SmallVec<[Val; 1]>,
@@ -61,8 +64,10 @@ impl View {
     }
 }
 
-#[derive(Debug, Default)]
+#[derive(Debug)]
 struct Group {
+    /// Its key in the index.
+    key: Arc<str>,
     entries: usize,
     /// Whether the group is listed in `changed` since the last output tick.
     changed: bool,
@@ -89,14 +94,16 @@ pub struct QueryLogic {
 #[derive(Debug)]
 struct QueryState {
     view: View,
-    /// Hashed with foldhash (seeded per map), as are the view's maps: cheaper than SipHash on short keys.
-    groups: HashMap<Arc<str>, Group, RandomState>,
+    /// The slot of each group by key. Hashed with foldhash (seeded per map), as are the view's maps: cheaper than
+    /// SipHash on short keys.
+    index: HashMap<Arc<str>, usize, RandomState>,
+    groups: Slab<Group>,
     /// The view's entries, dense and indexed by their id (freed ids are reused), so a long window is one array.
     entries: Slab<Entry>,
-    /// The groups of a fully aggregated query whose aggregates changed since the last output tick, each listed once
-    /// while its group lives (a group dropped and made again may be listed twice): marking one is a flag test, not
-    /// a search of a set.
-    changed: Vec<Arc<str>>,
+    /// The slots of the groups of a fully aggregated query whose aggregates changed since the last output tick, each
+    /// listed once while its group lives (a slot whose group ended and was reused may be listed twice): marking one
+    /// is a flag test, not a search of a set.
+    changed: Vec<usize>,
     held: BTreeMap<Arc<str>, Row>,
     /// The next output tick, and when and by what position the clock was set (for stamps).
     tick: Option<(u64, (u64, u64))>,
@@ -108,7 +115,8 @@ impl QueryState {
         QueryState {
             view: View::new(window),
             entries: Slab::new(),
-            groups: HashMap::default(),
+            index: HashMap::default(),
+            groups: Slab::new(),
             changed: Vec::new(),
             held: BTreeMap::new(),
             tick: None,
@@ -139,53 +147,48 @@ impl QueryLogic {
             return;
         }
         let counts = holds(self.plan.filter.as_ref(), &scope);
-        let group = match &self.plan.aggregation {
-            Some(a) => self.group_key(a.group_by.as_slice(), &scope),
-            None => self.empty.clone(),
-        };
-        if self.plan.aggregation.is_some() {
-            self.enter(epoch, &row, group.clone(), counts);
-        }
+        let group = self.plan.aggregation.as_ref().map(|a| self.group_key(a.group_by.as_slice(), &scope));
+        let slot = group.map(|key| self.enter(epoch, &row, key, counts));
         if counts {
-            let rows = self.arrive(&row, &group);
+            let rows = self.arrive(&row, slot);
             for (i, out) in rows.into_iter().enumerate() {
                 emit.event(stamp.child(self.statement, i), self.sink, out);
             }
         }
     }
 
-    /// Puts the row in the view and its group, dropping what it displaces.
-    fn enter(&mut self, epoch: u64, row: &Row, group: Arc<str>, counts: bool) {
+    /// Puts the row in the view and then in its group (made if the displaced rows left none), dropping what it
+    /// displaces; answers the group's slot.
+    fn enter(&mut self, epoch: u64, row: &Row, group: Arc<str>, counts: bool) -> usize {
         let view_key = self.view_key(row);
         let args = match &self.plan.aggregation {
             Some(a) => a.aggregates.iter().map(|c| self.arg(c.arg.as_ref(), row)).collect(),
             None => SmallVec::new(),
         };
-        let id = self.state.entries.insert(Entry { group: group.clone(), counts, args });
+        // The group is found once the displaced rows are gone: they may end it. Until then no slot is named.
+        let id = self.state.entries.insert(Entry { group: usize::MAX, counts, args });
         // Lengths are positive, so the new entry is never among the displaced.
         let displaced = self.displace(epoch, id, &view_key);
         for gone in displaced {
             self.remove(gone);
         }
-        let QueryState { entries, groups, .. } = &mut self.state;
-        let g = groups.entry(group).or_default();
+        let QueryState { entries, index, groups, .. } = &mut self.state;
+        let slot = *index.entry(group).or_insert_with_key(|key| groups.insert(Group::new(key.clone())));
+        entries[id].group = slot;
+        let g = &mut groups[slot];
         g.entries += 1;
         if counts {
             let calls = &self.plan.aggregation.as_ref().expect("entered only when aggregating").aggregates;
             g.acc.get_or_insert_with(|| Accumulators::new(calls)).add(calls, &entries[id].args);
         }
+        slot
     }
 
-    /// The key of the group of the event in `scope` ([`key::of_all`]), shared with its group when it has one, so
-    /// an arrival in a known group allocates nothing.
+    /// The key of the group of the event in `scope` ([`key::of_all`]); a text key shares the value's text.
     fn group_key(&self, exprs: &[PlanExpr], scope: &Scope<'_>) -> Arc<str> {
-        if exprs.is_empty() {
-            return self.empty.clone();
-        }
-        let key = key::of_all(exprs, scope);
-        match self.state.groups.get_key_value(&*key) {
-            Some((shared, _)) => shared.clone(),
-            None => key,
+        match exprs {
+            [] => self.empty.clone(),
+            exprs => key::of_all(exprs, scope),
         }
     }
 
@@ -231,7 +234,7 @@ impl QueryLogic {
         let Some(entry) = self.state.entries.try_remove(id) else {
             return;
         };
-        let Some(g) = self.state.groups.get_mut(&entry.group) else {
+        let Some(g) = self.state.groups.get_mut(entry.group) else {
             return;
         };
         g.entries -= 1;
@@ -241,36 +244,42 @@ impl QueryLogic {
                 acc.remove(calls, &entry.args);
             }
             if listed {
-                mark(&mut self.state.changed, g, &entry.group);
+                mark(&mut self.state.changed, g, entry.group);
             }
         }
         // Without an output policy a group's last event is only read on its next arrival, which replaces it.
         if g.entries == 0 && (g.last_event.is_none() || self.plan.output.is_none()) {
-            self.state.groups.remove(&entry.group);
+            self.end_group(entry.group);
         }
     }
 
-    fn arrive(&mut self, row: &Row, group: &Arc<str>) -> Vec<Row> {
-        let Some(aggregation) = &self.plan.aggregation else {
+    fn end_group(&mut self, slot: usize) {
+        let group = self.state.groups.remove(slot);
+        self.state.index.remove(&group.key);
+    }
+
+    /// The rows an arrival in group `slot` (none when the query does not aggregate) gives now.
+    fn arrive(&mut self, row: &Row, slot: Option<usize>) -> Vec<Row> {
+        let (Some(aggregation), Some(slot)) = (&self.plan.aggregation, slot) else {
             let out = self.project(row, &[]);
-            return self.emit_or_hold(group, out);
+            return self.emit_or_hold(self.empty.clone(), out);
         };
         match aggregation.kind {
             AggregationKind::FullyAggregated => {
-                let g = self.state.groups.entry(group.clone()).or_default();
+                let g = &mut self.state.groups[slot];
                 g.last_event = Some(row.clone());
                 if self.plan.output.is_some() {
-                    mark(&mut self.state.changed, g, group);
+                    mark(&mut self.state.changed, g, slot);
                     return Vec::new();
                 }
-                self.group_row(group).into_iter().collect()
+                self.group_row(slot).into_iter().collect()
             }
             AggregationKind::WithUngroupedColumns(_) => {
-                let aggregates = self.aggregates(group);
+                let aggregates = self.aggregates(slot);
                 match self.having(row, &aggregates) {
                     true => {
                         let out = self.project(row, &aggregates);
-                        self.emit_or_hold(group, out)
+                        self.emit_or_hold(self.state.groups[slot].key.clone(), out)
                     }
                     false => Vec::new(),
                 }
@@ -278,25 +287,25 @@ impl QueryLogic {
         }
     }
 
-    fn emit_or_hold(&mut self, group: &Arc<str>, row: Row) -> Vec<Row> {
+    fn emit_or_hold(&mut self, group: Arc<str>, row: Row) -> Vec<Row> {
         if self.plan.output.is_none() {
             return vec![row];
         }
-        self.state.held.insert(group.clone(), row);
+        self.state.held.insert(group, row);
         Vec::new()
     }
 
-    fn aggregates(&self, group: &str) -> Vec<Val> {
+    fn aggregates(&self, slot: usize) -> Vec<Val> {
         let calls = self.plan.aggregation.as_ref().map_or(&[][..], |a| &a.aggregates[..]);
-        match self.state.groups.get(group).and_then(|g| g.acc.as_ref()) {
+        match self.state.groups.get(slot).and_then(|g| g.acc.as_ref()) {
             Some(acc) => acc.values(calls),
             None => vec![Val::Null; calls.len()],
         }
     }
 
-    fn group_row(&self, group: &str) -> Option<Row> {
-        let event = self.state.groups.get(group)?.last_event.as_ref()?;
-        let aggregates = self.aggregates(group);
+    fn group_row(&self, slot: usize) -> Option<Row> {
+        let event = self.state.groups.get(slot)?.last_event.as_ref()?;
+        let aggregates = self.aggregates(slot);
         self.having(event, &aggregates).then(|| self.project(event, &aggregates))
     }
 
@@ -352,25 +361,36 @@ impl QueryLogic {
         let mut changed = std::mem::take(&mut self.state.changed);
         changed.sort_unstable();
         changed.dedup();
-        let rows = changed.iter().filter_map(|g| self.group_row(g)).collect();
-        for group in changed {
-            let Some(g) = self.state.groups.get_mut(&group) else {
-                continue;
-            };
+        // The groups still marked, in key order; a slot listed for a group that ended may hold an unmarked one.
+        let groups = &self.state.groups;
+        let mut due: Vec<(Arc<str>, usize)> = changed
+            .into_iter()
+            .filter_map(|s| groups.get(s).filter(|g| g.changed).map(|g| (g.key.clone(), s)))
+            .collect();
+        due.sort_unstable();
+        let rows = due.iter().filter_map(|(_, slot)| self.group_row(*slot)).collect();
+        for (_, slot) in due {
+            let g = &mut self.state.groups[slot];
             g.changed = false;
             if g.entries == 0 {
-                self.state.groups.remove(&group);
+                self.end_group(slot);
             }
         }
         rows
     }
 }
 
-/// Lists `group` as changed unless it already is.
-fn mark(changed: &mut Vec<Arc<str>>, g: &mut Group, group: &Arc<str>) {
+impl Group {
+    fn new(key: Arc<str>) -> Self {
+        Group { key, entries: 0, changed: false, acc: None, last_event: None }
+    }
+}
+
+/// Lists the group in `slot` as changed unless it already is.
+fn mark(changed: &mut Vec<usize>, g: &mut Group, slot: usize) {
     if !g.changed {
         g.changed = true;
-        changed.push(group.clone());
+        changed.push(slot);
     }
 }
 
