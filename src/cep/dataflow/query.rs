@@ -97,6 +97,7 @@ struct QueryState {
     /// The slot of each group by key. Hashed with foldhash (seeded per map), as are the view's maps: cheaper than
     /// SipHash on short keys.
     index: HashMap<Arc<str>, usize, RandomState>,
+    /// The groups by slot: an entry names its own.
     groups: Slab<Group>,
     /// The view's entries, dense and indexed by their id (freed ids are reused), so a long window is one array.
     entries: Slab<Entry>,
