@@ -239,10 +239,13 @@ impl<'s> Compiler<'s, '_> {
         let outputs = self.built.outputs.clone();
         let name = self.names[id as usize].clone();
         move |epoch, data| {
+            if !collect {
+                data.clear();
+                return;
+            }
             for record in data.drain(..) {
                 if let Record::Event { stream, row, .. } = record
                     && stream == id
-                    && collect
                 {
                     outputs.borrow_mut().push(Output { time: millis(epoch), stream: name.clone(), row });
                 }
