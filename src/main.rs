@@ -13,9 +13,9 @@ use fluxgate::{admin, bench, server};
 
 /// mimalloc instead of glibc malloc: the request path allocates a lot of small strings, and profiles of
 /// `fluxgate bench broker` showed a quarter of the server's CPU in glibc's malloc and free. Built with `no_thp`, so it
-/// does not ask for transparent huge pages: where the kernel compacts memory for them on fault (the common
-/// `defrag=madvise` setting), a growing CEP state stalled the workers for milliseconds (`bench geofence` p99 5.8-7.2 ms
-/// against 2.1-2.6 ms without, `benches/results/cep.md`, fourteenth session).
+/// does not ask for transparent huge pages: with them, a growing CEP state faulted in 2 MiB pages, each zeroed whole,
+/// and `bench geofence` spent up to a third of its samples in the kernel's `clear_page_erms`, with p99 5.8-7.2 ms
+/// against 2.1-2.6 ms without (`benches/results/cep.md`, fourteenth session).
 #[global_allocator]
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
