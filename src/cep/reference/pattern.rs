@@ -15,9 +15,12 @@ use crate::cep::runtime::eval::{CopyOf, Scope, holds};
 use crate::cep::runtime::value::Name;
 use crate::cep::runtime::{EngineError, Row, Val};
 
-/// The tags a match bound, with their events: most patterns bind one or two, kept inline, and a tag's name is
-/// shared, so an instance copies its bindings without allocating.
-pub type Bindings = SmallVec<[(Name, Row); 2]>;
+/// The tags a match bound, with their events; a tag's name is shared. One is kept inline: every frame and leaf holds
+/// bindings, so their inline room sets the size of all live state, and a waiting instance of the common two-step
+/// pattern (`every a -> b`) holds just `a`. A second tag moves them to the heap once, when it binds. (Two inline made
+/// frames 112 bytes and leaves 128 instead of 88 and 104, and `bench geofence` 9 % slower on 1 worker and 13 % on 2,
+/// `benches/results/cep.md`, fourteenth session.)
+pub type Bindings = SmallVec<[(Name, Row); 1]>;
 
 #[derive(Debug)]
 enum FrameKind {
