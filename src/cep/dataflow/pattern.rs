@@ -1,9 +1,10 @@
 //! A pattern statement partitioned by its correlation key (`id = a.id`): one automaton per key value, so an event
 //! only visits the live instances of its own key, and each key lives on one worker. The automaton is the tree of
 //! frames and leaves of `cep::reference::pattern` (what a pattern means is written once); this module adds the
-//! partitioning, the per-key index and the timers as epochs. An automaton with nothing live is dropped, so no key
-//! outlives its last instance (its leftover timers are ignored by generation). A pattern without a correlation key
-//! runs as one automaton on one worker. A pattern that drives a join emits its matches, unprojected and stamped with
+//! partitioning, the per-key index and the timers as epochs. Automata live in a slab, found by key at an event and by
+//! slot at a timer, so a timer reaches its automaton without reading or hashing the key. An automaton with nothing
+//! live is dropped, so no key outlives its last instance (its leftover timers are ignored by generation). A pattern
+//! without a correlation key runs as one automaton on one worker. A pattern that drives a join emits its matches, unprojected and stamped with
 //! the trigger's stamp, to the join's operator (`join`), which does the lookup, `WHERE` and the select list.
 //! The automaton of a text key leaves out the filters' tests that restate the key (`id = a.id`, see [`keyed`]): they
 //! hold by construction there, and reading the start tag's event for them touched memory cold since it arrived.
@@ -12,6 +13,7 @@ use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
 
 use foldhash::fast::RandomState;
+use slab::Slab;
 
 use super::key::{self, Key};
 use super::operator::{Emit, Logic, State};
@@ -27,9 +29,10 @@ pub type KeyOf = HashMap<u32, (String, PlanExpr)>;
 
 #[derive(Debug)]
 struct Timer {
-    key: Key,
-    /// Which automaton of `key` set it: one dropped as idle may be replaced by a new one whose leaf ids restart, so
-    /// a timer left over from the old one must not fire a leaf of the new one.
+    /// The slot of the automaton that set it.
+    slot: usize,
+    /// Which automaton set it: the slot of one dropped as idle may hold a new one (of any key) whose leaf ids
+    /// restart, so a timer left over from the old one must not fire a leaf of the new one.
     generation: u64,
     kind: TimerKind,
     set: (u64, u64),
@@ -60,14 +63,24 @@ pub struct PatternLogic {
 /// The live instances of a pattern, per key, and their timers; carried into the dataflow replacing its own.
 #[derive(Debug, Default)]
 struct PatternState {
-    /// Hashed with foldhash (seeded per map), much cheaper than SipHash on short keys.
-    automata: HashMap<Key, (u64, PatternQuery), RandomState>,
+    automata: Slab<Automaton>,
+    /// The slot of each key's automaton. Hashed with foldhash (seeded per map), much cheaper than SipHash on short
+    /// keys.
+    index: HashMap<Key, usize, RandomState>,
     generations: u64,
     /// Timers by due epoch, each epoch's in the order they were set; they fire in (due, order, set) order. Buckets
     /// keep the tree small: it has a node per due millisecond, not per timer.
     timers: BTreeMap<u64, Vec<(TimerOrder, u64, Timer)>>,
     seq: u64,
     timer_seq: u64,
+}
+
+/// The automaton of one key.
+#[derive(Debug)]
+struct Automaton {
+    key: Key,
+    generation: u64,
+    query: PatternQuery,
 }
 
 impl PatternLogic {
@@ -121,18 +134,21 @@ impl PatternLogic {
             Some(keyed) if key::is_text(&key) => keyed,
             _ => &self.nodes,
         };
-        let (generation, automaton) = self.state.automata.entry(key.clone()).or_insert_with(|| {
+        let automata = &mut self.state.automata;
+        let slot = *self.state.index.entry(key).or_insert_with_key(|key| {
             *generations += 1;
-            (*generations, PatternQuery::shared(self.plan.clone(), nodes.clone()))
+            let query = PatternQuery::shared(self.plan.clone(), nodes.clone());
+            automata.insert(Automaton { key: key.clone(), generation: *generations, query })
         });
+        let automaton = &mut automata[slot];
         let stream = &self.names[stream as usize];
         let found = match self.drives {
-            Some(_) => Found::Matches(automaton.matches_on_event(&mut ctx, stream, &row)),
-            None => Found::Rows(automaton.on_event(&mut ctx, stream, &row)),
+            Some(_) => Found::Matches(automaton.query.matches_on_event(&mut ctx, stream, &row)),
+            None => Found::Rows(automaton.query.on_event(&mut ctx, stream, &row)),
         };
-        let after = (*generation, automaton.is_idle());
+        let after = (automaton.generation, automaton.query.is_idle());
         let timers = ctx.take_timers();
-        self.settle(&key, after, (epoch, stamp.position()), timers);
+        self.settle(slot, after, (epoch, stamp.position()), timers);
         self.emit(emit, &stamp, found);
     }
 
@@ -154,18 +170,19 @@ impl PatternLogic {
         }
     }
 
-    /// Schedules what the automaton of `key` (of `generation`, now `idle` or not) asked for while handling what
+    /// Schedules what the automaton in `slot` (of `generation`, now `idle` or not) asked for while handling what
     /// happened at `set`, and drops the automaton if nothing in it is live.
-    fn settle(&mut self, key: &Key, (generation, idle): (u64, bool), set: (u64, u64), timers: Scheduled) {
+    fn settle(&mut self, slot: usize, (generation, idle): (u64, bool), set: (u64, u64), timers: Scheduled) {
         let epoch = set.0;
         for (at, order, kind) in timers {
             self.state.timer_seq += 1;
             let (due, seq) = (timer_epoch(at).max(epoch + 1), self.state.timer_seq);
-            let timer = Timer { key: key.clone(), generation, kind, set };
+            let timer = Timer { slot, generation, kind, set };
             self.bucket(due).push((order, seq, timer));
         }
         if idle {
-            self.state.automata.remove(key);
+            let dropped = self.state.automata.remove(slot);
+            self.state.index.remove(&dropped.key);
         }
     }
 
@@ -181,19 +198,19 @@ impl PatternLogic {
 
     /// Fires one timer, unless its automaton has been dropped since it was set.
     fn fire_one(&mut self, emit: &mut Emit, epoch: u64, order: TimerOrder, n: u64, timer: Timer) {
-        let Some((_, automaton)) = self.state.automata.get_mut(&timer.key).filter(|(g, _)| *g == timer.generation)
+        let Some(automaton) = self.state.automata.get_mut(timer.slot).filter(|a| a.generation == timer.generation)
         else {
             return;
         };
         let mut ctx = Ctx::new(millis(epoch), self.state.seq, &self.vars);
         let found = match self.drives {
-            Some(_) => Found::Matches(automaton.matches_on_timer(&mut ctx, timer.kind)),
-            None => Found::Rows(automaton.on_timer(&mut ctx, timer.kind)),
+            Some(_) => Found::Matches(automaton.query.matches_on_timer(&mut ctx, timer.kind)),
+            None => Found::Rows(automaton.query.on_timer(&mut ctx, timer.kind)),
         };
-        let after = (timer.generation, automaton.is_idle());
+        let after = (timer.generation, automaton.query.is_idle());
         let timers = ctx.take_timers();
         let stamp = Stamp::timer(order, timer.set, self.statement, n);
-        self.settle(&timer.key, after, (epoch, stamp.position()), timers);
+        self.settle(timer.slot, after, (epoch, stamp.position()), timers);
         self.emit(emit, &stamp, found);
     }
 }
