@@ -4,8 +4,9 @@
 //! partitioning, the per-key index and the timers as epochs. Automata live in a slab, found by key at an event and by
 //! slot at a timer, so a timer reaches its automaton without reading or hashing the key. An automaton with nothing
 //! live is dropped, so no key outlives its last instance (its leftover timers are ignored by generation). A pattern
-//! without a correlation key runs as one automaton on one worker. A pattern that drives a join emits its matches, unprojected and stamped with
-//! the trigger's stamp, to the join's operator (`join`), which does the lookup, `WHERE` and the select list.
+//! without a correlation key runs as one automaton on one worker. A pattern that drives a join emits its matches,
+//! unprojected and stamped with the trigger's stamp, to the join's operator (`join`), which does the lookup, `WHERE`
+//! and the select list.
 //! The automaton of a text key leaves out the filters' tests that restate the key (`id = a.id`, see [`keyed`]): they
 //! hold by construction there, and reading the start tag's event for them touched memory cold since it arrived.
 
