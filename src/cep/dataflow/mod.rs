@@ -24,7 +24,7 @@ mod workers;
 use std::sync::Arc;
 
 pub use program::Program;
-pub use workers::{Handover, Workers};
+pub use workers::{Handover, PoolError, Workers};
 
 use self::record::{millis, timer_epoch};
 use super::plan::Plan;
@@ -51,7 +51,7 @@ impl Dataflow {
 
     /// Installs an already checked program on every worker.
     pub fn install(workers: Arc<Workers>, program: Arc<Program>) -> Self {
-        let (id, next_timer) = workers.install(program.clone(), None);
+        let (id, next_timer) = installed(&workers, &program, None);
         Dataflow { workers, program, id, epoch: 0, position: 0, next_timer }
     }
 
@@ -61,7 +61,7 @@ impl Dataflow {
     pub fn replace(&self, program: Arc<Program>, changed_types: &[String]) -> Self {
         let statements = program.kept_from(&self.program, changed_types);
         let handover = (!statements.is_empty()).then_some(Handover { from: self.id, statements });
-        let (id, next_timer) = self.workers.install(program.clone(), handover);
+        let (id, next_timer) = installed(&self.workers, &program, handover);
         let (epoch, position) = (self.epoch, self.position);
         Dataflow { workers: self.workers.clone(), program, id, epoch, position, next_timer }
     }
@@ -70,12 +70,25 @@ impl Dataflow {
         let Some(last) = batches.last().map(|(epoch, _)| *epoch) else {
             return Vec::new();
         };
-        let report = self.workers.feed(self.id, batches);
+        if !self.workers.runs(self.id) {
+            self.reinstall(&PoolError::Lost);
+        }
+        let report = self.workers.feed(self.id, batches).unwrap_or_else(|error| {
+            self.reinstall(&error);
+            workers::Report { outputs: Vec::new(), next_timer: self.next_timer }
+        });
         self.epoch = self.epoch.max(last + 1);
         self.next_timer = report.next_timer;
         let mut outputs = report.outputs;
         outputs.sort_by_key(|o| o.time);
         outputs
+    }
+
+    /// Installs this dataflow again after the workers restarted, without its state.
+    fn reinstall(&mut self, why: &PoolError) {
+        tracing::error!(error = %why, "CEP dataflow reinstalled without its state");
+        metrics::counter!("fluxgate_cep_dataflows_reinstalled_total").increment(1);
+        (self.id, self.next_timer) = installed(&self.workers, &self.program, None);
     }
 
     /// The epoch and numbered events of a batch arriving at `now_ms`, after everything fed so far.
@@ -91,6 +104,15 @@ impl Dataflow {
         }
         (epoch, numbered)
     }
+}
+
+/// Installs `program` on the pool; a failed install (the pool restarted) answers id 0, which names no dataflow, so the
+/// next feed installs it again.
+fn installed(workers: &Workers, program: &Arc<Program>, handover: Option<Handover>) -> (u64, Option<u64>) {
+    workers.install(program.clone(), handover).unwrap_or_else(|error| {
+        tracing::error!(%error, "CEP dataflow not installed; the next events install it again");
+        (0, None)
+    })
 }
 
 impl Engine for Dataflow {

@@ -7,7 +7,7 @@ use std::sync::{Arc, OnceLock};
 
 use proptest::prelude::*;
 
-use super::{Dataflow, Workers};
+use super::{Dataflow, PoolError, Workers};
 use crate::cep::config::CepConfig;
 use crate::cep::explain::plan_config;
 use crate::cep::plan::Plan;
@@ -284,6 +284,30 @@ fn a_removed_dataflow_leaves_the_others_running() {
     assert_eq!(out.len(), 1);
     assert_eq!(out[0].time, 11_000);
     assert_eq!(out[0].row.get("temperature"), Some(&Val::Double(21.0)));
+}
+
+#[test]
+fn after_a_worker_panics_the_pool_restarts_and_every_dataflow_runs_again_without_its_state() {
+    let floor = plan(include_str!("../../../queries/floor-average.json"));
+    let workers = Workers::start(2).expect("workers start");
+    let mut struck = Dataflow::new(workers.clone(), &floor).expect("runs");
+    let mut other = Dataflow::new(workers.clone(), &floor).expect("runs");
+    let event = |t: f64| {
+        vec![("Room".to_owned(), row(&[("floor", Val::String("f1".into())), ("temperature", Val::Double(t))]))]
+    };
+    struck.push_batch(1_000, event(30.0));
+    other.push_batch(1_000, event(30.0));
+    // Worker 1 panics while worker 0 waits for it to finish the epoch.
+    let batch = struck.number(2_000, event(40.0));
+    let failed = workers.feed_with_a_panic(struck.id, vec![batch], 1);
+    assert_eq!(failed.map(|r| r.outputs), Err(PoolError::Panicked("a worker panic injected by a test".into())));
+    for dataflow in [&mut struck, &mut other] {
+        dataflow.push_batch(3_000, event(20.0));
+        dataflow.push_batch(4_000, event(22.0));
+        let out = run(dataflow, &[Step::Advance(20_000)]);
+        assert_eq!(out.len(), 1, "{out:?}");
+        assert_eq!((out[0].time, out[0].row.get("temperature")), (13_000, Some(&Val::Double(21.0))));
+    }
 }
 
 #[test]

@@ -8,11 +8,19 @@
 //! A dataflow can be installed as the replacement of another ([`Handover`]): each worker moves the state of the
 //! statements both run from the old dataflow's operators to the new one's before the new one first steps. A
 //! statement keeps its partitioning across the handover, so each worker hands over exactly its own share.
+//!
+//! A worker that panics ends the round with [`PoolError::Panicked`]: it says so and stops, its peers stop waiting for
+//! it, and the pool restarts with fresh threads. The dataflows of the failed pool are gone, so a later command for
+//! one of them answers [`PoolError::Lost`] and its owner installs it again.
 
 use std::collections::HashMap;
+use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 
 use crossbeam_channel::{Receiver, Sender, unbounded};
+use thiserror::Error;
+use timely::communication::WorkerGuards;
 use timely::dataflow::InputHandle;
 use timely::dataflow::operators::Input;
 use timely::{CommunicationConfig, Config, WorkerConfig};
@@ -39,9 +47,20 @@ pub struct Handover {
 }
 
 enum Command {
-    Install { id: u64, program: Arc<Program>, handover: Option<Handover> },
-    Feed { id: u64, batches: Vec<Batch> },
-    Remove { id: u64 },
+    Install {
+        id: u64,
+        program: Arc<Program>,
+        handover: Option<Handover>,
+    },
+    Feed {
+        id: u64,
+        batches: Vec<Batch>,
+    },
+    Remove {
+        id: u64,
+    },
+    #[cfg(test)]
+    Panic,
 }
 
 /// What a worker says after a round.
@@ -51,9 +70,34 @@ pub struct Report {
     pub next_timer: Option<u64>,
 }
 
-struct Dispatch {
+/// Why a command got no report.
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+pub enum PoolError {
+    /// A worker panicked during the command; the pool restarted without the dataflows it ran.
+    #[error("a CEP worker panicked: {0}")]
+    Panicked(String),
+    /// The dataflow ran on a pool that has since failed and restarted.
+    #[error("the dataflow was lost when the CEP workers restarted")]
+    Lost,
+}
+
+/// What a worker answers to a command.
+type Reply = Result<Report, PoolError>;
+
+/// One generation of worker threads.
+struct Pool {
     commands: Vec<Sender<Command>>,
-    reports: Receiver<Report>,
+    replies: Receiver<Reply>,
+    /// Set by a worker that panicked; its peers stop waiting for it.
+    failed: Arc<AtomicBool>,
+    /// Dataflows numbered below this one ran on an earlier pool.
+    first_id: u64,
+    /// Joins the threads when the pool is dropped, after the command channels closed (field order).
+    _guards: WorkerGuards<()>,
+}
+
+struct Dispatch {
+    pool: Pool,
     next_id: u64,
 }
 
@@ -61,8 +105,6 @@ struct Dispatch {
 pub struct Workers {
     peers: usize,
     dispatch: Mutex<Dispatch>,
-    /// Joins the worker threads when the pool is dropped (after the command channels closed).
-    _guards: Mutex<timely::communication::WorkerGuards<()>>,
 }
 
 impl std::fmt::Debug for Workers {
@@ -71,47 +113,103 @@ impl std::fmt::Debug for Workers {
     }
 }
 
-impl Workers {
-    /// Starts `peers` worker threads.
-    pub fn start(peers: usize) -> Result<Arc<Self>, String> {
-        let peers = peers.max(1);
+impl Pool {
+    /// Starts `peers` worker threads for dataflows numbered from `first_id`.
+    fn start(peers: usize, first_id: u64) -> Result<Self, String> {
         let (commands, receivers): (Vec<_>, Vec<_>) = (0..peers).map(|_| unbounded::<Command>()).unzip();
         let receivers = Arc::new(Mutex::new(receivers.into_iter().map(Some).collect::<Vec<_>>()));
-        let (report_tx, reports) = unbounded();
+        let (reply_tx, replies) = unbounded();
+        let failed = Arc::new(AtomicBool::new(false));
+        let flag = failed.clone();
         let config = Config { communication: CommunicationConfig::Process(peers), worker: WorkerConfig::default() };
         let guards = timely::execute(config, move |worker| {
             let taken = receivers.lock().unwrap_or_else(PoisonError::into_inner)[worker.index()].take();
             if let Some(receiver) = taken {
-                serve(worker, &receiver, &report_tx);
+                serve(worker, &receiver, &reply_tx, &flag);
             }
         })?;
-        let dispatch = Mutex::new(Dispatch { commands, reports, next_id: 0 });
-        Ok(Arc::new(Workers { peers, dispatch, _guards: Mutex::new(guards) }))
+        Ok(Pool { commands, replies, failed, first_id, _guards: guards })
+    }
+}
+
+impl Workers {
+    /// Starts `peers` worker threads.
+    pub fn start(peers: usize) -> Result<Arc<Self>, String> {
+        let peers = peers.max(1);
+        let dispatch = Mutex::new(Dispatch { pool: Pool::start(peers, 1)?, next_id: 0 });
+        Ok(Arc::new(Workers { peers, dispatch }))
     }
 
     /// Installs `program` on every worker, taking over the state `handover` names; answers the new dataflow's id and
     /// its earliest timer (of the state taken over).
-    pub fn install(&self, program: Arc<Program>, handover: Option<Handover>) -> (u64, Option<u64>) {
+    pub fn install(&self, program: Arc<Program>, handover: Option<Handover>) -> Result<(u64, Option<u64>), PoolError> {
         let mut dispatch = self.lock();
         dispatch.next_id += 1;
         let id = dispatch.next_id;
-        let report = round(&dispatch, || Command::Install { id, program: program.clone(), handover: handover.clone() });
-        (id, report.next_timer)
+        let first_id = dispatch.pool.first_id;
+        let handover = handover.filter(|h| h.from >= first_id);
+        let report = self.round(&mut dispatch, || Command::Install {
+            id,
+            program: program.clone(),
+            handover: handover.clone(),
+        })?;
+        Ok((id, report.next_timer))
     }
 
     /// Feeds each batch at its epoch (increasing; a batch without events only moves time) and waits for the dataflow
     /// to pass the last one. The epochs run pipelined, in one round.
-    pub fn feed(&self, id: u64, batches: Vec<Batch>) -> Report {
+    pub fn feed(&self, id: u64, batches: Vec<Batch>) -> Result<Report, PoolError> {
+        let mut dispatch = self.lock();
+        if id < dispatch.pool.first_id {
+            return Err(PoolError::Lost);
+        }
         let mut shares = deal(batches, self.peers).into_iter();
-        round(&self.lock(), || Command::Feed { id, batches: shares.next().unwrap_or_default() })
+        self.round(&mut dispatch, || Command::Feed { id, batches: shares.next().unwrap_or_default() })
     }
 
+    /// Whether dataflow `id` is installed on the running pool (it is not when the pool restarted after it was).
+    pub fn runs(&self, id: u64) -> bool {
+        id >= self.lock().pool.first_id
+    }
+
+    /// Removes a dataflow; one lost with a failed pool is gone already.
     pub fn remove(&self, id: u64) {
-        round(&self.lock(), || Command::Remove { id });
+        let mut dispatch = self.lock();
+        if id >= dispatch.pool.first_id {
+            // A failure is logged and counted by `round`; the dataflow is gone either way.
+            let _ = self.round(&mut dispatch, || Command::Remove { id });
+        }
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, Dispatch> {
         self.dispatch.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// One round on the pool; when it fails, the pool restarts before the error is answered.
+    fn round(&self, dispatch: &mut Dispatch, command: impl FnMut() -> Command) -> Reply {
+        let reply = round(&dispatch.pool, command);
+        if let Err(error) = &reply {
+            tracing::error!(%error, "CEP workers failed; restarting them without their dataflows");
+            metrics::counter!("fluxgate_cep_worker_restarts_total").increment(1);
+            match Pool::start(self.peers, dispatch.next_id + 1) {
+                Ok(pool) => dispatch.pool = pool,
+                Err(error) => tracing::error!(%error, "CEP workers did not restart; the next command tries again"),
+            }
+        }
+        reply
+    }
+}
+
+#[cfg(test)]
+impl Workers {
+    /// As `feed`, but worker `culprit` panics instead of taking its share, so its peers wait for it mid-round.
+    pub fn feed_with_a_panic(&self, id: u64, batches: Vec<Batch>, culprit: usize) -> Result<Report, PoolError> {
+        let mut dispatch = self.lock();
+        let mut shares = deal(batches, self.peers).into_iter().enumerate();
+        self.round(&mut dispatch, || match shares.next() {
+            Some((n, _)) if n == culprit => Command::Panic,
+            share => Command::Feed { id, batches: share.map(|(_, b)| b).unwrap_or_default() },
+        })
     }
 }
 
@@ -136,16 +234,30 @@ fn deal(batches: Vec<Batch>, peers: usize) -> Vec<Vec<Batch>> {
     shares
 }
 
-/// Sends one command to every worker (the `n`-th command to worker `n`) and merges their reports.
-fn round(dispatch: &Dispatch, mut command: impl FnMut() -> Command) -> Report {
-    let sent = dispatch.commands.iter().filter(|c| c.send(command()).is_ok()).count();
-    let mut merged = Report::default();
-    for report in dispatch.reports.iter().take(sent) {
-        merged.outputs.extend(report.outputs);
-        merged.next_timer = match (merged.next_timer, report.next_timer) {
-            (Some(a), Some(b)) => Some(a.min(b)),
-            (a, b) => a.or(b),
+/// Sends one command to every worker (the `n`-th command to worker `n`) and merges their replies; the first panic
+/// reported is the round's error.
+fn round(pool: &Pool, mut command: impl FnMut() -> Command) -> Reply {
+    if pool.failed.load(Ordering::Relaxed) {
+        return Err(PoolError::Lost);
+    }
+    let sent = pool.commands.iter().filter(|c| c.send(command()).is_ok()).count();
+    let mut merged: Reply = Ok(Report::default());
+    for reply in pool.replies.iter().take(sent) {
+        merged = match (merged, reply) {
+            (Err(PoolError::Panicked(m)), _) | (_, Err(PoolError::Panicked(m))) => Err(PoolError::Panicked(m)),
+            (Err(e), _) | (_, Err(e)) => Err(e),
+            (Ok(mut all), Ok(report)) => {
+                all.outputs.extend(report.outputs);
+                all.next_timer = match (all.next_timer, report.next_timer) {
+                    (Some(a), Some(b)) => Some(a.min(b)),
+                    (a, b) => a.or(b),
+                };
+                Ok(all)
+            }
         };
+    }
+    if sent < pool.commands.len() {
+        return Err(PoolError::Lost);
     }
     merged
 }
@@ -159,32 +271,66 @@ struct Flow {
 
 type Worker = timely::worker::Worker;
 
-fn serve(worker: &mut Worker, commands: &Receiver<Command>, reports: &Sender<Report>) {
+fn serve(worker: &mut Worker, commands: &Receiver<Command>, replies: &Sender<Reply>, failed: &AtomicBool) {
     let mut flows: HashMap<u64, Flow> = HashMap::new();
     for command in commands.iter() {
-        let report = match command {
-            Command::Install { id, program, handover } => {
-                let states = handover.map(|h| export(&flows, &h)).unwrap_or_default();
-                let flow = install(worker, &program);
-                let next_timer = adopt(&flow, states);
-                flows.insert(id, flow);
-                Report { outputs: Vec::new(), next_timer }
-            }
-            Command::Feed { id, batches } => match flows.get_mut(&id) {
-                Some(flow) => feed(worker, flow, batches),
-                None => Report::default(),
-            },
-            Command::Remove { id } => {
-                if let Some(flow) = flows.remove(&id) {
-                    remove(worker, flow);
-                }
-                Report::default()
-            }
-        };
-        if reports.send(report).is_err() {
-            return;
+        let reply =
+            catch_unwind(AssertUnwindSafe(|| obey(worker, &mut flows, command, failed))).unwrap_or_else(|panic| {
+                failed.store(true, Ordering::Relaxed);
+                Err(PoolError::Panicked(panic_message(panic.as_ref())))
+            });
+        // After a failure this worker's dataflows are out of step with its peers': it serves no more.
+        let stop = reply.is_err();
+        if replies.send(reply).is_err() || stop {
+            break;
         }
     }
+    // Timely steps a worker's remaining dataflows to completion when its thread ends, which a dataflow whose peers
+    // failed never reaches, and whose timers would tick on to the end of time: drop them instead.
+    drop(flows);
+    for dataflow in worker.installed_dataflows() {
+        worker.drop_dataflow(dataflow);
+    }
+}
+
+fn obey(worker: &mut Worker, flows: &mut HashMap<u64, Flow>, command: Command, failed: &AtomicBool) -> Reply {
+    match command {
+        Command::Install { id, program, handover } => {
+            let states = handover.map(|h| export(flows, &h)).unwrap_or_default();
+            let flow = install(worker, &program);
+            let next_timer = adopt(&flow, states);
+            flows.insert(id, flow);
+            Ok(Report { outputs: Vec::new(), next_timer })
+        }
+        Command::Feed { id, batches } => match flows.get_mut(&id) {
+            Some(flow) => feed(worker, flow, batches, failed),
+            None => Ok(Report::default()),
+        },
+        Command::Remove { id } => {
+            if let Some(flow) = flows.remove(&id) {
+                remove(worker, flow, failed)?;
+            }
+            Ok(Report::default())
+        }
+        #[cfg(test)]
+        Command::Panic => panic!("a worker panic injected by a test"),
+    }
+}
+
+fn panic_message(panic: &(dyn std::any::Any + Send)) -> String {
+    let text = panic.downcast_ref::<&str>().copied().or_else(|| panic.downcast_ref::<String>().map(String::as_str));
+    text.unwrap_or("a panic without a message").to_owned()
+}
+
+/// Steps the worker while `busy`, until a peer fails.
+fn step_while(worker: &mut Worker, failed: &AtomicBool, mut busy: impl FnMut() -> bool) -> Result<(), PoolError> {
+    while busy() {
+        if failed.load(Ordering::Relaxed) {
+            return Err(PoolError::Lost);
+        }
+        worker.step_or_park(Some(std::time::Duration::from_millis(1)));
+    }
+    Ok(())
 }
 
 fn install(worker: &mut Worker, program: &Program) -> Flow {
@@ -227,7 +373,7 @@ fn adopt(flow: &Flow, mut states: HashMap<usize, State>) -> Option<u64> {
 
 /// Feeds this worker's share of the batches (`deal`), then steps until the dataflow has passed the last batch's
 /// epoch.
-fn feed(worker: &mut Worker, flow: &mut Flow, batches: Vec<Batch>) -> Report {
+fn feed(worker: &mut Worker, flow: &mut Flow, batches: Vec<Batch>, failed: &AtomicBool) -> Reply {
     let last = batches.last().map_or(0, |(epoch, _)| *epoch);
     for (epoch, events) in batches {
         if epoch > *flow.input.time() {
@@ -239,21 +385,18 @@ fn feed(worker: &mut Worker, flow: &mut Flow, batches: Vec<Batch>) -> Report {
     }
     let next = (*flow.input.time()).max(last) + 1;
     flow.input.advance_to(next);
-    while flow.watch.less_than(&next) {
-        worker.step_or_park(Some(std::time::Duration::from_millis(1)));
-    }
+    step_while(worker, failed, || flow.watch.less_than(&next))?;
     let outputs = std::mem::take(&mut *flow.built.outputs.borrow_mut());
     let next_timer = flow.built.controls.iter().filter_map(|c| c.next_timer.get()).min();
-    Report { outputs, next_timer }
+    Ok(Report { outputs, next_timer })
 }
 
-fn remove(worker: &mut Worker, flow: Flow) {
+fn remove(worker: &mut Worker, flow: Flow, failed: &AtomicBool) -> Result<(), PoolError> {
     for control in &flow.built.controls {
         control.stopping.set(true);
     }
     drop(flow.input);
-    while !flow.watch.done() {
-        worker.step_or_park(Some(std::time::Duration::from_millis(1)));
-    }
+    step_while(worker, failed, || !flow.watch.done())?;
     worker.drop_dataflow(flow.dataflow);
+    Ok(())
 }
