@@ -199,17 +199,20 @@ fn measure_engine(options: &CepOptions, workers: usize) -> Result<Measured, CepB
     let mut engine = seed_engine(options.scenario, Workers::start(workers).map_err(CepBenchError::Workers)?)?;
     let per_round = options.ms_per_round.max(1) as usize;
     let (queue, queued) = crossbeam_channel::bounded(QUEUED_ROUNDS * per_round);
+    let room = engine.program().room(options.scenario.stream());
     Ok(std::thread::scope(|scope| {
-        scope.spawn(move || produce(options, &queue));
+        scope.spawn(move || produce(options, room, &queue));
         // Dropping `queued` on return stops the producer at its next send.
         feed(options, &mut engine, per_round, queued)
     }))
 }
 
 /// Builds the engine's rows, one synthetic millisecond per batch stamped with the instant it was queued, until
-/// nothing receives them: the part of the service that turns notifications into rows on the callers' threads.
-fn produce(options: &CepOptions, queue: &Sender<(Instant, Batch)>) {
+/// nothing receives them: the part of the service that turns notifications into rows on the callers' threads, with
+/// `room` for the columns the statements add, as ingest leaves it.
+fn produce(options: &CepOptions, room: usize, queue: &Sender<(Instant, Batch)>) {
     let mut generator = Generator::new(options.scenario, options.keys, options.per_ms, START_MS);
+    generator.leave_room(room);
     let stream = options.scenario.stream();
     while queue.send((Instant::now(), next_batch(&mut generator, options, stream))).is_ok() {}
 }

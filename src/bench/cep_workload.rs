@@ -9,6 +9,7 @@
 //! Events are compact ([`Event`]) so that the plain baseline pays nothing for the engine's dynamic rows; the engine
 //! side converts each one to the [`Row`] ingest would have built ([`Generator::row`]).
 
+use crate::cep::runtime::props::Props;
 use crate::cep::runtime::value::Name;
 use crate::cep::runtime::{Row, Val};
 
@@ -68,6 +69,8 @@ pub struct Generator {
     floors: Vec<String>,
     /// The property names of a row, `id` first.
     names: Vec<Name>,
+    /// Spare properties in each row, as ingest leaves them ([`Generator::leave_room`]).
+    room: usize,
 }
 
 impl Generator {
@@ -96,7 +99,14 @@ impl Generator {
             ids: (0..keys).map(|k| format!("{prefix}{k}")).collect(),
             floors: (0..FLOORS).map(|f| f.to_string()).collect(),
             names: names.iter().map(|n| Name::from(*n)).collect(),
+            room: 0,
         }
+    }
+
+    /// Builds rows with `room` spare properties, as ingest does for a configuration whose statements add `room`
+    /// columns to them (`Program::room`).
+    pub fn leave_room(&mut self, room: usize) {
+        self.room = room;
     }
 
     /// xorshift64*: fast and reproducible.
@@ -132,23 +142,23 @@ impl Generator {
     /// Ingest shares a route's property names between its rows, and so does this.
     pub fn row(&self, event: &Event) -> Row {
         let name = |i: usize| self.names[i].clone();
-        let id = (name(0), Val::String(self.ids[event.key as usize].as_str().into()));
+        let mut props = Vec::with_capacity(self.names.len() + self.room);
+        props.push((name(0), Val::String(self.ids[event.key as usize].as_str().into())));
         match self.scenario {
-            Scenario::Geofence => Row::from([
-                id,
+            Scenario::Geofence => props.extend([
                 (name(1), Val::Date(event.at_ms)),
                 (name(2), Val::Point(event.x, event.y)),
                 (name(3), Val::Null),
                 (name(4), Val::Null),
                 (name(5), Val::Null),
             ]),
-            Scenario::Floor => Row::from([
-                id,
+            Scenario::Floor => props.extend([
                 (name(1), Val::Double(event.x)),
                 (name(2), Val::Null),
                 (name(3), Val::String(self.floors[(event.key % FLOORS) as usize].as_str().into())),
             ]),
         }
+        Row::from(Props::from(props))
     }
 }
 

@@ -8,6 +8,7 @@ use serde_json::Value;
 use thiserror::Error;
 
 use super::config::{CepConfig, EventTypeIn};
+use super::runtime::props::Props;
 use super::runtime::value::Name;
 use super::runtime::{Row, Val};
 
@@ -51,14 +52,17 @@ pub struct Route {
     /// share them.
     names: Vec<(Name, Vec<Name>)>,
     id_name: Name,
+    /// Spare room in each row for the columns the statements add to it ([`crate::cep::dataflow::Program::room`]).
+    room: usize,
 }
 
-/// The routes of a configuration's `in` declarations; a bad id pattern refuses the configuration.
-pub fn routes(config: &CepConfig) -> Result<Vec<Route>, IngestError> {
-    config.inputs.iter().map(route).collect()
+/// The routes of a configuration's `in` declarations, their rows built with `room(type)` spare properties; a bad id
+/// pattern refuses the configuration.
+pub fn routes(config: &CepConfig, room: impl Fn(&str) -> usize) -> Result<Vec<Route>, IngestError> {
+    config.inputs.iter().map(|declaration| route(declaration, room(&declaration.entity_type))).collect()
 }
 
-fn route(declaration: &EventTypeIn) -> Result<Route, IngestError> {
+fn route(declaration: &EventTypeIn, room: usize) -> Result<Route, IngestError> {
     let id = if declaration.is_pattern {
         let anchored = format!("^(?:{})$", declaration.id);
         let regex = Regex::new(&anchored)
@@ -76,6 +80,7 @@ fn route(declaration: &EventTypeIn) -> Result<Route, IngestError> {
         declaration: declaration.clone(),
         names,
         id_name: "id".into(),
+        room,
     })
 }
 
@@ -98,7 +103,8 @@ pub fn to_event(routes: &[Route], element: &ElementIn) -> Result<(String, Row), 
         .into_iter()
         .find(|r| r.accepts(&element.id))
         .ok_or_else(|| IngestError::IdMismatch { id: element.id.clone(), entity_type: element.entity_type.clone() })?;
-    let mut props = Vec::with_capacity(route.names.iter().map(|(_, metas)| 1 + metas.len()).sum::<usize>() + 1);
+    let count = route.names.iter().map(|(_, metas)| 1 + metas.len()).sum::<usize>() + 1;
+    let mut props = Vec::with_capacity(count + route.room);
     for (attribute, (name, meta_names)) in route.declaration.attributes.iter().zip(&route.names) {
         let given = element.attributes.iter().find(|(name, _, _)| *name == attribute.name);
         for (meta, property) in attribute.metadata.iter().zip(meta_names) {
@@ -108,7 +114,7 @@ pub fn to_event(routes: &[Route], element: &ElementIn) -> Result<(String, Row), 
         props.push((name.clone(), convert(name, given.map(|(_, v, _)| v), &attribute.attr_type)?));
     }
     props.push((route.id_name.clone(), Val::String(element.id.as_str().into())));
-    Ok((route.entity_type.clone(), props.into_iter().collect()))
+    Ok((route.entity_type.clone(), Row::from(Props::from(props))))
 }
 
 /// Converts a value by its declared type; absent is null.
@@ -175,5 +181,20 @@ mod tests {
         assert_eq!(convert("x", None, "double"), Ok(Val::Null));
         let error = convert("temperature", Some(&json!("warm")), "double").unwrap_err();
         assert_eq!(error.to_string(), "Failed to parse value warm for attribute temperature: not a valid double");
+    }
+
+    #[test]
+    fn rows_leave_the_room_their_statements_add_columns_in() {
+        let config: CepConfig = serde_json::from_str(include_str!("../../queries/geofence.json")).expect("seed");
+        let element = ElementIn {
+            id: "Tracker1".into(),
+            entity_type: "tracker".into(),
+            attributes: vec![("position".into(), json!("43.6, 1.44"), Vec::new())],
+        };
+        for room in [0, 1, 3] {
+            let (stream, row) = to_event(&routes(&config, |_| room).expect("routes"), &element).expect("converts");
+            assert_eq!((stream.as_str(), row.get("position")), ("tracker", Some(&Val::Point(43.6, 1.44))));
+            assert!(row.spare() >= room, "{} spare for room {room}", row.spare());
+        }
     }
 }

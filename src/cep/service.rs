@@ -134,8 +134,8 @@ pub fn prepare(mut config: CepConfig, tenant: &Tenant, path: &ServicePath) -> Re
         return Err(ApplyError::Validation(problems.join(", ")));
     }
     let plan = plan_config(&config, false).map_err(|errors| ApplyError::Apply(details(&errors)))?;
-    let routes = routes(&config).map_err(|e| ApplyError::Apply(e.to_string()))?;
     let program = Arc::new(Program::new(&plan).map_err(|e| ApplyError::Apply(e.to_string()))?);
+    let routes = routes(&config, |stream| program.room(stream)).map_err(|e| ApplyError::Apply(e.to_string()))?;
     config.service.get_or_insert_with(|| tenant.as_str().to_owned());
     config.service_path.get_or_insert_with(|| path.as_str().to_owned());
     Ok(Prepared { config, routes, program })

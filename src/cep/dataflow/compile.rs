@@ -648,11 +648,7 @@ struct Select {
 
 impl Select {
     fn new(number: usize, plan: &QueryPlan, input: &StreamInput, ids: (u32, u32), vars: Arc<Row>) -> Self {
-        let identity: Vec<bool> = plan
-            .projection
-            .iter()
-            .map(|p| matches!(&p.expr, PlanExpr::Column { source, name, .. } if *source == input.label && **name == *p.name))
-            .collect();
+        let identity: Vec<bool> = plan.projection.iter().map(|p| p.copies(&input.label)).collect();
         let mut kept: Vec<Name> =
             plan.projection.iter().zip(&identity).filter(|(_, same)| **same).map(|(p, _)| p.name.clone()).collect();
         kept.sort();

@@ -66,6 +66,10 @@ impl Dataflow {
         Dataflow { workers: self.workers.clone(), program, id, epoch, position, next_timer }
     }
 
+    pub fn program(&self) -> &Program {
+        &self.program
+    }
+
     fn run(&mut self, batches: Vec<workers::Batch>) -> Vec<Output> {
         let Some(last) = batches.last().map(|(epoch, _)| *epoch) else {
             return Vec::new();

@@ -133,6 +133,22 @@ impl Program {
     pub fn stream_count(&self) -> u32 {
         self.names.len() as u32
     }
+
+    /// The most columns a stateless statement reading event stream `stream` adds to its rows (`SELECT *, e AS x`
+    /// adds one). That statement extends the row it owns in place, so a row built with this much spare room is
+    /// not reallocated on the worker.
+    pub fn room(&self, stream: &str) -> usize {
+        let added = |node: &PlanNode| match node {
+            PlanNode::Query(q) if q.aggregation.is_none() && q.output.is_none() => match &q.input {
+                Input::Stream(s) if s.stream == stream && !s.named_window => {
+                    Some(q.projection.iter().filter(|p| !p.copies(&s.label)).count())
+                }
+                _ => None,
+            },
+            _ => None,
+        };
+        self.plan.statements.iter().filter_map(|s| added(&s.node)).max().unwrap_or(0)
+    }
 }
 
 /// A named window's operator is built where it is first read, with every writer known by then: a statement that
@@ -348,6 +364,27 @@ mod tests {
       "out":[{"id":"S","type":"Seen","attributes":[{"name":"temperature","type":"double"}]}],
       "statements":["CREATE WINDOW W.std:unique(id) as Room", "INSERT INTO W SELECT * FROM Room",
         "INSERT INTO Seen SELECT id, temperature FROM W"]}"#;
+
+    #[test]
+    fn a_stream_needs_room_for_the_most_columns_a_stateless_statement_adds_to_its_rows() {
+        let geofence: CepConfig = serde_json::from_str(include_str!("../../../queries/geofence.json")).unwrap();
+        let program = Program::new(&plan_config(&geofence, true).unwrap()).unwrap();
+        // `SELECT *, fence.contains(position) as inside FROM tracker`; the pattern reading TrackerInside keeps state.
+        let rooms: Vec<usize> = ["tracker", "TrackerInside", "FenceCross", "Nothing"].map(|s| program.room(s)).into();
+        assert_eq!(rooms, [1, 0, 0, 0]);
+        let statements = [
+            "INSERT INTO Seen SELECT *, temperature * 2 as hot FROM Room",
+            "INSERT INTO Seen SELECT *, temperature as a, temperature as b FROM Room WHERE temperature > 20",
+            "INSERT INTO Seen SELECT temperature FROM Room",
+        ];
+        let config = CONFIG.replace(
+            r#"["CREATE WINDOW W.std:unique(id) as Room", "INSERT INTO W SELECT * FROM Room",
+        "INSERT INTO Seen SELECT id, temperature FROM W"]"#,
+            &serde_json::to_string(&statements).unwrap(),
+        );
+        let program = Program::new(&plan_config(&serde_json::from_str(&config).unwrap(), true).unwrap()).unwrap();
+        assert_eq!(program.room("Room"), 2);
+    }
 
     #[test]
     fn a_window_written_after_it_is_read_is_refused_rather_than_wired_without_the_writer() {

@@ -228,6 +228,13 @@ pub struct Projection {
     pub ty: DataType,
 }
 
+impl Projection {
+    /// Whether this column is the column of the same name of the input labelled `label`, copied unchanged (`*`).
+    pub fn copies(&self, label: &str) -> bool {
+        matches!(&self.expr, PlanExpr::Column { source, name, .. } if *source == label && **name == *self.name)
+    }
+}
+
 /// `OUTPUT [AFTER a] kind EVERY p`: rows are held and released on a timer that starts at the
 /// statement's first event.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

@@ -57,6 +57,12 @@ impl Props {
         self.entries.reserve_exact(extra);
     }
 
+    /// How many properties fit before the vector grows.
+    #[cfg(test)]
+    pub fn spare(&self) -> usize {
+        self.entries.capacity() - self.entries.len()
+    }
+
     /// A copy with room for `extra` more properties.
     pub fn with_room(&self, extra: usize) -> Props {
         let mut entries = Vec::with_capacity(self.entries.len() + extra);
@@ -108,7 +114,13 @@ impl std::ops::Index<&str> for Props {
 impl<K: Into<Name>> FromIterator<(K, Val)> for Props {
     /// As a map is built: a name given twice keeps its last value.
     fn from_iter<I: IntoIterator<Item = (K, Val)>>(iter: I) -> Self {
-        let mut entries: Vec<(Name, Val)> = iter.into_iter().map(|(k, v)| (k.into(), v)).collect();
+        Props::from(iter.into_iter().map(|(k, v)| (k.into(), v)).collect::<Vec<_>>())
+    }
+}
+
+impl From<Vec<(Name, Val)>> for Props {
+    /// As `collect`, in the vector given: its spare capacity stays, as room for properties added later.
+    fn from(mut entries: Vec<(Name, Val)>) -> Self {
         // Stable: equal names stay in the order given, so the last one given is the one kept.
         entries.sort_by(|(a, _), (b, _)| a.cmp(b));
         entries.reverse();
