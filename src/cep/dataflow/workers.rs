@@ -313,7 +313,19 @@ fn obey(worker: &mut Worker, flows: &mut HashMap<u64, Flow>, command: Command, f
             Ok(Report::default())
         }
         #[cfg(test)]
-        Command::Panic => panic!("a worker panic injected by a test"),
+        Command::Panic => panic_in_an_operator(worker),
+    }
+}
+
+/// Runs an operator that panics, inside a step of the worker, as an operator with a bug would.
+#[cfg(test)]
+fn panic_in_an_operator(worker: &mut Worker) -> Reply {
+    use timely::dataflow::operators::{Inspect, ToStream};
+    worker.dataflow::<u64, _, _>(|scope| {
+        ToStream::<Vec<u64>>::to_stream(0..1u64, scope).inspect(|_| panic!("a worker panic injected by a test"));
+    });
+    loop {
+        worker.step();
     }
 }
 
