@@ -176,14 +176,14 @@ impl<'s> Compiler<'s, '_> {
     }
 
     fn query(&mut self, number: usize, q: &QueryPlan) {
-        let out = match &q.input {
-            Input::Stream(s) if q.aggregation.is_none() && q.output.is_none() => {
+        let out = match (&q.input, q.stateless_input()) {
+            (_, Some(s)) => {
                 let input = self.stream(&s.stream);
                 self.stateless(number, q, s, input)
             }
-            Input::Stream(s) => self.stateful_query(number, q, s),
-            Input::Pattern(p) => self.pattern(number, q, p, None),
-            Input::Join(j) => return self.join_group(&j.lookup.stream),
+            (Input::Stream(s), None) => self.stateful_query(number, q, s),
+            (Input::Pattern(p), None) => self.pattern(number, q, p, None),
+            (Input::Join(j), None) => return self.join_group(&j.lookup.stream),
         };
         self.route(&q.sink, out);
     }

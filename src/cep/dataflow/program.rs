@@ -139,8 +139,8 @@ impl Program {
     /// not reallocated on the worker.
     pub fn room(&self, stream: &str) -> usize {
         let added = |node: &PlanNode| match node {
-            PlanNode::Query(q) if q.aggregation.is_none() && q.output.is_none() => match &q.input {
-                Input::Stream(s) if s.stream == stream && !s.named_window => {
+            PlanNode::Query(q) => match q.stateless_input() {
+                Some(s) if s.stream == stream && !s.named_window => {
                     Some(q.projection.iter().filter(|p| !p.copies(&s.label)).count())
                 }
                 _ => None,

@@ -129,6 +129,17 @@ pub struct QueryPlan {
     pub partition: Partitioning,
 }
 
+impl QueryPlan {
+    /// The stream a query reads when it keeps nothing between events (one stream, no aggregation, no output
+    /// policy): each of its rows comes from one event alone.
+    pub fn stateless_input(&self) -> Option<&StreamInput> {
+        match &self.input {
+            Input::Stream(s) if self.aggregation.is_none() && self.output.is_none() => Some(s),
+            _ => None,
+        }
+    }
+}
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub enum Emits {
     Inserted,
