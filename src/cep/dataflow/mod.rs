@@ -6,9 +6,11 @@
 //!
 //! Layout: `record` (epochs, stamps, what travels), `program` (the plan made ready), `compile` (plan to operators),
 //! `operator` (the stateful operator and its timers), `query`, `aggregate`, `pattern`, `window`, `join` (one module
-//! per stateful statement kind), `watch` (when an epoch is finished), `workers` (the pool and its control channel).
+//! per stateful statement kind), `automaton` (the compact automaton of the common pattern form), `watch` (when an
+//! epoch is finished), `workers` (the pool and its control channel).
 
 mod aggregate;
+mod automaton;
 mod compile;
 mod join;
 mod key;

@@ -9,19 +9,23 @@
 //! and the select list.
 //! The automaton of a text key leaves out the filters' tests that restate the key (`id = a.id`, see [`keyed`]): they
 //! hold by construction there, and reading the start tag's event for them touched memory cold since it arrived.
+//! A pattern of the common form `every a=S -> …` runs on the compact automaton of `automaton`, any other on the tree
+//! interpreter itself.
 
 use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
 
 use foldhash::fast::RandomState;
 use slab::Slab;
+use smallvec::SmallVec;
 
+use super::automaton::{Compact, Shape, Wake};
 use super::key::{self, Key};
 use super::operator::{Emit, Logic, State};
 use super::record::{Record, Stamp, millis, timer_epoch};
 use crate::cep::plan::{BinaryOp, DataType, PatternNode, PatternNodeKind, PlanExpr, QueryPlan};
 use crate::cep::reference::pattern::{Bindings, Nodes, PatternQuery};
-use crate::cep::reference::{Ctx, Scheduled, TimerKind, TimerOrder};
+use crate::cep::reference::{Ctx, TimerKind, TimerOrder};
 use crate::cep::runtime::eval::{Scope, eval};
 use crate::cep::runtime::{Row, Val};
 
@@ -35,8 +39,60 @@ struct Timer {
     /// Which automaton set it: the slot of one dropped as idle may hold a new one (of any key) whose leaf ids
     /// restart, so a timer left over from the old one must not fire a leaf of the new one.
     generation: u64,
-    kind: TimerKind,
+    alarm: Alarm,
     set: (u64, u64),
+}
+
+/// What a timer fires: a leaf of the tree interpreter, or a slot of the compact automaton.
+#[derive(Debug, Clone, Copy)]
+enum Alarm {
+    Tree(TimerKind),
+    Compact(Wake),
+}
+
+/// The timers one event or timer set, as (due, order, what): rarely more than two, so kept inline.
+type Alarms = SmallVec<[(i64, TimerOrder, Alarm); 2]>;
+
+/// The automaton of one key's instances.
+#[derive(Debug)]
+enum Machine {
+    Tree(PatternQuery),
+    Compact(Compact),
+}
+
+impl Machine {
+    fn on_event(&mut self, ctx: &mut Ctx<'_>, (stream, label): (u32, &str), row: &Row) -> Vec<Bindings> {
+        match self {
+            Machine::Tree(query) => query.matches_on_event(ctx, label, row),
+            Machine::Compact(compact) => compact.on_event(ctx, stream, label, row),
+        }
+    }
+
+    fn on_timer(&mut self, ctx: &mut Ctx<'_>, alarm: Alarm) -> Vec<Bindings> {
+        match (self, alarm) {
+            (Machine::Tree(query), Alarm::Tree(kind)) => query.matches_on_timer(ctx, kind),
+            (Machine::Compact(compact), Alarm::Compact(wake)) => compact.on_timer(ctx, wake),
+            _ => Vec::new(),
+        }
+    }
+
+    fn is_idle(&self) -> bool {
+        match self {
+            Machine::Tree(query) => query.is_idle(),
+            Machine::Compact(compact) => compact.is_idle(),
+        }
+    }
+
+    /// The timers set since the last call, as (due, order, what).
+    fn alarms(&mut self, ctx: &mut Ctx<'_>) -> Alarms {
+        match self {
+            Machine::Tree(_) => ctx.take_timers().into_iter().map(|(at, o, kind)| (at, o, Alarm::Tree(kind))).collect(),
+            Machine::Compact(compact) => {
+                let wakes = compact.take_wakes().into_iter();
+                wakes.map(|(at, wake)| (at, TimerOrder::Pattern, Alarm::Compact(wake))).collect()
+            }
+        }
+    }
 }
 
 /// What an automaton produced for one event or timer.
@@ -52,6 +108,9 @@ pub struct PatternLogic {
     nodes: Arc<Nodes>,
     /// What the automaton of a text key runs ([`keyed`]), when it differs from `nodes`.
     keyed_nodes: Option<Arc<Nodes>>,
+    /// The compact forms of `nodes` and `keyed_nodes`, when the pattern has that form.
+    shape: Option<Arc<Shape>>,
+    keyed_shape: Option<Arc<Shape>>,
     keys: KeyOf,
     names: Arc<Vec<String>>,
     sink: u32,
@@ -81,7 +140,7 @@ struct PatternState {
 struct Automaton {
     key: Key,
     generation: u64,
-    query: PatternQuery,
+    machine: Machine,
 }
 
 impl PatternLogic {
@@ -92,10 +151,14 @@ impl PatternLogic {
         keys: KeyOf,
         names: Arc<Vec<String>>,
     ) -> Self {
+        let nodes = Nodes::new(&root, &plan.projection);
+        let keyed_nodes = keyed(&root, &keys, &names).map(|root| Nodes::new(&root, &plan.projection));
         PatternLogic {
             statement,
-            nodes: Nodes::new(&root, &plan.projection),
-            keyed_nodes: keyed(&root, &keys, &names).map(|root| Nodes::new(&root, &plan.projection)),
+            shape: Shape::new(&nodes, &names),
+            keyed_shape: keyed_nodes.as_ref().and_then(|nodes| Shape::new(nodes, &names)),
+            nodes,
+            keyed_nodes,
             plan,
             keys,
             names,
@@ -131,26 +194,34 @@ impl PatternLogic {
         let key = self.key(stream, &row);
         let mut ctx = Ctx::new(millis(epoch), self.state.seq, &self.vars);
         let generations = &mut self.state.generations;
-        let nodes = match &self.keyed_nodes {
-            Some(keyed) if key::is_text(&key) => keyed,
-            _ => &self.nodes,
+        let (nodes, shape) = match &self.keyed_nodes {
+            Some(keyed) if key::is_text(&key) => (keyed, &self.keyed_shape),
+            _ => (&self.nodes, &self.shape),
         };
         let automata = &mut self.state.automata;
         let slot = *self.state.index.entry(key).or_insert_with_key(|key| {
             *generations += 1;
-            let query = PatternQuery::shared(self.plan.clone(), nodes.clone());
-            automata.insert(Automaton { key: key.clone(), generation: *generations, query })
+            let machine = match shape {
+                Some(shape) => Machine::Compact(Compact::new(shape.clone())),
+                None => Machine::Tree(PatternQuery::shared(self.plan.clone(), nodes.clone())),
+            };
+            automata.insert(Automaton { key: key.clone(), generation: *generations, machine })
         });
         let automaton = &mut automata[slot];
-        let stream = &self.names[stream as usize];
-        let found = match self.drives {
-            Some(_) => Found::Matches(automaton.query.matches_on_event(&mut ctx, stream, &row)),
-            None => Found::Rows(automaton.query.on_event(&mut ctx, stream, &row)),
-        };
-        let after = (automaton.generation, automaton.query.is_idle());
-        let timers = ctx.take_timers();
-        self.settle(slot, after, (epoch, stamp.position()), timers);
+        let matches = automaton.machine.on_event(&mut ctx, (stream, &self.names[stream as usize]), &row);
+        let after = (automaton.generation, automaton.machine.is_idle());
+        let alarms = automaton.machine.alarms(&mut ctx);
+        let found = self.found(&ctx, matches);
+        self.settle(slot, after, (epoch, stamp.position()), alarms);
         self.emit(emit, &stamp, found);
+    }
+
+    /// What matches make: rows through the statement's WHERE and select list, or the matches themselves for a join.
+    fn found(&self, ctx: &Ctx<'_>, matches: Vec<Bindings>) -> Found {
+        match self.drives {
+            Some(_) => Found::Matches(matches),
+            None => Found::Rows(matches.iter().filter_map(|b| self.nodes.project(&self.plan, ctx.vars, b)).collect()),
+        }
     }
 
     /// Rows go to the sink as children of `stamp`; a join's matches go at `stamp` itself, since the join is the
@@ -173,12 +244,12 @@ impl PatternLogic {
 
     /// Schedules what the automaton in `slot` (of `generation`, now `idle` or not) asked for while handling what
     /// happened at `set`, and drops the automaton if nothing in it is live.
-    fn settle(&mut self, slot: usize, (generation, idle): (u64, bool), set: (u64, u64), timers: Scheduled) {
+    fn settle(&mut self, slot: usize, (generation, idle): (u64, bool), set: (u64, u64), alarms: Alarms) {
         let epoch = set.0;
-        for (at, order, kind) in timers {
+        for (at, order, alarm) in alarms {
             self.state.timer_seq += 1;
             let (due, seq) = (timer_epoch(at).max(epoch + 1), self.state.timer_seq);
-            let timer = Timer { slot, generation, kind, set };
+            let timer = Timer { slot, generation, alarm, set };
             self.bucket(due).push((order, seq, timer));
         }
         if idle {
@@ -204,14 +275,12 @@ impl PatternLogic {
             return;
         };
         let mut ctx = Ctx::new(millis(epoch), self.state.seq, &self.vars);
-        let found = match self.drives {
-            Some(_) => Found::Matches(automaton.query.matches_on_timer(&mut ctx, timer.kind)),
-            None => Found::Rows(automaton.query.on_timer(&mut ctx, timer.kind)),
-        };
-        let after = (timer.generation, automaton.query.is_idle());
-        let timers = ctx.take_timers();
+        let matches = automaton.machine.on_timer(&mut ctx, timer.alarm);
+        let after = (timer.generation, automaton.machine.is_idle());
+        let alarms = automaton.machine.alarms(&mut ctx);
         let stamp = Stamp::timer(order, timer.set, self.statement, n);
-        self.settle(timer.slot, after, (epoch, stamp.position()), timers);
+        let found = self.found(&ctx, matches);
+        self.settle(timer.slot, after, (epoch, stamp.position()), alarms);
         self.emit(emit, &stamp, found);
     }
 }
@@ -245,6 +314,16 @@ impl Logic for PatternLogic {
     fn adopt(&mut self, state: State) {
         if let Ok(carried) = state.downcast::<PatternState>() {
             self.state = *carried;
+            // The new program may number the streams differently: compact automata take its shapes.
+            for (_, automaton) in &mut self.state.automata {
+                let shape = match &self.keyed_shape {
+                    Some(keyed) if key::is_text(&automaton.key) => Some(keyed),
+                    _ => self.shape.as_ref(),
+                };
+                if let (Machine::Compact(compact), Some(shape)) = (&mut automaton.machine, shape) {
+                    compact.reshape(shape.clone());
+                }
+            }
         }
     }
 

@@ -8,7 +8,7 @@
 //! in order, after the event that caused them (Esper's insert-into routing), before the next input.
 
 mod aggregate;
-mod arena;
+pub(crate) mod arena;
 pub(crate) mod join;
 pub(crate) mod named;
 pub(crate) mod pattern;

@@ -64,7 +64,7 @@ enum LeafKind {
 
 /// What a match leaf's filter reads of its bindings: usually one column (`a.inside`), so one is kept inline and a leaf,
 /// moved in and out of its arena at every event, stays small.
-type Pinned = SmallVec<[(usize, Val); 1]>;
+pub(crate) type Pinned = SmallVec<[(usize, Val); 1]>;
 
 #[derive(Debug)]
 struct Leaf {
@@ -123,8 +123,69 @@ impl Nodes {
         Arc::new(Nodes { by_id, tags, reads, copy: CopyOf::new(projection), root: root.id })
     }
 
-    fn get(&self, id: usize) -> &PatternNode {
+    pub fn get(&self, id: usize) -> &PatternNode {
         self.by_id[id].as_ref().expect("a pattern's nodes name only its own nodes")
+    }
+
+    /// Node `id`, if the pattern has it: ids are numbered over the whole statement.
+    pub fn find(&self, id: usize) -> Option<&PatternNode> {
+        self.by_id.get(id)?.as_ref()
+    }
+
+    /// How many node ids there are.
+    pub fn len(&self) -> usize {
+        self.by_id.len()
+    }
+
+    pub fn root(&self) -> usize {
+        self.root
+    }
+
+    /// The tag of match node `node`.
+    pub fn tag(&self, node: usize) -> Option<&Name> {
+        self.tags[node].as_ref()
+    }
+
+    /// The values the filter of match node `node` reads of the tags in `bindings`, to pin in its leaf.
+    pub fn pin<'a>(&self, node: usize, bindings: impl Iterator<Item = &'a (Name, Row)> + Clone) -> Pinned {
+        let reads = self.reads[node].iter().enumerate();
+        reads
+            .filter_map(|(i, (label, name))| {
+                let (_, row) = bindings.clone().find(|(tag, _)| **tag == **label)?;
+                Some((i, row.get(name).cloned().unwrap_or(Val::Null)))
+            })
+            .collect()
+    }
+
+    /// Whether `event` of `stream`, read with a leaf's `bindings` and `pinned` values, passes the filter of match
+    /// node `node`.
+    pub fn passes<'a>(
+        &self,
+        node: usize,
+        (bindings, pinned): (impl Iterator<Item = &'a (Name, Row)>, &Pinned),
+        (stream, event): (&str, &Row),
+        vars: &Row,
+    ) -> bool {
+        let PatternNodeKind::Match { tag, filter, .. } = &self.get(node).kind else {
+            return false;
+        };
+        let Some(filter) = filter else {
+            return true;
+        };
+        let mut rows: SmallVec<[(&str, &Row); 4]> = bindings.map(|(t, r)| (&**t, r)).collect();
+        rows.push((stream, event));
+        rows.extend(tag.as_deref().map(|t| (t, event)));
+        let reads = &self.reads[node];
+        let pinned: SmallVec<[(&str, &str, &Val); 2]> =
+            pinned.iter().map(|(i, v)| (reads[*i].0.as_str(), reads[*i].1.as_str(), v)).collect();
+        holds(Some(filter), &Scope::new(&rows, vars).with_pinned(&pinned))
+    }
+
+    /// The row a match makes: the statement's WHERE, then its select list; `None` when the WHERE fails.
+    pub fn project(&self, plan: &QueryPlan, vars: &Row, bindings: &Bindings) -> Option<Row> {
+        let rows: SmallVec<[(&str, &Row); 2]> = bindings.iter().map(|(t, r)| (&**t, r)).collect();
+        let scope = Scope::new(&rows, vars);
+        holds(plan.filter.as_ref(), &scope).then(|| self.copy.project(&plan.projection, &scope))
     }
 }
 
@@ -220,13 +281,7 @@ impl PatternQuery {
     /// The values the filter of match node `node` reads of `bindings`: a label the bindings hold is found there
     /// first when the filter runs, so its columns can be read now.
     fn pin(&self, node: usize, bindings: &Bindings) -> Pinned {
-        let reads = self.nodes.reads[node].iter().enumerate();
-        reads
-            .filter_map(|(i, (label, name))| {
-                let (_, row) = bindings.iter().find(|(tag, _)| **tag == **label)?;
-                Some((i, row.get(name).cloned().unwrap_or(Val::Null)))
-            })
-            .collect()
+        self.nodes.pin(node, bindings.iter())
     }
 
     /// Starts the pattern at its first event as if it had been waiting since the configuration was applied: the
@@ -423,22 +478,13 @@ impl PatternQuery {
         let LeafKind::Match { node } = leaf.kind else {
             return false;
         };
-        let PatternNodeKind::Match { tag, stream: wanted, filter } = &self.nodes.get(node).kind else {
+        let PatternNodeKind::Match { stream: wanted, .. } = &self.nodes.get(node).kind else {
             return false;
         };
         if wanted != stream || leaf.created >= ctx.seq {
             return false;
         }
-        let Some(filter) = filter else {
-            return true;
-        };
-        let mut rows: SmallVec<[(&str, &Row); 4]> = leaf.bindings.iter().map(|(t, r)| (&**t, r)).collect();
-        rows.push((stream, event));
-        rows.extend(tag.as_deref().map(|t| (t, event)));
-        let reads = &self.nodes.reads[node];
-        let pinned: SmallVec<[(&str, &str, &Val); 2]> =
-            leaf.pinned.iter().map(|(i, v)| (reads[*i].0.as_str(), reads[*i].1.as_str(), v)).collect();
-        holds(Some(filter), &Scope::new(&rows, ctx.vars).with_pinned(&pinned))
+        self.nodes.passes(node, (leaf.bindings.iter(), &leaf.pinned), (stream, event), ctx.vars)
     }
 
     pub fn on_event(&mut self, ctx: &mut Ctx<'_>, stream: &str, event: &Row) -> Vec<Row> {
@@ -479,9 +525,7 @@ impl PatternQuery {
     }
 
     fn project(&self, ctx: &Ctx<'_>, bindings: &Bindings) -> Option<Row> {
-        let rows: SmallVec<[(&str, &Row); 2]> = bindings.iter().map(|(t, r)| (&**t, r)).collect();
-        let scope = Scope::new(&rows, ctx.vars);
-        holds(self.plan.filter.as_ref(), &scope).then(|| self.nodes.copy.project(&self.plan.projection, &scope))
+        self.nodes.project(&self.plan, ctx.vars, bindings)
     }
 
     /// Whether nothing has progressed since the pattern started: only unbound event leaves, under frames that have
