@@ -15,12 +15,12 @@ use std::sync::Arc;
 
 use smallvec::SmallVec;
 
-use crate::cep::plan::PatternNodeKind;
+use crate::cep::plan::{PatternNodeKind, PlanExpr};
 use crate::cep::reference::Ctx;
 use crate::cep::reference::arena::Arena;
 use crate::cep::reference::pattern::{Bindings, Nodes, Pinned};
-use crate::cep::runtime::Row;
 use crate::cep::runtime::value::Name;
+use crate::cep::runtime::{Row, Val};
 
 /// A slot of an instance: an index below 64.
 type Slot = u8;
@@ -47,10 +47,13 @@ enum SlotKind {
     },
     /// The leaf that ends the `within` it is the first child of.
     Deadline,
-    /// A leaf waiting for an event of stream `stream` (an index into the configuration's stream names).
+    /// A leaf waiting for an event of stream `stream` (an index into the configuration's stream names). Its filter
+    /// is `pure` when it reads the bindings only through columns, which its leaves pin: two leaves of the slot with
+    /// the same pinned values then give the same answer for one event.
     Match {
         node: usize,
         stream: Option<u32>,
+        pure: bool,
     },
     Timer {
         millis: u64,
@@ -153,8 +156,10 @@ impl Shape {
             PatternNodeKind::Not(c) => (SlotKind::Not, vec![c.id]),
             PatternNodeKind::Within { inner, millis } => (SlotKind::Within { millis: *millis }, vec![inner.id]),
             PatternNodeKind::Timer { millis } => (SlotKind::Timer { millis: *millis }, Vec::new()),
-            PatternNodeKind::Match { stream, .. } => {
-                (SlotKind::Match { node: id, stream: stream_of(stream) }, Vec::new())
+            PatternNodeKind::Match { stream, filter, .. } => {
+                let mut pure = true;
+                filter.iter().for_each(|f| f.visit(&mut |e| pure &= !matches!(e, PlanExpr::Row(_))));
+                (SlotKind::Match { node: id, stream: stream_of(stream), pure }, Vec::new())
             }
         };
         let slot = self.push(kind, parent)?;
@@ -281,16 +286,18 @@ impl Compact {
             fired.push((order, None, 0));
         }
         let waiting = shape.by_stream.get(stream as usize).copied().unwrap_or(0);
+        let mut known = Known::new();
         for (_, id, instance) in self.instances.iter() {
             let mut candidates = instance.live & waiting;
             while candidates != 0 {
                 let slot = candidates.trailing_zeros() as Slot;
                 candidates &= candidates - 1;
-                if let Some(order) = instance.accepts(shape, slot, ctx, (label, event)) {
+                if let Some(order) = instance.accepts(shape, slot, ctx, (label, event), &mut known) {
                     fired.push((order, Some(id), slot));
                 }
             }
         }
+        drop(known);
         fired.sort_unstable_by_key(|(order, _, _)| *order);
         for (_, instance, slot) in fired {
             match instance {
@@ -379,15 +386,36 @@ impl Instance {
         self.live & bit(slot) != 0
     }
 
-    /// The leaf in `slot` if `event` of stream `label` matches it, by its order.
-    fn accepts(&self, shape: &Shape, slot: Slot, ctx: &Ctx<'_>, event: (&str, &Row)) -> Option<u64> {
-        let (SlotKind::Match { node, .. }, State::Leaf(leaf)) =
+    /// The leaf in `slot` if `event` of stream `label` matches it, by its order. The answers for pure filters are
+    /// kept in `known` for the other instances' leaves of the slot.
+    fn accepts<'i>(
+        &'i self,
+        shape: &Shape,
+        slot: Slot,
+        ctx: &Ctx<'_>,
+        event: (&str, &Row),
+        known: &mut Known<'i>,
+    ) -> Option<u64> {
+        let (SlotKind::Match { node, pure, .. }, State::Leaf(leaf)) =
             (shape.slots[slot as usize].kind, &self.state[slot as usize])
         else {
             return None;
         };
-        let passes =
-            leaf.created < ctx.seq && shape.nodes.passes(node, (self.bound(leaf.mask), &leaf.pinned), event, ctx.vars);
+        if leaf.created >= ctx.seq {
+            return None;
+        }
+        let seen = known.iter().find(|(s, pinned, _)| *s == slot && same(pinned, &leaf.pinned));
+        let passes = match seen {
+            Some((_, _, passes)) if pure => *passes,
+            _ => {
+                let passes = shape.nodes.passes(node, (self.bound(leaf.mask), &leaf.pinned), event, ctx.vars);
+                if pure {
+                    known.truncate(KNOWN - 1);
+                    known.insert(0, (slot, &leaf.pinned, passes));
+                }
+                passes
+            }
+        };
         passes.then_some(leaf.order)
     }
 
@@ -395,6 +423,26 @@ impl Instance {
     fn bound(&self, mask: u64) -> impl Iterator<Item = &(Name, Row)> + Clone {
         self.bindings.iter().enumerate().filter(move |(i, _)| mask & (1 << i) != 0).map(|(_, b)| b)
     }
+}
+
+/// How many answers of pure filters one event keeps, the latest first: the live instances of one key mostly pinned
+/// one of a few values (a tracker's side of the fence), and a short list keeps the search short.
+const KNOWN: usize = 4;
+
+/// Answers of pure filters for one event, as (slot, pinned values, answer).
+type Known<'i> = SmallVec<[(Slot, &'i Pinned, bool); KNOWN]>;
+
+/// Whether two leaves pinned the same values, bit for bit. Only values whose equality is identity count (a double's
+/// `==` holds for `0.0` and `-0.0`, which a filter can tell apart), so others are never taken as the same.
+fn same(a: &Pinned, b: &Pinned) -> bool {
+    let value = |x: &Val, y: &Val| match (x, y) {
+        (Val::Null, Val::Null) => true,
+        (Val::Bool(x), Val::Bool(y)) => x == y,
+        (Val::Int(x), Val::Int(y)) | (Val::Date(x), Val::Date(y)) => x == y,
+        (Val::String(x), Val::String(y)) => x == y,
+        _ => false,
+    };
+    a.len() == b.len() && a.iter().zip(b).all(|((i, x), (j, y))| i == j && value(x, y))
 }
 
 /// One event or timer at work on one instance.
