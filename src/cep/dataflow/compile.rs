@@ -326,27 +326,27 @@ impl<'s> Compiler<'s, '_> {
     /// key's instances are independent of the others').
     fn pattern_keys(&self, partition: &Partitioning, p: &PatternPlan) -> KeyOf {
         let Partitioning::Key(keys) = partition else {
-            return KeyOf::new();
+            return KeyOf::default();
         };
         if !starts_with_every_match(&p.root) {
-            return KeyOf::new();
+            return KeyOf::default();
         }
         let [key] = keys.as_slice() else {
-            return KeyOf::new();
+            return KeyOf::default();
         };
-        let mut out = KeyOf::new();
+        let mut out = KeyOf::default();
         for input in &key.inputs {
             let PlanExpr::Column { source, .. } = input else {
-                return KeyOf::new();
+                return KeyOf::default();
             };
             let stream = p.tags.iter().find(|(tag, _)| tag == source).map_or(source.as_str(), |(_, s)| s.as_str());
             let Some(id) = self.program.id(stream) else {
-                return KeyOf::new();
+                return KeyOf::default();
             };
             out.insert(id, (source.clone(), input.clone()));
         }
         let all = streams_of(&p.root).iter().all(|s| self.program.id(s).is_some_and(|id| out.contains_key(&id)));
-        if all { out } else { KeyOf::new() }
+        if all { out } else { KeyOf::default() }
     }
 
     /// Every join statement looking up `lookup`, in one operator (see `join`), built where the first is met: its

@@ -30,7 +30,8 @@ use crate::cep::runtime::eval::{Scope, eval};
 use crate::cep::runtime::{Row, Val};
 
 /// How to find the key of an event of one stream: the label its key expression reads it by, and the expression.
-pub type KeyOf = HashMap<u32, (String, PlanExpr)>;
+/// Looked up at every event, so hashed with foldhash rather than SipHash.
+pub type KeyOf = HashMap<u32, (String, PlanExpr), RandomState>;
 
 #[derive(Debug)]
 struct Timer {
@@ -184,6 +185,10 @@ impl PatternLogic {
 
     fn key(&self, stream: u32, row: &Row) -> Key {
         match self.keys.get(&stream) {
+            // The usual key, a column of the event itself, read without building a scope.
+            Some((label, PlanExpr::Column { source, name, .. })) if source == label => {
+                key::of(row.get(name).cloned().unwrap_or(Val::Null))
+            }
             Some((label, expr)) => key::of(eval(expr, &Scope::new(&[(label.as_str(), row)], &self.vars))),
             None => key::of(Val::Null),
         }
