@@ -821,6 +821,37 @@ mod tests {
         assert_eq!(compare(&rest, 0, &events).expect("the same matches"), 1);
     }
 
+    /// The shipped configurations' patterns all have the compact form, so none of them falls back to the tree.
+    #[test]
+    fn the_shipped_patterns_run_on_the_compact_automaton() {
+        let shipped = [
+            include_str!("../../../queries/geofence.json"),
+            include_str!("../../../queries/cepheus-geofencing.json"),
+            include_str!("../../../queries/cepheus-close-shutters.json"),
+            include_str!("../../../queries/cepheus-rooms-and-flaps.json"),
+        ];
+        let mut patterns = 0;
+        for text in shipped {
+            let config: CepConfig = serde_json::from_str(text).expect("a shipped configuration");
+            let plan = plan_config(&config, true).expect("plans");
+            for statement in &plan.statements {
+                let PlanNode::Query(q) = &statement.node else { continue };
+                let p = match &q.input {
+                    Input::Pattern(p) => p,
+                    Input::Join(join) => match &join.driver {
+                        Input::Pattern(p) => p,
+                        _ => continue,
+                    },
+                    Input::Stream(_) => continue,
+                };
+                patterns += 1;
+                let shape = Shape::new(&Nodes::new(&p.root, &q.projection), &[]);
+                assert!(shape.is_some(), "{}", statement.text);
+            }
+        }
+        assert_eq!(patterns, 5, "the patterns of the four configurations");
+    }
+
     #[test]
     fn patterns_of_other_forms_have_no_compact_shape() {
         let names = ["A".to_owned(), "B".to_owned()];
