@@ -6,6 +6,7 @@
 
 pub mod eval;
 pub mod geometry;
+pub mod name;
 pub mod props;
 pub mod value;
 

@@ -4,15 +4,13 @@
 //! than a tree search whose every step compares bytes.
 
 use std::fmt;
-use std::sync::Arc;
 
 use serde::de::{MapAccess, Visitor};
 use serde::ser::SerializeMap;
 
 use super::value::Val;
 
-/// A property name, shared between the rows that carry it.
-pub type Name = Arc<str>;
+pub use super::name::Name;
 
 /// Properties by name, sorted by name, each name once.
 #[derive(Clone, Default, PartialEq)]
@@ -72,7 +70,7 @@ impl Props {
 
     /// Whether the properties are exactly `names` (given sorted).
     pub fn names_are(&self, names: &[Name]) -> bool {
-        // Names compared as `Arc`s: one the route shared is the same allocation, found equal without reading it.
+        // Interned names are equal when their pointers are, found equal without reading the text.
         self.keys().eq(names)
     }
 
