@@ -135,7 +135,7 @@ impl Shape {
     /// Gives node `id` (under `parent`) and everything under it their slots; `None` for an `every` or too many slots.
     fn place(&mut self, id: usize, parent: Option<Slot>, stream_of: &dyn Fn(&str) -> Option<u32>) -> Option<()> {
         let nodes = self.nodes.clone();
-        let (kind, children): (SlotKind, Vec<usize>) = match &nodes.get(id).kind {
+        let kind = match &nodes.get(id).kind {
             PatternNodeKind::Every(_) => return None,
             PatternNodeKind::FollowedBy(steps) => {
                 let first = self.push(SlotKind::Step { node: id, index: 0 }, parent)?;
@@ -149,17 +149,16 @@ impl Shape {
                 return Some(());
             }
             PatternNodeKind::And(cs) => {
-                let pending = cs.iter().filter(|c| !matches!(c.kind, PatternNodeKind::Not(_))).count();
-                (SlotKind::And { pending }, cs.iter().map(|c| c.id).collect())
+                SlotKind::And { pending: cs.iter().filter(|c| !matches!(c.kind, PatternNodeKind::Not(_))).count() }
             }
-            PatternNodeKind::Or(cs) => (SlotKind::Or, cs.iter().map(|c| c.id).collect()),
-            PatternNodeKind::Not(c) => (SlotKind::Not, vec![c.id]),
-            PatternNodeKind::Within { inner, millis } => (SlotKind::Within { millis: *millis }, vec![inner.id]),
-            PatternNodeKind::Timer { millis } => (SlotKind::Timer { millis: *millis }, Vec::new()),
+            PatternNodeKind::Or(_) => SlotKind::Or,
+            PatternNodeKind::Not(_) => SlotKind::Not,
+            PatternNodeKind::Within { millis, .. } => SlotKind::Within { millis: *millis },
+            PatternNodeKind::Timer { millis } => SlotKind::Timer { millis: *millis },
             PatternNodeKind::Match { stream, filter, .. } => {
                 let mut pure = true;
                 filter.iter().for_each(|f| f.visit(&mut |e| pure &= !matches!(e, PlanExpr::Row(_))));
-                (SlotKind::Match { node: id, stream: stream_of(stream), pure }, Vec::new())
+                SlotKind::Match { node: id, stream: stream_of(stream), pure }
             }
         };
         let slot = self.push(kind, parent)?;
@@ -167,7 +166,7 @@ impl Shape {
         if let SlotKind::Within { .. } = kind {
             self.push(SlotKind::Deadline, Some(slot))?;
         }
-        children.into_iter().try_for_each(|c| self.place(c, Some(slot), stream_of))
+        self.children[id].clone().into_iter().try_for_each(|c| self.place(c, Some(slot), stream_of))
     }
 
     /// Fills in children, subtrees and the match slots by stream. A slot comes after its parent, so one pass from
