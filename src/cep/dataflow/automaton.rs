@@ -403,10 +403,10 @@ impl Instance {
         if leaf.created >= ctx.seq {
             return None;
         }
-        let seen = known.iter().find(|(s, pinned, _)| *s == slot && same(pinned, &leaf.pinned));
-        let passes = match seen {
-            Some((_, _, passes)) if pure => *passes,
-            _ => {
+        let seen = || known.iter().find(|(s, pinned, _)| *s == slot && same(pinned, &leaf.pinned));
+        let passes = match pure.then(seen).flatten() {
+            Some((_, _, passes)) => *passes,
+            None => {
                 let passes = shape.nodes.passes(node, (self.bound(leaf.mask), &leaf.pinned), event, ctx.vars);
                 if pure {
                     known.truncate(KNOWN - 1);
