@@ -109,7 +109,9 @@ impl Shape {
             nodes: nodes.clone(),
             slots: Vec::new(),
             entry: vec![0; nodes.len()],
-            children: (0..nodes.len()).map(|id| children(nodes, id)).collect(),
+            children: (0..nodes.len())
+                .map(|id| nodes.find(id).map(|n| n.children().iter().map(|c| c.id).collect()).unwrap_or_default())
+                .collect(),
             root,
             start: first.id,
             start_stream: stream_of(stream),
@@ -188,22 +190,6 @@ impl Shape {
 
     fn parent(&self, slot: Slot) -> Option<Slot> {
         self.slots[slot as usize].parent
-    }
-}
-
-/// The children of node `id` (of none for an id the plan does not use).
-fn children(nodes: &Nodes, id: usize) -> SmallVec<[usize; 2]> {
-    let Some(node) = nodes.find(id) else {
-        return SmallVec::new();
-    };
-    match &node.kind {
-        PatternNodeKind::FollowedBy(cs) | PatternNodeKind::And(cs) | PatternNodeKind::Or(cs) => {
-            cs.iter().map(|c| c.id).collect()
-        }
-        PatternNodeKind::Not(c) | PatternNodeKind::Every(c) | PatternNodeKind::Within { inner: c, .. } => {
-            SmallVec::from_slice(&[c.id])
-        }
-        PatternNodeKind::Timer { .. } | PatternNodeKind::Match { .. } => SmallVec::new(),
     }
 }
 

@@ -194,6 +194,19 @@ pub struct PatternNode {
     pub kind: PatternNodeKind,
 }
 
+impl PatternNode {
+    /// The nodes directly under this one, in order.
+    pub fn children(&self) -> &[PatternNode] {
+        match &self.kind {
+            PatternNodeKind::Every(c) | PatternNodeKind::Not(c) | PatternNodeKind::Within { inner: c, .. } => {
+                std::slice::from_ref(&**c)
+            }
+            PatternNodeKind::FollowedBy(cs) | PatternNodeKind::And(cs) | PatternNodeKind::Or(cs) => cs,
+            PatternNodeKind::Timer { .. } | PatternNodeKind::Match { .. } => &[],
+        }
+    }
+}
+
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub enum PatternNodeKind {
     /// Starts a new instance of the child each time the current one matches or starts.

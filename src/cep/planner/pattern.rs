@@ -152,16 +152,10 @@ pub(super) fn and_all(conjuncts: Vec<PlanExpr>) -> Option<PlanExpr> {
 }
 
 fn matches_of(n: &PatternNode, out: &mut Vec<(Option<String>, String, Option<PlanExpr>)>) {
-    match &n.kind {
-        PatternNodeKind::Every(i) | PatternNodeKind::Not(i) | PatternNodeKind::Within { inner: i, .. } => {
-            matches_of(i, out)
-        }
-        PatternNodeKind::FollowedBy(items) | PatternNodeKind::And(items) | PatternNodeKind::Or(items) => {
-            items.iter().for_each(|i| matches_of(i, out));
-        }
-        PatternNodeKind::Timer { .. } => {}
-        PatternNodeKind::Match { tag, stream, filter } => out.push((tag.clone(), stream.clone(), filter.clone())),
+    if let PatternNodeKind::Match { tag, stream, filter } = &n.kind {
+        out.push((tag.clone(), stream.clone(), filter.clone()));
     }
+    n.children().iter().for_each(|c| matches_of(c, out));
 }
 
 /// The key that correlates every later filter with the first tagged event (`id = a.id`).

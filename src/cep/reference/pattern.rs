@@ -97,13 +97,7 @@ impl Nodes {
         let mut by_id = Vec::new();
         let mut todo = vec![root];
         while let Some(node) = todo.pop() {
-            match &node.kind {
-                PatternNodeKind::Every(c) | PatternNodeKind::Not(c) | PatternNodeKind::Within { inner: c, .. } => {
-                    todo.push(c);
-                }
-                PatternNodeKind::FollowedBy(cs) | PatternNodeKind::And(cs) | PatternNodeKind::Or(cs) => todo.extend(cs),
-                PatternNodeKind::Timer { .. } | PatternNodeKind::Match { .. } => {}
-            }
+            todo.extend(node.children());
             if by_id.len() <= node.id {
                 by_id.resize(node.id + 1, None);
             }
@@ -124,7 +118,7 @@ impl Nodes {
     }
 
     pub fn get(&self, id: usize) -> &PatternNode {
-        self.by_id[id].as_ref().expect("a pattern's nodes name only its own nodes")
+        self.find(id).expect("a pattern's nodes name only its own nodes")
     }
 
     /// Node `id`, if the pattern has it: ids are numbered over the whole statement.
@@ -579,18 +573,10 @@ pub fn streams_of(node: &PatternNode) -> Vec<String> {
 }
 
 fn collect(node: &PatternNode, out: &mut Vec<String>) {
-    match &node.kind {
-        PatternNodeKind::Every(c) | PatternNodeKind::Not(c) | PatternNodeKind::Within { inner: c, .. } => {
-            collect(c, out)
-        }
-        PatternNodeKind::FollowedBy(cs) | PatternNodeKind::And(cs) | PatternNodeKind::Or(cs) => {
-            cs.iter().for_each(|c| collect(c, out));
-        }
-        PatternNodeKind::Timer { .. } => {}
-        PatternNodeKind::Match { stream, .. } => {
-            if !out.contains(stream) {
-                out.push(stream.clone());
-            }
-        }
+    if let PatternNodeKind::Match { stream, .. } = &node.kind
+        && !out.contains(stream)
+    {
+        out.push(stream.clone());
     }
+    node.children().iter().for_each(|c| collect(c, out));
 }
