@@ -317,16 +317,17 @@ impl Compact {
     /// The start leaf matched `event`: a new instance begins at the pattern's second step, then the start leaf is
     /// made again (after the instance's leaves, as the tree's `every` restarts its child after its parent heard).
     fn begin(&mut self, ctx: &mut Ctx<'_>, event: &Row) {
-        let shape = self.shape.clone();
+        let shape = &*self.shape;
         let mut bindings = Bindings::new();
         if let Some(tag) = shape.nodes.tag(shape.start) {
             bindings.push((tag.clone(), event.clone()));
         }
         let mask = (1 << bindings.len()) - 1;
         let state = std::iter::repeat_with(State::default).take(shape.slots.len()).collect();
+        let second_step = shape.entry[shape.root] + 1;
         let seq = self.bump();
         let id = self.instances.insert(seq, Instance { live: 0, bindings, state });
-        self.visit(ctx, id, |run, instance| run.step(instance, shape.entry[shape.root] + 1, 1, mask));
+        self.visit(ctx, id, |run, instance| run.step(instance, second_step, 1, mask));
         self.start = Some((self.bump(), ctx.seq));
     }
 
