@@ -259,12 +259,12 @@ enum ServiceCommand {
     },
 }
 
+/// The log filter when `RUST_LOG` is not set; rumqttd logs every MQTT connection at info level.
+const DEFAULT_LOG: &str = "info,rumqttd=warn";
+
 fn main() -> ExitCode {
     let cli = Cli::parse();
-    tracing_subscriber::fmt()
-        .with_env_filter(tracing_subscriber::EnvFilter::try_from_default_env().unwrap_or_else(|_| "info".into()))
-        .with_writer(std::io::stderr)
-        .init();
+    init_logging();
     match run(cli) {
         Ok(code) => code,
         Err(e) => {
@@ -272,6 +272,38 @@ fn main() -> ExitCode {
             ExitCode::FAILURE
         }
     }
+}
+
+/// Logs to stderr (coloured only on a terminal), filtered by `RUST_LOG`, else by [`DEFAULT_LOG`] without rumqttd's
+/// per-connection events.
+fn init_logging() {
+    use tracing_subscriber::filter::FilterExt;
+    use tracing_subscriber::layer::SubscriberExt;
+    use tracing_subscriber::util::SubscriberInitExt;
+    use tracing_subscriber::{EnvFilter, Layer};
+
+    let colour = std::io::IsTerminal::is_terminal(&std::io::stderr());
+    let output = tracing_subscriber::fmt::layer().with_writer(std::io::stderr).with_ansi(colour);
+    match EnvFilter::try_from_default_env() {
+        Ok(chosen) => tracing_subscriber::registry().with(output.with_filter(chosen)).init(),
+        Err(_) => {
+            let filter = EnvFilter::new(DEFAULT_LOG).and(quiet_mqtt_connections());
+            tracing_subscriber::registry().with(output.with_filter(filter)).init();
+        }
+    }
+}
+
+/// rumqttd logs the end of every MQTT connection at error level inside its `remote_link` span, even a client's
+/// clean DISCONNECT (`router-drop`) and the start-up probe's bare TCP connect; Fluxgate counts and logs the refusals
+/// that matter itself (`mqtt::ingest::Refusal`). This leaves those events out.
+fn quiet_mqtt_connections<S>() -> tracing_subscriber::filter::DynFilterFn<S>
+where
+    S: tracing::Subscriber + for<'a> tracing_subscriber::registry::LookupSpan<'a>,
+{
+    tracing_subscriber::filter::DynFilterFn::new(|meta, cx| {
+        let connection = || cx.lookup_current().is_some_and(|span| span.name() == "remote_link");
+        !(meta.is_event() && meta.target() == "rumqttd::server::broker" && connection())
+    })
 }
 
 fn run(cli: Cli) -> anyhow::Result<ExitCode> {

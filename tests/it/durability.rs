@@ -1,6 +1,7 @@
-//! Crash safety end to end: a real `fluxgate serve` on loopback, killed with SIGKILL in the middle of a write load
-//! (entity updates, history notifications), restarted on the same data dir; every write that was answered 200 must
-//! be there, and a notification sent again after the restart must not be stored twice.
+//! A real `fluxgate serve` process on loopback. Crash safety end to end: killed with SIGKILL in the middle of a write
+//! load (entity updates, history notifications), restarted on the same data dir; every write that was answered 200
+//! must be there, and a notification sent again after the restart must not be stored twice. And what it logs: never a
+//! token, and no error for MQTT connections that end normally.
 
 use std::process::{Child, Command, Stdio};
 use std::sync::Arc;
@@ -13,23 +14,28 @@ use axum::http::Method;
 struct Server {
     child: Child,
     base: String,
+    mqtt_port: u16,
 }
 
 fn spawn(data: &str) -> Server {
-    spawn_logging(data, Stdio::null())
+    spawn_logging(data, Stdio::null(), Some("fluxgate=trace,info"))
 }
 
-fn spawn_logging(data: &str, log: Stdio) -> Server {
-    let port = free_port();
-    let child = Command::new(env!("CARGO_BIN_EXE_fluxgate"))
+/// Starts `fluxgate serve` logging to `log`, with `RUST_LOG` set to `filter` or, for `None`, unset.
+fn spawn_logging(data: &str, log: Stdio, filter: Option<&str>) -> Server {
+    let (port, mqtt_port) = (free_port(), free_port());
+    let mut command = Command::new(env!("CARGO_BIN_EXE_fluxgate"));
+    command
         .args(["serve", "--data-dir", data, "--listen", &format!("127.0.0.1:{port}")])
-        .args(["--mqtt-listen", &format!("127.0.0.1:{}", free_port())])
-        .env("RUST_LOG", "fluxgate=trace,info")
+        .args(["--mqtt-listen", &format!("127.0.0.1:{mqtt_port}")])
+        .env_remove("RUST_LOG")
         .stdout(Stdio::piped())
-        .stderr(log)
-        .spawn()
-        .expect("start fluxgate serve");
-    Server { child, base: format!("http://127.0.0.1:{port}") }
+        .stderr(log);
+    if let Some(filter) = filter {
+        command.env("RUST_LOG", filter);
+    }
+    let child = command.spawn().expect("start fluxgate serve");
+    Server { child, base: format!("http://127.0.0.1:{port}"), mqtt_port }
 }
 
 async fn wait_ready(base: &str) {
@@ -196,7 +202,8 @@ async fn the_token_never_reaches_the_log() {
     let dir = tempfile::tempdir().unwrap();
     let log_path = dir.path().join("serve.log");
     let log = std::fs::File::create(&log_path).unwrap();
-    let mut server = spawn_logging(dir.path().join("data").to_str().unwrap(), Stdio::from(log));
+    let mut server =
+        spawn_logging(dir.path().join("data").to_str().unwrap(), Stdio::from(log), Some("fluxgate=trace,info"));
     let token = first_token(&mut server.child);
     wait_ready(&server.base).await;
     let headers = [("content-type", "application/json"), ("x-auth-token", token.as_str())];
@@ -213,4 +220,40 @@ async fn the_token_never_reaches_the_log() {
     assert!(text.contains("fluxgate is serving"), "nothing was logged: {text}");
     assert!(!text.contains(&token), "the token was logged");
     assert!(!text.contains("wrong-secret-token"), "a presented token was logged");
+}
+
+/// Connects to the embedded broker as `user`; true when it answered CONNACK, and then disconnects cleanly.
+async fn mqtt_session(port: u16, user: &str) -> bool {
+    let mut options = rumqttc::MqttOptions::new(format!("dev-{}", uuid::Uuid::new_v4().simple()), "127.0.0.1", port);
+    options.set_credentials(user, "");
+    let (client, mut eventloop) = rumqttc::AsyncClient::new(options, 10);
+    let connected = matches!(
+        tokio::time::timeout(Duration::from_secs(10), eventloop.poll()).await,
+        Ok(Ok(rumqttc::Event::Incoming(rumqttc::Packet::ConnAck(_))))
+    );
+    if connected {
+        client.disconnect().await.unwrap();
+        let drained = tokio::time::timeout(Duration::from_secs(10), async { while eventloop.poll().await.is_ok() {} });
+        drained.await.expect("the connection ends after DISCONNECT");
+    }
+    connected
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn mqtt_connections_that_end_normally_log_no_error_by_default() {
+    let dir = tempfile::tempdir().unwrap();
+    let log_path = dir.path().join("serve.log");
+    let log = std::fs::File::create(&log_path).unwrap();
+    let mut server = spawn_logging(dir.path().join("data").to_str().unwrap(), Stdio::from(log), None);
+    let token = first_token(&mut server.child);
+    wait_ready(&server.base).await;
+    assert!(mqtt_session(server.mqtt_port, &token).await, "the service token was refused");
+    assert!(!mqtt_session(server.mqtt_port, "not-a-token").await, "a wrong user name was accepted");
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    server.child.kill().unwrap();
+    server.child.wait().unwrap();
+    let text = std::fs::read_to_string(&log_path).unwrap();
+    assert!(text.contains("fluxgate is serving"), "nothing was logged: {text}");
+    assert!(text.contains("reason=\"bad_user\""), "the refusal was not logged: {text}");
+    assert!(!text.contains("ERROR"), "an error was logged: {text}");
 }
