@@ -293,16 +293,25 @@ fn init_logging() {
     }
 }
 
-/// rumqttd logs the end of every MQTT connection at error level inside its `remote_link` span, even a client's
-/// clean DISCONNECT (`router-drop`) and the start-up probe's bare TCP connect; Fluxgate counts and logs the refusals
-/// that matter itself (`mqtt::ingest::Refusal`). This leaves those events out.
+/// rumqttd (pinned at 0.20.0) logs the normal end of an MQTT connection at error level: inside its `remote_link`
+/// span, every end, even a client's clean DISCONNECT (`router-drop`) and the start-up probe's bare TCP connect; and in
+/// its router, the races of a connection that has already gone (a DISCONNECT followed by the socket's close, as
+/// `mosquitto_pub` does). Fluxgate counts and logs the refusals that matter itself (`mqtt::ingest::Refusal`). This
+/// leaves those events out, and keeps every other rumqttd warning and error.
 fn quiet_mqtt_connections<S>() -> tracing_subscriber::filter::DynFilterFn<S>
 where
     S: tracing::Subscriber + for<'a> tracing_subscriber::registry::LookupSpan<'a>,
 {
+    /// The router's events about a connection that has already gone: "no-connection id {} is already gone" and
+    /// "Connection is already disconnected".
+    const GONE: [u32; 4] = [416, 436, 539, 1006];
     tracing_subscriber::filter::DynFilterFn::new(|meta, cx| {
-        let connection = || cx.lookup_current().is_some_and(|span| span.name() == "remote_link");
-        !(meta.is_event() && meta.target() == "rumqttd::server::broker" && connection())
+        let in_link = || cx.lookup_current().is_some_and(|span| span.name() == "remote_link");
+        let link_end = meta.target() == "rumqttd::server::broker" && in_link();
+        let gone = meta.target() == "rumqttd::router::routing"
+            && meta.file().is_some_and(|f| f.ends_with("routing.rs"))
+            && meta.line().is_some_and(|line| GONE.contains(&line));
+        !(meta.is_event() && (link_end || gone))
     })
 }
 

@@ -239,6 +239,20 @@ async fn mqtt_session(port: u16, user: &str) -> bool {
     connected
 }
 
+/// Publishes as `mosquitto_pub` does, in raw MQTT 3.1.1: CONNECT, PUBLISH (QoS 0), DISCONNECT, then closes at once.
+fn publish_and_hang_up(port: u16, user: &str, topic: &str, payload: &str) {
+    use std::io::{Read, Write};
+    let text = |s: &str| [&(s.len() as u16).to_be_bytes()[..], s.as_bytes()].concat();
+    let connect = [&b"\x00\x04MQTT\x04\x82\x00\x0a"[..], &text("hang-up"), &text(user)].concat();
+    let publish = [text(topic), payload.as_bytes().to_vec()].concat();
+    let mut stream = std::net::TcpStream::connect(("127.0.0.1", port)).unwrap();
+    stream.write_all(&[&[0x10, connect.len() as u8][..], &connect].concat()).unwrap();
+    let mut connack = [0u8; 4];
+    stream.read_exact(&mut connack).unwrap();
+    assert_eq!(connack, [0x20, 0x02, 0x00, 0x00], "the broker refused the connection");
+    stream.write_all(&[&[0x30, publish.len() as u8][..], &publish, &[0xe0, 0x00]].concat()).unwrap();
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn mqtt_connections_that_end_normally_log_no_error_by_default() {
     let dir = tempfile::tempdir().unwrap();
@@ -249,6 +263,9 @@ async fn mqtt_connections_that_end_normally_log_no_error_by_default() {
     wait_ready(&server.base).await;
     assert!(mqtt_session(server.mqtt_port, &token).await, "the service token was refused");
     assert!(!mqtt_session(server.mqtt_port, "not-a-token").await, "a wrong user name was accepted");
+    for _ in 0..3 {
+        publish_and_hang_up(server.mqtt_port, &token, &format!("{token}/d1/t"), "21");
+    }
     tokio::time::sleep(Duration::from_millis(300)).await;
     server.child.kill().unwrap();
     server.child.wait().unwrap();
