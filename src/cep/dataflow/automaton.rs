@@ -90,7 +90,7 @@ pub struct Shape {
 impl Shape {
     /// The shape of the pattern `nodes`, when it has the compact form and at most 64 slots; `names` are the
     /// configuration's streams, by index.
-    pub fn new(nodes: &Arc<Nodes>, names: &[String]) -> Option<Arc<Shape>> {
+    pub fn new(nodes: &Arc<Nodes>, names: &[Name]) -> Option<Arc<Shape>> {
         let root = nodes.root();
         let PatternNodeKind::FollowedBy(steps) = &nodes.get(root).kind else {
             return None;
@@ -745,7 +745,7 @@ mod tests {
         let q = query(&pattern);
         let Input::Pattern(p) = &q.input else { panic!("a pattern") };
         let nodes = Nodes::new(&p.root, &q.projection);
-        let names = ["A".to_owned(), "B".to_owned()];
+        let names = [Name::from("A"), Name::from("B")];
         let shape = Shape::new(&nodes, &names);
         prop_assert!(shape.is_some(), "{} has the compact form", pattern);
         let mut pair = Pair {
@@ -840,7 +840,7 @@ mod tests {
 
     #[test]
     fn patterns_of_other_forms_have_no_compact_shape() {
-        let names = ["A".to_owned(), "B".to_owned()];
+        let names = [Name::from("A"), Name::from("B")];
         for pattern in ["every a=A(v >= 0)", "every (a=A(v >= 0) -> B(v >= 0))", "every a=A(v >= 0) -> every B(v >= 0)"]
         {
             let q = query(pattern);

@@ -84,7 +84,7 @@ struct Compiler<'s, 'p> {
     scope: Scope<'s, u64>,
     program: &'p Program,
     vars: Arc<Row>,
-    names: Arc<Vec<String>>,
+    names: Arc<Vec<Name>>,
     /// The input events of each stream, by stream id: the input split once, so an event is neither copied for nor
     /// tested by the statements of other streams.
     by_stream: Vec<Edge<'s>>,
@@ -104,7 +104,7 @@ struct Compiler<'s, 'p> {
 /// Builds `program` in `scope` over `input`. Every statement's output is read by a later statement or watched by
 /// `watch`, so the watch passes an epoch only when every statement has finished with it (timers included).
 pub fn compile<'s>(scope: Scope<'s, u64>, program: &Program, input: Edge<'s>, watch: &Watch) -> Built {
-    let names: Vec<String> = (0..program.stream_count()).map(|i| program.name(i).to_owned()).collect();
+    let names: Vec<Name> = (0..program.stream_count()).map(|i| Name::from(program.name(i))).collect();
     let clocked: Rc<Vec<Cell<bool>>> = Rc::new((0..program.stream_count()).map(|_| Cell::new(false)).collect());
     let mut compiler = Compiler {
         scope,
@@ -247,7 +247,7 @@ impl<'s> Compiler<'s, '_> {
                 if let Record::Event { stream, row, .. } = record
                     && stream == id
                 {
-                    outputs.borrow_mut().push(Output { time: millis(epoch), stream: name.clone(), row });
+                    outputs.borrow_mut().push(Output { time: millis(epoch), stream: name.to_string(), row });
                 }
             }
         }
@@ -343,7 +343,7 @@ impl<'s> Compiler<'s, '_> {
             let Some(id) = self.program.id(stream) else {
                 return KeyOf::default();
             };
-            out.insert(id, (source.clone(), input.clone()));
+            out.insert(id, (source.to_string(), input.clone()));
         }
         let all = streams_of(&p.root).iter().all(|s| self.program.id(s).is_some_and(|id| out.contains_key(&id)));
         if all { out } else { KeyOf::default() }
@@ -638,6 +638,8 @@ struct Select {
     number: usize,
     plan: QueryPlan,
     input: StreamInput,
+    /// The input's label, interned: the expressions' columns find it by address.
+    label: Name,
     ids: (u32, u32),
     vars: Arc<Row>,
     /// Per projection, whether it is the input column of the same name.
@@ -653,7 +655,8 @@ impl Select {
             plan.projection.iter().zip(&identity).filter(|(_, same)| **same).map(|(p, _)| p.name.clone()).collect();
         kept.sort();
         kept.dedup();
-        Select { number, plan: plan.clone(), input: input.clone(), ids, vars, identity, kept }
+        let label = Name::from(&input.label);
+        Select { number, plan: plan.clone(), input: input.clone(), label, ids, vars, identity, kept }
     }
 
     fn apply(&self, emit: &mut Emit, record: Record) {
@@ -663,7 +666,7 @@ impl Select {
         if stream != self.ids.0 {
             return;
         }
-        let binding = [(self.input.label.as_str(), &row)];
+        let binding = [(self.label.as_str(), &row)];
         let scope = EvalScope::new(&binding, &self.vars);
         if !holds(self.input.filter.as_ref(), &scope) || !holds(self.plan.filter.as_ref(), &scope) {
             return;

@@ -26,6 +26,7 @@ use crate::cep::plan::{BinaryOp, DataType, PatternNode, PatternNodeKind, PlanExp
 use crate::cep::reference::pattern::{Bindings, Nodes, PatternQuery};
 use crate::cep::reference::{Ctx, TimerKind, TimerOrder};
 use crate::cep::runtime::eval::{Scope, eval};
+use crate::cep::runtime::value::Name;
 use crate::cep::runtime::{Row, Val};
 
 /// How to find the key of an event of one stream: the label its key expression reads it by, and the expression.
@@ -112,7 +113,7 @@ pub struct PatternLogic {
     shape: Option<Arc<Shape>>,
     keyed_shape: Option<Arc<Shape>>,
     keys: KeyOf,
-    names: Arc<Vec<String>>,
+    names: Arc<Vec<Name>>,
     sink: u32,
     /// Set when the pattern drives a join: its matches go, unprojected, to the join's private stream.
     drives: Option<u32>,
@@ -144,13 +145,7 @@ struct Automaton {
 }
 
 impl PatternLogic {
-    pub fn new(
-        statement: usize,
-        plan: Arc<QueryPlan>,
-        root: PatternNode,
-        keys: KeyOf,
-        names: Arc<Vec<String>>,
-    ) -> Self {
+    pub fn new(statement: usize, plan: Arc<QueryPlan>, root: PatternNode, keys: KeyOf, names: Arc<Vec<Name>>) -> Self {
         let nodes = Nodes::new(&root, &plan.projection);
         let keyed_nodes = keyed(&root, &keys, &names).map(|root| Nodes::new(&root, &plan.projection));
         PatternLogic {
@@ -340,7 +335,7 @@ impl Logic for PatternLogic {
 /// start tag's (`id = a.id`) holds there by construction, since the automaton sees only events whose key is that
 /// text and bound its start tag from one of them, so the test is left out. The automata of other keys (null, a
 /// number) run the pattern as written.
-fn keyed(root: &PatternNode, keys: &KeyOf, names: &[String]) -> Option<PatternNode> {
+fn keyed(root: &PatternNode, keys: &KeyOf, names: &[Name]) -> Option<PatternNode> {
     let key_of = |stream: &str| {
         let id = names.iter().position(|n| n == stream)?;
         match &keys.get(&(id as u32))?.1 {
@@ -355,7 +350,7 @@ fn keyed(root: &PatternNode, keys: &KeyOf, names: &[String]) -> Option<PatternNo
             return false;
         };
         let own = key_of(stream);
-        let is = |e: &PlanExpr, label: &str, column: Option<&String>| matches!(e, PlanExpr::Column { source, name, .. } if source == label && Some(name) == column);
+        let is = |e: &PlanExpr, label: &str, column: Option<&Name>| matches!(e, PlanExpr::Column { source, name, .. } if source == label && Some(name) == column);
         (is(lhs, stream, own.as_ref()) && is(rhs, tag, Some(&start_key)))
             || (is(rhs, stream, own.as_ref()) && is(lhs, tag, Some(&start_key)))
     };

@@ -6,6 +6,7 @@ use std::fmt::{self, Display, Formatter};
 use serde::{Deserialize, Serialize};
 
 use super::{BinaryOp, DataType};
+use crate::cep::runtime::value::Name;
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub enum Value {
@@ -49,14 +50,14 @@ pub enum PlanExpr {
     Literal(Value),
     /// A property of the input labelled `source` (stream label, alias or pattern tag).
     Column {
-        source: String,
-        name: String,
+        source: Name,
+        name: Name,
         ty: DataType,
     },
     /// A whole event: a stream label or a pattern tag.
     Row(String),
     Variable {
-        name: String,
+        name: Name,
         ty: DataType,
     },
     /// The current value of the aggregation's accumulator at this index.

@@ -179,7 +179,7 @@ fn correlation(root: &PatternNode) -> Partitioning {
     let Some((key, ty)) = key else {
         return Partitioning::Single;
     };
-    let start_input = PlanExpr::Column { source: start_stream, name: key.clone(), ty };
+    let start_input = PlanExpr::Column { source: start_stream.into(), name: key.as_str().into(), ty };
     inputs.insert(0, start_input);
     inputs.dedup();
     Partitioning::Key(vec![PartitionKey { name: format!("{start}.{key}"), inputs }])
@@ -196,7 +196,7 @@ fn correlated(filter: &PlanExpr, stream: &str, tag: &str) -> Option<(PlanExpr, (
             (PlanExpr::Column { source: s, .. }, PlanExpr::Column { source: t, name, ty })
                 if s == stream && t == tag =>
             {
-                Some((own.clone(), (name.clone(), ty.clone())))
+                Some((own.clone(), (name.to_string(), ty.clone())))
             }
             _ => None,
         })

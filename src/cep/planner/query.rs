@@ -261,7 +261,7 @@ fn columns_of(source: &str, columns: &[Column]) -> Vec<Projection> {
         .iter()
         .map(|c| Projection {
             name: c.name.as_str().into(),
-            expr: PlanExpr::Column { source: source.to_string(), name: c.name.clone(), ty: c.ty.clone() },
+            expr: PlanExpr::Column { source: source.into(), name: c.name.as_str().into(), ty: c.ty.clone() },
             ty: c.ty.clone(),
         })
         .collect()
@@ -270,7 +270,7 @@ fn columns_of(source: &str, columns: &[Column]) -> Vec<Projection> {
 /// A property keeps its name; anything else is named by its text, as Esper does.
 fn default_name(planned: &PlanExpr, expr: &Expr) -> String {
     match planned {
-        PlanExpr::Column { name, .. } => name.clone(),
+        PlanExpr::Column { name, .. } => name.to_string(),
         _ => expr.to_string(),
     }
 }

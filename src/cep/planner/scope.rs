@@ -82,7 +82,7 @@ impl Scope {
             return Ok(PlanExpr::Row(text.to_string()));
         }
         if let Some(v) = catalog.variable(text) {
-            return Ok(PlanExpr::Variable { name: v.name.clone(), ty: v.ty.clone() });
+            return Ok(PlanExpr::Variable { name: v.name.as_str().into(), ty: v.ty.clone() });
         }
         Err(self.unknown(ctx, name, self.column_names()))
     }
@@ -140,7 +140,7 @@ fn has_column(columns: &[Column], name: &str) -> bool {
 
 fn column(source: &str, columns: &[Column], name: &str) -> PlanExpr {
     let ty = columns.iter().find(|c| c.name == name).map_or(DataType::Null, |c| c.ty.clone());
-    PlanExpr::Column { source: source.to_string(), name: name.to_string(), ty }
+    PlanExpr::Column { source: source.into(), name: name.into(), ty }
 }
 
 /// `rest` must be exactly one column name of `columns`.

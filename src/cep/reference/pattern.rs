@@ -85,7 +85,7 @@ pub struct Nodes {
     /// The tag of each match node, shared by the bindings it makes.
     tags: Vec<Option<Name>>,
     /// The columns (label, name) each match node's filter reads.
-    reads: Vec<Vec<(String, String)>>,
+    reads: Vec<Vec<(Name, Name)>>,
     /// The statement's select list, when it copies a tag whole.
     copy: CopyOf,
     root: usize,
@@ -545,7 +545,7 @@ impl PatternQuery {
 }
 
 /// The columns `e` reads, each once.
-fn columns_read(e: &PlanExpr) -> Vec<(String, String)> {
+fn columns_read(e: &PlanExpr) -> Vec<(Name, Name)> {
     let mut out = Vec::new();
     e.visit(&mut |e| {
         if let PlanExpr::Column { source, name, .. } = e

@@ -7,6 +7,7 @@ use std::cmp::Ordering;
 
 use smallvec::SmallVec;
 
+use super::name::same_text;
 use super::value::{Name, Row, Val};
 use crate::cep::plan::{BinaryOp, DataType, Function, PlanExpr, Projection};
 
@@ -30,14 +31,14 @@ impl<'a> Scope<'a> {
     }
 
     fn column(&self, source: &str, name: &str) -> Val {
-        if let Some((_, _, value)) = self.pinned.iter().find(|(s, n, _)| *s == source && *n == name) {
+        if let Some((_, _, value)) = self.pinned.iter().find(|(s, n, _)| same_text(s, source) && same_text(n, name)) {
             return (*value).clone();
         }
         self.row(source).and_then(|r| r.get(name)).cloned().unwrap_or(Val::Null)
     }
 
     fn row(&self, label: &str) -> Option<&'a Row> {
-        self.rows.iter().find(|(l, _)| *l == label).map(|(_, r)| *r)
+        self.rows.iter().find(|(l, _)| same_text(l, label)).map(|(_, r)| *r)
     }
 }
 
@@ -79,7 +80,7 @@ pub fn project(projection: &[Projection], scope: &Scope<'_>) -> Row {
 /// those columns it shares that row instead of building an equal one.
 #[derive(Debug, Clone, Default)]
 pub struct CopyOf {
-    whole: Option<(String, Vec<Name>)>,
+    whole: Option<(Name, Vec<Name>)>,
 }
 
 impl CopyOf {
@@ -88,7 +89,7 @@ impl CopyOf {
             PlanExpr::Column { source, name, .. } if **name == *p.name => Some(source.clone()),
             _ => None,
         };
-        let sources: Option<Vec<String>> = projection.iter().map(column).collect();
+        let sources: Option<Vec<Name>> = projection.iter().map(column).collect();
         let mut names: Vec<Name> = projection.iter().map(|p| p.name.clone()).collect();
         names.sort();
         names.dedup();

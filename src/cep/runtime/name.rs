@@ -52,6 +52,12 @@ impl Table {
     }
 }
 
+/// Whether two texts are equal, looking at their addresses first: a name read through an interned [`Name`] (a plan's
+/// column, label or tag, a row's property) is found equal to another read of the same name without comparing bytes.
+pub fn same_text(a: &str, b: &str) -> bool {
+    a.len() == b.len() && (std::ptr::eq(a.as_ptr(), b.as_ptr()) || a.as_bytes() == b.as_bytes())
+}
+
 impl Name {
     fn new(text: &str) -> Self {
         static TABLE: OnceLock<Mutex<Table>> = OnceLock::new();
@@ -101,6 +107,36 @@ impl PartialEq for Name {
 }
 
 impl Eq for Name {}
+
+impl PartialEq<str> for Name {
+    fn eq(&self, other: &str) -> bool {
+        self.as_str() == other
+    }
+}
+
+impl PartialEq<&str> for Name {
+    fn eq(&self, other: &&str) -> bool {
+        self.as_str() == *other
+    }
+}
+
+impl PartialEq<String> for Name {
+    fn eq(&self, other: &String) -> bool {
+        self.as_str() == other
+    }
+}
+
+impl PartialEq<Name> for String {
+    fn eq(&self, other: &Name) -> bool {
+        self == other.as_str()
+    }
+}
+
+impl PartialEq<Name> for str {
+    fn eq(&self, other: &Name) -> bool {
+        self == other.as_str()
+    }
+}
 
 impl PartialOrd for Name {
     fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
@@ -173,7 +209,19 @@ mod tests {
         assert!(std::ptr::eq(*x, *y));
         assert_eq!(a, b);
         assert_ne!(a, Name::from("temperatures"));
-        assert!(Name::from("a") < Name::from("b"));
+        let (first, second) = (Name::from("a"), Name::from("b"));
+        assert!(first < second);
+    }
+
+    #[test]
+    fn texts_are_the_same_by_address_or_by_bytes() {
+        let interned = Name::from("position");
+        let copy = String::from("position");
+        assert!(same_text(&interned, &Name::from("position")));
+        assert!(same_text(&interned, &copy));
+        assert!(!same_text(&interned, "positions"));
+        assert!(!same_text(&interned, "pos1tion"));
+        assert!(!same_text(&interned[..3], &interned[..4]), "the same address, another length");
     }
 
     #[test]
