@@ -646,6 +646,9 @@ struct Select {
     identity: Vec<bool>,
     /// The names of those columns, sorted: a row that has exactly these keeps all its properties as they are.
     kept: Vec<Name>,
+    /// Where each computed column goes, in select-list order, when added to a row of exactly the `kept` names; `None`
+    /// when a computed column replaces a kept one, which the sorted insert decides instead.
+    places: Option<Vec<usize>>,
 }
 
 impl Select {
@@ -656,7 +659,9 @@ impl Select {
         kept.sort();
         kept.dedup();
         let label = Name::from(&input.label);
-        Select { number, plan: plan.clone(), input: input.clone(), label, ids, vars, identity, kept }
+        let computed = plan.projection.iter().zip(&identity).filter(|(_, same)| !**same).map(|(p, _)| &p.name);
+        let places = places(&kept, computed);
+        Select { number, plan: plan.clone(), input: input.clone(), label, ids, vars, identity, kept, places }
     }
 
     fn apply(&self, emit: &mut Emit, record: Record) {
@@ -683,7 +688,42 @@ impl Select {
             }
         }
         out.reserve(computed.len());
-        out.extend(computed);
+        match &self.places {
+            Some(places) => places.iter().zip(computed).for_each(|(at, (name, value))| out.insert_at(*at, name, value)),
+            None => out.extend(computed),
+        }
         emit.event(stamp.child(self.number, 0), self.ids.1, out);
+    }
+}
+
+/// The index at which each of `computed` is inserted, in order, into a sorted row of the `kept` names; `None` when one
+/// of them is already there.
+fn places<'a>(kept: &[Name], computed: impl Iterator<Item = &'a Name>) -> Option<Vec<usize>> {
+    let mut names = kept.to_vec();
+    computed
+        .map(|name| {
+            let at = names.binary_search(name).err()?;
+            names.insert(at, name.clone());
+            Some(at)
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn names(texts: &[&str]) -> Vec<Name> {
+        texts.iter().map(|t| Name::from(*t)).collect()
+    }
+
+    #[test]
+    fn computed_columns_have_their_places_among_the_kept_ones() {
+        let kept = names(&["id", "position", "time"]);
+        assert_eq!(places(&kept, names(&["inside"]).iter()), Some(vec![1]));
+        assert_eq!(places(&kept, names(&["inside", "a", "zone"]).iter()), Some(vec![1, 0, 5]));
+        assert_eq!(places(&[], names(&["b", "a"]).iter()), Some(vec![0, 0]));
+        assert_eq!(places(&kept, names(&["time"]).iter()), None, "replaces a kept column");
+        assert_eq!(places(&kept, names(&["x", "x"]).iter()), None, "named twice");
     }
 }

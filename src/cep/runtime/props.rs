@@ -51,6 +51,14 @@ impl Props {
         }
     }
 
+    /// Adds `name`, which the properties lack, at `index`, where the name order puts it (a caller that knows the
+    /// names in advance computed it once).
+    pub fn insert_at(&mut self, index: usize, name: Name, value: Val) {
+        debug_assert!(self.entries.get(index).is_none_or(|(next, _)| name < *next), "{name} before the next name");
+        debug_assert!(index == 0 || self.entries[index - 1].0 < name, "{name} after the previous name");
+        self.entries.insert(index, (name, value));
+    }
+
     /// Makes room for `extra` more properties, so adding them does not grow the vector again.
     pub fn reserve(&mut self, extra: usize) {
         self.entries.reserve_exact(extra);
