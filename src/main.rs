@@ -274,8 +274,8 @@ fn main() -> ExitCode {
     }
 }
 
-/// Logs to stderr (coloured only on a terminal), filtered by `RUST_LOG`, else by [`DEFAULT_LOG`] without rumqttd's
-/// per-connection events.
+/// Logs to stderr (coloured only on a terminal), filtered by `RUST_LOG`, else by [`DEFAULT_LOG`], and never with
+/// rumqttd's false errors about connections that ended normally.
 fn init_logging() {
     use tracing_subscriber::filter::FilterExt;
     use tracing_subscriber::layer::SubscriberExt;
@@ -284,13 +284,8 @@ fn init_logging() {
 
     let colour = std::io::IsTerminal::is_terminal(&std::io::stderr());
     let output = tracing_subscriber::fmt::layer().with_writer(std::io::stderr).with_ansi(colour);
-    match EnvFilter::try_from_default_env() {
-        Ok(chosen) => tracing_subscriber::registry().with(output.with_filter(chosen)).init(),
-        Err(_) => {
-            let filter = EnvFilter::new(DEFAULT_LOG).and(quiet_mqtt_connections());
-            tracing_subscriber::registry().with(output.with_filter(filter)).init();
-        }
-    }
+    let chosen = EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new(DEFAULT_LOG));
+    tracing_subscriber::registry().with(output.with_filter(chosen.and(quiet_mqtt_connections()))).init();
 }
 
 /// rumqttd (pinned at 0.20.0) logs the normal end of an MQTT connection at error level: inside its `remote_link`
