@@ -292,7 +292,7 @@ fn init_logging() {
 /// span, every end, even a client's clean DISCONNECT (`router-drop`) and the start-up probe's bare TCP connect; and in
 /// its router, the races of a connection that has already gone (a DISCONNECT followed by the socket's close, as
 /// `mosquitto_pub` does). Fluxgate counts and logs the refusals that matter itself (`mqtt::ingest::Refusal`). This
-/// leaves those events out, and keeps every other rumqttd warning and error.
+/// leaves those errors out, and keeps every other rumqttd event.
 fn quiet_mqtt_connections<S>() -> tracing_subscriber::filter::DynFilterFn<S>
 where
     S: tracing::Subscriber + for<'a> tracing_subscriber::registry::LookupSpan<'a>,
@@ -306,7 +306,7 @@ where
         let gone = meta.target() == "rumqttd::router::routing"
             && meta.file().is_some_and(|f| f.ends_with("routing.rs"))
             && meta.line().is_some_and(|line| GONE.contains(&line));
-        !(meta.is_event() && (link_end || gone))
+        !(meta.is_event() && *meta.level() == tracing::Level::ERROR && (link_end || gone))
     })
 }
 
