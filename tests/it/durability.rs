@@ -245,6 +245,7 @@ fn publish_and_hang_up(port: u16, user: &str, topic: &str, payload: &str) {
     let text = |s: &str| [&(s.len() as u16).to_be_bytes()[..], s.as_bytes()].concat();
     let connect = [&b"\x00\x04MQTT\x04\x82\x00\x0a"[..], &text("hang-up"), &text(user)].concat();
     let publish = [text(topic), payload.as_bytes().to_vec()].concat();
+    assert!(connect.len() < 128 && publish.len() < 128, "each remaining length fits in one byte");
     let mut stream = std::net::TcpStream::connect(("127.0.0.1", port)).unwrap();
     stream.write_all(&[&[0x10, connect.len() as u8][..], &connect].concat()).unwrap();
     let mut connack = [0u8; 4];
