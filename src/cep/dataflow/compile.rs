@@ -23,15 +23,15 @@ use timely::progress::operate::FrontierInterest;
 
 use super::join::{JoinLogic, Member, group_key};
 use super::operator::{Control, Emit, stateful};
-use super::pattern::{KeyOf, PatternLogic};
+use super::pattern::PatternLogic;
 use super::program::{Program, join_query, route_hash, streams_of};
 use super::query::QueryLogic;
 use super::record::{Record, millis};
 use super::watch::Watch;
 use super::window::{Action, Merge, WindowLogic};
 use crate::cep::plan::{
-    Input, JoinPlan, NamedWindowPlan, PartitionKey, Partitioning, PatternNodeKind, PatternPlan, PlanExpr, PlanNode,
-    QueryPlan, Sink, SinkKind, StreamInput,
+    Input, JoinPlan, NamedWindowPlan, PartitionKey, Partitioning, PatternPlan, PlanExpr, PlanNode, QueryPlan, Sink,
+    SinkKind, StreamInput,
 };
 use crate::cep::reference::join::Joiner;
 use crate::cep::runtime::eval::{Scope as EvalScope, eval, holds};
@@ -309,7 +309,7 @@ impl<'s> Compiler<'s, '_> {
             Input::Join(j) => &j.driver_partition,
             _ => &q.partition,
         };
-        let keys = self.pattern_keys(partition, p);
+        let keys = self.program.pattern_keys(partition, p);
         let routes: Routes = keys.iter().map(|(id, (label, e))| (*id, (label.clone(), vec![e.clone()]))).collect();
         let mut logic = PatternLogic::new(number, Arc::new(q.clone()), p.root.clone(), keys, self.names.clone())
             .with(self.id(&q.sink.stream), self.vars.clone());
@@ -319,34 +319,6 @@ impl<'s> Compiler<'s, '_> {
         let control = Control::new(number);
         self.built.controls.push(control.clone());
         stateful(merged, by_key(routes, self.vars.clone()), "Pattern", control, logic)
-    }
-
-    /// Per stream, the expression that gives the correlation key, when the pattern is keyed: the plan found one key
-    /// for every stream, and the pattern starts with `every a=S` (so every `S` event starts an instance, and each
-    /// key's instances are independent of the others').
-    fn pattern_keys(&self, partition: &Partitioning, p: &PatternPlan) -> KeyOf {
-        let Partitioning::Key(keys) = partition else {
-            return KeyOf::default();
-        };
-        if !starts_with_every_match(&p.root) {
-            return KeyOf::default();
-        }
-        let [key] = keys.as_slice() else {
-            return KeyOf::default();
-        };
-        let mut out = KeyOf::default();
-        for input in &key.inputs {
-            let PlanExpr::Column { source, .. } = input else {
-                return KeyOf::default();
-            };
-            let stream = p.tags.iter().find(|(tag, _)| tag == source).map_or(source.as_str(), |(_, s)| s.as_str());
-            let Some(id) = self.program.id(stream) else {
-                return KeyOf::default();
-            };
-            out.insert(id, (source.to_string(), input.clone()));
-        }
-        let all = streams_of(&p.root).iter().all(|s| self.program.id(s).is_some_and(|id| out.contains_key(&id)));
-        if all { out } else { KeyOf::default() }
     }
 
     /// Every join statement looking up `lookup`, in one operator (see `join`), built where the first is met: its
@@ -471,15 +443,6 @@ fn join_members<'p>(plan: &'p crate::cep::plan::Plan, lookup: &str) -> Vec<(usiz
         join_query(&s.node).filter(|(_, j)| j.lookup.stream == lookup).map(|(q, j)| (s.number, q, j))
     };
     plan.statements.iter().filter_map(member).collect()
-}
-
-/// `every a=S ...` or `every a=S -> ...`: an instance starts at each `S` event, whatever happens to the others.
-fn starts_with_every_match(root: &crate::cep::plan::PatternNode) -> bool {
-    let first = match &root.kind {
-        PatternNodeKind::FollowedBy(steps) => steps.first(),
-        _ => Some(root),
-    };
-    matches!(first.map(|n| &n.kind), Some(PatternNodeKind::Every(inner)) if matches!(inner.kind, PatternNodeKind::Match { .. }))
 }
 
 /// The trigger-side expression a writer's condition equates with the window's key column.

@@ -4,12 +4,20 @@
 
 use std::collections::HashMap;
 
-use crate::cep::plan::{Input, JoinPlan, Plan, PlanNode, QueryPlan, SinkKind, StatementPlan};
+use super::pattern::KeyOf;
+use crate::cep::plan::{
+    Input, JoinPlan, Partitioning, PatternNodeKind, PatternPlan, Plan, PlanExpr, PlanNode, QueryPlan, SinkKind,
+    StatementPlan,
+};
 use crate::cep::reference::Reference;
 use crate::cep::reference::join::driver_streams;
 pub use crate::cep::reference::pattern::streams_of;
 use crate::cep::runtime::eval::{Scope, eval};
+use crate::cep::runtime::value::Name;
 use crate::cep::runtime::{EngineError, Row, Val};
+
+/// Per stream id, the column the feeder deals its events by ([`Program::dealing`]).
+pub type Dealing = Vec<Option<Name>>;
 
 /// Everything every worker needs to build the same dataflow.
 #[derive(Debug)]
@@ -73,6 +81,77 @@ impl Program {
                 self.intern(&a.trigger.stream);
                 self.intern(&a.window);
             }
+        }
+    }
+
+    /// Per stream, the expression that gives the correlation key, when the pattern is keyed: the plan found one key
+    /// for every stream, and the pattern starts with `every a=S` (so every `S` event starts an instance, and each
+    /// key's instances are independent of the others').
+    pub fn pattern_keys(&self, partition: &Partitioning, p: &PatternPlan) -> KeyOf {
+        let Partitioning::Key(keys) = partition else {
+            return KeyOf::default();
+        };
+        if !starts_with_every_match(&p.root) {
+            return KeyOf::default();
+        }
+        let [key] = keys.as_slice() else {
+            return KeyOf::default();
+        };
+        let mut out = KeyOf::default();
+        for input in &key.inputs {
+            let PlanExpr::Column { source, .. } = input else {
+                return KeyOf::default();
+            };
+            let stream = p.tags.iter().find(|(tag, _)| tag == source).map_or(source.as_str(), |(_, s)| s.as_str());
+            let Some(id) = self.id(stream) else {
+                return KeyOf::default();
+            };
+            out.insert(id, (source.to_string(), input.clone()));
+        }
+        let all = streams_of(&p.root).iter().all(|s| self.id(s).is_some_and(|id| out.contains_key(&id)));
+        if all { out } else { KeyOf::default() }
+    }
+
+    /// Per stream id, the column by whose value the feeder deals the stream's events to the workers (`None`: in turn):
+    /// the column the first keyed statement reading the stream exchanges its events by, followed back through
+    /// stateless statements that copy it. That exchange then finds each event on its own worker already. Any dealing
+    /// is correct, since the exchanges decide where state lives; this one saves moving the events between workers.
+    pub fn dealing(&self) -> Dealing {
+        (0..self.stream_count()).map(|id| self.deal_column(self.name(id), 0)).collect()
+    }
+
+    fn deal_column(&self, stream: &str, depth: usize) -> Option<Name> {
+        if depth > self.plan.statements.len() {
+            return None;
+        }
+        self.plan.statements.iter().find_map(|statement| {
+            let PlanNode::Query(q) = &statement.node else {
+                return None;
+            };
+            self.key_column(q, stream).or_else(|| {
+                let s = q.stateless_input().filter(|s| s.stream == stream && !s.named_window)?;
+                let column = self.deal_column(&q.sink.stream, depth + 1)?;
+                q.projection.iter().any(|p| p.name == column && p.copies(&s.label)).then_some(column)
+            })
+        })
+    }
+
+    /// The one column of `stream` by which query `q` exchanges its events, as its operator does.
+    fn key_column(&self, q: &QueryPlan, stream: &str) -> Option<Name> {
+        let column = |e: &PlanExpr| match e {
+            PlanExpr::Column { name, .. } => Some(name.clone()),
+            _ => None,
+        };
+        match (&q.input, &q.partition) {
+            (Input::Stream(s), Partitioning::Key(keys)) if s.stream == stream => match keys.as_slice() {
+                [key] => key.inputs.first().and_then(column),
+                _ => None,
+            },
+            (Input::Pattern(p), partition) => {
+                let (_, key) = self.pattern_keys(partition, p).remove(&self.id(stream)?)?;
+                column(&key)
+            }
+            _ => None,
         }
     }
 
@@ -326,11 +405,11 @@ fn shape_of(plan: &Plan) -> Plan {
 /// The hash of a partition key's values, which picks the worker: equal values (as `Val::key` sees them) hash equal.
 /// Foldhash with a fixed seed: the same on every worker (and in every process of one build), and a fraction of
 /// SipHash's cost on the short keys records are routed by.
-pub fn route_hash(values: impl Iterator<Item = Val>) -> u64 {
+pub fn route_hash<V: std::borrow::Borrow<Val>>(values: impl IntoIterator<Item = V>) -> u64 {
     use std::hash::{BuildHasher, Hasher};
     let mut hasher = foldhash::fast::FixedState::with_seed(ROUTE_SEED).build_hasher();
     for value in values {
-        hash_val(&value, &mut hasher);
+        hash_val(value.borrow(), &mut hasher);
     }
     hasher.finish()
 }
@@ -351,6 +430,15 @@ fn hash_val(value: &Val, h: &mut impl std::hash::Hasher) {
         Val::Polygon(points) => points.iter().for_each(|(x, y)| (x.to_bits(), y.to_bits()).hash(h)),
         Val::Array(items) => items.iter().for_each(|v| hash_val(v, h)),
     }
+}
+
+/// `every a=S ...` or `every a=S -> ...`: an instance starts at each `S` event, whatever happens to the others.
+fn starts_with_every_match(root: &crate::cep::plan::PatternNode) -> bool {
+    let first = match &root.kind {
+        PatternNodeKind::FollowedBy(steps) => steps.first(),
+        _ => Some(root),
+    };
+    matches!(first.map(|n| &n.kind), Some(PatternNodeKind::Every(inner)) if matches!(inner.kind, PatternNodeKind::Match { .. }))
 }
 
 #[cfg(test)]

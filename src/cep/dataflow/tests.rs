@@ -545,3 +545,24 @@ fn outer_joins_start_afresh_in_a_replacing_dataflow() {
     let program = super::Program::new(&plan(&with_first(shutters, "INSERT INTO Extra SELECT id FROM Room")));
     assert_eq!(program.expect("checks").kept_from(&previous, &[]), vec![], "the join group hands over nothing");
 }
+
+/// The column each declared stream of `config` is dealt by, by stream name.
+fn dealing_of(config: &str) -> Vec<(String, Option<String>)> {
+    let program = super::Program::new(&plan(config)).expect("checks");
+    let dealing = program.dealing();
+    (0..program.stream_count())
+        .map(|id| (program.name(id).to_owned(), dealing[id as usize].as_deref().map(str::to_owned)))
+        .collect()
+}
+
+#[test]
+fn events_are_dealt_by_the_key_their_first_keyed_statement_exchanges_them_by() {
+    let geofence = dealing_of(GEOFENCE);
+    assert!(geofence.contains(&("tracker".into(), Some("id".into()))), "through the stateless SELECT *: {geofence:?}");
+    assert!(geofence.contains(&("TrackerInside".into(), Some("id".into()))), "the pattern's key: {geofence:?}");
+    let floor = dealing_of(include_str!("../../../queries/floor-average.json"));
+    assert!(floor.contains(&("Room".into(), Some("floor".into()))), "the GROUP BY: {floor:?}");
+    // Joins are not followed: their streams are dealt in turn.
+    let shutters = dealing_of(include_str!("../../../queries/cepheus-close-shutters.json"));
+    assert!(shutters.iter().all(|(_, column)| column.is_none()), "{shutters:?}");
+}

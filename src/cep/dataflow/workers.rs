@@ -27,10 +27,10 @@ use timely::{CommunicationConfig, Config, WorkerConfig};
 
 use super::compile::{Built, compile};
 use super::operator::State;
-use super::program::Program;
+use super::program::{Dealing, Program, route_hash};
 use super::record::{Record, Stamp};
 use super::watch::Watch;
-use crate::cep::runtime::{Output, Row};
+use crate::cep::runtime::{Output, Row, Val};
 
 /// One input event for a dataflow: stream number, arrival position, row.
 pub type InputEvent = (u32, u64, Row);
@@ -99,6 +99,8 @@ struct Pool {
 struct Dispatch {
     pool: Pool,
     next_id: u64,
+    /// How each installed dataflow's events are dealt to the workers.
+    dealing: HashMap<u64, Dealing>,
 }
 
 /// The worker pool.
@@ -136,7 +138,7 @@ impl Workers {
     /// Starts `peers` worker threads.
     pub fn start(peers: usize) -> Result<Arc<Self>, String> {
         let peers = peers.max(1);
-        let dispatch = Mutex::new(Dispatch { pool: Pool::start(peers, 1)?, next_id: 0 });
+        let dispatch = Mutex::new(Dispatch { pool: Pool::start(peers, 1)?, next_id: 0, dealing: HashMap::new() });
         Ok(Arc::new(Workers { peers, dispatch }))
     }
 
@@ -153,6 +155,7 @@ impl Workers {
             program: program.clone(),
             handover: handover.clone(),
         })?;
+        dispatch.dealing.insert(id, program.dealing());
         Ok((id, report.next_timer))
     }
 
@@ -163,7 +166,7 @@ impl Workers {
         if id < dispatch.pool.first_id {
             return Err(PoolError::Lost);
         }
-        let mut shares = deal(batches, self.peers).into_iter();
+        let mut shares = deal(batches, self.peers, dispatch.dealing.get(&id)).into_iter();
         self.round(&mut dispatch, || Command::Feed { id, batches: shares.next().unwrap_or_default() })
     }
 
@@ -175,6 +178,7 @@ impl Workers {
     /// Removes a dataflow; one lost with a failed pool is gone already.
     pub fn remove(&self, id: u64) {
         let mut dispatch = self.lock();
+        dispatch.dealing.remove(&id);
         if id >= dispatch.pool.first_id {
             // A failure is logged and counted by `round`; the dataflow is gone either way.
             let _ = self.round(&mut dispatch, || Command::Remove { id });
@@ -192,7 +196,11 @@ impl Workers {
             tracing::error!(%error, "CEP workers failed; restarting them without their dataflows");
             metrics::counter!("fluxgate_cep_worker_restarts_total").increment(1);
             match Pool::start(self.peers, dispatch.next_id + 1) {
-                Ok(pool) => dispatch.pool = pool,
+                Ok(pool) => {
+                    dispatch.pool = pool;
+                    let first_id = dispatch.pool.first_id;
+                    dispatch.dealing.retain(|id, _| *id >= first_id);
+                }
                 Err(error) => tracing::error!(%error, "CEP workers did not restart; the next command tries again"),
             }
         }
@@ -205,7 +213,7 @@ impl Workers {
     /// As `feed`, but worker `culprit` panics instead of taking its share, so its peers wait for it mid-round.
     pub fn feed_with_a_panic(&self, id: u64, batches: Vec<Batch>, culprit: usize) -> Result<Report, PoolError> {
         let mut dispatch = self.lock();
-        let mut shares = deal(batches, self.peers).into_iter().enumerate();
+        let mut shares = deal(batches, self.peers, dispatch.dealing.get(&id)).into_iter().enumerate();
         self.round(&mut dispatch, || match shares.next() {
             Some((n, _)) if n == culprit => Command::Panic,
             share => Command::Feed { id, batches: share.map(|(_, b)| b).unwrap_or_default() },
@@ -213,10 +221,11 @@ impl Workers {
     }
 }
 
-/// Deals each batch's events to the workers, event `i` to worker `i % peers`, and every batch's epoch to all of
-/// them. Each worker then owns its rows, so a statement that changes its input row (`SELECT *, e AS x`) changes it
-/// in place instead of copying it.
-fn deal(batches: Vec<Batch>, peers: usize) -> Vec<Vec<Batch>> {
+/// Deals each batch's events to the workers, and every batch's epoch to all of them: an event of a stream with a
+/// dealing column to the worker its key's exchange sends it to (the hash of the column's value, as timely's exchange
+/// takes it), any other event `i` to worker `i % peers`. Each worker then owns its rows, so a statement that changes
+/// its input row (`SELECT *, e AS x`) changes it in place instead of copying it.
+fn deal(batches: Vec<Batch>, peers: usize, dealing: Option<&Dealing>) -> Vec<Vec<Batch>> {
     if peers == 1 {
         return vec![batches];
     }
@@ -225,7 +234,12 @@ fn deal(batches: Vec<Batch>, peers: usize) -> Vec<Vec<Batch>> {
         let mut parts: Vec<Vec<InputEvent>> =
             (0..peers).map(|_| Vec::with_capacity(events.len() / peers + 1)).collect();
         for (i, event) in events.into_iter().enumerate() {
-            parts[i % peers].push(event);
+            let (stream, _, row) = &event;
+            let worker = match dealing.and_then(|d| d.get(*stream as usize)).and_then(Option::as_ref) {
+                Some(column) => (route_hash([row.get(column).unwrap_or(&Val::Null)]) % peers as u64) as usize,
+                None => i % peers,
+            };
+            parts[worker].push(event);
         }
         for (share, part) in shares.iter_mut().zip(parts) {
             share.push((epoch, part));
