@@ -280,8 +280,9 @@ fn round(pool: &Pool, mut command: impl FnMut() -> Command) -> Reply {
 /// How long a worker waiting for its next command, or the feeder waiting for the workers' replies, keeps yielding its
 /// core before it sleeps. A round is often followed at once by the next (the feeder runs one per millisecond of
 /// events, and replies come a few microseconds after the command), and waking a sleeping thread took about 100 µs on
-/// the development VMs (`perf sched`): `bench floor` ran 2.5–3x the events per second on 1 worker and 1.3x on 2 with
-/// this wait (`benches/results/cep.md`). Yielding leaves the core to any other thread that has work.
+/// the development VMs (`perf sched`): with this wait `bench floor` ran about 4x the events per second on 1 worker, and
+/// on 2 workers it was faster in 3 of 5 pairs of runs, slower in 2 (`benches/results/cep.md`). Yielding, rather than
+/// spinning, leaves the core to any other thread that has work.
 const YIELD_BEFORE_SLEEP: Duration = Duration::from_micros(50);
 
 /// The next message, yielding for [`YIELD_BEFORE_SLEEP`] before blocking; `None` once the senders are gone.
