@@ -24,7 +24,7 @@ use timely::progress::operate::FrontierInterest;
 use super::join::{JoinLogic, Member, group_key};
 use super::operator::{Control, Emit, stateful};
 use super::pattern::PatternLogic;
-use super::program::{Program, join_query, route_hash, streams_of};
+use super::program::{Program, join_query, route_hash, stream_key, streams_of};
 use super::query::QueryLogic;
 use super::record::{Record, millis};
 use super::watch::Watch;
@@ -461,8 +461,7 @@ fn merge_lookup(partition: &Partitioning, window_key: &PlanExpr) -> Option<PlanE
 
 /// Routes for one input stream keyed by the plan's partition keys.
 fn keyed(id: u32, label: &str, keys: &[PartitionKey]) -> Routes {
-    let exprs = keys.iter().filter_map(|k| k.inputs.first().cloned()).collect();
-    Routes::from([(id, (label.to_owned(), exprs))])
+    Routes::from([(id, (label.to_owned(), stream_key(keys)))])
 }
 
 /// Collects the rows of an output stream that later statements read too.

@@ -6,8 +6,8 @@ use std::collections::HashMap;
 
 use super::pattern::KeyOf;
 use crate::cep::plan::{
-    Input, JoinPlan, Partitioning, PatternNodeKind, PatternPlan, Plan, PlanExpr, PlanNode, QueryPlan, SinkKind,
-    StatementPlan,
+    Input, JoinPlan, PartitionKey, Partitioning, PatternNodeKind, PatternPlan, Plan, PlanExpr, PlanNode, QueryPlan,
+    SinkKind, StatementPlan,
 };
 use crate::cep::reference::Reference;
 use crate::cep::reference::join::driver_streams;
@@ -143,8 +143,8 @@ impl Program {
             _ => None,
         };
         match (&q.input, &q.partition) {
-            (Input::Stream(s), Partitioning::Key(keys)) if s.stream == stream => match keys.as_slice() {
-                [key] => key.inputs.first().and_then(column),
+            (Input::Stream(s), Partitioning::Key(keys)) if s.stream == stream => match stream_key(keys).as_slice() {
+                [key] => column(key),
                 _ => None,
             },
             (Input::Pattern(p), partition) => {
@@ -430,6 +430,11 @@ fn hash_val(value: &Val, h: &mut impl std::hash::Hasher) {
         Val::Polygon(points) => points.iter().for_each(|(x, y)| (x.to_bits(), y.to_bits()).hash(h)),
         Val::Array(items) => items.iter().for_each(|v| hash_val(v, h)),
     }
+}
+
+/// The expressions a query over one stream exchanges its events by: each partition key as that stream sees it.
+pub fn stream_key(keys: &[PartitionKey]) -> Vec<PlanExpr> {
+    keys.iter().filter_map(|k| k.inputs.first().cloned()).collect()
 }
 
 /// `every a=S ...` or `every a=S -> ...`: an instance starts at each `S` event, whatever happens to the others.
