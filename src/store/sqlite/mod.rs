@@ -180,9 +180,19 @@ impl SqliteStore {
     }
 }
 
+/// Page size of a new database file. An update rewrites one whole page of its entity's row into the WAL (and the
+/// checkpoint copies it back), so pages near the size of an entity row write a quarter of what SQLite's default 4 KiB
+/// does: `bench broker` ran 15 % faster (`benches/results/broker.md`). Rows larger than a page spill into overflow
+/// pages. A file created with another page size keeps it: SQLite ignores the pragma once the file has tables.
+const PAGE_SIZE: i64 = 1024;
+
+/// WAL size at which a commit checkpoints by itself, in bytes.
+const AUTOCHECKPOINT_BYTES: i64 = 40 << 20;
+
 fn open_writer(path: &Path, synchronous: Synchronous) -> Result<Connection, StoreError> {
     let conn = Connection::open(path)?;
     conn.busy_timeout(std::time::Duration::from_secs(5))?;
+    conn.pragma_update(None, "page_size", PAGE_SIZE)?;
     conn.pragma_update(None, "journal_mode", "WAL")?;
     conn.pragma_update(None, "synchronous", synchronous.pragma())?;
     conn.pragma_update(None, "foreign_keys", "ON")?;
@@ -192,7 +202,8 @@ fn open_writer(path: &Path, synchronous: Synchronous) -> Result<Connection, Stor
     conn.pragma_update(None, "cache_size", -65_536)?;
     // Checkpoint every ~40 MB of WAL instead of 4 MB: pages rewritten by many commits are copied back once. After
     // small commits the checkpoint thread has copied them by then, so this one mostly restarts the WAL (`checkpoint`).
-    conn.pragma_update(None, "wal_autocheckpoint", 10_000)?;
+    let page_size: i64 = conn.query_row("PRAGMA page_size", [], |r| r.get(0))?;
+    conn.pragma_update(None, "wal_autocheckpoint", AUTOCHECKPOINT_BYTES / page_size)?;
     conn.set_prepared_statement_cache_capacity(64);
     Ok(conn)
 }
@@ -338,5 +349,45 @@ impl HistoryStore for SqliteStore {
 
     fn purge_before(&self, cutoff: Millis) -> Reply<u64> {
         history::submit_purge(&self.writer, &self.history, cutoff)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::auth::TokenHash;
+    use crate::clock::WallClock;
+    use crate::store::ServiceStore;
+
+    fn open(dir: &Path) -> SqliteStore {
+        let options = SqliteOptions { data_dir: dir.to_owned(), readers: 1, synchronous: Synchronous::Normal };
+        SqliteStore::open(&options, Arc::new(WallClock)).unwrap()
+    }
+
+    fn page_size(dir: &Path) -> i64 {
+        let conn = Connection::open(dir.join(DB_FILE)).unwrap();
+        conn.query_row("PRAGMA page_size", [], |r| r.get(0)).unwrap()
+    }
+
+    /// Opens the store, adds a service and reopens it: the service is there.
+    async fn write_and_reopen(dir: &Path) {
+        let store = open(dir);
+        store.add_service(Tenant::parse("pages").unwrap(), TokenHash::of("t")).await.unwrap();
+        drop(store);
+        assert_eq!(open(dir).service_count().await.unwrap(), 1);
+    }
+
+    #[tokio::test]
+    async fn a_new_database_gets_small_pages_and_an_existing_one_keeps_its_own() {
+        let fresh = tempfile::tempdir().unwrap();
+        write_and_reopen(fresh.path()).await;
+        assert_eq!(page_size(fresh.path()), PAGE_SIZE);
+
+        let older = tempfile::tempdir().unwrap();
+        let conn = Connection::open(older.path().join(DB_FILE)).unwrap();
+        conn.execute_batch("PRAGMA page_size = 4096; PRAGMA journal_mode = WAL; CREATE TABLE kept (x);").unwrap();
+        drop(conn);
+        write_and_reopen(older.path()).await;
+        assert_eq!(page_size(older.path()), 4096);
     }
 }
