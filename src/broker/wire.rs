@@ -154,12 +154,12 @@ fn parse_error_details(error: &serde_json::Error) -> String {
 
 impl AttributeIn {
     /// The domain form of a written attribute; values normalized to v1 strings.
-    pub fn to_write(&self) -> AttrWrite {
+    pub fn into_write(self) -> AttrWrite {
         AttrWrite {
-            name: self.name.clone(),
-            attr_type: self.attr_type.clone(),
-            value: self.value.clone().map(model::normalize_value),
-            metadatas: self.metadatas.iter().map(MetadataIn::to_domain).collect(),
+            name: self.name,
+            attr_type: self.attr_type,
+            value: self.value.map(model::normalize_value),
+            metadatas: self.metadatas.into_iter().map(MetadataIn::into_domain).collect(),
         }
     }
 
@@ -173,9 +173,9 @@ impl AttributeIn {
 }
 
 impl MetadataIn {
-    fn to_domain(&self) -> (String, Metadata) {
-        let value = self.value.clone().map(model::normalize_value).unwrap_or(Value::String(String::new()));
-        (self.name.clone(), Metadata { metadata_type: self.metadata_type.clone().unwrap_or_default(), value })
+    fn into_domain(self) -> (String, Metadata) {
+        let value = self.value.map(model::normalize_value).unwrap_or(Value::String(String::new()));
+        (self.name, Metadata { metadata_type: self.metadata_type.unwrap_or_default(), value })
     }
 
     fn has_forbidden_chars(&self) -> bool {

@@ -12,10 +12,10 @@ use super::super::error::NgsiError;
 use super::super::model::{Entity, EntityId};
 use super::super::query::{EntityFilter, IdMatch};
 use super::super::status::{Code, Status};
-use super::super::update::{ElementWrite, UpdateAction};
+use super::super::update::UpdateAction;
 use super::super::wire::{self, AttributeValueBody, AttributesBody, ContextElementIn, ContextElementOut};
 use super::query::Paging;
-use super::update::{check_element, echo, to_write, write};
+use super::update::{Echo, check_element, to_write, write};
 use crate::app::AppState;
 use crate::caller::Caller;
 
@@ -119,8 +119,9 @@ pub async fn append(
     if target.id.is_empty() {
         return Err(NgsiError::bad_request("empty entityId:id"));
     }
-    let (element, result) = write_one(state, caller, &target, request.attributes, UpdateAction::Append).await?;
-    let responses: Vec<Value> = echo(&element, &result)
+    let (echo, result) = write_one(state, caller, &target, request.attributes, UpdateAction::Append).await?;
+    let responses: Vec<Value> = echo
+        .respond(&result)
         .into_iter()
         .map(|r| json!({ "attributes": r.context_element.attributes, "statusCode": r.status_code }))
         .collect();
@@ -131,13 +132,14 @@ pub async fn append(
 /// `PUT /contextEntities/{id}`: UPDATE.
 pub async fn update(state: &AppState, caller: &Caller, target: &Target, body: &[u8]) -> Result<Value, NgsiError> {
     let request: AttributesBody = wire::parse_body(body)?;
-    let (element, result) = write_one(state, caller, target, request.attributes, UpdateAction::Update).await?;
+    let (echo, result) = write_one(state, caller, target, request.attributes, UpdateAction::Update).await?;
     if result.parts.iter().all(|p| p.status.code == "404")
-        && result.parts.iter().all(|p| p.attrs.len() == element.attributes.len())
+        && result.parts.iter().all(|p| p.attrs.len() == echo.attribute_count())
     {
         return Err(NgsiError::body(Code::NotFound, target.id.clone()));
     }
-    let responses: Vec<Value> = echo(&element, &result)
+    let responses: Vec<Value> = echo
+        .respond(&result)
         .into_iter()
         .map(|r| json!({ "attributes": r.context_element.attributes, "statusCode": r.status_code }))
         .collect();
@@ -190,15 +192,16 @@ async fn write_one(
     target: &Target,
     attributes: Vec<wire::AttributeIn>,
     action: UpdateAction,
-) -> Result<(ElementWrite, crate::store::ElementResult), NgsiError> {
+) -> Result<(Echo, crate::store::ElementResult), NgsiError> {
     let element = target.element(attributes);
     check_element(&element)?;
     let path = caller.write_path()?;
-    let write_el = to_write(&element);
-    let outcome = write(state, caller, path, action, vec![write_el.clone()]).await?;
+    let write_el = to_write(element);
+    let echo = Echo::of(&write_el);
+    let outcome = write(state, caller, path, action, vec![write_el]).await?;
     let result = outcome.results.into_iter().next().ok_or_else(|| NgsiError::body(Code::Internal, "no result"))?;
     if let Some(conflict) = result.parts.iter().find(|p| p.status.code == "409") {
         return Err(NgsiError { status: conflict.status.clone(), transport: None });
     }
-    Ok((write_el, result))
+    Ok((echo, result))
 }

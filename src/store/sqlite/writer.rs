@@ -171,17 +171,20 @@ fn run_all(
     outcome
 }
 
+/// The savepoint statements are taken from the cache once per batch, not once per job.
 fn run_jobs(tx: &Tx<'_>, batch: &mut [Box<dyn WriteJob>]) -> Result<Vec<Result<(), StoreError>>, StoreError> {
     let conn = tx.conn;
+    let mut savepoint = conn.prepare_cached("SAVEPOINT job")?;
+    let mut release = conn.prepare_cached("RELEASE job")?;
     let mut results = Vec::with_capacity(batch.len());
     for job in batch.iter_mut() {
-        conn.prepare_cached("SAVEPOINT job")?.execute([])?;
+        savepoint.execute([])?;
         let result = job.run(tx);
         if result.is_err() {
             tx.cache().clear();
             conn.prepare_cached("ROLLBACK TO job")?.execute([])?;
         }
-        conn.prepare_cached("RELEASE job")?.execute([])?;
+        release.execute([])?;
         results.push(result);
     }
     Ok(results)
