@@ -171,7 +171,7 @@ fn run_all(
     outcome
 }
 
-/// The savepoint statements are taken from the cache once per batch, not once per job.
+/// Runs each job in its own savepoint, taking the savepoint statements from the cache once per batch, not per job.
 fn run_jobs(tx: &Tx<'_>, batch: &mut [Box<dyn WriteJob>]) -> Result<Vec<Result<(), StoreError>>, StoreError> {
     let conn = tx.conn;
     let mut savepoint = conn.prepare_cached("SAVEPOINT job")?;
