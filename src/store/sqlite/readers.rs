@@ -57,9 +57,16 @@ impl Readers {
     }
 }
 
+/// Page cache of each reader connection, in KiB (SQLite's default is 2,000). A connection's cache is dropped when
+/// another one has committed since its last read, so this serves queries between writes: with the store's 1 KiB pages
+/// a scan of 10,000 entities read them again from the OS for every query with the default (`benches/results/
+/// broker.md`).
+const CACHE_KIB: i64 = 16 * 1024;
+
 fn open_reader(path: &Path, attached: &[(&str, &Path)]) -> Result<Connection, StoreError> {
     let conn = Connection::open_with_flags(path, OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX)?;
     conn.busy_timeout(std::time::Duration::from_secs(5))?;
+    conn.pragma_update(None, "cache_size", -CACHE_KIB)?;
     for (schema, file) in attached {
         super::attach(&conn, schema, file)?;
     }
