@@ -183,8 +183,8 @@ impl SqliteStore {
 /// Page size of a new database file. An update rewrites one whole page of its entity's row into the WAL (and the
 /// checkpoint copies it back), so pages near the size of an entity row write a quarter of what SQLite's default 4 KiB
 /// does: `bench broker` ran 15 % faster (`benches/results/broker.md`). The price is on scans, which visit four times
-/// as many pages: a query reading 10,000 entities took about 10 % longer. Rows larger than a page spill into overflow
-/// pages. A file created with another page size keeps it: SQLite ignores the pragma once the file has tables.
+/// as many pages: a query reading 10,000 entities took about 10 % longer, unless it finds them in its reader's page
+/// cache (`readers::CACHE_KIB`). Rows larger than a page spill into overflow pages. A file created with another page size keeps it: SQLite ignores the pragma once the file has tables.
 const PAGE_SIZE: i64 = 1024;
 
 /// WAL size at which a commit checkpoints by itself, in bytes.
