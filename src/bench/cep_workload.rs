@@ -9,7 +9,7 @@
 //! Events are compact ([`Event`]) so that the plain baseline pays nothing for the engine's dynamic rows; the engine
 //! side converts each one to the [`Row`] ingest would have built ([`Generator::row`]).
 
-use crate::cep::runtime::props::Props;
+use crate::cep::runtime::props::{Entries, Props};
 use crate::cep::runtime::value::Name;
 use crate::cep::runtime::{Row, Val};
 
@@ -142,7 +142,7 @@ impl Generator {
     /// Ingest shares a route's property names between its rows, and so does this.
     pub fn row(&self, event: &Event) -> Row {
         let name = |i: usize| self.names[i].clone();
-        let mut props = Vec::with_capacity(self.names.len() + self.room);
+        let mut props = Entries::with_capacity(self.names.len() + self.room);
         props.push((name(0), Val::String(self.ids[event.key as usize].as_str().into())));
         match self.scenario {
             Scenario::Geofence => props.extend([

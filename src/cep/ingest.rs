@@ -8,7 +8,7 @@ use serde_json::Value;
 use thiserror::Error;
 
 use super::config::{CepConfig, EventTypeIn};
-use super::runtime::props::Props;
+use super::runtime::props::{Entries, Props};
 use super::runtime::value::Name;
 use super::runtime::{Row, Val};
 
@@ -104,7 +104,7 @@ pub fn to_event(routes: &[Route], element: &ElementIn) -> Result<(String, Row), 
         .find(|r| r.accepts(&element.id))
         .ok_or_else(|| IngestError::IdMismatch { id: element.id.clone(), entity_type: element.entity_type.clone() })?;
     let count = route.names.iter().map(|(_, metas)| 1 + metas.len()).sum::<usize>() + 1;
-    let mut props = Vec::with_capacity(count + route.room);
+    let mut props = Entries::with_capacity(count + route.room);
     for (attribute, (name, meta_names)) in route.declaration.attributes.iter().zip(&route.names) {
         let given = element.attributes.iter().find(|(name, _, _)| *name == attribute.name);
         for (meta, property) in attribute.metadata.iter().zip(meta_names) {

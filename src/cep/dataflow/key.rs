@@ -1,17 +1,16 @@
 //! The key an operator files per-key state under: a pattern's automata, a query's groups, a named window's rows.
-//! A text value is its own key, shared with the value rather than formatted, which is the common case (ids, floors);
+//! A text value is its own key, taken from the value rather than formatted, which is the common case (ids, floors);
 //! any other value, a text starting with [`MARK`], and several values are [`MARK`] followed by their stable text forms
 //! ([`Val::key`]). So two keys are equal exactly when the values' text forms are, and reading a text key allocates
 //! nothing.
 
-use std::sync::Arc;
-
 use crate::cep::plan::PlanExpr;
 use crate::cep::runtime::Val;
 use crate::cep::runtime::eval::{Scope, eval};
+use crate::cep::runtime::value::Text;
 
 /// A state key.
-pub type Key = Arc<str>;
+pub type Key = Text;
 
 /// What starts a key that is not a text value as it is.
 const MARK: char = '\0';
@@ -65,8 +64,11 @@ mod tests {
     }
 
     #[test]
-    fn a_text_key_shares_the_value() {
-        let text: Arc<str> = "Tracker1".into();
-        assert!(Arc::ptr_eq(&of(Val::String(text.clone())), &text));
+    fn a_text_key_is_the_value_and_a_long_one_shares_its_text() {
+        let short = Text::from("Tracker1");
+        assert_eq!(of(Val::String(short.clone())), short);
+        let long = Text::from("urn:ngsi-ld:Tracker:0000000001");
+        assert!(long.is_heap_allocated());
+        assert_eq!(of(Val::String(long.clone())).as_ptr(), long.as_ptr(), "no copy of the text");
     }
 }

@@ -19,7 +19,7 @@ use slab::Slab;
 use smallvec::SmallVec;
 
 use super::aggregate::Accumulators;
-use super::key;
+use super::key::{self, Key};
 use super::operator::{Emit, Logic, State};
 use super::record::{Record, Stamp, millis, timer_epoch};
 use crate::cep::plan::{AggregationKind, PlanExpr, QueryPlan, StreamInput, WindowSpec};
@@ -47,9 +47,9 @@ enum View {
     /// Each row leaves `millis` after it arrived.
     Time { millis: i64, queue: VecDeque<(u64, usize)> },
     /// The last `count` rows per view key (one key when not grouped).
-    Length { count: usize, queues: HashMap<Arc<str>, VecDeque<usize>, RandomState> },
+    Length { count: usize, queues: HashMap<Key, VecDeque<usize>, RandomState> },
     /// The last row per view key.
-    Last { current: HashMap<Arc<str>, usize, RandomState> },
+    Last { current: HashMap<Key, usize, RandomState> },
 }
 
 impl View {
@@ -67,7 +67,7 @@ impl View {
 #[derive(Debug)]
 struct Group {
     /// Its key in the index.
-    key: Arc<str>,
+    key: Key,
     entries: usize,
     /// Whether the group is listed in `changed` since the last output tick.
     changed: bool,
@@ -85,7 +85,7 @@ pub struct QueryLogic {
     sink: u32,
     vars: Arc<Row>,
     /// The key of the one group of an unkeyed query or view, shared by all its entries.
-    empty: Arc<str>,
+    empty: Key,
     state: QueryState,
 }
 
@@ -96,7 +96,7 @@ struct QueryState {
     view: View,
     /// The slot of each group by key. Hashed with foldhash (seeded per map), as are the view's maps: cheaper than
     /// SipHash on short keys.
-    index: HashMap<Arc<str>, usize, RandomState>,
+    index: HashMap<Key, usize, RandomState>,
     /// The groups by slot: an entry names its own.
     groups: Slab<Group>,
     /// The view's entries, dense and indexed by their id (freed ids are reused), so a long window is one array.
@@ -105,7 +105,7 @@ struct QueryState {
     /// listed once while its group lives (a slot whose group ended and was reused may be listed twice): marking one
     /// is a flag test, not a search of a set.
     changed: Vec<usize>,
-    held: BTreeMap<Arc<str>, Row>,
+    held: BTreeMap<Key, Row>,
     /// The next output tick, and when and by what position the clock was set (for stamps).
     tick: Option<(u64, (u64, u64))>,
     ticks: u64,
@@ -129,7 +129,7 @@ impl QueryState {
 impl QueryLogic {
     pub fn new(statement: usize, plan: Arc<QueryPlan>, input: StreamInput, ids: (u32, u32), vars: Arc<Row>) -> Self {
         let state = QueryState::new(input.window.as_ref());
-        QueryLogic { statement, plan, input, stream: ids.0, sink: ids.1, vars, empty: Arc::from(""), state }
+        QueryLogic { statement, plan, input, stream: ids.0, sink: ids.1, vars, empty: Key::default(), state }
     }
 
     fn every(&self) -> Option<i64> {
@@ -160,7 +160,7 @@ impl QueryLogic {
 
     /// Puts the row in the view and then in its group (made if the displaced rows left none), dropping what it
     /// displaces; answers the group's slot.
-    fn enter(&mut self, epoch: u64, row: &Row, group: Arc<str>, counts: bool) -> usize {
+    fn enter(&mut self, epoch: u64, row: &Row, group: Key, counts: bool) -> usize {
         let view_key = self.view_key(row);
         let args = match &self.plan.aggregation {
             Some(a) => a.aggregates.iter().map(|c| self.arg(c.arg.as_ref(), row)).collect(),
@@ -185,8 +185,8 @@ impl QueryLogic {
         slot
     }
 
-    /// The key of the group of the event in `scope` ([`key::of_all`]); a text key shares the value's text.
-    fn group_key(&self, exprs: &[PlanExpr], scope: &Scope<'_>) -> Arc<str> {
+    /// The key of the group of the event in `scope` ([`key::of_all`]); a text key is the value itself, not formatted.
+    fn group_key(&self, exprs: &[PlanExpr], scope: &Scope<'_>) -> Key {
         match exprs {
             [] => self.empty.clone(),
             exprs => key::of_all(exprs, scope),
@@ -195,7 +195,7 @@ impl QueryLogic {
 
     /// The key of the row's place in a keyed view: by [`key::of_all`] for `std:unique`, so a text key is not
     /// formatted; a grouped view's composite key as the reference evaluator forms it; the empty key otherwise.
-    fn view_key(&self, row: &Row) -> Arc<str> {
+    fn view_key(&self, row: &Row) -> Key {
         let label = self.input.label.as_str();
         match self.input.window.as_ref() {
             Some(WindowSpec::Unique { keys }) if !keys.is_empty() => {
@@ -212,7 +212,7 @@ impl QueryLogic {
     }
 
     /// Records entry `id` in the view; answers the entries it pushes out.
-    fn displace(&mut self, epoch: u64, id: usize, key: &Arc<str>) -> Vec<usize> {
+    fn displace(&mut self, epoch: u64, id: usize, key: &Key) -> Vec<usize> {
         match &mut self.state.view {
             View::All => Vec::new(),
             View::Time { millis, queue } => {
@@ -288,7 +288,7 @@ impl QueryLogic {
         }
     }
 
-    fn emit_or_hold(&mut self, group: Arc<str>, row: Row) -> Vec<Row> {
+    fn emit_or_hold(&mut self, group: Key, row: Row) -> Vec<Row> {
         if self.plan.output.is_none() {
             return vec![row];
         }
@@ -364,7 +364,7 @@ impl QueryLogic {
         changed.dedup();
         // The groups still marked, in key order; a slot listed for a group that ended may hold an unmarked one.
         let groups = &self.state.groups;
-        let mut due: Vec<(Arc<str>, usize)> = changed
+        let mut due: Vec<(Key, usize)> = changed
             .into_iter()
             .filter_map(|s| groups.get(s).filter(|g| g.changed).map(|g| (g.key.clone(), s)))
             .collect();
@@ -382,7 +382,7 @@ impl QueryLogic {
 }
 
 impl Group {
-    fn new(key: Arc<str>) -> Self {
+    fn new(key: Key) -> Self {
         Group { key, entries: 0, changed: false, acc: None, last_event: None }
     }
 }

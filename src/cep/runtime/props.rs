@@ -1,5 +1,7 @@
 //! The properties of an event: a short vector of (name, value) pairs kept sorted by name, so a row iterates in name
-//! order as a `BTreeMap` would, but is one allocation, and copying it shares the names instead of allocating each.
+//! order as a `BTreeMap` would, and copying it shares the names instead of allocating each. Up to [`INLINE`]
+//! properties are held inline, so a row (an `Arc` of its properties) is one allocation; rows are built by ingest and
+//! freed by the workers, and every allocation freed on another thread than its own takes the allocator's slow path.
 //! An event has a handful of properties, so a lookup scans them and compares lengths, then addresses (an interned name
 //! is one copy), then bytes; that is cheaper than a tree search whose every step compares bytes.
 
@@ -7,16 +9,24 @@ use std::fmt;
 
 use serde::de::{MapAccess, Visitor};
 use serde::ser::SerializeMap;
+use smallvec::SmallVec;
 
 use super::value::Val;
 
 pub use super::name::Name;
 use super::name::same_text;
 
+/// How many properties a row holds without a second allocation: the seed's events have four to seven, and the
+/// statements add a column or two.
+pub const INLINE: usize = 8;
+
+/// The (name, value) pairs of a row, as [`Props`] keeps them.
+pub type Entries = SmallVec<[(Name, Val); INLINE]>;
+
 /// Properties by name, sorted by name, each name once.
 #[derive(Clone, Default, PartialEq)]
 pub struct Props {
-    entries: Vec<(Name, Val)>,
+    entries: Entries,
 }
 
 impl Props {
@@ -64,6 +74,12 @@ impl Props {
         self.entries.reserve_exact(extra);
     }
 
+    /// Whether the properties are held inline, with no allocation of their own.
+    #[cfg(test)]
+    pub fn is_inline(&self) -> bool {
+        !self.entries.spilled()
+    }
+
     /// How many properties fit before the vector grows.
     #[cfg(test)]
     pub fn spare(&self) -> usize {
@@ -72,8 +88,8 @@ impl Props {
 
     /// A copy with room for `extra` more properties.
     pub fn with_room(&self, extra: usize) -> Props {
-        let mut entries = Vec::with_capacity(self.entries.len() + extra);
-        entries.extend_from_slice(&self.entries);
+        let mut entries = Entries::with_capacity(self.entries.len() + extra);
+        entries.extend(self.entries.iter().cloned());
         Props { entries }
     }
 
@@ -121,13 +137,13 @@ impl std::ops::Index<&str> for Props {
 impl<K: Into<Name>> FromIterator<(K, Val)> for Props {
     /// As a map is built: a name given twice keeps its last value.
     fn from_iter<I: IntoIterator<Item = (K, Val)>>(iter: I) -> Self {
-        Props::from(iter.into_iter().map(|(k, v)| (k.into(), v)).collect::<Vec<_>>())
+        Props::from(iter.into_iter().map(|(k, v)| (k.into(), v)).collect::<Entries>())
     }
 }
 
-impl From<Vec<(Name, Val)>> for Props {
+impl From<Entries> for Props {
     /// As `collect`, in the vector given: its spare capacity stays, as room for properties added later.
-    fn from(mut entries: Vec<(Name, Val)>) -> Self {
+    fn from(mut entries: Entries) -> Self {
         // Stable: equal names stay in the order given, so the last one given is the one kept.
         entries.sort_by(|(a, _), (b, _)| a.cmp(b));
         entries.reverse();
@@ -153,7 +169,7 @@ impl<K: Into<Name> + AsRef<str>> Extend<(K, Val)> for Props {
 
 impl IntoIterator for Props {
     type Item = (Name, Val);
-    type IntoIter = std::vec::IntoIter<(Name, Val)>;
+    type IntoIter = smallvec::IntoIter<[(Name, Val); INLINE]>;
 
     fn into_iter(self) -> Self::IntoIter {
         self.entries.into_iter()
@@ -188,7 +204,7 @@ impl<'de> serde::Deserialize<'de> for Props {
             }
 
             fn visit_map<A: MapAccess<'de>>(self, mut access: A) -> Result<Props, A::Error> {
-                let mut pairs = Vec::with_capacity(access.size_hint().unwrap_or(0));
+                let mut pairs: SmallVec<[(String, Val); INLINE]> = SmallVec::new();
                 while let Some((k, v)) = access.next_entry::<String, Val>()? {
                     pairs.push((k, v));
                 }
@@ -224,6 +240,14 @@ mod tests {
         assert_eq!(pairs, [("a", &Val::Int(3)), ("m", &Val::Int(4)), ("z", &Val::Int(2))]);
         assert_eq!(props.remove("m"), Some(Val::Int(4)));
         assert_eq!((props.len(), props.get("m"), props.contains_key("z")), (2, None, true));
+    }
+
+    #[test]
+    fn up_to_inline_properties_need_no_allocation_of_their_own() {
+        let names: Vec<String> = (0..=INLINE).map(|i| format!("p{i}")).collect();
+        let props = |n: usize| names[..n].iter().map(|k| (k.as_str(), Val::Int(1))).collect::<Props>();
+        assert!(props(INLINE).is_inline());
+        assert!(!props(INLINE + 1).is_inline());
     }
 
     #[test]

@@ -11,6 +11,10 @@ use chrono::{DateTime, SecondsFormat, Utc};
 pub use super::props::{Name, Props};
 use crate::cep::plan::Value;
 
+/// A text value. Up to 23 bytes (ids, floors, units) it is held inline, so a row built on one thread and dropped on
+/// another frees no separate allocation for it, and a copy writes no reference count; a longer text is shared.
+pub type Text = smol_str::SmolStr;
+
 /// One property value of an event.
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub enum Val {
@@ -18,15 +22,15 @@ pub enum Val {
     Bool(bool),
     Int(i64),
     Double(f64),
-    /// Shared: copying a value between rows, bindings and outputs does not copy the text.
-    String(Arc<str>),
+    /// Copying a value between rows, bindings and outputs copies no text on the heap: see [`Text`].
+    String(Text),
     /// Epoch milliseconds, UTC.
     Date(i64),
     /// `x` is the first coordinate (latitude by convention), as written.
     Point(f64, f64),
     /// A closed ring of points, shared: a configuration's fence is read by every event that tests it.
     Polygon(Arc<[(f64, f64)]>),
-    Array(Vec<Val>),
+    Array(Box<[Val]>),
 }
 
 /// An event: properties by name, shared. A row is copied from statement to statement, into pattern bindings, windows
@@ -84,7 +88,7 @@ impl<K: Into<Name>> FromIterator<(K, Val)> for Row {
 
 impl IntoIterator for Row {
     type Item = (Name, Val);
-    type IntoIter = std::vec::IntoIter<(Name, Val)>;
+    type IntoIter = <Props as IntoIterator>::IntoIter;
 
     fn into_iter(self) -> Self::IntoIter {
         Arc::unwrap_or_clone(self.0).into_iter()
@@ -195,5 +199,11 @@ mod tests {
         assert_eq!(Val::Null.equals(&Val::Int(1)), None);
         assert_eq!(Val::Int(2).equals(&Val::Double(2.0)), Some(true));
         assert_eq!(Val::String("a".into()).compare(&Val::String("b".into())), Some(Ordering::Less));
+    }
+
+    /// Rows hold their values inline (`Props`), so a value's size is paid by every property of every row.
+    #[test]
+    fn a_value_is_three_words() {
+        assert_eq!(size_of::<Val>(), 24);
     }
 }
