@@ -3,6 +3,7 @@
 //! Nulls propagate as in SQL and Esper; an expression never fails at run time (a mismatch reads as null), since
 //! the planner already checked every type. Geometry is planar, and `contains` is strict.
 
+use std::borrow::Cow;
 use std::cmp::Ordering;
 
 use smallvec::SmallVec;
@@ -30,11 +31,12 @@ impl<'a> Scope<'a> {
         Scope { pinned, ..self }
     }
 
-    fn column(&self, source: &str, name: &str) -> Val {
+    /// The value of column `name` of the row labelled `source`, if there is one.
+    fn column(&self, source: &str, name: &str) -> Option<&'a Val> {
         if let Some((_, _, value)) = self.pinned.iter().find(|(s, n, _)| same_text(s, source) && same_text(n, name)) {
-            return (*value).clone();
+            return Some(value);
         }
-        self.row(source).and_then(|r| r.get(name)).cloned().unwrap_or(Val::Null)
+        self.row(source).and_then(|r| r.get(name))
     }
 
     fn row(&self, label: &str) -> Option<&'a Row> {
@@ -46,7 +48,7 @@ impl<'a> Scope<'a> {
 pub fn eval(e: &PlanExpr, scope: &Scope<'_>) -> Val {
     match e {
         PlanExpr::Literal(v) => v.into(),
-        PlanExpr::Column { source, name, .. } => scope.column(source, name),
+        PlanExpr::Column { source, name, .. } => scope.column(source, name).cloned().unwrap_or(Val::Null),
         // A whole row is only ever tested with `is null`: any non-null marker will do.
         PlanExpr::Row(label) => scope.row(label).map_or(Val::Null, |_| Val::Bool(true)),
         PlanExpr::Variable { name, .. } => scope.vars.get(name).cloned().unwrap_or(Val::Null),
@@ -58,7 +60,7 @@ pub fn eval(e: &PlanExpr, scope: &Scope<'_>) -> Val {
             Val::Double(x) => Val::Double(-x),
             _ => Val::Null,
         },
-        PlanExpr::IsNull { operand, negated } => Val::Bool(eval(operand, scope).is_null() != *negated),
+        PlanExpr::IsNull { operand: e, negated } => Val::Bool(operand(e, scope).is_null() != *negated),
         PlanExpr::InList { operand, list, negated } => in_list(operand, list, *negated, scope),
         PlanExpr::Between { operand, low, high, negated } => between(operand, low, high, *negated, scope),
         PlanExpr::Like { operand, pattern, negated } => like(eval(operand, scope), eval(pattern, scope), *negated),
@@ -69,6 +71,19 @@ pub fn eval(e: &PlanExpr, scope: &Scope<'_>) -> Val {
         }
         PlanExpr::Array(items) => Val::Array(items.iter().map(|i| eval(i, scope)).collect()),
     }
+}
+
+/// The value of `e` where an operator only reads it: a column, variable or aggregate is borrowed from the scope
+/// rather than copied. A configuration's variables are shared by every worker, so copying a fence (an `Arc`) at
+/// every event would write its count from all of them.
+fn operand<'a>(e: &PlanExpr, scope: &Scope<'a>) -> Cow<'a, Val> {
+    let found = match e {
+        PlanExpr::Column { source, name, .. } => scope.column(source, name),
+        PlanExpr::Variable { name, .. } => scope.vars.get(name),
+        PlanExpr::Aggregate(i) => scope.aggregates.get(*i),
+        _ => return Cow::Owned(eval(e, scope)),
+    };
+    found.map_or(Cow::Owned(Val::Null), Cow::Borrowed)
 }
 
 /// The row a select list makes in `scope`: each column by its name.
@@ -131,7 +146,7 @@ fn binary(op: BinaryOp, lhs: &PlanExpr, rhs: &PlanExpr, scope: &Scope<'_>) -> Va
     match op {
         BinaryOp::And => and_or(eval(lhs, scope), || eval(rhs, scope), false),
         BinaryOp::Or => and_or(eval(lhs, scope), || eval(rhs, scope), true),
-        _ => compute(op, eval(lhs, scope), eval(rhs, scope)),
+        _ => compute(op, &operand(lhs, scope), &operand(rhs, scope)),
     }
 }
 
@@ -147,16 +162,16 @@ fn and_or(l: Val, r: impl FnOnce() -> Val, decisive: bool) -> Val {
     }
 }
 
-fn compute(op: BinaryOp, l: Val, r: Val) -> Val {
-    let ordering = |test: fn(Ordering) -> bool| l.compare(&r).map_or(Val::Null, |o| Val::Bool(test(o)));
+fn compute(op: BinaryOp, l: &Val, r: &Val) -> Val {
+    let ordering = |test: fn(Ordering) -> bool| l.compare(r).map_or(Val::Null, |o| Val::Bool(test(o)));
     match op {
-        BinaryOp::Eq => l.equals(&r).map_or(Val::Null, Val::Bool),
-        BinaryOp::NotEq => l.equals(&r).map_or(Val::Null, |b| Val::Bool(!b)),
+        BinaryOp::Eq => l.equals(r).map_or(Val::Null, Val::Bool),
+        BinaryOp::NotEq => l.equals(r).map_or(Val::Null, |b| Val::Bool(!b)),
         BinaryOp::Lt => ordering(Ordering::is_lt),
         BinaryOp::LtEq => ordering(Ordering::is_le),
         BinaryOp::Gt => ordering(Ordering::is_gt),
         BinaryOp::GtEq => ordering(Ordering::is_ge),
-        _ => arithmetic(op, &l, &r),
+        _ => arithmetic(op, l, r),
     }
 }
 
@@ -181,18 +196,18 @@ fn arithmetic(op: BinaryOp, l: &Val, r: &Val) -> Val {
     })
 }
 
-fn in_list(operand: &PlanExpr, list: &[PlanExpr], negated: bool, scope: &Scope<'_>) -> Val {
-    let v = eval(operand, scope);
+fn in_list(e: &PlanExpr, list: &[PlanExpr], negated: bool, scope: &Scope<'_>) -> Val {
+    let v = operand(e, scope);
     if v.is_null() {
         return Val::Null;
     }
-    let found = list.iter().any(|item| v.equals(&eval(item, scope)) == Some(true));
+    let found = list.iter().any(|item| v.equals(&operand(item, scope)) == Some(true));
     Val::Bool(found != negated)
 }
 
-fn between(operand: &PlanExpr, low: &PlanExpr, high: &PlanExpr, negated: bool, scope: &Scope<'_>) -> Val {
-    let v = eval(operand, scope);
-    match (v.compare(&eval(low, scope)), v.compare(&eval(high, scope))) {
+fn between(e: &PlanExpr, low: &PlanExpr, high: &PlanExpr, negated: bool, scope: &Scope<'_>) -> Val {
+    let v = operand(e, scope);
+    match (v.compare(&operand(low, scope)), v.compare(&operand(high, scope))) {
         (Some(lo), Some(hi)) => Val::Bool((lo.is_ge() && hi.is_le()) != negated),
         _ => Val::Null,
     }
@@ -251,9 +266,10 @@ fn cast(v: Val, ty: &DataType) -> Val {
 }
 
 fn call(function: Function, args: &[PlanExpr], scope: &Scope<'_>) -> Val {
-    let values: SmallVec<[Val; 3]> = args.iter().map(|a| eval(a, scope)).collect();
+    let values: SmallVec<[Cow<'_, Val>; 3]> = args.iter().map(|a| operand(a, scope)).collect();
+    let values: SmallVec<[&Val; 3]> = values.iter().map(|v| &**v).collect();
     match (function, values.as_slice()) {
-        (Function::Coalesce, _) => values.iter().find(|v| !v.is_null()).cloned().unwrap_or(Val::Null),
+        (Function::Coalesce, _) => values.iter().find(|v| !v.is_null()).map_or(Val::Null, |v| (*v).clone()),
         (Function::Point, [x, y]) => match (x.as_f64(), y.as_f64()) {
             (Some(x), Some(y)) => Val::Point(x, y),
             _ => Val::Null,
