@@ -1,10 +1,12 @@
 //! From the logical plan to a timely dataflow: one operator per statement, wired stream to stream. A statement reads
-//! the input events of its stream plus every statement's rows inserted into it; stateless queries run where the
-//! record is, stateful ones behind an exchange by the plan's partition key (or on worker 0 when the plan says the
-//! semantics need one place). Rows of `out` streams are collected per worker for the engine to publish. Each
-//! operator costs every epoch, so the compiler adds none that the statements do not need: exchanges are the stateful
-//! operators' own input pacts, a lone edge is not concatenated, output clocks over input streams start in the split,
-//! and only the edges no statement reads are watched (`watch`).
+//! the input events of its stream plus every statement's rows inserted into it; stateless queries run where the record
+//! is, stateful ones behind an exchange by the plan's partition key (or on worker 0 when the plan says the semantics
+//! need one place). A pattern or named window whose every input is already on its key's worker (dealt by that key and
+//! kept there, `Program::placed_by`) reads it where it is: on the seed geofence that saves 8 % of the instructions of
+//! two workers (`benches/results/cep.md`, nineteenth session). Rows of `out` streams are collected per worker for the
+//! engine to publish. Each operator costs every epoch, so the compiler adds none that the statements do not need:
+//! exchanges are the stateful operators' own input pacts, a lone edge is not concatenated, output clocks over input
+//! streams start in the split, and only the edges no statement reads are watched (`watch`).
 
 use std::cell::{Cell, RefCell};
 use std::collections::{BTreeMap, HashMap, HashSet};
@@ -24,7 +26,7 @@ use timely::progress::operate::FrontierInterest;
 use super::join::{JoinLogic, Member, group_key};
 use super::operator::{Control, Emit, stateful};
 use super::pattern::PatternLogic;
-use super::program::{Program, join_query, route_hash, stream_key, streams_of};
+use super::program::{Program, join_query, merge_lookup, route_hash, stream_key, streams_of};
 use super::query::QueryLogic;
 use super::record::{Record, millis};
 use super::watch::Watch;
@@ -318,7 +320,36 @@ impl<'s> Compiler<'s, '_> {
         }
         let control = Control::new(number);
         self.built.controls.push(control.clone());
-        stateful(merged, by_key(routes, self.vars.clone()), "Pattern", control, logic)
+        let in_place = !routes.is_empty() && routes.iter().all(|(id, (label, e))| self.routed_in_place(*id, label, e));
+        match in_place {
+            true => stateful(merged, Pipeline, "Pattern", control, logic),
+            false => stateful(merged, by_key(routes, self.vars.clone()), "Pattern", control, logic),
+        }
+    }
+
+    /// Whether the records of stream `id` that `route` sends to their workers are there already: the route reads one
+    /// column of the record itself, and the stream is placed by that column ([`Program::placed_by`]). An operator
+    /// whose every route is so reads its input where it is, and saves the exchange's hashing and buffering.
+    fn routed_in_place(&self, id: u32, label: &str, exprs: &[PlanExpr]) -> bool {
+        match exprs {
+            [PlanExpr::Column { source, name, .. }] => {
+                source == label && self.program.placed_by(self.program.name(id), name)
+            }
+            _ => false,
+        }
+    }
+
+    /// Whether every row the statements insert into window `name` is on the worker its key column `key` picks
+    /// ([`Program::keeps`]).
+    fn inserts_in_place(&self, name: &str, key: &PlanExpr) -> bool {
+        let PlanExpr::Column { source, name: column, .. } = key else {
+            return false;
+        };
+        source == name
+            && self.program.plan.statements.iter().all(|s| match &s.node {
+                PlanNode::Query(q) => q.sink.stream != name || self.program.keeps(q, column, 0),
+                _ => true,
+            })
     }
 
     /// Every join statement looking up `lookup`, in one operator (see `join`), built where the first is met: its
@@ -401,18 +432,21 @@ impl<'s> Compiler<'s, '_> {
         let mut merges = Vec::new();
         let mut routes = Routes::new();
         let mut keyed = keys.len() == 1;
+        let mut in_place = keyed && self.inserts_in_place(name, &keys[0]);
         routes.insert(stream, (name.to_owned(), keys.clone()));
         for (number, action, trigger) in parts.merges {
             let tag = self.next_tag;
             self.next_tag += 1;
             let lookup = if keys.len() == 1 { merge_lookup(action.partition(), &keys[0]) } else { None };
+            let from = self.id(&action.trigger().stream);
             match &lookup {
                 Some(expr) => {
-                    routes.insert(tag, (action.trigger().label.clone(), vec![expr.clone()]));
+                    let label = &action.trigger().label;
+                    in_place &= self.routed_in_place(from, label, std::slice::from_ref(expr));
+                    routes.insert(tag, (label.clone(), vec![expr.clone()]));
                 }
                 None => keyed = false,
             }
-            let from = self.id(&action.trigger().stream);
             edges.push(retag(trigger, from, tag));
             merges.push(Merge { statement: number, action, trigger: tag, lookup });
         }
@@ -423,8 +457,10 @@ impl<'s> Compiler<'s, '_> {
         let logic = WindowLogic::new(name.to_owned(), keys, stream, merges, self.vars.clone());
         let control = Control::new(parts.number);
         self.built.controls.push(control.clone());
-        let pact = by_key(routes, self.vars.clone());
-        let out = stateful(input, pact, "NamedWindow", control, logic);
+        let out = match keyed && in_place {
+            true => stateful(input, Pipeline, "NamedWindow", control, logic),
+            false => stateful(input, by_key(routes, self.vars.clone()), "NamedWindow", control, logic),
+        };
         self.producers.entry(stream).or_default().push(out.clone());
         self.ends.push(End { stream, edge: out, feeds: Feeds::Stream, read: false, collect: false });
     }
@@ -443,20 +479,6 @@ fn join_members<'p>(plan: &'p crate::cep::plan::Plan, lookup: &str) -> Vec<(usiz
         join_query(&s.node).filter(|(_, j)| j.lookup.stream == lookup).map(|(q, j)| (s.number, q, j))
     };
     plan.statements.iter().filter_map(member).collect()
-}
-
-/// The trigger-side expression a writer's condition equates with the window's key column.
-fn merge_lookup(partition: &Partitioning, window_key: &PlanExpr) -> Option<PlanExpr> {
-    let Partitioning::Key(keys) = partition else {
-        return None;
-    };
-    let PlanExpr::Column { name: key_name, .. } = window_key else {
-        return None;
-    };
-    keys.iter().find_map(|k| match k.inputs.as_slice() {
-        [trigger, PlanExpr::Column { name, .. }] if name == key_name => Some(trigger.clone()),
-        _ => None,
-    })
 }
 
 /// Routes for one input stream keyed by the plan's partition keys.

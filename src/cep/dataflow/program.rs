@@ -6,8 +6,8 @@ use std::collections::HashMap;
 
 use super::pattern::KeyOf;
 use crate::cep::plan::{
-    Input, JoinPlan, PartitionKey, Partitioning, PatternNodeKind, PatternPlan, Plan, PlanExpr, PlanNode, QueryPlan,
-    SinkKind, StatementPlan,
+    Input, JoinPlan, PartitionKey, Partitioning, PatternNodeKind, PatternPlan, Plan, PlanExpr, PlanNode, Projection,
+    QueryPlan, SinkKind, StatementPlan, WindowSpec,
 };
 use crate::cep::reference::Reference;
 use crate::cep::reference::join::driver_streams;
@@ -114,8 +114,9 @@ impl Program {
 
     /// Per stream id, the column by whose value the feeder deals the stream's events to the workers (`None`: in turn):
     /// the column the first keyed statement reading the stream exchanges its events by, followed back through
-    /// stateless statements that copy it. That exchange then finds each event on its own worker already. Any dealing
-    /// is correct, since the exchanges decide where state lives; this one saves moving the events between workers.
+    /// stateless statements that copy it, or the column a merge it triggers looks its window row up by. That exchange
+    /// then finds each event on its own worker already. Where an exchange remains, any dealing would be correct; an
+    /// operator whose input is placed by this dealing ([`Program::placed_by`]) has none, and relies on it.
     pub fn dealing(&self) -> Dealing {
         (0..self.stream_count()).map(|id| self.deal_column(self.name(id), 0)).collect()
     }
@@ -126,7 +127,7 @@ impl Program {
         }
         self.plan.statements.iter().find_map(|statement| {
             let PlanNode::Query(q) = &statement.node else {
-                return None;
+                return self.trigger_column(&statement.node, stream);
             };
             self.key_column(q, stream).or_else(|| {
                 let s = q.stateless_input().filter(|s| s.stream == stream && !s.named_window)?;
@@ -134,6 +135,73 @@ impl Program {
                 q.projection.iter().any(|p| p.name == column && p.copies(&s.label)).then_some(column)
             })
         })
+    }
+
+    /// Whether every record of `stream` is on the worker that its `column`'s value picks ([`route_hash`], as the
+    /// exchanges and the feeder's dealing take it), so a keyed operator reading the stream by that column finds each
+    /// record on its own worker already and needs no exchange. It holds when the feeder deals the stream by that
+    /// column and every statement inserting into it keeps the column where it found it ([`Program::keeps`]). A
+    /// named window's rows, a join's and an aggregation's may move, so a stream any of them writes is not placed.
+    pub fn placed_by(&self, stream: &str, column: &str) -> bool {
+        self.placed(stream, column, 0)
+    }
+
+    fn placed(&self, stream: &str, column: &str, depth: usize) -> bool {
+        if depth > self.plan.statements.len() || self.deal_column(stream, 0).as_deref() != Some(column) {
+            return false;
+        }
+        self.plan.statements.iter().all(|statement| match &statement.node {
+            PlanNode::Query(q) => q.sink.stream != stream || self.keeps(q, column, depth),
+            PlanNode::NamedWindow(w) => w.name != stream,
+            PlanNode::Merge(m) => m.window != stream,
+            PlanNode::Delete(a) | PlanNode::Update(a) => a.window != stream,
+            PlanNode::Variable(_) => true,
+        })
+    }
+
+    /// Whether query `q` emits each row on the worker its `column`'s value picks: a stateless query copying the
+    /// column from a stream placed by it (its rows stay where their events were), or a keyed pattern copying it
+    /// from a tag whose key is that column (its rows are made where the key's automaton lives).
+    pub fn keeps(&self, q: &QueryPlan, column: &str, depth: usize) -> bool {
+        let named: Vec<&Projection> = q.projection.iter().filter(|p| *p.name == *column).collect();
+        let copied_from = |label: &str| !named.is_empty() && named.iter().all(|p| p.copies(label));
+        match &q.input {
+            Input::Stream(s) => {
+                q.stateless_input().is_some_and(|s| !s.named_window)
+                    && copied_from(&s.label)
+                    && self.placed(&s.stream, column, depth + 1)
+            }
+            Input::Pattern(p) => {
+                let keys = self.pattern_keys(&q.partition, p);
+                let keyed_by_column = |stream: &str| {
+                    let key = self.id(stream).and_then(|id| keys.get(&id));
+                    matches!(key, Some((_, PlanExpr::Column { name, .. })) if **name == *column)
+                };
+                p.tags.iter().any(|(tag, stream)| copied_from(tag) && keyed_by_column(stream))
+            }
+            Input::Join(_) => false,
+        }
+    }
+
+    /// The column of `stream` by which a merge, update or delete it triggers finds its row of a keyed named window,
+    /// as the window's operator exchanges the triggers.
+    fn trigger_column(&self, node: &PlanNode, stream: &str) -> Option<Name> {
+        let (trigger, window, partition) = match node {
+            PlanNode::Merge(m) => (&m.trigger, &m.window, &m.partition),
+            PlanNode::Delete(a) | PlanNode::Update(a) => (&a.trigger, &a.window, &a.partition),
+            _ => return None,
+        };
+        let key = self.plan.statements.iter().find_map(|s| match &s.node {
+            PlanNode::NamedWindow(w) if w.name == *window => match &w.window {
+                WindowSpec::Unique { keys } if keys.len() == 1 => keys.first(),
+                _ => None,
+            },
+            _ => None,
+        });
+        match merge_lookup(partition, key?)? {
+            PlanExpr::Column { source, name, .. } if trigger.stream == stream && source == trigger.label => Some(name),
+            _ => None,
+        }
     }
 
     /// The one column of `stream` by which query `q` exchanges its events, as its operator does.
@@ -228,6 +296,20 @@ impl Program {
         };
         self.plan.statements.iter().filter_map(|s| added(&s.node)).max().unwrap_or(0)
     }
+}
+
+/// The trigger-side expression a writer's condition equates with the window's key column.
+pub fn merge_lookup(partition: &Partitioning, window_key: &PlanExpr) -> Option<PlanExpr> {
+    let Partitioning::Key(keys) = partition else {
+        return None;
+    };
+    let PlanExpr::Column { name: key_name, .. } = window_key else {
+        return None;
+    };
+    keys.iter().find_map(|k| match k.inputs.as_slice() {
+        [trigger, PlanExpr::Column { name, .. }] if name == key_name => Some(trigger.clone()),
+        _ => None,
+    })
 }
 
 /// A named window's operator is built where it is first read, with every writer known by then: a statement that
@@ -489,5 +571,26 @@ mod tests {
         plan.statements.swap(writer, reader);
         let error = Program::new(&plan).unwrap_err();
         assert!(error.to_string().contains("writing window W after a statement that reads it"), "{error}");
+    }
+
+    #[test]
+    fn a_stream_is_placed_by_a_column_only_if_every_writer_keeps_it_where_the_feeder_dealt_it() {
+        let program = |text: &str| {
+            let config: CepConfig = serde_json::from_str(text).unwrap();
+            Program::new(&plan_config(&config, true).unwrap()).unwrap()
+        };
+        // Dealt by id, copied by `SELECT *`, then by the pattern keyed by `id = a.id` from its tag.
+        let geofence = program(include_str!("../../../queries/geofence.json"));
+        for stream in ["tracker", "TrackerInside", "FenceCross"] {
+            assert!(geofence.placed_by(stream, "id"), "{stream}");
+        }
+        assert!(!geofence.placed_by("TrackerInside", "inside"), "dealt by id, not by inside");
+        assert!(!geofence.placed_by("TrackerState", "id"), "a named window's rows");
+        // Written by a named window, or by a query reading one.
+        let windows = program(CONFIG);
+        assert!(!windows.placed_by("W", "id") && !windows.placed_by("Seen", "id"));
+        // Written by an aggregation.
+        let floor = program(include_str!("../../../queries/floor-average.json"));
+        assert!(floor.placed_by("Room", "floor") && !floor.placed_by("Floor", "id"));
     }
 }
