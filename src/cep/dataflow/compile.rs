@@ -676,7 +676,7 @@ impl Select {
             Some(places) => places.iter().zip(computed).for_each(|(at, (name, value))| out.insert_at(*at, name, value)),
             None => out.extend(computed),
         }
-        emit.event(stamp.child(self.number, 0), self.ids.1, out);
+        emit.event(stamp.into_child(self.number, 0), self.ids.1, out);
     }
 }
 

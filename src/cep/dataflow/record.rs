@@ -68,9 +68,13 @@ impl Stamp {
 
     /// The stamp of row `index` that `statement` produced from this record.
     pub fn child(&self, statement: usize, index: usize) -> Self {
-        let mut path = self.path.clone();
-        path.push(((statement as u64) << ROW_BITS) | (index as u64).min(ROW_MASK));
-        Stamp { origin: self.origin, path }
+        self.clone().into_child(statement, index)
+    }
+
+    /// [`Stamp::child`] of a stamp no longer needed, without copying its path.
+    pub fn into_child(mut self, statement: usize, index: usize) -> Self {
+        self.path.push(((statement as u64) << ROW_BITS) | (index as u64).min(ROW_MASK));
+        self
     }
 
     /// A compact position of this stamp, for ordering the timers it sets.
@@ -150,6 +154,7 @@ mod tests {
         let a = first.child(3, 0);
         let b = first.child(4, 0);
         let aa = a.child(5, 0);
+        assert_eq!(a.clone().into_child(5, 0), aa, "the same child, the path moved rather than copied");
         let mut all = vec![second.clone(), aa.clone(), b.clone(), a.clone(), first.clone()];
         all.sort();
         assert_eq!(all, vec![first, a, b, aa, second]);

@@ -16,7 +16,7 @@ use smallvec::{SmallVec, smallvec};
 
 use super::key::{self, Key};
 use super::operator::{Emit, Logic, State};
-use super::record::{Record, Stamp};
+use super::record::{Origin, Record, Stamp};
 use crate::cep::plan::{MergeActionPlan, MergePlan, Partitioning, PlanExpr, StreamInput, WindowActionPlan};
 use crate::cep::reference::named::assign;
 use crate::cep::runtime::Row;
@@ -183,24 +183,28 @@ fn effect(action: &Action, vars: &Row, event: &Row, row: &Row) -> Option<Option<
 }
 
 impl WindowLogic {
-    /// The event being handled when this record's change happens, and by which statement.
-    fn place(&self, record: &Record) -> (Stamp, u32) {
+    /// The event being handled when this record's change happens, and by which statement: the stamp of that event
+    /// as it orders (origin, path length, path), borrowed from the record, then the statement.
+    fn place<'r>(&self, record: &'r Record) -> (Origin, usize, &'r [u64], u32) {
         let Record::Event { stamp, stream, .. } = record else {
-            return (Stamp::input(0), 0);
+            return (Origin::Input(0), 0, &[], 0);
         };
         if *stream != self.stream {
             let statement = self.merges.iter().find(|m| m.trigger == *stream).map_or(0, |m| m.statement);
-            return (stamp.clone(), statement as u32);
+            return (stamp.origin, stamp.path.len(), &stamp.path, statement as u32);
         }
-        let mut parent = stamp.clone();
-        let hop = parent.path.pop().unwrap_or(0);
-        (parent, (hop >> super::record::ROW_BITS) as u32)
+        match stamp.path.split_last() {
+            Some((hop, parent)) => (stamp.origin, parent.len(), parent, (hop >> super::record::ROW_BITS) as u32),
+            None => (stamp.origin, 0, &[], 0),
+        }
     }
 }
 
 impl Logic for WindowLogic {
+    /// By place (the parent stamp's order, then the statement), then by the record's own stamp. Compared in place,
+    /// without copying stamps into keys: the records mostly arrive in order, which the stable sort only checks.
     fn sort(&self, records: &mut [Record]) {
-        records.sort_by_cached_key(|r| (self.place(r), r.stamp().cloned()));
+        records.sort_by(|a, b| self.place(a).cmp(&self.place(b)).then_with(|| a.stamp().cmp(&b.stamp())));
     }
 
     fn record(&mut self, emit: &mut Emit, _epoch: u64, record: Record) {
