@@ -347,7 +347,7 @@ impl<'s> Compiler<'s, '_> {
         };
         source == name
             && self.program.plan.statements.iter().all(|s| match &s.node {
-                PlanNode::Query(q) => q.sink.stream != name || self.program.keeps(q, column, 0),
+                PlanNode::Query(q) => q.sink.stream != name || self.program.keeps(q, column),
                 _ => true,
             })
     }

@@ -151,7 +151,7 @@ impl Program {
             return false;
         }
         self.plan.statements.iter().all(|statement| match &statement.node {
-            PlanNode::Query(q) => q.sink.stream != stream || self.keeps(q, column, depth),
+            PlanNode::Query(q) => q.sink.stream != stream || self.keeps_at(q, column, depth),
             PlanNode::NamedWindow(w) => w.name != stream,
             PlanNode::Merge(m) => m.window != stream,
             PlanNode::Delete(a) | PlanNode::Update(a) => a.window != stream,
@@ -162,16 +162,19 @@ impl Program {
     /// Whether query `q` emits each row on the worker its `column`'s value picks: a stateless query copying the
     /// column from a stream placed by it (its rows stay where their events were), or a keyed pattern copying it
     /// from a tag whose key is that column (its rows are made where the key's automaton lives).
-    pub fn keeps(&self, q: &QueryPlan, column: &str, depth: usize) -> bool {
+    pub fn keeps(&self, q: &QueryPlan, column: &str) -> bool {
+        self.keeps_at(q, column, 0)
+    }
+
+    fn keeps_at(&self, q: &QueryPlan, column: &str, depth: usize) -> bool {
         let named: Vec<&Projection> = q.projection.iter().filter(|p| *p.name == *column).collect();
         let copied_from = |label: &str| !named.is_empty() && named.iter().all(|p| p.copies(label));
-        match &q.input {
-            Input::Stream(s) => {
-                q.stateless_input().is_some_and(|s| !s.named_window)
-                    && copied_from(&s.label)
-                    && self.placed(&s.stream, column, depth + 1)
+        match (&q.input, q.stateless_input()) {
+            (Input::Stream(_), Some(s)) => {
+                !s.named_window && copied_from(&s.label) && self.placed(&s.stream, column, depth + 1)
             }
-            Input::Pattern(p) => {
+            (Input::Stream(_), None) => false,
+            (Input::Pattern(p), _) => {
                 let keys = self.pattern_keys(&q.partition, p);
                 let keyed_by_column = |stream: &str| {
                     let key = self.id(stream).and_then(|id| keys.get(&id));
@@ -179,7 +182,7 @@ impl Program {
                 };
                 p.tags.iter().any(|(tag, stream)| copied_from(tag) && keyed_by_column(stream))
             }
-            Input::Join(_) => false,
+            (Input::Join(_), _) => false,
         }
     }
 

@@ -48,11 +48,9 @@ impl<'a> Scope<'a> {
 pub fn eval(e: &PlanExpr, scope: &Scope<'_>) -> Val {
     match e {
         PlanExpr::Literal(v) => v.into(),
-        PlanExpr::Column { source, name, .. } => scope.column(source, name).cloned().unwrap_or(Val::Null),
+        PlanExpr::Column { .. } | PlanExpr::Variable { .. } | PlanExpr::Aggregate(_) => operand(e, scope).into_owned(),
         // A whole row is only ever tested with `is null`: any non-null marker will do.
         PlanExpr::Row(label) => scope.row(label).map_or(Val::Null, |_| Val::Bool(true)),
-        PlanExpr::Variable { name, .. } => scope.vars.get(name).cloned().unwrap_or(Val::Null),
-        PlanExpr::Aggregate(i) => scope.aggregates.get(*i).cloned().unwrap_or(Val::Null),
         PlanExpr::Binary { op, lhs, rhs, .. } => binary(*op, lhs, rhs, scope),
         PlanExpr::Not(inner) => not(eval(inner, scope)),
         PlanExpr::Neg(inner) => match eval(inner, scope) {

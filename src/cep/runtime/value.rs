@@ -30,6 +30,7 @@ pub enum Val {
     Point(f64, f64),
     /// A closed ring of points, shared: a configuration's fence is read by every event that tests it.
     Polygon(Arc<[(f64, f64)]>),
+    /// Boxed rather than a `Vec`, so that a value stays three words: the enum keeps its tag in the text's spare bits.
     Array(Box<[Val]>),
 }
 
