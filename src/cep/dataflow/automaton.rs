@@ -68,6 +68,9 @@ struct SlotDef {
     children: u64,
     /// The slot and everything under it.
     subtree: u64,
+    /// Where an instance keeps the slot's state, for the slots that have one (leaves and `and`s): an instance holds
+    /// states for those only, not one per slot.
+    state: Option<u8>,
 }
 
 /// The slots of a pattern of the compact form, shared by the automata of all its keys.
@@ -75,6 +78,8 @@ struct SlotDef {
 pub struct Shape {
     nodes: Arc<Nodes>,
     slots: Vec<SlotDef>,
+    /// How many slots have a state.
+    states: usize,
     /// The slot each node starts in, by node id; a followed-by node's is that of its first step.
     entry: Vec<Slot>,
     /// The children of each node, by node id.
@@ -108,6 +113,7 @@ impl Shape {
         let mut shape = Shape {
             nodes: nodes.clone(),
             slots: Vec::new(),
+            states: 0,
             entry: vec![0; nodes.len()],
             children: (0..nodes.len())
                 .map(|id| nodes.find(id).map(|n| n.children().iter().map(|c| c.id).collect()).unwrap_or_default())
@@ -130,8 +136,19 @@ impl Shape {
 
     fn push(&mut self, kind: SlotKind, parent: Option<Slot>) -> Option<Slot> {
         let slot = Slot::try_from(self.slots.len()).ok().filter(|s| *s < 64)?;
-        self.slots.push(SlotDef { kind, parent, children: 0, subtree: 0 });
+        let stateful =
+            matches!(kind, SlotKind::Match { .. } | SlotKind::Timer { .. } | SlotKind::Deadline | SlotKind::And { .. });
+        let state = stateful.then(|| {
+            self.states += 1;
+            (self.states - 1) as u8
+        });
+        self.slots.push(SlotDef { kind, parent, children: 0, subtree: 0, state });
         Some(slot)
+    }
+
+    /// Where an instance keeps the state of `slot`, a leaf or an `and`.
+    fn state(&self, slot: Slot) -> usize {
+        self.slots[slot as usize].state.expect("only leaves and `and`s hold state") as usize
     }
 
     /// Gives node `id` (under `parent`) and everything under it their slots; `None` for an `every` or too many slots.
@@ -323,7 +340,7 @@ impl Compact {
             bindings.push((tag.clone(), event.clone()));
         }
         let mask = (1 << bindings.len()) - 1;
-        let state = std::iter::repeat_with(State::default).take(shape.slots.len()).collect();
+        let state = std::iter::repeat_with(State::default).take(shape.states).collect();
         let second_step = shape.entry[shape.root] + 1;
         let seq = self.bump();
         let id = self.instances.insert(seq, Instance { live: 0, bindings, state });
@@ -383,7 +400,7 @@ impl Instance {
         known: &mut Known<'i>,
     ) -> Option<u64> {
         let (SlotKind::Match { node, pure, .. }, State::Leaf(leaf)) =
-            (shape.slots[slot as usize].kind, &self.state[slot as usize])
+            (shape.slots[slot as usize].kind, &self.state[shape.state(slot)])
         else {
             return None;
         };
@@ -467,7 +484,7 @@ impl Run<'_, '_> {
             SlotKind::Step { .. } => self.step(instance, slot, 0, mask),
             SlotKind::And { pending } => {
                 instance.live |= bit(slot);
-                instance.state[slot as usize] = State::And { pending, mask };
+                instance.state[self.shape.state(slot)] = State::And { pending, mask };
                 for &child in &self.shape.children[id] {
                     self.start(instance, child, mask);
                 }
@@ -510,7 +527,7 @@ impl Run<'_, '_> {
             _ => Pinned::new(),
         };
         let leaf = Leaf { order: self.order(), created: self.ctx.seq, mask, pinned };
-        instance.state[slot as usize] = State::Leaf(leaf);
+        instance.state[self.shape.state(slot)] = State::Leaf(leaf);
     }
 
     /// The leaf in `slot` fires, on `event` or as a timer.
@@ -519,7 +536,7 @@ impl Run<'_, '_> {
             return;
         }
         instance.live &= !bit(slot);
-        let State::Leaf(leaf) = std::mem::take(&mut instance.state[slot as usize]) else {
+        let State::Leaf(leaf) = std::mem::take(&mut instance.state[self.shape.state(slot)]) else {
             unreachable!("a live leaf slot holds its leaf");
         };
         let parent = self.shape.parent(slot);
@@ -553,7 +570,7 @@ impl Run<'_, '_> {
             }
             SlotKind::Step { index, .. } => self.step(instance, slot + 1, index + 1, mask),
             SlotKind::And { .. } => {
-                let State::And { pending, mask: acc } = &mut instance.state[slot as usize] else {
+                let State::And { pending, mask: acc } = &mut instance.state[self.shape.state(slot)] else {
                     unreachable!("a live `and` holds its count");
                 };
                 *pending = pending.saturating_sub(1);
