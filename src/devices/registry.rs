@@ -68,10 +68,14 @@ impl DeviceIndex {
 
     /// The device whose entity this is.
     pub fn of_entity(&self, key: &EntityKey) -> Option<Arc<RegisteredDevice>> {
-        let by_entity = self.by_entity.read().expect("device index lock");
-        let devices = by_entity.get(&key.id.0)?;
-        let (_, _, device_id) = devices.iter().find(|(t, ty, _)| *t == key.tenant && *ty == key.entity_type)?;
-        self.get(&key.tenant, device_id)
+        let device_id = {
+            let by_entity = self.by_entity.read().expect("device index lock");
+            let devices = by_entity.get(&key.id.0)?;
+            let found = devices.iter().find(|(t, ty, _)| *t == key.tenant && *ty == key.entity_type)?;
+            found.2.clone()
+        };
+        // Never both locks at once: `put` and `remove` take them one after the other too.
+        self.get(&key.tenant, &device_id)
     }
 
     /// A service's devices, in registration-independent but stable (id) order.
