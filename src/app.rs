@@ -111,7 +111,7 @@ impl AppState {
 /// Every API, mounted under its prefix, with the common HTTP layers.
 pub fn router(state: AppState) -> Router {
     Router::new()
-        .nest("/cb/v1", broker::routes::router())
+        .merge(broker::routes::router())
         .nest("/ul/iot", devices::api::router())
         .nest("/sth", history::routes::router())
         .nest("/cep", cep::api::router())

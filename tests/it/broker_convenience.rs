@@ -98,7 +98,11 @@ async fn wrong_verb_is_405_with_allow_and_unknown_path_is_400() {
     let reply = h.json(Method::DELETE, "/cb/v1/contextEntityTypes/Room", &[], None).await;
     assert_eq!(reply.status, StatusCode::METHOD_NOT_ALLOWED);
     assert!(reply.headers.get(header::ALLOW).unwrap().to_str().unwrap().contains("GET"));
-    let unknown = h.json(Method::GET, "/cb/v1/nothingHere", &[], None).await;
-    assert_eq!(unknown.status, StatusCode::BAD_REQUEST);
-    assert_eq!(unknown.body["orionError"]["details"], "service not found");
+    for path in ["/cb/v1/nothingHere", "/cb/v1", "/cb/v1/", "/cb/v1/contextEntities/a/b/c/d/e"] {
+        let unknown = h.json(Method::GET, path, &[], None).await;
+        assert_eq!(unknown.status, StatusCode::BAD_REQUEST, "{path}");
+        assert_eq!(unknown.body["orionError"]["details"], "service not found", "{path}");
+    }
+    let elsewhere = h.json(Method::GET, "/cb/v1x", &[], None).await;
+    assert_eq!(elsewhere.status, StatusCode::NOT_FOUND);
 }
