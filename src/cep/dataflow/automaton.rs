@@ -217,6 +217,10 @@ pub struct Wake {
     slot: Slot,
 }
 
+/// The matches one event or timer completes: mostly none or one, so kept inline rather than in a `Vec` allocated
+/// for every match.
+pub type Matches = SmallVec<[Bindings; 1]>;
+
 /// The timers one event or timer set, as (due, what).
 pub type Wakes = SmallVec<[(i64, Wake); 2]>;
 
@@ -257,13 +261,20 @@ pub struct Compact {
     start: Option<(u64, u64)>,
     instances: Arena<Instance>,
     next: u64,
-    matches: Vec<Bindings>,
+    matches: Matches,
     wakes: Wakes,
 }
 
 impl Compact {
     pub fn new(shape: Arc<Shape>) -> Self {
-        Compact { shape, start: None, instances: Arena::default(), next: 0, matches: Vec::new(), wakes: Wakes::new() }
+        Compact {
+            shape,
+            start: None,
+            instances: Arena::default(),
+            next: 0,
+            matches: Matches::new(),
+            wakes: Wakes::new(),
+        }
     }
 
     /// Runs on `shape` from now on: the same pattern's, in a program that numbers the streams differently.
@@ -273,7 +284,7 @@ impl Compact {
     }
 
     /// The matches `event` of stream `stream` (named `label`) completes.
-    pub fn on_event(&mut self, ctx: &mut Ctx<'_>, stream: u32, label: &str, event: &Row) -> Vec<Bindings> {
+    pub fn on_event(&mut self, ctx: &mut Ctx<'_>, stream: u32, label: &str, event: &Row) -> Matches {
         if self.start.is_none() {
             // As if it had waited since the configuration was applied: the first event can match it.
             self.start = Some((self.bump(), ctx.seq.saturating_sub(1)));
@@ -311,7 +322,7 @@ impl Compact {
     }
 
     /// The matches the timer `wake` completes.
-    pub fn on_timer(&mut self, ctx: &mut Ctx<'_>, wake: Wake) -> Vec<Bindings> {
+    pub fn on_timer(&mut self, ctx: &mut Ctx<'_>, wake: Wake) -> Matches {
         self.visit(ctx, wake.instance, |run, instance| run.fire(instance, wake.slot, None));
         std::mem::take(&mut self.matches)
     }
@@ -454,7 +465,7 @@ struct Run<'s, 'c> {
     ctx: &'s mut Ctx<'c>,
     id: u64,
     next: &'s mut u64,
-    matches: &'s mut Vec<Bindings>,
+    matches: &'s mut Matches,
     wakes: &'s mut Wakes,
 }
 
@@ -704,7 +715,7 @@ mod tests {
     /// Matches, comparable: each one's tags and events, by tag.
     type Seen = Vec<Vec<(String, String)>>;
 
-    fn seen(matches: Vec<Bindings>) -> Seen {
+    fn seen(matches: impl IntoIterator<Item = Bindings>) -> Seen {
         let each = |b: Bindings| {
             let mut tags: Vec<(String, String)> = b.iter().map(|(t, r)| (t.to_string(), format!("{r:?}"))).collect();
             tags.sort();

@@ -18,12 +18,12 @@ use foldhash::fast::RandomState;
 use slab::Slab;
 use smallvec::SmallVec;
 
-use super::automaton::{Compact, Shape, Wake};
+use super::automaton::{Compact, Matches, Shape, Wake};
 use super::key::{self, Key};
 use super::operator::{Emit, Logic, State};
 use super::record::{Record, Stamp, millis, timer_epoch};
 use crate::cep::plan::{BinaryOp, DataType, PatternNode, PatternNodeKind, PlanExpr, QueryPlan};
-use crate::cep::reference::pattern::{Bindings, Nodes, PatternQuery};
+use crate::cep::reference::pattern::{Nodes, PatternQuery};
 use crate::cep::reference::{Ctx, TimerKind, TimerOrder};
 use crate::cep::runtime::eval::{Scope, eval};
 use crate::cep::runtime::value::Name;
@@ -62,18 +62,18 @@ enum Machine {
 }
 
 impl Machine {
-    fn on_event(&mut self, ctx: &mut Ctx<'_>, (stream, label): (u32, &str), row: &Row) -> Vec<Bindings> {
+    fn on_event(&mut self, ctx: &mut Ctx<'_>, (stream, label): (u32, &str), row: &Row) -> Matches {
         match self {
-            Machine::Tree(query) => query.matches_on_event(ctx, label, row),
+            Machine::Tree(query) => Matches::from_vec(query.matches_on_event(ctx, label, row)),
             Machine::Compact(compact) => compact.on_event(ctx, stream, label, row),
         }
     }
 
-    fn on_timer(&mut self, ctx: &mut Ctx<'_>, alarm: Alarm) -> Vec<Bindings> {
+    fn on_timer(&mut self, ctx: &mut Ctx<'_>, alarm: Alarm) -> Matches {
         match (self, alarm) {
-            (Machine::Tree(query), Alarm::Tree(kind)) => query.matches_on_timer(ctx, kind),
+            (Machine::Tree(query), Alarm::Tree(kind)) => Matches::from_vec(query.matches_on_timer(ctx, kind)),
             (Machine::Compact(compact), Alarm::Compact(wake)) => compact.on_timer(ctx, wake),
-            _ => Vec::new(),
+            _ => Matches::new(),
         }
     }
 
@@ -98,8 +98,9 @@ impl Machine {
 
 /// What an automaton produced for one event or timer.
 enum Found {
-    Rows(Vec<Row>),
-    Matches(Vec<Bindings>),
+    /// Inline, as the matches are: one event or timer mostly makes one row or none.
+    Rows(SmallVec<[Row; 1]>),
+    Matches(Matches),
 }
 
 #[derive(Debug)]
@@ -216,7 +217,7 @@ impl PatternLogic {
     }
 
     /// What matches make: rows through the statement's WHERE and select list, or the matches themselves for a join.
-    fn found(&self, ctx: &Ctx<'_>, matches: Vec<Bindings>) -> Found {
+    fn found(&self, ctx: &Ctx<'_>, matches: Matches) -> Found {
         match self.drives {
             Some(_) => Found::Matches(matches),
             None => Found::Rows(matches.iter().filter_map(|b| self.nodes.project(&self.plan, ctx.vars, b)).collect()),
