@@ -115,8 +115,8 @@ impl Running {
                 let nf = n as f64;
                 Val::Double(((self.sum2 - self.sum * self.sum / nf) / (nf - 1.0)).max(0.0).sqrt())
             }
-            AggregateFunction::Min => self.values.first_key_value().map_or(Val::Null, |(_, (v, _))| v.clone()),
-            AggregateFunction::Max => self.values.last_key_value().map_or(Val::Null, |(_, (v, _))| v.clone()),
+            AggregateFunction::Min => self.values.first_key_value().map(|(_, (v, _))| v.clone()).unwrap_or_default(),
+            AggregateFunction::Max => self.values.last_key_value().map(|(_, (v, _))| v.clone()).unwrap_or_default(),
         }
     }
 }

@@ -182,7 +182,7 @@ impl PatternLogic {
         match self.keys.get(&stream) {
             // The usual key, a column of the event itself, read without building a scope.
             Some((label, PlanExpr::Column { source, name, .. })) if source == label => {
-                key::of(row.get(name).cloned().unwrap_or(Val::Null))
+                key::of(row.get(name).cloned().unwrap_or_default())
             }
             Some((label, expr)) => key::of(eval(expr, &Scope::new(&[(label.as_str(), row)], &self.vars))),
             None => key::of(Val::Null),

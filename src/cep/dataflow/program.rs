@@ -48,7 +48,7 @@ impl Program {
     fn declare(&mut self, node: &PlanNode) {
         match node {
             PlanNode::Variable(v) => {
-                let value = v.init.as_ref().map_or(Val::Null, |e| eval(e, &Scope::new(&[], &self.vars)));
+                let value = v.init.as_ref().map(|e| eval(e, &Scope::new(&[], &self.vars))).unwrap_or_default();
                 self.vars.insert(v.name.clone(), value);
             }
             PlanNode::NamedWindow(w) => {

@@ -208,7 +208,7 @@ impl QueryLogic {
 
     fn arg(&self, arg: Option<&PlanExpr>, row: &Row) -> Val {
         let binding = [(self.input.label.as_str(), row)];
-        arg.map_or(Val::Null, |e| eval(e, &Scope::new(&binding, &self.vars)))
+        arg.map(|e| eval(e, &Scope::new(&binding, &self.vars))).unwrap_or_default()
     }
 
     /// Records entry `id` in the view; answers the entries it pushes out.

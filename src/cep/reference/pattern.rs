@@ -146,7 +146,7 @@ impl Nodes {
         reads
             .filter_map(|(i, (label, name))| {
                 let (_, row) = bindings.clone().find(|(tag, _)| **tag == **label)?;
-                Some((i, row.get(name).cloned().unwrap_or(Val::Null)))
+                Some((i, row.get(name).cloned().unwrap_or_default()))
             })
             .collect()
     }

@@ -50,7 +50,7 @@ pub fn eval(e: &PlanExpr, scope: &Scope<'_>) -> Val {
         PlanExpr::Literal(v) => v.into(),
         PlanExpr::Column { .. } | PlanExpr::Variable { .. } | PlanExpr::Aggregate(_) => operand(e, scope).into_owned(),
         // A whole row is only ever tested with `is null`: any non-null marker will do.
-        PlanExpr::Row(label) => scope.row(label).map_or(Val::Null, |_| Val::Bool(true)),
+        PlanExpr::Row(label) => scope.row(label).map(|_| Val::Bool(true)).unwrap_or_default(),
         PlanExpr::Binary { op, lhs, rhs, .. } => binary(*op, lhs, rhs, scope),
         PlanExpr::Not(inner) => not(eval(inner, scope)),
         PlanExpr::Neg(inner) => match eval(inner, scope) {
@@ -81,7 +81,7 @@ fn operand<'a>(e: &PlanExpr, scope: &Scope<'a>) -> Cow<'a, Val> {
         PlanExpr::Aggregate(i) => scope.aggregates.get(*i),
         _ => return Cow::Owned(eval(e, scope)),
     };
-    found.map_or(Cow::Owned(Val::Null), Cow::Borrowed)
+    found.map_or_else(|| Cow::Owned(Val::Null), Cow::Borrowed)
 }
 
 /// The row a select list makes in `scope`: each column by its name.
@@ -161,10 +161,10 @@ fn and_or(l: Val, r: impl FnOnce() -> Val, decisive: bool) -> Val {
 }
 
 fn compute(op: BinaryOp, l: &Val, r: &Val) -> Val {
-    let ordering = |test: fn(Ordering) -> bool| l.compare(r).map_or(Val::Null, |o| Val::Bool(test(o)));
+    let ordering = |test: fn(Ordering) -> bool| l.compare(r).map(|o| Val::Bool(test(o))).unwrap_or_default();
     match op {
-        BinaryOp::Eq => l.equals(r).map_or(Val::Null, Val::Bool),
-        BinaryOp::NotEq => l.equals(r).map_or(Val::Null, |b| Val::Bool(!b)),
+        BinaryOp::Eq => l.equals(r).map(Val::Bool).unwrap_or_default(),
+        BinaryOp::NotEq => l.equals(r).map(|b| Val::Bool(!b)).unwrap_or_default(),
         BinaryOp::Lt => ordering(Ordering::is_lt),
         BinaryOp::LtEq => ordering(Ordering::is_le),
         BinaryOp::Gt => ordering(Ordering::is_gt),
@@ -179,7 +179,7 @@ fn arithmetic(op: BinaryOp, l: &Val, r: &Val) -> Val {
             BinaryOp::Add => Val::Int(a.wrapping_add(*b)),
             BinaryOp::Sub => Val::Int(a.wrapping_sub(*b)),
             BinaryOp::Mul => Val::Int(a.wrapping_mul(*b)),
-            _ => a.checked_rem(*b).map_or(Val::Null, Val::Int),
+            _ => a.checked_rem(*b).map(Val::Int).unwrap_or_default(),
         };
     }
     let (Some(a), Some(b)) = (l.as_f64(), r.as_f64()) else {
@@ -247,17 +247,17 @@ fn case(
             return eval(then, s);
         }
     }
-    otherwise.map_or(Val::Null, |o| eval(o, s))
+    otherwise.map(|o| eval(o, s)).unwrap_or_default()
 }
 
 fn cast(v: Val, ty: &DataType) -> Val {
     match (ty, v) {
         (_, Val::Null) => Val::Null,
-        (DataType::String, v) => v.to_ngsi().map_or(Val::Null, |s| Val::String(s.into())),
+        (DataType::String, v) => v.to_ngsi().map(|s| Val::String(s.into())).unwrap_or_default(),
         (DataType::Int | DataType::Long, Val::Double(x)) => Val::Int(x.trunc() as i64),
-        (DataType::Int | DataType::Long, Val::String(s)) => s.trim().parse().map_or(Val::Null, Val::Int),
+        (DataType::Int | DataType::Long, Val::String(s)) => s.trim().parse().map(Val::Int).unwrap_or_default(),
         (DataType::Double | DataType::Float, Val::Int(i)) => Val::Double(i as f64),
-        (DataType::Double | DataType::Float, Val::String(s)) => s.trim().parse().map_or(Val::Null, Val::Double),
+        (DataType::Double | DataType::Float, Val::String(s)) => s.trim().parse().map(Val::Double).unwrap_or_default(),
         (DataType::Boolean, Val::String(s)) => Val::Bool(s.eq_ignore_ascii_case("true")),
         (_, v) => v,
     }
@@ -267,15 +267,17 @@ fn call(function: Function, args: &[PlanExpr], scope: &Scope<'_>) -> Val {
     let values: SmallVec<[Cow<'_, Val>; 3]> = args.iter().map(|a| operand(a, scope)).collect();
     let values: SmallVec<[&Val; 3]> = values.iter().map(|v| &**v).collect();
     match (function, values.as_slice()) {
-        (Function::Coalesce, _) => values.iter().find(|v| !v.is_null()).map_or(Val::Null, |v| (*v).clone()),
+        (Function::Coalesce, _) => values.iter().find(|v| !v.is_null()).map(|v| (*v).clone()).unwrap_or_default(),
         (Function::Point, [x, y]) => match (x.as_f64(), y.as_f64()) {
             (Some(x), Some(y)) => Val::Point(x, y),
             _ => Val::Null,
         },
         (Function::Polygon, [Val::Array(points)]) => polygon(points),
-        (Function::Geometry, [Val::String(wkt)]) => super::geometry::parse_wkt(wkt).unwrap_or(Val::Null),
-        (Function::Contains, [shape, point]) => super::geometry::contains(shape, point).map_or(Val::Null, Val::Bool),
-        (Function::Distance, [a, b]) => super::geometry::distance(a, b).map_or(Val::Null, Val::Double),
+        (Function::Geometry, [Val::String(wkt)]) => super::geometry::parse_wkt(wkt).unwrap_or_default(),
+        (Function::Contains, [shape, point]) => {
+            super::geometry::contains(shape, point).map(Val::Bool).unwrap_or_default()
+        }
+        (Function::Distance, [a, b]) => super::geometry::distance(a, b).map(Val::Double).unwrap_or_default(),
         _ => Val::Null,
     }
 }
@@ -288,7 +290,7 @@ fn polygon(points: &[Val]) -> Val {
             _ => None,
         })
         .collect();
-    ring.map_or(Val::Null, |ring: Vec<(f64, f64)>| Val::Polygon(ring.into()))
+    ring.map(|ring: Vec<(f64, f64)>| Val::Polygon(ring.into())).unwrap_or_default()
 }
 
 #[cfg(test)]
