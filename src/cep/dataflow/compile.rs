@@ -312,7 +312,7 @@ impl<'s> Compiler<'s, '_> {
             _ => &q.partition,
         };
         let keys = self.program.pattern_keys(partition, p);
-        let routes: Routes = keys.iter().map(|(id, (label, e))| (*id, (label.clone(), vec![e.clone()]))).collect();
+        let routes: Routes = keys.iter().map(|(id, (label, e))| (*id, (label.to_string(), vec![e.clone()]))).collect();
         let mut logic = PatternLogic::new(number, Arc::new(q.clone()), p.root.clone(), keys, self.names.clone())
             .with(self.id(&q.sink.stream), self.vars.clone());
         if let Some(stream) = drives {
@@ -448,7 +448,7 @@ impl<'s> Compiler<'s, '_> {
                 None => keyed = false,
             }
             edges.push(retag(trigger, from, tag));
-            merges.push(Merge { statement: number, action, trigger: tag, lookup });
+            merges.push(Merge::new(number, action, tag, lookup));
         }
         if !keyed {
             routes.clear();

@@ -29,9 +29,10 @@ use crate::cep::runtime::eval::{Scope, eval};
 use crate::cep::runtime::value::Name;
 use crate::cep::runtime::{Row, Val};
 
-/// How to find the key of an event of one stream: the label its key expression reads it by, and the expression.
-/// Looked up at every event, so hashed with foldhash rather than SipHash.
-pub type KeyOf = HashMap<u32, (String, PlanExpr), RandomState>;
+/// How to find the key of an event of one stream: the label its key expression reads it by (interned, so that the
+/// usual key, a column of that label, is recognised by address), and the expression. Looked up at every event, so
+/// hashed with foldhash rather than SipHash.
+pub type KeyOf = HashMap<u32, (Name, PlanExpr), RandomState>;
 
 #[derive(Debug)]
 struct Timer {

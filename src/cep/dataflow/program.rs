@@ -106,7 +106,7 @@ impl Program {
             let Some(id) = self.id(stream) else {
                 return KeyOf::default();
             };
-            out.insert(id, (source.to_string(), input.clone()));
+            out.insert(id, (source.clone(), input.clone()));
         }
         let all = streams_of(&p.root).iter().all(|s| self.id(s).is_some_and(|id| out.contains_key(&id)));
         if all { out } else { KeyOf::default() }

@@ -21,6 +21,7 @@ use crate::cep::plan::{MergeActionPlan, MergePlan, Partitioning, PlanExpr, Strea
 use crate::cep::reference::named::assign;
 use crate::cep::runtime::Row;
 use crate::cep::runtime::eval::{Scope, eval, holds, project};
+use crate::cep::runtime::value::Name;
 
 /// What an `ON trigger ...` statement does to the window.
 #[derive(Debug)]
@@ -45,6 +46,12 @@ impl Action {
         }
     }
 
+    /// The trigger's label and the window's, interned: an expression's column finds its row by the label's address
+    /// instead of comparing texts ("fc" and "ts" are the same length).
+    fn labels(&self) -> [Name; 2] {
+        [Name::from(self.trigger().label.as_str()), Name::from(self.window_label())]
+    }
+
     fn condition(&self) -> Option<&PlanExpr> {
         match self {
             Action::Merge(m) => m.condition.as_ref(),
@@ -63,12 +70,31 @@ impl Action {
 /// One `ON ...` statement writing the window.
 #[derive(Debug)]
 pub struct Merge {
-    pub statement: usize,
-    pub action: Action,
+    statement: usize,
+    action: Action,
     /// The stream number its trigger events are retagged with on the way in.
-    pub trigger: u32,
+    trigger: u32,
     /// The trigger-side expression equal to the window's key, when the condition has one.
-    pub lookup: Option<PlanExpr>,
+    lookup: Option<PlanExpr>,
+    /// [`Action::labels`].
+    labels: [Name; 2],
+}
+
+impl Merge {
+    pub fn new(statement: usize, action: Action, trigger: u32, lookup: Option<PlanExpr>) -> Self {
+        let labels = action.labels();
+        Merge { statement, action, trigger, lookup, labels }
+    }
+
+    /// The scope of a trigger `event` alone.
+    fn event<'a>(&'a self, event: &'a Row) -> [(&'a str, &'a Row); 1] {
+        [(self.labels[0].as_str(), event)]
+    }
+
+    /// The scope of a trigger `event` and a window `row`.
+    fn both<'a>(&'a self, event: &'a Row, row: &'a Row) -> [(&'a str, &'a Row); 2] {
+        [(self.labels[0].as_str(), event), (self.labels[1].as_str(), row)]
+    }
 }
 
 #[derive(Debug)]
@@ -102,7 +128,7 @@ impl WindowLogic {
     fn merge(&mut self, emit: &mut Emit, m: usize, stamp: &Stamp, event: &Row) {
         let merge = &self.merges[m];
         let trigger = merge.action.trigger();
-        let binding = [(trigger.label.as_str(), event)];
+        let binding = merge.event(event);
         if !holds(trigger.filter.as_ref(), &Scope::new(&binding, &self.vars)) {
             return;
         }
@@ -125,15 +151,14 @@ impl WindowLogic {
     }
 
     fn matches(&self, merge: &Merge, event: &Row, row: &Row) -> bool {
-        let both = [(merge.action.trigger().label.as_str(), event), (merge.action.window_label(), row)];
-        holds(merge.action.condition(), &Scope::new(&both, &self.vars))
+        holds(merge.action.condition(), &Scope::new(&merge.both(event, row), &self.vars))
     }
 
     fn not_matched(&mut self, m: usize, event: &Row) -> Vec<Row> {
         let Action::Merge(plan) = &self.merges[m].action else {
             return Vec::new();
         };
-        let binding = [(plan.trigger.label.as_str(), event)];
+        let binding = self.merges[m].event(event);
         let scope = Scope::new(&binding, &self.vars);
         let clause = plan.clauses.iter().find(|c| !c.matched && holds(c.condition.as_ref(), &scope));
         let Some(MergeActionPlan::Insert(projection)) = clause.map(|c| &c.action) else {
@@ -149,7 +174,7 @@ impl WindowLogic {
             let Some(row) = self.rows.get(&key) else {
                 continue;
             };
-            match effect(&self.merges[m].action, &self.vars, event, row) {
+            match effect(&self.merges[m], &self.vars, event, row) {
                 Some(Some(updated)) => {
                     out.push(updated.clone());
                     self.rows.insert(key, updated);
@@ -166,10 +191,10 @@ impl WindowLogic {
 
 /// What happens to a matched `row`: `Some(Some(new row))` update, `Some(None)` delete, `None` nothing (a merge's
 /// first applicable matched clause decides).
-fn effect(action: &Action, vars: &Row, event: &Row, row: &Row) -> Option<Option<Row>> {
-    let both = [(action.trigger().label.as_str(), event), (action.window_label(), row)];
+fn effect(merge: &Merge, vars: &Row, event: &Row, row: &Row) -> Option<Option<Row>> {
+    let both = merge.both(event, row);
     let scope = Scope::new(&both, vars);
-    let plan = match action {
+    let plan = match &merge.action {
         Action::Delete(_) => return Some(None),
         Action::Update(a) => return Some(Some(assign(&a.assignments, row, &scope))),
         Action::Merge(plan) => plan,
