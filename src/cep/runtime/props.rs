@@ -95,8 +95,9 @@ impl Props {
 
     /// Whether the properties are exactly `names` (given sorted).
     pub fn names_are(&self, names: &[Name]) -> bool {
-        // Interned names are equal when their pointers are, found equal without reading the text.
-        self.keys().eq(names)
+        // Interned names are equal when their pointers are, found equal without reading the text. Lengths first, then
+        // a plain zip: `Iterator::eq` over the two lists cost 1.2 % of geofence's instructions more (cep.md).
+        self.entries.len() == names.len() && self.entries.iter().zip(names).all(|((k, _), n)| k == n)
     }
 
     /// Sets `name` to `value` unless it already has a value.
