@@ -42,9 +42,10 @@ use crate::cep::runtime::{Output, Row, Val};
 
 type Edge<'s> = Stream<'s, u64, Vec<Record>>;
 
-/// How records reach a stateful operator: per stream, the label and key expressions that pick the worker. A few
-/// streams at most, so an ordered map: a lookup is a comparison or two, where a hash map paid SipHash per record.
-type Routes = BTreeMap<u32, (String, Vec<PlanExpr>)>;
+/// How records reach a stateful operator: per stream, the label (interned, so the key's column finds the row by
+/// address) and key expressions that pick the worker. A few streams at most, so an ordered map: a lookup is a
+/// comparison or two, where a hash map paid SipHash per record.
+type Routes = BTreeMap<u32, (Name, Vec<PlanExpr>)>;
 
 /// What the workers read back from a built dataflow.
 #[derive(Debug, Default)]
@@ -312,7 +313,7 @@ impl<'s> Compiler<'s, '_> {
             _ => &q.partition,
         };
         let keys = self.program.pattern_keys(partition, p);
-        let routes: Routes = keys.iter().map(|(id, (label, e))| (*id, (label.to_string(), vec![e.clone()]))).collect();
+        let routes: Routes = keys.iter().map(|(id, (label, e))| (*id, (label.clone(), vec![e.clone()]))).collect();
         let mut logic = PatternLogic::new(number, Arc::new(q.clone()), p.root.clone(), keys, self.names.clone())
             .with(self.id(&q.sink.stream), self.vars.clone());
         if let Some(stream) = drives {
@@ -370,7 +371,7 @@ impl<'s> Compiler<'s, '_> {
         }
         match &key {
             Some(k) => {
-                inputs.routes.insert(lookup_id, (pairs[0].1.lookup.label.clone(), vec![k.column.clone()]));
+                inputs.routes.insert(lookup_id, (Name::from(&pairs[0].1.lookup.label), vec![k.column.clone()]));
             }
             None => inputs.routes.clear(),
         }
@@ -404,7 +405,7 @@ impl<'s> Compiler<'s, '_> {
             Input::Stream(s) => {
                 let from = self.id(&s.stream);
                 inputs.edges.push(retag(self.stream(&s.stream), from, tag));
-                inputs.routes.insert(tag, (s.label.clone(), driver_key.into_iter().collect()));
+                inputs.routes.insert(tag, (Name::from(&s.label), driver_key.into_iter().collect()));
                 Some(s.clone())
             }
             Input::Pattern(p) => {
@@ -433,7 +434,7 @@ impl<'s> Compiler<'s, '_> {
         let mut routes = Routes::new();
         let mut keyed = keys.len() == 1;
         let mut in_place = keyed && self.inserts_in_place(name, &keys[0]);
-        routes.insert(stream, (name.to_owned(), keys.clone()));
+        routes.insert(stream, (Name::from(name), keys.clone()));
         for (number, action, trigger) in parts.merges {
             let tag = self.next_tag;
             self.next_tag += 1;
@@ -443,7 +444,7 @@ impl<'s> Compiler<'s, '_> {
                 Some(expr) => {
                     let label = &action.trigger().label;
                     in_place &= self.routed_in_place(from, label, std::slice::from_ref(expr));
-                    routes.insert(tag, (label.clone(), vec![expr.clone()]));
+                    routes.insert(tag, (Name::from(label), vec![expr.clone()]));
                 }
                 None => keyed = false,
             }
@@ -483,7 +484,7 @@ fn join_members<'p>(plan: &'p crate::cep::plan::Plan, lookup: &str) -> Vec<(usiz
 
 /// Routes for one input stream keyed by the plan's partition keys.
 fn keyed(id: u32, label: &str, keys: &[PartitionKey]) -> Routes {
-    Routes::from([(id, (label.to_owned(), stream_key(keys)))])
+    Routes::from([(id, (Name::from(label), stream_key(keys)))])
 }
 
 /// Collects the rows of an output stream that later statements read too.
