@@ -371,7 +371,7 @@ impl<'s> Compiler<'s, '_> {
         }
         match &key {
             Some(k) => {
-                inputs.routes.insert(lookup_id, (Name::from(&pairs[0].1.lookup.label), vec![k.column.clone()]));
+                inputs.routes.insert(lookup_id, (pairs[0].1.lookup.label.clone(), vec![k.column.clone()]));
             }
             None => inputs.routes.clear(),
         }
@@ -405,7 +405,7 @@ impl<'s> Compiler<'s, '_> {
             Input::Stream(s) => {
                 let from = self.id(&s.stream);
                 inputs.edges.push(retag(self.stream(&s.stream), from, tag));
-                inputs.routes.insert(tag, (Name::from(&s.label), driver_key.into_iter().collect()));
+                inputs.routes.insert(tag, (s.label.clone(), driver_key.into_iter().collect()));
                 Some(s.clone())
             }
             Input::Pattern(p) => {
@@ -444,7 +444,7 @@ impl<'s> Compiler<'s, '_> {
                 Some(expr) => {
                     let label = &action.trigger().label;
                     in_place &= self.routed_in_place(from, label, std::slice::from_ref(expr));
-                    routes.insert(tag, (Name::from(label), vec![expr.clone()]));
+                    routes.insert(tag, (label.clone(), vec![expr.clone()]));
                 }
                 None => keyed = false,
             }
@@ -623,8 +623,6 @@ struct Select {
     number: usize,
     plan: QueryPlan,
     input: StreamInput,
-    /// The input's label, interned: the expressions' columns find it by address.
-    label: Name,
     ids: (u32, u32),
     vars: Arc<Row>,
     /// Per projection, whether it is the input column of the same name.
@@ -643,10 +641,9 @@ impl Select {
             plan.projection.iter().zip(&identity).filter(|(_, same)| **same).map(|(p, _)| p.name.clone()).collect();
         kept.sort();
         kept.dedup();
-        let label = Name::from(&input.label);
         let computed = plan.projection.iter().zip(&identity).filter(|(_, same)| !**same).map(|(p, _)| &p.name);
         let places = places(&kept, computed);
-        Select { number, plan: plan.clone(), input: input.clone(), label, ids, vars, identity, kept, places }
+        Select { number, plan: plan.clone(), input: input.clone(), ids, vars, identity, kept, places }
     }
 
     fn apply(&self, emit: &mut Emit, record: Record) {
@@ -656,7 +653,7 @@ impl Select {
         if stream != self.ids.0 {
             return;
         }
-        let binding = [(self.label.as_str(), &row)];
+        let binding = [(self.input.label.as_str(), &row)];
         let scope = EvalScope::new(&binding, &self.vars);
         if !holds(self.input.filter.as_ref(), &scope) || !holds(self.plan.filter.as_ref(), &scope) {
             return;

@@ -26,7 +26,6 @@ use crate::cep::plan::{AggregationKind, PlanExpr, QueryPlan, StreamInput, Window
 use crate::cep::reference::TimerOrder;
 use crate::cep::reference::query::view_key;
 use crate::cep::runtime::eval::{Scope, eval, holds, project};
-use crate::cep::runtime::value::Name;
 use crate::cep::runtime::{Row, Val};
 
 /// One row in the view, kept small: a ten-minute window holds millions. Its view key is not kept, since only a
@@ -82,9 +81,6 @@ pub struct QueryLogic {
     statement: usize,
     plan: Arc<QueryPlan>,
     input: StreamInput,
-    /// The input's label, interned: the expressions' columns find their row by its address rather than by comparing
-    /// texts.
-    label: Name,
     stream: u32,
     sink: u32,
     vars: Arc<Row>,
@@ -133,8 +129,7 @@ impl QueryState {
 impl QueryLogic {
     pub fn new(statement: usize, plan: Arc<QueryPlan>, input: StreamInput, ids: (u32, u32), vars: Arc<Row>) -> Self {
         let state = QueryState::new(input.window.as_ref());
-        let label = Name::from(input.label.as_str());
-        QueryLogic { statement, plan, input, label, stream: ids.0, sink: ids.1, vars, empty: Key::default(), state }
+        QueryLogic { statement, plan, input, stream: ids.0, sink: ids.1, vars, empty: Key::default(), state }
     }
 
     fn every(&self) -> Option<i64> {
@@ -146,7 +141,7 @@ impl QueryLogic {
     }
 
     fn event(&mut self, emit: &mut Emit, epoch: u64, stamp: Stamp, row: Row) {
-        let label = self.label.as_str();
+        let label = self.input.label.as_str();
         let binding = [(label, &row)];
         let scope = Scope::new(&binding, &self.vars);
         if !holds(self.input.filter.as_ref(), &scope) {
@@ -201,7 +196,7 @@ impl QueryLogic {
     /// The key of the row's place in a keyed view: by [`key::of_all`] for `std:unique`, so a text key is not
     /// formatted; a grouped view's composite key as the reference evaluator forms it; the empty key otherwise.
     fn view_key(&self, row: &Row) -> Key {
-        let label = self.label.as_str();
+        let label = self.input.label.as_str();
         match self.input.window.as_ref() {
             Some(WindowSpec::Unique { keys }) if !keys.is_empty() => {
                 key::of_all(keys, &Scope::new(&[(label, row)], &self.vars))
@@ -212,7 +207,7 @@ impl QueryLogic {
     }
 
     fn arg(&self, arg: Option<&PlanExpr>, row: &Row) -> Val {
-        let binding = [(self.label.as_str(), row)];
+        let binding = [(self.input.label.as_str(), row)];
         arg.map(|e| eval(e, &Scope::new(&binding, &self.vars))).unwrap_or_default()
     }
 
@@ -317,12 +312,12 @@ impl QueryLogic {
 
     fn having(&self, event: &Row, aggregates: &[Val]) -> bool {
         let having = self.plan.aggregation.as_ref().and_then(|a| a.having.as_ref());
-        let binding = [(self.label.as_str(), event)];
+        let binding = [(self.input.label.as_str(), event)];
         holds(having, &Scope { rows: &binding, aggregates, vars: &self.vars, pinned: &[] })
     }
 
     fn project(&self, event: &Row, aggregates: &[Val]) -> Row {
-        let binding = [(self.label.as_str(), event)];
+        let binding = [(self.input.label.as_str(), event)];
         let scope = Scope { rows: &binding, aggregates, vars: &self.vars, pinned: &[] };
         project(&self.plan.projection, &scope)
     }

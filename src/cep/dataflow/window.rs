@@ -39,17 +39,11 @@ impl Action {
         }
     }
 
-    fn window_label(&self) -> &str {
+    fn window_label(&self) -> &Name {
         match self {
             Action::Merge(m) => &m.window_label,
             Action::Delete(a) | Action::Update(a) => &a.window_label,
         }
-    }
-
-    /// The trigger's label and the window's, interned: an expression's column finds its row by the label's address
-    /// instead of comparing texts ("fc" and "ts" are the same length).
-    fn labels(&self) -> [Name; 2] {
-        [Name::from(self.trigger().label.as_str()), Name::from(self.window_label())]
     }
 
     fn condition(&self) -> Option<&PlanExpr> {
@@ -76,24 +70,21 @@ pub struct Merge {
     trigger: u32,
     /// The trigger-side expression equal to the window's key, when the condition has one.
     lookup: Option<PlanExpr>,
-    /// [`Action::labels`].
-    labels: [Name; 2],
 }
 
 impl Merge {
     pub fn new(statement: usize, action: Action, trigger: u32, lookup: Option<PlanExpr>) -> Self {
-        let labels = action.labels();
-        Merge { statement, action, trigger, lookup, labels }
+        Merge { statement, action, trigger, lookup }
     }
 
     /// The scope of a trigger `event` alone.
     fn event<'a>(&'a self, event: &'a Row) -> [(&'a str, &'a Row); 1] {
-        [(self.labels[0].as_str(), event)]
+        [(self.action.trigger().label.as_str(), event)]
     }
 
     /// The scope of a trigger `event` and a window `row`.
     fn both<'a>(&'a self, event: &'a Row, row: &'a Row) -> [(&'a str, &'a Row); 2] {
-        [(self.labels[0].as_str(), event), (self.labels[1].as_str(), row)]
+        [(self.action.trigger().label.as_str(), event), (self.action.window_label().as_str(), row)]
     }
 }
 

@@ -8,6 +8,8 @@ mod expr;
 
 use serde::{Deserialize, Serialize};
 
+use crate::cep::runtime::value::Name;
+
 pub use super::ast::{BinaryOp, OutputKind};
 pub use expr::{AggregateCall, AggregateFunction, Function, PlanExpr, Value};
 
@@ -154,11 +156,12 @@ pub enum Input {
     Join(Box<JoinPlan>),
 }
 
-/// A stream read with its filter and window; `label` is how expressions refer to it.
+/// A stream read with its filter and window; `label` is how expressions refer to it, interned like their columns'
+/// sources, so a column finds its row by the label's address.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct StreamInput {
     pub stream: String,
-    pub label: String,
+    pub label: Name,
     pub filter: Option<PlanExpr>,
     pub window: Option<WindowSpec>,
     /// Reads a named window's insert stream rather than an event stream.
@@ -247,7 +250,7 @@ pub enum AggregationKind {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Projection {
     /// Shared with every row the statement produces.
-    pub name: crate::cep::runtime::value::Name,
+    pub name: Name,
     pub expr: PlanExpr,
     pub ty: DataType,
 }
@@ -305,7 +308,7 @@ pub struct OutMapping {
 pub struct MergePlan {
     pub trigger: StreamInput,
     pub window: String,
-    pub window_label: String,
+    pub window_label: Name,
     pub condition: Option<PlanExpr>,
     pub clauses: Vec<MergeClausePlan>,
     pub partition: Partitioning,
@@ -330,7 +333,7 @@ pub enum MergeActionPlan {
 pub struct WindowActionPlan {
     pub trigger: StreamInput,
     pub window: String,
-    pub window_label: String,
+    pub window_label: Name,
     pub condition: Option<PlanExpr>,
     pub assignments: Vec<(String, PlanExpr)>,
     pub partition: Partitioning,

@@ -151,7 +151,7 @@ pub(super) fn merge(ctx: &Ctx<'_>, m: &OnMerge, catalog: &dyn Catalog) -> Result
     Ok(MergePlan {
         trigger: on.trigger,
         window: m.window.text.clone(),
-        window_label: on.window_binding.label.clone(),
+        window_label: on.window_binding.label.as_str().into(),
         condition,
         clauses,
         partition,
@@ -252,7 +252,7 @@ fn window_action(
     Ok(WindowActionPlan {
         trigger: on.trigger,
         window: window.text.clone(),
-        window_label: on.window_binding.label.clone(),
+        window_label: on.window_binding.label.as_str().into(),
         condition,
         assignments,
         partition,

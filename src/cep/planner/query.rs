@@ -117,7 +117,7 @@ pub(super) fn stream_input(
     let window = window_of(&mut planner, &s.views)?;
     let input = StreamInput {
         stream: s.name.text.clone(),
-        label: label.to_string(),
+        label: label.into(),
         filter: super::pattern::and_all(filters),
         window,
         named_window: matches!(ty.origin, Origin::NamedWindow { .. }),

@@ -81,7 +81,7 @@ fn operand<'a>(e: &PlanExpr, scope: &Scope<'a>) -> Cow<'a, Val> {
         PlanExpr::Aggregate(i) => scope.aggregates.get(*i),
         _ => return Cow::Owned(eval(e, scope)),
     };
-    found.map_or_else(|| Cow::Owned(Val::Null), Cow::Borrowed)
+    found.map(Cow::Borrowed).unwrap_or_default()
 }
 
 /// The row a select list makes in `scope`: each column by its name.
