@@ -29,7 +29,7 @@ pub enum Wrapper {
 
 /// A `/cb/v1` error: an NGSI status, and whether it is transport-level (`orionError` with a real HTTP status).
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
-#[error("{} {}", status.code, status.details.as_deref().unwrap_or(""))]
+#[error("{} {}", status.code.text(), status.details.as_deref().unwrap_or(""))]
 pub struct NgsiError {
     pub status: Status,
     pub transport: Option<StatusCode>,

@@ -123,8 +123,10 @@ async fn list_entities(State(s): State<AppState>, caller: Caller, Query(p): Para
 }
 
 async fn entity_type(State(s): State<AppState>, caller: Caller, Path(t): Path<String>, Query(p): Params) -> Response {
-    let result = convenience::list(&s, &caller, Some(t.clone()), &p).await.map_err(|e| match e.status.code.as_str() {
-        "404" if e.transport.is_none() => NgsiError::body(Code::NotFound, format!("entityId::type /{t}/ non-existent")),
+    let result = convenience::list(&s, &caller, Some(t.clone()), &p).await.map_err(|e| match e.status.code {
+        Code::NotFound if e.transport.is_none() => {
+            NgsiError::body(Code::NotFound, format!("entityId::type /{t}/ non-existent"))
+        }
         _ => e,
     });
     reply(result, Wrapper::ErrorCode)

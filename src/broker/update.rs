@@ -95,19 +95,23 @@ impl Applied {
     }
 }
 
-/// Applies one element to the current entity (`None` when no entity with that key exists).
-pub fn apply(action: UpdateAction, key: EntityKey, current: Option<Entity>, write: &ElementWrite) -> Applied {
+/// Applies one element to the stored entity it means, or to the key of one that does not exist yet.
+pub fn apply(action: UpdateAction, target: Target, write: &ElementWrite) -> Applied {
     let all: Vec<usize> = (0..write.attributes.len()).collect();
-    if let Some(refusal) = check_attributes(action, &key, write) {
-        return Applied::refused(refusal, all, current);
+    let key = match &target {
+        Ok(entity) => &entity.key,
+        Err(key) => key,
+    };
+    if let Some(refusal) = check_attributes(action, key, write) {
+        return Applied::refused(refusal, all, target.ok());
     }
-    match (action, current) {
-        (UpdateAction::Append, current) => append(current.ok_or(key), write),
-        (UpdateAction::AppendStrict, current) => append_strict(current.ok_or(key), write),
-        (_, None) => Applied::refused(Status::error(Code::NotFound, &key.id.0), all, None),
-        (UpdateAction::Update, Some(entity)) => update(entity, write),
-        (UpdateAction::Delete, Some(entity)) => delete(entity, write),
-        (UpdateAction::Replace, Some(entity)) => replace(entity, write),
+    match (action, target) {
+        (UpdateAction::Append, target) => append(target, write),
+        (UpdateAction::AppendStrict, target) => append_strict(target, write),
+        (_, Err(key)) => Applied::refused(Status::error(Code::NotFound, &key.id.0), all, None),
+        (UpdateAction::Update, Ok(entity)) => update(entity, write),
+        (UpdateAction::Delete, Ok(entity)) => delete(entity, write),
+        (UpdateAction::Replace, Ok(entity)) => replace(entity, write),
     }
 }
 
@@ -144,7 +148,7 @@ fn first_repeat(attributes: &[AttrWrite]) -> Option<usize> {
 }
 
 /// The stored entity, or the key of one that does not exist yet.
-type Target = Result<Entity, EntityKey>;
+pub type Target = Result<Entity, EntityKey>;
 
 fn open(target: Target) -> (Entity, bool) {
     match target {
@@ -344,7 +348,7 @@ mod tests {
     }
 
     fn stored(attrs: &[(&str, &str)]) -> Entity {
-        match apply(UpdateAction::Append, key(), None, &write(attrs)).next {
+        match apply(UpdateAction::Append, Err(key()), &write(attrs)).next {
             Next::Put(e) => e,
             other => panic!("append did not create: {other:?}"),
         }
@@ -363,7 +367,7 @@ mod tests {
 
     #[test]
     fn same_value_again_changes_nothing() {
-        let applied = apply(UpdateAction::Update, key(), Some(stored(&[("t", "1")])), &write(&[("t", "1")]));
+        let applied = apply(UpdateAction::Update, Ok(stored(&[("t", "1")])), &write(&[("t", "1")]));
         assert!(applied.changed.is_empty());
         assert!(matches!(applied.next, Next::Keep(Some(_))));
     }
@@ -376,7 +380,7 @@ mod tests {
     }
 
     fn stored_with_unit(unit: &str) -> Entity {
-        match apply(UpdateAction::Append, key(), None, &with_unit(&write(&[("t", "1")]), &[unit])).next {
+        match apply(UpdateAction::Append, Err(key()), &with_unit(&write(&[("t", "1")]), &[unit])).next {
             Next::Put(e) => e,
             other => panic!("append did not create: {other:?}"),
         }
@@ -385,19 +389,18 @@ mod tests {
     #[test]
     fn repeated_metadata_name_compares_the_last_occurrence() {
         let same = with_unit(&write(&[("t", "1")]), &["F", "C"]);
-        let applied = apply(UpdateAction::Update, key(), Some(stored_with_unit("C")), &same);
+        let applied = apply(UpdateAction::Update, Ok(stored_with_unit("C")), &same);
         assert!(applied.changed.is_empty());
         assert_eq!(applied.next, Next::Keep(Some(stored_with_unit("C"))));
         let other = with_unit(&write(&[("t", "1")]), &["C", "F"]);
-        let applied = apply(UpdateAction::Update, key(), Some(stored_with_unit("C")), &other);
+        let applied = apply(UpdateAction::Update, Ok(stored_with_unit("C")), &other);
         assert_eq!(applied.changed, vec!["t".to_owned()]);
         assert_eq!(applied.next, Next::Put(stored_with_unit("F")));
     }
 
     #[test]
     fn update_splits_found_and_missing() {
-        let applied =
-            apply(UpdateAction::Update, key(), Some(stored(&[("t", "1")])), &write(&[("t", "2"), ("p", "3")]));
+        let applied = apply(UpdateAction::Update, Ok(stored(&[("t", "1")])), &write(&[("t", "2"), ("p", "3")]));
         assert_eq!(applied.parts.len(), 2);
         assert_eq!(applied.parts[1].status, Status::error(Code::NotFound, "Room1"));
         assert_eq!(applied.changed, vec!["t".to_owned()]);
@@ -405,8 +408,7 @@ mod tests {
 
     #[test]
     fn append_strict_reports_existing() {
-        let applied =
-            apply(UpdateAction::AppendStrict, key(), Some(stored(&[("a", "1")])), &write(&[("a", "1"), ("b", "2")]));
+        let applied = apply(UpdateAction::AppendStrict, Ok(stored(&[("a", "1")])), &write(&[("a", "1"), ("b", "2")]));
         assert_eq!(applied.changed, vec!["b".to_owned()]);
         let details = "one or more of the attributes in the request already exist: [ a ]";
         assert_eq!(applied.parts[1].status, Status::error(Code::BadRequest, details));
@@ -414,7 +416,7 @@ mod tests {
 
     #[test]
     fn delete_of_missing_attribute_is_472() {
-        let applied = apply(UpdateAction::Delete, key(), Some(stored(&[("a", "1")])), &write(&[("p", "")]));
+        let applied = apply(UpdateAction::Delete, Ok(stored(&[("a", "1")])), &write(&[("p", "")]));
         let details = "action: DELETE - entity: [Room1, Room] - offending attribute: p - attribute not found";
         assert_eq!(applied.parts[0].status, Status::error(Code::InvalidParameter, details));
         assert_eq!(applied.next, Next::Keep(Some(stored(&[("a", "1")]))));
@@ -422,8 +424,7 @@ mod tests {
 
     #[test]
     fn replace_drops_other_attributes() {
-        let applied =
-            apply(UpdateAction::Replace, key(), Some(stored(&[("a", "1"), ("b", "2")])), &write(&[("a", "1")]));
+        let applied = apply(UpdateAction::Replace, Ok(stored(&[("a", "1"), ("b", "2")])), &write(&[("a", "1")]));
         let Next::Put(entity) = applied.next else { panic!("replace must write") };
         assert_eq!(entity.attributes.keys().collect::<Vec<_>>(), vec!["a"]);
         assert_eq!(applied.changed, vec!["b".to_owned()]);

@@ -133,7 +133,7 @@ pub async fn append(
 pub async fn update(state: &AppState, caller: &Caller, target: &Target, body: &[u8]) -> Result<Value, NgsiError> {
     let request: AttributesBody = wire::parse_body(body)?;
     let (echo, result) = write_one(state, caller, target, request.attributes, UpdateAction::Update).await?;
-    if result.parts.iter().all(|p| p.status.code == "404")
+    if result.parts.iter().all(|p| p.status.code == Code::NotFound)
         && result.parts.iter().all(|p| p.attrs.len() == echo.attribute_count())
     {
         return Err(NgsiError::body(Code::NotFound, target.id.clone()));
@@ -200,7 +200,7 @@ async fn write_one(
     let echo = Echo::of(&write_el);
     let outcome = write(state, caller, path, action, vec![write_el]).await?;
     let result = outcome.results.into_iter().next().ok_or_else(|| NgsiError::body(Code::Internal, "no result"))?;
-    if let Some(conflict) = result.parts.iter().find(|p| p.status.code == "409") {
+    if let Some(conflict) = result.parts.iter().find(|p| p.status.code == Code::Conflict) {
         return Err(NgsiError { status: conflict.status.clone(), transport: None });
     }
     Ok((echo, result))

@@ -10,7 +10,7 @@ use std::sync::Arc;
 
 use rusqlite::{Connection, Row as SqlRow, params};
 
-use super::cache::{Row, RowsKey};
+use super::cache::{Row, RowsKey, RowsOf};
 use super::writer::Tx;
 
 use crate::broker::model::{Attribute, Entity, EntityId, EntityKey};
@@ -63,8 +63,7 @@ fn apply_element(
     rule: Option<&dyn WriteRule>,
     now_ms: i64,
 ) -> Result<ElementOutcome, StoreError> {
-    let key = RowsKey::new(&batch.tenant, &batch.path, &element.id);
-    let mut rows = take_at_path(conn, &key, batch, &element.id)?;
+    let (key, mut rows) = take_at_path(conn, batch, &element.id)?;
     let outcome = apply_to_rows(conn, batch, element, rule, now_ms, &mut rows)?;
     conn.cache().put(key, rows);
     Ok(outcome)
@@ -78,19 +77,24 @@ fn apply_to_rows(
     now_ms: i64,
     rows: &mut Vec<Row>,
 ) -> Result<ElementOutcome, StoreError> {
-    let (key, index) = match resolve(batch, element, rows) {
-        Ok(target) => target,
+    let found = match resolve(batch, element, rows) {
+        Ok(found) => found,
         Err(status) => return Ok(ElementOutcome::refused(element, status)),
     };
-    let review = rule.map(|r| r.review(&key, batch.action, element)).unwrap_or_default();
+    let key = match &found {
+        Ok(i) => &rows[*i].entity.key,
+        Err(key) => key,
+    };
+    let review = rule.map(|r| r.review(key, batch.action, element)).unwrap_or_default();
     if let Some(status) = review.refuse {
         return Ok(ElementOutcome::refused(element, status));
     }
     let entity_type = key.entity_type.clone();
-    let slot = index.map(|i| (i, rows[i].seq));
-    let current = index.map(|i| Arc::unwrap_or_clone(rows.remove(i).entity));
-    let mut applied = update::apply(batch.action, key.clone(), current, element);
-    let commands = if review.extra.is_empty() { Vec::new() } else { add_extras(&mut applied, key, &review) };
+    let extras_key = (!review.extra.is_empty()).then(|| key.clone());
+    let slot = found.as_ref().ok().map(|&i| (i, rows[i].seq));
+    let target = found.map(|i| Arc::unwrap_or_clone(rows.remove(i).entity));
+    let mut applied = update::apply(batch.action, target, element);
+    let commands = extras_key.map(|key| add_extras(&mut applied, key, &review)).unwrap_or_default();
     let change = persist(conn, applied.next, applied.changed, rows, slot)?;
     let queue = |c: &NewCommand| super::commands::queue(conn, &batch.tenant, c, now_ms);
     let commands = commands.iter().map(queue).collect::<Result<_, _>>()?;
@@ -115,7 +119,7 @@ fn add_extras(applied: &mut update::Applied, key: EntityKey, review: &Review) ->
         entity_type: Some(key.entity_type.clone()),
         attributes: review.extra.clone(),
     };
-    let more = update::apply(UpdateAction::Append, key, state, &extra);
+    let more = update::apply(UpdateAction::Append, state.ok_or(key), &extra);
     applied.next = match more.next {
         Next::Keep(Some(entity)) if written => Next::Put(entity),
         next => next,
@@ -165,17 +169,17 @@ fn persist(
     Ok(Some(EntityChange { entity, changed }).filter(|c| !c.changed.is_empty()))
 }
 
-/// Which entity an element means: its type names it; without a type, the only entity with that id. Gives its key
-/// and, when it is stored, its index in `rows`.
-fn resolve(batch: &UpdateBatch, element: &ElementWrite, rows: &[Row]) -> Result<(EntityKey, Option<usize>), Status> {
+/// Which entity an element means: its type names it; without a type, the only entity with that id. Gives its index
+/// in `rows` when it is stored, else the key of the entity to create.
+fn resolve(batch: &UpdateBatch, element: &ElementWrite, rows: &[Row]) -> Result<Result<usize, EntityKey>, Status> {
     let wanted = element.entity_type.as_deref().filter(|t| !t.is_empty());
     if let Some(t) = wanted {
         let index = rows.iter().position(|r| r.entity.key.entity_type == t);
-        return Ok((key_for(batch, element, t), index));
+        return Ok(index.ok_or_else(|| key_for(batch, element, t)));
     }
     match rows {
-        [] => Ok((key_for(batch, element, ""), None)),
-        [only] => Ok((only.entity.key.clone(), Some(0))),
+        [] => Ok(Err(key_for(batch, element, ""))),
+        [_] => Ok(Ok(0)),
         _ => Err(Status::error(
             Code::Conflict,
             &format!("{} entities have id /{}/: give the entity type to say which one", rows.len(), element.id),
@@ -200,12 +204,14 @@ fn refused(element: &ElementWrite, status: Status) -> ElementResult {
     }
 }
 
-/// The rows of one id at one path, every type, in creation order: taken from the cache, else read from SQLite.
-fn take_at_path(tx: &Tx<'_>, key: &RowsKey, batch: &UpdateBatch, id: &EntityId) -> Result<Vec<Row>, StoreError> {
-    if let Some(rows) = tx.cache().take(key) {
-        return Ok(rows);
-    }
+/// The rows of one id at one path, every type, in creation order, and their key in the cache: taken from the cache,
+/// else read from SQLite.
+fn take_at_path(tx: &Tx<'_>, batch: &UpdateBatch, id: &EntityId) -> Result<(RowsKey, Vec<Row>), StoreError> {
     let (tenant, path) = (&batch.tenant, &batch.path);
+    let key = RowsOf { tenant, path, id };
+    if let Some(cached) = tx.cache().take(key) {
+        return Ok(cached);
+    }
     let mut stmt = tx.prepare_cached(&format!(
         "SELECT {COLUMNS}, seq FROM entities WHERE tenant = ?1 AND id = ?2 AND service_path = ?3 ORDER BY seq"
     ))?;
@@ -213,7 +219,7 @@ fn take_at_path(tx: &Tx<'_>, key: &RowsKey, batch: &UpdateBatch, id: &EntityId) 
         let seq: i64 = row.get(4)?;
         Ok(decode(tenant, row)?.map(|entity| Row { seq, entity: Arc::new(entity) }))
     })?;
-    rows.map(|r| r?).collect()
+    Ok((key.to_key(), rows.map(|r| r?).collect::<Result<_, _>>()?))
 }
 
 /// Every entity with this id in the tenant, in creation order.
