@@ -17,17 +17,14 @@ use std::sync::{Arc, LazyLock, RwLock};
 use std::time::Duration;
 
 use bytes::Bytes;
-use http_body_util::Full;
-use hyper::Uri;
+use hyper::HeaderMap;
 use hyper::header::{self, HeaderValue};
-use hyper_util::client::legacy::Client;
-use hyper_util::client::legacy::connect::HttpConnector;
-use hyper_util::rt::TokioExecutor;
 use metrics::{Counter, Gauge};
 use serde::Serialize;
 use tokio::sync::mpsc;
 use tokio::time::Instant;
 
+use super::outbound::Outbound;
 use super::status::Status;
 use super::subscription::{Subscription, SubscriptionId};
 use super::wire::ContextElementOut;
@@ -167,8 +164,6 @@ impl Sinks {
     }
 }
 
-type HttpClient = Client<HttpConnector, Full<Bytes>>;
-
 /// Where and how a subscription's notifications go: what its delivery task is started with.
 #[derive(Debug)]
 struct Target {
@@ -213,8 +208,7 @@ impl Dispatcher {
     pub fn new(sinks: Arc<Sinks>, policy: DeliveryPolicy) -> Self {
         let (inbox, requests) = mpsc::unbounded_channel();
         let meters = Arc::new(Meters::new());
-        let client = Client::builder(TokioExecutor::new()).build_http();
-        let router = Router { client, sinks, policy, meters: meters.clone(), queues: HashMap::new() };
+        let router = Router { sinks, policy, meters: meters.clone(), queues: HashMap::new() };
         tokio::spawn(router.run(requests));
         Dispatcher { inbox, meters }
     }
@@ -236,7 +230,6 @@ impl Dispatcher {
 
 /// The router task: one bounded queue and delivery task per subscription.
 struct Router {
-    client: HttpClient,
     sinks: Arc<Sinks>,
     policy: DeliveryPolicy,
     meters: Arc<Meters>,
@@ -274,10 +267,9 @@ impl Router {
     fn spawn(&self, target: &Target) -> mpsc::Sender<Notification> {
         let (tx, rx) = mpsc::channel(self.policy.queue_capacity.max(1));
         let task = Delivery {
-            uri: receiver_uri(&target.reference),
+            outbound: Outbound::new(&target.reference),
             reference: target.reference.clone(),
             throttle: target.throttle,
-            client: self.client.clone(),
             sinks: self.sinks.clone(),
             policy: self.policy.clone(),
             meters: self.meters.clone(),
@@ -316,17 +308,16 @@ impl Meters {
 /// One subscription's delivery task.
 struct Delivery {
     reference: String,
-    /// The reference as a URI, parsed once; why it is not one, when it is not.
-    uri: Result<Uri, String>,
+    /// The connection to an HTTP receiver, opened on the first notification that goes there.
+    outbound: Outbound,
     throttle: Duration,
-    client: HttpClient,
     sinks: Arc<Sinks>,
     policy: DeliveryPolicy,
     meters: Arc<Meters>,
 }
 
 impl Delivery {
-    async fn run(self, mut queue: mpsc::Receiver<Notification>) {
+    async fn run(mut self, mut queue: mpsc::Receiver<Notification>) {
         let mut last_sent: Option<Instant> = None;
         while let Some(first) = queue.recv().await {
             self.meters.moved(-1);
@@ -359,7 +350,7 @@ impl Delivery {
     }
 
     /// Sends with retries and backoff until it succeeds or the retry time is spent.
-    async fn deliver(&self, notification: &Notification) {
+    async fn deliver(&mut self, notification: &Notification) {
         let give_up = Instant::now() + self.policy.retry_for;
         let mut backoff = self.policy.first_backoff;
         loop {
@@ -385,38 +376,34 @@ impl Delivery {
         }
     }
 
-    async fn attempt(&self, notification: &Notification) -> Result<(), String> {
+    async fn attempt(&mut self, notification: &Notification) -> Result<(), String> {
         if let Some(sink) = self.sinks.resolve(&self.reference) {
             return sink.deliver(notification.clone()).await.map_err(|e| e.0);
         }
-        let request = build_request(self.uri.clone()?, notification)?;
-        let sent = tokio::time::timeout(self.policy.timeout, self.client.request(request)).await;
+        let (headers, body) = http_parts(notification)?;
+        let sent = tokio::time::timeout(self.policy.timeout, self.outbound.post(headers, body)).await;
         match sent {
             Err(_) => Err("timed out".to_owned()),
             Ok(Err(e)) => Err(e.to_string()),
-            Ok(Ok(response)) if response.status().is_success() => Ok(()),
-            Ok(Ok(response)) => Err(format!("receiver answered {}", response.status())),
+            Ok(Ok(status)) if status.is_success() => Ok(()),
+            Ok(Ok(status)) => Err(format!("receiver answered {status}")),
         }
     }
 }
 
-/// The receiver's URI; a reference without a scheme is taken as `http://`.
-fn receiver_uri(reference: &str) -> Result<Uri, String> {
-    let url = if reference.contains("://") { reference.to_owned() } else { format!("http://{reference}") };
-    url.parse::<Uri>().map_err(|e| e.to_string())
-}
-
-fn build_request(uri: Uri, n: &Notification) -> Result<hyper::Request<Full<Bytes>>, String> {
+/// The headers and body of a notification's POST.
+fn http_parts(n: &Notification) -> Result<(HeaderMap, Bytes), String> {
     let body = serde_json::to_vec(&n.body()).map_err(|e| e.to_string())?;
-    let mut builder = hyper::Request::post(uri)
-        .header(header::CONTENT_TYPE, HeaderValue::from_static("application/json; charset=utf-8"))
-        .header(header::ACCEPT, HeaderValue::from_static("application/json"))
-        .header(header::USER_AGENT, HeaderValue::from_static(concat!("fluxgate/", env!("CARGO_PKG_VERSION"))))
-        .header("platform-service", n.tenant.as_str())
-        .header("platform-servicepath", n.path.as_str())
-        .header("platform-correlator", n.origin.correlator.as_str());
+    let text = |value: &str| HeaderValue::from_str(value).map_err(|e| e.to_string());
+    let mut headers = HeaderMap::with_capacity(8);
+    headers.insert(header::CONTENT_TYPE, HeaderValue::from_static("application/json; charset=utf-8"));
+    headers.insert(header::ACCEPT, HeaderValue::from_static("application/json"));
+    headers.insert(header::USER_AGENT, HeaderValue::from_static(concat!("fluxgate/", env!("CARGO_PKG_VERSION"))));
+    headers.insert("platform-service", text(n.tenant.as_str())?);
+    headers.insert("platform-servicepath", text(n.path.as_str())?);
+    headers.insert("platform-correlator", text(&n.origin.correlator)?);
     if let Some(token) = &n.origin.token {
-        builder = builder.header("x-auth-token", token.as_str());
+        headers.insert("x-auth-token", text(token.as_str())?);
     }
-    builder.body(Full::new(Bytes::from(body))).map_err(|e| e.to_string())
+    Ok((headers, Bytes::from(body)))
 }
