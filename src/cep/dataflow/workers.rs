@@ -124,7 +124,8 @@ impl Pool {
         let (reply_tx, replies) = unbounded();
         let failed = Arc::new(AtomicBool::new(false));
         let flag = failed.clone();
-        let config = Config { communication: CommunicationConfig::Process(peers), worker: WorkerConfig::default() };
+        let worker = WorkerConfig::default().idle_spin(IDLE_SPIN);
+        let config = Config { communication: CommunicationConfig::Process(peers), worker };
         let guards = timely::execute(config, move |worker| {
             let taken = receivers.lock().unwrap_or_else(PoisonError::into_inner)[worker.index()].take();
             if let Some(receiver) = taken {
@@ -284,6 +285,13 @@ fn round(pool: &Pool, mut command: impl FnMut() -> Command) -> Reply {
 /// on 2 workers it was faster in 3 of 5 pairs of runs, slower in 2 (`benches/results/cep.md`). Yielding, rather than
 /// spinning, leaves the core to any other thread that has work.
 const YIELD_BEFORE_SLEEP: Duration = Duration::from_micros(50);
+
+/// How long a worker waiting for its peers within a round (their progress, their records) polls before it parks.
+/// Timely's default of 10 µs is shorter than most such waits here, and each park ends in a wake-up that costs far
+/// more on these VMs: with 50 µs, `bench geofence --workers 2` ran about 8 % more events per second (faster in six of
+/// seven interleaved pairs) and its p99 mostly fell from 1.1–1.4 ms to 0.7–0.9 ms (`benches/results/cep.md`,
+/// twenty-first session). It costs nothing between rounds, when workers wait on their command channel instead.
+const IDLE_SPIN: Duration = Duration::from_micros(50);
 
 /// The next message, yielding for [`YIELD_BEFORE_SLEEP`] before blocking; `None` once the senders are gone.
 fn receive<T>(rx: &Receiver<T>) -> Option<T> {
