@@ -16,7 +16,7 @@ use bytes::Bytes;
 use http_body_util::Full;
 use hyper::body::{Body, Incoming};
 use hyper::client::conn::http1::{self, Connection, SendRequest};
-use hyper::header::HOST;
+use hyper::header::{HOST, HeaderValue};
 use hyper::{Request, StatusCode, Uri};
 use hyper_util::rt::TokioIo;
 use tokio::net::TcpStream;
@@ -34,10 +34,12 @@ pub enum OutboundError {
     Http(#[from] hyper::Error),
 }
 
-/// Where a reference points: the `host:port` to connect to and the request target.
+/// Where a reference points: the `host:port` to connect to, the `Host` header (the reference's authority as
+/// written) and the request target.
 #[derive(Debug, Clone, PartialEq, Eq)]
 struct Target {
     authority: String,
+    host: HeaderValue,
     path: Uri,
 }
 
@@ -52,11 +54,9 @@ impl Target {
         }
         let authority = uri.authority().ok_or_else(|| bad("no host"))?;
         let port = authority.port_u16().unwrap_or(80);
-        let path = uri.path_and_query().map_or("/", |p| p.as_str());
-        Ok(Target {
-            authority: format!("{}:{port}", authority.host()),
-            path: path.parse().map_err(|_| bad("bad path"))?,
-        })
+        let host = HeaderValue::from_str(authority.as_str()).map_err(|_| bad("bad host"))?;
+        let path = uri.path_and_query().map_or("/", |p| p.as_str()).parse().map_err(|_| bad("bad path"))?;
+        Ok(Target { authority: format!("{}:{port}", authority.host()), host, path })
     }
 }
 
@@ -150,8 +150,7 @@ async fn usable(mut open: Open) -> Option<Open> {
 fn request(target: &Target, headers: hyper::HeaderMap, body: Bytes) -> Request<Full<Bytes>> {
     let mut request = Request::post(target.path.clone()).body(Full::new(body)).expect("a known method and path");
     *request.headers_mut() = headers;
-    let host = hyper::header::HeaderValue::from_str(&target.authority).expect("an authority is a header value");
-    request.headers_mut().insert(HOST, host);
+    request.headers_mut().insert(HOST, target.host.clone());
     request
 }
 
@@ -205,8 +204,8 @@ async fn drain(driver: &mut Driver, body: Incoming) -> Result<(), OutboundError>
 
 #[cfg(test)]
 mod tests {
-    use std::sync::Arc;
     use std::sync::atomic::{AtomicUsize, Ordering};
+    use std::sync::{Arc, Mutex};
     use std::time::Duration;
 
     use tokio::io::{AsyncReadExt, AsyncWriteExt};
@@ -218,8 +217,11 @@ mod tests {
     fn references_name_a_host_port_and_an_origin_form_target() {
         let t = Target::parse("http://127.0.0.1:1028/accumulate?x=1").unwrap();
         assert_eq!((t.authority.as_str(), t.path.to_string().as_str()), ("127.0.0.1:1028", "/accumulate?x=1"));
+        assert_eq!(t.host, "127.0.0.1:1028");
         let t = Target::parse("localhost/notify").unwrap();
         assert_eq!((t.authority.as_str(), t.path.to_string().as_str()), ("localhost:80", "/notify"));
+        assert_eq!(t.host, "localhost");
+        assert_eq!(Target::parse("http://[::1]:1028/n").unwrap().authority, "[::1]:1028");
         assert_eq!(Target::parse("http://example.org").unwrap().path.to_string(), "/");
         assert!(matches!(Target::parse("https://example.org/x"), Err(OutboundError::Reference { .. })));
         assert!(matches!(Target::parse("http://"), Err(OutboundError::Reference { .. })));
@@ -234,20 +236,20 @@ mod tests {
         Close,
     }
 
-    /// A receiver on loopback that reads whole requests, answers `204` with a small body, and counts the connections
-    /// it accepted and the requests it answered.
-    async fn receiver(after: After) -> (String, Arc<AtomicUsize>, Arc<AtomicUsize>) {
+    /// A receiver on loopback that reads whole requests, answers `204`, and records the connections it accepted and
+    /// the head of each request it answered.
+    async fn receiver(after: After) -> (String, Arc<AtomicUsize>, Arc<Mutex<Vec<String>>>) {
         let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
         let url = format!("http://{}/notify", listener.local_addr().unwrap());
-        let (connections, requests) = (Arc::new(AtomicUsize::new(0)), Arc::new(AtomicUsize::new(0)));
-        let (c, r) = (connections.clone(), requests.clone());
+        let (connections, heads) = (Arc::new(AtomicUsize::new(0)), Arc::new(Mutex::new(Vec::new())));
+        let (c, h) = (connections.clone(), heads.clone());
         tokio::spawn(async move {
             while let Ok((mut socket, _)) = listener.accept().await {
                 c.fetch_add(1, Ordering::SeqCst);
-                let r = r.clone();
+                let h = h.clone();
                 tokio::spawn(async move {
-                    while read_request(&mut socket).await {
-                        r.fetch_add(1, Ordering::SeqCst);
+                    while let Some(head) = read_request(&mut socket).await {
+                        h.lock().unwrap().push(head);
                         let answer = b"HTTP/1.1 204 No Content\r\ncontent-length: 0\r\n\r\n";
                         socket.write_all(answer).await.unwrap();
                         if let After::Close = after {
@@ -258,16 +260,16 @@ mod tests {
                 });
             }
         });
-        (url, connections, requests)
+        (url, connections, heads)
     }
 
-    /// Reads one request (head and `content-length` body); `false` at the end of the connection.
-    async fn read_request(socket: &mut TcpStream) -> bool {
+    /// Reads one request (head and `content-length` body) and answers its head; `None` at the end of the connection.
+    async fn read_request(socket: &mut TcpStream) -> Option<String> {
         let mut seen = Vec::new();
         let mut byte = [0u8; 1];
         while !seen.ends_with(b"\r\n\r\n") {
             if socket.read(&mut byte).await.unwrap_or(0) == 0 {
-                return false;
+                return None;
             }
             seen.push(byte[0]);
         }
@@ -275,7 +277,7 @@ mod tests {
         let length =
             head.lines().find_map(|l| l.strip_prefix("content-length:")).map_or(0, |v| v.trim().parse().unwrap());
         let mut body = vec![0u8; length];
-        socket.read_exact(&mut body).await.is_ok()
+        socket.read_exact(&mut body).await.ok().map(|_| head)
     }
 
     fn headers() -> hyper::HeaderMap {
@@ -286,18 +288,23 @@ mod tests {
 
     #[tokio::test]
     async fn one_kept_connection_carries_every_notification() {
-        let (url, connections, requests) = receiver(After::KeepAlive).await;
+        let (url, connections, heads) = receiver(After::KeepAlive).await;
         let mut outbound = Outbound::new(&url);
         for _ in 0..5 {
             let status = outbound.post(headers(), Bytes::from_static(b"{}")).await.unwrap();
             assert_eq!(status, StatusCode::NO_CONTENT);
         }
-        assert_eq!((connections.load(Ordering::SeqCst), requests.load(Ordering::SeqCst)), (1, 5));
+        assert_eq!((connections.load(Ordering::SeqCst), heads.lock().unwrap().len()), (1, 5));
+        let head = heads.lock().unwrap()[0].clone();
+        assert!(head.starts_with("post /notify http/1.1\r\n"), "{head}");
+        let authority = url.trim_start_matches("http://").trim_end_matches("/notify");
+        assert!(head.contains(&format!("\r\nhost: {authority}\r\n")), "{head}");
+        assert!(head.contains("\r\ncontent-type: application/json\r\n"), "{head}");
     }
 
     #[tokio::test]
     async fn a_connection_the_receiver_closed_while_idle_is_replaced_before_anything_is_written() {
-        let (url, connections, requests) = receiver(After::Close).await;
+        let (url, connections, heads) = receiver(After::Close).await;
         let mut outbound = Outbound::new(&url);
         for _ in 0..3 {
             let status = outbound.post(headers(), Bytes::from_static(b"{}")).await.unwrap();
@@ -305,7 +312,7 @@ mod tests {
             // The receiver closes the connection while it is idle on this side.
             tokio::time::sleep(Duration::from_millis(100)).await;
         }
-        assert_eq!((connections.load(Ordering::SeqCst), requests.load(Ordering::SeqCst)), (3, 3));
+        assert_eq!((connections.load(Ordering::SeqCst), heads.lock().unwrap().len()), (3, 3));
     }
 
     #[tokio::test]
