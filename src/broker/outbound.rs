@@ -286,13 +286,18 @@ mod tests {
         headers
     }
 
+    /// Posts a small body and requires the receiver's `204`.
+    async fn post_ok(outbound: &mut Outbound) {
+        let status = outbound.post(headers(), Bytes::from_static(b"{}")).await.unwrap();
+        assert_eq!(status, StatusCode::NO_CONTENT);
+    }
+
     #[tokio::test]
     async fn one_kept_connection_carries_every_notification() {
         let (url, connections, heads) = receiver(After::KeepAlive).await;
         let mut outbound = Outbound::new(&url);
         for _ in 0..5 {
-            let status = outbound.post(headers(), Bytes::from_static(b"{}")).await.unwrap();
-            assert_eq!(status, StatusCode::NO_CONTENT);
+            post_ok(&mut outbound).await;
         }
         assert_eq!((connections.load(Ordering::SeqCst), heads.lock().unwrap().len()), (1, 5));
         let head = heads.lock().unwrap()[0].clone();
@@ -307,8 +312,7 @@ mod tests {
         let (url, connections, heads) = receiver(After::Close).await;
         let mut outbound = Outbound::new(&url);
         for _ in 0..3 {
-            let status = outbound.post(headers(), Bytes::from_static(b"{}")).await.unwrap();
-            assert_eq!(status, StatusCode::NO_CONTENT);
+            post_ok(&mut outbound).await;
             // The receiver closes the connection while it is idle on this side.
             tokio::time::sleep(Duration::from_millis(100)).await;
         }
