@@ -3,7 +3,8 @@
 //! Layers, from the edge inwards: `routes` (paths and verbs) and `transport` (HTTP-level checks); `crate::caller`
 //! (who is asking, tenancy and permissions); `ops` (one module per family of operations); `wire` (exact JSON shapes) and
 //! `error`/`status` (Orion's codes and wrappers); `model`, `update`, `query` and `subscription` (plain domain logic);
-//! `matcher`, `notify` and `outbound` (subscriptions turned into delivered notifications). Storage is behind `crate::store`.
+//! `matcher`, `notify` and `outbound` (subscriptions turned into delivered notifications). Storage is behind
+//! `crate::store`.
 
 pub mod error;
 pub mod matcher;

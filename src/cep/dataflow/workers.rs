@@ -290,7 +290,9 @@ const YIELD_BEFORE_SLEEP: Duration = Duration::from_micros(50);
 /// Timely's default of 10 µs is shorter than most such waits here, and each park ends in a wake-up that costs far
 /// more on these VMs: with 50 µs, `bench geofence --workers 2` ran about 8 % more events per second (faster in six of
 /// seven interleaved pairs) and its p99 mostly fell from 1.1–1.4 ms to 0.7–0.9 ms (`benches/results/cep.md`,
-/// twenty-first session). It costs nothing between rounds, when workers wait on their command channel instead.
+/// twenty-first session). Under light load the spin is CPU the other threads lack: at 10,000 events/s, where each
+/// millisecond's round of about ten events leaves the workers waiting on each other, about 0.02 CPU per worker
+/// (`cep-alerts.md`). Between rounds, when the workers wait on their command channel instead, it costs nothing.
 const IDLE_SPIN: Duration = Duration::from_micros(50);
 
 /// The next message, yielding for [`YIELD_BEFORE_SLEEP`] before blocking; `None` once the senders are gone.
