@@ -11,9 +11,13 @@
 //! can then never reach anything; here they are not made. The property test at the end runs random patterns of this
 //! form through both and requires the same matches at every event and timer. Patterns of other forms run on the tree.
 
+mod seen;
+
 use std::sync::Arc;
 
 use smallvec::SmallVec;
+
+use self::seen::{Pins, Seen};
 
 use crate::cep::plan::{PatternNodeKind, PlanExpr};
 use crate::cep::reference::Ctx;
@@ -260,6 +264,9 @@ pub struct Compact {
     /// The start leaf's order and arrival number, from the first event on.
     start: Option<(u64, u64)>,
     instances: Arena<Instance>,
+    /// What the live leaves waiting for each stream pinned (a superset), to skip reading the instances for an event
+    /// that none of them can accept.
+    seen: Seen,
     next: u64,
     matches: Matches,
     wakes: Wakes,
@@ -268,6 +275,7 @@ pub struct Compact {
 impl Compact {
     pub fn new(shape: Arc<Shape>) -> Self {
         Compact {
+            seen: Seen::new(shape.by_stream.len()),
             shape,
             start: None,
             instances: Arena::default(),
@@ -280,6 +288,7 @@ impl Compact {
     /// Runs on `shape` from now on: the same pattern's, in a program that numbers the streams differently.
     pub fn reshape(&mut self, shape: Arc<Shape>) {
         debug_assert_eq!(shape.slots.len(), self.shape.slots.len(), "the same pattern");
+        self.seen = Seen::unknown(shape.by_stream.len());
         self.shape = shape;
     }
 
@@ -298,19 +307,22 @@ impl Compact {
         {
             fired.push((order, None, 0));
         }
-        let waiting = shape.by_stream.get(stream as usize).copied().unwrap_or(0);
-        let mut known = Known::new();
-        for (_, id, instance) in self.instances.iter() {
-            let mut candidates = instance.live & waiting;
-            while candidates != 0 {
-                let slot = candidates.trailing_zeros() as Slot;
-                candidates &= candidates - 1;
-                if let Some(order) = instance.accepts(shape, slot, ctx, (label, event), &mut known) {
-                    fired.push((order, Some(id), slot));
+        if self.may_accept(stream, ctx, (label, event)) {
+            let waiting = shape.by_stream.get(stream as usize).copied().unwrap_or(0);
+            let (mut known, mut pins) = (Known::new(), Pins::none());
+            for (_, id, instance) in self.instances.iter() {
+                let mut candidates = instance.live & waiting;
+                while candidates != 0 {
+                    let slot = candidates.trailing_zeros() as Slot;
+                    candidates &= candidates - 1;
+                    if let Some(order) = instance.accepts(shape, slot, ctx, (label, event), (&mut known, &mut pins)) {
+                        fired.push((order, Some(id), slot));
+                    }
                 }
             }
+            drop(known);
+            self.seen.set(stream, pins);
         }
-        drop(known);
         fired.sort_unstable_by_key(|(order, _, _)| *order);
         for (_, instance, slot) in fired {
             match instance {
@@ -319,6 +331,20 @@ impl Compact {
             }
         }
         std::mem::take(&mut self.matches)
+    }
+
+    /// Whether a live leaf may accept `event` of `stream`: not when the values every leaf waiting for the stream has
+    /// pinned are known, and the leaves' filters refuse the event with each of them.
+    fn may_accept(&self, stream: u32, ctx: &Ctx<'_>, event: (&str, &Row)) -> bool {
+        let Some(pins) = self.seen.of(stream) else {
+            return true;
+        };
+        pins.iter().any(|(slot, pinned)| match self.shape.slots[*slot as usize].kind {
+            SlotKind::Match { node, .. } => {
+                self.shape.nodes.passes(node, (std::iter::empty(), pinned), event, ctx.vars)
+            }
+            _ => true,
+        })
     }
 
     /// The matches the timer `wake` completes.
@@ -371,6 +397,7 @@ impl Compact {
             next: &mut self.next,
             matches: &mut self.matches,
             wakes: &mut self.wakes,
+            seen: &mut self.seen,
         };
         f(&mut run, instance);
         if instance.live == 0 {
@@ -401,20 +428,22 @@ impl Instance {
     }
 
     /// The leaf in `slot` if `event` of stream `label` matches it, by its order. The answers for pure filters are
-    /// kept in `known` for the other instances' leaves of the slot.
+    /// kept in `known` for the other instances' leaves of the slot, and every leaf's pinned values are noted in
+    /// `pins`.
     fn accepts<'i>(
         &'i self,
         shape: &Shape,
         slot: Slot,
         ctx: &Ctx<'_>,
         event: (&str, &Row),
-        known: &mut Known<'i>,
+        (known, pins): (&mut Known<'i>, &mut Pins),
     ) -> Option<u64> {
         let (SlotKind::Match { node, pure, .. }, State::Leaf(leaf)) =
             (shape.slots[slot as usize].kind, &self.state[shape.state(slot)])
         else {
             return None;
         };
+        pins.note(slot, pure, &leaf.pinned);
         if leaf.created >= ctx.seq {
             return None;
         }
@@ -467,6 +496,7 @@ struct Run<'s, 'c> {
     next: &'s mut u64,
     matches: &'s mut Matches,
     wakes: &'s mut Wakes,
+    seen: &'s mut Seen,
 }
 
 impl Run<'_, '_> {
@@ -534,7 +564,13 @@ impl Run<'_, '_> {
     fn leaf(&mut self, instance: &mut Instance, slot: Slot, mask: u64) {
         instance.live |= bit(slot);
         let pinned = match self.shape.slots[slot as usize].kind {
-            SlotKind::Match { node, .. } => self.shape.nodes.pin(node, instance.bound(mask)),
+            SlotKind::Match { node, stream, pure } => {
+                let pinned = self.shape.nodes.pin(node, instance.bound(mask));
+                if let Some(stream) = stream {
+                    self.seen.note(stream, slot, pure, &pinned);
+                }
+                pinned
+            }
             _ => Pinned::new(),
         };
         let leaf = Leaf { order: self.order(), created: self.ctx.seq, mask, pinned };
