@@ -27,7 +27,7 @@ use std::sync::{Arc, RwLock};
 
 use rusqlite::Connection;
 
-use self::checkpoint::Checkpointer;
+use self::checkpoint::{Checkpointer, WalLength};
 use self::readers::Readers;
 use self::writer::{Tx, Writer};
 use super::{
@@ -139,7 +139,8 @@ impl SqliteStore {
             .map_err(|e| StoreError::Database(format!("cannot create {}: {e}", options.data_dir.display())))?;
         let path = options.data_dir.join(DB_FILE);
         let history_path = options.data_dir.join(history::HISTORY_FILE);
-        let mut conn = open_writer(&path, options.synchronous)?;
+        let wal = WalLength::default();
+        let mut conn = open_writer(&path, options.synchronous, wal.clone())?;
         let mut hist = history::open_file(&options.data_dir, options.synchronous)?;
         if schema::version(&conn)? <= schema::HISTORY_IN_MAIN {
             schema::migrate_to(&mut conn, schema::HISTORY_IN_MAIN)?;
@@ -152,7 +153,7 @@ impl SqliteStore {
         let merger_thread = Some(history::start_merger(hist, merges, &history, &writer)?);
         let attached = [(HISTORY_SCHEMA, history_path.as_path())];
         let (readers, _reader_threads) = Readers::start(&path, &attached, options.readers.max(1))?;
-        let (_checkpointer, _checkpoint_thread) = Checkpointer::start(&path, options.synchronous)?;
+        let (_checkpointer, _checkpoint_thread) = Checkpointer::start(&path, options.synchronous, wal)?;
         let rule = Arc::new(RwLock::new(None));
         let listeners = Arc::new(RwLock::new(Vec::new()));
         Ok(SqliteStore { writer, readers, listeners, rule, clock, history, merger_thread, _checkpointer })
@@ -190,8 +191,8 @@ const PAGE_SIZE: i64 = 1024;
 /// WAL size at which a commit checkpoints by itself, in bytes.
 const AUTOCHECKPOINT_BYTES: i64 = 40 << 20;
 
-fn open_writer(path: &Path, synchronous: Synchronous) -> Result<Connection, StoreError> {
-    let conn = Connection::open(path)?;
+fn open_writer(path: &Path, synchronous: Synchronous, wal: WalLength) -> Result<Connection, StoreError> {
+    let mut conn = Connection::open(path)?;
     conn.busy_timeout(std::time::Duration::from_secs(5))?;
     conn.pragma_update(None, "page_size", PAGE_SIZE)?;
     conn.pragma_update(None, "journal_mode", "WAL")?;
@@ -201,10 +202,11 @@ fn open_writer(path: &Path, synchronous: Synchronous) -> Result<Connection, Stor
     // (it dominated history ingest), and a larger page cache keeps the rollups' hot pages from being re-read.
     conn.pragma_update(None, "temp_store", "MEMORY")?;
     conn.pragma_update(None, "cache_size", -65_536)?;
-    // Checkpoint every ~40 MB of WAL instead of 4 MB: pages rewritten by many commits are copied back once. After
-    // small commits the checkpoint thread has copied them by then, so this one mostly restarts the WAL (`checkpoint`).
+    // Checkpoint every ~40 MB of WAL instead of 4 MB: pages rewritten by many commits are copied back once. The
+    // checkpoint thread copies them first, at a tenth of that (`checkpoint`).
     let page_size: i64 = conn.query_row("PRAGMA page_size", [], |r| r.get(0))?;
-    conn.pragma_update(None, "wal_autocheckpoint", AUTOCHECKPOINT_BYTES / page_size)?;
+    let autocheckpoint = u32::try_from(AUTOCHECKPOINT_BYTES / page_size).unwrap_or(u32::MAX);
+    checkpoint::watch(&mut conn, wal, autocheckpoint)?;
     conn.set_prepared_statement_cache_capacity(64);
     Ok(conn)
 }
