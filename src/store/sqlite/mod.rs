@@ -393,4 +393,28 @@ mod tests {
         write_and_reopen(older.path()).await;
         assert_eq!(page_size(older.path()), 4096);
     }
+
+    /// The checkpoint sequence number in the WAL's header (bytes 12 to 16), which every restart of the WAL increments.
+    fn wal_restarts(dir: &Path) -> u32 {
+        let wal = std::fs::read(dir.join(format!("{DB_FILE}-wal"))).unwrap();
+        u32::from_be_bytes(wal[12..16].try_into().unwrap())
+    }
+
+    /// Each restart of the WAL costs the writer a disk flush in the commit that does it (`checkpoint`).
+    #[tokio::test]
+    async fn commits_under_light_load_do_not_restart_the_wal() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = open(dir.path());
+        store.add_service(Tenant::parse("first").unwrap(), TokenHash::of("t")).await.unwrap();
+        let before = wal_restarts(dir.path());
+        for n in 0..5 {
+            // Longer than the checkpoint thread's interval: it looks at the WAL between any two of these commits.
+            tokio::time::sleep(std::time::Duration::from_millis(60)).await;
+            store
+                .add_service(Tenant::parse(&format!("light{n}")).unwrap(), TokenHash::of(&format!("t{n}")))
+                .await
+                .unwrap();
+        }
+        assert_eq!(wal_restarts(dir.path()), before);
+    }
 }
