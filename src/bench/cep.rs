@@ -31,7 +31,7 @@ use thiserror::Error;
 use super::cep_plain::{PlainFloor, PlainGeofence, PlainJob};
 use super::cep_workload::{Event, Generator, Scenario};
 use crate::cep::config::CepConfig;
-use crate::cep::dataflow::{Dataflow, Workers};
+use crate::cep::dataflow::{Dataflow, Program, Workers};
 use crate::cep::explain::{details, plan_config};
 use crate::cep::runtime::{Engine, EngineError, Row};
 
@@ -192,7 +192,8 @@ pub fn seed_engine(scenario: Scenario, workers: Arc<Workers>) -> Result<Dataflow
     };
     let config: CepConfig = serde_json::from_str(text)?;
     let plan = plan_config(&config, false).map_err(|errors| CepBenchError::Plan(details(&errors)))?;
-    Ok(Dataflow::new(workers, &plan)?)
+    let program = Program::new(&plan)?.receiving(config.inputs.iter().map(|i| i.entity_type.as_str()));
+    Ok(Dataflow::install(workers, Arc::new(program)))
 }
 
 fn measure_engine(options: &CepOptions, workers: usize) -> Result<Measured, CepBenchError> {

@@ -157,15 +157,20 @@ impl<'s> Compiler<'s, '_> {
         }
     }
 
-    /// Every record of stream `name` so far: input events and rows statements inserted.
+    /// Every record of stream `name` so far: input events (unless only statements produce it) and rows statements
+    /// inserted.
     fn stream(&mut self, name: &str) -> Edge<'s> {
         if self.windows.contains_key(name) {
             self.build_window(name);
         }
         let id = self.id(name);
         self.mark_read(id, Feeds::Stream);
-        let mut all = vec![self.by_stream[id as usize].clone()];
-        all.extend(self.producers.get(&id).cloned().unwrap_or_default());
+        let produced = self.producers.get(&id).cloned().unwrap_or_default();
+        let mut all = Vec::with_capacity(produced.len() + 1);
+        if self.program.receives(id) || produced.is_empty() {
+            all.push(self.by_stream[id as usize].clone());
+        }
+        all.extend(produced);
         self.concat(all)
     }
 

@@ -103,7 +103,7 @@ impl Dataflow {
         self.epoch = epoch + 1;
         let mut numbered = Vec::with_capacity(events.len());
         for (stream, row) in events {
-            if let Some(id) = self.program.id(&stream) {
+            if let Some(id) = self.program.id(&stream).filter(|id| self.program.receives(*id)) {
                 self.position += 1;
                 numbered.push((id, self.position, row));
             }

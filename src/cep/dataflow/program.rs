@@ -29,6 +29,9 @@ pub struct Program {
     pub vars: Row,
     names: Vec<String>,
     ids: HashMap<String, u32>,
+    /// The streams events come in on from outside, by number (a configuration's incoming types); `None` when any
+    /// stream may.
+    incoming: Option<Vec<bool>>,
 }
 
 impl Program {
@@ -37,8 +40,14 @@ impl Program {
         check_window_order(plan)?;
         check_join_groups(plan)?;
         let shape = shape_of(plan);
-        let mut program =
-            Program { plan: plan.clone(), shape, vars: Row::new(), names: Vec::new(), ids: HashMap::new() };
+        let mut program = Program {
+            plan: plan.clone(),
+            shape,
+            vars: Row::new(),
+            names: Vec::new(),
+            ids: HashMap::new(),
+            incoming: None,
+        };
         for statement in &plan.statements {
             program.declare(&statement.node);
         }
@@ -226,9 +235,27 @@ impl Program {
         }
     }
 
-    /// Whether `other` computes the same rows, so a running dataflow of this program can run it.
+    /// Takes events from outside on the streams `types` name only (a configuration's incoming types). A stream that
+    /// statements produce and no event comes in on then needs no edge from the input joined to theirs: one operator
+    /// fewer for every epoch to pass (`compile`), and events pushed on it are ignored, as on an unknown stream.
+    pub fn receiving<'t>(mut self, types: impl IntoIterator<Item = &'t str>) -> Self {
+        let mut incoming = vec![false; self.names.len()];
+        for id in types.into_iter().filter_map(|t| self.id(t)) {
+            incoming[id as usize] = true;
+        }
+        self.incoming = Some(incoming);
+        self
+    }
+
+    /// Whether events of stream `id` may come in from outside.
+    pub fn receives(&self, id: u32) -> bool {
+        self.incoming.as_ref().is_none_or(|incoming| incoming.get(id as usize).copied().unwrap_or(false))
+    }
+
+    /// Whether `other` computes the same rows from the same incoming streams, so a running dataflow of this program
+    /// can run it.
     pub fn same_dataflow(&self, other: &Program) -> bool {
-        self.shape == other.shape
+        self.shape == other.shape && self.incoming == other.incoming
     }
 
     /// The statements this program shares with `previous`, as (previous number, number) pairs, whose state can move
@@ -562,6 +589,20 @@ mod tests {
         );
         let program = Program::new(&plan_config(&serde_json::from_str(&config).unwrap(), true).unwrap()).unwrap();
         assert_eq!(program.room("Room"), 2);
+    }
+
+    #[test]
+    fn a_program_knows_which_streams_come_in_from_outside() {
+        let geofence: CepConfig = serde_json::from_str(include_str!("../../../queries/geofence.json")).unwrap();
+        let plan = plan_config(&geofence, true).unwrap();
+        let any = Program::new(&plan).unwrap();
+        let incoming = Program::new(&plan).unwrap().receiving(["tracker", "Undeclared"]);
+        let id = |name: &str| any.id(name).unwrap();
+        assert!(any.receives(id("tracker")) && any.receives(id("FenceCross")), "without a list, any stream");
+        assert!(incoming.receives(id("tracker")));
+        assert!(!incoming.receives(id("TrackerInside")) && !incoming.receives(id("FenceCross")));
+        assert!(!any.same_dataflow(&incoming), "their dataflows differ at the input");
+        assert!(incoming.same_dataflow(&Program::new(&plan).unwrap().receiving(["tracker"])));
     }
 
     #[test]

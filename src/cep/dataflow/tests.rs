@@ -7,7 +7,7 @@ use std::sync::{Arc, OnceLock};
 
 use proptest::prelude::*;
 
-use super::{Dataflow, PoolError, Workers};
+use super::{Dataflow, PoolError, Program, Workers};
 use crate::cep::config::CepConfig;
 use crate::cep::explain::plan_config;
 use crate::cep::plan::Plan;
@@ -483,7 +483,7 @@ fn with_first(config: &str, statement: &str) -> String {
 fn compare_across_a_replacement(config: &str, extra: &str, steps: &[Step], at: usize) -> Result<(), TestCaseError> {
     let original = plan(config);
     let expected = by_time(run(&mut Reference::new(&original).expect("reference runs"), steps));
-    let program = Arc::new(super::Program::new(&plan(&with_first(config, extra))).expect("checks"));
+    let program = Arc::new(Program::new(&plan(&with_first(config, extra))).expect("checks"));
     let at = at.min(steps.len());
     for workers in [1, 2, 4] {
         let mut first = Dataflow::new(pool(workers), &original).expect("dataflow runs");
@@ -528,7 +528,7 @@ fn a_changed_statement_starts_afresh_while_the_others_keep_their_state() {
     };
     let mut first = Dataflow::new(pool(2), &plan(&both)).expect("runs");
     first.push_batch(1_000, room(20.0));
-    let program = Arc::new(super::Program::new(&plan(&changed)).expect("checks"));
+    let program = Arc::new(Program::new(&plan(&changed)).expect("checks"));
     assert_eq!(program.kept_from(&first.program, &[]), vec![(2, 2)], "only the floor average is kept");
     assert!(program.kept_from(&first.program, &["Room".to_owned()]).is_empty(), "nothing over a redeclared type");
     let mut second = first.replace(program, &[]);
@@ -541,14 +541,14 @@ fn a_changed_statement_starts_afresh_while_the_others_keep_their_state() {
 #[test]
 fn outer_joins_start_afresh_in_a_replacing_dataflow() {
     let shutters = include_str!("../../../queries/cepheus-close-shutters.json");
-    let previous = super::Program::new(&plan(shutters)).expect("checks");
-    let program = super::Program::new(&plan(&with_first(shutters, "INSERT INTO Extra SELECT id FROM Room")));
+    let previous = Program::new(&plan(shutters)).expect("checks");
+    let program = Program::new(&plan(&with_first(shutters, "INSERT INTO Extra SELECT id FROM Room")));
     assert_eq!(program.expect("checks").kept_from(&previous, &[]), vec![], "the join group hands over nothing");
 }
 
 /// The column each declared stream of `config` is dealt by, by stream name.
 fn dealing_of(config: &str) -> Vec<(String, Option<String>)> {
-    let program = super::Program::new(&plan(config)).expect("checks");
+    let program = Program::new(&plan(config)).expect("checks");
     let dealing = program.dealing();
     (0..program.stream_count())
         .map(|id| (program.name(id).to_owned(), dealing[id as usize].as_deref().map(str::to_owned)))
@@ -565,4 +565,28 @@ fn events_are_dealt_by_the_key_their_first_keyed_statement_exchanges_them_by() {
     // Joins are not followed: their streams are dealt in turn.
     let shutters = dealing_of(include_str!("../../../queries/cepheus-close-shutters.json"));
     assert!(shutters.iter().all(|(_, column)| column.is_none()), "{shutters:?}");
+}
+
+#[test]
+fn a_program_receiving_its_incoming_types_only_ignores_events_on_a_stream_statements_produce() {
+    let config = room_to_seen(&[
+        "INSERT INTO Hot SELECT * FROM Room WHERE temperature > 20",
+        "INSERT INTO Seen SELECT people, temperature, flap FROM Hot",
+    ]);
+    let plan = plan(&config);
+    let hot = |t: f64| row(&[("id", Val::String("Room1".into())), ("temperature", Val::Double(t))]);
+    let temperatures = |outputs: Vec<Output>| -> Vec<Option<Val>> {
+        outputs.iter().map(|o| o.row.get("temperature").cloned()).collect()
+    };
+    for workers in [1, 2] {
+        let any = Arc::new(Program::new(&plan).expect("checks"));
+        let mut open = Dataflow::install(pool(workers), any);
+        let pushed = open.push_batch(1_000, vec![("Hot".to_owned(), hot(30.0)), ("Room".to_owned(), hot(25.0))]);
+        assert_eq!(temperatures(pushed), [Some(Val::Double(30.0)), Some(Val::Double(25.0))], "{workers} workers");
+
+        let incoming = Arc::new(Program::new(&plan).expect("checks").receiving(["Room"]));
+        let mut closed = Dataflow::install(pool(workers), incoming);
+        let pushed = closed.push_batch(1_000, vec![("Hot".to_owned(), hot(30.0)), ("Room".to_owned(), hot(25.0))]);
+        assert_eq!(temperatures(pushed), [Some(Val::Double(25.0))], "{workers} workers: Hot only from the statement");
+    }
 }
