@@ -404,8 +404,7 @@ impl<'s> Compiler<'s, '_> {
         (number, q, j): (usize, &QueryPlan, &JoinPlan),
         driver_key: Option<PlanExpr>,
     ) -> Member {
-        let tag = self.next_tag;
-        self.next_tag += 1;
+        let tag = self.private_tag();
         let driver = match &j.driver {
             Input::Stream(s) => {
                 let from = self.id(&s.stream);
@@ -424,6 +423,12 @@ impl<'s> Compiler<'s, '_> {
         Member { statement: number, trigger: tag, driver, joiner, sink: self.id(&q.sink.stream) }
     }
 
+    /// A stream number no stream of the program has, for records a statement must tell apart from their stream's.
+    fn private_tag(&mut self) -> u32 {
+        self.next_tag += 1;
+        self.next_tag - 1
+    }
+
     fn build_window(&mut self, name: &str) {
         let Some(parts) = self.windows.remove(name) else {
             return;
@@ -440,11 +445,14 @@ impl<'s> Compiler<'s, '_> {
         let mut keyed = keys.len() == 1;
         let mut in_place = keyed && self.inserts_in_place(name, &keys[0]);
         routes.insert(stream, (Name::from(name), keys.clone()));
+        let triggers: Vec<u32> = parts.merges.iter().map(|(_, action, _)| self.id(&action.trigger().stream)).collect();
         for (number, action, trigger) in parts.merges {
-            let tag = self.next_tag;
-            self.next_tag += 1;
             let lookup = if keys.len() == 1 { merge_lookup(action.partition(), &keys[0]) } else { None };
             let from = self.id(&action.trigger().stream);
+            // A trigger stream that no other writer of this window uses names its statement as it is; another
+            // gets a private tag, so the window tells its statements apart.
+            let alone = from != stream && triggers.iter().filter(|t| **t == from).count() == 1;
+            let tag = if alone { from } else { self.private_tag() };
             match &lookup {
                 Some(expr) => {
                     let label = &action.trigger().label;
@@ -453,7 +461,7 @@ impl<'s> Compiler<'s, '_> {
                 }
                 None => keyed = false,
             }
-            edges.push(retag(trigger, from, tag));
+            edges.push(if tag == from { trigger } else { retag(trigger, from, tag) });
             merges.push(Merge::new(number, action, tag, lookup));
         }
         if !keyed {
