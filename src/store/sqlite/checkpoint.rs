@@ -144,13 +144,19 @@ mod tests {
         conn.execute_batch("COMMIT").expect("commit");
     }
 
+    /// A writer on a fresh file with its hook, checkpointing by itself at `autocheckpoint` frames.
+    fn watched(dir: &Path, autocheckpoint: u32) -> (Connection, WalLength) {
+        let mut writer = wal_file(dir);
+        writer.execute_batch("CREATE TABLE t (v TEXT)").expect("table");
+        let length = WalLength::default();
+        watch(&mut writer, length.clone(), autocheckpoint).expect("hook");
+        (writer, length)
+    }
+
     #[test]
     fn the_writers_hook_tells_the_length_and_a_copied_wal_restarts() {
         let dir = tempfile::tempdir().expect("dir");
-        let mut writer = wal_file(dir.path());
-        writer.execute_batch("CREATE TABLE t (v TEXT)").expect("table");
-        let length = WalLength::default();
-        watch(&mut writer, length.clone(), u32::MAX).expect("hook");
+        let (writer, length) = watched(dir.path(), u32::MAX);
         insert(&writer, 1);
         let first = length.frames();
         assert!(first > 0, "a commit tells its WAL's length");
@@ -167,10 +173,7 @@ mod tests {
     #[test]
     fn the_writer_checkpoints_by_itself_at_its_limit() {
         let dir = tempfile::tempdir().expect("dir");
-        let mut writer = wal_file(dir.path());
-        writer.execute_batch("CREATE TABLE t (v TEXT)").expect("table");
-        let length = WalLength::default();
-        watch(&mut writer, length.clone(), 8).expect("hook");
+        let (writer, length) = watched(dir.path(), 8);
         insert(&writer, 100);
         assert!(length.frames() >= 8, "one large commit: {}", length.frames());
         insert(&writer, 1);
