@@ -192,7 +192,7 @@ pub fn seed_engine(scenario: Scenario, workers: Arc<Workers>) -> Result<Dataflow
     };
     let config: CepConfig = serde_json::from_str(text)?;
     let plan = plan_config(&config, false).map_err(|errors| CepBenchError::Plan(details(&errors)))?;
-    let program = Program::new(&plan)?.receiving(config.inputs.iter().map(|i| i.entity_type.as_str()));
+    let program = Program::new(&plan)?.receiving(config.incoming_types());
     Ok(Dataflow::install(workers, Arc::new(program)))
 }
 

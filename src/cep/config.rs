@@ -107,6 +107,11 @@ fn bool_or_string<'de, D: Deserializer<'de>>(d: D) -> Result<bool, D::Error> {
 }
 
 impl CepConfig {
+    /// The event types that come in from outside (`in`), as the engine's stream names.
+    pub fn incoming_types(&self) -> impl Iterator<Item = &str> {
+        self.inputs.iter().map(|i| i.entity_type.as_str())
+    }
+
     /// Cepheus's shape checks; every problem, in declaration order.
     pub fn validate(&self) -> Vec<String> {
         let mut problems = Vec::new();

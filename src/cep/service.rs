@@ -134,8 +134,7 @@ pub fn prepare(mut config: CepConfig, tenant: &Tenant, path: &ServicePath) -> Re
         return Err(ApplyError::Validation(problems.join(", ")));
     }
     let plan = plan_config(&config, false).map_err(|errors| ApplyError::Apply(details(&errors)))?;
-    let incoming = config.inputs.iter().map(|i| i.entity_type.as_str());
-    let program = Program::new(&plan).map_err(|e| ApplyError::Apply(e.to_string()))?.receiving(incoming);
+    let program = Program::new(&plan).map_err(|e| ApplyError::Apply(e.to_string()))?.receiving(config.incoming_types());
     let program = Arc::new(program);
     let routes = routes(&config, |stream| program.room(stream)).map_err(|e| ApplyError::Apply(e.to_string()))?;
     config.service.get_or_insert_with(|| tenant.as_str().to_owned());

@@ -446,9 +446,8 @@ impl<'s> Compiler<'s, '_> {
         let mut in_place = keyed && self.inserts_in_place(name, &keys[0]);
         routes.insert(stream, (Name::from(name), keys.clone()));
         let triggers: Vec<u32> = parts.merges.iter().map(|(_, action, _)| self.id(&action.trigger().stream)).collect();
-        for (number, action, trigger) in parts.merges {
+        for ((number, action, trigger), &from) in parts.merges.into_iter().zip(&triggers) {
             let lookup = if keys.len() == 1 { merge_lookup(action.partition(), &keys[0]) } else { None };
-            let from = self.id(&action.trigger().stream);
             // A trigger stream that no other writer of this window uses names its statement as it is; another
             // gets a private tag, so the window tells its statements apart.
             let alone = from != stream && triggers.iter().filter(|t| **t == from).count() == 1;
