@@ -6,8 +6,6 @@
 use std::borrow::Cow;
 use std::cmp::Ordering;
 
-use smallvec::SmallVec;
-
 use super::name::same_text;
 use super::value::{Name, Row, Val};
 use crate::cep::plan::{BinaryOp, DataType, Function, PlanExpr, Projection};
@@ -264,22 +262,30 @@ fn cast(v: Val, ty: &DataType) -> Val {
 }
 
 fn call(function: Function, args: &[PlanExpr], scope: &Scope<'_>) -> Val {
-    let values: SmallVec<[Cow<'_, Val>; 3]> = args.iter().map(|a| operand(a, scope)).collect();
-    let values: SmallVec<[&Val; 3]> = values.iter().map(|v| &**v).collect();
-    match (function, values.as_slice()) {
-        (Function::Coalesce, _) => values.iter().find(|v| !v.is_null()).map(|v| (*v).clone()).unwrap_or_default(),
-        (Function::Point, [x, y]) => match (x.as_f64(), y.as_f64()) {
-            (Some(x), Some(y)) => Val::Point(x, y),
-            _ => Val::Null,
+    // Operands are read in place: collecting them first cost more than the polygon test itself (cep.md).
+    match (function, args) {
+        (Function::Coalesce, _) => args.iter().map(|a| operand(a, scope)).find(|v| !v.is_null()).map(Cow::into_owned),
+        (Function::Point, [x, y]) => match (operand(x, scope).as_f64(), operand(y, scope).as_f64()) {
+            (Some(x), Some(y)) => Some(Val::Point(x, y)),
+            _ => None,
         },
-        (Function::Polygon, [Val::Array(points)]) => polygon(points),
-        (Function::Geometry, [Val::String(wkt)]) => super::geometry::parse_wkt(wkt).unwrap_or_default(),
+        (Function::Polygon, [points]) => match &*operand(points, scope) {
+            Val::Array(points) => Some(polygon(points)),
+            _ => None,
+        },
+        (Function::Geometry, [wkt]) => match &*operand(wkt, scope) {
+            Val::String(wkt) => super::geometry::parse_wkt(wkt),
+            _ => None,
+        },
         (Function::Contains, [shape, point]) => {
-            super::geometry::contains(shape, point).map(Val::Bool).unwrap_or_default()
+            super::geometry::contains(&operand(shape, scope), &operand(point, scope)).map(Val::Bool)
         }
-        (Function::Distance, [a, b]) => super::geometry::distance(a, b).map(Val::Double).unwrap_or_default(),
-        _ => Val::Null,
+        (Function::Distance, [a, b]) => {
+            super::geometry::distance(&operand(a, scope), &operand(b, scope)).map(Val::Double)
+        }
+        _ => None,
     }
+    .unwrap_or_default()
 }
 
 fn polygon(points: &[Val]) -> Val {
