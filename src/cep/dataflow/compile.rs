@@ -446,6 +446,12 @@ impl<'s> Compiler<'s, '_> {
         let mut in_place = keyed && self.inserts_in_place(name, &keys[0]);
         routes.insert(stream, (Name::from(name), keys.clone()));
         let triggers: Vec<u32> = parts.merges.iter().map(|(_, action, _)| self.id(&action.trigger().stream)).collect();
+        let fixed_key = match keys.as_slice() {
+            [PlanExpr::Column { name, .. }] if !parts.merges.iter().any(|(_, action, _)| action.assigns(name)) => {
+                Some(name.clone())
+            }
+            _ => None,
+        };
         for ((number, action, trigger), &from) in parts.merges.into_iter().zip(&triggers) {
             let lookup = if keys.len() == 1 { merge_lookup(action.partition(), &keys[0]) } else { None };
             // A trigger stream that no other writer of this window uses names its statement as it is; another
@@ -461,7 +467,7 @@ impl<'s> Compiler<'s, '_> {
                 None => keyed = false,
             }
             edges.push(if tag == from { trigger } else { retag(trigger, from, tag) });
-            merges.push(Merge::new(number, action, tag, lookup));
+            merges.push(Merge::new(number, action, tag, lookup, fixed_key.as_ref()));
         }
         if !keyed {
             routes.clear();
@@ -675,16 +681,23 @@ impl Select {
             .map(|(p, _)| (p.name.clone(), eval(&p.expr, &scope)))
             .collect();
         let mut out = row;
-        if !out.names_are(&self.kept) {
-            out.retain(|name, _| self.kept.binary_search(name).is_ok());
+        if computed.is_empty() && out.names_are(&self.kept) {
+            // A select list that keeps the row as it is shares it.
+            emit.event(stamp.into_child(self.number, 0), self.ids.1, out);
+            return;
+        }
+        let props = out.edit(computed.len());
+        if !props.names_are(&self.kept) {
+            props.retain(|name, _| self.kept.binary_search(name).is_ok());
             for name in &self.kept {
-                out.insert_absent(name.clone(), Val::Null);
+                props.insert_absent(name.clone(), Val::Null);
             }
         }
-        out.reserve(computed.len());
         match &self.places {
-            Some(places) => places.iter().zip(computed).for_each(|(at, (name, value))| out.insert_at(*at, name, value)),
-            None => out.extend(computed),
+            Some(places) => {
+                places.iter().zip(computed).for_each(|(at, (name, value))| props.insert_at(*at, name, value))
+            }
+            None => props.extend(computed),
         }
         emit.event(stamp.into_child(self.number, 0), self.ids.1, out);
     }

@@ -22,7 +22,7 @@ use super::automaton::{Compact, Matches, Shape, Wake};
 use super::key::{self, Key};
 use super::operator::{Emit, Logic, State};
 use super::record::{Record, Stamp, millis, timer_epoch};
-use crate::cep::plan::{BinaryOp, DataType, PatternNode, PatternNodeKind, PlanExpr, QueryPlan};
+use crate::cep::plan::{BinaryOp, PatternNode, PatternNodeKind, PlanExpr, QueryPlan};
 use crate::cep::reference::pattern::{Nodes, PatternQuery};
 use crate::cep::reference::{Ctx, TimerKind, TimerOrder};
 use crate::cep::runtime::eval::{Scope, eval};
@@ -212,9 +212,12 @@ impl PatternLogic {
         let matches = automaton.machine.on_event(&mut ctx, (stream, &self.names[stream as usize]), &row);
         let after = (automaton.generation, automaton.machine.is_idle());
         let alarms = automaton.machine.alarms(&mut ctx);
-        let found = self.found(&ctx, matches);
+        // Most events complete no match: nothing to project or send.
+        let found = (!matches.is_empty()).then(|| self.found(&ctx, matches));
         self.settle(slot, after, (epoch, stamp.position()), alarms);
-        self.emit(emit, &stamp, found);
+        if let Some(found) = found {
+            self.emit(emit, &stamp, found);
+        }
     }
 
     /// What matches make: rows through the statement's WHERE and select list, or the matches themselves for a join.
@@ -389,14 +392,10 @@ fn strip(node: &PatternNode, implied: &dyn Fn(&str, &PlanExpr) -> bool) -> Patte
         PatternNodeKind::Or(cs) => PatternNodeKind::Or(each(cs)),
         PatternNodeKind::Match { tag, stream, filter } => {
             let kept = filter.as_ref().map(|f| f.conjuncts().into_iter().filter(|c| !implied(stream, c)).cloned());
-            let filter = kept.and_then(|kept| kept.reduce(and));
+            let filter = kept.and_then(|kept| kept.reduce(PlanExpr::and));
             PatternNodeKind::Match { tag: tag.clone(), stream: stream.clone(), filter }
         }
         timer @ PatternNodeKind::Timer { .. } => timer.clone(),
     };
     PatternNode { id: node.id, kind }
-}
-
-fn and(lhs: PlanExpr, rhs: PlanExpr) -> PlanExpr {
-    PlanExpr::Binary { op: BinaryOp::And, lhs: Box::new(lhs), rhs: Box::new(rhs), ty: DataType::Boolean }
 }

@@ -198,6 +198,17 @@ proptest! {
         let config = if keyed { windows() } else { windows().replace(r#""INSERT INTO Seen"#, UNKEYED_MERGE) };
         compare(&config, &steps)?;
     }
+
+    /// A row found by its text key skips the key test of the merge's condition but not the rest of it; a writer
+    /// that sets the key column keeps the whole condition.
+    #[test]
+    fn keyed_merges_test_the_rest_of_their_condition(steps in steps(room_event()), sets_key in any::<bool>()) {
+        let mut config = windows().replace("WHERE w.id = r.id WHEN", "WHERE w.people > 2 AND r.id = w.id WHEN");
+        if sets_key {
+            config = config.replace("SET people = Cool.people * 2", "SET people = Cool.people * 2, id = Cool.id");
+        }
+        compare(&config, &steps)?;
+    }
 }
 
 /// A configuration reading `Room` events and writing `Seen` rows, with `statements`.

@@ -17,7 +17,7 @@ use smallvec::{SmallVec, smallvec};
 use super::key::{self, Key};
 use super::operator::{Emit, Logic, State};
 use super::record::{Origin, Record, Stamp};
-use crate::cep::plan::{MergeActionPlan, MergePlan, Partitioning, PlanExpr, StreamInput, WindowActionPlan};
+use crate::cep::plan::{BinaryOp, MergeActionPlan, MergePlan, Partitioning, PlanExpr, StreamInput, WindowActionPlan};
 use crate::cep::reference::named::assign;
 use crate::cep::runtime::Row;
 use crate::cep::runtime::eval::{Scope, eval, holds, project};
@@ -53,6 +53,16 @@ impl Action {
         }
     }
 
+    /// Whether it may set `column` of a window row.
+    pub fn assigns(&self, column: &str) -> bool {
+        let set = |assignments: &[(String, PlanExpr)]| assignments.iter().any(|(name, _)| name == column);
+        match self {
+            Action::Merge(m) => m.clauses.iter().any(|c| matches!(&c.action, MergeActionPlan::Update(a) if set(a))),
+            Action::Update(a) => set(&a.assignments),
+            Action::Delete(_) => false,
+        }
+    }
+
     pub fn partition(&self) -> &Partitioning {
         match self {
             Action::Merge(m) => &m.partition,
@@ -70,11 +80,33 @@ pub struct Merge {
     trigger: u32,
     /// The trigger-side expression equal to the window's key, when the condition has one.
     lookup: Option<PlanExpr>,
+    /// The condition to test on a row found by a text key, when it differs: the test that the lookup value equals
+    /// the row's key column holds there by construction (the row is filed under that text, and no writer changes its
+    /// key column), so it is left out; `Some(None)` when nothing else is left. Other keys test the whole condition.
+    by_text: Option<Option<PlanExpr>>,
 }
 
 impl Merge {
-    pub fn new(statement: usize, action: Action, trigger: u32, lookup: Option<PlanExpr>) -> Self {
-        Merge { statement, action, trigger, lookup }
+    /// `key` is the window's one key column when no writer of the window assigns it.
+    pub fn new(statement: usize, action: Action, trigger: u32, lookup: Option<PlanExpr>, key: Option<&Name>) -> Self {
+        let by_text = lookup.as_ref().zip(key).and_then(|(lookup, key)| {
+            let label = action.window_label();
+            let implied = |c: &PlanExpr| is_key_test(c, lookup, label, key);
+            let conjuncts = action.condition()?.conjuncts();
+            conjuncts
+                .iter()
+                .any(|c| implied(c))
+                .then(|| conjuncts.into_iter().filter(|c| !implied(c)).cloned().reduce(PlanExpr::and))
+        });
+        Merge { statement, action, trigger, lookup, by_text }
+    }
+
+    /// The condition a row found under `key` must meet.
+    fn condition(&self, key: &Key) -> Option<&PlanExpr> {
+        match &self.by_text {
+            Some(rest) if key::is_text(key) => rest.as_ref(),
+            _ => self.action.condition(),
+        }
     }
 
     /// The scope of a trigger `event` alone.
@@ -129,7 +161,7 @@ impl WindowLogic {
         };
         let matched: Keys = candidates
             .into_iter()
-            .filter(|k| self.rows.get(k).is_some_and(|row| self.matches(merge, event, row)))
+            .filter(|k| self.rows.get(k).is_some_and(|row| self.matches(merge, k, event, row)))
             .collect();
         let out = match &merge.action {
             Action::Merge(_) if matched.is_empty() => self.not_matched(m, event),
@@ -141,8 +173,8 @@ impl WindowLogic {
         }
     }
 
-    fn matches(&self, merge: &Merge, event: &Row, row: &Row) -> bool {
-        holds(merge.action.condition(), &Scope::new(&merge.both(event, row), &self.vars))
+    fn matches(&self, merge: &Merge, key: &Key, event: &Row, row: &Row) -> bool {
+        holds(merge.condition(key), &Scope::new(&merge.both(event, row), &self.vars))
     }
 
     fn not_matched(&mut self, m: usize, event: &Row) -> Vec<Row> {
@@ -178,6 +210,15 @@ impl WindowLogic {
         }
         out
     }
+}
+
+/// Whether `conjunct` is `lookup = label.key`, either way round.
+fn is_key_test(conjunct: &PlanExpr, lookup: &PlanExpr, label: &Name, key: &Name) -> bool {
+    let PlanExpr::Binary { op: BinaryOp::Eq, lhs, rhs, .. } = conjunct else {
+        return false;
+    };
+    let is_key = |e: &PlanExpr| matches!(e, PlanExpr::Column { source, name, .. } if source == label && name == key);
+    (**lhs == *lookup && is_key(rhs)) || (**rhs == *lookup && is_key(lhs))
 }
 
 /// What happens to a matched `row`: `Some(Some(new row))` update, `Some(None)` delete, `None` nothing (a merge's
@@ -253,5 +294,54 @@ impl Logic for WindowLogic {
 
     fn stop(&mut self) {
         self.rows.clear();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cep::config::CepConfig;
+    use crate::cep::dataflow::program::merge_lookup;
+    use crate::cep::explain::plan_config;
+    use crate::cep::plan::PlanNode;
+    use crate::cep::runtime::Val;
+
+    /// The merge of a window keyed by `id`, with `condition`.
+    fn merge(condition: &str, key_fixed: bool) -> Merge {
+        let config = format!(
+            r#"{{"host":"h","in":[{{"id":"R.*","type":"R","isPattern":true,"attributes":[
+                {{"name":"n","type":"int"}},{{"name":"floor","type":"string"}}]}}],
+              "out":[{{"id":"O","type":"O","attributes":[{{"name":"n","type":"int"}}]}}],
+              "statements":["CREATE WINDOW W.std:unique(id) as R",
+                "ON R r MERGE W w WHERE {condition} WHEN MATCHED THEN UPDATE SET n = r.n",
+                "INSERT INTO O SELECT * FROM W"]}}"#
+        );
+        let config: CepConfig = serde_json::from_str(&config).expect("a test configuration");
+        let plan = plan_config(&config, true).expect("plans");
+        let PlanNode::Merge(m) = &plan.statements[1].node else { panic!("a merge") };
+        let PlanNode::NamedWindow(w) = &plan.statements[0].node else { panic!("a window") };
+        let crate::cep::plan::WindowSpec::Unique { keys } = &w.window else { panic!("keyed") };
+        let lookup = merge_lookup(&m.partition, &keys[0]);
+        let key = Name::from("id");
+        Merge::new(1, Action::Merge(m.clone()), 0, lookup, key_fixed.then_some(&key))
+    }
+
+    fn printed(merge: &Merge) -> Option<Option<String>> {
+        merge.by_text.as_ref().map(|rest| rest.as_ref().map(|e| e.to_string()))
+    }
+
+    #[test]
+    fn a_row_found_by_its_text_key_skips_only_the_key_test() {
+        assert_eq!(printed(&merge("w.id = r.id", true)), Some(None));
+        assert_eq!(printed(&merge("w.n > 2 AND r.id = w.id", true)), Some(Some("(w.n > 2)".to_owned())));
+        let m = merge("w.n > 2 AND r.id = w.id", true);
+        assert!(m.condition(&Key::from("Room1")).is_some_and(|c| c.to_string() == "(w.n > 2)"));
+        assert_eq!(m.condition(&key::of(Val::Int(1))), m.action.condition(), "a number's key tests it all");
+    }
+
+    #[test]
+    fn a_writer_setting_the_key_or_a_condition_without_the_key_test_keeps_it_whole() {
+        assert_eq!(printed(&merge("w.id = r.id", false)), None);
+        assert_eq!(printed(&merge("w.floor = r.floor", true)), None);
     }
 }

@@ -109,6 +109,11 @@ pub enum PlanExpr {
 }
 
 impl PlanExpr {
+    /// `lhs and rhs`: the inverse of [`PlanExpr::conjuncts`].
+    pub fn and(lhs: PlanExpr, rhs: PlanExpr) -> PlanExpr {
+        PlanExpr::Binary { op: BinaryOp::And, lhs: Box::new(lhs), rhs: Box::new(rhs), ty: DataType::Boolean }
+    }
+
     /// The operands of the `and`s at the top of this expression, or the expression itself.
     pub fn conjuncts(&self) -> Vec<&PlanExpr> {
         match self {

@@ -48,13 +48,15 @@ impl Row {
         Row::default()
     }
 
-    /// Makes room for `extra` more properties: a shared row is copied once with the room, rather than copied and
-    /// then grown by the first insert.
-    pub fn reserve(&mut self, extra: usize) {
-        match Arc::get_mut(&mut self.0) {
-            Some(props) => props.reserve(extra),
-            None => self.0 = Arc::new(self.0.with_room(extra)),
+    /// The properties to change, with room for `extra` more: a shared row is copied once with the room, rather than
+    /// copied and then grown by the first insert; a row of its own is neither counted nor checked again per change.
+    pub fn edit(&mut self, extra: usize) -> &mut Props {
+        if Arc::get_mut(&mut self.0).is_none() {
+            self.0 = Arc::new(self.0.with_room(extra));
         }
+        let props = Arc::make_mut(&mut self.0);
+        props.reserve(extra);
+        props
     }
 }
 
