@@ -23,6 +23,7 @@ use crate::cep::plan::{PatternNodeKind, PlanExpr};
 use crate::cep::reference::Ctx;
 use crate::cep::reference::arena::Arena;
 use crate::cep::reference::pattern::{Bindings, Nodes, Pinned};
+use crate::cep::runtime::compiled::{Compiled, Env, Layout};
 use crate::cep::runtime::value::Name;
 use crate::cep::runtime::{Row, Val};
 
@@ -75,6 +76,8 @@ struct SlotDef {
     /// Where an instance keeps the slot's state, for the slots that have one (leaves and `and`s): an instance holds
     /// states for those only, not one per slot.
     state: Option<u8>,
+    /// A match slot's filter compiled, when it can be: it reads the event and pinned values only.
+    test: Option<Compiled>,
 }
 
 /// The slots of a pattern of the compact form, shared by the automata of all its keys.
@@ -99,7 +102,7 @@ pub struct Shape {
 impl Shape {
     /// The shape of the pattern `nodes`, when it has the compact form and at most 64 slots; `names` are the
     /// configuration's streams, by index.
-    pub fn new(nodes: &Arc<Nodes>, names: &[Name]) -> Option<Arc<Shape>> {
+    pub fn new(nodes: &Arc<Nodes>, names: &[Name], vars: &Row) -> Option<Arc<Shape>> {
         let root = nodes.root();
         let PatternNodeKind::FollowedBy(steps) = &nodes.get(root).kind else {
             return None;
@@ -135,6 +138,7 @@ impl Shape {
             shape.place(step.id, Some(index as Slot), &stream_of)?;
         }
         shape.link();
+        shape.compile(vars);
         Some(Arc::new(shape))
     }
 
@@ -146,8 +150,53 @@ impl Shape {
             self.states += 1;
             (self.states - 1) as u8
         });
-        self.slots.push(SlotDef { kind, parent, children: 0, subtree: 0, state });
+        self.slots.push(SlotDef { kind, parent, children: 0, subtree: 0, state, test: None });
         Some(slot)
+    }
+
+    /// Compiles the filters of the pure match slots, where the labels that name the event (its stream, the slot's
+    /// own tag) name no other match's binding: a filter then reads the event through those labels and every other
+    /// column through the values its leaves pin.
+    fn compile(&mut self, vars: &Row) {
+        let tags: Vec<(usize, &Name)> =
+            (0..self.nodes.len()).filter_map(|id| Some(id).zip(self.nodes.tag(id))).collect();
+        for def in &mut self.slots {
+            let SlotKind::Match { node, pure: true, .. } = def.kind else {
+                continue;
+            };
+            let PatternNodeKind::Match { tag, stream, filter: Some(filter) } = &self.nodes.get(node).kind else {
+                continue;
+            };
+            let own: Vec<&str> = std::iter::once(stream.as_str()).chain(tag.as_deref()).collect();
+            if tags.iter().any(|(id, t)| *id != node && own.contains(&t.as_str())) {
+                continue;
+            }
+            // The event's own columns are never pinned: their places in the reads name nothing.
+            let none = (Name::from(""), Name::from(""));
+            let reads = self.nodes.reads(node);
+            let pinned: Vec<(Name, Name)> = reads
+                .iter()
+                .map(|(l, n)| if own.contains(&l.as_str()) { none.clone() } else { (l.clone(), n.clone()) })
+                .collect();
+            def.test = Compiled::new(filter, &Layout { rows: &own, pinned: &pinned, vars });
+        }
+    }
+
+    /// Whether `event` (of stream `label`) passes the filter of match slot `slot`, read with a leaf's `bindings` and
+    /// `pinned` values.
+    fn passes<'a>(
+        &self,
+        slot: Slot,
+        (bindings, pinned): (impl Iterator<Item = &'a (Name, Row)>, &Pinned),
+        (label, event): (&str, &Row),
+        vars: &Row,
+    ) -> bool {
+        let def = &self.slots[slot as usize];
+        match (&def.test, def.kind) {
+            (Some(test), _) => test.holds(&Env { rows: &[event, event], pinned, aggregates: &[] }),
+            (None, SlotKind::Match { node, .. }) => self.nodes.passes(node, (bindings, pinned), (label, event), vars),
+            (None, _) => false,
+        }
     }
 
     /// Where an instance keeps the state of `slot`, a leaf or an `and`.
@@ -340,9 +389,7 @@ impl Compact {
             return true;
         };
         pins.iter().any(|(slot, pinned)| match self.shape.slots[*slot as usize].kind {
-            SlotKind::Match { node, .. } => {
-                self.shape.nodes.passes(node, (std::iter::empty(), pinned), event, ctx.vars)
-            }
+            SlotKind::Match { .. } => self.shape.passes(*slot, (std::iter::empty(), pinned), event, ctx.vars),
             _ => true,
         })
     }
@@ -438,7 +485,7 @@ impl Instance {
         event: (&str, &Row),
         (known, pins): (&mut Known<'i>, &mut Pins),
     ) -> Option<u64> {
-        let (SlotKind::Match { node, pure, .. }, State::Leaf(leaf)) =
+        let (SlotKind::Match { pure, .. }, State::Leaf(leaf)) =
             (shape.slots[slot as usize].kind, &self.state[shape.state(slot)])
         else {
             return None;
@@ -451,7 +498,7 @@ impl Instance {
         let passes = match pure.then(seen).flatten() {
             Some((_, _, passes)) => *passes,
             None => {
-                let passes = shape.nodes.passes(node, (self.bound(leaf.mask), &leaf.pinned), event, ctx.vars);
+                let passes = shape.passes(slot, (self.bound(leaf.mask), &leaf.pinned), event, ctx.vars);
                 if pure {
                     known.truncate(KNOWN - 1);
                     known.insert(0, (slot, &leaf.pinned, passes));
@@ -810,7 +857,7 @@ mod tests {
         let Input::Pattern(p) = &q.input else { panic!("a pattern") };
         let nodes = Nodes::new(&p.root, &q.projection);
         let names = [Name::from("A"), Name::from("B")];
-        let shape = Shape::new(&nodes, &names);
+        let shape = Shape::new(&nodes, &names, &Row::default());
         prop_assert!(shape.is_some(), "{} has the compact form", pattern);
         let mut pair = Pair {
             tree: PatternQuery::shared(Arc::new(q.clone()), nodes),
@@ -895,7 +942,7 @@ mod tests {
                     Input::Stream(_) => continue,
                 };
                 patterns += 1;
-                let shape = Shape::new(&Nodes::new(&p.root, &q.projection), &[]);
+                let shape = Shape::new(&Nodes::new(&p.root, &q.projection), &[], &Row::default());
                 assert!(shape.is_some(), "{}", statement.text);
             }
         }
@@ -909,7 +956,7 @@ mod tests {
         {
             let q = query(pattern);
             let Input::Pattern(p) = &q.input else { panic!("a pattern") };
-            assert!(Shape::new(&Nodes::new(&p.root, &q.projection), &names).is_none(), "{pattern}");
+            assert!(Shape::new(&Nodes::new(&p.root, &q.projection), &names, &Row::default()).is_none(), "{pattern}");
         }
     }
 }

@@ -36,7 +36,8 @@ use crate::cep::plan::{
     SinkKind, StreamInput,
 };
 use crate::cep::reference::join::Joiner;
-use crate::cep::runtime::eval::{Scope as EvalScope, eval, holds};
+use crate::cep::runtime::compiled::RowExpr;
+use crate::cep::runtime::eval::{Scope as EvalScope, eval};
 use crate::cep::runtime::value::Name;
 use crate::cep::runtime::{Output, Row, Val};
 
@@ -319,8 +320,9 @@ impl<'s> Compiler<'s, '_> {
         };
         let keys = self.program.pattern_keys(partition, p);
         let routes: Routes = keys.iter().map(|(id, (label, e))| (*id, (label.clone(), vec![e.clone()]))).collect();
-        let mut logic = PatternLogic::new(number, Arc::new(q.clone()), p.root.clone(), keys, self.names.clone())
-            .with(self.id(&q.sink.stream), self.vars.clone());
+        let streams = (self.names.clone(), self.vars.clone());
+        let mut logic =
+            PatternLogic::new(number, Arc::new(q.clone()), p.root.clone(), keys, streams).with(self.id(&q.sink.stream));
         if let Some(stream) = drives {
             logic = logic.driving(stream);
         }
@@ -467,7 +469,7 @@ impl<'s> Compiler<'s, '_> {
                 None => keyed = false,
             }
             edges.push(if tag == from { trigger } else { retag(trigger, from, tag) });
-            merges.push(Merge::new(number, action, tag, lookup, fixed_key.as_ref()));
+            merges.push(Merge::new(number, action, tag, lookup, fixed_key.as_ref(), &self.vars));
         }
         if !keyed {
             routes.clear();
@@ -639,13 +641,14 @@ fn retag<'s>(input: Edge<'s>, from: u32, to: u32) -> Edge<'s> {
 /// input (`SELECT *`, `SELECT *, e as x`) are moved out of the input row rather than cloned.
 struct Select {
     number: usize,
-    plan: QueryPlan,
-    input: StreamInput,
     ids: (u32, u32),
     vars: Arc<Row>,
-    /// Per projection, whether it is the input column of the same name.
-    identity: Vec<bool>,
-    /// The names of those columns, sorted: a row that has exactly these keeps all its properties as they are.
+    /// The input's filter and the statement's WHERE, in that order.
+    filters: Vec<RowExpr>,
+    /// The columns it computes, in select-list order: every projection but the input columns of the same name.
+    computed: Vec<(Name, RowExpr)>,
+    /// The names of the input columns it keeps, sorted: a row that has exactly these keeps all its properties as
+    /// they are.
     kept: Vec<Name>,
     /// Where each computed column goes, in select-list order, when added to a row of exactly the `kept` names; `None`
     /// when a computed column replaces a kept one, which the sorted insert decides instead.
@@ -654,14 +657,16 @@ struct Select {
 
 impl Select {
     fn new(number: usize, plan: &QueryPlan, input: &StreamInput, ids: (u32, u32), vars: Arc<Row>) -> Self {
-        let identity: Vec<bool> = plan.projection.iter().map(|p| p.copies(&input.label)).collect();
-        let mut kept: Vec<Name> =
-            plan.projection.iter().zip(&identity).filter(|(_, same)| **same).map(|(p, _)| p.name.clone()).collect();
+        let (copied, computed): (Vec<_>, Vec<_>) = plan.projection.iter().partition(|p| p.copies(&input.label));
+        let mut kept: Vec<Name> = copied.iter().map(|p| p.name.clone()).collect();
         kept.sort();
         kept.dedup();
-        let computed = plan.projection.iter().zip(&identity).filter(|(_, same)| !**same).map(|(p, _)| &p.name);
-        let places = places(&kept, computed);
-        Select { number, plan: plan.clone(), input: input.clone(), ids, vars, identity, kept, places }
+        let places = places(&kept, computed.iter().map(|p| &p.name));
+        let labels = [input.label.as_str()];
+        let compile = |e: &PlanExpr| RowExpr::new(e, &labels, &vars);
+        let filters = input.filter.iter().chain(&plan.filter).map(compile).collect();
+        let computed = computed.iter().map(|p| (p.name.clone(), compile(&p.expr))).collect();
+        Select { number, ids, vars, filters, computed, kept, places }
     }
 
     fn apply(&self, emit: &mut Emit, record: Record) {
@@ -671,22 +676,19 @@ impl Select {
         if stream != self.ids.0 {
             return;
         }
-        let binding = [(self.input.label.as_str(), &row)];
-        let scope = EvalScope::new(&binding, &self.vars);
-        if !holds(self.input.filter.as_ref(), &scope) || !holds(self.plan.filter.as_ref(), &scope) {
+        let rows = [&row];
+        if !self.filters.iter().all(|f| f.holds(&rows, &[], &self.vars)) {
             return;
         }
-        let computed: SmallVec<[(Name, Val); 2]> = (self.plan.projection.iter().zip(&self.identity))
-            .filter(|(_, same)| !**same)
-            .map(|(p, _)| (p.name.clone(), eval(&p.expr, &scope)))
-            .collect();
+        let computed: SmallVec<[Val; 2]> = self.computed.iter().map(|(_, e)| e.eval(&rows, &[], &self.vars)).collect();
+        let named = self.computed.iter().map(|(name, _)| name.clone()).zip(computed);
         let mut out = row;
-        if computed.is_empty() && out.names_are(&self.kept) {
+        if self.computed.is_empty() && out.names_are(&self.kept) {
             // A select list that keeps the row as it is shares it.
             emit.event(stamp.into_child(self.number, 0), self.ids.1, out);
             return;
         }
-        let props = out.edit(computed.len());
+        let props = out.edit(self.computed.len());
         if !props.names_are(&self.kept) {
             props.retain(|name, _| self.kept.binary_search(name).is_ok());
             for name in &self.kept {
@@ -694,10 +696,8 @@ impl Select {
             }
         }
         match &self.places {
-            Some(places) => {
-                places.iter().zip(computed).for_each(|(at, (name, value))| props.insert_at(*at, name, value))
-            }
-            None => props.extend(computed),
+            Some(places) => places.iter().zip(named).for_each(|(at, (name, value))| props.insert_at(*at, name, value)),
+            None => props.extend(named),
         }
         emit.event(stamp.into_child(self.number, 0), self.ids.1, out);
     }

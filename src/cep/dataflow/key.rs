@@ -25,11 +25,16 @@ pub fn of(value: Val) -> Key {
 
 /// The key of the values of `exprs` in `scope` (of no expressions, the empty text).
 pub fn of_all(exprs: &[PlanExpr], scope: &Scope<'_>) -> Key {
-    match exprs {
-        [one] => of(eval(one, scope)),
-        [] => Key::from(""),
-        many => {
-            let keys: Vec<String> = many.iter().map(|e| eval(e, scope).key()).collect();
+    of_values(exprs.len(), exprs.iter().map(|e| eval(e, scope)))
+}
+
+/// The key of `count` values: one value's own key, several values' text forms joined (none, the empty text).
+pub fn of_values(count: usize, mut values: impl Iterator<Item = Val>) -> Key {
+    match count {
+        0 => Key::from(""),
+        1 => of(values.next().unwrap_or_default()),
+        _ => {
+            let keys: Vec<String> = values.map(|v| v.key()).collect();
             format!("{MARK}{}", keys.join("\u{1f}")).into()
         }
     }

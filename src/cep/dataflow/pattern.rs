@@ -147,13 +147,20 @@ struct Automaton {
 }
 
 impl PatternLogic {
-    pub fn new(statement: usize, plan: Arc<QueryPlan>, root: PatternNode, keys: KeyOf, names: Arc<Vec<Name>>) -> Self {
+    /// The pattern `root` of statement `statement`, over the configuration's streams `names` and variables `vars`.
+    pub fn new(
+        statement: usize,
+        plan: Arc<QueryPlan>,
+        root: PatternNode,
+        keys: KeyOf,
+        (names, vars): (Arc<Vec<Name>>, Arc<Row>),
+    ) -> Self {
         let nodes = Nodes::new(&root, &plan.projection);
         let keyed_nodes = keyed(&root, &keys, &names).map(|root| Nodes::new(&root, &plan.projection));
         PatternLogic {
             statement,
-            shape: Shape::new(&nodes, &names),
-            keyed_shape: keyed_nodes.as_ref().and_then(|nodes| Shape::new(nodes, &names)),
+            shape: Shape::new(&nodes, &names, &vars),
+            keyed_shape: keyed_nodes.as_ref().and_then(|nodes| Shape::new(nodes, &names, &vars)),
             nodes,
             keyed_nodes,
             plan,
@@ -161,15 +168,14 @@ impl PatternLogic {
             names,
             sink: 0,
             drives: None,
-            vars: Arc::default(),
+            vars,
             state: PatternState::default(),
         }
     }
 
-    /// Where its rows go and the configuration's variables.
-    pub fn with(mut self, sink: u32, vars: Arc<Row>) -> Self {
+    /// Where its rows go.
+    pub fn with(mut self, sink: u32) -> Self {
         self.sink = sink;
-        self.vars = vars;
         self
     }
 

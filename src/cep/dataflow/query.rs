@@ -25,7 +25,8 @@ use super::record::{Record, Stamp, millis, timer_epoch};
 use crate::cep::plan::{AggregationKind, PlanExpr, QueryPlan, StreamInput, WindowSpec};
 use crate::cep::reference::TimerOrder;
 use crate::cep::reference::query::view_key;
-use crate::cep::runtime::eval::{Scope, eval, holds, project};
+use crate::cep::runtime::compiled::RowExpr;
+use crate::cep::runtime::eval::{Scope, holds, project};
 use crate::cep::runtime::{Row, Val};
 
 /// One row in the view, kept small: a ten-minute window holds millions. Its view key is not kept, since only a
@@ -86,7 +87,36 @@ pub struct QueryLogic {
     vars: Arc<Row>,
     /// The key of the one group of an unkeyed query or view, shared by all its entries.
     empty: Key,
+    per_event: PerEvent,
     state: QueryState,
+}
+
+/// What the query evaluates for every event, compiled for its input row.
+#[derive(Debug)]
+struct PerEvent {
+    /// The input's filter: an event failing it is not seen at all.
+    filter: Option<RowExpr>,
+    /// The statement's WHERE: an event failing it enters the view but does not count.
+    where_: Option<RowExpr>,
+    group_by: Vec<RowExpr>,
+    /// Each aggregate's argument (none for `count(*)`).
+    args: Vec<Option<RowExpr>>,
+}
+
+impl PerEvent {
+    fn new(plan: &QueryPlan, input: &StreamInput, vars: &Row) -> Self {
+        let labels = [input.label.as_str()];
+        let compile = |e: &PlanExpr| RowExpr::new(e, &labels, vars);
+        let aggregation = plan.aggregation.as_ref();
+        PerEvent {
+            filter: input.filter.as_ref().map(compile),
+            where_: plan.filter.as_ref().map(compile),
+            group_by: aggregation.map(|a| a.group_by.iter().map(compile).collect()).unwrap_or_default(),
+            args: aggregation
+                .map(|a| a.aggregates.iter().map(|c| c.arg.as_ref().map(compile)).collect())
+                .unwrap_or_default(),
+        }
+    }
 }
 
 /// What a query keeps between events (its view, groups and output clock), and carries into the dataflow replacing
@@ -129,7 +159,8 @@ impl QueryState {
 impl QueryLogic {
     pub fn new(statement: usize, plan: Arc<QueryPlan>, input: StreamInput, ids: (u32, u32), vars: Arc<Row>) -> Self {
         let state = QueryState::new(input.window.as_ref());
-        QueryLogic { statement, plan, input, stream: ids.0, sink: ids.1, vars, empty: Key::default(), state }
+        let per_event = PerEvent::new(&plan, &input, &vars);
+        QueryLogic { statement, plan, input, stream: ids.0, sink: ids.1, vars, empty: Key::default(), per_event, state }
     }
 
     fn every(&self) -> Option<i64> {
@@ -141,14 +172,13 @@ impl QueryLogic {
     }
 
     fn event(&mut self, emit: &mut Emit, epoch: u64, stamp: Stamp, row: Row) {
-        let label = self.input.label.as_str();
-        let binding = [(label, &row)];
-        let scope = Scope::new(&binding, &self.vars);
-        if !holds(self.input.filter.as_ref(), &scope) {
+        let rows = [&row];
+        let holds = |e: &Option<RowExpr>| e.as_ref().is_none_or(|e| e.holds(&rows, &[], &self.vars));
+        if !holds(&self.per_event.filter) {
             return;
         }
-        let counts = holds(self.plan.filter.as_ref(), &scope);
-        let group = self.plan.aggregation.as_ref().map(|a| self.group_key(a.group_by.as_slice(), &scope));
+        let counts = holds(&self.per_event.where_);
+        let group = self.plan.aggregation.as_ref().map(|_| self.group_key(&row));
         let slot = group.map(|key| self.enter(epoch, &row, key, counts));
         if counts {
             let rows = self.arrive(&row, slot);
@@ -162,10 +192,9 @@ impl QueryLogic {
     /// displaces; answers the group's slot.
     fn enter(&mut self, epoch: u64, row: &Row, group: Key, counts: bool) -> usize {
         let view_key = self.view_key(row);
-        let args = match &self.plan.aggregation {
-            Some(a) => a.aggregates.iter().map(|c| self.arg(c.arg.as_ref(), row)).collect(),
-            None => SmallVec::new(),
-        };
+        let rows = [row];
+        let arg = |e: &Option<RowExpr>| e.as_ref().map(|e| e.eval(&rows, &[], &self.vars)).unwrap_or_default();
+        let args = self.per_event.args.iter().map(arg).collect();
         // The group is found once the displaced rows are gone: they may end it. Until then no slot is named.
         let id = self.state.entries.insert(Entry { group: usize::MAX, counts, args });
         // Lengths are positive, so the new entry is never among the displaced.
@@ -185,11 +214,11 @@ impl QueryLogic {
         slot
     }
 
-    /// The key of the group of the event in `scope` ([`key::of_all`]); a text key is the value itself, not formatted.
-    fn group_key(&self, exprs: &[PlanExpr], scope: &Scope<'_>) -> Key {
-        match exprs {
+    /// The key of the group of `row` ([`key::of_values`]); a text key is the value itself, not formatted.
+    fn group_key(&self, row: &Row) -> Key {
+        match self.per_event.group_by.as_slice() {
             [] => self.empty.clone(),
-            exprs => key::of_all(exprs, scope),
+            exprs => key::of_values(exprs.len(), exprs.iter().map(|e| e.eval(&[row], &[], &self.vars))),
         }
     }
 
@@ -204,11 +233,6 @@ impl QueryLogic {
             Some(window @ WindowSpec::Grouped { .. }) => view_key(window, label, row, &self.vars).into(),
             _ => self.empty.clone(),
         }
-    }
-
-    fn arg(&self, arg: Option<&PlanExpr>, row: &Row) -> Val {
-        let binding = [(self.input.label.as_str(), row)];
-        arg.map(|e| eval(e, &Scope::new(&binding, &self.vars))).unwrap_or_default()
     }
 
     /// Records entry `id` in the view; answers the entries it pushes out.

@@ -20,7 +20,8 @@ use super::record::{Origin, Record, Stamp};
 use crate::cep::plan::{BinaryOp, MergeActionPlan, MergePlan, Partitioning, PlanExpr, StreamInput, WindowActionPlan};
 use crate::cep::reference::named::assign;
 use crate::cep::runtime::Row;
-use crate::cep::runtime::eval::{Scope, eval, holds, project};
+use crate::cep::runtime::compiled::RowExpr;
+use crate::cep::runtime::eval::{Scope, project};
 use crate::cep::runtime::value::Name;
 
 /// What an `ON trigger ...` statement does to the window.
@@ -78,46 +79,67 @@ pub struct Merge {
     action: Action,
     /// The stream number its trigger events are retagged with on the way in.
     trigger: u32,
+    /// The trigger's filter, over the trigger event.
+    filter: Option<RowExpr>,
     /// The trigger-side expression equal to the window's key, when the condition has one.
-    lookup: Option<PlanExpr>,
+    lookup: Option<RowExpr>,
+    /// The condition, over the trigger event and a window row (as are the rest).
+    condition: Option<RowExpr>,
     /// The condition to test on a row found by a text key, when it differs: the test that the lookup value equals
     /// the row's key column holds there by construction (the row is filed under that text, and no writer changes its
     /// key column), so it is left out; `Some(None)` when nothing else is left. Other keys test the whole condition.
-    by_text: Option<Option<PlanExpr>>,
+    by_text: Option<Option<RowExpr>>,
+    /// A merge's clause conditions, in order; a `not matched` clause's is evaluated over the trigger event alone.
+    clauses: Vec<Option<RowExpr>>,
 }
 
 impl Merge {
-    /// `key` is the window's one key column when no writer of the window assigns it.
-    pub fn new(statement: usize, action: Action, trigger: u32, lookup: Option<PlanExpr>, key: Option<&Name>) -> Self {
-        let by_text = lookup.as_ref().zip(key).and_then(|(lookup, key)| {
-            let label = action.window_label();
-            let implied = |c: &PlanExpr| is_key_test(c, lookup, label, key);
-            let conjuncts = action.condition()?.conjuncts();
-            conjuncts
-                .iter()
-                .any(|c| implied(c))
-                .then(|| conjuncts.into_iter().filter(|c| !implied(c)).cloned().reduce(PlanExpr::and))
-        });
-        Merge { statement, action, trigger, lookup, by_text }
-    }
-
-    /// The condition a row found under `key` must meet.
-    fn condition(&self, key: &Key) -> Option<&PlanExpr> {
-        match &self.by_text {
-            Some(rest) if key::is_text(key) => rest.as_ref(),
-            _ => self.action.condition(),
+    /// `key` is the window's one key column when no writer of the window assigns it; expressions are compiled
+    /// with the configuration's variables `vars`.
+    pub fn new(
+        statement: usize,
+        action: Action,
+        trigger: u32,
+        lookup: Option<PlanExpr>,
+        key: Option<&Name>,
+        vars: &Row,
+    ) -> Self {
+        let labels = [action.trigger().label.as_str(), action.window_label().as_str()];
+        let compile = |e: &PlanExpr| RowExpr::new(e, &labels, vars);
+        let clauses = match &action {
+            Action::Merge(m) => m.clauses.iter().map(|c| c.condition.as_ref().map(compile)).collect(),
+            Action::Delete(_) | Action::Update(_) => Vec::new(),
+        };
+        Merge {
+            statement,
+            trigger,
+            filter: action.trigger().filter.as_ref().map(compile),
+            lookup: lookup.as_ref().map(compile),
+            condition: action.condition().map(compile),
+            by_text: without_key_test(&action, lookup.as_ref(), key).map(|rest| rest.as_ref().map(compile)),
+            clauses,
+            action,
         }
     }
 
-    /// The scope of a trigger `event` alone.
-    fn event<'a>(&'a self, event: &'a Row) -> [(&'a str, &'a Row); 1] {
-        [(self.action.trigger().label.as_str(), event)]
+    /// The condition a row found under `key` must meet.
+    fn condition(&self, key: &Key) -> Option<&RowExpr> {
+        match &self.by_text {
+            Some(rest) if key::is_text(key) => rest.as_ref(),
+            _ => self.condition.as_ref(),
+        }
     }
+}
 
-    /// The scope of a trigger `event` and a window `row`.
-    fn both<'a>(&'a self, event: &'a Row, row: &'a Row) -> [(&'a str, &'a Row); 2] {
-        [(self.action.trigger().label.as_str(), event), (self.action.window_label().as_str(), row)]
-    }
+/// A merge's condition without the test that `lookup` equals the window's `key` column, when it has that test;
+/// `Some(None)` when nothing else is left.
+fn without_key_test(action: &Action, lookup: Option<&PlanExpr>, key: Option<&Name>) -> Option<Option<PlanExpr>> {
+    let (lookup, key) = lookup.zip(key)?;
+    let label = action.window_label();
+    let implied = |c: &PlanExpr| is_key_test(c, lookup, label, key);
+    let conjuncts = action.condition()?.conjuncts();
+    let found = conjuncts.iter().any(|c| implied(c));
+    found.then(|| conjuncts.into_iter().filter(|c| !implied(c)).cloned().reduce(PlanExpr::and))
 }
 
 #[derive(Debug)]
@@ -150,13 +172,11 @@ impl WindowLogic {
 
     fn merge(&mut self, emit: &mut Emit, m: usize, stamp: &Stamp, event: &Row) {
         let merge = &self.merges[m];
-        let trigger = merge.action.trigger();
-        let binding = merge.event(event);
-        if !holds(trigger.filter.as_ref(), &Scope::new(&binding, &self.vars)) {
+        if !holds(merge.filter.as_ref(), &[event], &self.vars) {
             return;
         }
         let candidates: Keys = match &merge.lookup {
-            Some(expr) => smallvec![key::of(eval(expr, &Scope::new(&binding, &self.vars)))],
+            Some(expr) => smallvec![key::of(expr.eval(&[event], &[], &self.vars))],
             None => self.rows.keys().cloned().collect(),
         };
         let matched: Keys = candidates
@@ -174,20 +194,21 @@ impl WindowLogic {
     }
 
     fn matches(&self, merge: &Merge, key: &Key, event: &Row, row: &Row) -> bool {
-        holds(merge.condition(key), &Scope::new(&merge.both(event, row), &self.vars))
+        holds(merge.condition(key), &[event, row], &self.vars)
     }
 
     fn not_matched(&mut self, m: usize, event: &Row) -> Vec<Row> {
         let Action::Merge(plan) = &self.merges[m].action else {
             return Vec::new();
         };
-        let binding = self.merges[m].event(event);
-        let scope = Scope::new(&binding, &self.vars);
-        let clause = plan.clauses.iter().find(|c| !c.matched && holds(c.condition.as_ref(), &scope));
-        let Some(MergeActionPlan::Insert(projection)) = clause.map(|c| &c.action) else {
+        let conditions = &self.merges[m].clauses;
+        let mut clauses = plan.clauses.iter().zip(conditions);
+        let clause = clauses.find(|(c, condition)| !c.matched && holds(condition.as_ref(), &[event], &self.vars));
+        let Some(MergeActionPlan::Insert(projection)) = clause.map(|(c, _)| &c.action) else {
             return Vec::new();
         };
-        let row = project(projection, &scope);
+        let binding = [(plan.trigger.label.as_str(), event)];
+        let row = project(projection, &Scope::new(&binding, &self.vars));
         vec![self.insert(row)]
     }
 
@@ -224,19 +245,25 @@ fn is_key_test(conjunct: &PlanExpr, lookup: &PlanExpr, label: &Name, key: &Name)
 /// What happens to a matched `row`: `Some(Some(new row))` update, `Some(None)` delete, `None` nothing (a merge's
 /// first applicable matched clause decides).
 fn effect(merge: &Merge, vars: &Row, event: &Row, row: &Row) -> Option<Option<Row>> {
-    let both = merge.both(event, row);
+    let both = [(merge.action.trigger().label.as_str(), event), (merge.action.window_label().as_str(), row)];
     let scope = Scope::new(&both, vars);
     let plan = match &merge.action {
         Action::Delete(_) => return Some(None),
         Action::Update(a) => return Some(Some(assign(&a.assignments, row, &scope))),
         Action::Merge(plan) => plan,
     };
-    let clause = plan.clauses.iter().find(|c| c.matched && holds(c.condition.as_ref(), &scope))?;
+    let mut clauses = plan.clauses.iter().zip(&merge.clauses);
+    let (clause, _) = clauses.find(|(c, condition)| c.matched && holds(condition.as_ref(), &[event, row], vars))?;
     match &clause.action {
         MergeActionPlan::Update(assignments) => Some(Some(assign(assignments, row, &scope))),
         MergeActionPlan::Delete => Some(None),
         MergeActionPlan::Insert(_) => None,
     }
+}
+
+/// Whether `condition` holds over `rows` (no condition always does).
+fn holds(condition: Option<&RowExpr>, rows: &[&Row], vars: &Row) -> bool {
+    condition.is_none_or(|c| c.holds(rows, &[], vars))
 }
 
 impl WindowLogic {
@@ -323,11 +350,11 @@ mod tests {
         let crate::cep::plan::WindowSpec::Unique { keys } = &w.window else { panic!("keyed") };
         let lookup = merge_lookup(&m.partition, &keys[0]);
         let key = Name::from("id");
-        Merge::new(1, Action::Merge(m.clone()), 0, lookup, key_fixed.then_some(&key))
+        Merge::new(1, Action::Merge(m.clone()), 0, lookup, key_fixed.then_some(&key), &Row::new())
     }
 
     fn printed(merge: &Merge) -> Option<Option<String>> {
-        merge.by_text.as_ref().map(|rest| rest.as_ref().map(|e| e.to_string()))
+        merge.by_text.as_ref().map(|rest| rest.as_ref().map(|e| e.expr().to_string()))
     }
 
     #[test]
@@ -335,8 +362,9 @@ mod tests {
         assert_eq!(printed(&merge("w.id = r.id", true)), Some(None));
         assert_eq!(printed(&merge("w.n > 2 AND r.id = w.id", true)), Some(Some("(w.n > 2)".to_owned())));
         let m = merge("w.n > 2 AND r.id = w.id", true);
-        assert!(m.condition(&Key::from("Room1")).is_some_and(|c| c.to_string() == "(w.n > 2)"));
-        assert_eq!(m.condition(&key::of(Val::Int(1))), m.action.condition(), "a number's key tests it all");
+        assert!(m.condition(&Key::from("Room1")).is_some_and(|c| c.expr().to_string() == "(w.n > 2)"));
+        let whole = m.condition(&key::of(Val::Int(1))).map(RowExpr::expr);
+        assert_eq!(whole, m.action.condition(), "a number's key tests it all");
     }
 
     #[test]

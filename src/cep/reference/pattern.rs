@@ -135,6 +135,11 @@ impl Nodes {
         self.root
     }
 
+    /// The columns (label, name) the filter of match node `node` reads; a leaf's pinned values are indexed by these.
+    pub fn reads(&self, node: usize) -> &[(Name, Name)] {
+        &self.reads[node]
+    }
+
     /// The tag of match node `node`.
     pub fn tag(&self, node: usize) -> Option<&Name> {
         self.tags[node].as_ref()

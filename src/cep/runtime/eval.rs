@@ -131,7 +131,7 @@ pub fn holds(e: Option<&PlanExpr>, scope: &Scope<'_>) -> bool {
     e.is_none_or(|e| eval(e, scope).is_true())
 }
 
-fn not(v: Val) -> Val {
+pub(super) fn not(v: Val) -> Val {
     match v {
         Val::Bool(b) => Val::Bool(!b),
         _ => Val::Null,
@@ -147,7 +147,7 @@ fn binary(op: BinaryOp, lhs: &PlanExpr, rhs: &PlanExpr, scope: &Scope<'_>) -> Va
 }
 
 /// Three-valued `and` (`decisive` false) and `or` (`decisive` true).
-fn and_or(l: Val, r: impl FnOnce() -> Val, decisive: bool) -> Val {
+pub(super) fn and_or(l: Val, r: impl FnOnce() -> Val, decisive: bool) -> Val {
     if l == Val::Bool(decisive) {
         return l;
     }
@@ -158,7 +158,7 @@ fn and_or(l: Val, r: impl FnOnce() -> Val, decisive: bool) -> Val {
     }
 }
 
-fn compute(op: BinaryOp, l: &Val, r: &Val) -> Val {
+pub(super) fn compute(op: BinaryOp, l: &Val, r: &Val) -> Val {
     let ordering = |test: fn(Ordering) -> bool| l.compare(r).map(|o| Val::Bool(test(o))).unwrap_or_default();
     match op {
         BinaryOp::Eq => l.equals(r).map(Val::Bool).unwrap_or_default(),

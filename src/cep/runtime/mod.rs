@@ -4,6 +4,7 @@
 //! calls. The single-threaded reference evaluator (`cep::reference`) is the engine in service; the timely dataflow
 //! runtime (`cep::dataflow`) implements the same trait and must produce the same outputs.
 
+pub mod compiled;
 pub mod eval;
 pub mod geometry;
 pub mod name;
