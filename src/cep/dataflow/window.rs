@@ -155,6 +155,9 @@ pub struct WindowLogic {
 /// The keys a trigger looks at: one when it looks its row up.
 type Keys = SmallVec<[Key; 1]>;
 
+/// What a trigger does to each row it matches ([`effect`]), with the row's key.
+type Effects = SmallVec<[(Option<Option<Row>>, Key); 1]>;
+
 /// The window's rows by key, hashed with foldhash (much cheaper than SipHash on short keys); the state a replaced
 /// statement hands over.
 type Rows = HashMap<Key, Row, RandomState>;
@@ -179,13 +182,18 @@ impl WindowLogic {
             Some(expr) => smallvec![key::of(expr.eval(&[event], &[], &self.vars))],
             None => self.rows.keys().cloned().collect(),
         };
-        let matched: Keys = candidates
+        // What the merge does to each row its condition matches, decided on the rows as they are before any changes
+        // (a row is matched once): each row is found once.
+        let effects: Effects = candidates
             .into_iter()
-            .filter(|k| self.rows.get(k).is_some_and(|row| self.matches(merge, k, event, row)))
+            .filter_map(|k| {
+                let row = self.rows.get(&k)?;
+                self.matches(merge, &k, event, row).then(|| (effect(merge, &self.vars, event, row), k))
+            })
             .collect();
         let out = match &merge.action {
-            Action::Merge(_) if matched.is_empty() => self.not_matched(m, event),
-            _ => self.matched(m, event, matched),
+            Action::Merge(_) if effects.is_empty() => self.not_matched(m, event),
+            _ => self.apply(effects),
         };
         let statement = self.merges[m].statement;
         for (i, row) in out.into_iter().enumerate() {
@@ -212,13 +220,11 @@ impl WindowLogic {
         vec![self.insert(row)]
     }
 
-    fn matched(&mut self, m: usize, event: &Row, keys: Keys) -> Vec<Row> {
+    /// Applies the effects on matched rows; answers the updated rows.
+    fn apply(&mut self, effects: Effects) -> Vec<Row> {
         let mut out = Vec::new();
-        for key in keys {
-            let Some(row) = self.rows.get(&key) else {
-                continue;
-            };
-            match effect(&self.merges[m], &self.vars, event, row) {
+        for (effect, key) in effects {
+            match effect {
                 Some(Some(updated)) => {
                     out.push(updated.clone());
                     self.rows.insert(key, updated);
