@@ -13,8 +13,7 @@ use std::borrow::Cow;
 
 use smallvec::SmallVec;
 
-use super::eval::{Scope, and_or, compute, eval, not};
-use super::geometry;
+use super::eval::{Scope, and_or, call2, compute, eval, neg, not};
 use super::value::{Name, Row, Val};
 use crate::cep::plan::{BinaryOp, Function, PlanExpr};
 
@@ -118,13 +117,9 @@ impl Compiled {
             Compiled::Binary { op: BinaryOp::Or, lhs, rhs } => and_or(lhs.eval(env), || rhs.eval(env), true),
             Compiled::Binary { op, lhs, rhs } => compute(*op, &lhs.operand(env), &rhs.operand(env)),
             Compiled::Not(inner) => not(inner.eval(env)),
-            Compiled::Neg(inner) => match inner.eval(env) {
-                Val::Int(i) => Val::Int(i.wrapping_neg()),
-                Val::Double(x) => Val::Double(-x),
-                _ => Val::Null,
-            },
+            Compiled::Neg(inner) => neg(inner.eval(env)),
             Compiled::IsNull { operand, negated } => Val::Bool(operand.operand(env).is_null() != *negated),
-            Compiled::Call { function, args } => call(*function, &args[0].operand(env), &args[1].operand(env)),
+            Compiled::Call { function, args } => call2(*function, &args[0].operand(env), &args[1].operand(env)),
         }
     }
 
@@ -153,19 +148,6 @@ fn column(layout: &Layout<'_>, source: &str, name: &Name) -> Option<Compiled> {
     }
     let row = layout.rows.iter().position(|label| *label == source)?;
     Some(Compiled::Column { row, name: name.clone() })
-}
-
-fn call(function: Function, a: &Val, b: &Val) -> Val {
-    match function {
-        Function::Point => match (a.as_f64(), b.as_f64()) {
-            (Some(x), Some(y)) => Some(Val::Point(x, y)),
-            _ => None,
-        },
-        Function::Contains => geometry::contains(a, b).map(Val::Bool),
-        Function::Distance => geometry::distance(a, b).map(Val::Double),
-        _ => None,
-    }
-    .unwrap_or_default()
 }
 
 /// An expression over rows with fixed labels: compiled when it can be, else interpreted over a scope of the labels.

@@ -51,11 +51,7 @@ pub fn eval(e: &PlanExpr, scope: &Scope<'_>) -> Val {
         PlanExpr::Row(label) => scope.row(label).map(|_| Val::Bool(true)).unwrap_or_default(),
         PlanExpr::Binary { op, lhs, rhs, .. } => binary(*op, lhs, rhs, scope),
         PlanExpr::Not(inner) => not(eval(inner, scope)),
-        PlanExpr::Neg(inner) => match eval(inner, scope) {
-            Val::Int(i) => Val::Int(i.wrapping_neg()),
-            Val::Double(x) => Val::Double(-x),
-            _ => Val::Null,
-        },
+        PlanExpr::Neg(inner) => neg(eval(inner, scope)),
         PlanExpr::IsNull { operand: e, negated } => Val::Bool(operand(e, scope).is_null() != *negated),
         PlanExpr::InList { operand, list, negated } => in_list(operand, list, *negated, scope),
         PlanExpr::Between { operand, low, high, negated } => between(operand, low, high, *negated, scope),
@@ -129,6 +125,14 @@ impl CopyOf {
 /// Whether `e` holds in `scope` (null is false).
 pub fn holds(e: Option<&PlanExpr>, scope: &Scope<'_>) -> bool {
     e.is_none_or(|e| eval(e, scope).is_true())
+}
+
+pub(super) fn neg(v: Val) -> Val {
+    match v {
+        Val::Int(i) => Val::Int(i.wrapping_neg()),
+        Val::Double(x) => Val::Double(-x),
+        _ => Val::Null,
+    }
 }
 
 pub(super) fn not(v: Val) -> Val {
@@ -265,10 +269,6 @@ fn call(function: Function, args: &[PlanExpr], scope: &Scope<'_>) -> Val {
     // Operands are read in place: collecting them first cost more than the polygon test itself (cep.md).
     match (function, args) {
         (Function::Coalesce, _) => args.iter().map(|a| operand(a, scope)).find(|v| !v.is_null()).map(Cow::into_owned),
-        (Function::Point, [x, y]) => match (operand(x, scope).as_f64(), operand(y, scope).as_f64()) {
-            (Some(x), Some(y)) => Some(Val::Point(x, y)),
-            _ => None,
-        },
         (Function::Polygon, [points]) => match &*operand(points, scope) {
             Val::Array(points) => Some(polygon(points)),
             _ => None,
@@ -277,12 +277,20 @@ fn call(function: Function, args: &[PlanExpr], scope: &Scope<'_>) -> Val {
             Val::String(wkt) => super::geometry::parse_wkt(wkt),
             _ => None,
         },
-        (Function::Contains, [shape, point]) => {
-            super::geometry::contains(&operand(shape, scope), &operand(point, scope)).map(Val::Bool)
+        (Function::Point | Function::Contains | Function::Distance, [a, b]) => {
+            Some(call2(function, &operand(a, scope), &operand(b, scope)))
         }
-        (Function::Distance, [a, b]) => {
-            super::geometry::distance(&operand(a, scope), &operand(b, scope)).map(Val::Double)
-        }
+        _ => None,
+    }
+    .unwrap_or_default()
+}
+
+/// A function of two values: `point(x, y)`, `contains(shape, point)`, `distance(a, b)`; null for any other.
+pub(super) fn call2(function: Function, a: &Val, b: &Val) -> Val {
+    match function {
+        Function::Point => a.as_f64().zip(b.as_f64()).map(|(x, y)| Val::Point(x, y)),
+        Function::Contains => super::geometry::contains(a, b).map(Val::Bool),
+        Function::Distance => super::geometry::distance(a, b).map(Val::Double),
         _ => None,
     }
     .unwrap_or_default()
