@@ -6,8 +6,9 @@
 //! `in`, casts, …) is not compiled and runs on the interpreter. A property test below requires the same value from
 //! both for random expressions over random rows.
 //!
-//! Interpreting `fence.contains(position)` cost about 480 instructions per event in `bench geofence`, about 230 of
-//! them the polygon test itself (`benches/results/cep.md`, twenty-third session).
+//! Interpreting `fence.contains(position)` cost about 480 instructions per event in `bench geofence` even with its
+//! operands read in place, about 230 of them the polygon test itself (`benches/results/cep.md`, twenty-third
+//! session).
 
 use std::borrow::Cow;
 
@@ -43,20 +44,17 @@ pub struct Env<'a> {
     pub aggregates: &'a [Val],
 }
 
-impl<'a> Env<'a> {
-    pub fn rows(rows: &'a [&'a Row]) -> Self {
-        Env { rows, pinned: &[], aggregates: &[] }
-    }
-}
-
 /// A compiled expression.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Compiled {
+    /// A literal, or a configuration variable's value.
     Value(Val),
+    /// Column `name` of the row at index `row` of the evaluation's rows.
     Column {
         row: usize,
         name: Name,
     },
+    /// The pinned value read by the layout's read at this index.
     Pinned(usize),
     Aggregate(usize),
     Binary {
