@@ -131,11 +131,58 @@ struct PatternState {
     /// keys.
     index: HashMap<Key, usize, RandomState>,
     generations: u64,
-    /// Timers by due epoch, each epoch's in the order they were set; they fire in (due, order, set) order. Buckets
-    /// keep the tree small: it has a node per due millisecond, not per timer.
-    timers: BTreeMap<u64, Vec<(TimerOrder, u64, Timer)>>,
+    timers: Timers,
     seq: u64,
     timer_seq: u64,
+}
+
+/// A timer waiting: its order among timers due together, when it was set (a sequence number), and what it fires.
+type Pending = (TimerOrder, u64, Timer);
+
+/// A pattern's timers by due epoch, each epoch's in the order they were set; they fire in (due, order, set) order.
+/// Buckets keep the tree small: it has a node per due millisecond, not per timer. The events of one epoch mostly set
+/// timers due at one same later epoch, so the bucket added to last is kept open, out of the tree: adding to it is a
+/// comparison and a push, not two descents of the tree.
+#[derive(Debug, Default)]
+struct Timers {
+    tree: BTreeMap<u64, Vec<Pending>>,
+    open: Option<(u64, Vec<Pending>)>,
+}
+
+impl Timers {
+    fn push(&mut self, due: u64, timer: Pending) {
+        match &mut self.open {
+            Some((at, bucket)) if *at == due => bucket.push(timer),
+            _ => {
+                self.close();
+                self.open = Some((due, vec![timer]));
+            }
+        }
+    }
+
+    /// Puts the open bucket in the tree, after the timers already there for its epoch.
+    fn close(&mut self) {
+        if let Some((due, mut bucket)) = self.open.take() {
+            self.tree.entry(due).or_default().append(&mut bucket);
+        }
+    }
+
+    /// The earliest epoch a timer is due at.
+    fn next(&self) -> Option<u64> {
+        let open = self.open.as_ref().map(|(due, _)| *due);
+        match (self.tree.keys().next().copied(), open) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        }
+    }
+
+    /// The timers of the earliest epoch, if it is due by `epoch`, in the order they were added.
+    fn take_due(&mut self, epoch: u64) -> Option<Vec<Pending>> {
+        if self.open.as_ref().is_some_and(|(due, _)| *due <= epoch) {
+            self.close();
+        }
+        self.tree.first_entry().filter(|e| *e.key() <= epoch).map(|e| e.remove())
+    }
 }
 
 /// The automaton of one key.
@@ -260,22 +307,12 @@ impl PatternLogic {
             self.state.timer_seq += 1;
             let (due, seq) = (timer_epoch(at).max(epoch + 1), self.state.timer_seq);
             let timer = Timer { slot, generation, alarm, set };
-            self.bucket(due).push((order, seq, timer));
+            self.state.timers.push(due, (order, seq, timer));
         }
         if idle {
             let dropped = self.state.automata.remove(slot);
             self.state.index.remove(&dropped.key);
         }
-    }
-
-    /// The timers due at `due`. The events of one epoch mostly set timers due at one same later epoch, the last one
-    /// so far, which is found without searching the tree.
-    fn bucket(&mut self, due: u64) -> &mut Vec<(TimerOrder, u64, Timer)> {
-        let timers = &mut self.state.timers;
-        if timers.last_key_value().is_some_and(|(last, _)| *last == due) {
-            return timers.last_entry().expect("the last bucket exists").into_mut();
-        }
-        timers.entry(due).or_default()
     }
 
     /// Fires one timer, unless its automaton has been dropped since it was set.
@@ -303,13 +340,12 @@ impl Logic for PatternLogic {
     }
 
     fn next_timer(&self) -> Option<u64> {
-        self.state.timers.keys().next().copied()
+        self.state.timers.next()
     }
 
     fn fire(&mut self, emit: &mut Emit, epoch: u64) {
         // What fires sets timers for later epochs only, so a bucket taken is complete.
-        while let Some(entry) = self.state.timers.first_entry().filter(|e| *e.key() <= epoch) {
-            let mut due = entry.remove();
+        while let Some(mut due) = self.state.timers.take_due(epoch) {
             due.sort_by_key(|(order, n, _)| (*order, *n));
             for (order, n, timer) in due {
                 self.fire_one(emit, epoch, order, n, timer);
