@@ -265,20 +265,23 @@ impl PatternLogic {
         let matches = automaton.machine.on_event(&mut ctx, (stream, &self.names[stream as usize]), &row);
         let after = (automaton.generation, automaton.machine.is_idle());
         let alarms = automaton.machine.alarms(&mut ctx);
-        // Most events complete no match: nothing to project or send.
-        let found = (!matches.is_empty()).then(|| self.found(&ctx, matches));
+        let found = self.found(&ctx, matches);
         self.settle(slot, after, (epoch, stamp.position()), alarms);
         if let Some(found) = found {
             self.emit(emit, &stamp, found);
         }
     }
 
-    /// What matches make: rows through the statement's WHERE and select list, or the matches themselves for a join.
-    fn found(&self, ctx: &Ctx<'_>, matches: Matches) -> Found {
-        match self.drives {
+    /// What matches make: rows through the statement's WHERE and select list, or the matches themselves for a join;
+    /// nothing when there are none, as for most events, so nothing is projected or sent.
+    fn found(&self, ctx: &Ctx<'_>, matches: Matches) -> Option<Found> {
+        if matches.is_empty() {
+            return None;
+        }
+        Some(match self.drives {
             Some(_) => Found::Matches(matches),
             None => Found::Rows(matches.iter().filter_map(|b| self.nodes.project(&self.plan, ctx.vars, b)).collect()),
-        }
+        })
     }
 
     /// Rows go to the sink as children of `stamp`; a join's matches go at `stamp` itself, since the join is the
@@ -328,7 +331,9 @@ impl PatternLogic {
         let stamp = Stamp::timer(order, timer.set, self.statement, n);
         let found = self.found(&ctx, matches);
         self.settle(timer.slot, after, (epoch, stamp.position()), alarms);
-        self.emit(emit, &stamp, found);
+        if let Some(found) = found {
+            self.emit(emit, &stamp, found);
+        }
     }
 }
 
