@@ -531,13 +531,13 @@ fn by_key_and_match(
     matches: BTreeMap<u32, PlanExpr>,
     vars: Arc<Row>,
 ) -> Exchange<Record, impl FnMut(&Record) -> u64 + 'static> {
+    // Every record crossing the exchange reads its key: compiled for the stream's label, as the statements are.
+    let keys: BTreeMap<u32, Vec<RowExpr>> = (routes.iter())
+        .map(|(stream, (label, exprs))| (*stream, exprs.iter().map(|e| RowExpr::new(e, &[label], &vars)).collect()))
+        .collect();
     Exchange::new(move |record: &Record| match record {
-        Record::Event { stream, row, .. } => match routes.get(stream) {
-            Some((label, exprs)) => {
-                let binding = [(label.as_str(), row)];
-                let scope = EvalScope::new(&binding, &vars);
-                route_hash(exprs.iter().map(|e| eval(e, &scope)))
-            }
+        Record::Event { stream, row, .. } => match keys.get(stream) {
+            Some(exprs) => route_hash(exprs.iter().map(|e| e.eval(&[row], &[], &vars))),
             None => 0,
         },
         Record::Match { stream, bindings, .. } => match matches.get(stream) {
