@@ -27,7 +27,7 @@ use criterion::{BatchSize, BenchmarkGroup, Criterion, Throughput, measurement::W
 use fluxgate::bench::cep::seed_engine;
 use fluxgate::bench::cep_workload::{Event, Scenario};
 use fluxgate::cep::dataflow::Workers;
-use fluxgate::cep::runtime::{Engine, Row};
+use fluxgate::cep::runtime::{Engine, Incoming};
 use timely::worker::Worker;
 
 use dd::DdWindow;
@@ -62,8 +62,8 @@ fn measure<T>(
     });
 }
 
-fn rows(batches: &Batches, events: Vec<Event>) -> Vec<(String, Row)> {
-    events.iter().map(|e| (Scenario::Floor.stream().to_owned(), batches.row(e))).collect()
+fn rows(batches: &Batches, events: Vec<Event>) -> Vec<Incoming> {
+    events.iter().map(|e| (Scenario::Floor.stream().into(), batches.row(e))).collect()
 }
 
 fn bench_size(c: &mut Criterion, worker: &mut Worker, size: u32) {

@@ -33,7 +33,7 @@ use super::cep_workload::{Event, Generator, Scenario};
 use crate::cep::config::CepConfig;
 use crate::cep::dataflow::{Dataflow, Program, Workers};
 use crate::cep::explain::{details, plan_config};
-use crate::cep::runtime::{Engine, EngineError, Row};
+use crate::cep::runtime::{Engine, EngineError, Incoming, Name};
 
 /// The synthetic clock's start: 2023-11-14T22:13:20Z.
 const START_MS: i64 = 1_700_000_000_000;
@@ -98,7 +98,7 @@ pub struct CepReport {
 }
 
 /// One synthetic millisecond's events, as the engine takes them.
-type Batch = (i64, Vec<(String, Row)>);
+type Batch = (i64, Vec<Incoming>);
 
 /// What a timed loop saw.
 #[derive(Debug)]
@@ -214,8 +214,8 @@ fn measure_engine(options: &CepOptions, workers: usize) -> Result<Measured, CepB
 fn produce(options: &CepOptions, room: usize, queue: &Sender<(Instant, Batch)>) {
     let mut generator = Generator::new(options.scenario, options.keys, options.per_ms, START_MS);
     generator.leave_room(room);
-    let stream = options.scenario.stream();
-    while queue.send((Instant::now(), next_batch(&mut generator, options, stream))).is_ok() {}
+    let stream = Name::from(options.scenario.stream());
+    while queue.send((Instant::now(), next_batch(&mut generator, options, &stream))).is_ok() {}
 }
 
 /// The service's feeder: takes `per_round` queued batches, runs them as one round of the workers, and counts each
@@ -238,13 +238,13 @@ fn feed(options: &CepOptions, engine: &mut Dataflow, per_round: usize, queued: R
 }
 
 /// The next synthetic millisecond's events, as the engine's rows.
-fn next_batch(generator: &mut Generator, options: &CepOptions, stream: &str) -> Batch {
+fn next_batch(generator: &mut Generator, options: &CepOptions, stream: &Name) -> Batch {
     let mut batch = Vec::with_capacity(options.per_ms as usize);
     let mut at_ms = START_MS;
     for _ in 0..options.per_ms.max(1) {
         let event = generator.next_event();
         at_ms = event.at_ms;
-        batch.push((stream.to_owned(), generator.row(&event)));
+        batch.push((stream.clone(), generator.row(&event)));
     }
     (at_ms, batch)
 }

@@ -9,8 +9,8 @@
 //! Events are compact ([`Event`]) so that the plain baseline pays nothing for the engine's dynamic rows; the engine
 //! side converts each one to the [`Row`] ingest would have built ([`Generator::row`]).
 
-use crate::cep::runtime::props::{Entries, Props};
-use crate::cep::runtime::value::Name;
+use crate::cep::runtime::props::name_order;
+use crate::cep::runtime::value::{Name, Text};
 use crate::cep::runtime::{Row, Val};
 
 /// Which seed job a bench runs.
@@ -65,10 +65,11 @@ pub struct Generator {
     random: u64,
     /// Current latitude of each tracker (geofence only).
     lats: Vec<f64>,
-    ids: Vec<String>,
-    floors: Vec<String>,
-    /// The property names of a row, `id` first.
-    names: Vec<Name>,
+    /// Each key's entity id and (floor only) floor, as the values rows carry.
+    ids: Vec<Text>,
+    floors: Vec<Text>,
+    /// The property names of a row in name order, each with the index of its value in [`Generator::values`].
+    order: Vec<(Name, usize)>,
     /// Spare properties in each row, as ingest leaves them ([`Generator::leave_room`]).
     room: usize,
 }
@@ -96,9 +97,9 @@ impl Generator {
             count: 0,
             random: 0x9E37_79B9_7F4A_7C15,
             lats,
-            ids: (0..keys).map(|k| format!("{prefix}{k}")).collect(),
-            floors: (0..FLOORS).map(|f| f.to_string()).collect(),
-            names: names.iter().map(|n| Name::from(*n)).collect(),
+            ids: (0..keys).map(|k| Text::from(format!("{prefix}{k}"))).collect(),
+            floors: (0..FLOORS).map(|f| Text::from(f.to_string())).collect(),
+            order: name_order(&names.iter().map(|n| Name::from(*n)).collect::<Vec<_>>()),
             room: 0,
         }
     }
@@ -139,26 +140,25 @@ impl Generator {
     }
 
     /// The event as ingest would have built it from a notification of the seed configuration.
-    /// Ingest shares a route's property names between its rows, and so does this.
+    /// Ingest shares a route's property names between its rows and sorts them once, and so does this.
     pub fn row(&self, event: &Event) -> Row {
-        let name = |i: usize| self.names[i].clone();
-        let mut props = Entries::with_capacity(self.names.len() + self.room);
-        props.push((name(0), Val::String(self.ids[event.key as usize].as_str().into())));
+        let mut values = self.values(event);
+        Row::sorted(self.order.iter().map(|(name, i)| (name.clone(), std::mem::take(&mut values[*i]))), self.room)
+    }
+
+    /// The values of an event's properties, in the order of the scenario's names (the floor has four names; its
+    /// last two values are not read).
+    fn values(&self, event: &Event) -> [Val; 6] {
+        let id = Val::String(self.ids[event.key as usize].clone());
         match self.scenario {
-            Scenario::Geofence => props.extend([
-                (name(1), Val::Date(event.at_ms)),
-                (name(2), Val::Point(event.x, event.y)),
-                (name(3), Val::Null),
-                (name(4), Val::Null),
-                (name(5), Val::Null),
-            ]),
-            Scenario::Floor => props.extend([
-                (name(1), Val::Double(event.x)),
-                (name(2), Val::Null),
-                (name(3), Val::String(self.floors[(event.key % FLOORS) as usize].as_str().into())),
-            ]),
+            Scenario::Geofence => {
+                [id, Val::Date(event.at_ms), Val::Point(event.x, event.y), Val::Null, Val::Null, Val::Null]
+            }
+            Scenario::Floor => {
+                let floor = Val::String(self.floors[(event.key % FLOORS) as usize].clone());
+                [id, Val::Double(event.x), Val::Null, floor, Val::Null, Val::Null]
+            }
         }
-        Row::from(Props::from(props))
     }
 }
 

@@ -5,12 +5,13 @@
 
 use regex::Regex;
 use serde_json::Value;
+use smallvec::SmallVec;
 use thiserror::Error;
 
 use super::config::{CepConfig, EventTypeIn};
-use super::runtime::props::{Entries, Props};
+use super::runtime::props::{INLINE, name_order};
 use super::runtime::value::Name;
-use super::runtime::{Row, Val};
+use super::runtime::{Incoming, Row, Val};
 
 /// An attribute as a notification carries it: name, value, and metadata as (name, value).
 pub type AttributeIn = (String, Value, Vec<(String, Value)>);
@@ -46,12 +47,16 @@ enum IdMatch {
 #[derive(Debug, Clone)]
 pub struct Route {
     entity_type: String,
+    /// The stream its events go to, the declared type as an interned name.
+    stream: Name,
     id: IdMatch,
     declaration: EventTypeIn,
     /// The property names of each declared attribute and of its metadata, made once, so the rows of this route
     /// share them.
     names: Vec<(Name, Vec<Name>)>,
-    id_name: Name,
+    /// Where each value goes in a row: the names above, each attribute's metadata then itself, then `id`, sorted
+    /// once ([`name_order`]).
+    order: Vec<(Name, usize)>,
     /// Spare room in each row for the columns the statements add to it ([`crate::cep::dataflow::Program::room`]).
     room: usize,
 }
@@ -71,15 +76,18 @@ fn route(declaration: &EventTypeIn, room: usize) -> Result<Route, IngestError> {
     } else {
         IdMatch::Exact(declaration.id.clone())
     };
-    let names = (declaration.attributes.iter())
+    let names: Vec<(Name, Vec<Name>)> = (declaration.attributes.iter())
         .map(|a| (a.name.as_str().into(), a.metadata.iter().map(|m| format!("{}_{}", a.name, m.name).into()).collect()))
         .collect();
+    let mut given: Vec<Name> = names.iter().flat_map(|(name, metas)| metas.iter().chain([name]).cloned()).collect();
+    given.push("id".into());
     Ok(Route {
         entity_type: declaration.entity_type.clone(),
+        stream: declaration.entity_type.as_str().into(),
         id,
         declaration: declaration.clone(),
         names,
-        id_name: "id".into(),
+        order: name_order(&given),
         room,
     })
 }
@@ -94,7 +102,7 @@ impl Route {
 }
 
 /// The stream and event an element becomes.
-pub fn to_event(routes: &[Route], element: &ElementIn) -> Result<(String, Row), IngestError> {
+pub fn to_event(routes: &[Route], element: &ElementIn) -> Result<Incoming, IngestError> {
     let typed: Vec<&Route> = routes.iter().filter(|r| r.entity_type == element.entity_type).collect();
     if typed.is_empty() {
         return Err(IngestError::UnknownType(element.entity_type.clone()));
@@ -103,18 +111,18 @@ pub fn to_event(routes: &[Route], element: &ElementIn) -> Result<(String, Row), 
         .into_iter()
         .find(|r| r.accepts(&element.id))
         .ok_or_else(|| IngestError::IdMismatch { id: element.id.clone(), entity_type: element.entity_type.clone() })?;
-    let count = route.names.iter().map(|(_, metas)| 1 + metas.len()).sum::<usize>() + 1;
-    let mut props = Entries::with_capacity(count + route.room);
+    let mut values: SmallVec<[Val; INLINE]> = SmallVec::with_capacity(route.order.len());
     for (attribute, (name, meta_names)) in route.declaration.attributes.iter().zip(&route.names) {
         let given = element.attributes.iter().find(|(name, _, _)| *name == attribute.name);
         for (meta, property) in attribute.metadata.iter().zip(meta_names) {
             let value = given.and_then(|(_, _, metas)| metas.iter().find(|(m, _)| *m == meta.name));
-            props.push((property.clone(), convert(property, value.map(|(_, v)| v), &meta.meta_type)?));
+            values.push(convert(property, value.map(|(_, v)| v), &meta.meta_type)?);
         }
-        props.push((name.clone(), convert(name, given.map(|(_, v, _)| v), &attribute.attr_type)?));
+        values.push(convert(name, given.map(|(_, v, _)| v), &attribute.attr_type)?);
     }
-    props.push((route.id_name.clone(), Val::String(element.id.as_str().into())));
-    Ok((route.entity_type.clone(), Row::from(Props::from(props))))
+    values.push(Val::String(element.id.as_str().into()));
+    let pairs = route.order.iter().map(|(name, i)| (name.clone(), std::mem::take(&mut values[*i])));
+    Ok((route.stream.clone(), Row::sorted(pairs, route.room)))
 }
 
 /// Converts a value by its declared type; absent is null.
@@ -184,6 +192,49 @@ mod tests {
     }
 
     #[test]
+    fn an_element_becomes_a_row_in_name_order_with_metadata_and_its_id() {
+        let config: CepConfig = serde_json::from_str(include_str!("../../queries/geofence.json")).expect("seed");
+        let element = ElementIn {
+            id: "Tracker7".into(),
+            entity_type: "tracker".into(),
+            attributes: vec![
+                ("temperature".into(), json!("21.5"), Vec::new()),
+                ("position".into(), json!("43.6, 1.44"), vec![("location".into(), json!("WGS84"))]),
+                ("id".into(), json!("not the entity id"), Vec::new()),
+            ],
+        };
+        let (stream, row) = to_event(&routes(&config, |_| 1).expect("routes"), &element).expect("converts");
+        assert_eq!(&*stream, "tracker");
+        let props: Vec<(&str, &Val)> = row.iter().map(|(k, v)| (&**k, v)).collect();
+        assert_eq!(
+            props,
+            [
+                ("id", &Val::String("Tracker7".into())),
+                ("levelBattery", &Val::Null),
+                ("position", &Val::Point(43.6, 1.44)),
+                ("position_location", &Val::String("WGS84".into())),
+                ("temperature", &Val::Double(21.5)),
+                ("time", &Val::Null),
+            ]
+        );
+    }
+
+    #[test]
+    fn the_first_value_that_does_not_convert_is_the_error_in_declaration_order() {
+        let config: CepConfig = serde_json::from_str(include_str!("../../queries/geofence.json")).expect("seed");
+        let element = ElementIn {
+            id: "Tracker7".into(),
+            entity_type: "tracker".into(),
+            attributes: vec![
+                ("levelBattery".into(), json!("full"), Vec::new()),
+                ("temperature".into(), json!("warm"), Vec::new()),
+            ],
+        };
+        let error = to_event(&routes(&config, |_| 0).expect("routes"), &element).unwrap_err();
+        assert_eq!(error.to_string(), "Failed to parse value warm for attribute temperature: not a valid double");
+    }
+
+    #[test]
     fn rows_leave_the_room_their_statements_add_columns_in() {
         let config: CepConfig = serde_json::from_str(include_str!("../../queries/geofence.json")).expect("seed");
         let element = ElementIn {
@@ -193,7 +244,7 @@ mod tests {
         };
         for room in [0, 1, 3] {
             let (stream, row) = to_event(&routes(&config, |_| room).expect("routes"), &element).expect("converts");
-            assert_eq!((stream.as_str(), row.get("position")), ("tracker", Some(&Val::Point(43.6, 1.44))));
+            assert_eq!((&*stream, row.get("position")), ("tracker", Some(&Val::Point(43.6, 1.44))));
             assert!(row.spare() >= room, "{} spare for room {room}", row.spare());
         }
     }

@@ -24,7 +24,7 @@ use super::dataflow::{Dataflow, Program, Workers};
 use super::explain::{details, plan_config};
 use super::ingest::{ElementIn, IngestError, Route, routes, to_event};
 use super::publish::{Publisher, targets, to_element};
-use super::runtime::{Engine, Output, Row};
+use super::runtime::{Engine, Incoming, Name, Output, Row};
 use crate::broker::notify::{Notification, NotificationSink, SinkError, SinkFuture};
 use crate::clock::Clock;
 use crate::store::{Store, StoreError, StoredCepConfig};
@@ -75,7 +75,7 @@ pub struct Prepared {
 }
 
 /// An event waiting for the workers: its arrival millisecond, stream and row.
-type Queued = (i64, String, Row);
+type Queued = (i64, Name, Row);
 
 /// A configuration and the dataflow running it. The engine and its queue are shared with the running configuration
 /// that replaces this one when it keeps the dataflow.
@@ -92,7 +92,7 @@ impl Running {
     fn feed(&self, now: i64) -> Vec<Output> {
         let mut engine = lock(&self.engine);
         let queued = std::mem::take(&mut *lock(&self.queue));
-        let mut batches: Vec<(i64, Vec<(String, Row)>)> = Vec::new();
+        let mut batches: Vec<(i64, Vec<Incoming>)> = Vec::new();
         for (ms, stream, row) in queued {
             match batches.last_mut() {
                 Some((last, events)) if *last == ms => events.push((stream, row)),

@@ -45,7 +45,7 @@ fn run(rooms: u32, size: u32) -> Run {
             out.dd.extend(dd.push(worker, at_ms, &events));
             out.diffs.extend(diffs.push(worker, at_ms, &events));
             out.hand.extend(hand.push(worker, at_ms, &events));
-            let rows = events.iter().map(|e| (Scenario::Floor.stream().to_owned(), batches.row(e))).collect();
+            let rows = events.iter().map(|e| (Scenario::Floor.stream().into(), batches.row(e))).collect();
             out.engine.extend(engine.push_batch(at_ms, rows));
         }
         dd.drop_from(worker);

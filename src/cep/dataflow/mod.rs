@@ -30,7 +30,7 @@ pub use workers::{Handover, PoolError, Workers};
 
 use self::record::{millis, timer_epoch};
 use super::plan::Plan;
-use super::runtime::{Engine, EngineError, Output, Row};
+use super::runtime::{Engine, EngineError, Incoming, Name, Output, Row};
 
 /// One configuration running on the worker pool.
 #[derive(Debug)]
@@ -98,12 +98,22 @@ impl Dataflow {
     }
 
     /// The epoch and numbered events of a batch arriving at `now_ms`, after everything fed so far.
-    fn number(&mut self, now_ms: i64, events: Vec<(String, Row)>) -> workers::Batch {
+    fn number(&mut self, now_ms: i64, events: Vec<Incoming>) -> workers::Batch {
         let epoch = (timer_epoch(now_ms) + 1).max(self.epoch);
         self.epoch = epoch + 1;
         let mut numbered = Vec::with_capacity(events.len());
+        // Events mostly come in runs of one stream: its number is looked up once per run.
+        let mut last: Option<(Name, Option<u32>)> = None;
         for (stream, row) in events {
-            if let Some(id) = self.program.id(&stream).filter(|id| self.program.receives(*id)) {
+            let id = match &last {
+                Some((name, id)) if *name == stream => *id,
+                _ => {
+                    let id = self.program.id(&stream).filter(|id| self.program.receives(*id));
+                    last = Some((stream, id));
+                    id
+                }
+            };
+            if let Some(id) = id {
                 self.position += 1;
                 numbered.push((id, self.position, row));
             }
@@ -123,16 +133,16 @@ fn installed(workers: &Workers, program: &Arc<Program>, handover: Option<Handove
 
 impl Engine for Dataflow {
     fn push(&mut self, now_ms: i64, stream: &str, event: Row) -> Vec<Output> {
-        self.push_batch(now_ms, vec![(stream.to_owned(), event)])
+        self.push_batch(now_ms, vec![(stream.into(), event)])
     }
 
-    fn push_batch(&mut self, now_ms: i64, events: Vec<(String, Row)>) -> Vec<Output> {
+    fn push_batch(&mut self, now_ms: i64, events: Vec<Incoming>) -> Vec<Output> {
         let batch = self.number(now_ms, events);
         self.run(vec![batch])
     }
 
     /// All batches in one round of the workers: timely runs their epochs pipelined.
-    fn push_batches(&mut self, batches: Vec<(i64, Vec<(String, Row)>)>) -> Vec<Output> {
+    fn push_batches(&mut self, batches: Vec<(i64, Vec<Incoming>)>) -> Vec<Output> {
         let numbered = batches.into_iter().map(|(ms, events)| self.number(ms, events)).collect();
         self.run(numbered)
     }

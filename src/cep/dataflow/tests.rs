@@ -13,7 +13,7 @@ use crate::cep::explain::plan_config;
 use crate::cep::plan::Plan;
 use crate::cep::reference::Reference;
 use crate::cep::reference::tests::{TRACE, run_trace, trace_expected};
-use crate::cep::runtime::{Engine, Output, Row, Val};
+use crate::cep::runtime::{Engine, Incoming, Output, Row, Val};
 
 /// One pool per worker count, shared by the tests.
 fn pool(workers: usize) -> Arc<Workers> {
@@ -31,7 +31,7 @@ fn plan(config: &str) -> Plan {
 /// A step of a scripted run: events at a millisecond (one batch), or time moving on.
 #[derive(Debug, Clone)]
 enum Step {
-    Push(i64, Vec<(String, Row)>),
+    Push(i64, Vec<Incoming>),
     Advance(i64),
 }
 
@@ -129,7 +129,7 @@ const ROOMS: &str = r#"{"host":"h",
     "INSERT INTO Flap SELECT a.flap as id, 'closed' as status FROM pattern [every a=Room(temperature > cast(25,double)) -> ( (Room(id=a.id, temperature > cast(25,double)) and not Room(id=a.id, temperature <= cast(25,double))) -> (Room(id=a.id, temperature > cast(25,double)) and not Room(id=a.id, temperature <= cast(25,double)))) where timer:within(10 seconds)]"
   ]}"#;
 
-fn room_event() -> impl Strategy<Value = (String, Row)> {
+fn room_event() -> impl Strategy<Value = Incoming> {
     (0..6u8, 0..8u8, 0..45u8, 0..20i64).prop_map(|(room, floor, temperature, people)| {
         // Mostly text floors; now and then values whose text forms look alike, which must still group apart.
         let floor = match floor {
@@ -146,12 +146,12 @@ fn room_event() -> impl Strategy<Value = (String, Row)> {
             ("people", Val::Int(people)),
             ("flap", Val::String(format!("flap{room}").into())),
         ]);
-        ("Room".to_owned(), event)
+        ("Room".into(), event)
     })
 }
 
 /// Batches at increasing milliseconds, several sharing one, with time moving on between some of them.
-fn steps(event: impl Strategy<Value = (String, Row)>) -> impl Strategy<Value = Vec<Step>> {
+fn steps(event: impl Strategy<Value = Incoming>) -> impl Strategy<Value = Vec<Step>> {
     let batch = (0..2500i64, prop::collection::vec(event, 1..4), any::<bool>());
     prop::collection::vec(batch, 1..40).prop_map(|batches| {
         let mut ms = 1_000;
@@ -260,7 +260,7 @@ const GEOFENCE: &str = include_str!("../../../queries/geofence.json");
 
 /// Mostly text ids, as ingest makes them, and now and then a number or null: the automata of text keys leave out the
 /// `id = a.id` test (`dataflow::pattern::keyed`), the others run it.
-fn tracker_event() -> impl Strategy<Value = (String, Row)> {
+fn tracker_event() -> impl Strategy<Value = Incoming> {
     (0..4u8, 0..8u8, any::<bool>(), 0..100u8).prop_map(|(tracker, kind, inside, jitter)| {
         let offset = f64::from(jitter) / 10_000.0;
         let (x, y) = if inside { (43.60 + offset, 1.44) } else { (43.50 + offset, 1.40) };
@@ -269,7 +269,7 @@ fn tracker_event() -> impl Strategy<Value = (String, Row)> {
             1 => Val::Int(i64::from(tracker)),
             _ => Val::String(format!("tracker{tracker}").into()),
         };
-        ("tracker".to_owned(), row(&[("id", id), ("position", Val::Point(x, y))]))
+        ("tracker".into(), row(&[("id", id), ("position", Val::Point(x, y))]))
     })
 }
 
@@ -285,9 +285,8 @@ fn a_removed_dataflow_leaves_the_others_running() {
     let workers = pool(2);
     let mut kept = Dataflow::new(workers.clone(), &floor).expect("runs");
     let removed = Dataflow::new(workers, &floor).expect("runs");
-    let event = |t: f64| {
-        vec![("Room".to_owned(), row(&[("floor", Val::String("f1".into())), ("temperature", Val::Double(t))]))]
-    };
+    let event =
+        |t: f64| vec![("Room".into(), row(&[("floor", Val::String("f1".into())), ("temperature", Val::Double(t))]))];
     kept.push_batch(1_000, event(20.0));
     drop(removed);
     kept.push_batch(2_000, event(22.0));
@@ -303,9 +302,8 @@ fn after_a_worker_panics_the_pool_restarts_and_every_dataflow_runs_again_without
     let workers = Workers::start(2).expect("workers start");
     let mut struck = Dataflow::new(workers.clone(), &floor).expect("runs");
     let mut other = Dataflow::new(workers.clone(), &floor).expect("runs");
-    let event = |t: f64| {
-        vec![("Room".to_owned(), row(&[("floor", Val::String("f1".into())), ("temperature", Val::Double(t))]))]
-    };
+    let event =
+        |t: f64| vec![("Room".into(), row(&[("floor", Val::String("f1".into())), ("temperature", Val::Double(t))]))];
     struck.push_batch(1_000, event(30.0));
     other.push_batch(1_000, event(30.0));
     // Worker 1 panics while worker 0 waits for it to finish the epoch.
@@ -330,7 +328,7 @@ fn window_writers_insert_update_delete_and_merge_in_the_reference_order() {
             ("temperature", Val::Double(temperature)),
             ("people", Val::Int(people)),
         ]);
-        Step::Push(ms, vec![("Room".to_owned(), event)])
+        Step::Push(ms, vec![("Room".into(), event)])
     };
     let steps = [room(1_000, 20.0, 3), room(2_000, 5.0, 4), room(3_000, 20.0, 20), room(4_000, 45.0, 9)];
     let seen = |t: i64, people: i64, temperature: &str, flap: &str| {
@@ -382,18 +380,18 @@ fn unkeyed_joins() -> String {
         .replace("State.std:unique(id)", "State.std:lastevent()")
 }
 
-fn join_event() -> impl Strategy<Value = (String, Row)> {
+fn join_event() -> impl Strategy<Value = Incoming> {
     let text = |s: String| Val::String(s.into());
     prop_oneof![
         3 => (0..4u8, 18..32u8).prop_map(move |(room, t)| {
             let props = [("id", text(format!("room{room}"))), ("temperature", Val::Double(f64::from(t) + 0.5)),
                 ("shutter", text(format!("sh{}", room % 3)))];
-            ("Room".to_owned(), row(&props))
+            ("Room".into(), row(&props))
         }),
-        1 => (0..3u8).prop_map(move |s| ("Cmd".to_owned(), row(&[("id", text("c".into())), ("shutter", text(format!("sh{s}")))]))),
+        1 => (0..3u8).prop_map(move |s| ("Cmd".into(), row(&[("id", text("c".into())), ("shutter", text(format!("sh{s}")))]))),
         1 => (0..3u8, 0..3usize).prop_map(move |(s, k)| {
             let status = ["opened", "closed", "broken"][k];
-            ("State".to_owned(), row(&[("id", text(format!("sh{s}"))), ("status", text(status.into()))]))
+            ("State".into(), row(&[("id", text(format!("sh{s}"))), ("status", text(status.into()))]))
         }),
     ]
 }
@@ -404,7 +402,7 @@ fn join_event() -> impl Strategy<Value = (String, Row)> {
 fn a_stale_timer_of_a_dropped_pattern_automaton_does_not_fire_its_successor() {
     let room = |id: &str, sh: &str, t: f64| {
         (
-            "Room".to_owned(),
+            "Room".into(),
             row(&[
                 ("id", Val::String(id.into())),
                 ("shutter", Val::String(sh.into())),
@@ -467,8 +465,7 @@ fn a_reader_listed_before_the_writer_of_a_declared_type_sees_its_rows() {
     };
     let join = "INSERT INTO Log SELECT c.shutter as id, S.status as seen FROM Cmd as c unidirectional LEFT OUTER JOIN Shutter.std:unique(id) as S ON c.shutter = S.id";
     let plain = "INSERT INTO Log SELECT id, status as seen FROM Shutter";
-    let cmd =
-        |id: &str| ("Cmd".to_owned(), row(&[("id", Val::String(id.into())), ("shutter", Val::String("s1".into()))]));
+    let cmd = |id: &str| ("Cmd".into(), row(&[("id", Val::String(id.into())), ("shutter", Val::String("s1".into()))]));
     let steps = [Step::Push(1_000, vec![cmd("C1")]), Step::Push(2_000, vec![cmd("C2")])];
     for reader in [join, plain] {
         let plan = plan(&config(reader));
@@ -530,9 +527,8 @@ fn a_changed_statement_starts_afresh_while_the_others_keep_their_state() {
     let maximum = "INSERT INTO Floor SELECT 'max' as id, max(temperature) as temperature FROM Room.win:time(1 min)";
     let both = with_first(floor, maximum);
     let changed = both.replace("1 min", "2 min");
-    let room = |t: f64| {
-        vec![("Room".to_owned(), row(&[("floor", Val::String("f1".into())), ("temperature", Val::Double(t))]))]
-    };
+    let room =
+        |t: f64| vec![("Room".into(), row(&[("floor", Val::String("f1".into())), ("temperature", Val::Double(t))]))];
     let rows = |out: Vec<Output>| -> Vec<(i64, String)> {
         let text = |v: Option<&Val>| v.and_then(Val::to_ngsi).unwrap_or_default();
         out.iter().map(|o| (o.time, format!("{} {}", text(o.row.get("id")), text(o.row.get("temperature"))))).collect()
@@ -595,12 +591,12 @@ fn a_program_receiving_its_incoming_types_only_ignores_events_on_a_stream_statem
     for workers in [1, 2] {
         let any = Arc::new(Program::new(&plan).expect("checks"));
         let mut open = Dataflow::install(pool(workers), any);
-        let pushed = open.push_batch(1_000, vec![("Hot".to_owned(), hot(30.0)), ("Room".to_owned(), hot(25.0))]);
+        let pushed = open.push_batch(1_000, vec![("Hot".into(), hot(30.0)), ("Room".into(), hot(25.0))]);
         assert_eq!(temperatures(pushed), ["Some(Double(25.0))", "Some(Double(30.0))"], "{workers} workers");
 
         let incoming = Arc::new(Program::new(&plan).expect("checks").receiving(["Room"]));
         let mut closed = Dataflow::install(pool(workers), incoming);
-        let pushed = closed.push_batch(1_000, vec![("Hot".to_owned(), hot(30.0)), ("Room".to_owned(), hot(25.0))]);
+        let pushed = closed.push_batch(1_000, vec![("Hot".into(), hot(30.0)), ("Room".into(), hot(25.0))]);
         assert_eq!(temperatures(pushed), ["Some(Double(25.0))"], "{workers} workers: Hot only from the statement");
     }
 }

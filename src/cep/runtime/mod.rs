@@ -15,7 +15,11 @@ use std::fmt::Debug;
 
 use thiserror::Error;
 
-pub use value::{Row, Val};
+pub use value::{Name, Row, Val};
+
+/// An event for an engine: the name of its stream (a declared `in` type, interned like every property name, so
+/// handing it over copies a pointer) and its row.
+pub type Incoming = (Name, Row);
 
 /// A row a statement inserted into an `out` type, at engine time `time`.
 #[derive(Debug, Clone, PartialEq)]
@@ -31,11 +35,11 @@ pub trait Engine: Send + Debug {
     /// Fires every timer due at or before `now_ms`, then processes one event of `stream` at `now_ms`.
     fn push(&mut self, now_ms: i64, stream: &str, event: Row) -> Vec<Output>;
     /// Processes `events` in order at `now_ms`, as one batch (the dataflow runtime's epoch).
-    fn push_batch(&mut self, now_ms: i64, events: Vec<(String, Row)>) -> Vec<Output> {
+    fn push_batch(&mut self, now_ms: i64, events: Vec<Incoming>) -> Vec<Output> {
         events.into_iter().flat_map(|(stream, row)| self.push(now_ms, &stream, row)).collect()
     }
     /// Processes batches at their milliseconds (non-decreasing), as `push_batch` would one after the other.
-    fn push_batches(&mut self, batches: Vec<(i64, Vec<(String, Row)>)>) -> Vec<Output> {
+    fn push_batches(&mut self, batches: Vec<(i64, Vec<Incoming>)>) -> Vec<Output> {
         batches.into_iter().flat_map(|(ms, events)| self.push_batch(ms, events)).collect()
     }
     /// Fires every timer due at or before `now_ms`.

@@ -93,6 +93,13 @@ impl Props {
         Props { entries }
     }
 
+    /// Fills empty properties with `pairs`, which come in name order, each name once ([`name_order`]).
+    pub fn fill_sorted(&mut self, pairs: impl ExactSizeIterator<Item = (Name, Val)>) {
+        debug_assert!(self.is_empty(), "filling properties that have some");
+        self.entries.extend(pairs);
+        debug_assert!(self.entries.windows(2).all(|w| w[0].0 < w[1].0), "not in name order: {self:?}");
+    }
+
     /// Whether the properties are exactly `names` (given sorted).
     pub fn names_are(&self, names: &[Name]) -> bool {
         // Interned names are equal when their pointers are, found equal without reading the text. Lengths first, then
@@ -144,14 +151,26 @@ impl<K: Into<Name>> FromIterator<(K, Val)> for Props {
 
 impl From<Entries> for Props {
     /// As `collect`, in the vector given: its spare capacity stays, as room for properties added later.
-    fn from(mut entries: Entries) -> Self {
-        // Stable: equal names stay in the order given, so the last one given is the one kept.
-        entries.sort_by(|(a, _), (b, _)| a.cmp(b));
-        entries.reverse();
-        entries.dedup_by(|(later, _), (earlier, _)| later == earlier);
-        entries.reverse();
-        Props { entries }
+    fn from(entries: Entries) -> Self {
+        Props { entries: by_name(entries) }
     }
+}
+
+/// `entries` sorted by name, each name once with the last of its values given.
+fn by_name<T>(mut entries: SmallVec<[(Name, T); INLINE]>) -> SmallVec<[(Name, T); INLINE]> {
+    // Stable: equal names stay in the order given, so the last one given is the one kept.
+    entries.sort_by(|(a, _), (b, _)| a.cmp(b));
+    entries.reverse();
+    entries.dedup_by(|(later, _), (earlier, _)| later == earlier);
+    entries.reverse();
+    entries
+}
+
+/// Where the values of properties named `names` (given in that order) go in a row: (name, index of its value in
+/// `names`), in name order, a repeated name once with its last value, as [`Props::from`] places them. For a caller
+/// that builds many rows of the same names ([`super::Row::sorted`]): sorted once, not at every row.
+pub fn name_order(names: &[Name]) -> Vec<(Name, usize)> {
+    by_name(names.iter().cloned().zip(0..).collect()).into_vec()
 }
 
 impl<K: Into<Name>, const N: usize> From<[(K, Val); N]> for Props {
@@ -249,6 +268,27 @@ mod tests {
         let props = |n: usize| names[..n].iter().map(|k| (k.as_str(), Val::Int(1))).collect::<Props>();
         assert!(props(INLINE).is_inline());
         assert!(!props(INLINE + 1).is_inline());
+    }
+
+    proptest::proptest! {
+        /// A row built from names sorted once is the row `Props::from` sorts for itself: the same names in the same
+        /// order, a repeated name with the value given last.
+        #[test]
+        fn rows_of_names_sorted_once_are_the_rows_sorted_each_time(
+            given in proptest::collection::vec((0..6usize, proptest::num::i64::ANY), 0..8),
+            room in 0..3usize,
+        ) {
+            let names: Vec<Name> = given.iter().map(|(n, _)| Name::from(["b", "id", "a_m", "a", "z", "m"][*n])).collect();
+            let mut values: Vec<Val> = given.iter().map(|(_, v)| Val::Int(*v)).collect();
+            let expected = Props::from(names.iter().cloned().zip(values.iter().cloned()).collect::<Entries>());
+            let order = name_order(&names);
+            let row = super::super::Row::sorted(
+                order.iter().map(|(name, i)| (name.clone(), std::mem::take(&mut values[*i]))),
+                room,
+            );
+            proptest::prop_assert_eq!(&*row, &expected);
+            proptest::prop_assert!(row.spare() >= room);
+        }
     }
 
     #[test]

@@ -48,6 +48,15 @@ impl Row {
         Row::default()
     }
 
+    /// A row of `pairs`, which come in name order with each name once (as [`super::props::name_order`] arranges a
+    /// caller's names once for all its rows), with room for `extra` more: no sort, and the properties are written
+    /// straight into the row's allocation rather than moved there.
+    pub fn sorted(pairs: impl ExactSizeIterator<Item = (Name, Val)>, extra: usize) -> Row {
+        let mut row = Row::default();
+        row.edit(pairs.len() + extra).fill_sorted(pairs);
+        row
+    }
+
     /// The properties to change, with room for `extra` more: a shared row is copied once with the room, rather than
     /// copied and then grown by the first insert; a row of its own is neither counted nor checked again per change.
     pub fn edit(&mut self, extra: usize) -> &mut Props {
