@@ -11,6 +11,7 @@
 //! The automaton of a text key leaves out the filters' tests that restate the key (`id = a.id`, see [`keyed`]): they
 //! hold by construction there, and reading the start tag's event for them touched memory cold since it arrived.
 
+use std::collections::btree_map::Entry;
 use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
 
@@ -142,11 +143,14 @@ type Pending = (TimerOrder, u64, Timer);
 /// A pattern's timers by due epoch, each epoch's in the order they were set; they fire in (due, order, set) order.
 /// Buckets keep the tree small: it has a node per due millisecond, not per timer. The events of one epoch mostly set
 /// timers due at one same later epoch, so the bucket added to last is kept open, out of the tree: adding to it is a
-/// comparison and a push, not two descents of the tree.
+/// comparison and a push, not two descents of the tree. Consecutive epochs' events set about as many timers, so a new
+/// bucket starts with the room the last one needed, rather than growing (and copying) its way there.
 #[derive(Debug, Default)]
 struct Timers {
     tree: BTreeMap<u64, Vec<Pending>>,
     open: Option<(u64, Vec<Pending>)>,
+    /// How many timers the bucket closed last held.
+    last_len: usize,
 }
 
 impl Timers {
@@ -155,7 +159,9 @@ impl Timers {
             Some((at, bucket)) if *at == due => bucket.push(timer),
             _ => {
                 self.close();
-                self.open = Some((due, vec![timer]));
+                let mut bucket = Vec::with_capacity(self.last_len.max(1));
+                bucket.push(timer);
+                self.open = Some((due, bucket));
             }
         }
     }
@@ -163,7 +169,13 @@ impl Timers {
     /// Puts the open bucket in the tree, after the timers already there for its epoch.
     fn close(&mut self) {
         if let Some((due, mut bucket)) = self.open.take() {
-            self.tree.entry(due).or_default().append(&mut bucket);
+            self.last_len = bucket.len();
+            match self.tree.entry(due) {
+                Entry::Vacant(slot) => {
+                    slot.insert(bucket);
+                }
+                Entry::Occupied(mut slot) => slot.get_mut().append(&mut bucket),
+            }
         }
     }
 
