@@ -191,19 +191,27 @@ mod tests {
         assert_eq!(error.to_string(), "Failed to parse value warm for attribute temperature: not a valid double");
     }
 
+    /// The routes of the seed geofence configuration, leaving `room` spare properties in each row.
+    fn seed_routes(room: usize) -> Vec<Route> {
+        let config: CepConfig = serde_json::from_str(include_str!("../../queries/geofence.json")).expect("seed");
+        routes(&config, |_| room).expect("routes")
+    }
+
+    fn tracker(id: &str, attributes: Vec<AttributeIn>) -> ElementIn {
+        ElementIn { id: id.into(), entity_type: "tracker".into(), attributes }
+    }
+
     #[test]
     fn an_element_becomes_a_row_in_name_order_with_metadata_and_its_id() {
-        let config: CepConfig = serde_json::from_str(include_str!("../../queries/geofence.json")).expect("seed");
-        let element = ElementIn {
-            id: "Tracker7".into(),
-            entity_type: "tracker".into(),
-            attributes: vec![
+        let element = tracker(
+            "Tracker7",
+            vec![
                 ("temperature".into(), json!("21.5"), Vec::new()),
                 ("position".into(), json!("43.6, 1.44"), vec![("location".into(), json!("WGS84"))]),
                 ("id".into(), json!("not the entity id"), Vec::new()),
             ],
-        };
-        let (stream, row) = to_event(&routes(&config, |_| 1).expect("routes"), &element).expect("converts");
+        );
+        let (stream, row) = to_event(&seed_routes(1), &element).expect("converts");
         assert_eq!(&*stream, "tracker");
         let props: Vec<(&str, &Val)> = row.iter().map(|(k, v)| (&**k, v)).collect();
         assert_eq!(
@@ -221,29 +229,18 @@ mod tests {
 
     #[test]
     fn the_first_value_that_does_not_convert_is_the_error_in_declaration_order() {
-        let config: CepConfig = serde_json::from_str(include_str!("../../queries/geofence.json")).expect("seed");
-        let element = ElementIn {
-            id: "Tracker7".into(),
-            entity_type: "tracker".into(),
-            attributes: vec![
-                ("levelBattery".into(), json!("full"), Vec::new()),
-                ("temperature".into(), json!("warm"), Vec::new()),
-            ],
-        };
-        let error = to_event(&routes(&config, |_| 0).expect("routes"), &element).unwrap_err();
+        // `temperature` is declared before `levelBattery`, though it comes after it in name order.
+        let attributes =
+            vec![("levelBattery".into(), json!("full"), Vec::new()), ("temperature".into(), json!("warm"), Vec::new())];
+        let error = to_event(&seed_routes(0), &tracker("Tracker7", attributes)).unwrap_err();
         assert_eq!(error.to_string(), "Failed to parse value warm for attribute temperature: not a valid double");
     }
 
     #[test]
     fn rows_leave_the_room_their_statements_add_columns_in() {
-        let config: CepConfig = serde_json::from_str(include_str!("../../queries/geofence.json")).expect("seed");
-        let element = ElementIn {
-            id: "Tracker1".into(),
-            entity_type: "tracker".into(),
-            attributes: vec![("position".into(), json!("43.6, 1.44"), Vec::new())],
-        };
+        let element = tracker("Tracker1", vec![("position".into(), json!("43.6, 1.44"), Vec::new())]);
         for room in [0, 1, 3] {
-            let (stream, row) = to_event(&routes(&config, |_| room).expect("routes"), &element).expect("converts");
+            let (stream, row) = to_event(&seed_routes(room), &element).expect("converts");
             assert_eq!((&*stream, row.get("position")), ("tracker", Some(&Val::Point(43.6, 1.44))));
             assert!(row.spare() >= room, "{} spare for room {room}", row.spare());
         }
