@@ -94,7 +94,7 @@ impl Props {
     }
 
     /// Fills empty properties with `pairs`, which come in name order, each name once ([`name_order`]).
-    pub fn fill_sorted(&mut self, pairs: impl ExactSizeIterator<Item = (Name, Val)>) {
+    pub(super) fn fill_sorted(&mut self, pairs: impl ExactSizeIterator<Item = (Name, Val)>) {
         debug_assert!(self.is_empty(), "filling properties that have some");
         self.entries.extend(pairs);
         debug_assert!(self.entries.windows(2).all(|w| w[0].0 < w[1].0), "not in name order: {self:?}");
