@@ -1,14 +1,16 @@
 //! From the logical plan to a timely dataflow: one operator per statement, wired stream to stream. A statement reads
 //! the input events of its stream plus every statement's rows inserted into it; stateless queries run where the record
 //! is, stateful ones behind an exchange by the plan's partition key (or on worker 0 when the plan says the semantics
-//! need one place). A pattern or named window whose every input is already on its key's worker (dealt by that key and
-//! kept there, `Program::placed_by`) reads it where it is: on the seed geofence that saves 8 % of the instructions of
-//! two workers (`benches/results/cep.md`, nineteenth session). Rows of `out` streams are collected per worker for the
-//! engine to publish. Each operator costs every epoch, so the compiler adds none that the statements do not need:
-//! exchanges are the stateful operators' own input pacts, a lone edge is not concatenated, output clocks over input
-//! streams start in the split, and only the edges no statement reads are watched (`watch`).
+//! need one place). A pattern, named window or grouped query whose every input is already on its key's worker (dealt
+//! by that key and kept there, `Program::placed_by`) reads it where it is: on the seed geofence that saves 8 % of the
+//! instructions of two workers (nineteenth session), and two workers ran the floor (1,000 events a millisecond) 8 to
+//! 16 % faster (twenty-fourth session, `benches/results/cep.md`). Rows of `out` streams are collected per worker for the engine to publish. Each
+//! operator costs every epoch, so the compiler adds none that the statements do not need: exchanges are the stateful
+//! operators' own input pacts, a lone edge is not concatenated, output clocks over input streams start at the
+//! `Start` records the feeder gives every worker with the stream's first event (`Dataflow`), and only the edges no
+//! statement reads are watched (`watch`).
 
-use std::cell::{Cell, RefCell};
+use std::cell::RefCell;
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::rc::Rc;
 use std::sync::Arc;
@@ -92,9 +94,6 @@ struct Compiler<'s, 'p> {
     /// The input events of each stream, by stream id: the input split once, so an event is neither copied for nor
     /// tested by the statements of other streams.
     by_stream: Vec<Edge<'s>>,
-    /// The input streams whose first event starts an output clock, marked while statements are compiled and read by
-    /// the split once the dataflow runs (see [`split`]).
-    clocked: Rc<Vec<Cell<bool>>>,
     producers: HashMap<u32, Vec<Edge<'s>>>,
     windows: HashMap<String, WindowParts<'s>>,
     built: Built,
@@ -109,14 +108,12 @@ struct Compiler<'s, 'p> {
 /// `watch`, so the watch passes an epoch only when every statement has finished with it (timers included).
 pub fn compile<'s>(scope: Scope<'s, u64>, program: &Program, input: Edge<'s>, watch: &Watch) -> Built {
     let names: Vec<Name> = (0..program.stream_count()).map(|i| Name::from(program.name(i))).collect();
-    let clocked: Rc<Vec<Cell<bool>>> = Rc::new((0..program.stream_count()).map(|_| Cell::new(false)).collect());
     let mut compiler = Compiler {
         scope,
         program,
         vars: Arc::new(program.vars.clone()),
         names: Arc::new(names),
-        by_stream: split(input, clocked.clone()),
-        clocked,
+        by_stream: split(input, program.stream_count()),
         producers: HashMap::new(),
         windows: HashMap::new(),
         built: Built::default(),
@@ -291,22 +288,23 @@ impl<'s> Compiler<'s, '_> {
             Partitioning::Key(keys) => keyed(id, &s.label, keys),
             _ => Routes::new(),
         };
-        // Only input events reach a stream nothing inserts into: the split starts its clocks, with no operator of
-        // their own.
+        // Only input events reach a stream nothing inserts into: its clocks start at the `Start` records the feeder
+        // sends every worker with the stream's first event, and need no operator of their own. A stream statements
+        // insert into has a clock operator, whose `Start` records go to every worker through the exchange.
         let inputs_only = self.producers.get(&id).is_none_or(Vec::is_empty);
-        let input = match (q.output.is_some(), inputs_only) {
-            (false, _) => input,
-            (true, true) => {
-                self.clocked[id as usize].set(true);
-                input
-            }
-            (true, false) => self.scope.concatenate([input.clone(), clock(input, id)]),
+        let (input, clocked) = match (q.output.is_some(), inputs_only) {
+            (true, false) => (self.scope.concatenate([input.clone(), clock(input, id)]), true),
+            _ => (input, false),
         };
         let ids = (id, self.id(&q.sink.stream));
         let logic = QueryLogic::new(number, Arc::new(q.clone()), s.clone(), ids, self.vars.clone());
         let control = Control::new(number);
         self.built.controls.push(control.clone());
-        stateful(input, by_key(routes, self.vars.clone()), "Query", control, logic)
+        let in_place = !routes.is_empty() && routes.iter().all(|(id, (label, e))| self.routed_in_place(*id, label, e));
+        match in_place && !clocked {
+            true => stateful(input, Pipeline, "Query", control, logic),
+            false => stateful(input, by_key(routes, self.vars.clone()), "Query", control, logic),
+        }
     }
 
     /// A pattern statement, or with `drives` the driving pattern of a join (its matches go to that private stream).
@@ -552,35 +550,30 @@ fn by_key_and_match(
 }
 
 /// The input split by stream, one edge per stream id (the input carries only events of declared streams; anything
-/// else goes to stream 0). A batch of one stream, the usual case, is passed on whole; a mixed one is divided.
-/// (Timely's `partition` moves every record into a new batch one by one, which cost the floor more than the
-/// per-stream filters it replaces.) At this worker's first event of a `clocked` stream it also sends that stream's
-/// `Start` records, as [`clock`] would.
-fn split<'s>(input: Edge<'s>, clocked: Rc<Vec<Cell<bool>>>) -> Vec<Edge<'s>> {
-    let streams = clocked.len() as u32;
-    let peers = input.scope().peers() as u32;
+/// else goes to stream 0), each stream's `Start` records with its events. A batch of one stream, the usual case, is
+/// passed on whole; a mixed one is divided. (Timely's `partition` moves every record into a new batch one by one,
+/// which cost the floor more than the per-stream filters it replaces.)
+fn split<'s>(input: Edge<'s>, streams: u32) -> Vec<Edge<'s>> {
     let mut builder = OperatorBuilder::new("Split".to_owned(), input.scope());
     let mut records = builder.new_input(input, Pipeline);
     builder.set_notify_for(0, FrontierInterest::Never);
     let (mut outputs, edges): (Vec<_>, Vec<_>) = (0..streams).map(|_| builder.new_output::<Vec<Record>>()).unzip();
-    let part = move |record: &Record| record.stream().filter(|s| *s < streams).unwrap_or(0) as usize;
+    let part = move |record: &Record| {
+        let stream = match record {
+            Record::Start { stream, .. } => Some(*stream),
+            _ => record.stream(),
+        };
+        stream.filter(|s| *s < streams).unwrap_or(0) as usize
+    };
     builder.build(move |_| {
-        let mut started = vec![false; streams as usize];
         move |_frontiers| {
             let mut handles: Vec<_> = outputs.iter_mut().map(|o| o.activate()).collect();
             records.for_each_stamp(|cap, data| {
-                let mut start = |stream: usize| {
-                    let first = clocked[stream].get() && !std::mem::replace(&mut started[stream], true);
-                    first.then(|| Record::starts(cap.least().copied(), peers))
-                };
                 for batch in data {
                     let Some(first) = batch.first().map(part) else {
                         continue;
                     };
                     if batch.iter().all(|r| part(r) == first) {
-                        if let Some(mut starts) = start(first) {
-                            handles[first].give(&cap, &mut starts);
-                        }
                         handles[first].give(&cap, batch);
                         continue;
                     }
@@ -589,9 +582,6 @@ fn split<'s>(input: Edge<'s>, clocked: Rc<Vec<Cell<bool>>>) -> Vec<Edge<'s>> {
                         parts.entry(part(&record)).or_default().push(record);
                     }
                     for (stream, mut records) in parts {
-                        if let Some(mut starts) = start(stream) {
-                            handles[stream].give(&cap, &mut starts);
-                        }
                         handles[stream].give(&cap, &mut records);
                     }
                 }
@@ -612,7 +602,7 @@ fn clock<'s>(input: Edge<'s>, stream: u32) -> Edge<'s> {
                 let seen = data.flat_map(|d| d.iter()).any(|r| r.stream() == Some(stream));
                 if seen && !started {
                     started = true;
-                    output.session(&cap).give_container(&mut Record::starts(cap.least().copied(), peers));
+                    output.session(&cap).give_container(&mut Record::starts(cap.least().copied(), peers, stream));
                 }
             });
         }

@@ -43,6 +43,9 @@ pub struct Dataflow {
     /// Arrival positions handed out so far.
     position: u64,
     next_timer: Option<u64>,
+    /// The streams whose first event the installed dataflow has been fed, by stream number: their output clocks
+    /// run.
+    started: Vec<bool>,
 }
 
 impl Dataflow {
@@ -54,7 +57,8 @@ impl Dataflow {
     /// Installs an already checked program on every worker.
     pub fn install(workers: Arc<Workers>, program: Arc<Program>) -> Self {
         let (id, next_timer) = installed(&workers, &program, None);
-        Dataflow { workers, program, id, epoch: 0, position: 0, next_timer }
+        let started = vec![false; program.stream_count() as usize];
+        Dataflow { workers, program, id, epoch: 0, position: 0, next_timer, started }
     }
 
     /// Installs `program` to replace this dataflow: the statements both run (`Program::kept_from`, given the event
@@ -65,20 +69,22 @@ impl Dataflow {
         let handover = (!statements.is_empty()).then_some(Handover { from: self.id, statements });
         let (id, next_timer) = installed(&self.workers, &program, handover);
         let (epoch, position) = (self.epoch, self.position);
-        Dataflow { workers: self.workers.clone(), program, id, epoch, position, next_timer }
+        let started = vec![false; program.stream_count() as usize];
+        Dataflow { workers: self.workers.clone(), program, id, epoch, position, next_timer, started }
     }
 
     pub fn program(&self) -> &Program {
         &self.program
     }
 
-    fn run(&mut self, batches: Vec<workers::Batch>) -> Vec<Output> {
-        let Some(last) = batches.last().map(|(epoch, _)| *epoch) else {
+    fn run(&mut self, mut batches: Vec<workers::Batch>) -> Vec<Output> {
+        let Some(last) = batches.last().map(|batch| batch.epoch) else {
             return Vec::new();
         };
         if !self.workers.runs(self.id) {
             self.reinstall(&PoolError::Lost);
         }
+        self.mark_starts(&mut batches);
         let report = self.workers.feed(self.id, batches).unwrap_or_else(|error| {
             self.reinstall(&error);
             workers::Report { outputs: Vec::new(), next_timer: self.next_timer }
@@ -90,11 +96,23 @@ impl Dataflow {
         outputs
     }
 
+    /// Lists in each batch the streams whose first event the installed dataflow meets there.
+    fn mark_starts(&mut self, batches: &mut [workers::Batch]) {
+        for batch in batches {
+            for (stream, _, _) in &batch.events {
+                if !std::mem::replace(&mut self.started[*stream as usize], true) {
+                    batch.starts.push(*stream);
+                }
+            }
+        }
+    }
+
     /// Installs this dataflow again after the workers restarted, without its state.
     fn reinstall(&mut self, why: &PoolError) {
         tracing::error!(error = %why, "CEP dataflow reinstalled without its state");
         metrics::counter!("fluxgate_cep_dataflows_reinstalled_total").increment(1);
         (self.id, self.next_timer) = installed(&self.workers, &self.program, None);
+        self.started.fill(false);
     }
 
     /// The epoch and numbered events of a batch arriving at `now_ms`, after everything fed so far.
@@ -118,7 +136,7 @@ impl Dataflow {
                 numbered.push((id, self.position, row));
             }
         }
-        (epoch, numbered)
+        workers::Batch { epoch, events: numbered, starts: Vec::new() }
     }
 }
 
@@ -152,7 +170,7 @@ impl Engine for Dataflow {
         if self.next_timer.is_none_or(|t| t > due) {
             return Vec::new();
         }
-        self.run(vec![(due.max(self.epoch), Vec::new())])
+        self.run(vec![workers::Batch { epoch: due.max(self.epoch), ..workers::Batch::default() }])
     }
 
     fn next_timer(&self) -> Option<i64> {

@@ -106,9 +106,9 @@ pub enum Record {
     /// The `n`-th match a join's driving pattern completed at `stamp`, for the join whose private stream is
     /// `stream`: the pattern's bindings, not yet joined, filtered or projected.
     Match { stamp: Stamp, stream: u32, n: u32, bindings: Bindings },
-    /// A statement with an output policy saw its first event at this millisecond: its output clock starts. One is
-    /// sent to each worker (routed by `worker`), so partitioned instances tick together.
-    Start { ms: i64, worker: u32 },
+    /// Stream `stream` had its first event at this millisecond: the output clocks of the statements reading it start.
+    /// One is sent to each worker (routed by `worker`), so partitioned instances tick together.
+    Start { ms: i64, worker: u32, stream: u32 },
 }
 
 impl Record {
@@ -119,10 +119,10 @@ impl Record {
         }
     }
 
-    /// The `Start` records of an output clock starting at `epoch`: one for each of `peers` workers.
-    pub fn starts(epoch: Option<u64>, peers: u32) -> Vec<Record> {
+    /// The `Start` records of the output clocks over `stream` starting at `epoch`: one for each of `peers` workers.
+    pub fn starts(epoch: Option<u64>, peers: u32, stream: u32) -> Vec<Record> {
         let ms = epoch.map_or(0, millis);
-        (0..peers).map(|worker| Record::Start { ms, worker }).collect()
+        (0..peers).map(|worker| Record::Start { ms, worker, stream }).collect()
     }
 
     pub fn stamp(&self) -> Option<&Stamp> {

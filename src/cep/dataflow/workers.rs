@@ -29,15 +29,21 @@ use timely::{CommunicationConfig, Config, WorkerConfig};
 use super::compile::{Built, compile};
 use super::operator::State;
 use super::program::{Dealing, Program, route_hash};
-use super::record::{Record, Stamp};
+use super::record::{Record, Stamp, millis};
 use super::watch::Watch;
 use crate::cep::runtime::{Output, Row, Val};
 
 /// One input event for a dataflow: stream number, arrival position, row.
 pub type InputEvent = (u32, u64, Row);
 
-/// The events of one epoch.
-pub type Batch = (u64, Vec<InputEvent>);
+/// The events of one epoch, and the streams whose first event ever is among them: every worker starts those
+/// streams' output clocks at this epoch, whichever worker the event itself goes to.
+#[derive(Debug, Default)]
+pub struct Batch {
+    pub epoch: u64,
+    pub events: Vec<InputEvent>,
+    pub starts: Vec<u32>,
+}
 
 /// Which statements' state a new dataflow takes over from a running one: the running dataflow, and pairs of (its
 /// statement number, the new dataflow's statement number).
@@ -223,7 +229,7 @@ impl Workers {
     }
 }
 
-/// Deals each batch's events to the workers, and every batch's epoch to all of them: an event of a stream with a
+/// Deals each batch's events to the workers, and every batch's epoch and starts to all of them: an event of a stream with a
 /// dealing column to the worker its key's exchange sends it to (the hash of the column's value, as timely's exchange
 /// takes it), any other event `i` to worker `i % peers`. Each worker then owns its rows, so a statement that changes
 /// its input row (`SELECT *, e AS x`) changes it in place instead of copying it.
@@ -232,7 +238,7 @@ fn deal(batches: Vec<Batch>, peers: usize, dealing: Option<&Dealing>) -> Vec<Vec
         return vec![batches];
     }
     let mut shares: Vec<Vec<Batch>> = (0..peers).map(|_| Vec::with_capacity(batches.len())).collect();
-    for (epoch, events) in batches {
+    for Batch { epoch, events, starts } in batches {
         let mut parts: Vec<Vec<InputEvent>> =
             (0..peers).map(|_| Vec::with_capacity(events.len() / peers + 1)).collect();
         for (i, event) in events.into_iter().enumerate() {
@@ -243,8 +249,8 @@ fn deal(batches: Vec<Batch>, peers: usize, dealing: Option<&Dealing>) -> Vec<Vec
             };
             parts[worker].push(event);
         }
-        for (share, part) in shares.iter_mut().zip(parts) {
-            share.push((epoch, part));
+        for (share, events) in shares.iter_mut().zip(parts) {
+            share.push(Batch { epoch, events, starts: starts.clone() });
         }
     }
     shares
@@ -432,10 +438,14 @@ fn adopt(flow: &Flow, mut states: HashMap<usize, State>) -> Option<u64> {
 /// Feeds this worker's share of the batches (`deal`), then steps until the dataflow has passed the last batch's
 /// epoch.
 fn feed(worker: &mut Worker, flow: &mut Flow, batches: Vec<Batch>, failed: &AtomicBool) -> Reply {
-    let last = batches.last().map_or(0, |(epoch, _)| *epoch);
-    for (epoch, events) in batches {
+    let last = batches.last().map_or(0, |batch| batch.epoch);
+    let worker_index = worker.index() as u32;
+    for Batch { epoch, events, starts } in batches {
         if epoch > *flow.input.time() {
             flow.input.advance_to(epoch);
+        }
+        for stream in starts {
+            flow.input.send(Record::Start { ms: millis(epoch), worker: worker_index, stream });
         }
         for (stream, position, row) in events {
             flow.input.send(Record::Event { stamp: Stamp::input(position), stream, row });
