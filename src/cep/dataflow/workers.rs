@@ -1,7 +1,8 @@
 //! The timely workers the service owns (`--workers N` threads of one process) and the control channel that drives
 //! them. Every command goes to every worker, in one order (the dispatcher's lock), so all workers install, feed and
 //! remove the same dataflows identically while other tenants' dataflows stay installed; a feed carries each worker
-//! its own share of the events, which it then owns. A command is a round: the caller waits until each worker has
+//! its own share of the events, which it then owns, and every worker the streams whose first event it holds (each
+//! worker starts their output clocks with a `Start` record of its own). A command is a round: the caller waits until each worker has
 //! stepped its dataflow past the command's epoch and reported the outputs it collected and its earliest timer.
 //! Workers block on their channel between rounds, so idle costs nothing.
 //!
