@@ -3,12 +3,12 @@
 //! is, stateful ones behind an exchange by the plan's partition key (or on worker 0 when the plan says the semantics
 //! need one place). A pattern, named window or grouped query whose every input is already on its key's worker (dealt by
 //! that key and kept there, `Program::placed_by`) reads it where it is: on the seed geofence that saves 8 % of the
-//! instructions of two workers (nineteenth session), and two workers ran the floor (1,000 events a millisecond) 8 to 16
-//! % faster (twenty-fourth session, `benches/results/cep.md`). Rows of `out` streams are collected per worker for the
-//! engine to publish. Each operator costs every epoch, so the compiler adds none that the statements do not need:
-//! exchanges are the stateful operators' own input pacts, a lone edge is not concatenated, output clocks over input
-//! streams start at the `Start` records the feeder gives every worker with the stream's first event (`Dataflow`), and
-//! only the edges no statement reads are watched (`watch`).
+//! instructions of two workers (nineteenth session), and it made two workers run the floor 8 to 16 % faster at 1,000
+//! events a millisecond (twenty-fourth session, `benches/results/cep.md`). Rows of `out` streams are collected per
+//! worker for the engine to publish. Each operator costs every epoch, so the compiler adds none that the statements do
+//! not need: exchanges are the stateful operators' own input pacts, a lone edge is not concatenated, output clocks over
+//! input streams start at the `Start` records the feeder gives every worker with the stream's first event (`Dataflow`),
+//! and only the edges no statement reads are watched (`watch`).
 
 use std::cell::RefCell;
 use std::collections::{BTreeMap, HashMap, HashSet};
