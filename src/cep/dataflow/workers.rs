@@ -1,10 +1,10 @@
-//! The timely workers the service owns (`--workers N` threads of one process) and the control channel that drives
-//! them. Every command goes to every worker, in one order (the dispatcher's lock), so all workers install, feed and
-//! remove the same dataflows identically while other tenants' dataflows stay installed; a feed carries each worker
-//! its own share of the events, which it then owns, and every worker the streams whose first event it holds (each
-//! worker starts their output clocks with a `Start` record of its own). A command is a round: the caller waits until each worker has
-//! stepped its dataflow past the command's epoch and reported the outputs it collected and its earliest timer.
-//! Workers block on their channel between rounds, so idle costs nothing.
+//! The timely workers the service owns (`--workers N` threads of one process) and the control channel that drives them.
+//! Every command goes to every worker, in one order (the dispatcher's lock), so all workers install, feed and remove
+//! the same dataflows identically while other tenants' dataflows stay installed; a feed carries each worker its own
+//! share of the events, which it then owns, and every worker the streams whose first event it holds (each worker starts
+//! their output clocks with a `Start` record of its own). A command is a round: the caller waits until each worker has
+//! stepped its dataflow past the command's epoch and reported the outputs it collected and its earliest timer. Workers
+//! block on their channel between rounds, so idle costs nothing.
 //!
 //! A dataflow can be installed as the replacement of another ([`Handover`]): each worker moves the state of the
 //! statements both run from the old dataflow's operators to the new one's before the new one first steps. A
@@ -230,10 +230,10 @@ impl Workers {
     }
 }
 
-/// Deals each batch's events to the workers, and every batch's epoch and starts to all of them: an event of a stream with a
-/// dealing column to the worker its key's exchange sends it to (the hash of the column's value, as timely's exchange
-/// takes it), any other event `i` to worker `i % peers`. Each worker then owns its rows, so a statement that changes
-/// its input row (`SELECT *, e AS x`) changes it in place instead of copying it.
+/// Deals each batch's events to the workers, and every batch's epoch and starts to all of them: an event of a stream
+/// with a dealing column to the worker its key's exchange sends it to (the hash of the column's value, as timely's
+/// exchange takes it), any other event `i` to worker `i % peers`. Each worker then owns its rows, so a statement that
+/// changes its input row (`SELECT *, e AS x`) changes it in place instead of copying it.
 fn deal(batches: Vec<Batch>, peers: usize, dealing: Option<&Dealing>) -> Vec<Vec<Batch>> {
     if peers == 1 {
         return vec![batches];
