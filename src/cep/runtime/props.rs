@@ -278,7 +278,8 @@ mod tests {
             given in proptest::collection::vec((0..6usize, proptest::num::i64::ANY), 0..8),
             room in 0..3usize,
         ) {
-            let names: Vec<Name> = given.iter().map(|(n, _)| Name::from(["b", "id", "a_m", "a", "z", "m"][*n])).collect();
+            const NAMES: [&str; 6] = ["b", "id", "a_m", "a", "z", "m"];
+            let names: Vec<Name> = given.iter().map(|(n, _)| Name::from(NAMES[*n])).collect();
             let mut values: Vec<Val> = given.iter().map(|(_, v)| Val::Int(*v)).collect();
             let expected = Props::from(names.iter().cloned().zip(values.iter().cloned()).collect::<Entries>());
             let order = name_order(&names);
