@@ -6,9 +6,10 @@
 //! instructions of two workers (nineteenth session), and it made two workers run the floor 8 to 16 % faster at 1,000
 //! events a millisecond (twenty-fourth session, `benches/results/cep.md`). Rows of `out` streams are collected per
 //! worker for the engine to publish. Each operator costs every epoch, so the compiler adds none that the statements do
-//! not need: exchanges are the stateful operators' own input pacts, a lone edge is not concatenated, output clocks over
-//! input streams start at the `Start` records the feeder gives every worker with the stream's first event (`Dataflow`),
-//! and only the edges no statement reads are watched (`watch`).
+//! not need: exchanges are the stateful operators' own input pacts, a lone edge is not concatenated, the input is split
+//! by stream only when events come in on more than one (3 % of the workers' instructions on the seed geofence,
+//! twenty-fifth session), output clocks over input streams start at the `Start` records the feeder gives every worker
+//! with the stream's first event (`Dataflow`), and only the edges no statement reads are watched (`watch`).
 
 use std::cell::RefCell;
 use std::collections::{BTreeMap, HashMap, HashSet};
@@ -21,6 +22,7 @@ use timely::dataflow::channels::pact::{Exchange, Pipeline};
 use timely::dataflow::operators::Concatenate;
 use timely::dataflow::operators::generic::Operator;
 use timely::dataflow::operators::generic::builder_rc::OperatorBuilder;
+use timely::dataflow::operators::generic::operator::empty;
 use timely::dataflow::operators::vec::Filter;
 use timely::dataflow::{Scope, Stream};
 use timely::progress::operate::FrontierInterest;
@@ -92,8 +94,9 @@ struct Compiler<'s, 'p> {
     vars: Arc<Row>,
     names: Arc<Vec<Name>>,
     /// The input events of each stream, by stream id: the input split once, so an event is neither copied for nor
-    /// tested by the statements of other streams.
-    by_stream: Vec<Edge<'s>>,
+    /// tested by the statements of other streams. `None` for a stream no event comes in on, when only one does
+    /// ([`by_stream`]); it reads as an empty edge, made when first read.
+    by_stream: Vec<Option<Edge<'s>>>,
     producers: HashMap<u32, Vec<Edge<'s>>>,
     windows: HashMap<String, WindowParts<'s>>,
     built: Built,
@@ -113,7 +116,7 @@ pub fn compile<'s>(scope: Scope<'s, u64>, program: &Program, input: Edge<'s>, wa
         program,
         vars: Arc::new(program.vars.clone()),
         names: Arc::new(names),
-        by_stream: split(input, program.stream_count()),
+        by_stream: by_stream(input, program),
         producers: HashMap::new(),
         windows: HashMap::new(),
         built: Built::default(),
@@ -166,7 +169,8 @@ impl<'s> Compiler<'s, '_> {
         let produced = self.producers.get(&id).cloned().unwrap_or_default();
         let mut all = Vec::with_capacity(produced.len() + 1);
         if self.program.receives(id) || produced.is_empty() {
-            all.push(self.by_stream[id as usize].clone());
+            let scope = self.scope;
+            all.push(self.by_stream[id as usize].get_or_insert_with(|| empty(scope)).clone());
         }
         all.extend(produced);
         self.concat(all)
@@ -547,6 +551,17 @@ fn by_key_and_match(
         },
         Record::Start { worker, .. } => u64::from(*worker),
     })
+}
+
+/// The input events of each stream, by stream id. When events come in on one stream only, that stream's edge is the
+/// input itself and the others have none: a split would be one more operator for every epoch to pass.
+fn by_stream<'s>(input: Edge<'s>, program: &Program) -> Vec<Option<Edge<'s>>> {
+    let streams = program.stream_count();
+    let receiving: Vec<u32> = (0..streams).filter(|id| program.receives(*id)).collect();
+    match receiving.as_slice() {
+        [only] => (0..streams).map(|id| (id == *only).then(|| input.clone())).collect(),
+        _ => split(input, streams).into_iter().map(Some).collect(),
+    }
 }
 
 /// The input split by stream, one edge per stream id (the input carries only events of declared streams; anything

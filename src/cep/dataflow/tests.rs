@@ -87,11 +87,15 @@ fn by_time(outputs: Vec<Output>) -> BTreeMap<i64, Vec<String>> {
     map
 }
 
+/// Runs `steps` through the reference and the dataflow: on 1, 2 and 4 workers taking events on the configuration's
+/// incoming types only, as the service runs it, and on 2 workers taking them on every stream, with pushes pipelined.
 fn compare(config: &str, steps: &[Step]) -> Result<(), TestCaseError> {
     let plan = plan(config);
     let expected = by_time(run(&mut Reference::new(&plan).expect("reference runs"), steps));
+    let parsed: CepConfig = serde_json::from_str(config).expect("test configuration");
+    let incoming = Arc::new(Program::new(&plan).expect("checks").receiving(parsed.incoming_types()));
     for workers in [1, 2, 4] {
-        let mut dataflow = Dataflow::new(pool(workers), &plan).expect("dataflow runs");
+        let mut dataflow = Dataflow::install(pool(workers), incoming.clone());
         let got = by_time(run(&mut dataflow, steps));
         prop_assert_eq!(&got, &expected, "{} workers", workers);
     }
