@@ -16,8 +16,6 @@ use std::collections::{BTreeMap, HashMap, HashSet};
 use std::rc::Rc;
 use std::sync::Arc;
 
-use smallvec::SmallVec;
-
 use timely::dataflow::channels::pact::{Exchange, Pipeline};
 use timely::dataflow::operators::Concatenate;
 use timely::dataflow::operators::generic::Operator;
@@ -28,11 +26,12 @@ use timely::dataflow::{Scope, Stream};
 use timely::progress::operate::FrontierInterest;
 
 use super::join::{JoinLogic, Member, group_key};
-use super::operator::{Control, Emit, stateful};
+use super::operator::{Control, stateful};
 use super::pattern::PatternLogic;
 use super::program::{Program, join_query, merge_lookup, route_hash, stream_key, streams_of};
 use super::query::QueryLogic;
 use super::record::{Record, millis};
+use super::select::{self, Select, Selected};
 use super::watch::Watch;
 use super::window::{Action, Merge, WindowLogic};
 use crate::cep::plan::{
@@ -43,9 +42,9 @@ use crate::cep::reference::join::Joiner;
 use crate::cep::runtime::compiled::RowExpr;
 use crate::cep::runtime::eval::{Scope as EvalScope, eval};
 use crate::cep::runtime::value::Name;
-use crate::cep::runtime::{Output, Row, Val};
+use crate::cep::runtime::{Output, Row};
 
-type Edge<'s> = Stream<'s, u64, Vec<Record>>;
+pub(super) type Edge<'s> = Stream<'s, u64, Vec<Record>>;
 
 /// How records reach a stateful operator: per stream, the label (interned, so the key's column finds the row by
 /// address) and key expressions that pick the worker. A few streams at most, so an ordered map: a lookup is a
@@ -57,6 +56,13 @@ type Routes = BTreeMap<u32, (Name, Vec<PlanExpr>)>;
 pub struct Built {
     pub controls: Vec<Control>,
     pub outputs: Rc<RefCell<Vec<Output>>>,
+}
+
+/// A stateless query not built yet: its input, itself, and where its rows go.
+struct Deferred<'s> {
+    input: Edge<'s>,
+    select: Select,
+    sink: Sink,
 }
 
 struct WindowParts<'s> {
@@ -98,6 +104,9 @@ struct Compiler<'s, 'p> {
     /// ([`by_stream`]); it reads as an empty edge, made when first read.
     by_stream: Vec<Option<Edge<'s>>>,
     producers: HashMap<u32, Vec<Edge<'s>>>,
+    /// By sink stream, the stateless queries whose rows one pattern alone reads (`Program::fuses`), not built yet:
+    /// that pattern runs them in its own operator when it reads their input where it is, else reading builds them.
+    deferred: HashMap<u32, Deferred<'s>>,
     windows: HashMap<String, WindowParts<'s>>,
     built: Built,
     ends: Vec<End<'s>>,
@@ -118,6 +127,7 @@ pub fn compile<'s>(scope: Scope<'s, u64>, program: &Program, input: Edge<'s>, wa
         names: Arc::new(names),
         by_stream: by_stream(input, program),
         producers: HashMap::new(),
+        deferred: HashMap::new(),
         windows: HashMap::new(),
         built: Built::default(),
         ends: Vec::new(),
@@ -165,6 +175,9 @@ impl<'s> Compiler<'s, '_> {
             self.build_window(name);
         }
         let id = self.id(name);
+        if let Some(Deferred { input, select, sink }) = self.deferred.remove(&id) {
+            self.route(&sink, select::operator(input, select));
+        }
         self.mark_read(id, Feeds::Stream);
         let produced = self.producers.get(&id).cloned().unwrap_or_default();
         let mut all = Vec::with_capacity(produced.len() + 1);
@@ -189,7 +202,14 @@ impl<'s> Compiler<'s, '_> {
         let out = match (&q.input, q.stateless_input()) {
             (_, Some(s)) => {
                 let input = self.stream(&s.stream);
-                self.stateless(number, q, s, input)
+                let select =
+                    Select::new(number, q, s, (self.id(&s.stream), self.id(&q.sink.stream)), self.vars.clone());
+                if self.program.fuses(number, q) {
+                    let deferred = Deferred { input, select, sink: q.sink.clone() };
+                    self.deferred.insert(self.id(&q.sink.stream), deferred);
+                    return;
+                }
+                select::operator(input, select)
             }
             (Input::Stream(s), None) => self.stateful_query(number, q, s),
             (Input::Pattern(p), None) => self.pattern(number, q, p, None),
@@ -263,28 +283,6 @@ impl<'s> Compiler<'s, '_> {
         }
     }
 
-    fn stateless(&self, number: usize, q: &QueryPlan, s: &StreamInput, input: Edge<'s>) -> Edge<'s> {
-        let select = Select::new(number, q, s, (self.id(&s.stream), self.id(&q.sink.stream)), self.vars.clone());
-        input.unary(Pipeline, "Select", move |_cap, _info| {
-            move |input, output| {
-                input.for_each_stamp(|cap, data| {
-                    // A container out per container in, sized for a row per record: growing it copied the records
-                    // at every doubling.
-                    for container in data {
-                        let mut emit = Emit::with_capacity(container.len());
-                        for record in container.drain(..) {
-                            select.apply(&mut emit, record);
-                        }
-                        let mut records = emit.take();
-                        if !records.is_empty() {
-                            output.session(&cap).give_container(&mut records);
-                        }
-                    }
-                });
-            }
-        })
-    }
-
     fn stateful_query(&mut self, number: usize, q: &QueryPlan, s: &StreamInput) -> Edge<'s> {
         let input = self.stream(&s.stream);
         let id = self.id(&s.stream);
@@ -314,23 +312,30 @@ impl<'s> Compiler<'s, '_> {
     /// A pattern statement, or with `drives` the driving pattern of a join (its matches go to that private stream).
     fn pattern(&mut self, number: usize, q: &QueryPlan, p: &PatternPlan, drives: Option<u32>) -> Edge<'s> {
         let streams = streams_of(&p.root);
-        let inputs: Vec<Edge<'s>> = streams.iter().map(|s| self.stream(s)).collect();
-        let merged = self.concat(inputs);
         let partition = match &q.input {
             Input::Join(j) => &j.driver_partition,
             _ => &q.partition,
         };
         let keys = self.program.pattern_keys(partition, p);
         let routes: Routes = keys.iter().map(|(id, (label, e))| (*id, (label.clone(), vec![e.clone()]))).collect();
-        let streams = (self.names.clone(), self.vars.clone());
+        let names = (self.names.clone(), self.vars.clone());
         let mut logic =
-            PatternLogic::new(number, Arc::new(q.clone()), p.root.clone(), keys, streams).with(self.id(&q.sink.stream));
+            PatternLogic::new(number, Arc::new(q.clone()), p.root.clone(), keys, names).with(self.id(&q.sink.stream));
         if let Some(stream) = drives {
             logic = logic.driving(stream);
         }
         let control = Control::new(number);
         self.built.controls.push(control.clone());
         let in_place = !routes.is_empty() && routes.iter().all(|(id, (label, e))| self.routed_in_place(*id, label, e));
+        let fused = match (in_place, streams.as_slice()) {
+            (true, [only]) => self.deferred.remove(&self.id(only)),
+            _ => None,
+        };
+        if let Some(Deferred { input, select, .. }) = fused {
+            return stateful(input, Pipeline, "Pattern", control, Selected { select, logic });
+        }
+        let inputs: Vec<Edge<'s>> = streams.iter().map(|s| self.stream(s)).collect();
+        let merged = self.concat(inputs);
         match in_place {
             true => stateful(merged, Pipeline, "Pattern", control, logic),
             false => stateful(merged, by_key(routes, self.vars.clone()), "Pattern", control, logic),
@@ -640,102 +645,4 @@ fn retag<'s>(input: Edge<'s>, from: u32, to: u32) -> Edge<'s> {
             });
         }
     })
-}
-
-/// A stateless query: filters, then the projection as a row of the sink stream. Columns copied unchanged from the
-/// input (`SELECT *`, `SELECT *, e as x`) are moved out of the input row rather than cloned.
-struct Select {
-    number: usize,
-    ids: (u32, u32),
-    vars: Arc<Row>,
-    /// The input's filter and the statement's WHERE, in that order.
-    filters: Vec<RowExpr>,
-    /// The columns it computes, in select-list order: every projection but the input columns of the same name.
-    computed: Vec<(Name, RowExpr)>,
-    /// The names of the input columns it keeps, sorted: a row that has exactly these keeps all its properties as
-    /// they are.
-    kept: Vec<Name>,
-    /// Where each computed column goes, in select-list order, when added to a row of exactly the `kept` names; `None`
-    /// when a computed column replaces a kept one, which the sorted insert decides instead.
-    places: Option<Vec<usize>>,
-}
-
-impl Select {
-    fn new(number: usize, plan: &QueryPlan, input: &StreamInput, ids: (u32, u32), vars: Arc<Row>) -> Self {
-        let (copied, computed): (Vec<_>, Vec<_>) = plan.projection.iter().partition(|p| p.copies(&input.label));
-        let mut kept: Vec<Name> = copied.iter().map(|p| p.name.clone()).collect();
-        kept.sort();
-        kept.dedup();
-        let places = places(&kept, computed.iter().map(|p| &p.name));
-        let labels = [input.label.as_str()];
-        let compile = |e: &PlanExpr| RowExpr::new(e, &labels, &vars);
-        let filters = input.filter.iter().chain(&plan.filter).map(compile).collect();
-        let computed = computed.iter().map(|p| (p.name.clone(), compile(&p.expr))).collect();
-        Select { number, ids, vars, filters, computed, kept, places }
-    }
-
-    fn apply(&self, emit: &mut Emit, record: Record) {
-        let Record::Event { stamp, stream, row } = record else {
-            return;
-        };
-        if stream != self.ids.0 {
-            return;
-        }
-        let rows = [&row];
-        if !self.filters.iter().all(|f| f.holds(&rows, &[], &self.vars)) {
-            return;
-        }
-        let computed: SmallVec<[Val; 2]> = self.computed.iter().map(|(_, e)| e.eval(&rows, &[], &self.vars)).collect();
-        let named = self.computed.iter().map(|(name, _)| name.clone()).zip(computed);
-        let mut out = row;
-        if self.computed.is_empty() && out.names_are(&self.kept) {
-            // A select list that keeps the row as it is shares it.
-            emit.event(stamp.into_child(self.number, 0), self.ids.1, out);
-            return;
-        }
-        let props = out.edit(self.computed.len());
-        if !props.names_are(&self.kept) {
-            props.retain(|name, _| self.kept.binary_search(name).is_ok());
-            for name in &self.kept {
-                props.insert_absent(name.clone(), Val::Null);
-            }
-        }
-        match &self.places {
-            Some(places) => places.iter().zip(named).for_each(|(at, (name, value))| props.insert_at(*at, name, value)),
-            None => props.extend(named),
-        }
-        emit.event(stamp.into_child(self.number, 0), self.ids.1, out);
-    }
-}
-
-/// The index at which each of `computed` is inserted, in order, into a sorted row of the `kept` names; `None` when one
-/// of them is already there.
-fn places<'a>(kept: &[Name], computed: impl Iterator<Item = &'a Name>) -> Option<Vec<usize>> {
-    let mut names = kept.to_vec();
-    computed
-        .map(|name| {
-            let at = names.binary_search(name).err()?;
-            names.insert(at, name.clone());
-            Some(at)
-        })
-        .collect()
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn names(texts: &[&str]) -> Vec<Name> {
-        texts.iter().map(|t| Name::from(*t)).collect()
-    }
-
-    #[test]
-    fn computed_columns_have_their_places_among_the_kept_ones() {
-        let kept = names(&["id", "position", "time"]);
-        assert_eq!(places(&kept, names(&["inside"]).iter()), Some(vec![1]));
-        assert_eq!(places(&kept, names(&["inside", "a", "zone"]).iter()), Some(vec![1, 0, 5]));
-        assert_eq!(places(&[], names(&["b", "a"]).iter()), Some(vec![0, 0]));
-        assert_eq!(places(&kept, names(&["time"]).iter()), None, "replaces a kept column");
-        assert_eq!(places(&kept, names(&["x", "x"]).iter()), None, "named twice");
-    }
 }

@@ -5,9 +5,9 @@
 //! property tests check.
 //!
 //! Layout: `record` (epochs, stamps, what travels), `program` (the plan made ready), `compile` (plan to operators),
-//! `operator` (the stateful operator and its timers), `query`, `aggregate`, `pattern`, `window`, `join` (one module
-//! per stateful statement kind), `automaton` (the compact automaton of the common pattern form), `watch` (when an
-//! epoch is finished), `workers` (the pool and its control channel).
+//! `operator` (the stateful operator and its timers), `select` (the stateless query), `query`, `aggregate`, `pattern`,
+//! `window`, `join` (one module per stateful statement kind), `automaton` (the compact automaton of the common
+//! pattern form), `watch` (when an epoch is finished), `workers` (the pool and its control channel).
 
 mod aggregate;
 mod automaton;
@@ -19,6 +19,7 @@ mod pattern;
 mod program;
 mod query;
 mod record;
+mod select;
 mod watch;
 mod window;
 mod workers;

@@ -27,20 +27,12 @@ pub struct Emit {
 }
 
 impl Emit {
-    pub fn with_capacity(records: usize) -> Self {
-        Emit { records: Vec::with_capacity(records) }
-    }
-
     pub fn event(&mut self, stamp: Stamp, stream: u32, row: crate::cep::runtime::Row) {
         self.records.push(Record::Event { stamp, stream, row });
     }
 
     pub fn matched(&mut self, stamp: Stamp, stream: u32, n: usize, bindings: crate::cep::reference::pattern::Bindings) {
         self.records.push(Record::Match { stamp, stream, n: n as u32, bindings });
-    }
-
-    pub fn take(&mut self) -> Vec<Record> {
-        std::mem::take(&mut self.records)
     }
 }
 

@@ -251,6 +251,28 @@ impl Program {
         self
     }
 
+    /// Whether stateless query `q` (statement `number`) may run inside the operator of the one statement reading its
+    /// rows: they go into a stream only statements read (no `out` type, no window, no listeners), no event comes in
+    /// on it, no other statement inserts into it, and the one statement reading it comes later and is a pattern over
+    /// that stream alone. The compiler still builds the query on its own when that pattern does not read its input
+    /// where it is.
+    pub fn fuses(&self, number: usize, q: &QueryPlan) -> bool {
+        let stream = q.sink.stream.as_str();
+        let internal =
+            matches!(q.sink.kind, SinkKind::Internal) && self.id(stream).is_some_and(|id| !self.receives(id));
+        let inserts = |node: &PlanNode| matches!(node, PlanNode::Query(other) if other.sink.stream == stream);
+        let reads = |node: &PlanNode| reads_and_writes(node).0.iter().any(|s| s == stream);
+        let statements = &self.plan.statements;
+        let mut readers = statements.iter().filter(|s| reads(&s.node));
+        let reader = readers.next().filter(|_| readers.next().is_none());
+        let pattern_after = reader.is_some_and(|r| {
+            r.number > number
+                && matches!(&r.node, PlanNode::Query(p) if matches!(&p.input, Input::Pattern(pattern)
+                    if streams_of(&pattern.root) == [stream]))
+        });
+        internal && statements.iter().filter(|s| inserts(&s.node)).count() == 1 && pattern_after
+    }
+
     /// Whether events of stream `id` may come in from outside.
     pub fn receives(&self, id: u32) -> bool {
         self.incoming.as_ref().is_none_or(|incoming| incoming.get(id as usize).copied().unwrap_or(false))
@@ -619,6 +641,51 @@ mod tests {
         plan.statements.swap(writer, reader);
         let error = Program::new(&plan).unwrap_err();
         assert!(error.to_string().contains("writing window W after a statement that reads it"), "{error}");
+    }
+
+    #[test]
+    fn a_stateless_query_fuses_into_the_one_later_pattern_over_its_stream_alone() {
+        // Whether the first statement of `statements` that is a stateless query fuses.
+        let fuses = |statements: &[&str]| {
+            let config = CONFIG.replace(
+                r#"["CREATE WINDOW W.std:unique(id) as Room", "INSERT INTO W SELECT * FROM Room",
+        "INSERT INTO Seen SELECT id, temperature FROM W"]"#,
+                &serde_json::to_string(statements).unwrap(),
+            );
+            let program = Program::new(&plan_config(&serde_json::from_str(&config).unwrap(), true).unwrap()).unwrap();
+            let program = program.receiving(["Room"]);
+            let mut stateless = (program.plan.statements.iter()).filter_map(|s| match &s.node {
+                PlanNode::Query(q) if q.stateless_input().is_some() => Some((s.number, q)),
+                _ => None,
+            });
+            let (number, q) = stateless.next().expect("a stateless query");
+            program.fuses(number, q)
+        };
+        let select = "INSERT INTO Hot SELECT * FROM Room WHERE temperature > 20";
+        let pattern =
+            "INSERT INTO Seen SELECT a.temperature as temperature FROM pattern [every a=Hot -> timer:interval(1 sec)]";
+        assert!(fuses(&[select, pattern]));
+        assert!(!fuses(&[pattern, select]), "read before it is written");
+        assert!(!fuses(&[select, pattern, "INSERT INTO Seen SELECT temperature FROM Hot"]), "a second reader");
+        assert!(!fuses(&[select, pattern, "INSERT INTO Hot SELECT * FROM Room"]), "a second writer");
+        assert!(!fuses(&[select, "INSERT INTO Seen SELECT temperature FROM Hot"]), "a query reads it");
+        let two = "INSERT INTO Seen SELECT a.temperature as temperature FROM pattern [every a=Hot -> Room]";
+        assert!(!fuses(&[select, two]), "the pattern reads another stream too");
+        let out = "INSERT INTO Seen SELECT * FROM Room";
+        let reads_seen = pattern.replace("INSERT INTO Seen", "INSERT INTO Other").replace("a=Hot", "a=Seen");
+        assert!(!fuses(&[out, &reads_seen]), "an `out` type's rows are published");
+
+        let geofence: CepConfig = serde_json::from_str(include_str!("../../../queries/geofence.json")).unwrap();
+        let geofence = Program::new(&plan_config(&geofence, true).unwrap()).unwrap().receiving(["tracker"]);
+        let stateless = (geofence.plan.statements.iter()).filter_map(|s| match &s.node {
+            PlanNode::Query(q) if q.stateless_input().is_some() => Some((s.number, q)),
+            _ => None,
+        });
+        let fused: Vec<&str> =
+            stateless.clone().filter(|(n, q)| geofence.fuses(*n, q)).map(|(_, q)| q.sink.stream.as_str()).collect();
+        assert_eq!(fused, ["TrackerInside"], "not the select from the window into Alert");
+        let everything = Program::new(&geofence.plan).unwrap();
+        assert!(!stateless.clone().any(|(n, q)| everything.fuses(n, q)), "events may come in on any stream");
     }
 
     #[test]
