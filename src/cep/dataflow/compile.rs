@@ -248,6 +248,7 @@ impl<'s> Compiler<'s, '_> {
     /// Builds the named windows no statement read, in plan order (their writers still run), then ends every edge
     /// nothing reads in a watched operator, and collects the rows of output streams.
     fn finish(mut self) -> Built {
+        debug_assert!(self.deferred.is_empty(), "the pattern reading a deferred query builds or runs it");
         let mut unbuilt: Vec<(usize, String)> = self.windows.iter().map(|(name, p)| (p.number, name.clone())).collect();
         unbuilt.sort();
         for (_, name) in unbuilt {
