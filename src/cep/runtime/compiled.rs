@@ -108,8 +108,8 @@ impl Compiled {
     /// The value in `env`.
     pub fn eval(&self, env: &Env<'_>) -> Val {
         match self {
-            // The usual expression, a column: read here rather than through `operand`, whose call and borrowed
-            // answer cost a plain column read about half its instructions.
+            // The usual expression, a column: read here rather than through `operand` and its borrowed answer, which
+            // took a column read of `bench floor` from 120 to 97 instructions (`benches/results/cep.md`).
             Compiled::Column { row, name } => env.rows.get(*row).and_then(|r| r.get(name)).cloned().unwrap_or_default(),
             Compiled::Value(_) | Compiled::Pinned(_) | Compiled::Aggregate(_) => self.operand(env).into_owned(),
             Compiled::Binary { op: BinaryOp::And, lhs, rhs } => and_or(lhs.eval(env), || rhs.eval(env), false),
