@@ -471,9 +471,9 @@ impl Compact {
         std::mem::take(&mut self.matches)
     }
 
-    /// The timers set since the last call.
-    pub fn take_wakes(&mut self) -> Wakes {
-        std::mem::take(&mut self.wakes)
+    /// The timers set since the last call, in the order they were set.
+    pub fn drain_wakes(&mut self) -> smallvec::Drain<'_, [(i64, Wake); 2]> {
+        self.wakes.drain(..)
     }
 
     /// Whether no instance is live: the automaton then behaves as a new one would.
@@ -918,7 +918,7 @@ mod tests {
                 self.set += 1;
                 self.tree_timers.insert((at, self.set), kind);
             }
-            for (at, wake) in self.compact.take_wakes() {
+            for (at, wake) in self.compact.drain_wakes() {
                 self.set += 1;
                 self.compact_timers.insert((at, self.set), wake);
             }

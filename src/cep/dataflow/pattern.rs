@@ -53,9 +53,6 @@ enum Alarm {
     Compact(Wake),
 }
 
-/// The timers one event or timer set, as (due, order, what): rarely more than two, so kept inline.
-type Alarms = SmallVec<[(i64, TimerOrder, Alarm); 2]>;
-
 /// The automaton of one key's instances.
 #[derive(Debug)]
 enum Machine {
@@ -86,13 +83,13 @@ impl Machine {
         }
     }
 
-    /// The timers set since the last call, as (due, order, what).
-    fn alarms(&mut self, ctx: &mut Ctx<'_>) -> Alarms {
+    /// Hands `set` each timer set since the last call, as (due, order, what), in the order they were set: taken
+    /// where they are, not gathered into a list first.
+    fn alarms(&mut self, ctx: &mut Ctx<'_>, mut set: impl FnMut(i64, TimerOrder, Alarm)) {
         match self {
-            Machine::Tree(_) => ctx.take_timers().into_iter().map(|(at, o, kind)| (at, o, Alarm::Tree(kind))).collect(),
+            Machine::Tree(_) => ctx.take_timers().into_iter().for_each(|(at, o, kind)| set(at, o, Alarm::Tree(kind))),
             Machine::Compact(compact) => {
-                let wakes = compact.take_wakes().into_iter();
-                wakes.map(|(at, wake)| (at, TimerOrder::Pattern, Alarm::Compact(wake))).collect()
+                compact.drain_wakes().for_each(|(at, wake)| set(at, TimerOrder::Pattern, Alarm::Compact(wake)));
             }
         }
     }
@@ -135,6 +132,24 @@ struct PatternState {
     timers: Timers,
     seq: u64,
     timer_seq: u64,
+}
+
+impl PatternState {
+    /// Schedules what the automaton in `slot` (of `generation`, now `idle` or not) asked for while handling what
+    /// happened at `set`, and drops the automaton if nothing in it is live.
+    fn settle(&mut self, ctx: &mut Ctx<'_>, slot: usize, (generation, idle): (u64, bool), set: (u64, u64)) {
+        let epoch = set.0;
+        let PatternState { automata, index, timers, timer_seq, .. } = self;
+        automata[slot].machine.alarms(ctx, |at, order, alarm| {
+            *timer_seq += 1;
+            let timer = Timer { slot, generation, alarm, set };
+            timers.push(timer_epoch(at).max(epoch + 1), (order, *timer_seq, timer));
+        });
+        if idle {
+            let dropped = automata.remove(slot);
+            index.remove(&dropped.key);
+        }
+    }
 }
 
 /// A timer waiting: its order among timers due together, when it was set (a sequence number), and what it fires.
@@ -276,9 +291,8 @@ impl PatternLogic {
         let automaton = &mut automata[slot];
         let matches = automaton.machine.on_event(&mut ctx, (stream, &self.names[stream as usize]), &row);
         let after = (automaton.generation, automaton.machine.is_idle());
-        let alarms = automaton.machine.alarms(&mut ctx);
         let found = self.found(&ctx, matches);
-        self.settle(slot, after, (epoch, stamp.position()), alarms);
+        self.state.settle(&mut ctx, slot, after, (epoch, stamp.position()));
         if let Some(found) = found {
             self.emit(emit, &stamp, found);
         }
@@ -314,22 +328,6 @@ impl PatternLogic {
         }
     }
 
-    /// Schedules what the automaton in `slot` (of `generation`, now `idle` or not) asked for while handling what
-    /// happened at `set`, and drops the automaton if nothing in it is live.
-    fn settle(&mut self, slot: usize, (generation, idle): (u64, bool), set: (u64, u64), alarms: Alarms) {
-        let epoch = set.0;
-        for (at, order, alarm) in alarms {
-            self.state.timer_seq += 1;
-            let (due, seq) = (timer_epoch(at).max(epoch + 1), self.state.timer_seq);
-            let timer = Timer { slot, generation, alarm, set };
-            self.state.timers.push(due, (order, seq, timer));
-        }
-        if idle {
-            let dropped = self.state.automata.remove(slot);
-            self.state.index.remove(&dropped.key);
-        }
-    }
-
     /// Fires one timer, unless its automaton has been dropped since it was set.
     fn fire_one(&mut self, emit: &mut Emit, epoch: u64, order: TimerOrder, n: u64, timer: Timer) {
         let Some(automaton) = self.state.automata.get_mut(timer.slot).filter(|a| a.generation == timer.generation)
@@ -339,10 +337,9 @@ impl PatternLogic {
         let mut ctx = Ctx::new(millis(epoch), self.state.seq, &self.vars);
         let matches = automaton.machine.on_timer(&mut ctx, timer.alarm);
         let after = (timer.generation, automaton.machine.is_idle());
-        let alarms = automaton.machine.alarms(&mut ctx);
         let stamp = Stamp::timer(order, timer.set, self.statement, n);
         let found = self.found(&ctx, matches);
-        self.settle(timer.slot, after, (epoch, stamp.position()), alarms);
+        self.state.settle(&mut ctx, timer.slot, after, (epoch, stamp.position()));
         if let Some(found) = found {
             self.emit(emit, &stamp, found);
         }
