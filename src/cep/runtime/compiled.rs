@@ -44,6 +44,13 @@ pub struct Env<'a> {
     pub aggregates: &'a [Val],
 }
 
+impl<'a> Env<'a> {
+    /// Column `name` of the row at index `row`, if both are there.
+    fn column(&self, row: usize, name: &str) -> Option<&'a Val> {
+        self.rows.get(row).and_then(|r| r.get(name))
+    }
+}
+
 /// A compiled expression.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Compiled {
@@ -110,7 +117,7 @@ impl Compiled {
         match self {
             // The usual expression, a column: read here rather than through `operand` and its borrowed answer, which
             // took a column read of `bench floor` from 120 to 97 instructions (`benches/results/cep.md`).
-            Compiled::Column { row, name } => env.rows.get(*row).and_then(|r| r.get(name)).cloned().unwrap_or_default(),
+            Compiled::Column { row, name } => env.column(*row, name).cloned().unwrap_or_default(),
             Compiled::Value(_) | Compiled::Pinned(_) | Compiled::Aggregate(_) => self.operand(env).into_owned(),
             Compiled::Binary { op: BinaryOp::And, lhs, rhs } => and_or(lhs.eval(env), || rhs.eval(env), false),
             Compiled::Binary { op: BinaryOp::Or, lhs, rhs } => and_or(lhs.eval(env), || rhs.eval(env), true),
@@ -131,7 +138,7 @@ impl Compiled {
     fn operand<'a>(&'a self, env: &Env<'a>) -> Cow<'a, Val> {
         let found = match self {
             Compiled::Value(v) => Some(v),
-            Compiled::Column { row, name } => env.rows.get(*row).and_then(|r| r.get(name)),
+            Compiled::Column { row, name } => env.column(*row, name),
             Compiled::Pinned(i) => env.pinned.iter().find(|(j, _)| j == i).map(|(_, v)| v),
             Compiled::Aggregate(i) => env.aggregates.get(*i),
             _ => return Cow::Owned(self.eval(env)),
