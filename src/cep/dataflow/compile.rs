@@ -9,7 +9,10 @@
 //! not need: exchanges are the stateful operators' own input pacts, a lone edge is not concatenated, the input is split
 //! by stream only when events come in on more than one (3 % of the workers' instructions on the seed geofence,
 //! twenty-fifth session), output clocks over input streams start at the `Start` records the feeder gives every worker
-//! with the stream's first event (`Dataflow`), and only the edges no statement reads are watched (`watch`).
+//! with the stream's first event (`Dataflow`), and only the edges no statement reads are watched (`watch`). A stateless
+//! query whose rows nothing reads runs in the operator that watches its input (on the seed geofence, the select into
+//! `Alert`: 11 % of the instructions of an epoch of one event, 1.4 % of the workers' at 100 events a millisecond,
+//! twenty-sixth session).
 
 use std::cell::RefCell;
 use std::collections::{BTreeMap, HashMap, HashSet};
@@ -209,6 +212,9 @@ impl<'s> Compiler<'s, '_> {
                     self.deferred.insert(self.id(&q.sink.stream), deferred);
                     return;
                 }
+                if self.program.ends(q) {
+                    return self.end_select(input, select, &q.sink);
+                }
                 select::operator(input, select)
             }
             (Input::Stream(s), None) => self.stateful_query(number, q, s),
@@ -216,6 +222,18 @@ impl<'s> Compiler<'s, '_> {
             (Input::Join(j), None) => return self.join_group(&j.lookup.stream),
         };
         self.route(&q.sink, out);
+    }
+
+    /// A stateless query whose rows nothing reads (`Program::ends`), run in the operator that ends its input edge: a
+    /// row is at its event's epoch, so the input's frontier is the rows' own, and the watch mirrors it as it would the
+    /// query's output edge. The rows of an `out` type are collected there.
+    fn end_select(&mut self, input: Edge<'s>, select: Select, sink: &Sink) {
+        let mut take = self.collector(self.id(&sink.stream), matches!(sink.kind, SinkKind::Out(_)));
+        let mut rows = Vec::new();
+        self.watch.end(input, "Select", move |epoch, data| {
+            rows.extend(data.drain(..).filter_map(|record| select.select(record)));
+            take(epoch, &mut rows);
+        });
     }
 
     fn route(&mut self, sink: &Sink, out: Edge<'s>) {

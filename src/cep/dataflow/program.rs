@@ -273,6 +273,15 @@ impl Program {
         internal && statements.iter().filter(|s| inserts(&s.node)).count() == 1 && pattern_after
     }
 
+    /// Whether the rows of stateless query `q` end where it makes them: its sink is an `out` type or listeners, and
+    /// no statement reads that stream. The compiler then runs the query in the operator that watches its edge and
+    /// collects its rows, one operator for both.
+    pub fn ends(&self, q: &QueryPlan) -> bool {
+        let stream = q.sink.stream.as_str();
+        let unread = !self.plan.statements.iter().any(|s| reads_and_writes(&s.node).0.iter().any(|r| r == stream));
+        matches!(q.sink.kind, SinkKind::Out(_) | SinkKind::Listeners) && unread
+    }
+
     /// Whether events of stream `id` may come in from outside.
     pub fn receives(&self, id: u32) -> bool {
         self.incoming.as_ref().is_none_or(|incoming| incoming.get(id as usize).copied().unwrap_or(false))
@@ -686,6 +695,46 @@ mod tests {
         assert_eq!(fused, ["TrackerInside"], "not the select from the window into Alert");
         let everything = Program::new(&geofence.plan).unwrap();
         assert!(!stateless.clone().any(|(n, q)| everything.fuses(n, q)), "events may come in on any stream");
+    }
+
+    #[test]
+    fn a_stateless_query_ends_where_its_rows_go_to_an_out_type_or_listeners_that_no_statement_reads() {
+        // Whether the stateless query of `statements` writing `sink` (none: listeners) ends its rows.
+        let ends = |statements: &[&str], sink: Option<&str>| {
+            let config = CONFIG.replace(
+                r#"["CREATE WINDOW W.std:unique(id) as Room", "INSERT INTO W SELECT * FROM Room",
+        "INSERT INTO Seen SELECT id, temperature FROM W"]"#,
+                &serde_json::to_string(statements).unwrap(),
+            );
+            let program = Program::new(&plan_config(&serde_json::from_str(&config).unwrap(), true).unwrap()).unwrap();
+            let mut stateless = program.plan.statements.iter().filter_map(|s| match &s.node {
+                PlanNode::Query(q) if q.stateless_input().is_some() => Some(q),
+                _ => None,
+            });
+            let q = match sink {
+                Some(sink) => stateless.find(|q| q.sink.stream == sink).expect("a stateless query into the sink"),
+                None => stateless.find(|q| matches!(q.sink.kind, SinkKind::Listeners)).expect("a listeners' query"),
+            };
+            program.ends(q)
+        };
+        let (window, into_window) = ("CREATE WINDOW W.std:unique(id) as Room", "INSERT INTO W SELECT * FROM Room");
+        let seen = "INSERT INTO Seen SELECT id, temperature FROM W";
+        assert!(ends(&[window, into_window, seen], Some("Seen")), "an `out` type nothing reads");
+        assert!(!ends(&[window, into_window, seen], Some("W")), "a named window's rows");
+        assert!(!ends(&["INSERT INTO Seen SELECT * FROM Room", "INSERT INTO Hot SELECT * FROM Seen"], Some("Seen")));
+        assert!(!ends(&["INSERT INTO Hot SELECT * FROM Seen", "INSERT INTO Seen SELECT * FROM Room"], Some("Seen")));
+        assert!(!ends(&["INSERT INTO Hot SELECT * FROM Room"], Some("Hot")), "an internal stream");
+        assert!(ends(&["SELECT * FROM Room"], None), "rows for listeners only");
+
+        let geofence: CepConfig = serde_json::from_str(include_str!("../../../queries/geofence.json")).unwrap();
+        let geofence = Program::new(&plan_config(&geofence, true).unwrap()).unwrap();
+        let ended: Vec<&str> = (geofence.plan.statements.iter())
+            .filter_map(|s| match &s.node {
+                PlanNode::Query(q) if q.stateless_input().is_some() && geofence.ends(q) => Some(q.sink.stream.as_str()),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(ended, ["Alert"]);
     }
 
     #[test]

@@ -113,7 +113,7 @@ impl Select {
 
     /// The row `record` makes, as a record of the sink stream; `None` for a record of another stream or kind, or one
     /// the filters refuse.
-    fn select(&self, record: Record) -> Option<Record> {
+    pub(super) fn select(&self, record: Record) -> Option<Record> {
         let Record::Event { stamp, stream, row } = record else {
             return None;
         };
