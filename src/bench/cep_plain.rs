@@ -12,6 +12,8 @@
 
 use std::collections::VecDeque;
 
+use geo::{Contains, LineString, Point, Polygon};
+
 use super::cep_workload::{Event, FLOORS};
 
 /// How long a side must hold before it is confirmed, and the floor window and output period.
@@ -27,16 +29,9 @@ pub trait PlainJob {
     fn push(&mut self, event: &Event) -> usize;
 }
 
-/// Ray casting over the fence ring.
-fn inside(x: f64, y: f64) -> bool {
-    let mut result = false;
-    for edge in FENCE.windows(2) {
-        let ((x1, y1), (x2, y2)) = (edge[0], edge[1]);
-        if (y1 > y) != (y2 > y) && x < (x2 - x1) * (y - y1) / (y2 - y1) + x1 {
-            result = !result;
-        }
-    }
-    result
+/// The fence, tested as the engine tests it (`geo::Contains`): the baseline differs in its plan, not its predicate.
+fn fence() -> Polygon<f64> {
+    Polygon::new(LineString::from(FENCE.to_vec()), Vec::new())
 }
 
 #[derive(Debug, Clone, Copy, Default)]
@@ -47,11 +42,18 @@ struct Tracker {
 }
 
 /// Geofence alerts with a 4 second confirmation.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub struct PlainGeofence {
+    fence: Polygon<f64>,
     trackers: Vec<Tracker>,
     /// (due, tracker, run): due times only grow, so a FIFO is the timer queue.
     due: VecDeque<(i64, u32, u32)>,
+}
+
+impl Default for PlainGeofence {
+    fn default() -> Self {
+        PlainGeofence { fence: fence(), trackers: Vec::new(), due: VecDeque::new() }
+    }
 }
 
 impl PlainGeofence {
@@ -77,7 +79,7 @@ impl PlainJob for PlainGeofence {
         if self.trackers.len() <= e.key as usize {
             self.trackers.resize(e.key as usize + 1, Tracker::default());
         }
-        let side = inside(e.x, e.y);
+        let side = self.fence.contains(&Point::new(e.x, e.y));
         let t = &mut self.trackers[e.key as usize];
         if t.pending != Some(side) {
             t.run = t.run.wrapping_add(1);
@@ -160,6 +162,7 @@ mod tests {
 
     #[test]
     fn the_fence_contains_its_middle_only() {
+        let inside = |x, y| fence().contains(&Point::new(x, y));
         assert!(inside(43.60, 1.44));
         assert!(!inside(43.62, 1.44) && !inside(43.60, 1.47));
     }

@@ -566,6 +566,8 @@ const ROUTE_SEED: u64 = 0x5eed_f1a9_0a7e_0001;
 
 fn hash_val(value: &Val, h: &mut impl std::hash::Hasher) {
     use std::hash::Hash;
+
+    use geo::CoordsIter;
     std::mem::discriminant(value).hash(h);
     match value {
         Val::Null => {}
@@ -574,7 +576,7 @@ fn hash_val(value: &Val, h: &mut impl std::hash::Hasher) {
         Val::Double(x) => x.to_bits().hash(h),
         Val::String(s) => s.hash(h),
         Val::Point(x, y) => (x.to_bits(), y.to_bits()).hash(h),
-        Val::Polygon(points) => points.iter().for_each(|(x, y)| (x.to_bits(), y.to_bits()).hash(h)),
+        Val::Polygon(polygon) => polygon.coords_iter().for_each(|c| (c.x.to_bits(), c.y.to_bits()).hash(h)),
         Val::Array(items) => items.iter().for_each(|v| hash_val(v, h)),
     }
 }

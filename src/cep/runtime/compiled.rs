@@ -8,7 +8,7 @@
 //!
 //! Interpreting `fence.contains(position)` cost about 480 instructions per event in `bench geofence` even with its
 //! operands read in place, about 230 of them the polygon test itself (`benches/results/cep.md`, twenty-third
-//! session).
+//! session; the test is `geo`'s since the twenty-sixth, 184 instructions).
 
 use std::borrow::Cow;
 
@@ -272,7 +272,8 @@ mod tests {
 
     fn vars() -> Row {
         let ring = vec![(-0.5, -0.5), (-0.5, 0.5), (0.5, 0.5), (0.5, -0.5), (-0.5, -0.5)];
-        Row::from([("fence", Val::Polygon(ring.into())), ("k", Val::Int(2))])
+        let fence = crate::cep::runtime::geometry::polygon(ring).expect("a closed ring");
+        Row::from([("fence", fence), ("k", Val::Int(2))])
     }
 
     proptest! {

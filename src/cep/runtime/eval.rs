@@ -304,7 +304,7 @@ fn polygon(points: &[Val]) -> Val {
             _ => None,
         })
         .collect();
-    ring.map(|ring: Vec<(f64, f64)>| Val::Polygon(ring.into())).unwrap_or_default()
+    ring.and_then(super::geometry::polygon).unwrap_or_default()
 }
 
 #[cfg(test)]

@@ -31,8 +31,9 @@ pub enum Val {
     Date(i64),
     /// `x` is the first coordinate (latitude by convention), as written.
     Point(f64, f64),
-    /// A closed ring of points, shared: a configuration's fence is read by every event that tests it.
-    Polygon(Arc<[(f64, f64)]>),
+    /// A polygon with a closed ring (and holes, read from WKT), shared: a configuration's fence is read by every event
+    /// that tests it.
+    Polygon(Arc<geo::Polygon<f64>>),
     /// Boxed rather than a `Vec`, so that a value stays three words: the enum keeps its tag in the text's spare bits.
     Array(Box<[Val]>),
 }
@@ -181,7 +182,10 @@ impl Val {
             Val::String(s) => s.to_string(),
             Val::Date(ms) => format_date(*ms),
             Val::Point(x, y) => format!("{x:?}, {y:?}"),
-            Val::Polygon(points) => points.iter().map(|(x, y)| format!("{x:?}, {y:?}")).collect::<Vec<_>>().join("; "),
+            Val::Polygon(polygon) => {
+                let ring = polygon.exterior().coords().map(|c| format!("{:?}, {:?}", c.x, c.y));
+                ring.collect::<Vec<_>>().join("; ")
+            }
             Val::Array(items) => items.iter().filter_map(Val::to_ngsi).collect::<Vec<_>>().join(", "),
         })
     }
