@@ -1,13 +1,13 @@
 //! Planar geometry of the statement language on the `geo` crate: points and polygons (a ring, with holes when read
 //! from WKT), strict `contains` (a point on the boundary is outside, as JTS says and `geo::Contains` does),
 //! `distance` in coordinate units (zero from a point inside or on a polygon, `geo::Euclidean`), and the
-//! `geometry('...')` WKT the `wkt` crate reads. A ring must be closed, as JTS requires: `polygon` of a ring that does
-//! not end where it starts is null, where `geo` would close it silently.
+//! `geometry('...')` WKT the `wkt` crate reads. A ring must be closed, as JTS requires: `polygon(...)` or a WKT polygon
+//! with a ring that does not end where it starts is null, where `geo` would close it silently.
 
 use std::sync::Arc;
 
 use geo::{Contains, Distance, Euclidean, LineString, Point, Polygon};
-use wkt::TryFromWkt;
+use wkt::Wkt;
 
 use super::value::Val;
 
@@ -39,13 +39,26 @@ pub fn polygon(ring: Vec<(f64, f64)>) -> Option<Val> {
     closed.then(|| Val::Polygon(Arc::new(Polygon::new(LineString::from(ring), Vec::new()))))
 }
 
-/// A WKT point or polygon; `None` for other geometries and for text that is not WKT.
+/// A WKT point or polygon; `None` for other geometries, for a polygon with a ring that is not closed, and for text
+/// that is not WKT.
 pub fn parse_wkt(text: &str) -> Option<Val> {
-    match geo::Geometry::<f64>::try_from_wkt_str(text).ok()? {
+    let wkt: Wkt<f64> = text.parse().ok()?;
+    if let Wkt::Polygon(polygon) = &wkt
+        && !polygon.rings().iter().all(|ring| closed(ring.coords()))
+    {
+        return None;
+    }
+    match geo::Geometry::try_from(wkt).ok()? {
         geo::Geometry::Point(p) => Some(Val::Point(p.x(), p.y())),
         geo::Geometry::Polygon(p) => Some(Val::Polygon(Arc::new(p))),
         _ => None,
     }
+}
+
+/// Whether a WKT ring has at least 4 points and ends where it starts.
+fn closed(ring: &[wkt::types::Coord<f64>]) -> bool {
+    let at = |c: Option<&wkt::types::Coord<f64>>| c.map(|c| (c.x, c.y));
+    ring.len() >= 4 && at(ring.first()) == at(ring.last())
 }
 
 #[cfg(test)]
@@ -79,6 +92,7 @@ mod tests {
         assert_eq!(parse_wkt("POLYGON ((0 0, 0 10, 10 10, 10 0, 0 0))"), Some(square()));
         assert_eq!(parse_wkt("LINESTRING (0 0, 1 1)"), None, "neither a point nor a polygon");
         assert_eq!(parse_wkt("POLYGON ((0 0, 0 10"), None);
+        assert_eq!(parse_wkt("POLYGON ((0 0, 0 10, 10 10, 10 0))"), None, "a ring that is not closed");
         let holed = parse_wkt("POLYGON ((0 0, 0 10, 10 10, 10 0, 0 0), (4 4, 4 6, 6 6, 6 4, 4 4))").expect("WKT");
         assert_eq!(contains(&holed, &Val::Point(5.0, 5.0)), Some(false), "inside the hole");
         assert_eq!(contains(&holed, &Val::Point(2.0, 5.0)), Some(true));
