@@ -247,3 +247,22 @@ fn a_join_driven_by_its_looked_up_stream_is_refused() {
     let error = Reference::new(&plan_config(&config, true).expect("plans")).unwrap_err();
     assert!(error.to_string().contains("a join whose driving side reads its looked-up stream"), "{error}");
 }
+
+#[test]
+fn geometry_reads_wkt_with_holes_refuses_an_open_ring_and_measures_distance() {
+    let mut e = engine(
+        r#"{"host":"h","in":[{"id":"T.*","type":"T","isPattern":true,"attributes":[
+            {"name":"position","type":"geo:point"}]}],
+          "out":[{"id":"O","type":"Out","attributes":[{"name":"inside","type":"boolean"},
+            {"name":"open","type":"boolean"},{"name":"d","type":"double"}]}],
+          "statements":["INSERT INTO Out SELECT geometry('POLYGON ((0 0, 0 10, 10 10, 10 0, 0 0), (4 4, 4 6, 6 6, 6 4, 4 4))').contains(position) as inside, geometry('POLYGON ((0 0, 0 10, 10 10, 10 0))').contains(position) as open, polygon({point(0, 0), point(0, 10), point(10, 10), point(10, 0), point(0, 0)}).distance(position) as d FROM T"]}"#,
+    );
+    let seen = |e: &mut Reference, x: f64, y: f64| {
+        let out = e.push(0, "T", row(&[("position", Val::Point(x, y))]));
+        let row = &out.first().expect("one row per event").row;
+        [row.get("inside").cloned(), row.get("open").cloned(), row.get("d").cloned()]
+    };
+    assert_eq!(seen(&mut e, 5.0, 5.0), [Some(Val::Bool(false)), Some(Val::Null), Some(Val::Double(0.0))], "hole");
+    assert_eq!(seen(&mut e, 2.0, 5.0), [Some(Val::Bool(true)), Some(Val::Null), Some(Val::Double(0.0))]);
+    assert_eq!(seen(&mut e, 13.0, 5.0), [Some(Val::Bool(false)), Some(Val::Null), Some(Val::Double(3.0))]);
+}
