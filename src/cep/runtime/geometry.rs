@@ -35,7 +35,7 @@ pub fn distance(a: &Val, b: &Val) -> Option<f64> {
 
 /// The polygon of a closed ring of at least 4 points; `None` for any other ring.
 pub fn polygon(ring: Vec<(f64, f64)>) -> Option<Val> {
-    let closed = ring.len() >= 4 && ring.first() == ring.last();
+    let closed = closed(ring.len(), ring.first().copied(), ring.last().copied());
     closed.then(|| Val::Polygon(Arc::new(Polygon::new(LineString::from(ring), Vec::new()))))
 }
 
@@ -44,7 +44,10 @@ pub fn polygon(ring: Vec<(f64, f64)>) -> Option<Val> {
 pub fn parse_wkt(text: &str) -> Option<Val> {
     let wkt: Wkt<f64> = text.parse().ok()?;
     if let Wkt::Polygon(polygon) = &wkt
-        && !polygon.rings().iter().all(|ring| closed(ring.coords()))
+        && !polygon.rings().iter().map(|ring| ring.coords()).all(|ring| {
+            let at = |c: Option<&wkt::types::Coord<f64>>| c.map(|c| (c.x, c.y));
+            closed(ring.len(), at(ring.first()), at(ring.last()))
+        })
     {
         return None;
     }
@@ -55,10 +58,9 @@ pub fn parse_wkt(text: &str) -> Option<Val> {
     }
 }
 
-/// Whether a WKT ring has at least 4 points and ends where it starts.
-fn closed(ring: &[wkt::types::Coord<f64>]) -> bool {
-    let at = |c: Option<&wkt::types::Coord<f64>>| c.map(|c| (c.x, c.y));
-    ring.len() >= 4 && at(ring.first()) == at(ring.last())
+/// Whether a ring of `len` points from `first` to `last` is closed: at least 4 points, ending where it starts.
+fn closed(len: usize, first: Option<(f64, f64)>, last: Option<(f64, f64)>) -> bool {
+    len >= 4 && first == last
 }
 
 #[cfg(test)]
