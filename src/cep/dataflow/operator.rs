@@ -19,6 +19,7 @@ use timely::dataflow::operators::Capability;
 use timely::dataflow::operators::generic::Operator;
 
 use super::record::{Record, Stamp};
+use super::watch::Mirror;
 
 /// Records a statement sends downstream while it handles an epoch.
 #[derive(Debug, Default)]
@@ -116,13 +117,24 @@ impl Control {
     }
 }
 
+/// Where the rows of a statement that nothing reads end, in the statement's own operator: `take` has them, and
+/// `mirror` publishes the operator's output frontier to the dataflow's watch, as an operator ending its edge would.
+pub struct Ending {
+    pub mirror: Mirror,
+    pub take: Take,
+}
+
+/// What has the records an operator ends, with their epoch.
+pub type Take = Box<dyn FnMut(u64, &mut Vec<Record>)>;
+
 /// Runs `logic` over `input`, which reaches it through `pact`: the exchange the statement's partitioning requires,
-/// taken by this operator's input rather than by an operator of its own (each operator costs every epoch).
+/// taken by this operator's input rather than by an operator of its own (each operator costs every epoch). With an
+/// `ending`, its rows end here instead of going downstream.
 pub fn stateful<'s, L: Logic, P: ParallelizationContract<u64, Vec<Record>>>(
     input: Stream<'s, u64, Vec<Record>>,
     pact: P,
     name: &str,
-    control: Control,
+    (control, mut ending): (Control, Option<Ending>),
     logic: L,
 ) -> Stream<'s, u64, Vec<Record>> {
     let shared = Rc::new(RefCell::new(logic));
@@ -148,6 +160,9 @@ pub fn stateful<'s, L: Logic, P: ParallelizationContract<u64, Vec<Record>>>(
                 stash.clear();
                 timer = None;
                 control.next_timer.set(None);
+                if let Some(ending) = &mut ending {
+                    ending.mirror.publish(frontier.frontier().to_owned());
+                }
                 return;
             }
             while let Some(epoch) = next_epoch(&stash, &*logic) {
@@ -168,11 +183,19 @@ pub fn stateful<'s, L: Logic, P: ParallelizationContract<u64, Vec<Record>>>(
                 if timer.as_ref().map(|held| *held.time()) != due {
                     timer = due.map(|due| cap.delayed(&due));
                 }
-                if !emit.records.is_empty() {
-                    output.session(&cap).give_container(&mut emit.records);
+                match &mut ending {
+                    Some(ending) => (ending.take)(epoch, &mut emit.records),
+                    None if !emit.records.is_empty() => output.session(&cap).give_container(&mut emit.records),
+                    None => {}
                 }
             }
             control.next_timer.set(logic.next_timer());
+            if let Some(ending) = &mut ending {
+                // What it may still send: records at its input's frontier or later, and its stash and timer.
+                let pending = [stash.keys().next().copied(), timer.as_ref().map(|held| *held.time())];
+                let least = frontier.frontier().iter().copied().chain(pending.into_iter().flatten()).min();
+                ending.mirror.publish(least.into_iter().collect());
+            }
         }
     })
 }

@@ -9,7 +9,7 @@ use foldhash::fast::RandomState;
 use super::pattern::KeyOf;
 use crate::cep::plan::{
     Input, JoinPlan, PartitionKey, Partitioning, PatternNodeKind, PatternPlan, Plan, PlanExpr, PlanNode, Projection,
-    QueryPlan, SinkKind, StatementPlan, WindowSpec,
+    QueryPlan, SinkKind, StatementPlan, StreamInput, WindowSpec,
 };
 use crate::cep::reference::Reference;
 use crate::cep::reference::join::driver_streams;
@@ -280,6 +280,15 @@ impl Program {
         let stream = q.sink.stream.as_str();
         let unread = !self.plan.statements.iter().any(|s| reads_and_writes(&s.node).0.iter().any(|r| r == stream));
         matches!(q.sink.kind, SinkKind::Out(_) | SinkKind::Listeners) && unread
+    }
+
+    /// Whether statement `number`, reading `input`, is the only statement reading that stream, and no event comes in
+    /// on it: then every record of the stream goes to that statement.
+    pub fn only_reads(&self, number: usize, input: &StreamInput) -> bool {
+        let stream = input.stream.as_str();
+        let reads = |s: &StatementPlan| reads_and_writes(&s.node).0.iter().any(|r| r == stream);
+        let incoming = self.id(stream).is_none_or(|id| self.receives(id));
+        !incoming && self.plan.statements.iter().filter(|s| reads(s)).all(|s| s.number == number)
     }
 
     /// Whether events of stream `id` may come in from outside.
@@ -737,6 +746,31 @@ mod tests {
             })
             .collect();
         assert_eq!(ended, ["Alert"]);
+    }
+
+    #[test]
+    fn a_statement_only_reads_a_stream_no_other_statement_reads_and_no_event_comes_in_on() {
+        // Whether the last statement of `statements` (reading `W`) is the only reader of `W`.
+        let only = |statements: &[&str], receiving: &[&str]| {
+            let config = CONFIG.replace(
+                r#"["CREATE WINDOW W.std:unique(id) as Room", "INSERT INTO W SELECT * FROM Room",
+        "INSERT INTO Seen SELECT id, temperature FROM W"]"#,
+                &serde_json::to_string(statements).unwrap(),
+            );
+            let program = Program::new(&plan_config(&serde_json::from_str(&config).unwrap(), true).unwrap()).unwrap();
+            let program = program.receiving(receiving.iter().copied());
+            let last = program.plan.statements.last().expect("statements");
+            let PlanNode::Query(q) = &last.node else { panic!("a query") };
+            program.only_reads(last.number, q.stateless_input().expect("over a stream"))
+        };
+        let (window, into_window) = ("CREATE WINDOW W.std:unique(id) as Room", "INSERT INTO W SELECT * FROM Room");
+        let seen = "INSERT INTO Seen SELECT id, temperature FROM W";
+        assert!(only(&[window, into_window, seen], &["Room"]));
+        assert!(!only(&[window, into_window, seen], &["Room", "W"]), "events come in on W");
+        let other = "INSERT INTO Hot SELECT * FROM W WHERE temperature > 20";
+        assert!(!only(&[window, into_window, other, seen], &["Room"]), "another statement reads W");
+        let merge = "ON W w MERGE W v WHERE w.id = v.id WHEN MATCHED THEN UPDATE SET temperature = w.temperature";
+        assert!(!only(&[window, into_window, merge, seen], &["Room"]), "an `ON` statement triggered by W reads it");
     }
 
     #[test]

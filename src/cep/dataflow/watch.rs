@@ -1,10 +1,11 @@
 //! How a worker knows a dataflow has finished an epoch: the operators that end its edges (the edges no statement
 //! reads) mirror their input frontiers into one shared antichain, as timely's probe does, but without a probe
-//! operator in the middle of every statement's output: each operator costs every epoch. An edge that a later
-//! statement reads needs no watching, since the frontier downstream of it is never ahead of its own.
+//! operator in the middle of every statement's output: each operator costs every epoch. A stateful operator whose
+//! rows end in it mirrors its own output frontier instead ([`Mirror`]). An edge that a later statement reads needs no
+//! watching, since the frontier downstream of it is never ahead of its own.
 
 use std::cell::RefCell;
-use std::rc::Rc;
+use std::rc::{Rc, Weak};
 
 use timely::dataflow::Stream;
 use timely::dataflow::channels::pact::Pipeline;
@@ -40,10 +41,7 @@ impl Watch {
     ) {
         let mut builder = OperatorBuilder::new(name.to_owned(), edge.scope());
         let mut input = builder.new_input(edge, Pipeline);
-        // Held at the start until the operator first runs and sees its frontier, so nothing passes meanwhile.
-        let mut published = Antichain::from_elem(0);
-        self.frontier.borrow_mut().update_iter([(0, 1)]);
-        let shared = Rc::downgrade(&self.frontier);
+        let mut mirror = self.mirror();
         builder.build(move |_capabilities| {
             move |frontiers| {
                 input.for_each(|cap, data| {
@@ -51,15 +49,36 @@ impl Watch {
                         take(epoch, data);
                     }
                 });
-                let now = frontiers[0].frontier().to_owned();
-                if now != published {
-                    if let Some(shared) = shared.upgrade() {
-                        let retract = published.iter().map(|t| (*t, -1));
-                        shared.borrow_mut().update_iter(retract.chain(now.iter().map(|t| (*t, 1))));
-                    }
-                    published = now;
-                }
+                mirror.publish(frontiers[0].frontier().to_owned());
             }
         });
+    }
+
+    /// A new watched frontier, for an operator that ends an edge itself; held at the start until the operator
+    /// first publishes, so nothing passes meanwhile.
+    pub fn mirror(&self) -> Mirror {
+        self.frontier.borrow_mut().update_iter([(0, 1)]);
+        Mirror { published: Antichain::from_elem(0), shared: Rc::downgrade(&self.frontier) }
+    }
+}
+
+/// One watched frontier, as its operator last published it.
+#[derive(Debug)]
+pub struct Mirror {
+    published: Antichain<u64>,
+    shared: Weak<RefCell<MutableAntichain<u64>>>,
+}
+
+impl Mirror {
+    /// Replaces the frontier published last by `now`.
+    pub fn publish(&mut self, now: Antichain<u64>) {
+        if now == self.published {
+            return;
+        }
+        if let Some(shared) = self.shared.upgrade() {
+            let retract = self.published.iter().map(|t| (*t, -1));
+            shared.borrow_mut().update_iter(retract.chain(now.iter().map(|t| (*t, 1))));
+        }
+        self.published = now;
     }
 }
