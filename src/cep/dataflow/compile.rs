@@ -242,8 +242,12 @@ impl<'s> Compiler<'s, '_> {
     /// Where the rows of a stateful query that nothing reads (`Program::ends`) end: in its own operator, which
     /// collects those of an `out` type and mirrors its output frontier, instead of an operator ending its edge.
     fn ending(&mut self, sink: &Sink) -> Ending {
-        let take = self.collector(self.id(&sink.stream), matches!(sink.kind, SinkKind::Out(_)));
-        Ending { mirror: self.watch.mirror(), take: Box::new(take) }
+        Ending { mirror: self.watch.mirror(), take: Box::new(self.sink_collector(sink)) }
+    }
+
+    /// What ends a container of `sink`'s rows: they are outputs when `sink` is an `out` type.
+    fn sink_collector(&self, sink: &Sink) -> impl FnMut(u64, &mut Vec<Record>) + 'static {
+        self.collector(self.id(&sink.stream), matches!(sink.kind, SinkKind::Out(_)))
     }
 
     /// A stateless query whose rows nothing reads (`Program::ends`), run in the operator that ends its input edge: a
@@ -262,7 +266,7 @@ impl<'s> Compiler<'s, '_> {
 
     /// What ends a container of records at `select`: its rows, collected when `sink` is an `out` type.
     fn selected(&self, select: Select, sink: &Sink) -> impl FnMut(u64, &mut Vec<Record>) + 'static {
-        let mut take = self.collector(self.id(&sink.stream), matches!(sink.kind, SinkKind::Out(_)));
+        let mut take = self.sink_collector(sink);
         let mut rows = Vec::new();
         move |epoch, data| {
             rows.extend(data.drain(..).filter_map(|record| select.select(record)));

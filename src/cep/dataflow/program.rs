@@ -261,9 +261,8 @@ impl Program {
         let internal =
             matches!(q.sink.kind, SinkKind::Internal) && self.id(stream).is_some_and(|id| !self.receives(id));
         let inserts = |node: &PlanNode| matches!(node, PlanNode::Query(other) if other.sink.stream == stream);
-        let reads = |node: &PlanNode| reads_and_writes(node).0.iter().any(|s| s == stream);
         let statements = &self.plan.statements;
-        let mut readers = statements.iter().filter(|s| reads(&s.node));
+        let mut readers = self.readers(stream);
         let reader = readers.next().filter(|_| readers.next().is_none());
         let pattern_after = reader.is_some_and(|r| {
             r.number > number
@@ -273,22 +272,24 @@ impl Program {
         internal && statements.iter().filter(|s| inserts(&s.node)).count() == 1 && pattern_after
     }
 
-    /// Whether the rows of stateless query `q` end where it makes them: its sink is an `out` type or listeners, and
-    /// no statement reads that stream. The compiler then runs the query in the operator that watches its edge and
-    /// collects its rows, one operator for both.
+    /// Whether the rows of query `q` end where it makes them: its sink is an `out` type or listeners, and no
+    /// statement reads that stream. The compiler then collects them in the query's own operator (a stateless query's
+    /// is the one that watches its input edge), with no operator of their own.
     pub fn ends(&self, q: &QueryPlan) -> bool {
-        let stream = q.sink.stream.as_str();
-        let unread = !self.plan.statements.iter().any(|s| reads_and_writes(&s.node).0.iter().any(|r| r == stream));
+        let unread = self.readers(&q.sink.stream).next().is_none();
         matches!(q.sink.kind, SinkKind::Out(_) | SinkKind::Listeners) && unread
     }
 
     /// Whether statement `number`, reading `input`, is the only statement reading that stream, and no event comes in
     /// on it: then every record of the stream goes to that statement.
     pub fn only_reads(&self, number: usize, input: &StreamInput) -> bool {
-        let stream = input.stream.as_str();
-        let reads = |s: &StatementPlan| reads_and_writes(&s.node).0.iter().any(|r| r == stream);
-        let incoming = self.id(stream).is_none_or(|id| self.receives(id));
-        !incoming && self.plan.statements.iter().filter(|s| reads(s)).all(|s| s.number == number)
+        let incoming = self.id(&input.stream).is_none_or(|id| self.receives(id));
+        !incoming && self.readers(&input.stream).all(|s| s.number == number)
+    }
+
+    /// The statements reading `stream`, in plan order.
+    fn readers<'a>(&'a self, stream: &'a str) -> impl Iterator<Item = &'a StatementPlan> {
+        self.plan.statements.iter().filter(move |s| reads_and_writes(&s.node).0.iter().any(|r| r == stream))
     }
 
     /// Whether events of stream `id` may come in from outside.
