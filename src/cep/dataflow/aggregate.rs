@@ -102,6 +102,25 @@ impl Running {
         }
     }
 
+    /// Removes what `part` holds, as [`Running::remove`] would remove each of its values.
+    fn subtract(&mut self, part: &Running) {
+        self.n -= part.n;
+        self.int_sum = self.int_sum.wrapping_sub(part.int_sum);
+        self.sum -= part.sum;
+        self.sum2 -= part.sum2;
+        if self.n == 0 {
+            (self.int_sum, self.sum, self.sum2) = (0, 0.0, 0.0);
+        }
+        for (key, (_, count)) in &part.values {
+            if let Some(entry) = self.values.get_mut(key) {
+                entry.1 = entry.1.saturating_sub(*count);
+                if entry.1 == 0 {
+                    self.values.remove(key);
+                }
+            }
+        }
+    }
+
     fn value(&self, call: &AggregateCall) -> Val {
         let n = self.n;
         match call.function {
@@ -153,6 +172,15 @@ impl Accumulators {
         }
     }
 
+    /// Removes the rows `part` holds, which entered this group too (and with the same aggregates): one subtraction
+    /// for rows that leave together.
+    pub fn subtract(&mut self, part: &Accumulators) {
+        self.rows -= part.rows;
+        for (running, gone) in self.running.iter_mut().zip(&part.running) {
+            running.subtract(gone);
+        }
+    }
+
     /// Every aggregate's current value; all null when no row counts.
     pub fn values(&self, calls: &[AggregateCall]) -> Vec<Val> {
         if self.rows == 0 {
@@ -186,6 +214,33 @@ mod tests {
         acc.remove(&calls, &[Val::Int(1), Val::Int(1)]);
         acc.remove(&calls, &[Val::Int(9), Val::Int(9)]);
         assert_eq!(acc.values(&calls), vec![Val::Int(1), Val::Int(5)]);
+    }
+
+    #[test]
+    fn subtracting_a_part_is_removing_each_of_its_rows() {
+        let calls = [
+            call(AggregateFunction::Min, DataType::Int),
+            call(AggregateFunction::Sum, DataType::Int),
+            call(AggregateFunction::Avg, DataType::Double),
+            call(AggregateFunction::Max, DataType::Int),
+        ];
+        let args = |x: i64| [Val::Int(x), Val::Int(x), Val::Double(x as f64 + 0.5), Val::Int(x)];
+        let (mut whole, mut part, mut one_by_one) =
+            (Accumulators::new(&calls), Accumulators::new(&calls), Accumulators::new(&calls));
+        for x in [4, 1, 9, 1, 7] {
+            whole.add(&calls, &args(x));
+            one_by_one.add(&calls, &args(x));
+        }
+        for x in [1, 9] {
+            part.add(&calls, &args(x));
+            one_by_one.remove(&calls, &args(x));
+        }
+        whole.subtract(&part);
+        assert_eq!(whole.values(&calls), one_by_one.values(&calls));
+        assert_eq!(whole.values(&calls), vec![Val::Int(1), Val::Int(12), Val::Double(4.5), Val::Int(7)]);
+        let rest = whole.clone();
+        whole.subtract(&rest);
+        assert_eq!(whole.values(&calls), vec![Val::Null; 4], "an emptied group reads null");
     }
 
     #[test]

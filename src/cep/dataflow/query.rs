@@ -8,8 +8,12 @@
 //! found by key through one hash lookup per arrival; an entry names its group by slot, so an expiry finds its group
 //! without hashing.
 //! A time window's expiries are a queue in arrival order; the view's other displacements are maps from view key to
-//! entry. Each worker holds the groups routed to it; output ticks are the same on every worker, started by the
-//! `Start` record every worker gets at the stream's first event.
+//! entry. In a time window the rows of one group that arrive in one epoch leave together, so they are one entry, a
+//! pane holding their running aggregates, which leaves by one subtraction: the window's memory grows with the groups
+//! and epochs it spans rather than with its rows. No row in a view is read again on its own, only subtracted, so
+//! this changes nothing but the rounding of sums of doubles.
+//! Each worker holds the groups routed to it; output ticks are the same on every worker, started by the `Start`
+//! record every worker gets at the stream's first event.
 
 use std::collections::{BTreeMap, HashMap, VecDeque};
 use std::sync::Arc;
@@ -22,22 +26,58 @@ use super::aggregate::Accumulators;
 use super::key::{self, Key};
 use super::operator::{Emit, Logic, State};
 use super::record::{Record, Stamp, millis, timer_epoch};
-use crate::cep::plan::{AggregationKind, PlanExpr, QueryPlan, StreamInput, WindowSpec};
+use crate::cep::plan::{AggregateCall, AggregationKind, PlanExpr, QueryPlan, StreamInput, WindowSpec};
 use crate::cep::reference::TimerOrder;
 use crate::cep::reference::query::view_key;
 use crate::cep::runtime::compiled::RowExpr;
 use crate::cep::runtime::eval::{Scope, holds, project};
 use crate::cep::runtime::{Row, Val};
 
-/// One row in the view, kept small: a ten-minute window holds millions. Its view key is not kept, since only a
-/// displacement removes it from a keyed view, and the arrival that displaces it knows the key.
+/// Rows in the view that leave together: one row, or in a time window a pane of rows of one group that arrived in
+/// one epoch. Kept small: a ten-minute window holds millions. Its view key is not kept, since only a displacement
+/// removes it from a keyed view, and the arrival that displaces it knows the key.
 #[derive(Debug)]
 struct Entry {
     /// The slot of its group, live while the entry is.
     group: usize,
+    /// Whether its rows count (passed WHERE); a pane's rows all do or all do not.
     counts: bool,
-    /// Inline for one aggregate, on the heap for more.
-    args: SmallVec<[Val; 1]>,
+    rows: u32,
+    /// The epoch at which a time window's entry leaves (0 in other views).
+    due: u64,
+    args: Args,
+}
+
+/// The aggregate arguments of what an entry holds.
+#[derive(Debug)]
+enum Args {
+    /// One row's, inline for one aggregate, on the heap for more.
+    One(SmallVec<[Val; 1]>),
+    /// The running aggregates of a pane's rows.
+    Many(Box<Accumulators>),
+}
+
+impl Args {
+    /// Adds a row's arguments, making a pane of a single row's.
+    fn add(&mut self, calls: &[AggregateCall], args: &[Val]) {
+        match self {
+            Args::One(first) => {
+                let mut pane = Accumulators::new(calls);
+                pane.add(calls, first);
+                pane.add(calls, args);
+                *self = Args::Many(Box::new(pane));
+            }
+            Args::Many(pane) => pane.add(calls, args),
+        }
+    }
+
+    /// Takes what it holds out of a group's aggregates.
+    fn leave(&self, calls: &[AggregateCall], acc: &mut Accumulators) {
+        match self {
+            Args::One(args) => acc.remove(calls, args),
+            Args::Many(pane) => acc.subtract(pane),
+        }
+    }
 }
 
 /// Which entries a new arrival displaces.
@@ -74,6 +114,8 @@ struct Group {
     changed: bool,
     acc: Option<Accumulators>,
     last_event: Option<Row>,
+    /// In a time window, the entry its latest rows joined.
+    pane: Option<usize>,
 }
 
 /// One partitioned stream query.
@@ -191,27 +233,64 @@ impl QueryLogic {
     /// Puts the row in the view and then in its group (made if the displaced rows left none), dropping what it
     /// displaces; answers the group's slot.
     fn enter(&mut self, epoch: u64, row: &Row, group: Key, counts: bool) -> usize {
-        let view_key = self.view_key(row);
         let rows = [row];
         let arg = |e: &Option<RowExpr>| e.as_ref().map(|e| e.eval(&rows, &[], &self.vars)).unwrap_or_default();
-        let args = self.per_event.args.iter().map(arg).collect();
-        // The group is found once the displaced rows are gone: they may end it. Until then no slot is named.
-        let id = self.state.entries.insert(Entry { group: usize::MAX, counts, args });
-        // Lengths are positive, so the new entry is never among the displaced.
-        let displaced = self.displace(epoch, id, &view_key);
-        for gone in displaced {
-            self.remove(gone);
+        let args: SmallVec<[Val; 1]> = self.per_event.args.iter().map(arg).collect();
+        if let View::Time { millis, .. } = &self.state.view {
+            let due = timer_epoch(millis_of(epoch) + *millis).max(epoch + 1);
+            let slot = self.group(group);
+            self.join(slot, (due, counts), &args);
+            count(&mut self.state.groups[slot], calls(&self.plan), counts, &args);
+            return slot;
         }
-        let QueryState { entries, index, groups, .. } = &mut self.state;
-        let slot = *index.entry(group).or_insert_with_key(|key| groups.insert(Group::new(key.clone())));
-        entries[id].group = slot;
-        let g = &mut groups[slot];
-        g.entries += 1;
-        if counts {
-            let calls = &self.plan.aggregation.as_ref().expect("entered only when aggregating").aggregates;
-            g.acc.get_or_insert_with(|| Accumulators::new(calls)).add(calls, &entries[id].args);
+        let entry = Entry { group: usize::MAX, counts, rows: 1, due: 0, args: Args::One(args) };
+        let (slot, id) = self.displacing(row, group, entry);
+        let QueryState { entries, groups, .. } = &mut self.state;
+        if let Args::One(args) = &entries[id].args {
+            count(&mut groups[slot], calls(&self.plan), counts, args);
         }
         slot
+    }
+
+    /// The slot of the group of `key`, made if it has none.
+    fn group(&mut self, key: Key) -> usize {
+        let QueryState { index, groups, .. } = &mut self.state;
+        *index.entry(key).or_insert_with_key(|key| groups.insert(Group::new(key.clone())))
+    }
+
+    /// Puts a row of group `slot` that leaves at `due` into the group's pane of that epoch when it has one of rows
+    /// that count as this one does, else into a new one queued to leave then.
+    fn join(&mut self, slot: usize, (due, counts): (u64, bool), args: &[Val]) {
+        let calls = calls(&self.plan);
+        let QueryState { view, entries, groups, .. } = &mut self.state;
+        let g = &mut groups[slot];
+        let open = g.pane.and_then(|id| entries.get_mut(id)).filter(|e| e.group == slot && e.due == due);
+        if let Some(pane) = open.filter(|e| e.counts == counts) {
+            pane.rows += 1;
+            if counts {
+                pane.args.add(calls, args);
+            }
+            return;
+        }
+        let id = entries.insert(Entry { group: slot, counts, rows: 1, due, args: Args::One(args.into()) });
+        g.pane = Some(id);
+        if let View::Time { queue, .. } = view {
+            queue.push_back((due, id));
+        }
+    }
+
+    /// Puts `entry` in a view other than a time window, dropping what it displaces; answers its group's slot and its
+    /// id. The group is found once the displaced rows are gone: they may end it.
+    fn displacing(&mut self, row: &Row, group: Key, entry: Entry) -> (usize, usize) {
+        let view_key = self.view_key(row);
+        let id = self.state.entries.insert(entry);
+        // Lengths are positive, so the new entry is never among the displaced.
+        for gone in self.displace(id, &view_key) {
+            self.remove(gone);
+        }
+        let slot = self.group(group);
+        self.state.entries[id].group = slot;
+        (slot, id)
     }
 
     /// The key of the group of `row` ([`key::of_values`]); a text key is the value itself, not formatted.
@@ -236,13 +315,10 @@ impl QueryLogic {
     }
 
     /// Records entry `id` in the view; answers the entries it pushes out.
-    fn displace(&mut self, epoch: u64, id: usize, key: &Key) -> Vec<usize> {
+    fn displace(&mut self, id: usize, key: &Key) -> Vec<usize> {
         match &mut self.state.view {
             View::All => Vec::new(),
-            View::Time { millis, queue } => {
-                queue.push_back((timer_epoch(millis_of(epoch) + *millis).max(epoch + 1), id));
-                Vec::new()
-            }
+            View::Time { .. } => unreachable!("a time window's rows join panes"),
             View::Length { count, queues } => {
                 let queue = queues.entry(key.clone()).or_default();
                 queue.push_back(id);
@@ -262,11 +338,10 @@ impl QueryLogic {
         let Some(g) = self.state.groups.get_mut(entry.group) else {
             return;
         };
-        g.entries -= 1;
+        g.entries -= entry.rows as usize;
         if entry.counts {
-            let calls = &self.plan.aggregation.as_ref().expect("entries exist only when aggregating").aggregates;
             if let Some(acc) = g.acc.as_mut() {
-                acc.remove(calls, &entry.args);
+                entry.args.leave(calls(&self.plan), acc);
             }
             if listed {
                 mark(&mut self.state.changed, g, entry.group);
@@ -407,7 +482,15 @@ impl QueryLogic {
 
 impl Group {
     fn new(key: Key) -> Self {
-        Group { key, entries: 0, changed: false, acc: None, last_event: None }
+        Group { key, entries: 0, changed: false, acc: None, last_event: None, pane: None }
+    }
+}
+
+/// A row entered group `g`, with its aggregate arguments if it `counts`.
+fn count(g: &mut Group, calls: &[AggregateCall], counts: bool, args: &[Val]) {
+    g.entries += 1;
+    if counts {
+        g.acc.get_or_insert_with(|| Accumulators::new(calls)).add(calls, args);
     }
 }
 
@@ -417,6 +500,11 @@ fn mark(changed: &mut Vec<usize>, g: &mut Group, slot: usize) {
         g.changed = true;
         changed.push(slot);
     }
+}
+
+/// The aggregate calls of a query that aggregates (the only kind whose rows enter a view).
+fn calls(plan: &QueryPlan) -> &[AggregateCall] {
+    &plan.aggregation.as_ref().expect("rows enter a view only when aggregating").aggregates
 }
 
 fn millis_of(epoch: u64) -> i64 {
@@ -471,6 +559,49 @@ impl Logic for QueryLogic {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::cep::config::CepConfig;
+    use crate::cep::explain::plan_config;
+    use crate::cep::plan::{Input, PlanNode};
+
+    /// The seed's floor statement (`Room.win:time(10 min)`, grouped by floor), planned as the service plans it.
+    fn floor_query() -> QueryLogic {
+        let config: CepConfig =
+            serde_json::from_str(include_str!("../../../queries/floor-average.json")).expect("the seed");
+        let plan = plan_config(&config, true).expect("plans");
+        let PlanNode::Query(q) = &plan.statements[0].node else { panic!("a query") };
+        let Input::Stream(input) = &q.input else { panic!("over a stream") };
+        QueryLogic::new(0, Arc::new((**q).clone()), input.clone(), (0, 1), Arc::new(Row::new()))
+    }
+
+    fn room(query: &mut QueryLogic, ms: i64, (floor, temperature): (&str, f64)) {
+        let row = Row::from([("floor", Val::String(floor.into())), ("temperature", Val::Double(temperature))]);
+        let record = Record::Event { stamp: Stamp::input(ms as u64), stream: 0, row };
+        query.record(&mut Emit::default(), timer_epoch(ms), record);
+    }
+
+    fn average(query: &QueryLogic, floor: &str) -> Option<Vec<Val>> {
+        query.state.index.get(floor).map(|slot| query.aggregates(*slot))
+    }
+
+    #[test]
+    fn a_time_window_keeps_a_group_s_rows_of_one_epoch_as_one_entry_that_leaves_whole() {
+        let mut query = floor_query();
+        for room_of in [("1", 20.0), ("1", 21.0), ("2", 22.0), ("1", 22.0)] {
+            room(&mut query, 1_000, room_of);
+        }
+        assert_eq!(query.state.entries.len(), 2, "one pane per floor");
+        room(&mut query, 2_000, ("1", 25.0));
+        assert_eq!(query.state.entries.len(), 3, "a later epoch starts a pane");
+        assert_eq!(average(&query, "1"), Some(vec![Val::Double(22.0)]));
+
+        // Ten minutes after the first epoch its panes leave whole; floor 2 has nothing left.
+        query.fire(&mut Emit::default(), timer_epoch(1_000 + 600_000));
+        assert_eq!(query.state.entries.len(), 1);
+        assert_eq!(average(&query, "1"), Some(vec![Val::Double(25.0)]));
+        assert_eq!(query.state.groups.iter().find(|(_, g)| &*g.key == "2").map(|(_, g)| g.entries), Some(0));
+        query.fire(&mut Emit::default(), timer_epoch(2_000 + 600_000));
+        assert!(query.state.entries.is_empty());
+    }
 
     /// A window's memory is its entries: this keeps one within a cache line.
     #[test]
