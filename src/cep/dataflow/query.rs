@@ -83,7 +83,7 @@ impl Args {
 /// Which entries a new arrival displaces.
 #[derive(Debug)]
 enum View {
-    /// No window: every row stays.
+    /// No window: every row stays, so none is kept as an entry.
     All,
     /// Each row leaves `millis` after it arrived.
     Time { millis: i64, queue: VecDeque<(u64, usize)> },
@@ -236,13 +236,22 @@ impl QueryLogic {
         let rows = [row];
         let arg = |e: &Option<RowExpr>| e.as_ref().map(|e| e.eval(&rows, &[], &self.vars)).unwrap_or_default();
         let args: SmallVec<[Val; 1]> = self.per_event.args.iter().map(arg).collect();
-        if let View::Time { millis, .. } = &self.state.view {
-            let due = timer_epoch(millis_of(epoch) + *millis).max(epoch + 1);
-            let slot = self.group(group);
+        let leaves = match &self.state.view {
+            View::All => None,
+            View::Time { millis, .. } => Some(timer_epoch(millis_of(epoch) + *millis).max(epoch + 1)),
+            View::Length { .. } | View::Last { .. } => return self.enter_displacing(row, group, counts, args),
+        };
+        let slot = self.group(group);
+        // Without a window a row never leaves, so nothing of it is kept but its part in the aggregates.
+        if let Some(due) = leaves {
             self.join(slot, (due, counts), &args);
-            count(&mut self.state.groups[slot], calls(&self.plan), counts, &args);
-            return slot;
         }
+        count(&mut self.state.groups[slot], calls(&self.plan), counts, &args);
+        slot
+    }
+
+    /// [`QueryLogic::enter`] for a view that rows leave when later rows displace them.
+    fn enter_displacing(&mut self, row: &Row, group: Key, counts: bool, args: SmallVec<[Val; 1]>) -> usize {
         let entry = Entry { group: usize::MAX, counts, rows: 1, due: 0, args: Args::One(args) };
         let (slot, id) = self.displacing(row, group, entry);
         let QueryState { entries, groups, .. } = &mut self.state;
@@ -279,8 +288,8 @@ impl QueryLogic {
         }
     }
 
-    /// Puts `entry` in a view other than a time window, dropping what it displaces; answers its group's slot and its
-    /// id. The group is found once the displaced rows are gone: they may end it.
+    /// Puts `entry` in a view whose rows later rows displace, dropping what it displaces; answers its group's slot
+    /// and its id. The group is found once the displaced rows are gone: they may end it.
     fn displacing(&mut self, row: &Row, group: Key, entry: Entry) -> (usize, usize) {
         let view_key = self.view_key(row);
         let id = self.state.entries.insert(entry);
@@ -317,8 +326,7 @@ impl QueryLogic {
     /// Records entry `id` in the view; answers the entries it pushes out.
     fn displace(&mut self, id: usize, key: &Key) -> Vec<usize> {
         match &mut self.state.view {
-            View::All => Vec::new(),
-            View::Time { .. } => unreachable!("a time window's rows join panes"),
+            View::All | View::Time { .. } => unreachable!("rows stay for good or join a time window's panes"),
             View::Length { count, queues } => {
                 let queue = queues.entry(key.clone()).or_default();
                 queue.push_back(id);
@@ -581,6 +589,25 @@ mod tests {
 
     fn average(query: &QueryLogic, floor: &str) -> Option<Vec<Val>> {
         query.state.index.get(floor).map(|slot| query.aggregates(*slot))
+    }
+
+    #[test]
+    fn rows_without_a_window_are_counted_not_kept() {
+        let statement =
+            "INSERT INTO Floor SELECT floor as id, avg(temperature) as temperature FROM Room GROUP BY floor";
+        let mut config: serde_json::Value =
+            serde_json::from_str(include_str!("../../../queries/floor-average.json")).expect("the seed");
+        config["statements"] = serde_json::json!([statement]);
+        let config: CepConfig = serde_json::from_value(config).expect("a configuration");
+        let plan = plan_config(&config, true).expect("plans");
+        let PlanNode::Query(q) = &plan.statements[0].node else { panic!("a query") };
+        let Input::Stream(input) = &q.input else { panic!("over a stream") };
+        let mut query = QueryLogic::new(0, Arc::new((**q).clone()), input.clone(), (0, 1), Arc::new(Row::new()));
+        for (ms, t) in [(1_000, 20.0), (2_000, 21.0), (3_000, 25.0)] {
+            room(&mut query, ms, ("1", t));
+        }
+        assert!(query.state.entries.is_empty());
+        assert_eq!(average(&query, "1"), Some(vec![Val::Double(22.0)]));
     }
 
     #[test]
