@@ -274,7 +274,7 @@ impl QueryLogic {
         let QueryState { view, entries, groups, .. } = &mut self.state;
         let g = &mut groups[slot];
         let open = g.pane.and_then(|id| entries.get_mut(id)).filter(|e| e.group == slot && e.due == due);
-        if let Some(pane) = open.filter(|e| e.counts == counts) {
+        if let Some(pane) = open.filter(|e| e.counts == counts && e.rows < u32::MAX) {
             pane.rows += 1;
             if counts {
                 pane.args.add(calls, args);
@@ -326,7 +326,8 @@ impl QueryLogic {
     /// Records entry `id` in the view; answers the entries it pushes out.
     fn displace(&mut self, id: usize, key: &Key) -> Vec<usize> {
         match &mut self.state.view {
-            View::All | View::Time { .. } => unreachable!("rows stay for good or join a time window's panes"),
+            // Their rows never come here: they stay for good, or join a time window's panes.
+            View::All | View::Time { .. } => Vec::new(),
             View::Length { count, queues } => {
                 let queue = queues.entry(key.clone()).or_default();
                 queue.push_back(id);
