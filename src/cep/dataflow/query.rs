@@ -242,11 +242,11 @@ impl QueryLogic {
             View::Length { .. } | View::Last { .. } => return self.enter_displacing(row, group, counts, args),
         };
         let slot = self.group(group);
+        count(&mut self.state.groups[slot], calls(&self.plan), counts, &args);
         // Without a window a row never leaves, so nothing of it is kept but its part in the aggregates.
         if let Some(due) = leaves {
-            self.join(slot, (due, counts), &args);
+            self.join(slot, (due, counts), args);
         }
-        count(&mut self.state.groups[slot], calls(&self.plan), counts, &args);
         slot
     }
 
@@ -269,7 +269,7 @@ impl QueryLogic {
 
     /// Puts a row of group `slot` that leaves at `due` into the group's pane of that epoch when it has one of rows
     /// that count as this one does, else into a new one queued to leave then.
-    fn join(&mut self, slot: usize, (due, counts): (u64, bool), args: &[Val]) {
+    fn join(&mut self, slot: usize, (due, counts): (u64, bool), args: SmallVec<[Val; 1]>) {
         let calls = calls(&self.plan);
         let QueryState { view, entries, groups, .. } = &mut self.state;
         let g = &mut groups[slot];
@@ -277,11 +277,11 @@ impl QueryLogic {
         if let Some(pane) = open.filter(|e| e.counts == counts && e.rows < u32::MAX) {
             pane.rows += 1;
             if counts {
-                pane.args.add(calls, args);
+                pane.args.add(calls, &args);
             }
             return;
         }
-        let id = entries.insert(Entry { group: slot, counts, rows: 1, due, args: Args::One(args.into()) });
+        let id = entries.insert(Entry { group: slot, counts, rows: 1, due, args: Args::One(args) });
         g.pane = Some(id);
         if let View::Time { queue, .. } = view {
             queue.push_back((due, id));
