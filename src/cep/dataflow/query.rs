@@ -250,12 +250,20 @@ impl QueryLogic {
         slot
     }
 
-    /// [`QueryLogic::enter`] for a view that rows leave when later rows displace them.
+    /// [`QueryLogic::enter`] for a view whose rows later rows displace. The group is found once the displaced rows
+    /// are gone: they may end it.
     fn enter_displacing(&mut self, row: &Row, group: Key, counts: bool, args: SmallVec<[Val; 1]>) -> usize {
-        let entry = Entry { group: usize::MAX, counts, rows: 1, due: 0, args: Args::One(args) };
-        let (slot, id) = self.displacing(row, group, entry);
+        let view_key = self.view_key(row);
+        let id = self.state.entries.insert(Entry { group: usize::MAX, counts, rows: 1, due: 0, args: Args::One(args) });
+        // Lengths are positive, so the new entry is never among the displaced.
+        for gone in self.displace(id, &view_key) {
+            self.remove(gone);
+        }
+        let slot = self.group(group);
         let QueryState { entries, groups, .. } = &mut self.state;
-        if let Args::One(args) = &entries[id].args {
+        let entry = &mut entries[id];
+        entry.group = slot;
+        if let Args::One(args) = &entry.args {
             count(&mut groups[slot], calls(&self.plan), counts, args);
         }
         slot
@@ -286,20 +294,6 @@ impl QueryLogic {
         if let View::Time { queue, .. } = view {
             queue.push_back((due, id));
         }
-    }
-
-    /// Puts `entry` in a view whose rows later rows displace, dropping what it displaces; answers its group's slot
-    /// and its id. The group is found once the displaced rows are gone: they may end it.
-    fn displacing(&mut self, row: &Row, group: Key, entry: Entry) -> (usize, usize) {
-        let view_key = self.view_key(row);
-        let id = self.state.entries.insert(entry);
-        // Lengths are positive, so the new entry is never among the displaced.
-        for gone in self.displace(id, &view_key) {
-            self.remove(gone);
-        }
-        let slot = self.group(group);
-        self.state.entries[id].group = slot;
-        (slot, id)
     }
 
     /// The key of the group of `row` ([`key::of_values`]); a text key is the value itself, not formatted.
