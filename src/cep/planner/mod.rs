@@ -15,6 +15,8 @@ mod scope;
 mod sink;
 mod window;
 
+pub(crate) use self::query::has_ungrouped_column;
+
 use super::ast::{Span, Statement, StatementKind};
 use super::catalog::Catalog;
 use super::error::{CepError, Position};

@@ -298,7 +298,7 @@ fn aggregation(
 }
 
 /// Whether `e` reads a column outside any aggregate that is not a group key.
-fn has_ungrouped_column(e: &PlanExpr, group_by: &[PlanExpr]) -> bool {
+pub(crate) fn has_ungrouped_column(e: &PlanExpr, group_by: &[PlanExpr]) -> bool {
     if group_by.contains(e) {
         return false;
     }

@@ -277,10 +277,19 @@ async fn a_version_5_log_left_unmerged_is_merged_after_the_migration() {
     assert_eq!(points[0].text.as_ref().unwrap().counts, [("a \" b".to_owned(), 1)]);
 }
 
-/// Holds the writer thread until released, so that the jobs queued meanwhile share the next transaction.
+/// Holds the writer thread until released, so that the jobs queued meanwhile share the next transaction. Answers
+/// once the holding job runs: the writer has then closed its batch, which a job queued sooner could have joined.
 fn hold_writer(store: &SqliteStore) -> std::sync::mpsc::Sender<()> {
     let (release, held) = std::sync::mpsc::channel::<()>();
-    drop(store.writer.submit(move |_| Ok(held.recv().is_ok()), None));
+    let (running, started) = std::sync::mpsc::channel::<()>();
+    drop(store.writer.submit(
+        move |_| {
+            let _ = running.send(());
+            Ok(held.recv().is_ok())
+        },
+        None,
+    ));
+    started.recv().expect("the writer runs the holding job");
     release
 }
 
