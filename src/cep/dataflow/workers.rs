@@ -445,12 +445,16 @@ fn feed(worker: &mut Worker, flow: &mut Flow, batches: Vec<Batch>, failed: &Atom
         if epoch > *flow.input.time() {
             flow.input.advance_to(epoch);
         }
-        for stream in starts {
-            flow.input.send(Record::Start { ms: millis(epoch), worker: worker_index, stream });
-        }
-        for (stream, position, row) in events {
-            flow.input.send(Record::Event { stamp: Stamp::input(position), stream, row });
-        }
+        // The epoch's records go in as one container: sent one by one, they were copied into containers of about a
+        // hundred records, each a message of its own. One worker ran `bench floor` 8 to 15 % faster (twenty-eighth
+        // session, `benches/results/cep.md`).
+        let starts = starts.into_iter().map(|stream| Record::Start { ms: millis(epoch), worker: worker_index, stream });
+        let events = events.into_iter().map(|(stream, position, row)| Record::Event {
+            stamp: Stamp::input(position),
+            stream,
+            row,
+        });
+        flow.input.send_batch(&mut starts.chain(events).collect());
     }
     let next = (*flow.input.time()).max(last) + 1;
     flow.input.advance_to(next);
