@@ -446,7 +446,7 @@ fn feed(worker: &mut Worker, flow: &mut Flow, batches: Vec<Batch>, failed: &Atom
             flow.input.advance_to(epoch);
         }
         // The epoch's records go in as one container: sent one by one, they were copied into containers of about a
-        // hundred records, each a message of its own. One worker ran `bench floor` 8 to 15 % faster (twenty-eighth
+        // hundred records, each a message of its own. One worker ran `bench floor` 4 to 15 % faster (twenty-eighth
         // session, `benches/results/cep.md`).
         let starts = starts.into_iter().map(|stream| Record::Start { ms: millis(epoch), worker: worker_index, stream });
         let events = events.into_iter().map(|(stream, position, row)| Record::Event {
