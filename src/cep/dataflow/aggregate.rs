@@ -102,6 +102,17 @@ impl Running {
         }
     }
 
+    /// Adds what `part` holds, as [`Running::add`] would add each of its values.
+    fn merge(&mut self, part: &Running) {
+        self.n += part.n;
+        self.int_sum = self.int_sum.wrapping_add(part.int_sum);
+        self.sum += part.sum;
+        self.sum2 += part.sum2;
+        for (key, (value, count)) in &part.values {
+            self.values.entry(key.clone()).or_insert_with(|| (value.clone(), 0)).1 += count;
+        }
+    }
+
     /// Removes what `part` holds, as [`Running::remove`] would remove each of its values.
     fn subtract(&mut self, part: &Running) {
         self.n -= part.n;
@@ -169,6 +180,14 @@ impl Accumulators {
         self.rows -= 1;
         for ((running, call), v) in self.running.iter_mut().zip(calls).zip(args) {
             running.remove(v, keeps_values(call));
+        }
+    }
+
+    /// Adds the rows `part` holds (with the same aggregates): one addition for rows that arrived together.
+    pub fn merge(&mut self, part: &Accumulators) {
+        self.rows += part.rows;
+        for (running, more) in self.running.iter_mut().zip(&part.running) {
+            running.merge(more);
         }
     }
 
@@ -241,6 +260,33 @@ mod tests {
         let rest = whole.clone();
         whole.subtract(&rest);
         assert_eq!(whole.values(&calls), vec![Val::Null; 4], "an emptied group reads null");
+    }
+
+    #[test]
+    fn merging_a_part_is_adding_each_of_its_rows() {
+        let calls = [
+            call(AggregateFunction::Min, DataType::Int),
+            call(AggregateFunction::Sum, DataType::Int),
+            call(AggregateFunction::Max, DataType::Int),
+        ];
+        let args = |x: i64| [Val::Int(x), Val::Int(x), Val::Int(x)];
+        let (mut whole, mut part, mut one_by_one) =
+            (Accumulators::new(&calls), Accumulators::new(&calls), Accumulators::new(&calls));
+        for x in [4, 7] {
+            whole.add(&calls, &args(x));
+            one_by_one.add(&calls, &args(x));
+        }
+        for x in [1, 9, 1] {
+            part.add(&calls, &args(x));
+            one_by_one.add(&calls, &args(x));
+        }
+        whole.merge(&part);
+        assert_eq!(whole.values(&calls), vec![Val::Int(1), Val::Int(22), Val::Int(9)]);
+        whole.remove(&calls, &args(1));
+        one_by_one.remove(&calls, &args(1));
+        assert_eq!(whole.values(&calls), one_by_one.values(&calls), "the merged 1 is there twice");
+        whole.subtract(&part);
+        assert_eq!(whole.values(&calls), vec![Val::Int(4), Val::Int(10), Val::Int(7)]);
     }
 
     #[test]

