@@ -88,7 +88,12 @@ impl Stamp {
 
 impl Ord for Stamp {
     fn cmp(&self, other: &Self) -> Ordering {
-        (self.origin, self.path.len(), &self.path[..]).cmp(&(other.origin, other.path.len(), &other.path[..]))
+        match (self.origin, other.origin) {
+            // The usual pair, two input events, is ordered by the origins alone, without reading the paths: 1 % of
+            // the floor worker's instructions (twenty-eighth session).
+            (Origin::Input(a), Origin::Input(b)) if a != b => a.cmp(&b),
+            _ => (self.origin, self.path.len(), &self.path[..]).cmp(&(other.origin, other.path.len(), &other.path[..])),
+        }
     }
 }
 
