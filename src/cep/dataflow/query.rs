@@ -307,13 +307,13 @@ impl QueryLogic {
         let calls = calls(&self.plan);
         let QueryState { view, entries, groups, .. } = &mut self.state;
         let g = &mut groups[slot];
-        let open = g.pane.and_then(|id| entries.get_mut(id)).filter(|e| e.group == slot);
+        let open = g.open_pane(entries, slot);
         match open {
             Some(pane) if pane.due == due && pane.counts == counts && pane.rows < u32::MAX => {
                 pane.rows += 1;
                 if counts {
                     if pane.folded {
-                        g.acc.get_or_insert_with(|| Accumulators::new(calls)).add(calls, &args);
+                        g.acc(calls).add(calls, &args);
                     }
                     pane.args.add(calls, &args);
                 }
@@ -442,7 +442,7 @@ impl QueryLogic {
     fn fold_open(&mut self, slot: usize) {
         let QueryState { entries, groups, .. } = &mut self.state;
         let g = &mut groups[slot];
-        if let Some(pane) = g.pane.and_then(|id| entries.get_mut(id)).filter(|e| e.group == slot) {
+        if let Some(pane) = g.open_pane(entries, slot) {
             fold(pane, g, calls(&self.plan));
         }
     }
@@ -539,13 +539,23 @@ impl Group {
     fn new(key: Key) -> Self {
         Group { key, entries: 0, changed: false, acc: None, last_event: None, pane: None }
     }
+
+    /// Its aggregates, made empty at its first row that counts.
+    fn acc(&mut self, calls: &[AggregateCall]) -> &mut Accumulators {
+        self.acc.get_or_insert_with(|| Accumulators::new(calls))
+    }
+
+    /// Its latest pane, when it is still in the view.
+    fn open_pane<'e>(&self, entries: &'e mut Slab<Entry>, slot: usize) -> Option<&'e mut Entry> {
+        self.pane.and_then(|id| entries.get_mut(id)).filter(|e| e.group == slot)
+    }
 }
 
 /// A row entered group `g`, with its aggregate arguments if it `counts`.
 fn count(g: &mut Group, calls: &[AggregateCall], counts: bool, args: &[Val]) {
     g.entries += 1;
     if counts {
-        g.acc.get_or_insert_with(|| Accumulators::new(calls)).add(calls, args);
+        g.acc(calls).add(calls, args);
     }
 }
 
@@ -554,7 +564,7 @@ fn fold(entry: &mut Entry, g: &mut Group, calls: &[AggregateCall]) {
     if !entry.folded {
         entry.folded = true;
         if entry.counts {
-            entry.args.join(calls, g.acc.get_or_insert_with(|| Accumulators::new(calls)));
+            entry.args.join(calls, g.acc(calls));
         }
     }
 }
