@@ -115,17 +115,22 @@ impl Compiled {
     /// The value in `env`.
     pub fn eval(&self, env: &Env<'_>) -> Val {
         match self {
-            // The usual expression, a column: read here rather than through `operand` and its borrowed answer, which
-            // took a column read of `bench floor` from 120 to 97 instructions (`benches/results/cep.md`).
-            Compiled::Column { row, name } => env.column(*row, name).cloned().unwrap_or_default(),
-            Compiled::Value(_) | Compiled::Pinned(_) | Compiled::Aggregate(_) => self.operand(env).into_owned(),
+            Compiled::Column { .. } | Compiled::Value(_) | Compiled::Pinned(_) | Compiled::Aggregate(_) => {
+                self.leaf(env).flatten().cloned().unwrap_or_default()
+            }
             Compiled::Binary { op: BinaryOp::And, lhs, rhs } => and_or(lhs.eval(env), || rhs.eval(env), false),
             Compiled::Binary { op: BinaryOp::Or, lhs, rhs } => and_or(lhs.eval(env), || rhs.eval(env), true),
-            Compiled::Binary { op, lhs, rhs } => compute(*op, &lhs.operand(env), &rhs.operand(env)),
+            Compiled::Binary { op, lhs, rhs } => match (lhs.leaf(env), rhs.leaf(env)) {
+                (Some(l), Some(r)) => compute(*op, l.unwrap_or(&NULL), r.unwrap_or(&NULL)),
+                _ => compute(*op, &lhs.operand(env), &rhs.operand(env)),
+            },
             Compiled::Not(inner) => not(inner.eval(env)),
             Compiled::Neg(inner) => neg(inner.eval(env)),
             Compiled::IsNull { operand, negated } => Val::Bool(operand.operand(env).is_null() != *negated),
-            Compiled::Call { function, args } => call2(*function, &args[0].operand(env), &args[1].operand(env)),
+            Compiled::Call { function, args } => match (args[0].leaf(env), args[1].leaf(env)) {
+                (Some(a), Some(b)) => call2(*function, a.unwrap_or(&NULL), b.unwrap_or(&NULL)),
+                _ => call2(*function, &args[0].operand(env), &args[1].operand(env)),
+            },
         }
     }
 
@@ -136,16 +141,30 @@ impl Compiled {
 
     /// The value where it is only read: a column, pinned value or aggregate is borrowed.
     fn operand<'a>(&'a self, env: &Env<'a>) -> Cow<'a, Val> {
-        let found = match self {
-            Compiled::Value(v) => Some(v),
-            Compiled::Column { row, name } => env.column(*row, name),
-            Compiled::Pinned(i) => env.pinned.iter().find(|(j, _)| j == i).map(|(_, v)| v),
-            Compiled::Aggregate(i) => env.aggregates.get(*i),
-            _ => return Cow::Owned(self.eval(env)),
-        };
-        found.map(Cow::Borrowed).unwrap_or_default()
+        match self.leaf(env) {
+            Some(found) => Cow::Borrowed(found.unwrap_or(&NULL)),
+            None => Cow::Owned(self.eval(env)),
+        }
+    }
+
+    /// What a leaf (a value, column, pinned value or aggregate) reads, `Some(None)` when that is missing; `None` for
+    /// any other expression. Inlined where it is used: an operator between two leaves (`inside != a.inside`,
+    /// `fence.contains(position)`) reads them in place, where reading each through a call of `operand` cost about as
+    /// much as the operator (`benches/results/cep.md`, twenty-ninth session).
+    #[inline(always)]
+    fn leaf<'a>(&'a self, env: &Env<'a>) -> Option<Option<&'a Val>> {
+        match self {
+            Compiled::Value(v) => Some(Some(v)),
+            Compiled::Column { row, name } => Some(env.column(*row, name)),
+            Compiled::Pinned(i) => Some(env.pinned.iter().find(|(j, _)| j == i).map(|(_, v)| v)),
+            Compiled::Aggregate(i) => Some(env.aggregates.get(*i)),
+            _ => None,
+        }
     }
 }
+
+/// What a missing column, pinned value or aggregate reads as.
+static NULL: Val = Val::Null;
 
 /// Where `source.name` is read: a pinned value first, as the interpreter's scope looks.
 fn column(layout: &Layout<'_>, source: &str, name: &Name) -> Option<Compiled> {
@@ -170,11 +189,21 @@ impl RowExpr {
         RowExpr { compiled, expr: e.clone(), labels: labels.iter().map(|l| Name::from(*l)).collect() }
     }
 
-    /// The value over `rows`, in the order of the labels, with the aggregation's current values.
+    /// The value over `rows`, in the order of the labels, with the aggregation's current values. The usual
+    /// expression, a column (a group key, an aggregate's argument), is read here, not in `Compiled::eval`, whose
+    /// call alone cost about as much as the read.
     pub fn eval(&self, rows: &[&Row], aggregates: &[Val], vars: &Row) -> Val {
-        if let Some(compiled) = &self.compiled {
-            return compiled.eval(&Env { rows, pinned: &[], aggregates });
+        match &self.compiled {
+            Some(Compiled::Column { row, name }) => {
+                rows.get(*row).and_then(|r| r.get(name)).cloned().unwrap_or_default()
+            }
+            Some(compiled) => compiled.eval(&Env { rows, pinned: &[], aggregates }),
+            None => self.interpret(rows, aggregates, vars),
         }
+    }
+
+    #[cold]
+    fn interpret(&self, rows: &[&Row], aggregates: &[Val], vars: &Row) -> Val {
         let labelled: SmallVec<[(&str, &Row); 2]> =
             self.labels.iter().map(|l| l.as_str()).zip(rows.iter().copied()).collect();
         eval(&self.expr, &Scope { rows: &labelled, aggregates, vars, pinned: &[] })
