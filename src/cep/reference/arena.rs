@@ -110,6 +110,13 @@ impl<T> Arena<T> {
     pub fn values(&self) -> impl Iterator<Item = &T> {
         self.iter().map(|(_, _, value)| value)
     }
+
+    pub fn values_mut(&mut self) -> impl Iterator<Item = &mut T> {
+        self.slots.iter_mut().filter_map(|s| match s {
+            Slot::Live { value, .. } => Some(value),
+            Slot::Free { .. } => None,
+        })
+    }
 }
 
 #[cfg(test)]
