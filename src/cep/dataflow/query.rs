@@ -242,8 +242,7 @@ impl QueryLogic {
             return;
         }
         let counts = holds(&self.per_event.where_);
-        let group = self.plan.aggregation.as_ref().map(|_| self.group_key(&row));
-        let slot = group.map(|key| self.enter(epoch, &row, key, counts));
+        let slot = self.plan.aggregation.is_some().then(|| self.enter(epoch, &row, counts));
         if counts {
             let rows = self.arrive(&row, slot);
             for (i, out) in rows.into_iter().enumerate() {
@@ -254,16 +253,21 @@ impl QueryLogic {
 
     /// Puts the row in the view and then in its group (made if the displaced rows left none), dropping what it
     /// displaces; answers the group's slot.
-    fn enter(&mut self, epoch: u64, row: &Row, group: Key, counts: bool) -> usize {
+    fn enter(&mut self, epoch: u64, row: &Row, counts: bool) -> usize {
         let rows = [row];
         let arg = |e: &Option<RowExpr>| e.as_ref().map(|e| e.eval(&rows, &[], &self.vars)).unwrap_or_default();
         let args: SmallVec<[Val; 1]> = self.per_event.args.iter().map(arg).collect();
         let leaves = match &self.state.view {
             View::All => None,
             View::Time { millis, .. } => Some(timer_epoch(millis_of(epoch) + *millis).max(epoch + 1)),
-            View::Length { .. } | View::Last { .. } => return self.enter_displacing(row, group, counts, args),
+            View::Length { .. } | View::Last { .. } => {
+                return self.enter_displacing(row, self.group_key(row), counts, args);
+            }
         };
-        let slot = self.group(group);
+        let slot = match self.known_group(row) {
+            Some(slot) => slot,
+            None => self.group(self.group_key(row)),
+        };
         match leaves {
             // Without a window a row never leaves, so nothing of it is kept but its part in the aggregates.
             None => count(&mut self.state.groups[slot], calls(&self.plan), counts, &args),
@@ -326,6 +330,19 @@ impl QueryLogic {
         g.pane = Some(id);
         if let View::Time { queue, .. } = view {
             queue.push_back((due, id));
+        }
+    }
+
+    /// The slot of `row`'s group, found without making its key, when the query groups by one column and the row's
+    /// value there is a text that is its own key (a floor): the usual case, where making the key and dropping it
+    /// cost about as much as finding the group (`benches/results/cep.md`, twenty-ninth session).
+    fn known_group(&self, row: &Row) -> Option<usize> {
+        let [by] = self.per_event.group_by.as_slice() else {
+            return None;
+        };
+        match by.column_of(row)? {
+            Val::String(text) if key::is_text(text) => self.state.index.get(text.as_str()).copied(),
+            _ => None,
         }
     }
 

@@ -209,6 +209,15 @@ impl RowExpr {
         eval(&self.expr, &Scope { rows: &labelled, aggregates, vars, pinned: &[] })
     }
 
+    /// The value in `row` (of the first label) where the expression is a column of it, borrowed; `None` for any
+    /// other expression and for a missing column.
+    pub fn column_of<'r>(&self, row: &'r Row) -> Option<&'r Val> {
+        match &self.compiled {
+            Some(Compiled::Column { row: 0, name }) => row.get(name),
+            _ => None,
+        }
+    }
+
     /// Whether it holds over `rows` (null is false).
     pub fn holds(&self, rows: &[&Row], aggregates: &[Val], vars: &Row) -> bool {
         self.eval(rows, aggregates, vars).is_true()
