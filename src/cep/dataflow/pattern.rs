@@ -270,25 +270,45 @@ impl PatternLogic {
         }
     }
 
-    fn event(&mut self, emit: &mut Emit, epoch: u64, stamp: Stamp, stream: u32, row: Row) {
-        self.state.seq += 1;
-        let key = self.key(stream, &row);
-        let mut ctx = Ctx::new(millis(epoch), self.state.seq, &self.vars);
+    /// The slot of the automaton of `row`'s key, found without making the key, when the key is a text column of
+    /// the event itself (a tracker's id) and its automaton is live: the usual case. Making the key and dropping it
+    /// cost about as much as finding the automaton (`benches/results/cep.md`, twenty-ninth session).
+    fn known_slot(&self, stream: u32, row: &Row) -> Option<usize> {
+        let Some((label, PlanExpr::Column { source, name, .. })) = self.keys.get(&stream) else {
+            return None;
+        };
+        match row.get(name).filter(|_| source == label)? {
+            Val::String(text) if key::is_text(text) => self.state.index.get(text.as_str()).copied(),
+            _ => None,
+        }
+    }
+
+    /// The slot of the automaton of `key`, made if it has none.
+    fn automaton(&mut self, key: Key) -> usize {
         let generations = &mut self.state.generations;
         let (nodes, shape) = match &self.keyed_nodes {
             Some(keyed) if key::is_text(&key) => (keyed, &self.keyed_shape),
             _ => (&self.nodes, &self.shape),
         };
         let automata = &mut self.state.automata;
-        let slot = *self.state.index.entry(key).or_insert_with_key(|key| {
+        *self.state.index.entry(key).or_insert_with_key(|key| {
             *generations += 1;
             let machine = match shape {
                 Some(shape) => Machine::Compact(Compact::new(shape.clone())),
                 None => Machine::Tree(PatternQuery::shared(self.plan.clone(), nodes.clone())),
             };
             automata.insert(Automaton { key: key.clone(), generation: *generations, machine })
-        });
-        let automaton = &mut automata[slot];
+        })
+    }
+
+    fn event(&mut self, emit: &mut Emit, epoch: u64, stamp: Stamp, stream: u32, row: Row) {
+        self.state.seq += 1;
+        let slot = match self.known_slot(stream, &row) {
+            Some(slot) => slot,
+            None => self.automaton(self.key(stream, &row)),
+        };
+        let mut ctx = Ctx::new(millis(epoch), self.state.seq, &self.vars);
+        let automaton = &mut self.state.automata[slot];
         let matches = automaton.machine.on_event(&mut ctx, (stream, &self.names[stream as usize]), &row);
         let after = (automaton.generation, automaton.machine.is_idle());
         let found = self.found(&ctx, matches);
