@@ -218,10 +218,10 @@ impl Shape {
             seen: &mut seen,
         };
         run.fire(&mut instance, slot, None);
-        let ends = instance.live == 0 && wakes.is_empty() && matches.len() <= 1;
-        let matched = matches.first().map(|m| m.len() == instance.bindings.len());
-        ends.then_some(FreshFire { orders: next - opening.leaves(), matched: matched.is_some() })
-            .filter(|_| matched.is_none_or(|whole| whole))
+        // A match must carry the instance's bindings whole: the fast path hands them over as they are.
+        let whole = matches.iter().all(|m| m.len() == instance.bindings.len());
+        let ends = instance.live == 0 && wakes.is_empty() && matches.len() <= 1 && whole;
+        ends.then_some(FreshFire { orders: next - opening.leaves(), matched: !matches.is_empty() })
     }
 
     /// What `Run::step` makes of the second step for every instance, walked as `Run::start` walks it; `None` when an
@@ -741,6 +741,7 @@ fn same(a: &Pinned, b: &Pinned) -> bool {
 
 /// The values of `pins` (a leaf's reads of the start event, by their index among the reads) in the start `event`;
 /// a read missing is null.
+///
 /// The usual leaf pins one value (the geofence's `a.inside`): it is written in place, which took the geofence's
 /// pins from about 200 instructions to about 120 (`benches/results/cep.md`, twenty-ninth session).
 fn pinned(pins: &[(usize, Name)], event: Option<&Row>) -> Pinned {
@@ -1147,8 +1148,12 @@ mod tests {
     /// Each instance's live slots, bindings and states, written out first where the opening left them unwritten.
     fn written(compact: &mut Compact) -> Vec<String> {
         let shape = compact.shape.clone();
-        let instances = compact.instances.values_mut();
-        instances.map(|i| (i.materialize(&shape), format!("{:?}", (i.live, &i.bindings, &i.state))).1).collect()
+        let mut written = Vec::new();
+        for instance in compact.instances.values_mut() {
+            instance.materialize(&shape);
+            written.push(format!("{:?}", (instance.live, &instance.bindings, &instance.state)));
+        }
+        written
     }
 
     proptest! {
