@@ -334,8 +334,9 @@ impl QueryLogic {
     }
 
     /// The slot of `row`'s group, found without making its key, when the query groups by one column and the row's
-    /// value there is a text that is its own key (a floor): the usual case, where making the key and dropping it
-    /// cost about as much as finding the group (`benches/results/cep.md`, twenty-ninth session).
+    /// value there is a text that is its own key (a floor), and the group exists: the usual case. Reading the
+    /// column into a key, hashing it as a `SmolStr` and dropping it cost `bench floor` about 200 instructions an
+    /// event more than this (`benches/results/cep.md`, twenty-ninth session).
     fn known_group(&self, row: &Row) -> Option<usize> {
         let [by] = self.per_event.group_by.as_slice() else {
             return None;
