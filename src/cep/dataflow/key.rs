@@ -28,6 +28,15 @@ pub fn of_all(exprs: &[PlanExpr], scope: &Scope<'_>) -> Key {
     of_values(exprs.len(), exprs.iter().map(|e| eval(e, scope)))
 }
 
+/// The key [`of`] would make of `value`, borrowed, when it is a text that is its own key: a lookup by it needs no key
+/// made and dropped.
+pub fn own_text(value: &Val) -> Option<&str> {
+    match value {
+        Val::String(text) if is_text(text) => Some(text.as_str()),
+        _ => None,
+    }
+}
+
 /// The key of `count` values: one value's own key, several values' text forms joined (none, the empty text).
 pub fn of_values(count: usize, mut values: impl Iterator<Item = Val>) -> Key {
     match count {
@@ -66,6 +75,10 @@ mod tests {
             }
         }
         assert!(is_text(&keys[0]) && !is_text(&keys[1]) && !is_text(&keys[5]));
+        for value in &values {
+            let own = own_text(value);
+            assert_eq!(own, Some(of(value.clone())).filter(|k| is_text(k)).as_deref(), "{value:?}");
+        }
     }
 
     #[test]

@@ -277,10 +277,8 @@ impl PatternLogic {
         let Some((label, PlanExpr::Column { source, name, .. })) = self.keys.get(&stream) else {
             return None;
         };
-        match row.get(name).filter(|_| source == label)? {
-            Val::String(text) if key::is_text(text) => self.state.index.get(text.as_str()).copied(),
-            _ => None,
-        }
+        let key = key::own_text(row.get(name).filter(|_| source == label)?)?;
+        self.state.index.get(key).copied()
     }
 
     /// The slot of the automaton of `key`, made if it has none.

@@ -341,10 +341,8 @@ impl QueryLogic {
         let [by] = self.per_event.group_by.as_slice() else {
             return None;
         };
-        match by.column_of(row)? {
-            Val::String(text) if key::is_text(text) => self.state.index.get(text.as_str()).copied(),
-            _ => None,
-        }
+        let key = key::own_text(by.column_of(row)?)?;
+        self.state.index.get(key).copied()
     }
 
     /// The key of the group of `row` ([`key::of_values`]); a text key is the value itself, not formatted.
