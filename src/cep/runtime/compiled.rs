@@ -14,7 +14,7 @@ use std::borrow::Cow;
 
 use smallvec::SmallVec;
 
-use super::eval::{Scope, and_or, call2, compute, eval, neg, not};
+use super::eval::{Scope, and_or, call2, comparison, compute, eval, neg, not};
 use super::value::{Name, Row, Val};
 use crate::cep::plan::{BinaryOp, Function, PlanExpr};
 
@@ -134,8 +134,15 @@ impl Compiled {
         }
     }
 
-    /// Whether it holds in `env` (null is false).
+    /// Whether it holds in `env` (null is false). The usual filter, a comparison of two leaves (`inside !=
+    /// a.inside`), is answered here, without making its value.
     pub fn holds(&self, env: &Env<'_>) -> bool {
+        if let Compiled::Binary { op, lhs, rhs } = self
+            && op.is_comparison()
+            && let (Some(l), Some(r)) = (lhs.leaf(env), rhs.leaf(env))
+        {
+            return comparison(*op, l.unwrap_or(&NULL), r.unwrap_or(&NULL)) == Some(Some(true));
+        }
         self.eval(env).is_true()
     }
 
@@ -222,7 +229,10 @@ impl RowExpr {
 
     /// Whether it holds over `rows` (null is false).
     pub fn holds(&self, rows: &[&Row], aggregates: &[Val], vars: &Row) -> bool {
-        self.eval(rows, aggregates, vars).is_true()
+        match &self.compiled {
+            Some(compiled) => compiled.holds(&Env { rows, pinned: &[], aggregates }),
+            None => self.interpret(rows, aggregates, vars).is_true(),
+        }
     }
 
     /// The expression as planned.
@@ -333,14 +343,17 @@ mod tests {
             let pinned_scope: Vec<(&str, &str, &Val)> = pinned.iter().map(|v| ("t", "x", v)).collect();
             let labelled = [("a", &a), ("b", &b)];
             let scope = Scope { rows: &labelled, aggregates: &aggregates, vars: &vars, pinned: &pinned_scope };
-            let expected = format!("{:?}", eval(&e, &scope));
+            let value = eval(&e, &scope);
+            let expected = format!("{value:?}");
             if let Some(compiled) = Compiled::new(&e, &layout) {
                 let env = Env { rows: &[&a, &b], pinned: &pinned_values, aggregates: &aggregates };
                 prop_assert_eq!(format!("{:?}", compiled.eval(&env)), expected.clone());
+                prop_assert_eq!(compiled.holds(&env), value.is_true());
             }
             if pinned.is_none() && !format!("{e:?}").contains("\"t\"") {
                 let row_expr = RowExpr::new(&e, &["a", "b"], &vars);
                 prop_assert_eq!(format!("{:?}", row_expr.eval(&[&a, &b], &aggregates, &vars)), expected);
+                prop_assert_eq!(row_expr.holds(&[&a, &b], &aggregates, &vars), value.is_true());
             }
         }
     }

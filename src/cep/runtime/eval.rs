@@ -163,16 +163,25 @@ pub(super) fn and_or(l: Val, r: impl FnOnce() -> Val, decisive: bool) -> Val {
 }
 
 pub(super) fn compute(op: BinaryOp, l: &Val, r: &Val) -> Val {
-    let ordering = |test: fn(Ordering) -> bool| l.compare(r).map(|o| Val::Bool(test(o))).unwrap_or_default();
-    match op {
-        BinaryOp::Eq => l.equals(r).map(Val::Bool).unwrap_or_default(),
-        BinaryOp::NotEq => l.equals(r).map(|b| Val::Bool(!b)).unwrap_or_default(),
+    match comparison(op, l, r) {
+        Some(answer) => answer.map(Val::Bool).unwrap_or_default(),
+        None => arithmetic(op, l, r),
+    }
+}
+
+/// The answer of comparison `op` on `l` and `r`, `None` (null) when they do not compare, as when one is null; `None`
+/// altogether when `op` is not a comparison.
+pub(super) fn comparison(op: BinaryOp, l: &Val, r: &Val) -> Option<Option<bool>> {
+    let ordering = |test: fn(Ordering) -> bool| l.compare(r).map(test);
+    Some(match op {
+        BinaryOp::Eq => l.equals(r),
+        BinaryOp::NotEq => l.equals(r).map(|b| !b),
         BinaryOp::Lt => ordering(Ordering::is_lt),
         BinaryOp::LtEq => ordering(Ordering::is_le),
         BinaryOp::Gt => ordering(Ordering::is_gt),
         BinaryOp::GtEq => ordering(Ordering::is_ge),
-        _ => arithmetic(op, l, r),
-    }
+        _ => return None,
+    })
 }
 
 fn arithmetic(op: BinaryOp, l: &Val, r: &Val) -> Val {
