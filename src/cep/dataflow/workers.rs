@@ -294,13 +294,15 @@ fn round(pool: &Pool, mut command: impl FnMut() -> Command) -> Reply {
 const YIELD_BEFORE_SLEEP: Duration = Duration::from_micros(50);
 
 /// How long a worker waiting for its peers within a round (their progress, their records) polls before it parks.
-/// Timely's default of 10 µs is shorter than most such waits here, and each park ends in a wake-up that costs far
-/// more on these VMs: with 50 µs, `bench geofence --workers 2` ran about 8 % more events per second (faster in six of
-/// seven interleaved pairs) and its p99 mostly fell from 1.1–1.4 ms to 0.7–0.9 ms (`benches/results/cep.md`,
-/// twenty-first session). Under light load the spin is CPU the other threads lack: at 10,000 events/s, where each
-/// millisecond's round of about ten events leaves the workers waiting on each other, about 0.02 CPU per worker
-/// (`cep-alerts.md`). Between rounds, when the workers wait on their command channel instead, it costs nothing.
-const IDLE_SPIN: Duration = Duration::from_micros(50);
+/// Timely's default of 10 µs is shorter than most such waits here, and each park ends in a wake-up that costs far more
+/// on these VMs. 50 µs made `bench geofence --workers 2` run about 8 % more events per second than 10 µs (twenty-first
+/// session); 200 µs, at the target's 2,000 events a millisecond, made two workers run 3 to 21 % more than 50 µs in
+/// eight interleaved pairs, and 1.71–1.93 times one worker in five runs, where 50 µs made 1.44–1.64 times in six
+/// (`benches/results/cep.md`, thirtieth session). Under light load the spin is CPU the other threads lack: at 10,000
+/// events/s, where each millisecond's round of about ten events leaves the workers waiting on each other, 200 µs used
+/// 0.25 and 0.19 CPU per worker where 50 µs used 0.19 and 0.16 (`bench alerts`, one run each). Between rounds, when the
+/// workers wait on their command channel instead, it costs nothing.
+const IDLE_SPIN: Duration = Duration::from_micros(200);
 
 /// The next message, yielding for [`YIELD_BEFORE_SLEEP`] before blocking; `None` once the senders are gone.
 fn receive<T>(rx: &Receiver<T>) -> Option<T> {
