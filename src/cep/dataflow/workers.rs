@@ -297,11 +297,11 @@ const YIELD_BEFORE_SLEEP: Duration = Duration::from_micros(50);
 /// Timely's default of 10 µs is shorter than most such waits here, and each park ends in a wake-up that costs far more
 /// on these VMs. 50 µs made `bench geofence --workers 2` run about 8 % more events per second than 10 µs (twenty-first
 /// session); 200 µs, at the target's 2,000 events a millisecond, made two workers run 3 to 21 % more than 50 µs in
-/// eight interleaved pairs, and 1.71–1.93 times one worker in five runs, where 50 µs made 1.44–1.64 times in six
-/// (`benches/results/cep.md`, thirtieth session). Under light load the spin is CPU the other threads lack: at 10,000
-/// events/s, where each millisecond's round of about ten events leaves the workers waiting on each other, 200 µs used
-/// 0.25 and 0.19 CPU per worker where 50 µs used 0.19 and 0.16 (`bench alerts`, one run each). Between rounds, when the
-/// workers wait on their command channel instead, it costs nothing.
+/// eight interleaved pairs, and 1.62–1.93 times one worker in ten runs (1.7 or more in nine), where 50 µs made
+/// 1.44–1.64 times in six (`benches/results/cep.md`, thirtieth session). Under light load the spin is CPU the other
+/// threads lack: at 10,000 events/s, where each millisecond's round of about ten events leaves the workers waiting on
+/// each other, 200 µs used 0.25 and 0.19 CPU per worker where 50 µs used 0.19 and 0.16 (`bench alerts`, one run each).
+/// Between rounds, when the workers wait on their command channel instead, it costs nothing.
 const IDLE_SPIN: Duration = Duration::from_micros(200);
 
 /// The next message, yielding for [`YIELD_BEFORE_SLEEP`] before blocking; `None` once the senders are gone.
