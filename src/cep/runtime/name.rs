@@ -71,6 +71,11 @@ impl Name {
         }
     }
 
+    /// Whether it is the interning table's copy, which a drop does not touch.
+    pub fn is_interned(&self) -> bool {
+        matches!(self.0, Repr::Interned(_))
+    }
+
     pub fn as_str(&self) -> &str {
         match &self.0 {
             Repr::Interned(text) => text,
@@ -247,5 +252,17 @@ mod tests {
             h.finish()
         };
         assert_eq!(hash(&shared), hash(&interned));
+    }
+
+    #[test]
+    fn a_row_releases_its_shared_names() {
+        let text: Arc<Box<str>> = Arc::new("late".into());
+        let name = Name(Repr::Shared(text.clone()));
+        assert!(!name.is_interned() && Name::from("early").is_interned());
+        let mut props: crate::cep::runtime::props::Props = [("early", crate::cep::runtime::Val::Int(1))].into();
+        props.insert(name, crate::cep::runtime::Val::Int(2));
+        assert_eq!(Arc::strong_count(&text), 2);
+        drop(props);
+        assert_eq!(Arc::strong_count(&text), 1);
     }
 }

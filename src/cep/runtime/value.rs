@@ -131,6 +131,15 @@ impl Val {
         matches!(self, Val::Null)
     }
 
+    /// Whether it owns memory of its own (a long text, a polygon, an array), which dropping it releases.
+    pub fn owns_memory(&self) -> bool {
+        match self {
+            Val::String(text) => text.is_heap_allocated(),
+            Val::Polygon(_) | Val::Array(_) => true,
+            Val::Null | Val::Bool(_) | Val::Int(_) | Val::Double(_) | Val::Date(_) | Val::Point(..) => false,
+        }
+    }
+
     /// The value as a double, when numeric.
     pub fn as_f64(&self) -> Option<f64> {
         match self {
