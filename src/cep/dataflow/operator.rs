@@ -33,7 +33,7 @@ impl Emit {
     }
 
     pub fn matched(&mut self, stamp: Stamp, stream: u32, n: usize, bindings: crate::cep::reference::pattern::Bindings) {
-        self.records.push(Record::Match { stamp, stream, n: n as u32, bindings });
+        self.records.push(Record::Match { stamp, stream, n: n as u32, bindings: Box::new(bindings) });
     }
 }
 
