@@ -46,8 +46,9 @@ pub struct Stamp {
     /// statement above. Two hops inline: the busy streams of the seed's statements are one or two hops from their
     /// origin, and a deeper path (the geofence's alerts, three hops from the pattern's timer) allocates. Records are
     /// moved from operator to operator, so their size counts: with four hops inline (and a match's bindings inline)
-    /// a record was 112 bytes, now 80, and one worker ran 11–12.5 % more events per second on `bench floor` and
-    /// 0.2–2.5 % more on `bench geofence` (`benches/results/cep.md`, thirty-first session).
+    /// a record was 112 bytes, now 80, and one worker ran 11–12.5 % more events per second on `bench floor` at 5,000
+    /// an epoch and 0.2–2.5 % more on `bench geofence` at 100 (at 2,000, within the noise; `benches/results/cep.md`,
+    /// thirty-first session).
     pub path: SmallVec<[u64; 2]>,
 }
 

@@ -42,8 +42,8 @@ fn owns((name, value): (&Name, &Val)) -> bool {
 impl Drop for Props {
     /// Forgets inline properties that own nothing rather than dropping each: nothing is lost, and dropping a row
     /// skips one check per property. That took `bench geofence`'s worker instructions down 2.8 %; one worker ran
-    /// 2.4–3.8 % more events per second on the geofence and 4.6–5.8 % more on the floor, in five interleaved pairs
-    /// (`benches/results/cep.md`, thirty-first session).
+    /// 2.4–3.8 % more events per second on the geofence at 2,000 an epoch (0.6–2.6 % at 100) and 4.6–5.8 % more on
+    /// the floor at 5,000, in interleaved pairs (`benches/results/cep.md`, thirty-first session).
     fn drop(&mut self) {
         if !self.owning && !self.entries.spilled() {
             std::mem::forget(std::mem::take(&mut self.entries));
