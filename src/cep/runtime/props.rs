@@ -35,8 +35,13 @@ pub struct Props {
 }
 
 /// Whether dropping `(name, value)` releases anything.
-fn owns((name, value): (&Name, &Val)) -> bool {
+fn owns(name: &Name, value: &Val) -> bool {
     !name.is_interned() || value.owns_memory()
+}
+
+/// Whether dropping any of `entries` releases anything.
+fn any_owns(entries: &[(Name, Val)]) -> bool {
+    entries.iter().any(|(name, value)| owns(name, value))
 }
 
 impl Drop for Props {
@@ -87,7 +92,7 @@ impl Props {
             }
             Err(i) => {
                 let name = name.into();
-                self.owning |= owns((&name, &value));
+                self.owning |= owns(&name, &value);
                 self.entries.insert(i, (name, value));
                 None
             }
@@ -99,7 +104,7 @@ impl Props {
     pub fn insert_at(&mut self, index: usize, name: Name, value: Val) {
         debug_assert!(self.entries.get(index).is_none_or(|(next, _)| name < *next), "{name} before the next name");
         debug_assert!(index == 0 || self.entries[index - 1].0 < name, "{name} after the previous name");
-        self.owning |= owns((&name, &value));
+        self.owning |= owns(&name, &value);
         self.entries.insert(index, (name, value));
     }
 
@@ -131,7 +136,7 @@ impl Props {
     pub(super) fn fill_sorted(&mut self, pairs: impl ExactSizeIterator<Item = (Name, Val)>) {
         debug_assert!(self.is_empty(), "filling properties that have some");
         self.entries.extend(pairs);
-        self.owning = self.entries.iter().any(|(k, v)| owns((k, v)));
+        self.owning = any_owns(&self.entries);
         debug_assert!(self.entries.windows(2).all(|w| w[0].0 < w[1].0), "not in name order: {self:?}");
     }
 
@@ -152,7 +157,7 @@ impl Props {
     /// Keeps only the properties `keep` accepts.
     pub fn retain(&mut self, mut keep: impl FnMut(&Name, &mut Val) -> bool) {
         self.entries.retain_mut(|(k, v)| keep(k, v));
-        self.owning = self.entries.iter().any(|(k, v)| owns((k, v)));
+        self.owning = any_owns(&self.entries);
     }
 
     pub fn remove(&mut self, name: &str) -> Option<Val> {
@@ -188,7 +193,7 @@ impl<K: Into<Name>> FromIterator<(K, Val)> for Props {
 impl From<Entries> for Props {
     /// As `collect`, in the vector given: its spare capacity stays, as room for properties added later.
     fn from(entries: Entries) -> Self {
-        let owning = entries.iter().any(|(k, v)| owns((k, v)));
+        let owning = any_owns(&entries);
         Props { entries: by_name(entries), owning }
     }
 }
