@@ -404,8 +404,9 @@ pub type Wakes = SmallVec<[(i64, Wake); 2]>;
 
 /// An instance begins as its shape's opening makes it, and most of them (the geofence's, all but those an event
 /// kills) end at a timer as they began. So an instance holds only its live slots and bindings, and where its leaves
-/// stand in the order of leaves, until an event reaches one of its leaves or a timer fires that does more than
-/// [`FreshFire`]: only then are its states written ([`Instance::materialize`]). In `bench geofence` that spared
+/// stand in the order of leaves, until an event or a timer reaches one of its leaves and does more than
+/// [`FreshFire`] (the geofence's crossing ends it as its timer would, [`Compact::end_fresh`]): only then are its
+/// states written ([`Instance::materialize`]). In `bench geofence` that spared
 /// about 430 of its 5,850 worker instructions per event, and one worker ran 11–12 % more events per second
 /// (`benches/results/cep.md`, twenty-ninth session).
 #[derive(Debug)]
