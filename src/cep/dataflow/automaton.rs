@@ -677,17 +677,15 @@ impl Instance {
         };
         let mut state: Box<[State]> = std::iter::repeat_with(State::default).take(shape.states).collect();
         let start_mask = (1 << self.bindings.len()) - 1;
-        let (mut order, created) = self.opened;
-        let event = self.bindings.first().map(|(_, row)| row);
+        let mut index = 0;
         for made in &opening.made {
             match made {
                 Made::And { slot, pending } => {
                     state[shape.state(*slot)] = State::And { pending: *pending, mask: start_mask };
                 }
                 Made::Leaf { slot, mask, pins, .. } => {
-                    let pinned = pinned(pins, event);
-                    state[shape.state(*slot)] = State::Leaf(Leaf { order, created, mask: *mask, pinned });
-                    order += 1;
+                    state[shape.state(*slot)] = State::Leaf(self.leaf_made(index, *mask, pins));
+                    index += 1;
                 }
             }
         }
@@ -748,9 +746,15 @@ impl Instance {
             Made::And { .. } => None,
         });
         let (index, (_, mask, pins)) = leaves.enumerate().find(|(_, (s, _, _))| *s == slot)?;
+        Some(self.leaf_made(index as u64, mask, pins))
+    }
+
+    /// The `index`-th leaf its opening made: ordered from its first leaf's order, made at its arrival, pinning what
+    /// `pins` read of its start event.
+    fn leaf_made(&self, index: u64, mask: u64, pins: &[(usize, Name)]) -> Leaf {
         let (first, created) = self.opened;
         let event = self.bindings.first().map(|(_, row)| row);
-        Some(Leaf { order: first + index as u64, created, mask, pinned: pinned(pins, event) })
+        Leaf { order: first + index, created, mask, pinned: pinned(pins, event) }
     }
 
     /// The bindings of `mask`, in the order they were bound.
