@@ -128,7 +128,20 @@ impl Opening {
     fn leaves(&self) -> u64 {
         self.made.iter().filter(|m| matches!(m, Made::Leaf { .. })).count() as u64
     }
+
+    /// The leaf it makes in `slot`: its index among the leaves it makes, its mask and its pins.
+    fn leaf(&self, slot: Slot) -> Option<(u64, u64, &[Pin])> {
+        let leaves = self.made.iter().filter_map(|made| match made {
+            Made::Leaf { slot, mask, pins, .. } => Some((*slot, *mask, pins.as_slice())),
+            Made::And { .. } => None,
+        });
+        let (index, (_, mask, pins)) = leaves.enumerate().find(|(_, (s, _, _))| *s == slot)?;
+        Some((index as u64, mask, pins))
+    }
 }
+
+/// A column of the start event a leaf's filter reads, by its index among the filter's reads.
+type Pin = (usize, Name);
 
 #[derive(Debug)]
 enum Made {
@@ -142,7 +155,7 @@ enum Made {
         slot: Slot,
         mask: u64,
         wake: Option<u64>,
-        pins: Vec<(usize, Name)>,
+        pins: Vec<Pin>,
     },
 }
 
@@ -258,7 +271,7 @@ impl Shape {
 
     /// The reads of match slot `slot`'s filter that `Nodes::pin` finds among the bindings of an opening: those of
     /// the start tag.
-    fn pins(&self, slot: Slot) -> Vec<(usize, Name)> {
+    fn pins(&self, slot: Slot) -> Vec<Pin> {
         let (SlotKind::Match { node, .. }, Some(tag)) = (self.slots[slot as usize].kind, self.nodes.tag(self.start))
         else {
             return Vec::new();
@@ -494,18 +507,19 @@ impl Compact {
         }
         if self.may_accept(stream, ctx, (label, event)) {
             let waiting = shape.by_stream.get(stream as usize).copied().unwrap_or(0);
-            let (mut known, mut pins) = (Known::new(), Pins::none());
+            let uniform = self.uniform(stream, waiting, ctx, (label, event));
+            let mut tested = Tested { known: Known::new(), pins: Pins::none(), uniform };
             for (_, id, instance) in self.instances.iter() {
                 let mut candidates = instance.live & waiting;
                 while candidates != 0 {
                     let slot = candidates.trailing_zeros() as Slot;
                     candidates &= candidates - 1;
-                    if let Some(order) = instance.accepts(shape, slot, ctx, (label, event), (&mut known, &mut pins)) {
+                    if let Some(order) = instance.accepts(shape, slot, ctx, (label, event), &mut tested) {
                         fired.push((order, Some(id), slot));
                     }
                 }
             }
-            self.seen.set(stream, pins);
+            self.seen.set(stream, tested.pins);
         }
         fired.sort_unstable_by_key(|(order, _, _)| *order);
         for (_, instance, slot) in fired {
@@ -531,6 +545,23 @@ impl Compact {
             SlotKind::Match { .. } => self.shape.passes(*slot, (std::iter::empty(), pinned), event, ctx.vars),
             _ => true,
         })
+    }
+
+    /// The match slots of `waiting` whose live leaves all pinned the same values, as `seen` shows (it lists one entry
+    /// for the slot, and lists only pure filters), each with `event`'s answer.
+    fn uniform(&self, stream: u32, waiting: u64, ctx: &Ctx<'_>, event: (&str, &Row)) -> SmallVec<[Uniform; 1]> {
+        let Some(pins) = self.seen.of(stream) else {
+            return SmallVec::new();
+        };
+        let once = |slot: Slot| pins.iter().filter(|(s, _)| *s == slot).count() == 1;
+        let matching = |slot: Slot| matches!(self.shape.slots[slot as usize].kind, SlotKind::Match { .. });
+        let slots = pins.iter().filter(|(slot, _)| waiting & bit(*slot) != 0 && once(*slot) && matching(*slot));
+        slots
+            .map(|(slot, pinned)| {
+                let passes = self.shape.passes(*slot, (std::iter::empty(), pinned), event, ctx.vars);
+                Uniform { slot: *slot, pinned: pinned.clone(), passes, noted: false }
+            })
+            .collect()
     }
 
     /// The matches the timer `wake` completes.
@@ -698,18 +729,25 @@ impl Instance {
 
     /// The leaf in `slot` if `event` of stream `label` matches it, by its order. The answers for pure filters are
     /// kept in `known` for the other instances' leaves of the slot, and every leaf's pinned values are noted in
-    /// `pins`. An instance as its opening made it is not written out for this: its leaf is worked out alone.
+    /// `pins`. An instance as its opening made it is not written out for this: its leaf is worked out alone, or,
+    /// when every live leaf of the slot pinned the same values, taken from the event's one answer ([`Uniform`]).
     fn accepts(
         &self,
         shape: &Shape,
         slot: Slot,
         ctx: &Ctx<'_>,
         event: (&str, &Row),
-        (known, pins): (&mut Known, &mut Pins),
+        tested: &mut Tested,
     ) -> Option<u64> {
         let SlotKind::Match { pure, .. } = shape.slots[slot as usize].kind else {
             return None;
         };
+        if self.is_fresh()
+            && let Some(uniform) = tested.uniform.iter_mut().find(|u| u.slot == slot)
+        {
+            return self.accepts_as_opened(shape, slot, ctx, uniform, &mut tested.pins);
+        }
+        let Tested { known, pins, .. } = tested;
         let opened;
         let leaf = if self.is_fresh() {
             opened = self.opened_leaf(shape, slot)?;
@@ -739,19 +777,34 @@ impl Instance {
         passes.then_some(leaf.order)
     }
 
+    /// Whether the leaf its opening made in `slot`, which pinned what every live leaf of the slot pinned, accepts
+    /// the event whose answer `uniform` has: its order if so. Its start event, cold since it arrived, is not read.
+    fn accepts_as_opened(
+        &self,
+        shape: &Shape,
+        slot: Slot,
+        ctx: &Ctx<'_>,
+        uniform: &mut Uniform,
+        pins: &mut Pins,
+    ) -> Option<u64> {
+        let (index, _, _) = shape.opening.as_ref()?.leaf(slot)?;
+        if !uniform.noted {
+            pins.note(slot, true, &uniform.pinned);
+            uniform.noted = true;
+        }
+        let (first, created) = self.opened;
+        (created < ctx.seq && uniform.passes).then_some(first + index)
+    }
+
     /// The leaf the opening made in `slot`, as [`Instance::materialize`] would write it.
     fn opened_leaf(&self, shape: &Shape, slot: Slot) -> Option<Leaf> {
-        let leaves = shape.opening.as_ref()?.made.iter().filter_map(|made| match made {
-            Made::Leaf { slot, mask, pins, .. } => Some((*slot, *mask, pins)),
-            Made::And { .. } => None,
-        });
-        let (index, (_, mask, pins)) = leaves.enumerate().find(|(_, (s, _, _))| *s == slot)?;
-        Some(self.leaf_made(index as u64, mask, pins))
+        let (index, mask, pins) = shape.opening.as_ref()?.leaf(slot)?;
+        Some(self.leaf_made(index, mask, pins))
     }
 
     /// The `index`-th leaf its opening made: ordered from its first leaf's order, made at its arrival, pinning what
     /// `pins` read of its start event.
-    fn leaf_made(&self, index: u64, mask: u64, pins: &[(usize, Name)]) -> Leaf {
+    fn leaf_made(&self, index: u64, mask: u64, pins: &[Pin]) -> Leaf {
         let (first, created) = self.opened;
         let event = self.bindings.first().map(|(_, row)| row);
         Leaf { order: first + index, created, mask, pinned: pinned(pins, event) }
@@ -769,6 +822,27 @@ const KNOWN: usize = 4;
 
 /// Answers of pure filters for one event, as (slot, pinned values, answer).
 type Known = SmallVec<[(Slot, Pinned, bool); KNOWN]>;
+
+/// What one event learns as it tests the live leaves of its key: answers of pure filters, what the leaves pinned
+/// (written afresh into `seen`), and the slots whose leaves all pinned the same values.
+struct Tested {
+    known: Known,
+    pins: Pins,
+    uniform: SmallVec<[Uniform; 1]>,
+}
+
+/// A match slot whose live leaves all pinned the same values, and an event's answer for them: worked out once for
+/// the event, so that an instance as its opening made it is tested without reading its start event. At a crossing
+/// in `bench geofence` at the target's density, the start events of some 80 instances were read for that: 29 % of a
+/// worker's simulated last-level cache read misses. Without those reads one worker ran 8.5–18.5 % more events per
+/// second in three pairs of long runs (`benches/results/cep.md`, thirty-second session).
+struct Uniform {
+    slot: Slot,
+    pinned: Pinned,
+    passes: bool,
+    /// Whether `pinned` is noted among the pins of the live leaves yet.
+    noted: bool,
+}
 
 /// Whether two leaves pinned the same values, bit for bit. Only values whose equality is identity count (a double's
 /// `==` holds for `0.0` and `-0.0`, which a filter can tell apart), so others are never taken as the same.
@@ -788,8 +862,8 @@ fn same(a: &Pinned, b: &Pinned) -> bool {
 ///
 /// The usual leaf pins one value (the geofence's `a.inside`): it is written in place, which took the geofence's
 /// pins from about 200 instructions to about 120 (`benches/results/cep.md`, twenty-ninth session).
-fn pinned(pins: &[(usize, Name)], event: Option<&Row>) -> Pinned {
-    let read = |(i, name): &(usize, Name)| (*i, event.and_then(|e| e.get(name)).cloned().unwrap_or_default());
+fn pinned(pins: &[Pin], event: Option<&Row>) -> Pinned {
+    let read = |(i, name): &Pin| (*i, event.and_then(|e| e.get(name)).cloned().unwrap_or_default());
     match pins {
         [one] => Pinned::from_buf([read(one)]),
         _ => pins.iter().map(read).collect(),
