@@ -207,6 +207,15 @@ proptest! {
         compare(&config, &steps)?;
     }
 
+    /// An instance's second timer is due before its first: timers fire by due epoch, not in the order set.
+    #[test]
+    fn timers_due_out_of_the_order_set_agree_with_the_reference(steps in steps(room_event())) {
+        let pattern = "INSERT INTO Seen SELECT a.id as id, a.people as people, a.temperature as temperature, a.flap \
+            as flap FROM pattern [every a=Room(temperature > 20) -> (timer:interval(4 sec) or (timer:interval(1 sec) \
+            and Room(id=a.id, temperature < 10)))]";
+        compare(&room_to_seen(&[pattern]), &steps)?;
+    }
+
     /// A row found by its text key skips the key test of the merge's condition but not the rest of it; a writer
     /// that sets the key column keeps the whole condition.
     #[test]
