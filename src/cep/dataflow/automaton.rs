@@ -600,6 +600,11 @@ impl Compact {
         self.wakes.drain(..)
     }
 
+    /// Whether the timer `wake` may still do something: its instance is live, and so is the timer's leaf.
+    pub fn waits(&self, wake: Wake) -> bool {
+        self.instances.get(wake.instance).is_some_and(|instance| instance.is_live(wake.slot))
+    }
+
     /// Whether no instance is live: the automaton then behaves as a new one would.
     pub fn is_idle(&self) -> bool {
         self.start.is_some() && self.instances.is_empty()
