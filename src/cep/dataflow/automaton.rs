@@ -580,12 +580,17 @@ impl Compact {
     /// at 100 an epoch (`benches/results/cep.md`, thirty-second session).
     fn warm_ending(&self, fired: &[(u64, Option<u64>, Slot)]) {
         for (_, id, slot) in fired {
-            let ends = self.shape.fresh.get(*slot as usize).is_some_and(Option::is_some);
-            let instance = id.filter(|_| ends).and_then(|id| self.instances.get(id));
-            if let Some(instance) = instance.filter(|i| i.is_fresh()) {
+            if let Some((_, instance)) = id.and_then(|id| self.fresh_fire(id, *slot)) {
                 instance.bindings.iter().for_each(|(_, row)| row.warm());
             }
         }
+    }
+
+    /// What firing `slot` does to instance `id`, and the instance, when it is still as its opening made it and the
+    /// shape knows what the firing does to such an instance ([`Shape::fresh_fire`]).
+    fn fresh_fire(&self, id: u64, slot: Slot) -> Option<(FreshFire, &Instance)> {
+        let fire = self.shape.fresh.get(slot as usize).copied().flatten()?;
+        Some((fire, self.instances.get(id).filter(|instance| instance.is_fresh())?))
     }
 
     /// Fires `slot` on instance `id` by what the shape found firing it does to an instance as its opening made it
@@ -595,12 +600,9 @@ impl Compact {
     /// (and testing their leaves without writing them) ran one worker 16 % faster in two pairs of long runs
     /// (`benches/results/cep.md`, thirty-first session).
     fn end_fresh(&mut self, id: u64, slot: Slot) -> bool {
-        let Some(fire) = self.shape.fresh.get(slot as usize).copied().flatten() else {
+        let Some((fire, _)) = self.fresh_fire(id, slot) else {
             return false;
         };
-        if !self.instances.get(id).is_some_and(Instance::is_fresh) {
-            return false;
-        }
         let Some(instance) = self.instances.remove(id) else {
             return false;
         };
