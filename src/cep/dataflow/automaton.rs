@@ -220,19 +220,12 @@ impl Shape {
         let mut instance =
             Instance::opened(self, self.nodes.tag(self.start).map(|tag| (tag.clone(), Row::new())), 1, 0);
         instance.materialize(self);
-        let (mut next, mut matches, mut wakes) = (opening.leaves(), Matches::new(), Wakes::new());
+        let (mut next, mut out) = (opening.leaves(), Out::default());
         let mut seen = Seen::new(self.by_stream.len());
         let mut ctx = Ctx::new(0, 1, vars);
-        let mut run = Run {
-            shape: self,
-            ctx: &mut ctx,
-            id: 0,
-            next: &mut next,
-            matches: &mut matches,
-            wakes: &mut wakes,
-            seen: &mut seen,
-        };
+        let mut run = Run { shape: self, ctx: &mut ctx, id: 0, next: &mut next, out: &mut out, seen: &mut seen };
         run.fire(&mut instance, slot, event.as_ref());
+        let Out { matches, wakes } = out;
         // A match must carry the instance's bindings whole: the fast path hands them over as they are.
         let whole = matches.iter().all(|m| m.len() == instance.bindings.len());
         let ends = instance.live == 0 && wakes.is_empty() && matches.len() <= 1 && whole;
@@ -415,6 +408,27 @@ pub type Matches = SmallVec<[Bindings; 1]>;
 /// The timers one event or timer set, as (due, what).
 pub type Wakes = SmallVec<[(i64, Wake); 2]>;
 
+/// What one event or timer does on an automaton: the matches it completes and the timers it sets. The pattern's
+/// operator keeps one for all its keys' automata rather than one in each: an automaton is then 96 bytes smaller, and
+/// an event or timer reads and writes fewer of its cache lines.
+#[derive(Debug, Default)]
+pub struct Out {
+    matches: Matches,
+    wakes: Wakes,
+}
+
+impl Out {
+    /// The matches completed since the last call.
+    pub fn take_matches(&mut self) -> Matches {
+        std::mem::take(&mut self.matches)
+    }
+
+    /// The timers set since the last call, in the order they were set.
+    pub fn drain_wakes(&mut self) -> smallvec::Drain<'_, [(i64, Wake); 2]> {
+        self.wakes.drain(..)
+    }
+}
+
 /// An instance begins as its shape's opening makes it, and most of them (the geofence's, all but those an event
 /// kills) end at a timer as they began. So an instance holds only its live slots and bindings, and where its leaves
 /// stand in the order of leaves, until an event or a timer reaches one of its leaves and does more than
@@ -427,10 +441,17 @@ struct Instance {
     live: u64,
     /// The events bound so far, in the order they were bound; a leaf's or an `and`'s bindings are a mask over them.
     bindings: Bindings,
-    /// The states of its slots, by [`SlotDef::state`]; none while it is as its opening made it.
-    state: Box<[State]>,
-    /// While it has no states: the order of the first leaf its opening made, and the arrival number it was made at.
-    opened: (u64, u64),
+    phase: Phase,
+}
+
+/// Whether an instance's states are written. The two forms share their bytes: an instance is 64 bytes, and its slot
+/// in the key's arena 72 rather than 88, so iterating a key's instances at a crossing reads fewer cache lines.
+#[derive(Debug)]
+enum Phase {
+    /// As its opening made it: the order of the first leaf the opening made, and the arrival number it was made at.
+    Opened { order: u64, created: u64 },
+    /// The states of its slots, by [`SlotDef::state`].
+    Written(Box<[State]>),
 }
 
 #[derive(Debug, Default)]
@@ -465,21 +486,11 @@ pub struct Compact {
     /// that none of them can accept.
     seen: Seen,
     next: u64,
-    matches: Matches,
-    wakes: Wakes,
 }
 
 impl Compact {
     pub fn new(shape: Arc<Shape>) -> Self {
-        Compact {
-            seen: Seen::new(shape.by_stream.len()),
-            shape,
-            start: None,
-            instances: Arena::default(),
-            next: 0,
-            matches: Matches::new(),
-            wakes: Wakes::new(),
-        }
+        Compact { seen: Seen::new(shape.by_stream.len()), shape, start: None, instances: Arena::default(), next: 0 }
     }
 
     /// Runs on `shape` from now on: the same pattern's, in a program that numbers the streams differently.
@@ -490,8 +501,8 @@ impl Compact {
         self.shape = shape;
     }
 
-    /// The matches `event` of stream `stream` (named `label`) completes.
-    pub fn on_event(&mut self, ctx: &mut Ctx<'_>, stream: u32, label: &str, event: &Row) -> Matches {
+    /// Runs `event` of stream `stream` (named `label`): the matches it completes and the timers it sets go to `out`.
+    pub fn on_event(&mut self, ctx: &mut Ctx<'_>, out: &mut Out, stream: u32, label: &str, event: &Row) {
         if self.start.is_none() {
             // As if it had waited since the configuration was applied: the first event can match it.
             self.start = Some((self.bump(), ctx.seq.saturating_sub(1)));
@@ -525,15 +536,14 @@ impl Compact {
         self.warm_ending(&fired);
         for (_, instance, slot) in fired {
             match instance {
-                None => self.begin(ctx, event),
+                None => self.begin(ctx, out, event),
                 Some(id) => {
-                    if !self.end_fresh(id, slot) {
-                        self.visit(ctx, id, |run, instance| run.fire(instance, slot, Some(event)));
+                    if !self.end_fresh(out, id, slot) {
+                        self.visit(ctx, out, id, |run, instance| run.fire(instance, slot, Some(event)));
                     }
                 }
             }
         }
-        std::mem::take(&mut self.matches)
     }
 
     /// Whether a live leaf may accept `event` of `stream`: not when the values every leaf waiting for the stream has
@@ -565,12 +575,11 @@ impl Compact {
             .collect()
     }
 
-    /// The matches the timer `wake` completes.
-    pub fn on_timer(&mut self, ctx: &mut Ctx<'_>, wake: Wake) -> Matches {
-        if !self.end_fresh(wake.instance, wake.slot) {
-            self.visit(ctx, wake.instance, |run, instance| run.fire(instance, wake.slot, None));
+    /// Fires the timer `wake`: the matches it completes and the timers it sets go to `out`.
+    pub fn on_timer(&mut self, ctx: &mut Ctx<'_>, out: &mut Out, wake: Wake) {
+        if !self.end_fresh(out, wake.instance, wake.slot) {
+            self.visit(ctx, out, wake.instance, |run, instance| run.fire(instance, wake.slot, None));
         }
-        std::mem::take(&mut self.matches)
     }
 
     /// Reads the first cache line of the bound events of the instances in `fired` whose leaf ends them as they are
@@ -596,10 +605,10 @@ impl Compact {
     /// Fires `slot` on instance `id` by what the shape found firing it does to an instance as its opening made it
     /// ([`Shape::fresh_fire`]), if the instance is still so and that is known: the instance ends without its states
     /// written. `false` when the caller must fire the slot on the instance written out. In `bench geofence` at the
-    /// target's density, where a tracker crossing the fence ends some 80 instances at once, ending them this way
-    /// (and testing their leaves without writing them) ran one worker 16 % faster in two pairs of long runs
-    /// (`benches/results/cep.md`, thirty-first session).
-    fn end_fresh(&mut self, id: u64, slot: Slot) -> bool {
+    /// target's density, 8.4 % of the events are crossings that end instances, about 11 each (counted over 40 M
+    /// events, thirty-third session). Ending them this way (and testing their leaves without writing them) ran one
+    /// worker 16 % faster in two pairs of long runs (`benches/results/cep.md`, thirty-first session).
+    fn end_fresh(&mut self, out: &mut Out, id: u64, slot: Slot) -> bool {
         let Some((fire, _)) = self.fresh_fire(id, slot) else {
             return false;
         };
@@ -608,14 +617,9 @@ impl Compact {
         };
         self.next += fire.orders;
         if fire.matched {
-            self.matches.push(instance.bindings);
+            out.matches.push(instance.bindings);
         }
         true
-    }
-
-    /// The timers set since the last call, in the order they were set.
-    pub fn drain_wakes(&mut self) -> smallvec::Drain<'_, [(i64, Wake); 2]> {
-        self.wakes.drain(..)
     }
 
     /// Whether the timer `wake` may still do something: its instance is live, and so is the timer's leaf.
@@ -635,26 +639,26 @@ impl Compact {
 
     /// The start leaf matched `event`: a new instance begins at the pattern's second step, then the start leaf is
     /// made again (after the instance's leaves, as the tree's `every` restarts its child after its parent heard).
-    fn begin(&mut self, ctx: &mut Ctx<'_>, event: &Row) {
+    fn begin(&mut self, ctx: &mut Ctx<'_>, out: &mut Out, event: &Row) {
         let start = self.shape.nodes.tag(self.shape.start).map(|tag| (tag.clone(), event.clone()));
         let seq = self.bump();
         if self.shape.opening.is_some() {
-            self.open(ctx, seq, start, event);
+            self.open(ctx, &mut out.wakes, (seq, start), event);
         } else {
             let mask = u64::from(start.is_some());
             let state = std::iter::repeat_with(State::default).take(self.shape.states).collect();
-            let instance = Instance { live: 0, bindings: start.into_iter().collect(), state, opened: (0, 0) };
+            let instance = Instance { live: 0, bindings: start.into_iter().collect(), phase: Phase::Written(state) };
             let id = self.instances.insert(seq, instance);
             let second_step = self.shape.entry[self.shape.root] + 1;
-            self.visit(ctx, id, |run, instance| run.step(instance, second_step, 1, mask));
+            self.visit(ctx, out, id, |run, instance| run.step(instance, second_step, 1, mask));
         }
         self.start = Some((self.bump(), ctx.seq));
     }
 
     /// Begins an instance as the opening makes it, its states left unwritten: its leaves take their orders, what
     /// they pin is noted in `seen`, and their timers are set, as if it were written.
-    fn open(&mut self, ctx: &Ctx<'_>, seq: u64, start: Option<(Name, Row)>, event: &Row) {
-        let Compact { shape, instances, seen, next, wakes, .. } = self;
+    fn open(&mut self, ctx: &Ctx<'_>, wakes: &mut Wakes, (seq, start): (u64, Option<(Name, Row)>), event: &Row) {
+        let Compact { shape, instances, seen, next, .. } = self;
         let Some(opening) = shape.opening.as_ref() else {
             return;
         };
@@ -674,20 +678,12 @@ impl Compact {
     }
 
     /// Runs `f` on instance `id` (if it is live) and drops the instance if nothing in it is left.
-    fn visit(&mut self, ctx: &mut Ctx<'_>, id: u64, f: impl FnOnce(&mut Run<'_, '_>, &mut Instance)) {
+    fn visit(&mut self, ctx: &mut Ctx<'_>, out: &mut Out, id: u64, f: impl FnOnce(&mut Run<'_, '_>, &mut Instance)) {
         let Some(instance) = self.instances.get_mut(id) else {
             return;
         };
         instance.materialize(&self.shape);
-        let mut run = Run {
-            shape: &self.shape,
-            ctx,
-            id,
-            next: &mut self.next,
-            matches: &mut self.matches,
-            wakes: &mut self.wakes,
-            seen: &mut self.seen,
-        };
+        let mut run = Run { shape: &self.shape, ctx, id, next: &mut self.next, out, seen: &mut self.seen };
         f(&mut run, instance);
         if instance.live == 0 {
             self.instances.remove(id);
@@ -716,17 +712,32 @@ impl Instance {
     /// `order`, made at arrival `created`.
     fn opened(shape: &Shape, start: Option<(Name, Row)>, order: u64, created: u64) -> Self {
         let live = shape.opening.as_ref().map_or(0, |o| o.live);
-        Instance { live, bindings: start.into_iter().collect(), state: Box::default(), opened: (order, created) }
+        Instance { live, bindings: start.into_iter().collect(), phase: Phase::Opened { order, created } }
     }
 
     /// Whether it is still as its opening made it, with no states written.
     fn is_fresh(&self) -> bool {
-        self.state.is_empty()
+        matches!(self.phase, Phase::Opened { .. })
+    }
+
+    /// The state at `index`, once its states are written.
+    fn state(&self, index: usize) -> &State {
+        match &self.phase {
+            Phase::Written(states) => &states[index],
+            Phase::Opened { .. } => unreachable!("states are read once written"),
+        }
+    }
+
+    fn state_mut(&mut self, index: usize) -> &mut State {
+        match &mut self.phase {
+            Phase::Written(states) => &mut states[index],
+            Phase::Opened { .. } => unreachable!("states are written out before they change"),
+        }
     }
 
     /// Writes the states its opening made, as `Run::open` would have: the same leaves, orders and pinned values.
     fn materialize(&mut self, shape: &Shape) {
-        let Some(opening) = shape.opening.as_ref().filter(|_| self.is_fresh()) else {
+        let Some((opening, opened)) = shape.opening.as_ref().zip(self.as_opened()) else {
             return;
         };
         let mut state: Box<[State]> = std::iter::repeat_with(State::default).take(shape.states).collect();
@@ -738,12 +749,12 @@ impl Instance {
                     state[shape.state(*slot)] = State::And { pending: *pending, mask: start_mask };
                 }
                 Made::Leaf { slot, mask, pins, .. } => {
-                    state[shape.state(*slot)] = State::Leaf(self.leaf_made(index, *mask, pins));
+                    state[shape.state(*slot)] = State::Leaf(self.leaf_made(opened, index, *mask, pins));
                     index += 1;
                 }
             }
         }
-        self.state = state;
+        self.phase = Phase::Written(state);
     }
 
     fn is_live(&self, slot: Slot) -> bool {
@@ -751,8 +762,8 @@ impl Instance {
     }
 
     /// The leaf in `slot` if `event` of stream `label` matches it, by its order. The answers for pure filters are
-    /// kept in `known` for the other instances' leaves of the slot, and every leaf's pinned values are noted in
-    /// `pins`. An instance as its opening made it is not written out for this: its leaf is worked out alone, or,
+    /// kept in `known` for the other instances' leaves of the slot, and the pinned values of a leaf the event does
+    /// not fire, which stays waiting, are noted in `pins`. An instance as its opening made it is not written out for this: its leaf is worked out alone, or,
     /// when every live leaf of the slot pinned the same values, taken from the event's one answer ([`Uniform`]).
     fn accepts(
         &self,
@@ -776,13 +787,13 @@ impl Instance {
             opened = self.opened_leaf(shape, slot)?;
             &opened
         } else {
-            let State::Leaf(leaf) = &self.state[shape.state(slot)] else {
+            let State::Leaf(leaf) = self.state(shape.state(slot)) else {
                 return None;
             };
             leaf
         };
-        pins.note(slot, pure, &leaf.pinned);
         if leaf.created >= ctx.seq {
+            pins.note(slot, pure, &leaf.pinned);
             return None;
         }
         let cached = || known.iter().find(|(s, pinned, _)| *s == slot && same(pinned, &leaf.pinned)).map(|k| k.2);
@@ -797,6 +808,9 @@ impl Instance {
                 passes
             }
         };
+        if !passes {
+            pins.note(slot, pure, &leaf.pinned);
+        }
         passes.then_some(leaf.order)
     }
 
@@ -811,26 +825,34 @@ impl Instance {
         pins: &mut Pins,
     ) -> Option<u64> {
         let (index, _, _) = shape.opening.as_ref()?.leaf(slot)?;
-        if !uniform.noted {
+        let (first, created) = self.as_opened()?;
+        let accepted = (created < ctx.seq && uniform.passes).then_some(first + index);
+        if accepted.is_none() && !uniform.noted {
             pins.note(slot, true, &uniform.pinned);
             uniform.noted = true;
         }
-        let (first, created) = self.opened;
-        (created < ctx.seq && uniform.passes).then_some(first + index)
+        accepted
     }
 
     /// The leaf the opening made in `slot`, as [`Instance::materialize`] would write it.
     fn opened_leaf(&self, shape: &Shape, slot: Slot) -> Option<Leaf> {
         let (index, mask, pins) = shape.opening.as_ref()?.leaf(slot)?;
-        Some(self.leaf_made(index, mask, pins))
+        Some(self.leaf_made(self.as_opened()?, index, mask, pins))
     }
 
-    /// The `index`-th leaf its opening made: ordered from its first leaf's order, made at its arrival, pinning what
-    /// `pins` read of its start event.
-    fn leaf_made(&self, index: u64, mask: u64, pins: &[Pin]) -> Leaf {
-        let (first, created) = self.opened;
+    /// The `index`-th leaf its opening made: ordered from its first leaf's order, made at its arrival (`opened`, as
+    /// [`Instance::as_opened`] gives them), pinning what `pins` read of its start event.
+    fn leaf_made(&self, (first, created): (u64, u64), index: u64, mask: u64, pins: &[Pin]) -> Leaf {
         let event = self.bindings.first().map(|(_, row)| row);
         Leaf { order: first + index, created, mask, pinned: pinned(pins, event) }
+    }
+
+    /// While its states are not written: the order of the first leaf its opening made, and its arrival number.
+    fn as_opened(&self) -> Option<(u64, u64)> {
+        match self.phase {
+            Phase::Opened { order, created } => Some((order, created)),
+            Phase::Written(_) => None,
+        }
     }
 
     /// The bindings of `mask`, in the order they were bound.
@@ -846,8 +868,10 @@ const KNOWN: usize = 4;
 /// Answers of pure filters for one event, as (slot, pinned values, answer).
 type Known = SmallVec<[(Slot, Pinned, bool); KNOWN]>;
 
-/// What one event learns as it tests the live leaves of its key: answers of pure filters, what the leaves pinned
-/// (written afresh into `seen`), and the slots whose leaves all pinned the same values.
+/// What one event learns as it tests the live leaves of its key: answers of pure filters, what the leaves it leaves
+/// waiting pinned (written afresh into `seen`: a crossing of the geofence, which fires every leaf, leaves the list
+/// empty rather than listing the side no instance waits on any more), and the slots whose leaves all pinned the same
+/// values.
 struct Tested {
     known: Known,
     pins: Pins,
@@ -856,7 +880,7 @@ struct Tested {
 
 /// A match slot whose live leaves all pinned the same values, and an event's answer for them: worked out once for
 /// the event, so that an instance as its opening made it is tested without reading its start event. At a crossing
-/// in `bench geofence` at the target's density, the start events of some 80 instances were read for that: 29 % of a
+/// in `bench geofence` at the target's density, the start events of about 11 instances were read for that: 29 % of a
 /// worker's simulated last-level cache read misses. Without those reads one worker ran 8.5–18.5 % more events per
 /// second in three pairs of long runs (`benches/results/cep.md`, thirty-second session).
 struct Uniform {
@@ -899,8 +923,7 @@ struct Run<'s, 'c> {
     ctx: &'s mut Ctx<'c>,
     id: u64,
     next: &'s mut u64,
-    matches: &'s mut Matches,
-    wakes: &'s mut Wakes,
+    out: &'s mut Out,
     seen: &'s mut Seen,
 }
 
@@ -911,7 +934,7 @@ impl Run<'_, '_> {
     }
 
     fn wake(&mut self, millis: u64, slot: Slot) {
-        self.wakes.push((self.ctx.now + millis as i64, Wake { instance: self.id, slot }));
+        self.out.wakes.push((self.ctx.now + millis as i64, Wake { instance: self.id, slot }));
     }
 
     /// Starts node `id` with `mask` in the slot its parent gave it, unless that parent has died meanwhile.
@@ -930,7 +953,7 @@ impl Run<'_, '_> {
             SlotKind::Step { .. } => self.step(instance, slot, 0, mask),
             SlotKind::And { pending } => {
                 instance.live |= bit(slot);
-                instance.state[self.shape.state(slot)] = State::And { pending, mask };
+                *instance.state_mut(self.shape.state(slot)) = State::And { pending, mask };
                 for &child in &self.shape.children[id] {
                     self.start(instance, child, mask);
                 }
@@ -981,7 +1004,7 @@ impl Run<'_, '_> {
             self.seen.note(stream, slot, pure, &pinned);
         }
         let leaf = Leaf { order: self.order(), created: self.ctx.seq, mask, pinned };
-        instance.state[self.shape.state(slot)] = State::Leaf(leaf);
+        *instance.state_mut(self.shape.state(slot)) = State::Leaf(leaf);
     }
 
     /// The leaf in `slot` fires, on `event` or as a timer.
@@ -990,7 +1013,7 @@ impl Run<'_, '_> {
             return;
         }
         instance.live &= !bit(slot);
-        let State::Leaf(leaf) = std::mem::take(&mut instance.state[self.shape.state(slot)]) else {
+        let State::Leaf(leaf) = std::mem::take(instance.state_mut(self.shape.state(slot))) else {
             unreachable!("a live leaf slot holds its leaf");
         };
         let parent = self.shape.parent(slot);
@@ -1011,7 +1034,7 @@ impl Run<'_, '_> {
     /// A child of frame `slot` (of the automaton itself when `None`) matched with the bindings of `mask`.
     fn complete(&mut self, instance: &mut Instance, slot: Option<Slot>, mask: u64) {
         let Some(slot) = slot else {
-            self.matches.push(instance.bound(mask).cloned().collect());
+            self.out.matches.push(instance.bound(mask).cloned().collect());
             return;
         };
         if !instance.is_live(slot) {
@@ -1024,7 +1047,7 @@ impl Run<'_, '_> {
             }
             SlotKind::Step { index, .. } => self.step(instance, slot + 1, index + 1, mask),
             SlotKind::And { .. } => {
-                let State::And { pending, mask: acc } = &mut instance.state[self.shape.state(slot)] else {
+                let State::And { pending, mask: acc } = instance.state_mut(self.shape.state(slot)) else {
                     unreachable!("a live `and` holds its count");
                 };
                 *pending = pending.saturating_sub(1);
@@ -1171,6 +1194,7 @@ mod tests {
     struct Pair {
         tree: PatternQuery,
         compact: Compact,
+        out: Out,
         tree_timers: BTreeMap<(i64, u64), TimerKind>,
         compact_timers: BTreeMap<(i64, u64), Wake>,
         set: u64,
@@ -1183,7 +1207,7 @@ mod tests {
                 self.set += 1;
                 self.tree_timers.insert((at, self.set), kind);
             }
-            for (at, wake) in self.compact.drain_wakes() {
+            for (at, wake) in self.out.drain_wakes() {
                 self.set += 1;
                 self.compact_timers.insert((at, self.set), wake);
             }
@@ -1201,7 +1225,8 @@ mod tests {
             while let Some(entry) = self.compact_timers.first_entry().filter(|e| e.key().0 <= now) {
                 let ((due, _), wake) = entry.remove_entry();
                 let mut ctx = Ctx::new(due, self.seq, vars);
-                compact.extend(seen(self.compact.on_timer(&mut ctx, wake)));
+                self.compact.on_timer(&mut ctx, &mut self.out, wake);
+                compact.extend(seen(self.out.take_matches()));
                 self.schedule(&mut ctx);
             }
             (tree, compact)
@@ -1222,6 +1247,7 @@ mod tests {
         let mut pair = Pair {
             tree: PatternQuery::shared(Arc::new(q.clone()), nodes),
             compact: Compact::new(shape.expect("checked")),
+            out: Out::default(),
             tree_timers: BTreeMap::new(),
             compact_timers: BTreeMap::new(),
             set: 0,
@@ -1242,7 +1268,8 @@ mod tests {
             let tree = seen(pair.tree.matches_on_event(&mut ctx, label, &event));
             pair.schedule(&mut ctx);
             let mut ctx = Ctx::new(now, pair.seq, &vars);
-            let compact = seen(pair.compact.on_event(&mut ctx, u32::from(*stream), label, &event));
+            pair.compact.on_event(&mut ctx, &mut pair.out, u32::from(*stream), label, &event);
+            let compact = seen(pair.out.take_matches());
             pair.schedule(&mut ctx);
             matched += tree.len();
             prop_assert_eq!(tree, compact, "{}: event {}", pattern, n);
@@ -1271,8 +1298,8 @@ mod tests {
     }
 
     /// The compact automaton of `every a=A(v >= 0) -> rest`, begun from its shape's opening or, without one, by
-    /// walking the slots.
-    fn begun(rest: &Part, opening: bool) -> Compact {
+    /// walking the slots, and the timers it set.
+    fn begun(rest: &Part, opening: bool) -> (Compact, Wakes) {
         let q = query(&format!("every a=A(v >= 0) -> {}", render(rest, &mut 0)));
         let Input::Pattern(p) = &q.input else { panic!("a pattern") };
         let names = [Name::from("A"), Name::from("B")];
@@ -1282,8 +1309,9 @@ mod tests {
         }
         let mut compact = Compact::new(shape);
         let event: Row = [("v".to_owned(), Val::Int(2)), ("n".to_owned(), Val::Int(0))].into_iter().collect();
-        compact.on_event(&mut Ctx::new(1_000, 1, &Row::default()), 0, "A", &event);
-        compact
+        let mut out = Out::default();
+        compact.on_event(&mut Ctx::new(1_000, 1, &Row::default()), &mut out, 0, "A", &event);
+        (compact, out.wakes)
     }
 
     /// Each instance's live slots, bindings and states, written out first where the opening left them unwritten.
@@ -1292,7 +1320,7 @@ mod tests {
         let mut written = Vec::new();
         for instance in compact.instances.values_mut() {
             instance.materialize(&shape);
-            written.push(format!("{:?}", (instance.live, &instance.bindings, &instance.state)));
+            written.push(format!("{:?}", (instance.live, &instance.bindings, &instance.phase)));
         }
         written
     }
@@ -1302,9 +1330,9 @@ mod tests {
         /// timers, the leaves' orders and what the key's leaves pinned.
         #[test]
         fn an_instance_begun_from_the_opening_is_the_one_the_walk_makes(rest in part()) {
-            let (mut copied, mut walked) = (begun(&rest, true), begun(&rest, false));
+            let ((mut copied, copied_wakes), (mut walked, walked_wakes)) = (begun(&rest, true), begun(&rest, false));
             prop_assert_eq!(written(&mut copied), written(&mut walked));
-            prop_assert_eq!(&copied.wakes, &walked.wakes);
+            prop_assert_eq!(copied_wakes, walked_wakes);
             prop_assert_eq!(format!("{:?}", copied.seen), format!("{:?}", walked.seen));
             prop_assert_eq!((copied.start, copied.next), (walked.start, walked.next));
         }
@@ -1313,10 +1341,10 @@ mod tests {
     #[test]
     fn the_opening_is_worked_out_unless_an_and_of_nots_finishes_at_once() {
         let confirmation = Part::Unless(Box::new(Part::Timer(4)), 1, 0);
-        assert!(begun(&confirmation, true).shape.opening.is_some());
+        assert!(begun(&confirmation, true).0.shape.opening.is_some());
         let within = Part::Within(Box::new(Part::Then(Box::new(confirmation), Box::new(Part::Timer(1)))), 9);
-        assert!(begun(&within, true).shape.opening.is_some());
-        assert!(begun(&Part::Nots(0, 1), true).shape.opening.is_none());
+        assert!(begun(&within, true).0.shape.opening.is_some());
+        assert!(begun(&Part::Nots(0, 1), true).0.shape.opening.is_none());
     }
 
     #[test]

@@ -19,7 +19,7 @@ use foldhash::fast::RandomState;
 use slab::Slab;
 use smallvec::SmallVec;
 
-use super::automaton::{Compact, Matches, Shape, Wake};
+use super::automaton::{Compact, Matches, Out, Shape, Wake};
 use super::key::{self, Key};
 use super::operator::{Emit, Logic, State};
 use super::record::{Record, Stamp, millis, timer_epoch};
@@ -61,17 +61,24 @@ enum Machine {
 }
 
 impl Machine {
-    fn on_event(&mut self, ctx: &mut Ctx<'_>, (stream, label): (u32, &str), row: &Row) -> Matches {
+    /// The matches `row` completes; a compact automaton leaves the timers it sets in `out`.
+    fn on_event(&mut self, ctx: &mut Ctx<'_>, out: &mut Out, (stream, label): (u32, &str), row: &Row) -> Matches {
         match self {
             Machine::Tree(query) => Matches::from_vec(query.matches_on_event(ctx, label, row)),
-            Machine::Compact(compact) => compact.on_event(ctx, stream, label, row),
+            Machine::Compact(compact) => {
+                compact.on_event(ctx, out, stream, label, row);
+                out.take_matches()
+            }
         }
     }
 
-    fn on_timer(&mut self, ctx: &mut Ctx<'_>, alarm: Alarm) -> Matches {
+    fn on_timer(&mut self, ctx: &mut Ctx<'_>, out: &mut Out, alarm: Alarm) -> Matches {
         match (self, alarm) {
             (Machine::Tree(query), Alarm::Tree(kind)) => Matches::from_vec(query.matches_on_timer(ctx, kind)),
-            (Machine::Compact(compact), Alarm::Compact(wake)) => compact.on_timer(ctx, wake),
+            (Machine::Compact(compact), Alarm::Compact(wake)) => {
+                compact.on_timer(ctx, out, wake);
+                out.take_matches()
+            }
             _ => Matches::new(),
         }
     }
@@ -92,13 +99,13 @@ impl Machine {
         }
     }
 
-    /// Hands `set` each timer set since the last call, as (due, order, what), in the order they were set: taken
-    /// where they are, not gathered into a list first.
-    fn alarms(&mut self, ctx: &mut Ctx<'_>, mut set: impl FnMut(i64, TimerOrder, Alarm)) {
+    /// Hands `set` each timer set since the last call (a compact automaton's are in `out`), as (due, order, what),
+    /// in the order they were set: taken where they are, not gathered into a list first.
+    fn alarms(&self, ctx: &mut Ctx<'_>, out: &mut Out, mut set: impl FnMut(i64, TimerOrder, Alarm)) {
         match self {
             Machine::Tree(_) => ctx.take_timers().into_iter().for_each(|(at, o, kind)| set(at, o, Alarm::Tree(kind))),
-            Machine::Compact(compact) => {
-                compact.drain_wakes().for_each(|(at, wake)| set(at, TimerOrder::Pattern, Alarm::Compact(wake)));
+            Machine::Compact(_) => {
+                out.drain_wakes().for_each(|(at, wake)| set(at, TimerOrder::Pattern, Alarm::Compact(wake)));
             }
         }
     }
@@ -141,6 +148,8 @@ struct PatternState {
     timers: Timers,
     seq: u64,
     timer_seq: u64,
+    /// What the event or timer at work did, for whichever automaton it reached.
+    out: Out,
 }
 
 impl PatternState {
@@ -148,8 +157,8 @@ impl PatternState {
     /// happened at `set`, and drops the automaton if nothing in it is live.
     fn settle(&mut self, ctx: &mut Ctx<'_>, slot: usize, (generation, idle): (u64, bool), set: (u64, u64)) {
         let epoch = set.0;
-        let PatternState { automata, index, timers, timer_seq, .. } = self;
-        automata[slot].machine.alarms(ctx, |at, order, alarm| {
+        let PatternState { automata, index, timers, timer_seq, out, .. } = self;
+        automata[slot].machine.alarms(ctx, out, |at, order, alarm| {
             *timer_seq += 1;
             let timer = Timer { slot, generation, alarm, set };
             timers.push(timer_epoch(at).max(epoch + 1), (order, *timer_seq, timer));
@@ -316,7 +325,8 @@ impl PatternLogic {
         };
         let mut ctx = Ctx::new(millis(epoch), self.state.seq, &self.vars);
         let automaton = &mut self.state.automata[slot];
-        let matches = automaton.machine.on_event(&mut ctx, (stream, &self.names[stream as usize]), &row);
+        let label = &self.names[stream as usize];
+        let matches = automaton.machine.on_event(&mut ctx, &mut self.state.out, (stream, label), &row);
         let after = (automaton.generation, automaton.machine.is_idle());
         let found = self.found(&ctx, matches);
         self.state.settle(&mut ctx, slot, after, (epoch, stamp.position()));
@@ -365,7 +375,7 @@ impl PatternLogic {
             return;
         };
         let mut ctx = Ctx::new(millis(epoch), self.state.seq, &self.vars);
-        let matches = automaton.machine.on_timer(&mut ctx, timer.alarm);
+        let matches = automaton.machine.on_timer(&mut ctx, &mut self.state.out, timer.alarm);
         let after = (timer.generation, automaton.machine.is_idle());
         let stamp = Stamp::timer(order, timer.set, self.statement, n);
         let found = self.found(&ctx, matches);
