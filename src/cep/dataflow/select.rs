@@ -127,9 +127,24 @@ impl Select {
             // A select list that keeps the row as it is shares it.
             return Some(Record::Event { stamp, stream: self.ids.1, row: out });
         }
-        let computed: SmallVec<[Val; 2]> =
-            self.computed.iter().map(|(_, e)| e.eval(&[&out], &[], &self.vars)).collect();
-        let named = self.computed.iter().map(|(name, _)| name.clone()).zip(computed);
+        match self.computed.as_slice() {
+            // The usual computed column, alone (the geofence's `inside`): added as it is computed.
+            [(name, expr)] => {
+                let value = expr.eval(&[&out], &[], &self.vars);
+                self.add(&mut out, std::iter::once((name.clone(), value)));
+            }
+            // Every column is computed from the input row before any is added to it.
+            computed => {
+                let values: SmallVec<[Val; 2]> =
+                    computed.iter().map(|(_, e)| e.eval(&[&out], &[], &self.vars)).collect();
+                self.add(&mut out, computed.iter().map(|(name, _)| name.clone()).zip(values));
+            }
+        }
+        Some(Record::Event { stamp, stream: self.ids.1, row: out })
+    }
+
+    /// Keeps the `kept` columns of `out` and adds the `computed` ones, `named`, in select-list order.
+    fn add(&self, out: &mut Row, named: impl Iterator<Item = (Name, Val)>) {
         let props = out.edit(self.computed.len());
         if !props.names_are(&self.kept) {
             props.retain(|name, _| self.kept.binary_search(name).is_ok());
@@ -141,7 +156,6 @@ impl Select {
             Some(places) => places.iter().zip(named).for_each(|(at, (name, value))| props.insert_at(*at, name, value)),
             None => props.extend(named),
         }
-        Some(Record::Event { stamp, stream: self.ids.1, row: out })
     }
 }
 
