@@ -409,8 +409,8 @@ pub type Matches = SmallVec<[Bindings; 1]>;
 pub type Wakes = SmallVec<[(i64, Wake); 2]>;
 
 /// What one event or timer does on an automaton: the matches it completes and the timers it sets. The pattern's
-/// operator keeps one for all its keys' automata rather than one in each: an automaton is then 96 bytes smaller, and
-/// an event or timer reads and writes fewer of its cache lines.
+/// operator keeps one for all its keys' automata rather than one in each, which makes an automaton 152 bytes instead
+/// of 248 (`benches/results/cep.md`, thirty-third session).
 #[derive(Debug, Default)]
 pub struct Out {
     matches: Matches,
@@ -444,8 +444,8 @@ struct Instance {
     phase: Phase,
 }
 
-/// Whether an instance's states are written. The two forms share their bytes: an instance is 64 bytes, and its slot
-/// in the key's arena 72 rather than 88, so iterating a key's instances at a crossing reads fewer cache lines.
+/// Whether an instance's states are written. The two forms share their bytes: an instance is 64 bytes instead of 72,
+/// and its slot in the key's arena 72 instead of 88 (the slot takes its tag from this enum's).
 #[derive(Debug)]
 enum Phase {
     /// As its opening made it: the order of the first leaf the opening made, and the arrival number it was made at.
@@ -763,8 +763,9 @@ impl Instance {
 
     /// The leaf in `slot` if `event` of stream `label` matches it, by its order. The answers for pure filters are
     /// kept in `known` for the other instances' leaves of the slot, and the pinned values of a leaf the event does
-    /// not fire, which stays waiting, are noted in `pins`. An instance as its opening made it is not written out for this: its leaf is worked out alone, or,
-    /// when every live leaf of the slot pinned the same values, taken from the event's one answer ([`Uniform`]).
+    /// not fire, which stays waiting, are noted in `pins`. An instance as its opening made it is not written out for
+    /// this: its leaf is worked out alone, or, when every live leaf of the slot pinned the same values, taken from the
+    /// event's one answer ([`Uniform`]).
     fn accepts(
         &self,
         shape: &Shape,

@@ -5,8 +5,8 @@
 //!
 //! A stream's list is a superset. A leaf made adds its (slot, pinned values) unless the list has them already; a leaf
 //! that dies stays listed until the next event that reads every instance anyway, which writes the list afresh from the
-//! leaves it leaves waiting. A list that would hold a leaf whose filter is not pure (it reads more than what it pinned), or more
-//! than [`MOST`] entries, is unknown, and every event of its stream reads the instances again.
+//! leaves it leaves waiting. A list that would hold a leaf whose filter is not pure (it reads more than what it
+//! pinned), or more than [`MOST`] entries, is unknown, and every event of its stream reads the instances again.
 
 use smallvec::SmallVec;
 
