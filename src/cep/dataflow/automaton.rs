@@ -793,22 +793,19 @@ impl Instance {
             };
             leaf
         };
-        if leaf.created >= ctx.seq {
-            pins.note(slot, pure, &leaf.pinned);
-            return None;
-        }
-        let cached = || known.iter().find(|(s, pinned, _)| *s == slot && same(pinned, &leaf.pinned)).map(|k| k.2);
-        let passes = match pure.then(cached).flatten() {
-            Some(passes) => passes,
-            None => {
-                let passes = shape.passes(slot, (self.bound(leaf.mask), &leaf.pinned), event, ctx.vars);
-                if pure {
-                    known.truncate(KNOWN - 1);
-                    known.insert(0, (slot, leaf.pinned.clone(), passes));
-                }
-                passes
+        let mut answer = || {
+            let cached = pure.then(|| known.iter().find(|(s, p, _)| *s == slot && same(p, &leaf.pinned)).map(|k| k.2));
+            if let Some(passes) = cached.flatten() {
+                return passes;
             }
+            let passes = shape.passes(slot, (self.bound(leaf.mask), &leaf.pinned), event, ctx.vars);
+            if pure {
+                known.truncate(KNOWN - 1);
+                known.insert(0, (slot, leaf.pinned.clone(), passes));
+            }
+            passes
         };
+        let passes = leaf.created < ctx.seq && answer();
         if !passes {
             pins.note(slot, pure, &leaf.pinned);
         }
