@@ -17,7 +17,9 @@
 //! every event over the wall time of the feeder's loop. An event's latency runs from its batch's queueing until the
 //! round holding it returns with its outputs (outputs are complete when it returns); the baseline's is per event,
 //! timed on one event in 256 (timing every event would slow it down). Each round has exactly `ms_per_round`
-//! batches, so a run with `--events` gives the workers the same work every time.
+//! batches, so a run with `--events` gives the workers the same work every time. A pool with fewer workers than the
+//! machine has cores also has a reaper thread, which drops the rows the workers are done with
+//! (`cep::dataflow::reaper`); the report's `engine` says so.
 
 use std::fmt;
 use std::sync::Arc;
@@ -153,9 +155,13 @@ pub fn run(options: &CepOptions) -> Result<Vec<CepReport>, CepBenchError> {
     let mut reports = Vec::new();
     let mut baseline = None;
     for &workers in &options.workers {
-        let engine = measure_engine(options, workers)?;
+        let (engine, reaps) = measure_engine(options, workers)?;
         let plain = baseline.get_or_insert_with(|| measure_plain(options));
-        reports.push(report(options, workers, &engine, plain));
+        let mut report = report(options, workers, &engine, plain);
+        if reaps {
+            report.engine.push_str(", with a reaper thread");
+        }
+        reports.push(report);
     }
     Ok(reports)
 }
@@ -196,16 +202,20 @@ pub fn seed_engine(scenario: Scenario, workers: Arc<Workers>) -> Result<Dataflow
     Ok(Dataflow::install(workers, Arc::new(program)))
 }
 
-fn measure_engine(options: &CepOptions, workers: usize) -> Result<Measured, CepBenchError> {
-    let mut engine = seed_engine(options.scenario, Workers::start(workers).map_err(CepBenchError::Workers)?)?;
+/// The engine's run on `workers`, and whether the pool had a reaper thread.
+fn measure_engine(options: &CepOptions, workers: usize) -> Result<(Measured, bool), CepBenchError> {
+    let workers = Workers::start(workers).map_err(CepBenchError::Workers)?;
+    let reaps = workers.reaps();
+    let mut engine = seed_engine(options.scenario, workers)?;
     let per_round = options.ms_per_round.max(1) as usize;
     let (queue, queued) = crossbeam_channel::bounded(QUEUED_ROUNDS * per_round);
     let room = engine.program().room(options.scenario.stream());
-    Ok(std::thread::scope(|scope| {
+    let measured = std::thread::scope(|scope| {
         scope.spawn(move || produce(options, room, &queue));
         // Dropping `queued` on return stops the producer at its next send.
         feed(options, &mut engine, per_round, queued)
-    }))
+    });
+    Ok((measured, reaps))
 }
 
 /// Builds the engine's rows, one synthetic millisecond per batch stamped with the instant it was queued, until

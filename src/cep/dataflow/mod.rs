@@ -18,6 +18,7 @@ mod operator;
 mod pattern;
 mod program;
 mod query;
+mod reaper;
 mod record;
 mod select;
 mod watch;

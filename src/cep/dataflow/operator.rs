@@ -45,6 +45,8 @@ pub trait Logic: 'static {
     }
     /// Handles one record of epoch `epoch`, in the order of [`Logic::sort`].
     fn record(&mut self, emit: &mut Emit, epoch: u64, record: Record);
+    /// The epoch's timers and records are handled: a statement that kept rows for the worker's reaper hands them over.
+    fn epoch_done(&mut self) {}
     /// The epoch of the earliest pending timer.
     fn next_timer(&self) -> Option<u64>;
     /// Fires every timer due at `epoch` (earlier ones have fired). Timers it sets are due after `epoch`.
@@ -229,4 +231,5 @@ fn run_epoch<L: Logic>(logic: &mut L, emit: &mut Emit, epoch: u64, mut records: 
     for record in records {
         logic.record(emit, epoch, record);
     }
+    logic.epoch_done();
 }

@@ -261,7 +261,7 @@ impl PatternLogic {
             sink: 0,
             drives: None,
             vars,
-            state: PatternState::default(),
+            state: PatternState { out: Out::for_this_thread(), ..PatternState::default() },
         }
     }
 
@@ -391,6 +391,10 @@ impl Logic for PatternLogic {
         if let Record::Event { stamp, stream, row } = record {
             self.event(emit, epoch, stamp, stream, row);
         }
+    }
+
+    fn epoch_done(&mut self) {
+        self.state.out.reap();
     }
 
     fn next_timer(&self) -> Option<u64> {

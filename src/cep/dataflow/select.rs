@@ -58,6 +58,10 @@ impl<L: Logic> Logic for Selected<L> {
         }
     }
 
+    fn epoch_done(&mut self) {
+        self.logic.epoch_done();
+    }
+
     fn next_timer(&self) -> Option<u64> {
         self.logic.next_timer()
     }

@@ -30,6 +30,7 @@ use timely::{CommunicationConfig, Config, WorkerConfig};
 use super::compile::{Built, compile};
 use super::operator::State;
 use super::program::{Dealing, Program, route_hash};
+use super::reaper::{self, Reaper};
 use super::record::{Record, Stamp, millis};
 use super::watch::Watch;
 use crate::cep::runtime::{Output, Row, Val};
@@ -100,6 +101,8 @@ struct Pool {
     failed: Arc<AtomicBool>,
     /// Dataflows numbered below this one ran on an earlier pool.
     first_id: u64,
+    /// Whether the workers hand rows to a reaper thread (`reaper`).
+    reaps: bool,
     /// Joins the threads when the pool is dropped, after the command channels closed (field order).
     _guards: WorkerGuards<()>,
 }
@@ -133,13 +136,18 @@ impl Pool {
         let flag = failed.clone();
         let worker = WorkerConfig::default().idle_spin(IDLE_SPIN);
         let config = Config { communication: CommunicationConfig::Process(peers), worker };
+        let reaper = Reaper::for_pool(peers);
+        let reaps = reaper.is_some();
         let guards = timely::execute(config, move |worker| {
+            if let Some(reaper) = &reaper {
+                reaper.dig();
+            }
             let taken = receivers.lock().unwrap_or_else(PoisonError::into_inner)[worker.index()].take();
             if let Some(receiver) = taken {
                 serve(worker, &receiver, &reply_tx, &flag);
             }
         })?;
-        Ok(Pool { commands, replies, failed, first_id, _guards: guards })
+        Ok(Pool { commands, replies, failed, first_id, reaps, _guards: guards })
     }
 }
 
@@ -149,6 +157,11 @@ impl Workers {
         let peers = peers.max(1);
         let dispatch = Mutex::new(Dispatch { pool: Pool::start(peers, 1)?, next_id: 0, dealing: HashMap::new() });
         Ok(Arc::new(Workers { peers, dispatch }))
+    }
+
+    /// Whether the workers hand the rows they are done with to a reaper thread: the machine has a core they leave.
+    pub fn reaps(&self) -> bool {
+        self.lock().pool.reaps
     }
 
     /// Installs `program` on every worker, taking over the state `handover` names; answers the new dataflow's id and
@@ -339,6 +352,7 @@ fn serve(worker: &mut Worker, commands: &Receiver<Command>, replies: &Sender<Rep
         if replies.send(reply).is_err() || stop {
             break;
         }
+        reaper::send();
     }
     // Timely steps a worker's remaining dataflows to completion when its thread ends, which a dataflow whose peers
     // failed never reaches, and whose timers would tick on to the end of time: drop them instead.
