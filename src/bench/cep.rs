@@ -159,7 +159,7 @@ pub fn run(options: &CepOptions) -> Result<Vec<CepReport>, CepBenchError> {
         let plain = baseline.get_or_insert_with(|| measure_plain(options));
         let mut report = report(options, workers, &engine, plain);
         if reaps {
-            report.engine.push_str(", with a reaper thread");
+            report.engine.push_str(" and a reaper thread");
         }
         reports.push(report);
     }
@@ -321,7 +321,7 @@ impl fmt::Display for CepReport {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         writeln!(
             f,
-            "# {} engine, {} keys, {} events/synthetic ms, {} ms/round, {:.0} s per side; engine {} events ({:.1} synthetic s), baseline {} events",
+            "# engine: {}; {} keys, {} events/synthetic ms, {} ms/round, {:.0} s per side; engine {} events ({:.1} synthetic s), baseline {} events",
             self.engine,
             self.keys,
             self.per_ms,
