@@ -73,12 +73,56 @@ impl Drop for Grave {
     }
 }
 
+/// Rows an operator is done with: kept for the reaper until the operator's epoch ends, when the worker has one;
+/// otherwise dropped at once.
+#[derive(Debug, Default)]
+pub(super) struct Leftovers(Option<Vec<Row>>);
+
+impl Leftovers {
+    /// Leftovers for an operator built on the calling thread: kept when the thread has a grave.
+    pub(super) fn for_this_thread() -> Self {
+        Leftovers(has_grave().then(Vec::new))
+    }
+
+    /// Leftovers that are kept for a reaper, whatever the thread.
+    #[cfg(test)]
+    pub(super) fn kept() -> Self {
+        Leftovers(Some(Vec::new()))
+    }
+
+    /// Whether rows are kept for a reaper.
+    pub(super) fn keeps(&self) -> bool {
+        self.0.is_some()
+    }
+
+    /// Done with `rows`.
+    pub(super) fn add(&mut self, rows: impl Iterator<Item = Row>) {
+        match &mut self.0 {
+            Some(kept) => kept.extend(rows),
+            None => rows.for_each(drop),
+        }
+    }
+
+    /// The rows kept, for a test to look at.
+    #[cfg(test)]
+    pub(super) fn rows(&self) -> Option<&[Row]> {
+        self.0.as_deref()
+    }
+
+    /// Hands the rows kept since the last call to the reaper: the operator's epoch is over.
+    pub(super) fn reap(&mut self) {
+        if let Some(kept) = self.0.as_mut().filter(|kept| !kept.is_empty()) {
+            bury(kept.drain(..));
+        }
+    }
+}
+
 thread_local! {
     static GRAVE: RefCell<Option<Grave>> = const { RefCell::new(None) };
 }
 
 /// Drops `rows`: on the reaper's thread when this thread has a grave, here otherwise.
-pub(super) fn bury(rows: impl Iterator<Item = Row>) {
+fn bury(rows: impl Iterator<Item = Row>) {
     // Should the grave be gone (the thread ending), the closure and the rows it holds are dropped here.
     let _ = GRAVE.try_with(|slot| match slot.borrow_mut().as_mut() {
         Some(grave) => {
@@ -92,7 +136,7 @@ pub(super) fn bury(rows: impl Iterator<Item = Row>) {
 }
 
 /// Whether this thread has a grave.
-pub(super) fn has_grave() -> bool {
+fn has_grave() -> bool {
     GRAVE.try_with(|slot| slot.borrow().is_some()).unwrap_or(false)
 }
 

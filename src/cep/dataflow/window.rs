@@ -16,6 +16,7 @@ use smallvec::{SmallVec, smallvec};
 
 use super::key::{self, Key};
 use super::operator::{Emit, Logic, State};
+use super::reaper::Leftovers;
 use super::record::{Origin, Record, Stamp};
 use crate::cep::plan::{BinaryOp, MergeActionPlan, MergePlan, Partitioning, PlanExpr, StreamInput, WindowActionPlan};
 use crate::cep::reference::named::assign;
@@ -150,6 +151,8 @@ pub struct WindowLogic {
     merges: Vec<Merge>,
     vars: Arc<Row>,
     rows: Rows,
+    /// The triggers' rows, done with once merged: a pattern's matches, which held them for seconds.
+    triggers: Leftovers,
 }
 
 /// The keys a trigger looks at: one when it looks its row up.
@@ -164,7 +167,8 @@ type Rows = HashMap<Key, Row, RandomState>;
 
 impl WindowLogic {
     pub fn new(name: String, keys: Vec<PlanExpr>, stream: u32, merges: Vec<Merge>, vars: Arc<Row>) -> Self {
-        WindowLogic { name, keys, stream, merges, vars, rows: HashMap::default() }
+        let triggers = Leftovers::for_this_thread();
+        WindowLogic { name, keys, stream, merges, vars, rows: HashMap::default(), triggers }
     }
 
     fn insert(&mut self, row: Row) -> Row {
@@ -306,7 +310,12 @@ impl Logic for WindowLogic {
             emit.event(stamp, self.stream, inserted);
         } else if let Some(m) = self.merges.iter().position(|m| m.trigger == stream) {
             self.merge(emit, m, &stamp, &row);
+            self.triggers.add(std::iter::once(row));
         }
+    }
+
+    fn epoch_done(&mut self) {
+        self.triggers.reap();
     }
 
     fn next_timer(&self) -> Option<u64> {
