@@ -383,6 +383,21 @@ mod tests {
     }
 
     #[test]
+    fn a_merged_trigger_s_row_waits_for_the_reaper_until_the_epoch_is_done() {
+        let key =
+            PlanExpr::Column { source: "W".into(), name: Name::from("id"), ty: crate::cep::plan::DataType::String };
+        // The window's own stream is 5; the merge's trigger events come as stream 0.
+        let mut logic = WindowLogic::new("W".into(), vec![key], 5, vec![merge("w.id = r.id", true)], Arc::default());
+        logic.triggers = Leftovers::kept();
+        let row = Row::from([("id", Val::String("R1".into())), ("n", Val::Int(7))]);
+        let mut emit = Emit::default();
+        logic.record(&mut emit, 1, Record::Event { stamp: Stamp::input(1), stream: 0, row: row.clone() });
+        assert_eq!(logic.triggers.rows(), Some(&[row][..]));
+        logic.epoch_done();
+        assert_eq!(logic.triggers.rows(), Some(&[][..]));
+    }
+
+    #[test]
     fn a_writer_setting_the_key_or_a_condition_without_the_key_test_keeps_it_whole() {
         assert_eq!(printed(&merge("w.id = r.id", false)), None);
         assert_eq!(printed(&merge("w.floor = r.floor", true)), None);
