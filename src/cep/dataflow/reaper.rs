@@ -1,18 +1,19 @@
 //! Rows a worker is done with, dropped on a thread of their own when the pool leaves the machine a core. A row is
 //! built on a caller's thread (ingest, the bench's producer) and a pattern instance holds it for seconds, so the
 //! worker that drops it frees a cold block into another thread's memory (mimalloc's slow path for a page another
-//! thread abandoned). In `bench geofence` nine in ten rows go with an instance that a crossing ends. A worker with a
-//! grave hands those rows over instead, and its grave sends them to the reaper thread in batches: at the end of each
-//! round, and as soon as a batch is full.
+//! thread abandoned). In `bench geofence` at the target's density, nine in ten rows go with an instance that a
+//! crossing ends, and the rest with a match, after the merge it triggers. The pattern and merge operators of a worker
+//! with a grave keep those rows ([`Leftovers`]) until their epoch ends and then bury them; the grave sends them to the
+//! reaper thread in batches, at the end of each round and as soon as a batch is full.
 //!
-//! Measured at the target's density (`benches/results/cep.md`, thirty-fourth session): the worker's instructions fell
-//! 4.0 % (the reaper's thread ran about 111 per event), and one worker ran 20.6–21.2 % more events per second in three
-//! pairs of long runs: the frees' cache misses and their atomic writes to the producer's pages left with them. With no
-//! core to spare the reaper takes turns with the workers, and a timely worker waits for its peers: in a prototype, two
-//! workers on this machine's two cores ran 15–18 % fewer events per second with one. So a pool with a worker per core
-//! has no reaper, and its workers drop rows where they are. The channel is bounded: while the reaper is behind, a
-//! worker drops its batch itself, so the rows waiting are at most [`BATCH`] in each worker's grave and [`QUEUED`]
-//! batches. The thread ends once the pool and its workers have let go of the channel.
+//! Measured (`benches/results/cep.md`, thirty-fourth session): the worker's instructions fell 4.0 % (the reaper's
+//! thread ran about 111 per event), and one worker ran 12.0–21.2 % more events per second in six pairs of long runs.
+//! My reading, not measured (this VM has no hardware counters): the frees' cache misses and atomic writes leave the
+//! worker with them. With no core to spare the reaper takes turns with the workers, and a timely worker waits for its
+//! peers: in a prototype, two workers on this machine's two cores ran 15–18 % fewer events per second with one. So a
+//! pool with a worker per core has no reaper, and its workers drop rows where they are. The channel is bounded: while
+//! the reaper is behind, a worker drops its batch itself, so the rows waiting are at most [`BATCH`] in each worker's
+//! grave and [`QUEUED`] batches. The thread ends once the pool and its workers have let go of the channel.
 
 use std::cell::RefCell;
 
