@@ -9,8 +9,9 @@
 //! Interpreting `fence.contains(position)` cost about 480 instructions per event in `bench geofence` even with its
 //! operands read in place, about 230 of them the polygon test itself (`benches/results/cep.md`, twenty-third
 //! session; the test is `geo`'s since the twenty-sixth, 184 instructions). A fixed polygon is compiled with its
-//! bounding box, which answers for the points outside it (half the geofence's positions): that took a worker's
-//! instructions down 2.3 %, and one worker ran 2.4–7.8 % more events per second in three pairs (thirty-fourth session).
+//! bounding box, which answers for the points outside it (about half the bench's positions, which the workload
+//! spreads evenly about the fence's edge): a worker's instructions fell 2.3 %, and one worker ran 2.4–7.8 % more
+//! events per second in three pairs (thirty-fourth session).
 
 use std::borrow::Cow;
 
