@@ -11,12 +11,14 @@
 //! can then never reach anything; here they are not made. The property test at the end runs random patterns of this
 //! form through both and requires the same matches at every event and timer. Patterns of other forms run on the tree.
 
+mod queue;
 mod seen;
 
 use std::sync::Arc;
 
 use smallvec::SmallVec;
 
+pub use self::queue::Queue;
 use self::seen::{Pins, Seen};
 
 use super::reaper::Leftovers;
@@ -104,6 +106,8 @@ pub struct Shape {
     /// By slot, what firing the slot's timer does to an instance still as its opening made it, when that is the same
     /// for every such instance and ends it ([`Shape::fresh_fire`]).
     fresh: Vec<Option<FreshFire>>,
+    /// What a [`Queue`] runs, when any leaf of the opening that fires ends the instance.
+    queue: Option<queue::Plan>,
 }
 
 /// What a timer that ends an instance as its opening made it does: the leaf orders it uses up, and whether it
@@ -193,6 +197,7 @@ impl Shape {
             by_stream: vec![0; names.len()],
             opening: None,
             fresh: Vec::new(),
+            queue: None,
         };
         shape.entry[root] = shape.push(SlotKind::Step { node: root, index: 0 }, None)?;
         for index in 1..steps.len() {
@@ -205,7 +210,13 @@ impl Shape {
         shape.compile(vars);
         shape.opening = shape.opening();
         shape.fresh = (0..shape.slots.len()).map(|slot| shape.fresh_fire(slot as Slot, vars)).collect();
+        shape.queue = queue::Plan::of(&shape);
         Some(Arc::new(shape))
+    }
+
+    /// Whether its instances run in a [`Queue`].
+    pub fn queues(&self) -> bool {
+        self.queue.is_some()
     }
 
     /// What firing `slot` does to an instance as the opening made it: found by doing it, once, to such an instance.
@@ -1143,12 +1154,20 @@ mod tests {
     /// A pattern after `every a=A(…) ->`, rendered with fresh tags.
     #[derive(Debug, Clone)]
     enum Part {
-        Match { stream: u8, tagged: bool, op: u8, n: u8, on_a: bool },
+        Match {
+            stream: u8,
+            tagged: bool,
+            op: u8,
+            n: u8,
+            on_a: bool,
+        },
         Timer(u8),
         Then(Box<Part>, Box<Part>),
         And(Box<Part>, Box<Part>),
         Or(Box<Part>, Box<Part>),
         Unless(Box<Part>, u8, u8),
+        /// `(timer:interval(s sec) and not S(v op a.v))`: a confirmation whose `not` pins the start event's value.
+        Confirm(u8, u8, u8),
         Nots(u8, u8),
         Within(Box<Part>, u8),
     }
@@ -1159,6 +1178,7 @@ mod tests {
                 .prop_map(|(stream, tagged, op, n, on_a)| Part::Match { stream, tagged, op, n, on_a }),
             (1..4u8).prop_map(Part::Timer),
             (0..4u8, 0..4u8).prop_map(|(a, b)| Part::Nots(a, b)),
+            (1..4u8, 0..2u8, 0..3u8).prop_map(|(s, stream, op)| Part::Confirm(s, stream, op)),
         ];
         leaf.prop_recursive(3, 12, 2, |inner| {
             prop_oneof![
@@ -1190,6 +1210,10 @@ mod tests {
             Part::And(l, r) => format!("({} and {})", render(l, tags), render(r, tags)),
             Part::Or(l, r) => format!("({} or {})", render(l, tags), render(r, tags)),
             Part::Unless(p, s, n) => format!("({} and not {}(v = {n}))", render(p, tags), stream(*s)),
+            Part::Confirm(s, on, op) => {
+                let op = ["<", ">=", "!="][*op as usize];
+                format!("(timer:interval({s} sec) and not {}(v {op} a.v))", stream(*on))
+            }
             Part::Nots(a, b) => format!("(not A(v = {a}) and not B(v = {b}))"),
             Part::Within(p, s) => format!("({} where timer:within({s} sec))", render(p, tags)),
         }
@@ -1221,16 +1245,22 @@ mod tests {
         matches.into_iter().map(each).collect()
     }
 
-    /// Both automata, each with its timers by (due, set order).
+    /// The automata, each with its timers by (due, set order): the tree, the compact automaton and, when the
+    /// shape queues its instances, the queue.
     struct Pair {
         tree: PatternQuery,
         compact: Compact,
         out: Out,
+        queue: Option<(Queue, Out)>,
         tree_timers: BTreeMap<(i64, u64), TimerKind>,
         compact_timers: BTreeMap<(i64, u64), Wake>,
+        queue_timers: BTreeMap<(i64, u64), Wake>,
         set: u64,
         seq: u64,
     }
+
+    /// What each automaton of a [`Pair`] matched; the queue's is empty when there is none.
+    type Three = (Seen, Seen, Seen);
 
     impl Pair {
         fn schedule(&mut self, tree: &mut Ctx<'_>) {
@@ -1242,11 +1272,15 @@ mod tests {
                 self.set += 1;
                 self.compact_timers.insert((at, self.set), wake);
             }
+            for (at, wake) in self.queue.iter_mut().flat_map(|(_, out)| out.drain_wakes()) {
+                self.set += 1;
+                self.queue_timers.insert((at, self.set), wake);
+            }
         }
 
-        /// Fires what is due by `now` on both, timers set meanwhile included.
-        fn fire_until(&mut self, now: i64, vars: &Row) -> (Seen, Seen) {
-            let (mut tree, mut compact) = (Vec::new(), Vec::new());
+        /// Fires what is due by `now` on each, timers set meanwhile included.
+        fn fire_until(&mut self, now: i64, vars: &Row) -> Three {
+            let (mut tree, mut compact, mut queued) = (Vec::new(), Vec::new(), Vec::new());
             while let Some(entry) = self.tree_timers.first_entry().filter(|e| e.key().0 <= now) {
                 let ((due, _), kind) = entry.remove_entry();
                 let mut ctx = Ctx::new(due, self.seq, vars);
@@ -1260,7 +1294,49 @@ mod tests {
                 compact.extend(seen(self.out.take_matches()));
                 self.schedule(&mut ctx);
             }
-            (tree, compact)
+            while let Some(entry) = self.queue_timers.first_entry().filter(|e| e.key().0 <= now) {
+                let (_, wake) = entry.remove_entry();
+                let Some((queue, out)) = self.queue.as_mut() else { break };
+                queue.on_timer(out, wake);
+                queued.extend(seen(out.take_matches()));
+            }
+            (tree, compact, queued)
+        }
+
+        /// Runs `event` of stream `stream` on each.
+        fn event(&mut self, now: i64, (stream, label): (u8, &str), event: &Row, vars: &Row) -> Three {
+            self.seq += 1;
+            let mut ctx = Ctx::new(now, self.seq, vars);
+            let tree = seen(self.tree.matches_on_event(&mut ctx, label, event));
+            self.schedule(&mut ctx);
+            let mut ctx = Ctx::new(now, self.seq, vars);
+            self.compact.on_event(&mut ctx, &mut self.out, u32::from(stream), label, event);
+            let compact = seen(self.out.take_matches());
+            let queued = match self.queue.as_mut() {
+                Some((queue, out)) => {
+                    queue.on_event(&mut Ctx::new(now, self.seq, vars), out, u32::from(stream), label, event);
+                    out.reap();
+                    seen(out.take_matches())
+                }
+                None => Vec::new(),
+            };
+            self.schedule(&mut ctx);
+            self.out.reap();
+            (tree, compact, queued)
+        }
+
+        /// Whether each automaton's instances are in order (`Compact::is_tidy`, `Queue::is_tidy`).
+        fn is_tidy(&self) -> bool {
+            self.compact.is_tidy() && self.queue.as_ref().is_none_or(|(queue, _)| queue.is_tidy())
+        }
+
+        /// Requires what the tree matched of the others: the queue's, when there is one.
+        fn agree(&self, (tree, compact, queued): Three, what: &str) -> Result<usize, TestCaseError> {
+            prop_assert_eq!(&tree, &compact, "{}: compact", what);
+            if self.queue.is_some() {
+                prop_assert_eq!(&tree, &queued, "{}: queue", what);
+            }
+            Ok(tree.len())
         }
     }
 
@@ -1275,17 +1351,23 @@ mod tests {
         let names = [Name::from("A"), Name::from("B")];
         let shape = Shape::new(&nodes, &names, &Row::default());
         prop_assert!(shape.is_some(), "{} has the compact form", pattern);
-        let mut pair = Pair {
-            tree: PatternQuery::shared(Arc::new(q.clone()), nodes),
-            compact: Compact::new(shape.expect("checked")),
-            // Half the cases (by the parity of their length) keep ended instances' rows for a reaper.
-            out: if events.len().is_multiple_of(2) {
+        let shape = shape.expect("checked");
+        // Half the cases (by the parity of their length) keep ended instances' rows for a reaper.
+        let out = || {
+            if events.len().is_multiple_of(2) {
                 Out { ended: Leftovers::kept(), ..Out::default() }
             } else {
                 Out::default()
-            },
+            }
+        };
+        let mut pair = Pair {
+            tree: PatternQuery::shared(Arc::new(q.clone()), nodes),
+            compact: Compact::new(shape.clone()),
+            out: out(),
+            queue: shape.queues().then(|| (Queue::new(shape.clone()), out())),
             tree_timers: BTreeMap::new(),
             compact_timers: BTreeMap::new(),
+            queue_timers: BTreeMap::new(),
             set: 0,
             seq: 0,
         };
@@ -1293,29 +1375,18 @@ mod tests {
         let (mut now, mut matched) = (1_000, 0);
         for (n, (delta, stream, v)) in events.iter().enumerate() {
             now += delta;
-            let (tree, compact) = pair.fire_until(now, &vars);
-            matched += tree.len();
-            prop_assert_eq!(tree, compact, "{}: timers before event {}", pattern, n);
-            pair.seq += 1;
+            let due = pair.fire_until(now, &vars);
+            matched += pair.agree(due, &format!("{pattern}: timers before event {n}"))?;
             let label = &names[*stream as usize];
             let event: Row =
                 [("v".to_owned(), Val::Int(*v)), ("n".to_owned(), Val::Int(n as i64))].into_iter().collect();
-            let mut ctx = Ctx::new(now, pair.seq, &vars);
-            let tree = seen(pair.tree.matches_on_event(&mut ctx, label, &event));
-            pair.schedule(&mut ctx);
-            let mut ctx = Ctx::new(now, pair.seq, &vars);
-            pair.compact.on_event(&mut ctx, &mut pair.out, u32::from(*stream), label, &event);
-            let compact = seen(pair.out.take_matches());
-            pair.schedule(&mut ctx);
-            pair.out.reap();
-            matched += tree.len();
-            prop_assert_eq!(tree, compact, "{}: event {}", pattern, n);
-            prop_assert!(pair.compact.is_tidy(), "{}: tidy after event {}", pattern, n);
+            let heard = pair.event(now, (*stream, label), &event, &vars);
+            matched += pair.agree(heard, &format!("{pattern}: event {n}"))?;
+            prop_assert!(pair.is_tidy(), "{}: tidy after event {}", pattern, n);
         }
-        let (tree, compact) = pair.fire_until(i64::MAX, &vars);
-        matched += tree.len();
-        prop_assert_eq!(tree, compact, "{}: the timers left", pattern);
-        prop_assert!(pair.compact.is_tidy(), "{}: tidy at the end", pattern);
+        let due = pair.fire_until(i64::MAX, &vars);
+        matched += pair.agree(due, &format!("{pattern}: the timers left"))?;
+        prop_assert!(pair.is_tidy(), "{}: tidy at the end", pattern);
         Ok(matched)
     }
 
@@ -1387,6 +1458,32 @@ mod tests {
         let within = Part::Within(Box::new(Part::Then(Box::new(confirmation), Box::new(Part::Timer(1)))), 9);
         assert!(begun(&within, true).0.shape.opening.is_some());
         assert!(begun(&Part::Nots(0, 1), true).0.shape.opening.is_none());
+    }
+
+    #[test]
+    fn shapes_whose_every_leaf_ends_the_instance_queue_their_instances() {
+        let shape = |rest: &Part| automaton(rest, true).shape.clone();
+        let timer = || Box::new(Part::Timer(4));
+        let queued = [
+            Part::Confirm(4, 0, 2),
+            Part::Unless(timer(), 1, 0),
+            Part::Timer(2),
+            Part::Within(timer(), 3),
+        ];
+        for rest in &queued {
+            assert!(shape(rest).queues(), "{rest:?}");
+        }
+        let match_b = Part::Match { stream: 1, tagged: false, op: 0, n: 2, on_a: true };
+        // The last: the inner `not` ends the inner `and` only, and the outer one waits on for its own `not`.
+        let not_queued = [
+            Part::Then(timer(), timer()),
+            match_b.clone(),
+            Part::And(timer(), Box::new(match_b)),
+            Part::Unless(Box::new(Part::Confirm(4, 1, 0)), 0, 3),
+        ];
+        for rest in &not_queued {
+            assert!(!shape(rest).queues(), "{rest:?}");
+        }
     }
 
     #[test]

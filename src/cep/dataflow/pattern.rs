@@ -19,7 +19,7 @@ use foldhash::fast::RandomState;
 use slab::Slab;
 use smallvec::SmallVec;
 
-use super::automaton::{Compact, Matches, Out, Shape, Wake};
+use super::automaton::{Compact, Matches, Out, Queue, Shape, Wake};
 use super::key::{self, Key};
 use super::operator::{Emit, Logic, State};
 use super::record::{Record, Stamp, millis, timer_epoch};
@@ -46,7 +46,7 @@ struct Timer {
     set: (u64, u64),
 }
 
-/// What a timer fires: a leaf of the tree interpreter, or a slot of the compact automaton.
+/// What a timer fires: a leaf of the tree interpreter, or a slot of the compact automaton or of a queue.
 #[derive(Debug, Clone, Copy)]
 enum Alarm {
     Tree(TimerKind),
@@ -58,6 +58,7 @@ enum Alarm {
 enum Machine {
     Tree(PatternQuery),
     Compact(Compact),
+    Queue(Queue),
 }
 
 impl Machine {
@@ -67,6 +68,10 @@ impl Machine {
             Machine::Tree(query) => Matches::from_vec(query.matches_on_event(ctx, label, row)),
             Machine::Compact(compact) => {
                 compact.on_event(ctx, out, stream, label, row);
+                out.take_matches()
+            }
+            Machine::Queue(queue) => {
+                queue.on_event(ctx, out, stream, label, row);
                 out.take_matches()
             }
         }
@@ -79,6 +84,10 @@ impl Machine {
                 compact.on_timer(ctx, out, wake);
                 out.take_matches()
             }
+            (Machine::Queue(queue), Alarm::Compact(wake)) => {
+                queue.on_timer(out, wake);
+                out.take_matches()
+            }
             _ => Matches::new(),
         }
     }
@@ -87,6 +96,7 @@ impl Machine {
         match self {
             Machine::Tree(query) => query.is_idle(),
             Machine::Compact(compact) => compact.is_idle(),
+            Machine::Queue(queue) => queue.is_idle(),
         }
     }
 
@@ -95,6 +105,7 @@ impl Machine {
     fn waits(&self, alarm: Alarm) -> bool {
         match (self, alarm) {
             (Machine::Compact(compact), Alarm::Compact(wake)) => compact.waits(wake),
+            (Machine::Queue(queue), Alarm::Compact(wake)) => queue.waits(wake),
             _ => true,
         }
     }
@@ -104,7 +115,7 @@ impl Machine {
     fn alarms(&self, ctx: &mut Ctx<'_>, out: &mut Out, mut set: impl FnMut(i64, TimerOrder, Alarm)) {
         match self {
             Machine::Tree(_) => ctx.take_timers().into_iter().for_each(|(at, o, kind)| set(at, o, Alarm::Tree(kind))),
-            Machine::Compact(_) => {
+            Machine::Compact(_) | Machine::Queue(_) => {
                 out.drain_wakes().for_each(|(at, wake)| set(at, TimerOrder::Pattern, Alarm::Compact(wake)));
             }
         }
@@ -310,6 +321,7 @@ impl PatternLogic {
         *self.state.index.entry(key).or_insert_with_key(|key| {
             *generations += 1;
             let machine = match shape {
+                Some(shape) if shape.queues() => Machine::Queue(Queue::new(shape.clone())),
                 Some(shape) => Machine::Compact(Compact::new(shape.clone())),
                 None => Machine::Tree(PatternQuery::shared(self.plan.clone(), nodes.clone())),
             };
@@ -424,8 +436,10 @@ impl Logic for PatternLogic {
                     Some(keyed) if key::is_text(&automaton.key) => Some(keyed),
                     _ => self.shape.as_ref(),
                 };
-                if let (Machine::Compact(compact), Some(shape)) = (&mut automaton.machine, shape) {
-                    compact.reshape(shape.clone());
+                match (&mut automaton.machine, shape) {
+                    (Machine::Compact(compact), Some(shape)) => compact.reshape(shape.clone()),
+                    (Machine::Queue(queue), Some(shape)) => queue.reshape(shape.clone()),
+                    _ => {}
                 }
             }
         }

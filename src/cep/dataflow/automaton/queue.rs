@@ -1,0 +1,235 @@
+//! The instances of a pattern in which any leaf that fires ends the instance, kept in a queue: the geofence's
+//! `every a=S -> (timer:interval(4 sec) and not S(inside != a.inside))`, where the timer completes an instance and
+//! the `not` ends it. Such an instance never leaves the state its opening made ([`Shape::fresh_fire`] knows what
+//! each of its leaves does to it), so it needs no slots, states or leaf orders, only its number and its start event.
+//!
+//! Instances begin in number order, each with the same leaves, so consecutive ones often pinned the same values (a
+//! tracker's side of the fence): they form a run, which an event tests once and ends whole. The queue holds 16 bytes
+//! an instance, in order, where the arena of [`Compact`](super::Compact) holds a 72-byte slot and leaves freed slots
+//! among the live ones; that arena's walk and inserts were the largest shares of a worker's simulated cache misses
+//! (`benches/results/cep.md`, thirty-third session). Its timers are set as the compact automaton sets them, and the
+//! automaton's property test runs it against the tree interpreter beside the compact one.
+
+use std::collections::VecDeque;
+use std::sync::Arc;
+
+use smallvec::SmallVec;
+
+use super::{Made, Out, Pin, Shape, Slot, SlotKind, Wake, pinned, same};
+use crate::cep::reference::Ctx;
+use crate::cep::reference::pattern::Pinned;
+use crate::cep::runtime::Row;
+
+/// What a queue needs of its shape: the leaves of the opening, which are all it ever has.
+#[derive(Debug)]
+pub(super) struct Plan {
+    /// The opening's leaves waiting for an event (all pure `not`s), each with its stream and the start event's
+    /// columns its filter reads.
+    waits: Vec<(Slot, u32, Vec<Pin>)>,
+    /// The opening's timers and deadlines, in the order it makes them, with their delays in milliseconds.
+    timers: Vec<(Slot, u64)>,
+}
+
+impl Plan {
+    /// The plan of `shape`, when every leaf of its opening ends an instance as the opening made it, and every one
+    /// waiting for an event has a pure filter: nothing can then happen to an instance but its end.
+    pub(super) fn of(shape: &Shape) -> Option<Plan> {
+        let opening = shape.opening.as_ref()?;
+        let mut plan = Plan { waits: Vec::new(), timers: Vec::new() };
+        for made in &opening.made {
+            let Made::Leaf { slot, wake, pins, .. } = made else {
+                continue;
+            };
+            shape.fresh.get(*slot as usize).copied().flatten()?;
+            match (shape.slots[*slot as usize].kind, wake) {
+                (SlotKind::Match { pure: false, .. }, _) => return None,
+                (SlotKind::Match { stream: Some(stream), .. }, _) => plan.waits.push((*slot, stream, pins.clone())),
+                // A leaf of a stream the configuration does not declare never fires.
+                (SlotKind::Match { stream: None, .. }, _) => {}
+                (_, Some(millis)) => plan.timers.push((*slot, *millis)),
+                (_, None) => return None,
+            }
+        }
+        Some(plan)
+    }
+}
+
+/// A live instance: its number and its start event (none when the start is untagged).
+#[derive(Debug)]
+struct Queued {
+    number: u64,
+    start: Option<Row>,
+}
+
+/// Consecutive live instances whose leaves pinned the same values: the number of the first, and the values, one
+/// list per leaf of [`Plan::waits`].
+#[derive(Debug)]
+struct Run {
+    first: u64,
+    pinned: SmallVec<[Pinned; 1]>,
+}
+
+/// The live instances of one key.
+#[derive(Debug)]
+pub struct Queue {
+    shape: Arc<Shape>,
+    /// The arrival number of the event the start leaf was made at, from the first event on.
+    start: Option<u64>,
+    /// Oldest first.
+    live: VecDeque<Queued>,
+    /// Oldest first; a run holds the live instances from its first up to the next run's first.
+    runs: VecDeque<Run>,
+    next: u64,
+}
+
+impl Queue {
+    /// The queue of a shape with a [`Plan`].
+    pub fn new(shape: Arc<Shape>) -> Self {
+        debug_assert!(shape.queue.is_some(), "a shape whose instances can be queued");
+        Queue { shape, start: None, live: VecDeque::new(), runs: VecDeque::new(), next: 0 }
+    }
+
+    /// Runs on `shape` from now on: the same pattern's, in a program that numbers the streams differently.
+    pub fn reshape(&mut self, shape: Arc<Shape>) {
+        debug_assert!(shape.queue.is_some(), "the same pattern");
+        self.shape = shape;
+    }
+
+    fn plan(&self) -> &Plan {
+        self.shape.queue.as_ref().expect("a queue's shape has a plan")
+    }
+
+    /// Runs `event` of stream `stream` (named `label`): the runs it ends go, and then, if it passes the start
+    /// filter, an instance begins, whose timers go to `out`.
+    pub fn on_event(&mut self, ctx: &mut Ctx<'_>, out: &mut Out, stream: u32, label: &str, event: &Row) {
+        // As if the start leaf had waited since the configuration was applied: the first event can match it.
+        let created = *self.start.get_or_insert(ctx.seq.saturating_sub(1));
+        let shape = &*self.shape;
+        let starts = shape.start_stream == Some(stream)
+            && created < ctx.seq
+            && shape.nodes.passes(shape.start, (std::iter::empty(), &Pinned::new()), (label, event), ctx.vars);
+        if self.plan().waits.iter().any(|(_, s, _)| *s == stream) {
+            self.end_runs(ctx, out, stream, (label, event));
+        }
+        if starts {
+            self.begin(ctx, out, event);
+        }
+    }
+
+    /// Ends every run a leaf of which accepts `event`: every instance of the run has the same answer.
+    fn end_runs(&mut self, ctx: &Ctx<'_>, out: &mut Out, stream: u32, event: (&str, &Row)) {
+        let mut r = 0;
+        while r < self.runs.len() {
+            let waits = self.plan().waits.iter().zip(&self.runs[r].pinned);
+            let mut accepting = waits.filter(|((_, s, _), _)| *s == stream);
+            let ends = accepting
+                .any(|((slot, _, _), pinned)| self.shape.passes(*slot, (std::iter::empty(), pinned), event, ctx.vars));
+            if ends {
+                self.end_run(r, out);
+            } else {
+                r += 1;
+            }
+        }
+    }
+
+    /// Ends run `r` and its instances, without a match: a `not` ended them.
+    fn end_run(&mut self, r: usize, out: &mut Out) {
+        let first = self.runs[r].first;
+        let from = self.live.partition_point(|q| q.number < first);
+        let to = match self.runs.get(r + 1) {
+            Some(next) => self.live.partition_point(|q| q.number < next.first),
+            None => self.live.len(),
+        };
+        out.ended.add(self.live.drain(from..to).filter_map(|q| q.start));
+        self.runs.remove(r);
+    }
+
+    /// `event` begins an instance: it joins the last run if its leaves pinned what that run's did, and sets its
+    /// timers; then the start leaf is made again.
+    fn begin(&mut self, ctx: &Ctx<'_>, out: &mut Out, event: &Row) {
+        self.next += 1;
+        let number = self.next;
+        let plan = self.shape.queue.as_ref().expect("a queue's shape has a plan");
+        let values: SmallVec<[Pinned; 1]> = plan.waits.iter().map(|(_, _, pins)| pinned(pins, Some(event))).collect();
+        let joins = self.runs.back().is_some_and(|run| run.pinned.iter().zip(&values).all(|(a, b)| same(a, b)));
+        if !joins {
+            self.runs.push_back(Run { first: number, pinned: values });
+        }
+        let start = self.shape.nodes.tag(self.shape.start).map(|_| event.clone());
+        self.live.push_back(Queued { number, start });
+        for (slot, millis) in &plan.timers {
+            out.wakes.push((ctx.now + *millis as i64, Wake { instance: number, slot: *slot }));
+        }
+        self.start = Some(ctx.seq);
+    }
+
+    /// Fires the timer `wake`: its instance ends, with the match the shape found its leaf makes, if any.
+    pub fn on_timer(&mut self, out: &mut Out, wake: Wake) {
+        let Some(fire) = self.shape.fresh.get(wake.slot as usize).copied().flatten() else {
+            return;
+        };
+        let Some(at) = self.position(wake.instance) else {
+            return;
+        };
+        let Some(ended) = self.live.remove(at) else {
+            return;
+        };
+        self.leave_run(ended.number, at);
+        match (fire.matched, ended.start) {
+            (true, start) => {
+                let tag = self.shape.nodes.tag(self.shape.start).cloned();
+                out.matches.push(tag.zip(start).into_iter().collect());
+            }
+            (false, start) => out.ended.add(start.into_iter()),
+        }
+    }
+
+    /// Instance `number`, which was at `at` in the queue, has ended: a run it began now begins at the next live
+    /// instance, or goes if that one is another run's.
+    fn leave_run(&mut self, number: u64, at: usize) {
+        let Ok(r) = self.runs.binary_search_by_key(&number, |run| run.first) else {
+            return;
+        };
+        let following = self.runs.get(r + 1).map(|run| run.first);
+        match self.live.get(at).map(|q| q.number) {
+            Some(next) if following.is_none_or(|f| next < f) => self.runs[r].first = next,
+            _ => {
+                self.runs.remove(r);
+            }
+        }
+    }
+
+    /// Where instance `number` is in the queue, if it is live: mostly at the front, since timers fire in the order
+    /// their instances began.
+    fn position(&self, number: u64) -> Option<usize> {
+        match self.live.front() {
+            Some(front) if front.number == number => Some(0),
+            _ => self.live.binary_search_by_key(&number, |q| q.number).ok(),
+        }
+    }
+
+    /// Whether the timer `wake` may still do something: its instance is live (and with it all its leaves).
+    pub fn waits(&self, wake: Wake) -> bool {
+        self.position(wake.instance).is_some()
+    }
+
+    /// Whether no instance is live: the queue then behaves as a new one would.
+    pub fn is_idle(&self) -> bool {
+        self.start.is_some() && self.live.is_empty()
+    }
+}
+
+#[cfg(test)]
+impl Queue {
+    /// Whether the runs partition the live instances: numbers rising, every run's first live, the first run's
+    /// first the oldest instance.
+    pub(super) fn is_tidy(&self) -> bool {
+        let rising = |a: &[u64]| a.windows(2).all(|w| w[0] < w[1]);
+        let numbers: Vec<u64> = self.live.iter().map(|q| q.number).collect();
+        let firsts: Vec<u64> = self.runs.iter().map(|run| run.first).collect();
+        rising(&numbers)
+            && rising(&firsts)
+            && firsts.iter().all(|f| numbers.binary_search(f).is_ok())
+            && numbers.first() == firsts.first()
+    }
+}
