@@ -10,6 +10,11 @@
 //! nodes under a frame that died while its siblings were starting (an `and` of `not`s only, finishing at once), which
 //! can then never reach anything; here they are not made. The property test at the end runs random patterns of this
 //! form through both and requires the same matches at every event and timer. Patterns of other forms run on the tree.
+//!
+//! A shape in which any leaf of the opening that fires ends the instance (the geofence's confirmation) runs its
+//! instances in a [`Queue`] instead, which the same property test runs beside the compact automaton. The fast paths
+//! below for instances as their opening made them (`end_fresh`, [`Uniform`]) were measured on the geofence before it
+//! moved to the queue (`benches/results/cep.md`, thirty-fifth session); they still serve the shapes that do not queue.
 
 mod queue;
 mod seen;
@@ -936,14 +941,18 @@ struct Uniform {
 /// Whether two leaves pinned the same values, bit for bit. Only values whose equality is identity count (a double's
 /// `==` holds for `0.0` and `-0.0`, which a filter can tell apart), so others are never taken as the same.
 fn same(a: &Pinned, b: &Pinned) -> bool {
-    let value = |x: &Val, y: &Val| match (x, y) {
+    a.len() == b.len() && a.iter().zip(b).all(|((i, x), (j, y))| i == j && same_value(x, y))
+}
+
+/// Whether two pinned values are the same, bit for bit ([`same`]).
+fn same_value(x: &Val, y: &Val) -> bool {
+    match (x, y) {
         (Val::Null, Val::Null) => true,
         (Val::Bool(x), Val::Bool(y)) => x == y,
         (Val::Int(x), Val::Int(y)) | (Val::Date(x), Val::Date(y)) => x == y,
         (Val::String(x), Val::String(y)) => x == y,
         _ => false,
-    };
-    a.len() == b.len() && a.iter().zip(b).all(|((i, x), (j, y))| i == j && value(x, y))
+    }
 }
 
 /// The values of `pins` (a leaf's reads of the start event, by their index among the reads) in the start `event`;
@@ -1464,12 +1473,7 @@ mod tests {
     fn shapes_whose_every_leaf_ends_the_instance_queue_their_instances() {
         let shape = |rest: &Part| automaton(rest, true).shape.clone();
         let timer = || Box::new(Part::Timer(4));
-        let queued = [
-            Part::Confirm(4, 0, 2),
-            Part::Unless(timer(), 1, 0),
-            Part::Timer(2),
-            Part::Within(timer(), 3),
-        ];
+        let queued = [Part::Confirm(4, 0, 2), Part::Unless(timer(), 1, 0), Part::Timer(2), Part::Within(timer(), 3)];
         for rest in &queued {
             assert!(shape(rest).queues(), "{rest:?}");
         }

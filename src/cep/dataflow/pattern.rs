@@ -1,13 +1,13 @@
-//! A pattern statement partitioned by its correlation key (`id = a.id`): one automaton per key value, so an event
-//! only visits the live instances of its own key, and each key lives on one worker. A pattern of the common form
-//! `every a=S -> …` runs on the compact automaton of `automaton`, checked against the tree interpreter by a property
-//! test; any other runs on the tree of frames and leaves of `cep::reference::pattern` itself. This module adds the
-//! partitioning, the per-key index and the timers as epochs. Automata live in a slab, found by key at an event and by
-//! slot at a timer, so a timer reaches its automaton without reading or hashing the key. An automaton with nothing
-//! live is dropped, so no key outlives its last instance (its leftover timers are ignored by generation). A pattern
-//! without a correlation key runs as one automaton on one worker. A pattern that drives a join emits its matches,
-//! unprojected and stamped with the trigger's stamp, to the join's operator (`join`), which does the lookup, `WHERE`
-//! and the select list.
+//! A pattern statement partitioned by its correlation key (`id = a.id`): one automaton per key value, so an event only
+//! visits the live instances of its own key, and each key lives on one worker. A pattern of the common form
+//! `every a=S -> …` runs on the compact automaton of `automaton`, or on its queue when any leaf that fires ends the
+//! instance (the geofence's confirmation), both checked against the tree interpreter by a property test; any other runs
+//! on the tree of frames and leaves of `cep::reference::pattern` itself. This module adds the partitioning, the per-key
+//! index and the timers as epochs. Automata live in a slab, found by key at an event and by slot at a timer, so a timer
+//! reaches its automaton without reading or hashing the key. An automaton with nothing live is dropped, so no key
+//! outlives its last instance (its leftover timers are ignored by generation). A pattern without a correlation key runs
+//! as one automaton on one worker. A pattern that drives a join emits its matches, unprojected and stamped with the
+//! trigger's stamp, to the join's operator (`join`), which does the lookup, `WHERE` and the select list.
 //! The automaton of a text key leaves out the filters' tests that restate the key (`id = a.id`, see [`keyed`]): they
 //! hold by construction there, and reading the start tag's event for them touched memory cold since it arrived.
 

@@ -15,10 +15,10 @@ use std::sync::Arc;
 
 use smallvec::SmallVec;
 
-use super::{Made, Out, Pin, Shape, Slot, SlotKind, Wake, pinned, same};
+use super::{Made, Out, Pin, Shape, Slot, SlotKind, Wake, pinned, same_value};
 use crate::cep::reference::Ctx;
 use crate::cep::reference::pattern::Pinned;
-use crate::cep::runtime::Row;
+use crate::cep::runtime::{Row, Val};
 
 /// What a queue needs of its shape: the leaves of the opening, which are all it ever has.
 #[derive(Debug)]
@@ -67,6 +67,20 @@ struct Queued {
 struct Run {
     first: u64,
     pinned: SmallVec<[Pinned; 1]>,
+}
+
+impl Run {
+    /// Whether the leaves of an instance `event` begins would pin what this run's did, read in place: most events
+    /// join the last run, and copying their values only to compare and drop them cost about 240 instructions an
+    /// event in `bench geofence` (`benches/results/cep.md`, thirty-fifth session).
+    fn pins(&self, plan: &Plan, event: &Row) -> bool {
+        let reads = |pins: &[Pin], pinned: &Pinned| {
+            let value =
+                |(i, name): &Pin, (j, v): &(usize, Val)| i == j && same_value(event.get(name).unwrap_or(&Val::Null), v);
+            pins.len() == pinned.len() && pins.iter().zip(pinned).all(|(pin, p)| value(pin, p))
+        };
+        plan.waits.iter().zip(&self.pinned).all(|((_, _, pins), pinned)| reads(pins, pinned))
+    }
 }
 
 /// The live instances of one key.
@@ -150,10 +164,9 @@ impl Queue {
         self.next += 1;
         let number = self.next;
         let plan = self.shape.queue.as_ref().expect("a queue's shape has a plan");
-        let values: SmallVec<[Pinned; 1]> = plan.waits.iter().map(|(_, _, pins)| pinned(pins, Some(event))).collect();
-        let joins = self.runs.back().is_some_and(|run| run.pinned.iter().zip(&values).all(|(a, b)| same(a, b)));
-        if !joins {
-            self.runs.push_back(Run { first: number, pinned: values });
+        if !self.runs.back().is_some_and(|run| run.pins(plan, event)) {
+            let pinned = plan.waits.iter().map(|(_, _, pins)| pinned(pins, Some(event))).collect();
+            self.runs.push_back(Run { first: number, pinned });
         }
         let start = self.shape.nodes.tag(self.shape.start).map(|_| event.clone());
         self.live.push_back(Queued { number, start });
