@@ -424,7 +424,12 @@ pub struct Wake {
 pub type Matches = SmallVec<[Bindings; 1]>;
 
 /// The timers one event or timer set, as (due, what).
-pub type Wakes = SmallVec<[(i64, Wake); 2]>;
+pub type Wakes = SmallVec<[(i64, Wake, Option<Set>); 2]>;
+
+/// When a timer was set, as its stamp records it: the epoch and position of the event that set it. A [`Queue`] sets
+/// the timer of an instance that began earlier, and gives the instance's; other timers are set by the event or timer
+/// at work, and give none.
+pub type Set = (u64, u64);
 
 /// What one event or timer does on an automaton: the matches it completes and the timers it sets. The pattern's
 /// operator keeps one for all its keys' automata rather than one in each, which makes an automaton 152 bytes instead
@@ -465,7 +470,7 @@ impl Out {
     }
 
     /// The timers set since the last call, in the order they were set.
-    pub fn drain_wakes(&mut self) -> smallvec::Drain<'_, [(i64, Wake); 2]> {
+    pub fn drain_wakes(&mut self) -> smallvec::Drain<'_, [(i64, Wake, Option<Set>); 2]> {
         self.wakes.drain(..)
     }
 }
@@ -719,7 +724,7 @@ impl Compact {
                 seen.note(stream, *slot, pure, &pinned(pins, Some(event)));
             }
             if let Some(millis) = wake {
-                wakes.push((ctx.now + *millis as i64, Wake { instance: id, slot: *slot }));
+                wakes.push((ctx.now + *millis as i64, Wake { instance: id, slot: *slot }, None));
             }
         }
     }
@@ -985,7 +990,7 @@ impl Run<'_, '_> {
     }
 
     fn wake(&mut self, millis: u64, slot: Slot) {
-        self.out.wakes.push((self.ctx.now + millis as i64, Wake { instance: self.id, slot }));
+        self.out.wakes.push((self.ctx.now + millis as i64, Wake { instance: self.id, slot }, None));
     }
 
     /// Starts node `id` with `mask` in the slot its parent gave it, unless that parent has died meanwhile.
@@ -1154,6 +1159,7 @@ mod tests {
 
     use super::*;
     use crate::cep::config::CepConfig;
+    use crate::cep::dataflow::record::timer_epoch;
     use crate::cep::explain::plan_config;
     use crate::cep::plan::{Input, PlanNode, QueryPlan};
     use crate::cep::reference::TimerKind;
@@ -1277,11 +1283,11 @@ mod tests {
                 self.set += 1;
                 self.tree_timers.insert((at, self.set), kind);
             }
-            for (at, wake) in self.out.drain_wakes() {
+            for (at, wake, _) in self.out.drain_wakes() {
                 self.set += 1;
                 self.compact_timers.insert((at, self.set), wake);
             }
-            for (at, wake) in self.queue.iter_mut().flat_map(|(_, out)| out.drain_wakes()) {
+            for (at, wake, _) in self.queue.iter_mut().flat_map(|(_, out)| out.drain_wakes()) {
                 self.set += 1;
                 self.queue_timers.insert((at, self.set), wake);
             }
@@ -1308,6 +1314,7 @@ mod tests {
                 let Some((queue, out)) = self.queue.as_mut() else { break };
                 queue.on_timer(out, wake);
                 queued.extend(seen(out.take_matches()));
+                self.schedule(&mut Ctx::new(now, self.seq, vars));
             }
             (tree, compact, queued)
         }
@@ -1323,7 +1330,8 @@ mod tests {
             let compact = seen(self.out.take_matches());
             let queued = match self.queue.as_mut() {
                 Some((queue, out)) => {
-                    queue.on_event(&mut Ctx::new(now, self.seq, vars), out, u32::from(stream), label, event);
+                    let set = (timer_epoch(now), self.seq);
+                    queue.on_event(&mut Ctx::new(now, self.seq, vars), out, (u32::from(stream), label), event, set);
                     out.reap();
                     seen(out.take_matches())
                 }
@@ -1513,7 +1521,7 @@ mod tests {
         // A (n = 0) at 1 s is confirmed at 5 s: its row goes with the match.
         compact.on_event(&mut Ctx::new(1_000, 1, &vars), &mut out, 0, "A", &row(1, 0));
         let wakes: Vec<_> = out.drain_wakes().collect();
-        for (at, wake) in wakes {
+        for (at, wake, _) in wakes {
             compact.on_timer(&mut Ctx::new(at, 2, &vars), &mut out, wake);
         }
         assert_eq!(seen(out.take_matches()).len(), 1);

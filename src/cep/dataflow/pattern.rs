@@ -19,7 +19,7 @@ use foldhash::fast::RandomState;
 use slab::Slab;
 use smallvec::SmallVec;
 
-use super::automaton::{Compact, Matches, Out, Queue, Shape, Wake};
+use super::automaton::{Compact, Matches, Out, Queue, Set, Shape, Wake};
 use super::key::{self, Key};
 use super::operator::{Emit, Logic, State};
 use super::record::{Record, Stamp, millis, timer_epoch};
@@ -62,8 +62,15 @@ enum Machine {
 }
 
 impl Machine {
-    /// The matches `row` completes; a compact automaton leaves the timers it sets in `out`.
-    fn on_event(&mut self, ctx: &mut Ctx<'_>, out: &mut Out, (stream, label): (u32, &str), row: &Row) -> Matches {
+    /// The matches `row` (at `set`) completes; a compact automaton or a queue leaves the timers it sets in `out`.
+    fn on_event(
+        &mut self,
+        ctx: &mut Ctx<'_>,
+        out: &mut Out,
+        (stream, label): (u32, &str),
+        row: &Row,
+        set: Set,
+    ) -> Matches {
         match self {
             Machine::Tree(query) => Matches::from_vec(query.matches_on_event(ctx, label, row)),
             Machine::Compact(compact) => {
@@ -71,7 +78,7 @@ impl Machine {
                 out.take_matches()
             }
             Machine::Queue(queue) => {
-                queue.on_event(ctx, out, stream, label, row);
+                queue.on_event(ctx, out, (stream, label), row, set);
                 out.take_matches()
             }
         }
@@ -110,13 +117,17 @@ impl Machine {
         }
     }
 
-    /// Hands `set` each timer set since the last call (a compact automaton's are in `out`), as (due, order, what),
-    /// in the order they were set: taken where they are, not gathered into a list first.
-    fn alarms(&self, ctx: &mut Ctx<'_>, out: &mut Out, mut set: impl FnMut(i64, TimerOrder, Alarm)) {
+    /// Hands `set` each timer set since the last call (a compact automaton's or a queue's are in `out`), as (due,
+    /// order, what, when it was set if not now), in the order they were set: taken where they are, not gathered into
+    /// a list first.
+    fn alarms(&self, ctx: &mut Ctx<'_>, out: &mut Out, mut set: impl FnMut(i64, TimerOrder, Alarm, Option<Set>)) {
         match self {
-            Machine::Tree(_) => ctx.take_timers().into_iter().for_each(|(at, o, kind)| set(at, o, Alarm::Tree(kind))),
+            Machine::Tree(_) => {
+                ctx.take_timers().into_iter().for_each(|(at, o, kind)| set(at, o, Alarm::Tree(kind), None));
+            }
             Machine::Compact(_) | Machine::Queue(_) => {
-                out.drain_wakes().for_each(|(at, wake)| set(at, TimerOrder::Pattern, Alarm::Compact(wake)));
+                let order = TimerOrder::Pattern;
+                out.drain_wakes().for_each(|(at, wake, from)| set(at, order, Alarm::Compact(wake), from));
             }
         }
     }
@@ -165,14 +176,16 @@ struct PatternState {
 
 impl PatternState {
     /// Schedules what the automaton in `slot` (of `generation`, now `idle` or not) asked for while handling what
-    /// happened at `set`, and drops the automaton if nothing in it is live.
-    fn settle(&mut self, ctx: &mut Ctx<'_>, slot: usize, (generation, idle): (u64, bool), set: (u64, u64)) {
-        let epoch = set.0;
+    /// happened at `now`, and drops the automaton if nothing in it is live. A timer set earlier (by a queue, for its
+    /// oldest instance) is due when it would have been had it been set then: after that epoch, so possibly in the
+    /// epoch at work when a timer of it fires.
+    fn settle(&mut self, ctx: &mut Ctx<'_>, slot: usize, (generation, idle): (u64, bool), now: Set) {
         let PatternState { automata, index, timers, timer_seq, out, .. } = self;
-        automata[slot].machine.alarms(ctx, out, |at, order, alarm| {
+        automata[slot].machine.alarms(ctx, out, |at, order, alarm, from| {
             *timer_seq += 1;
+            let set = from.unwrap_or(now);
             let timer = Timer { slot, generation, alarm, set };
-            timers.push(timer_epoch(at).max(epoch + 1), (order, *timer_seq, timer));
+            timers.push(timer_epoch(at).max(set.0 + 1), (order, *timer_seq, timer));
         });
         if idle {
             let dropped = automata.remove(slot);
@@ -338,10 +351,11 @@ impl PatternLogic {
         let mut ctx = Ctx::new(millis(epoch), self.state.seq, &self.vars);
         let automaton = &mut self.state.automata[slot];
         let label = &self.names[stream as usize];
-        let matches = automaton.machine.on_event(&mut ctx, &mut self.state.out, (stream, label), &row);
+        let now = (epoch, stamp.position());
+        let matches = automaton.machine.on_event(&mut ctx, &mut self.state.out, (stream, label), &row, now);
         let after = (automaton.generation, automaton.machine.is_idle());
         let found = self.found(&ctx, matches);
-        self.state.settle(&mut ctx, slot, after, (epoch, stamp.position()));
+        self.state.settle(&mut ctx, slot, after, now);
         if let Some(found) = found {
             self.emit(emit, &stamp, found);
         }
@@ -414,7 +428,8 @@ impl Logic for PatternLogic {
     }
 
     fn fire(&mut self, emit: &mut Emit, epoch: u64) {
-        // What fires sets timers for later epochs only, so a bucket taken is complete.
+        // What fires sets timers for later epochs, or (a queue's next oldest instance, `settle`) for this one: those
+        // are in a bucket of their own, taken next.
         while let Some(mut due) = self.state.timers.take_due(epoch) {
             due.sort_by_key(|(order, n, _)| (*order, *n));
             for (order, n, timer) in due {

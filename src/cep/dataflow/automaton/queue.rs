@@ -15,7 +15,8 @@ use std::sync::Arc;
 
 use smallvec::SmallVec;
 
-use super::{Made, Out, Pin, Shape, Slot, SlotKind, Wake, pinned, same_value};
+use super::{Made, Out, Pin, Set, Shape, Slot, SlotKind, Wake, pinned, same_value};
+use crate::cep::dataflow::record;
 use crate::cep::reference::Ctx;
 use crate::cep::reference::pattern::Pinned;
 use crate::cep::runtime::{Row, Val};
@@ -54,11 +55,13 @@ impl Plan {
     }
 }
 
-/// A live instance: its number and its start event (none when the start is untagged).
+/// A live instance: its number, its start event (none when the start is untagged), and when it began: the epoch and
+/// position of its start event, which a timer set for it later gives ([`Set`]).
 #[derive(Debug)]
 struct Queued {
     number: u64,
     start: Option<Row>,
+    set: Set,
 }
 
 /// Consecutive live instances whose leaves pinned the same values: the number of the first, and the values, one
@@ -94,13 +97,17 @@ pub struct Queue {
     /// Oldest first; a run holds the live instances from its first up to the next run's first.
     runs: VecDeque<Run>,
     next: u64,
+    /// With one timer per instance, whether the oldest instance changed since its timer was set. Instances end in
+    /// the order they began or earlier, so only the oldest needs its timer set; the next one's is set when it
+    /// becomes the oldest.
+    unarmed: bool,
 }
 
 impl Queue {
     /// The queue of a shape with a [`Plan`].
     pub fn new(shape: Arc<Shape>) -> Self {
         debug_assert!(shape.queue.is_some(), "a shape whose instances can be queued");
-        Queue { shape, start: None, live: VecDeque::new(), runs: VecDeque::new(), next: 0 }
+        Queue { shape, start: None, live: VecDeque::new(), runs: VecDeque::new(), next: 0, unarmed: false }
     }
 
     /// Runs on `shape` from now on: the same pattern's, in a program that numbers the streams differently.
@@ -113,9 +120,9 @@ impl Queue {
         self.shape.queue.as_ref().expect("a queue's shape has a plan")
     }
 
-    /// Runs `event` of stream `stream` (named `label`): the runs it ends go, and then, if it passes the start
-    /// filter, an instance begins, whose timers go to `out`.
-    pub fn on_event(&mut self, ctx: &mut Ctx<'_>, out: &mut Out, stream: u32, label: &str, event: &Row) {
+    /// Runs `event` of stream `stream` (named `label`), which arrived at `set`: the runs it ends go, and then, if it
+    /// passes the start filter, an instance begins. The timers to set go to `out`.
+    pub fn on_event(&mut self, ctx: &mut Ctx<'_>, out: &mut Out, (stream, label): (u32, &str), event: &Row, set: Set) {
         // As if the start leaf had waited since the configuration was applied: the first event can match it.
         let created = *self.start.get_or_insert(ctx.seq.saturating_sub(1));
         let shape = &*self.shape;
@@ -126,8 +133,9 @@ impl Queue {
             self.end_runs(ctx, out, stream, (label, event));
         }
         if starts {
-            self.begin(ctx, out, event);
+            self.begin(ctx, out, event, set);
         }
+        self.arm(out);
     }
 
     /// Ends every run a leaf of which accepts `event`: every instance of the run has the same answer.
@@ -156,11 +164,13 @@ impl Queue {
         };
         out.ended.add(self.live.drain(from..to).filter_map(|q| q.start));
         self.runs.remove(r);
+        self.unarmed |= from == 0;
     }
 
     /// `event` begins an instance: it joins the last run if its leaves pinned what that run's did, and sets its
-    /// timers; then the start leaf is made again.
-    fn begin(&mut self, ctx: &Ctx<'_>, out: &mut Out, event: &Row) {
+    /// timers (with one timer an instance, once it is the oldest, [`Queue::arm`]); then the start leaf is made
+    /// again.
+    fn begin(&mut self, ctx: &Ctx<'_>, out: &mut Out, event: &Row, set: Set) {
         self.next += 1;
         let number = self.next;
         let plan = self.shape.queue.as_ref().expect("a queue's shape has a plan");
@@ -169,11 +179,30 @@ impl Queue {
             self.runs.push_back(Run { first: number, pinned });
         }
         let start = self.shape.nodes.tag(self.shape.start).map(|_| event.clone());
-        self.live.push_back(Queued { number, start });
-        for (slot, millis) in &plan.timers {
-            out.wakes.push((ctx.now + *millis as i64, Wake { instance: number, slot: *slot }));
+        self.unarmed |= self.live.is_empty();
+        self.live.push_back(Queued { number, start, set });
+        if let [_, _, ..] = plan.timers.as_slice() {
+            for (slot, millis) in &plan.timers {
+                out.wakes.push((ctx.now + *millis as i64, Wake { instance: number, slot: *slot }, None));
+            }
         }
         self.start = Some(ctx.seq);
+    }
+
+    /// Sets the timer of the oldest instance if it is not set yet, when instances have one timer each: due its delay
+    /// after the millisecond of its start event's epoch, as the compact automaton would have set it. A timer set for
+    /// an instance that ended meanwhile finds nothing when it fires. In `bench geofence` this sets a timer at about one
+    /// event in ten instead of at every event, and the timers of the instances crossings end no longer fire
+    /// (`benches/results/cep.md`, thirty-fifth session).
+    fn arm(&mut self, out: &mut Out) {
+        let [(slot, millis)] = self.plan().timers.as_slice() else {
+            return;
+        };
+        if let Some(oldest) = self.live.front().filter(|_| self.unarmed) {
+            let at = record::millis(oldest.set.0) + *millis as i64;
+            out.wakes.push((at, Wake { instance: oldest.number, slot: *slot }, Some(oldest.set)));
+            self.unarmed = false;
+        }
     }
 
     /// Fires the timer `wake`: its instance ends, with the match the shape found its leaf makes, if any.
@@ -188,6 +217,7 @@ impl Queue {
             return;
         };
         self.leave_run(ended.number, at);
+        self.unarmed |= at == 0;
         match (fire.matched, ended.start) {
             (true, start) => {
                 let tag = self.shape.nodes.tag(self.shape.start).cloned();
@@ -195,6 +225,7 @@ impl Queue {
             }
             (false, start) => out.ended.add(start.into_iter()),
         }
+        self.arm(out);
     }
 
     /// Instance `number`, which was at `at` in the queue, has ended: a run it began now begins at the next live
