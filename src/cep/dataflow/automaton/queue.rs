@@ -94,8 +94,10 @@ pub struct Queue {
     start: Option<u64>,
     /// Oldest first.
     live: VecDeque<Queued>,
-    /// Oldest first; a run holds the live instances from its first up to the next run's first.
-    runs: VecDeque<Run>,
+    /// Oldest first; a run holds the live instances from its first up to the next run's first. One is kept in place,
+    /// where an event reads it with the queue's other fields rather than from a buffer of its own (the geofence's
+    /// key mostly has one run; see `benches/results/cep.md`, thirty-fifth session).
+    runs: SmallVec<[Run; 1]>,
     next: u64,
     /// With one timer per instance, whether the oldest instance changed since its timer was set. Instances end in
     /// the order they began or earlier, so only the oldest needs its timer set; the next one's is set when it
@@ -107,7 +109,7 @@ impl Queue {
     /// The queue of a shape with a [`Plan`].
     pub fn new(shape: Arc<Shape>) -> Self {
         debug_assert!(shape.queue.is_some(), "a shape whose instances can be queued");
-        Queue { shape, start: None, live: VecDeque::new(), runs: VecDeque::new(), next: 0, unarmed: false }
+        Queue { shape, start: None, live: VecDeque::new(), runs: SmallVec::new(), next: 0, unarmed: false }
     }
 
     /// Runs on `shape` from now on: the same pattern's, in a program that numbers the streams differently.
@@ -174,9 +176,9 @@ impl Queue {
         self.next += 1;
         let number = self.next;
         let plan = self.shape.queue.as_ref().expect("a queue's shape has a plan");
-        if !self.runs.back().is_some_and(|run| run.pins(plan, event)) {
+        if !self.runs.last().is_some_and(|run| run.pins(plan, event)) {
             let pinned = plan.waits.iter().map(|(_, _, pins)| pinned(pins, Some(event))).collect();
-            self.runs.push_back(Run { first: number, pinned });
+            self.runs.push(Run { first: number, pinned });
         }
         let start = self.shape.nodes.tag(self.shape.start).map(|_| event.clone());
         self.unarmed |= self.live.is_empty();
