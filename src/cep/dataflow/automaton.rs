@@ -469,6 +469,11 @@ impl Out {
         std::mem::take(&mut self.matches)
     }
 
+    /// Whether timers were set since the last [`Out::drain_wakes`].
+    pub fn has_wakes(&self) -> bool {
+        !self.wakes.is_empty()
+    }
+
     /// The timers set since the last call, in the order they were set.
     pub fn drain_wakes(&mut self) -> smallvec::Drain<'_, [(i64, Wake, Option<Set>); 2]> {
         self.wakes.drain(..)

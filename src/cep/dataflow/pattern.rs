@@ -180,6 +180,10 @@ impl PatternState {
     /// oldest instance) is due when it would have been had it been set then: after that epoch, so possibly in the
     /// epoch at work when a timer of it fires.
     fn settle(&mut self, ctx: &mut Ctx<'_>, slot: usize, (generation, idle): (u64, bool), now: Set) {
+        // The usual case since a queue sets only its oldest instance's timer: nothing to do.
+        if !idle && !ctx.has_timers() && !self.out.has_wakes() {
+            return;
+        }
         let PatternState { automata, index, timers, timer_seq, out, .. } = self;
         automata[slot].machine.alarms(ctx, out, |at, order, alarm, from| {
             *timer_seq += 1;

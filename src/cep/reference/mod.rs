@@ -77,6 +77,11 @@ impl<'a> Ctx<'a> {
         std::mem::take(&mut self.timers)
     }
 
+    /// Whether timers were asked for since the last [`Ctx::take_timers`].
+    pub fn has_timers(&self) -> bool {
+        !self.timers.is_empty()
+    }
+
     /// Schedules `kind` for the current statement at `at`.
     pub fn schedule(&mut self, at: i64, order: TimerOrder, kind: TimerKind) {
         self.timers.push((at, order, kind));
