@@ -4,11 +4,12 @@
 //! each of its leaves does to it), so it needs no slots, states or leaf orders, only its number and its start event.
 //!
 //! Instances begin in number order, each with the same leaves, so consecutive ones often pinned the same values (a
-//! tracker's side of the fence): they form a run, which an event tests once and ends whole. The queue holds 16 bytes
+//! tracker's side of the fence): they form a run, which an event tests once and ends whole. The queue holds 32 bytes
 //! an instance, in order, where the arena of [`Compact`](super::Compact) holds a 72-byte slot and leaves freed slots
 //! among the live ones; that arena's walk and inserts were the largest shares of a worker's simulated cache misses
-//! (`benches/results/cep.md`, thirty-third session). Its timers are set as the compact automaton sets them, and the
-//! automaton's property test runs it against the tree interpreter beside the compact one.
+//! (`benches/results/cep.md`, thirty-third session). With one timer an instance (the geofence's), only the oldest
+//! instance's timer is set ([`Queue::arm`]); with more, each instance's are set as the compact automaton sets them.
+//! The automaton's property test runs the queue against the tree interpreter beside the compact automaton.
 
 use std::collections::VecDeque;
 use std::sync::Arc;
@@ -75,7 +76,7 @@ struct Run {
 impl Run {
     /// Whether the leaves of an instance `event` begins would pin what this run's did, read in place: most events
     /// join the last run, and copying their values only to compare and drop them cost about 240 instructions an
-    /// event in `bench geofence` (`benches/results/cep.md`, thirty-fifth session).
+    /// event in `bench geofence` by the profile (`benches/results/cep.md`, thirty-fifth session).
     fn pins(&self, plan: &Plan, event: &Row) -> bool {
         let reads = |pins: &[Pin], pinned: &Pinned| {
             let value =
@@ -192,10 +193,12 @@ impl Queue {
     }
 
     /// Sets the timer of the oldest instance if it is not set yet, when instances have one timer each: due its delay
-    /// after the millisecond of its start event's epoch, as the compact automaton would have set it. A timer set for
-    /// an instance that ended meanwhile finds nothing when it fires. In `bench geofence` this sets a timer at about one
-    /// event in ten instead of at every event, and the timers of the instances crossings end no longer fire
-    /// (`benches/results/cep.md`, thirty-fifth session).
+    /// after the millisecond of its start event's epoch, as the compact automaton would have set it, and stamped
+    /// with its start event's epoch and position. A timer set for an instance that ended meanwhile finds nothing when
+    /// it fires. In `bench geofence` a timer is then set at a crossing or a match rather than at every event
+    /// (crossings were 8.4 % of the events, thirty-third session), and the timers of the instances crossings end
+    /// no longer fire. It made one worker 10–11 % faster, once its test of the oldest instance read that instance
+    /// only when it changed (`benches/results/cep.md`, thirty-fifth session).
     fn arm(&mut self, out: &mut Out) {
         let [(slot, millis)] = self.plan().timers.as_slice() else {
             return;
