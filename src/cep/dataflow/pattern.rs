@@ -346,6 +346,12 @@ impl PatternLogic {
         })
     }
 
+    /// Whether every key's automaton is a queue.
+    fn queues(&self) -> bool {
+        let queues = |shape: &Option<Arc<Shape>>| shape.as_ref().is_some_and(|shape| shape.queues());
+        queues(&self.shape) && (self.keyed_nodes.is_none() || queues(&self.keyed_shape))
+    }
+
     fn event(&mut self, emit: &mut Emit, epoch: u64, stamp: Stamp, stream: u32, row: Row) {
         self.state.seq += 1;
         let slot = match self.known_slot(stream, &row) {
@@ -434,8 +440,17 @@ impl Logic for PatternLogic {
     fn fire(&mut self, emit: &mut Emit, epoch: u64) {
         // What fires sets timers for later epochs, or (a queue's next oldest instance, `settle`) for this one: those
         // are in a bucket of their own, taken next.
+        let queues = self.queues();
         while let Some(mut due) = self.state.timers.take_due(epoch) {
-            due.sort_by_key(|(order, n, _)| (*order, *n));
+            // A queue sets its oldest instance's timer late, so the timers' numbers are not in the order they would
+            // have been set in; their stamps' `set` is, where only events set timers (a queue's instances set none).
+            // Firing in stamp order keeps the rows sent downstream in order: at 100 an epoch, the `MERGE` reading the
+            // geofence's matches spent about 400 instructions an event more sorting them otherwise
+            // (`benches/results/cep.md`, thirty-fifth session).
+            match queues {
+                true => due.sort_by_key(|(order, n, timer)| (*order, timer.set, *n)),
+                false => due.sort_by_key(|(order, n, _)| (*order, *n)),
+            }
             for (order, n, timer) in due {
                 self.fire_one(emit, epoch, order, n, timer);
             }
