@@ -423,7 +423,7 @@ pub struct Wake {
 /// for every match.
 pub type Matches = SmallVec<[Bindings; 1]>;
 
-/// The timers one event or timer set, as (due, what).
+/// The timers one event or timer set, as (due, what, when it was set if not by the event or timer at work).
 pub type Wakes = SmallVec<[(i64, Wake, Option<Set>); 2]>;
 
 /// When a timer was set, as its stamp records it: the epoch and position of the event that set it. A [`Queue`] sets
