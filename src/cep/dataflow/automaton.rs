@@ -219,6 +219,14 @@ impl Shape {
         Some(Arc::new(shape))
     }
 
+    /// Whether `event` of stream `stream` (named `label`) passes the start leaf made at arrival `created`: a later
+    /// event of the start's stream that its filter accepts.
+    fn starts(&self, created: u64, ctx: &Ctx<'_>, stream: u32, (label, event): (&str, &Row)) -> bool {
+        self.start_stream == Some(stream)
+            && created < ctx.seq
+            && self.nodes.passes(self.start, (std::iter::empty(), &Pinned::new()), (label, event), ctx.vars)
+    }
+
     /// Whether its instances run in a [`Queue`].
     pub fn queues(&self) -> bool {
         self.queue.is_some()
@@ -561,9 +569,7 @@ impl Compact {
         let mut fired: SmallVec<[(u64, Option<u64>, Slot); 4]> = SmallVec::new();
         let shape = &*self.shape;
         if let Some((order, created)) = self.start
-            && shape.start_stream == Some(stream)
-            && created < ctx.seq
-            && shape.nodes.passes(shape.start, (std::iter::empty(), &Pinned::new()), (label, event), ctx.vars)
+            && shape.starts(created, ctx, stream, (label, event))
         {
             fired.push((order, None, 0));
         }

@@ -128,10 +128,7 @@ impl Queue {
     pub fn on_event(&mut self, ctx: &mut Ctx<'_>, out: &mut Out, (stream, label): (u32, &str), event: &Row, set: Set) {
         // As if the start leaf had waited since the configuration was applied: the first event can match it.
         let created = *self.start.get_or_insert(ctx.seq.saturating_sub(1));
-        let shape = &*self.shape;
-        let starts = shape.start_stream == Some(stream)
-            && created < ctx.seq
-            && shape.nodes.passes(shape.start, (std::iter::empty(), &Pinned::new()), (label, event), ctx.vars);
+        let starts = self.shape.starts(created, ctx, stream, (label, event));
         if self.plan().waits.iter().any(|(_, s, _)| *s == stream) {
             self.end_runs(ctx, out, stream, (label, event));
         }
