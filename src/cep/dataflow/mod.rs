@@ -7,7 +7,8 @@
 //! Layout: `record` (epochs, stamps, what travels), `program` (the plan made ready), `compile` (plan to operators),
 //! `operator` (the stateful operator and its timers), `select` (the stateless query), `query`, `aggregate`, `pattern`,
 //! `window`, `join` (one module per stateful statement kind), `automaton` (the compact automaton of the common
-//! pattern form), `watch` (when an epoch is finished), `workers` (the pool and its control channel).
+//! pattern form), `prefetch` (memory asked for ahead), `watch` (when an epoch is finished), `workers` (the pool and
+//! its control channel).
 
 mod aggregate;
 mod automaton;
@@ -16,6 +17,7 @@ mod join;
 mod key;
 mod operator;
 mod pattern;
+mod prefetch;
 mod program;
 mod query;
 mod reaper;

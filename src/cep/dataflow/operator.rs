@@ -2,7 +2,8 @@
 //! frontier has passed an epoch it fires the statement's timers due then and hands it the epoch's records in stamp
 //! order. A statement's behaviour is a [`Logic`]; timers are the logic's own (it says when the next one is due), and
 //! the operator holds one capability at that time, so the dataflow's frontier cannot pass a timer before it fired and
-//! nothing is held once the logic has no timer left.
+//! nothing is held once the logic has no timer left. The records are handled in groups, and the logic is shown each
+//! event twice before its turn ([`Logic::ahead`]), so that it can ask memory for its state while others are handled.
 //!
 //! A statement's state can move from a dataflow that is being replaced to the same statement in its replacement
 //! ([`Control::export`], [`Control::adopt`]): the worker does it between rounds, when no operator runs, and the
@@ -20,6 +21,7 @@ use timely::dataflow::operators::generic::Operator;
 
 use super::record::{Record, Stamp};
 use super::watch::Mirror;
+use crate::cep::runtime::Row;
 
 /// Records a statement sends downstream while it handles an epoch.
 #[derive(Debug, Default)]
@@ -28,7 +30,7 @@ pub struct Emit {
 }
 
 impl Emit {
-    pub fn event(&mut self, stamp: Stamp, stream: u32, row: crate::cep::runtime::Row) {
+    pub fn event(&mut self, stamp: Stamp, stream: u32, row: Row) {
         self.records.push(Record::Event { stamp, stream, row });
     }
 
@@ -36,6 +38,19 @@ impl Emit {
         self.records.push(Record::Match { stamp, stream, n: n as u32, bindings: Box::new(bindings) });
     }
 }
+
+/// Which group of records ahead of the one at work an event is in, when shown to [`Logic::ahead`]: the one after
+/// next (`Far`), whose per-key state a statement can start finding, or the next (`Near`), whose state it found a group
+/// ago and can follow. Records are handled in groups of [`GROUP`], each told of ahead in a loop of its own, so that
+/// the cache misses of the group's lookups overlap rather than stalling the worker one at a time.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Ahead {
+    Far,
+    Near,
+}
+
+/// Records a group holds: what a worker can handle while memory answers for the next group.
+const GROUP: usize = 8;
 
 /// A stateful statement.
 pub trait Logic: 'static {
@@ -45,6 +60,10 @@ pub trait Logic: 'static {
     }
     /// Handles one record of epoch `epoch`, in the order of [`Logic::sort`].
     fn record(&mut self, emit: &mut Emit, epoch: u64, record: Record);
+    /// The event `row` of stream `stream` will be handled a few records from now (`distance`): the statement may
+    /// start loading what it will read for it, by stages as the event comes nearer. A hint: what the statement does
+    /// must not depend on it.
+    fn ahead(&mut self, _stream: u32, _row: &Row, _distance: Ahead) {}
     /// The epoch's timers and records are handled: a statement that kept rows for the worker's reaper hands them over.
     fn epoch_done(&mut self) {}
     /// The epoch of the earliest pending timer.
@@ -228,8 +247,94 @@ fn run_epoch<L: Logic>(logic: &mut L, emit: &mut Emit, epoch: u64, mut records: 
         logic.fire(emit, epoch);
     }
     logic.sort(&mut records);
-    for record in records {
-        logic.record(emit, epoch, record);
+    tell_ahead(logic, &records, (0, 2 * GROUP), Ahead::Far);
+    tell_ahead(logic, &records, (0, GROUP), Ahead::Near);
+    let mut records = records.into_iter();
+    while !records.as_slice().is_empty() {
+        tell_ahead(logic, records.as_slice(), (2 * GROUP, 3 * GROUP), Ahead::Far);
+        tell_ahead(logic, records.as_slice(), (GROUP, 2 * GROUP), Ahead::Near);
+        for record in records.by_ref().take(GROUP) {
+            logic.record(emit, epoch, record);
+        }
     }
     logic.epoch_done();
+}
+
+/// Shows `logic` the events among `records[from..to]`, `distance` ahead.
+fn tell_ahead<L: Logic>(logic: &mut L, records: &[Record], (from, to): (usize, usize), distance: Ahead) {
+    let upcoming = records.get(from..to.min(records.len())).unwrap_or_default();
+    for record in upcoming {
+        if let Record::Event { stream, row, .. } = record {
+            logic.ahead(*stream, row, distance);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cep::runtime::Val;
+
+    /// A logic that writes down what it is told and handed, by event number.
+    #[derive(Default)]
+    struct Told {
+        calls: Vec<(&'static str, i64)>,
+    }
+
+    fn number(row: &Row) -> i64 {
+        match row.get("n") {
+            Some(Val::Int(n)) => *n,
+            other => panic!("a numbered row, not {other:?}"),
+        }
+    }
+
+    impl Logic for Told {
+        fn record(&mut self, _emit: &mut Emit, _epoch: u64, record: Record) {
+            let n = match &record {
+                Record::Event { row, .. } => number(row),
+                _ => -1,
+            };
+            self.calls.push(("record", n));
+        }
+        fn ahead(&mut self, _stream: u32, row: &Row, distance: Ahead) {
+            let kind = if distance == Ahead::Far { "far" } else { "near" };
+            self.calls.push((kind, number(row)));
+        }
+        fn next_timer(&self) -> Option<u64> {
+            None
+        }
+        fn fire(&mut self, _emit: &mut Emit, _epoch: u64) {}
+        fn stop(&mut self) {}
+    }
+
+    /// The calls of one kind, in order.
+    fn of(calls: &[(&'static str, i64)], kind: &str) -> Vec<i64> {
+        calls.iter().filter(|(k, _)| *k == kind).map(|(_, n)| *n).collect()
+    }
+
+    #[test]
+    fn every_event_is_told_far_then_near_ahead_in_the_order_it_is_handled() {
+        // Not a whole number of groups, unsorted, with records that are not events (told nothing ahead).
+        let mut records: Vec<Record> = (0..45i64)
+            .rev()
+            .map(|n| Record::Event { stamp: Stamp::input(n as u64), stream: 0, row: Row::from([("n", Val::Int(n))]) })
+            .collect();
+        records.extend(Record::starts(Some(3), 2, 0));
+        let mut logic = Told::default();
+        run_epoch(&mut logic, &mut Emit::default(), 1, records);
+        let handled: Vec<i64> = of(&logic.calls, "record").into_iter().filter(|n| *n >= 0).collect();
+        assert_eq!(handled, (0..45).collect::<Vec<_>>());
+        assert_eq!(of(&logic.calls, "far"), handled, "told far once each, in order");
+        assert_eq!(of(&logic.calls, "near"), handled, "told near once each, in order");
+        let at = |kind: &str, n: i64| logic.calls.iter().position(|c| *c == (kind, n));
+        for n in handled {
+            assert!(at("far", n) < at("near", n) && at("near", n) < at("record", n), "event {n}");
+            // Told at least a group ahead when far, except the first groups of the epoch.
+            let records_between = logic.calls[at("far", n).unwrap()..at("record", n).unwrap()]
+                .iter()
+                .filter(|(k, _)| *k == "record")
+                .count();
+            assert!(n < 2 * GROUP as i64 || records_between >= GROUP, "event {n} told {records_between} ahead");
+        }
+    }
 }

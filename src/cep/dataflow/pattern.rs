@@ -8,11 +8,13 @@
 //! outlives its last instance (its leftover timers are ignored by generation). A pattern without a correlation key runs
 //! as one automaton on one worker. A pattern that drives a join emits its matches, unprojected and stamped with the
 //! trigger's stamp, to the join's operator (`join`), which does the lookup, `WHERE` and the select list.
+//! Memory is asked for ahead: the automata of the events a group or two ahead and of the timers about to fire are
+//! loaded while the ones before them are handled ([`Logic::ahead`]).
 //! The automaton of a text key leaves out the filters' tests that restate the key (`id = a.id`, see [`keyed`]): they
 //! hold by construction there, and reading the start tag's event for them touched memory cold since it arrived.
 
 use std::collections::btree_map::Entry;
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, HashMap, VecDeque};
 use std::sync::Arc;
 
 use foldhash::fast::RandomState;
@@ -21,7 +23,8 @@ use smallvec::SmallVec;
 
 use super::automaton::{Compact, Matches, Out, Queue, Set, Shape, Wake};
 use super::key::{self, Key};
-use super::operator::{Emit, Logic, State};
+use super::operator::{Ahead, Emit, Logic, State};
+use super::prefetch;
 use super::record::{Record, Stamp, millis, timer_epoch};
 use crate::cep::plan::{BinaryOp, PatternNode, PatternNodeKind, PlanExpr, QueryPlan};
 use crate::cep::reference::pattern::{Nodes, PatternQuery};
@@ -99,6 +102,22 @@ impl Machine {
         }
     }
 
+    /// Starts loading the machine's own fields.
+    fn load(&self) {
+        match self {
+            Machine::Tree(query) => prefetch::load(query),
+            Machine::Compact(compact) => prefetch::load(compact),
+            Machine::Queue(queue) => queue.load(),
+        }
+    }
+
+    /// Starts loading what the machine's fields point to that an event reads: loaded itself by now.
+    fn load_state(&self) {
+        if let Machine::Queue(queue) = self {
+            queue.load_state();
+        }
+    }
+
     fn is_idle(&self) -> bool {
         match self {
             Machine::Tree(query) => query.is_idle(),
@@ -157,6 +176,8 @@ pub struct PatternLogic {
     drives: Option<u32>,
     vars: Arc<Row>,
     state: PatternState,
+    /// The slots [`Logic::ahead`] found for the events ahead, oldest first, until they come near.
+    hints: VecDeque<Option<usize>>,
 }
 
 /// The live instances of a pattern, per key, and their timers; carried into the dataflow replacing its own.
@@ -196,7 +217,18 @@ impl PatternState {
             index.remove(&dropped.key);
         }
     }
+
+    /// Loads the automaton of the timer [`TIMERS_AHEAD`] after the one firing, and the buffers of the one half as
+    /// far, which it loaded then: a timer's automaton is as cold as an event's, and found without a lookup.
+    fn load_ahead(&self, upcoming: &[Pending]) {
+        let automaton = |at: usize| upcoming.get(at).and_then(|(_, _, timer)| self.automata.get(timer.slot));
+        automaton(TIMERS_AHEAD - 1).into_iter().for_each(Automaton::load);
+        automaton(TIMERS_AHEAD / 2 - 1).into_iter().for_each(|a| a.machine.load_state());
+    }
 }
+
+/// How many timers ahead of the one firing a pattern loads the automaton of.
+const TIMERS_AHEAD: usize = 8;
 
 /// A timer waiting: its order among timers due together, when it was set (a sequence number), and what it fires.
 type Pending = (TimerOrder, u64, Timer);
@@ -266,6 +298,15 @@ struct Automaton {
     machine: Machine,
 }
 
+impl Automaton {
+    /// Starts loading the automaton's own fields, which span cache lines.
+    fn load(&self) {
+        prefetch::load(&self.key);
+        prefetch::load(&self.generation);
+        self.machine.load();
+    }
+}
+
 impl PatternLogic {
     /// The pattern `root` of statement `statement`, over the configuration's streams `names` and variables `vars`.
     pub fn new(
@@ -290,6 +331,7 @@ impl PatternLogic {
             drives: None,
             vars,
             state: PatternState { out: Out::for_this_thread(), ..PatternState::default() },
+            hints: VecDeque::new(),
         }
     }
 
@@ -431,6 +473,25 @@ impl Logic for PatternLogic {
 
     fn epoch_done(&mut self) {
         self.state.out.reap();
+        self.hints.clear();
+    }
+
+    /// Finds the key's automaton and loads it when its event is far; loads the buffers its event reads when it is
+    /// near, from the automaton found then: cold since the key's last event, a hundred thousand keys ago in `bench
+    /// geofence`. Both come for the same events in the same order, so the near one takes the oldest slot found.
+    fn ahead(&mut self, stream: u32, row: &Row, distance: Ahead) {
+        let automata = &self.state.automata;
+        match distance {
+            Ahead::Far => {
+                let slot = self.known_slot(stream, row);
+                slot.and_then(|slot| automata.get(slot)).into_iter().for_each(Automaton::load);
+                self.hints.push_back(slot);
+            }
+            Ahead::Near => {
+                let slot = self.hints.pop_front().flatten();
+                slot.and_then(|slot| automata.get(slot)).into_iter().for_each(|a| a.machine.load_state());
+            }
+        }
     }
 
     fn next_timer(&self) -> Option<u64> {
@@ -451,7 +512,9 @@ impl Logic for PatternLogic {
                 true => due.sort_by_key(|(order, n, timer)| (*order, timer.set, *n)),
                 false => due.sort_by_key(|(order, n, _)| (*order, *n)),
             }
-            for (order, n, timer) in due {
+            let mut due = due.into_iter();
+            while let Some((order, n, timer)) = due.next() {
+                self.state.load_ahead(due.as_slice());
                 self.fire_one(emit, epoch, order, n, timer);
             }
         }

@@ -13,7 +13,7 @@ use timely::dataflow::channels::pact::Pipeline;
 use timely::dataflow::operators::generic::Operator;
 
 use super::compile::Edge;
-use super::operator::{Emit, Logic, State};
+use super::operator::{Ahead, Emit, Logic, State};
 use super::record::Record;
 use crate::cep::plan::{PlanExpr, QueryPlan, StreamInput};
 use crate::cep::runtime::compiled::RowExpr;
@@ -60,6 +60,14 @@ impl<L: Logic> Logic for Selected<L> {
 
     fn epoch_done(&mut self) {
         self.logic.epoch_done();
+    }
+
+    /// The row as it comes, under the sink stream's id: a statement's key is mostly a column the select list keeps
+    /// (the tracker's id), and a hint read from another column only loads memory in vain.
+    fn ahead(&mut self, stream: u32, row: &Row, distance: Ahead) {
+        if stream == self.select.ids.0 {
+            self.logic.ahead(self.select.ids.1, row, distance);
+        }
     }
 
     fn next_timer(&self) -> Option<u64> {

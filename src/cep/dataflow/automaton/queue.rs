@@ -17,7 +17,7 @@ use std::sync::Arc;
 use smallvec::SmallVec;
 
 use super::{Made, Out, Pin, Set, Shape, Slot, SlotKind, Wake, pinned, same_value};
-use crate::cep::dataflow::record;
+use crate::cep::dataflow::{prefetch, record};
 use crate::cep::reference::Ctx;
 use crate::cep::reference::pattern::Pinned;
 use crate::cep::runtime::{Row, Val};
@@ -257,6 +257,20 @@ impl Queue {
     /// Whether the timer `wake` may still do something: its instance is live (and with it all its leaves).
     pub fn waits(&self, wake: Wake) -> bool {
         self.position(wake.instance).is_some()
+    }
+
+    /// Starts loading the queue's fields an event reads, which span cache lines.
+    pub fn load(&self) {
+        prefetch::load(&self.start);
+        prefetch::load(&self.live);
+        prefetch::load(&self.runs);
+        prefetch::load(&self.unarmed);
+    }
+
+    /// Starts loading the newest instance, next to which an event's instance goes, and the oldest, which a timer
+    /// or a crossing reads first.
+    pub fn load_state(&self) {
+        self.live.back().into_iter().chain(self.live.front()).for_each(prefetch::load);
     }
 
     /// Whether no instance is live: the queue then behaves as a new one would.
