@@ -11,7 +11,8 @@
 
 use std::any::Any;
 use std::cell::{Cell, RefCell};
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, VecDeque};
+use std::ops::Range;
 use std::rc::Rc;
 
 use timely::dataflow::Stream;
@@ -39,17 +40,13 @@ impl Emit {
     }
 }
 
-/// Which group of records ahead of the one at work an event is in, when shown to [`Logic::ahead`]: the one after
-/// next (`Far`), whose per-key state a statement can start finding, or the next (`Near`), whose state it found a group
-/// ago and can follow. Records are handled in groups of [`GROUP`], each told of ahead in a loop of its own, so that
-/// the cache misses of the group's lookups overlap rather than stalling the worker one at a time.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Ahead {
-    Far,
-    Near,
-}
+/// What a statement found for an event before its turn ([`Logic::find`]), handed back with the event's later calls:
+/// the pattern's, the slot of the key's automaton. Only a hint: the statement checks it before it relies on it.
+pub type Hint = Option<usize>;
 
-/// Records a group holds: what a worker can handle while memory answers for the next group.
+/// Records a group holds. Records are handled in groups, and before a group the logic is asked to find the state of
+/// the events of the group after next and to load the state it found for the next one, each in a loop of its own, so
+/// that the cache misses of a group's lookups overlap rather than stall the worker one at a time.
 const GROUP: usize = 8;
 
 /// A stateful statement.
@@ -60,10 +57,18 @@ pub trait Logic: 'static {
     }
     /// Handles one record of epoch `epoch`, in the order of [`Logic::sort`].
     fn record(&mut self, emit: &mut Emit, epoch: u64, record: Record);
-    /// The event `row` of stream `stream` will be handled a few records from now (`distance`): the statement may
-    /// start loading what it will read for it, by stages as the event comes nearer. A hint: what the statement does
-    /// must not depend on it.
-    fn ahead(&mut self, _stream: u32, _row: &Row, _distance: Ahead) {}
+    /// Handles one record, with what [`Logic::find`] found for it.
+    fn hinted(&mut self, emit: &mut Emit, epoch: u64, record: Record, _hint: Hint) {
+        self.record(emit, epoch, record);
+    }
+    /// The event `row` of stream `stream` will be handled two groups of records from now: the statement may look up
+    /// the state it will read for it and start loading it.
+    fn find(&mut self, _stream: u32, _row: &Row) -> Hint {
+        None
+    }
+    /// The event `row`, for which [`Logic::find`] found `hint`, will be handled a group from now: the statement may
+    /// start loading what that state points to, loaded itself by now.
+    fn load(&self, _stream: u32, _row: &Row, _hint: Hint) {}
     /// The epoch's timers and records are handled: a statement that kept rows for the worker's reaper hands them over.
     fn epoch_done(&mut self) {}
     /// The epoch of the earliest pending timer.
@@ -247,25 +252,38 @@ fn run_epoch<L: Logic>(logic: &mut L, emit: &mut Emit, epoch: u64, mut records: 
         logic.fire(emit, epoch);
     }
     logic.sort(&mut records);
-    tell_ahead(logic, &records, (0, 2 * GROUP), Ahead::Far);
-    tell_ahead(logic, &records, (0, GROUP), Ahead::Near);
+    let mut hints = VecDeque::with_capacity(3 * GROUP);
     let mut records = records.into_iter();
+    find_ahead(logic, records.as_slice(), &mut hints, 2 * GROUP);
+    load_ahead(logic, records.as_slice(), &hints, 0..GROUP);
     while !records.as_slice().is_empty() {
-        tell_ahead(logic, records.as_slice(), (2 * GROUP, 3 * GROUP), Ahead::Far);
-        tell_ahead(logic, records.as_slice(), (GROUP, 2 * GROUP), Ahead::Near);
+        find_ahead(logic, records.as_slice(), &mut hints, 3 * GROUP);
+        load_ahead(logic, records.as_slice(), &hints, GROUP..2 * GROUP);
         for record in records.by_ref().take(GROUP) {
-            logic.record(emit, epoch, record);
+            let hint = hints.pop_front().flatten();
+            logic.hinted(emit, epoch, record, hint);
         }
     }
     logic.epoch_done();
 }
 
-/// Shows `logic` the events among `records[from..to]`, `distance` ahead.
-fn tell_ahead<L: Logic>(logic: &mut L, records: &[Record], (from, to): (usize, usize), distance: Ahead) {
-    let upcoming = records.get(from..to.min(records.len())).unwrap_or_default();
+/// Asks `logic` to find the state of the records ahead up to `upto`, from the first it has no hint for (`hints`
+/// holds one for each record ahead, in order; none for a record that is not an event).
+fn find_ahead<L: Logic>(logic: &mut L, records: &[Record], hints: &mut VecDeque<Hint>, upto: usize) {
+    let upcoming = records.get(hints.len()..upto.min(records.len())).unwrap_or_default();
     for record in upcoming {
+        hints.push_back(match record {
+            Record::Event { stream, row, .. } => logic.find(*stream, row),
+            _ => None,
+        });
+    }
+}
+
+/// Asks `logic` to load what it found for the records ahead in `range`.
+fn load_ahead<L: Logic>(logic: &L, records: &[Record], hints: &VecDeque<Hint>, range: Range<usize>) {
+    for (record, hint) in records.iter().zip(hints).take(range.end).skip(range.start) {
         if let Record::Event { stream, row, .. } = record {
-            logic.ahead(*stream, row, distance);
+            logic.load(*stream, row, *hint);
         }
     }
 }
@@ -278,7 +296,13 @@ mod tests {
     /// A logic that writes down what it is told and handed, by event number.
     #[derive(Default)]
     struct Told {
-        calls: Vec<(&'static str, i64)>,
+        calls: RefCell<Vec<(&'static str, i64)>>,
+    }
+
+    impl Told {
+        fn call(&self, kind: &'static str, n: i64) {
+            self.calls.borrow_mut().push((kind, n));
+        }
     }
 
     fn number(row: &Row) -> i64 {
@@ -294,11 +318,21 @@ mod tests {
                 Record::Event { row, .. } => number(row),
                 _ => -1,
             };
-            self.calls.push(("record", n));
+            self.call("record", n);
         }
-        fn ahead(&mut self, _stream: u32, row: &Row, distance: Ahead) {
-            let kind = if distance == Ahead::Far { "far" } else { "near" };
-            self.calls.push((kind, number(row)));
+        fn hinted(&mut self, emit: &mut Emit, epoch: u64, record: Record, hint: Hint) {
+            if let Record::Event { row, .. } = &record {
+                assert_eq!(hint, Some(number(row) as usize), "the hint found for the event comes with it");
+            }
+            self.record(emit, epoch, record);
+        }
+        fn find(&mut self, _stream: u32, row: &Row) -> Hint {
+            self.call("find", number(row));
+            Some(number(row) as usize)
+        }
+        fn load(&self, _stream: u32, row: &Row, hint: Hint) {
+            assert_eq!(hint, Some(number(row) as usize), "the hint found for the event comes with it");
+            self.call("load", number(row));
         }
         fn next_timer(&self) -> Option<u64> {
             None
@@ -313,7 +347,7 @@ mod tests {
     }
 
     #[test]
-    fn every_event_is_told_far_then_near_ahead_in_the_order_it_is_handled() {
+    fn every_event_is_found_then_loaded_ahead_and_handled_with_its_hint() {
         // Not a whole number of groups, unsorted, with records that are not events (told nothing ahead).
         let mut records: Vec<Record> = (0..45i64)
             .rev()
@@ -322,19 +356,19 @@ mod tests {
         records.extend(Record::starts(Some(3), 2, 0));
         let mut logic = Told::default();
         run_epoch(&mut logic, &mut Emit::default(), 1, records);
-        let handled: Vec<i64> = of(&logic.calls, "record").into_iter().filter(|n| *n >= 0).collect();
+        let calls = logic.calls.into_inner();
+        let handled: Vec<i64> = of(&calls, "record").into_iter().filter(|n| *n >= 0).collect();
         assert_eq!(handled, (0..45).collect::<Vec<_>>());
-        assert_eq!(of(&logic.calls, "far"), handled, "told far once each, in order");
-        assert_eq!(of(&logic.calls, "near"), handled, "told near once each, in order");
-        let at = |kind: &str, n: i64| logic.calls.iter().position(|c| *c == (kind, n));
+        assert_eq!(of(&calls, "find"), handled, "found once each, in order");
+        assert_eq!(of(&calls, "load"), handled, "loaded once each, in order");
+        let at = |kind: &str, n: i64| calls.iter().position(|c| *c == (kind, n));
+        let handled_between = |from: usize, to: usize| calls[from..to].iter().filter(|(k, _)| *k == "record").count();
         for n in handled {
-            assert!(at("far", n) < at("near", n) && at("near", n) < at("record", n), "event {n}");
-            // Told at least a group ahead when far, except the first groups of the epoch.
-            let records_between = logic.calls[at("far", n).unwrap()..at("record", n).unwrap()]
-                .iter()
-                .filter(|(k, _)| *k == "record")
-                .count();
-            assert!(n < 2 * GROUP as i64 || records_between >= GROUP, "event {n} told {records_between} ahead");
+            assert!(at("find", n) < at("load", n) && at("load", n) < at("record", n), "event {n}");
+            // Found two groups ahead and loaded one ahead, but in the epoch's first groups.
+            let (find, load, record) = (at("find", n).unwrap(), at("load", n).unwrap(), at("record", n).unwrap());
+            assert!(n < 2 * GROUP as i64 || handled_between(find, record) >= 2 * GROUP, "event {n} found late");
+            assert!(n < GROUP as i64 || handled_between(load, record) >= GROUP, "event {n} loaded late");
         }
     }
 }

@@ -14,7 +14,7 @@
 //! hold by construction there, and reading the start tag's event for them touched memory cold since it arrived.
 
 use std::collections::btree_map::Entry;
-use std::collections::{BTreeMap, HashMap, VecDeque};
+use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
 
 use foldhash::fast::RandomState;
@@ -23,7 +23,7 @@ use smallvec::SmallVec;
 
 use super::automaton::{Compact, Matches, Out, Queue, Set, Shape, Wake};
 use super::key::{self, Key};
-use super::operator::{Ahead, Emit, Logic, State};
+use super::operator::{Emit, Hint, Logic, State};
 use super::prefetch;
 use super::record::{Record, Stamp, millis, timer_epoch};
 use crate::cep::plan::{BinaryOp, PatternNode, PatternNodeKind, PlanExpr, QueryPlan};
@@ -170,14 +170,16 @@ pub struct PatternLogic {
     shape: Option<Arc<Shape>>,
     keyed_shape: Option<Arc<Shape>>,
     keys: KeyOf,
+    /// By stream id, the column of the event that is its key, for the streams whose key is one: read at every event
+    /// (twice), so found by index rather than hashed (a lookup in `keys` cost about 70 instructions, thirty-sixth
+    /// session).
+    key_columns: Vec<Option<Name>>,
     names: Arc<Vec<Name>>,
     sink: u32,
     /// Set when the pattern drives a join: its matches go, unprojected, to the join's private stream.
     drives: Option<u32>,
     vars: Arc<Row>,
     state: PatternState,
-    /// The slots [`Logic::ahead`] found for the events ahead, oldest first, until they come near.
-    hints: VecDeque<Option<usize>>,
 }
 
 /// The live instances of a pattern, per key, and their timers; carried into the dataflow replacing its own.
@@ -290,6 +292,19 @@ impl Timers {
     }
 }
 
+/// By stream id, the key column of each stream whose key is a column of its own events.
+fn key_columns(keys: &KeyOf) -> Vec<Option<Name>> {
+    let mut columns = vec![None; keys.keys().max().map_or(0, |last| *last as usize + 1)];
+    for (stream, (label, expr)) in keys {
+        if let PlanExpr::Column { source, name, .. } = expr
+            && source == label
+        {
+            columns[*stream as usize] = Some(name.clone());
+        }
+    }
+    columns
+}
+
 /// The automaton of one key.
 #[derive(Debug)]
 struct Automaton {
@@ -325,13 +340,13 @@ impl PatternLogic {
             nodes,
             keyed_nodes,
             plan,
+            key_columns: key_columns(&keys),
             keys,
             names,
             sink: 0,
             drives: None,
             vars,
             state: PatternState { out: Out::for_this_thread(), ..PatternState::default() },
-            hints: VecDeque::new(),
         }
     }
 
@@ -358,15 +373,27 @@ impl PatternLogic {
         }
     }
 
+    /// The key of `row` read in place, when it is a text column of the event itself (a tracker's id): the usual
+    /// case.
+    fn text_key<'r>(&self, stream: u32, row: &'r Row) -> Option<&'r str> {
+        let name = self.key_columns.get(stream as usize)?.as_ref()?;
+        key::own_text(row.get(name)?)
+    }
+
     /// The slot of the automaton of `row`'s key, found without making the key, when the key is a text column of
-    /// the event itself (a tracker's id) and its automaton is live: the usual case. This spared `bench geofence`
-    /// about 110 instructions an event (`benches/results/cep.md`, twenty-ninth session).
+    /// the event itself and its automaton is live. This spared `bench geofence` about 110 instructions an event
+    /// (`benches/results/cep.md`, twenty-ninth session).
     fn known_slot(&self, stream: u32, row: &Row) -> Option<usize> {
-        let Some((label, PlanExpr::Column { source, name, .. })) = self.keys.get(&stream) else {
-            return None;
-        };
-        let key = key::own_text(row.get(name).filter(|_| source == label)?)?;
-        self.state.index.get(key).copied()
+        self.state.index.get(self.text_key(stream, row)?).copied()
+    }
+
+    /// The slot `hint` when it holds the automaton of `row`'s key: found before the event's turn ([`Logic::find`]),
+    /// and checked by comparing keys rather than looked up again (a lookup cost about 220 instructions an event in
+    /// `bench geofence`, thirty-sixth session).
+    fn hinted_slot(&self, hint: Hint, stream: u32, row: &Row) -> Option<usize> {
+        let slot = hint?;
+        let key = self.text_key(stream, row)?;
+        (self.state.automata.get(slot)?.key == key).then_some(slot)
     }
 
     /// The slot of the automaton of `key`, made if it has none.
@@ -394,9 +421,9 @@ impl PatternLogic {
         queues(&self.shape) && (self.keyed_nodes.is_none() || queues(&self.keyed_shape))
     }
 
-    fn event(&mut self, emit: &mut Emit, epoch: u64, stamp: Stamp, stream: u32, row: Row) {
+    fn event(&mut self, emit: &mut Emit, epoch: u64, (stamp, stream, row): (Stamp, u32, Row), hint: Hint) {
         self.state.seq += 1;
-        let slot = match self.known_slot(stream, &row) {
+        let slot = match self.hinted_slot(hint, stream, &row).or_else(|| self.known_slot(stream, &row)) {
             Some(slot) => slot,
             None => self.automaton(self.key(stream, &row)),
         };
@@ -466,31 +493,30 @@ impl PatternLogic {
 
 impl Logic for PatternLogic {
     fn record(&mut self, emit: &mut Emit, epoch: u64, record: Record) {
-        if let Record::Event { stamp, stream, row } = record {
-            self.event(emit, epoch, stamp, stream, row);
-        }
+        self.hinted(emit, epoch, record, None);
     }
 
     fn epoch_done(&mut self) {
         self.state.out.reap();
-        self.hints.clear();
     }
 
-    /// Finds the key's automaton and loads it when its event is far; loads the buffers its event reads when it is
-    /// near, from the automaton found then: cold since the key's last event, a hundred thousand keys ago in `bench
-    /// geofence`. Both come for the same events in the same order, so the near one takes the oldest slot found.
-    fn ahead(&mut self, stream: u32, row: &Row, distance: Ahead) {
-        let automata = &self.state.automata;
-        match distance {
-            Ahead::Far => {
-                let slot = self.known_slot(stream, row);
-                slot.and_then(|slot| automata.get(slot)).into_iter().for_each(Automaton::load);
-                self.hints.push_back(slot);
-            }
-            Ahead::Near => {
-                let slot = self.hints.pop_front().flatten();
-                slot.and_then(|slot| automata.get(slot)).into_iter().for_each(|a| a.machine.load_state());
-            }
+    fn hinted(&mut self, emit: &mut Emit, epoch: u64, record: Record, hint: Hint) {
+        if let Record::Event { stamp, stream, row } = record {
+            self.event(emit, epoch, (stamp, stream, row), hint);
+        }
+    }
+
+    /// The slot of the key's automaton, which it starts loading: cold since the key's last event, a hundred
+    /// thousand keys ago in `bench geofence`.
+    fn find(&mut self, stream: u32, row: &Row) -> Hint {
+        let slot = self.known_slot(stream, row)?;
+        self.state.automata.get(slot)?.load();
+        Some(slot)
+    }
+
+    fn load(&self, _stream: u32, _row: &Row, hint: Hint) {
+        if let Some(automaton) = hint.and_then(|slot| self.state.automata.get(slot)) {
+            automaton.machine.load_state();
         }
     }
 

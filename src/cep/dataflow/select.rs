@@ -13,7 +13,7 @@ use timely::dataflow::channels::pact::Pipeline;
 use timely::dataflow::operators::generic::Operator;
 
 use super::compile::Edge;
-use super::operator::{Ahead, Emit, Logic, State};
+use super::operator::{Emit, Hint, Logic, State};
 use super::record::Record;
 use crate::cep::plan::{PlanExpr, QueryPlan, StreamInput};
 use crate::cep::runtime::compiled::RowExpr;
@@ -62,11 +62,21 @@ impl<L: Logic> Logic for Selected<L> {
         self.logic.epoch_done();
     }
 
+    fn hinted(&mut self, emit: &mut Emit, epoch: u64, record: Record, hint: Hint) {
+        if let Some(record) = self.select.select(record) {
+            self.logic.hinted(emit, epoch, record, hint);
+        }
+    }
+
     /// The row as it comes, under the sink stream's id: a statement's key is mostly a column the select list keeps
-    /// (the tracker's id), and a hint read from another column only loads memory in vain.
-    fn ahead(&mut self, stream: u32, row: &Row, distance: Ahead) {
+    /// (the tracker's id), and the statement checks a hint before it relies on it.
+    fn find(&mut self, stream: u32, row: &Row) -> Hint {
+        (stream == self.select.ids.0).then(|| self.logic.find(self.select.ids.1, row)).flatten()
+    }
+
+    fn load(&self, stream: u32, row: &Row, hint: Hint) {
         if stream == self.select.ids.0 {
-            self.logic.ahead(self.select.ids.1, row, distance);
+            self.logic.load(self.select.ids.1, row, hint);
         }
     }
 

@@ -446,6 +446,28 @@ fn a_stale_timer_of_a_dropped_pattern_automaton_does_not_fire_its_successor() {
     }
 }
 
+/// The pattern's operator finds a key's automaton two groups of records before the key's event (`Logic::find`). Here
+/// tracker A's automaton is dropped in between (its match left it idle) and B's new one takes its slot: A's second
+/// event must not reach B's instance through the slot found for A.
+#[test]
+fn a_slot_found_ahead_for_a_key_whose_automaton_went_meanwhile_is_not_trusted() {
+    let s = |id: &str, v: i64| ("S".into(), row(&[("id", Val::String(id.into())), ("v", Val::Int(v))]));
+    let config = r#"{"host":"h","in":[{"id":"S.*","type":"S","isPattern":true,"attributes":[{"name":"v","type":"int"}]}],
+      "out":[{"id":"P","type":"Pair","attributes":[{"name":"v","type":"int"}]}],
+      "statements":["INSERT INTO Pair SELECT a.id as id, b.v as v FROM pattern [ every a=S(v=1) -> b=S(id=a.id, v=2) ]"]}"#;
+    let steps = vec![
+        Step::Push(1000, vec![s("SA", 1)]),
+        Step::Push(2000, vec![s("SA", 2), s("SB", 1), s("SA", 2)]),
+        Step::Advance(3000),
+    ];
+    let plan = plan(config);
+    let expected = by_time(run(&mut Reference::new(&plan).unwrap(), &steps));
+    assert_eq!(expected.values().flatten().count(), 1, "A's one pair: {expected:?}");
+    for workers in [1, 2] {
+        assert_eq!(by_time(run(&mut Dataflow::new(pool(workers), &plan).unwrap(), &steps)), expected);
+    }
+}
+
 #[test]
 fn the_shutter_group_is_keyed_by_shutter_unless_a_view_spans_shutters() {
     use crate::cep::plan::{Input, PlanNode};
