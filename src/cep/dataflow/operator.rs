@@ -3,7 +3,8 @@
 //! order. A statement's behaviour is a [`Logic`]; timers are the logic's own (it says when the next one is due), and
 //! the operator holds one capability at that time, so the dataflow's frontier cannot pass a timer before it fired and
 //! nothing is held once the logic has no timer left. The records are handled in groups, and the logic is shown each
-//! event twice before its turn ([`Logic::ahead`]), so that it can ask memory for its state while others are handled.
+//! event twice before its turn ([`Logic::find`], [`Logic::load`]), so that it can ask memory for its state while
+//! others are handled.
 //!
 //! A statement's state can move from a dataflow that is being replaced to the same statement in its replacement
 //! ([`Control::export`], [`Control::adopt`]): the worker does it between rounds, when no operator runs, and the

@@ -1,6 +1,6 @@
 //! Hints that start loading memory a statement will read soon, so that its cache misses overlap with other work
 //! instead of stalling it: a pattern's per-key state, cold since the key's last event, is asked for a few records
-//! before its event is handled ([`Logic::ahead`](super::operator::Logic::ahead)). A hint changes nothing the program
+//! before its event is handled ([`Logic::find`](super::operator::Logic::find)). A hint changes nothing the program
 //! does; on targets other than x86_64 it is nothing.
 
 /// Starts loading the cache line that holds `value` into every cache level.
