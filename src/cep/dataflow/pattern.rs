@@ -492,6 +492,8 @@ impl PatternLogic {
 }
 
 impl Logic for PatternLogic {
+    const AHEAD: bool = true;
+
     fn record(&mut self, emit: &mut Emit, epoch: u64, record: Record) {
         self.hinted(emit, epoch, record, None);
     }

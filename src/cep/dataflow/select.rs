@@ -48,6 +48,8 @@ pub struct Selected<L> {
 }
 
 impl<L: Logic> Logic for Selected<L> {
+    const AHEAD: bool = L::AHEAD;
+
     fn sort(&self, records: &mut [Record]) {
         self.logic.sort(records);
     }
