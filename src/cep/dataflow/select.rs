@@ -55,9 +55,7 @@ impl<L: Logic> Logic for Selected<L> {
     }
 
     fn record(&mut self, emit: &mut Emit, epoch: u64, record: Record) {
-        if let Some(record) = self.select.select(record) {
-            self.logic.record(emit, epoch, record);
-        }
+        self.hinted(emit, epoch, record, None);
     }
 
     fn epoch_done(&mut self) {
