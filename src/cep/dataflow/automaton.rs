@@ -1342,7 +1342,13 @@ mod tests {
             let queued = match self.queue.as_mut() {
                 Some((queue, out)) => {
                     let set = (timer_epoch(now), self.seq);
-                    queue.on_event(&mut Ctx::new(now, self.seq, vars), out, (u32::from(stream), label), event, set);
+                    queue.on_event(
+                        &mut Ctx::new(now, self.seq, vars),
+                        out,
+                        (u32::from(stream), label),
+                        event.clone(),
+                        set,
+                    );
                     out.reap();
                     seen(out.take_matches())
                 }

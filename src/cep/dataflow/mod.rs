@@ -17,7 +17,6 @@ mod join;
 mod key;
 mod operator;
 mod pattern;
-mod prefetch;
 mod program;
 mod query;
 mod reaper;

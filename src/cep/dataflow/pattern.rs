@@ -24,14 +24,13 @@ use smallvec::SmallVec;
 use super::automaton::{Compact, Matches, Out, Queue, Set, Shape, Wake};
 use super::key::{self, Key};
 use super::operator::{Emit, Hint, Logic, State};
-use super::prefetch;
 use super::record::{Record, Stamp, millis, timer_epoch};
 use crate::cep::plan::{BinaryOp, PatternNode, PatternNodeKind, PlanExpr, QueryPlan};
 use crate::cep::reference::pattern::{Nodes, PatternQuery};
 use crate::cep::reference::{Ctx, TimerKind, TimerOrder};
 use crate::cep::runtime::eval::{Scope, eval};
 use crate::cep::runtime::value::Name;
-use crate::cep::runtime::{Row, Val};
+use crate::cep::runtime::{Row, Val, prefetch};
 
 /// How to find the key of an event of one stream: the label its key expression reads it by (interned, so that the
 /// usual key, a column of that label, is recognised by address), and the expression. Looked up at every event, so
@@ -65,19 +64,21 @@ enum Machine {
 }
 
 impl Machine {
-    /// The matches `row` (at `set`) completes; a compact automaton or a queue leaves the timers it sets in `out`.
+    /// The matches `row` (at `set`) completes; a compact automaton or a queue leaves the timers it sets in `out`. A
+    /// queue keeps the row it is handed for the instance it begins rather than a new reference to it: two locked
+    /// instructions on the row's count fewer an event.
     fn on_event(
         &mut self,
         ctx: &mut Ctx<'_>,
         out: &mut Out,
         (stream, label): (u32, &str),
-        row: &Row,
+        row: Row,
         set: Set,
     ) -> Matches {
         match self {
-            Machine::Tree(query) => Matches::from_vec(query.matches_on_event(ctx, label, row)),
+            Machine::Tree(query) => Matches::from_vec(query.matches_on_event(ctx, label, &row)),
             Machine::Compact(compact) => {
-                compact.on_event(ctx, out, stream, label, row);
+                compact.on_event(ctx, out, stream, label, &row);
                 out.take_matches()
             }
             Machine::Queue(queue) => {
@@ -431,7 +432,7 @@ impl PatternLogic {
         let automaton = &mut self.state.automata[slot];
         let label = &self.names[stream as usize];
         let now = (epoch, stamp.position());
-        let matches = automaton.machine.on_event(&mut ctx, &mut self.state.out, (stream, label), &row, now);
+        let matches = automaton.machine.on_event(&mut ctx, &mut self.state.out, (stream, label), row, now);
         let after = (automaton.generation, automaton.machine.is_idle());
         let found = self.found(&ctx, matches);
         self.state.settle(&mut ctx, slot, after, now);

@@ -8,6 +8,7 @@ pub mod compiled;
 pub mod eval;
 pub mod geometry;
 pub mod name;
+pub mod prefetch;
 pub mod props;
 pub mod value;
 

@@ -11,6 +11,7 @@ use serde::de::{MapAccess, Visitor};
 use serde::ser::SerializeMap;
 use smallvec::SmallVec;
 
+use super::prefetch;
 use super::value::Val;
 
 pub use super::name::Name;
@@ -138,6 +139,22 @@ impl Props {
         self.entries.extend(pairs);
         self.owning = any_owns(&self.entries);
         debug_assert!(self.entries.windows(2).all(|w| w[0].0 < w[1].0), "not in name order: {self:?}");
+    }
+
+    /// Starts loading, to be written, the two lines reading any property reads first: the one the properties begin
+    /// on, and the last, which holds `owning` and, as `SmallVec` is laid out in this build, the vector's length.
+    pub fn load_ends(&self) {
+        prefetch::store(&self.entries);
+        prefetch::store(&self.owning);
+    }
+
+    /// Starts loading, to be written, the lines of the properties themselves: [`Props::load_ends`] loaded the length
+    /// by now.
+    pub fn load_entries(&self) {
+        self.entries.iter().for_each(|(name, value)| {
+            prefetch::store(name);
+            prefetch::store(value);
+        });
     }
 
     /// Whether the properties are exactly `names` (given sorted).

@@ -17,10 +17,10 @@ use std::sync::Arc;
 use smallvec::SmallVec;
 
 use super::{Made, Out, Pin, Set, Shape, Slot, SlotKind, Wake, pinned, same_value};
-use crate::cep::dataflow::{prefetch, record};
+use crate::cep::dataflow::record;
 use crate::cep::reference::Ctx;
 use crate::cep::reference::pattern::Pinned;
-use crate::cep::runtime::{Row, Val};
+use crate::cep::runtime::{Row, Val, prefetch};
 
 /// What a queue needs of its shape: the leaves of the opening, which are all it ever has.
 #[derive(Debug)]
@@ -125,12 +125,12 @@ impl Queue {
 
     /// Runs `event` of stream `stream` (named `label`), which arrived at `set`: the runs it ends go, and then, if it
     /// passes the start filter, an instance begins. The timers to set go to `out`.
-    pub fn on_event(&mut self, ctx: &mut Ctx<'_>, out: &mut Out, (stream, label): (u32, &str), event: &Row, set: Set) {
+    pub fn on_event(&mut self, ctx: &mut Ctx<'_>, out: &mut Out, (stream, label): (u32, &str), event: Row, set: Set) {
         // As if the start leaf had waited since the configuration was applied: the first event can match it.
         let created = *self.start.get_or_insert(ctx.seq.saturating_sub(1));
-        let starts = self.shape.starts(created, ctx, stream, (label, event));
+        let starts = self.shape.starts(created, ctx, stream, (label, &event));
         if self.plan().waits.iter().any(|(_, s, _)| *s == stream) {
-            self.end_runs(ctx, out, stream, (label, event));
+            self.end_runs(ctx, out, stream, (label, &event));
         }
         if starts {
             self.begin(ctx, out, event, set);
@@ -170,15 +170,15 @@ impl Queue {
     /// `event` begins an instance: it joins the last run if its leaves pinned what that run's did, and sets its
     /// timers (with one timer an instance, once it is the oldest, [`Queue::arm`]); then the start leaf is made
     /// again.
-    fn begin(&mut self, ctx: &Ctx<'_>, out: &mut Out, event: &Row, set: Set) {
+    fn begin(&mut self, ctx: &Ctx<'_>, out: &mut Out, event: Row, set: Set) {
         self.next += 1;
         let number = self.next;
         let plan = self.shape.queue.as_ref().expect("a queue's shape has a plan");
-        if !self.runs.last().is_some_and(|run| run.pins(plan, event)) {
-            let pinned = plan.waits.iter().map(|(_, _, pins)| pinned(pins, Some(event))).collect();
+        if !self.runs.last().is_some_and(|run| run.pins(plan, &event)) {
+            let pinned = plan.waits.iter().map(|(_, _, pins)| pinned(pins, Some(&event))).collect();
             self.runs.push(Run { first: number, pinned });
         }
-        let start = self.shape.nodes.tag(self.shape.start).map(|_| event.clone());
+        let start = self.shape.nodes.tag(self.shape.start).map(|_| event);
         self.unarmed |= self.live.is_empty();
         self.live.push_back(Queued { number, start, set });
         if let [_, _, ..] = plan.timers.as_slice() {
