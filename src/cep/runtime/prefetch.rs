@@ -12,13 +12,3 @@ pub fn load<T>(value: &T) {
     #[cfg(not(target_arch = "x86_64"))]
     let _ = value;
 }
-
-/// Starts loading the cache line that holds `value` into every cache level, to be written: other cores' copies are
-/// dropped now rather than when it is written.
-#[inline(always)]
-pub fn store<T>(value: &T) {
-    #[cfg(target_arch = "x86_64")]
-    safe_arch::prefetch_et0(value);
-    #[cfg(not(target_arch = "x86_64"))]
-    let _ = value;
-}

@@ -141,19 +141,19 @@ impl Props {
         debug_assert!(self.entries.windows(2).all(|w| w[0].0 < w[1].0), "not in name order: {self:?}");
     }
 
-    /// Starts loading, to be written, the two lines reading any property reads first: the one the properties begin
-    /// on, and the last, which holds `owning` and, as `SmallVec` is laid out in this build, the vector's length.
+    /// Starts loading the two lines reading any property reads first: the one the properties begin on, and the last,
+    /// which holds `owning` and, as `SmallVec` is laid out in this build (by my reading of the disassembly), the
+    /// vector's length.
     pub fn load_ends(&self) {
-        prefetch::store(&self.entries);
-        prefetch::store(&self.owning);
+        prefetch::load(&self.entries);
+        prefetch::load(&self.owning);
     }
 
-    /// Starts loading, to be written, the lines of the properties themselves: [`Props::load_ends`] loaded the length
-    /// by now.
+    /// Starts loading the lines of the properties themselves: [`Props::load_ends`] loaded the length by now.
     pub fn load_entries(&self) {
         self.entries.iter().for_each(|(name, value)| {
-            prefetch::store(name);
-            prefetch::store(value);
+            prefetch::load(name);
+            prefetch::load(value);
         });
     }
 
