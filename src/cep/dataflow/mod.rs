@@ -22,6 +22,7 @@ mod query;
 mod reaper;
 mod record;
 mod select;
+mod slots;
 mod watch;
 mod window;
 mod workers;

@@ -3,8 +3,9 @@
 //! order. A statement's behaviour is a [`Logic`]; timers are the logic's own (it says when the next one is due), and
 //! the operator holds one capability at that time, so the dataflow's frontier cannot pass a timer before it fired and
 //! nothing is held once the logic has no timer left. The records are handled in groups, and the logic is shown each
-//! event twice before its turn ([`Logic::find`], [`Logic::load`]), so that it can ask memory for its state while
-//! others are handled; the operator asks for the events' rows the same way, a group before the logic's first look.
+//! event three times before its turn ([`Logic::seek`], [`Logic::find`], [`Logic::load`]), so that it can ask memory
+//! for its state while others are handled; the operator asks for the events' rows the same way, a group before the
+//! logic's first look.
 //!
 //! A statement's state can move from a dataflow that is being replaced to the same statement in its replacement
 //! ([`Control::export`], [`Control::adopt`]): the worker does it between rounds, when no operator runs, and the
@@ -42,13 +43,14 @@ impl Emit {
     }
 }
 
-/// What a statement found for an event before its turn ([`Logic::find`]), handed back with the event's later calls:
-/// the pattern's, the slot of the key's automaton. Only a hint: the statement checks it before it relies on it.
+/// What a statement found for an event before its turn, handed back with the event's later calls: the pattern's,
+/// the hash of the event's key ([`Logic::seek`]), then the slot of the key's automaton ([`Logic::find`]). Only a
+/// hint: the statement checks it before it relies on it.
 pub type Hint = Option<usize>;
 
-/// Records a group holds. Records are handled in groups, and before a group the logic is asked to find the state of
-/// the events of the group after next and to load the state it found for the next one, each in a loop of its own, so
-/// that the cache misses of a group's lookups overlap rather than stall the worker one at a time. One worker of
+/// Records a group holds. Records are handled in groups, and before a group the logic is asked to seek and find the
+/// state of the events of later groups and to load the state it found for the next one, each in a loop of its own,
+/// so that the cache misses of a group's lookups overlap rather than stall the worker one at a time. One worker of
 /// `bench geofence` at 2,000 events an epoch ran 10–20 % more events a second with groups of 8, 16 or 32 than without
 /// (the three within the machine's noise of each other); a smaller group leaves fewer of a small epoch's first
 /// records without a lead (`benches/results/cep.md`, thirty-sixth session).
@@ -56,7 +58,8 @@ const GROUP: usize = 16;
 
 /// A stateful statement.
 pub trait Logic: 'static {
-    /// Whether it finds and loads state ahead ([`Logic::find`], [`Logic::load`]); the others' records are handled
+    /// Whether it seeks, finds and loads state ahead ([`Logic::seek`], [`Logic::find`], [`Logic::load`]); the
+    /// others' records are handled
     /// one after the other, without the groups' bookkeeping (6.7 % of the floor bench's worker instructions).
     const AHEAD: bool = false;
     /// Puts the records of one epoch in the order they are handled in.
@@ -69,9 +72,14 @@ pub trait Logic: 'static {
     fn hinted(&mut self, emit: &mut Emit, epoch: u64, record: Record, _hint: Hint) {
         self.record(emit, epoch, record);
     }
-    /// The event `row` of stream `stream` will be handled two groups of records from now: the statement may look up
-    /// the state it will read for it and start loading it.
-    fn find(&mut self, _stream: u32, _row: &Row) -> Hint {
+    /// The event `row` of stream `stream` will be handled three groups of records from now: the statement may start
+    /// loading what looking up its state reads.
+    fn seek(&mut self, _stream: u32, _row: &Row) -> Hint {
+        None
+    }
+    /// The event `row`, for which [`Logic::seek`] answered `sought`, will be handled two groups from now: the
+    /// statement may look up the state it will read for it and start loading it.
+    fn find(&mut self, _stream: u32, _row: &Row, _sought: Hint) -> Hint {
         None
     }
     /// The event `row`, for which [`Logic::find`] found `hint`, will be handled a group from now: the statement may
@@ -268,17 +276,19 @@ fn run_epoch<L: Logic>(logic: &mut L, emit: &mut Emit, epoch: u64, mut records: 
     logic.epoch_done();
 }
 
-/// Handles `records` in groups, finding and loading each one's state ahead of its turn.
+/// Handles `records` in groups, seeking, finding and loading each one's state ahead of its turn.
 fn run_ahead<L: Logic>(logic: &mut L, emit: &mut Emit, epoch: u64, records: Vec<Record>) {
-    let mut hints = VecDeque::with_capacity(3 * GROUP);
+    let mut hints = VecDeque::with_capacity(4 * GROUP);
     let mut records = records.into_iter();
-    rows_ahead(records.as_slice(), 0..3 * GROUP, Props::load_ends);
-    find_ahead(logic, records.as_slice(), &mut hints, 2 * GROUP);
+    rows_ahead(records.as_slice(), 0..4 * GROUP, Props::load_ends);
+    seek_ahead(logic, records.as_slice(), &mut hints, 3 * GROUP);
+    find_ahead(logic, records.as_slice(), &mut hints, 0..2 * GROUP);
     rows_ahead(records.as_slice(), 0..2 * GROUP, Props::load_entries);
     load_ahead(logic, records.as_slice(), &hints, 0..GROUP);
     while !records.as_slice().is_empty() {
-        rows_ahead(records.as_slice(), 3 * GROUP..4 * GROUP, Props::load_ends);
-        find_ahead(logic, records.as_slice(), &mut hints, 3 * GROUP);
+        rows_ahead(records.as_slice(), 4 * GROUP..5 * GROUP, Props::load_ends);
+        seek_ahead(logic, records.as_slice(), &mut hints, 4 * GROUP);
+        find_ahead(logic, records.as_slice(), &mut hints, 2 * GROUP..3 * GROUP);
         rows_ahead(records.as_slice(), 2 * GROUP..3 * GROUP, Props::load_entries);
         load_ahead(logic, records.as_slice(), &hints, GROUP..2 * GROUP);
         for record in records.by_ref().take(GROUP) {
@@ -290,7 +300,8 @@ fn run_ahead<L: Logic>(logic: &mut L, emit: &mut Emit, epoch: u64, records: Vec<
 
 /// Starts loading, with `load`, part of the rows of the records ahead in `range`. A row comes from the thread that
 /// made it, its lines in another core's cache, and the logic reads it (its key, first of all) and writes it (its
-/// count, a column a fused select adds). Loading the row's two ends three groups ahead and the rest two, with the
+/// count, a column a fused select adds). Loading the row's two ends three groups ahead (now four, a group before the
+/// logic seeks its state) and the rest two, with the
 /// queue keeping the row it is handed rather than a new reference to it, made one worker of `bench geofence` at 2,000
 /// events an epoch run 31 and 33 % more events a second in two runs against the code before
 /// (`benches/results/cep.md`, thirty-seventh session).
@@ -302,15 +313,24 @@ fn rows_ahead(records: &[Record], range: Range<usize>, load: fn(&Props)) {
     }
 }
 
-/// Asks `logic` to find the state of the records ahead up to `upto`, from the first it has no hint for (`hints`
+/// Asks `logic` to seek the state of the records ahead up to `upto`, from the first it has no hint for (`hints`
 /// holds one for each record ahead, in order; none for a record that is not an event).
-fn find_ahead<L: Logic>(logic: &mut L, records: &[Record], hints: &mut VecDeque<Hint>, upto: usize) {
+fn seek_ahead<L: Logic>(logic: &mut L, records: &[Record], hints: &mut VecDeque<Hint>, upto: usize) {
     let upcoming = records.get(hints.len()..upto.min(records.len())).unwrap_or_default();
     for record in upcoming {
         hints.push_back(match record {
-            Record::Event { stream, row, .. } => logic.find(*stream, row),
+            Record::Event { stream, row, .. } => logic.seek(*stream, row),
             _ => None,
         });
+    }
+}
+
+/// Asks `logic` to find the state of the records ahead in `range`, with what it sought for each.
+fn find_ahead<L: Logic>(logic: &mut L, records: &[Record], hints: &mut VecDeque<Hint>, range: Range<usize>) {
+    for (record, hint) in records.iter().zip(hints.iter_mut()).take(range.end).skip(range.start) {
+        if let Record::Event { stream, row, .. } = record {
+            *hint = logic.find(*stream, row, *hint);
+        }
     }
 }
 
@@ -363,7 +383,12 @@ mod tests {
             }
             self.record(emit, epoch, record);
         }
-        fn find(&mut self, _stream: u32, row: &Row) -> Hint {
+        fn seek(&mut self, _stream: u32, row: &Row) -> Hint {
+            self.call("seek", number(row));
+            Some(2 * number(row) as usize)
+        }
+        fn find(&mut self, _stream: u32, row: &Row, sought: Hint) -> Hint {
+            assert_eq!(sought, Some(2 * number(row) as usize), "what was sought for the event comes with it");
             self.call("find", number(row));
             Some(number(row) as usize)
         }
@@ -384,9 +409,9 @@ mod tests {
     }
 
     #[test]
-    fn every_event_is_found_then_loaded_ahead_and_handled_with_its_hint() {
+    fn every_event_is_sought_found_then_loaded_ahead_and_handled_with_its_hint() {
         // Not a whole number of groups, unsorted, with records that are not events (told nothing ahead).
-        let mut records: Vec<Record> = (0..45i64)
+        let mut records: Vec<Record> = (0..75i64)
             .rev()
             .map(|n| Record::Event { stamp: Stamp::input(n as u64), stream: 0, row: Row::from([("n", Val::Int(n))]) })
             .collect();
@@ -395,15 +420,19 @@ mod tests {
         run_epoch(&mut logic, &mut Emit::default(), 1, records);
         let calls = logic.calls.into_inner();
         let handled: Vec<i64> = of(&calls, "record").into_iter().filter(|n| *n >= 0).collect();
-        assert_eq!(handled, (0..45).collect::<Vec<_>>());
+        assert_eq!(handled, (0..75).collect::<Vec<_>>());
+        assert_eq!(of(&calls, "seek"), handled, "sought once each, in order");
         assert_eq!(of(&calls, "find"), handled, "found once each, in order");
         assert_eq!(of(&calls, "load"), handled, "loaded once each, in order");
         let at = |kind: &str, n: i64| calls.iter().position(|c| *c == (kind, n));
         let handled_between = |from: usize, to: usize| calls[from..to].iter().filter(|(k, _)| *k == "record").count();
         for n in handled {
+            assert!(at("seek", n) < at("find", n), "event {n}");
             assert!(at("find", n) < at("load", n) && at("load", n) < at("record", n), "event {n}");
-            // Found two groups ahead and loaded one ahead, but in the epoch's first groups.
-            let (find, load, record) = (at("find", n).unwrap(), at("load", n).unwrap(), at("record", n).unwrap());
+            // Sought three groups ahead, found two and loaded one, but in the epoch's first groups.
+            let (seek, find) = (at("seek", n).unwrap(), at("find", n).unwrap());
+            let (load, record) = (at("load", n).unwrap(), at("record", n).unwrap());
+            assert!(n < 3 * GROUP as i64 || handled_between(seek, record) >= 3 * GROUP, "event {n} sought late");
             assert!(n < 2 * GROUP as i64 || handled_between(find, record) >= 2 * GROUP, "event {n} found late");
             assert!(n < GROUP as i64 || handled_between(load, record) >= GROUP, "event {n} loaded late");
         }

@@ -25,6 +25,7 @@ use super::automaton::{Compact, Matches, Out, Queue, Set, Shape, Wake};
 use super::key::{self, Key};
 use super::operator::{Emit, Hint, Logic, State};
 use super::record::{Record, Stamp, millis, timer_epoch};
+use super::slots::Slots;
 use crate::cep::plan::{BinaryOp, PatternNode, PatternNodeKind, PlanExpr, QueryPlan};
 use crate::cep::reference::pattern::{Nodes, PatternQuery};
 use crate::cep::reference::{Ctx, TimerKind, TimerOrder};
@@ -187,9 +188,8 @@ pub struct PatternLogic {
 #[derive(Debug, Default)]
 struct PatternState {
     automata: Slab<Automaton>,
-    /// The slot of each key's automaton. Hashed with foldhash (seeded per map), much cheaper than SipHash on short
-    /// keys.
-    index: HashMap<Key, usize, RandomState>,
+    /// The slot of each key's automaton.
+    index: Slots,
     generations: u64,
     timers: Timers,
     seq: u64,
@@ -217,7 +217,7 @@ impl PatternState {
         });
         if idle {
             let dropped = automata.remove(slot);
-            index.remove(&dropped.key);
+            index.remove(&dropped.key, slot);
         }
     }
 
@@ -385,7 +385,13 @@ impl PatternLogic {
     /// the event itself and its automaton is live. This spared `bench geofence` about 110 instructions an event
     /// (`benches/results/cep.md`, twenty-ninth session).
     fn known_slot(&self, stream: u32, row: &Row) -> Option<usize> {
-        self.state.index.get(self.text_key(stream, row)?).copied()
+        self.slot(self.text_key(stream, row)?)
+    }
+
+    /// The slot of the automaton of `key`, if it is live.
+    fn slot(&self, key: &str) -> Option<usize> {
+        let automata = &self.state.automata;
+        self.state.index.get(key, |slot| automata.get(slot).is_some_and(|a| a.key == key))
     }
 
     /// The slot `hint` when it holds the automaton of `row`'s key: found before the event's turn ([`Logic::find`]),
@@ -399,21 +405,25 @@ impl PatternLogic {
 
     /// The slot of the automaton of `key`, made if it has none.
     fn automaton(&mut self, key: Key) -> usize {
-        let generations = &mut self.state.generations;
+        if let Some(slot) = self.slot(&key) {
+            return slot;
+        }
         let (nodes, shape) = match &self.keyed_nodes {
             Some(keyed) if key::is_text(&key) => (keyed, &self.keyed_shape),
             _ => (&self.nodes, &self.shape),
         };
-        let automata = &mut self.state.automata;
-        *self.state.index.entry(key).or_insert_with_key(|key| {
-            *generations += 1;
-            let machine = match shape {
-                Some(shape) if shape.queues() => Machine::Queue(Queue::new(shape.clone())),
-                Some(shape) => Machine::Compact(Compact::new(shape.clone())),
-                None => Machine::Tree(PatternQuery::shared(self.plan.clone(), nodes.clone())),
-            };
-            automata.insert(Automaton { key: key.clone(), generation: *generations, machine })
-        })
+        let machine = match shape {
+            Some(shape) if shape.queues() => Machine::Queue(Queue::new(shape.clone())),
+            Some(shape) => Machine::Compact(Compact::new(shape.clone())),
+            None => Machine::Tree(PatternQuery::shared(self.plan.clone(), nodes.clone())),
+        };
+        let state = &mut self.state;
+        state.generations += 1;
+        let vacant = state.automata.vacant_entry();
+        let slot = vacant.key();
+        state.index.insert(&key, slot);
+        vacant.insert(Automaton { key, generation: state.generations, machine });
+        slot
     }
 
     /// Whether every key's automaton is a queue.
@@ -509,10 +519,15 @@ impl Logic for PatternLogic {
         }
     }
 
-    /// The slot of the key's automaton, which it starts loading: cold since the key's last event, a hundred
-    /// thousand keys ago in `bench geofence`.
-    fn find(&mut self, stream: u32, row: &Row) -> Hint {
-        let slot = self.known_slot(stream, row)?;
+    /// The hash of the event's key, whose line of the index it starts loading.
+    fn seek(&mut self, stream: u32, row: &Row) -> Hint {
+        Some(self.state.index.seek(self.text_key(stream, row)?) as usize)
+    }
+
+    /// The slot of the key's automaton, guessed by the key's hash (`sought`), which it starts loading: cold since
+    /// the key's last event, a hundred thousand keys ago in `bench geofence`.
+    fn find(&mut self, _stream: u32, _row: &Row, sought: Hint) -> Hint {
+        let slot = self.state.index.guess(u32::try_from(sought?).ok()?)?;
         self.state.automata.get(slot)?.load();
         Some(slot)
     }

@@ -70,8 +70,12 @@ impl<L: Logic> Logic for Selected<L> {
 
     /// The row as it comes, under the sink stream's id: a statement's key is mostly a column the select list keeps
     /// (the tracker's id), and the statement checks a hint before it relies on it.
-    fn find(&mut self, stream: u32, row: &Row) -> Hint {
-        (stream == self.select.ids.0).then(|| self.logic.find(self.select.ids.1, row)).flatten()
+    fn seek(&mut self, stream: u32, row: &Row) -> Hint {
+        (stream == self.select.ids.0).then(|| self.logic.seek(self.select.ids.1, row)).flatten()
+    }
+
+    fn find(&mut self, stream: u32, row: &Row, sought: Hint) -> Hint {
+        (stream == self.select.ids.0).then(|| self.logic.find(self.select.ids.1, row, sought)).flatten()
     }
 
     fn load(&self, stream: u32, row: &Row, hint: Hint) {
