@@ -7,8 +7,8 @@
 //! Layout: `record` (epochs, stamps, what travels), `program` (the plan made ready), `compile` (plan to operators),
 //! `operator` (the stateful operator and its timers), `select` (the stateless query), `query`, `aggregate`, `pattern`,
 //! `window`, `join` (one module per stateful statement kind), `automaton` (the compact automaton of the common
-//! pattern form), `prefetch` (memory asked for ahead), `watch` (when an epoch is finished), `workers` (the pool and
-//! its control channel).
+//! pattern form), `key` and `slots` (the keys state is filed under, and where a pattern's is), `reaper` (rows freed
+//! off the workers), `watch` (when an epoch is finished), `workers` (the pool and its control channel).
 
 mod aggregate;
 mod automaton;
