@@ -9,6 +9,12 @@
 //! the line chosen by the hash, so that where an entry is follows from the hash alone; in the hash table, reaching
 //! an entry takes a read of the table's control bytes first. An entry its line has no room for is guessed from the
 //! hash table.
+//!
+//! In `bench geofence` (a hundred thousand trackers) the lookups ahead, in a map of keys, took 12.9 % of one worker's
+//! samples, nearly all on the first read of the bucket; the guesses take 5.1 %. One worker ran 1.7–18.9 % more events
+//! a second than with the map in six pairs at 2,000 events an epoch, and 5.4 and 2.1 % more in two at 100
+//! (`benches/results/cep.md`, thirty-eighth session); the table alone, without the lines and the step ahead, made no
+//! difference the noise showed.
 
 use std::hash::BuildHasher;
 
