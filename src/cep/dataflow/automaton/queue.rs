@@ -154,10 +154,17 @@ impl Queue {
         }
     }
 
-    /// Ends run `r` and its instances, without a match: a `not` ended them.
+    /// Ends run `r` and its instances, without a match: a `not` ended them. The first run begins at the oldest
+    /// instance, so it is found without a search; a search reads instances from the middle of the queue.
     fn end_run(&mut self, r: usize, out: &mut Out) {
         let first = self.runs[r].first;
-        let from = self.live.partition_point(|q| q.number < first);
+        let from = match r {
+            0 => {
+                debug_assert_eq!(self.live.front().map(|q| q.number), Some(first), "the first run's first is oldest");
+                0
+            }
+            _ => self.live.partition_point(|q| q.number < first),
+        };
         let to = match self.runs.get(r + 1) {
             Some(next) => self.live.partition_point(|q| q.number < next.first),
             None => self.live.len(),
