@@ -33,8 +33,7 @@ pub(super) struct Reaper(Sender<Vec<Row>>);
 impl Reaper {
     /// A reaper for a pool of `peers` workers, when the machine has more cores than that (and the thread starts).
     pub(super) fn for_pool(peers: usize) -> Option<Reaper> {
-        let cores = std::thread::available_parallelism().map_or(1, usize::from);
-        (peers < cores).then(Reaper::start).flatten()
+        leaves_a_core(peers).then(Reaper::start).flatten()
     }
 
     fn start() -> Option<Reaper> {
@@ -52,6 +51,11 @@ impl Reaper {
         let grave = Grave { sender: self.0.clone(), rows: Vec::with_capacity(BATCH) };
         let _ = GRAVE.try_with(|slot| *slot.borrow_mut() = Some(grave));
     }
+}
+
+/// Whether a pool of `peers` workers leaves the machine a core, for the reaper and the threads feeding the workers.
+pub(super) fn leaves_a_core(peers: usize) -> bool {
+    peers < std::thread::available_parallelism().map_or(1, usize::from)
 }
 
 /// How much the reaper lowers its priority: to the least there is, so a busy core runs the workers (and the threads

@@ -103,6 +103,8 @@ struct Pool {
     first_id: u64,
     /// Whether the workers hand rows to a reaper thread (`reaper`).
     reaps: bool,
+    /// How the feeder polls for the workers' replies.
+    wait: Wait,
     /// Joins the threads when the pool is dropped, after the command channels closed (field order).
     _guards: WorkerGuards<()>,
 }
@@ -147,7 +149,8 @@ impl Pool {
                 serve(worker, &receiver, &reply_tx, &flag);
             }
         })?;
-        Ok(Pool { commands, replies, failed, first_id, reaps, _guards: guards })
+        let wait = if reaper::leaves_a_core(peers) { Wait::Spin } else { Wait::Yield };
+        Ok(Pool { commands, replies, failed, first_id, reaps, wait, _guards: guards })
     }
 }
 
@@ -278,7 +281,7 @@ fn round(pool: &Pool, mut command: impl FnMut() -> Command) -> Reply {
     }
     let sent = pool.commands.iter().filter(|c| c.send(command()).is_ok()).count();
     let mut merged: Reply = Ok(Report::default());
-    for reply in std::iter::from_fn(|| receive(&pool.replies)).take(sent) {
+    for reply in std::iter::from_fn(|| receive(&pool.replies, pool.wait)).take(sent) {
         merged = match (merged, reply) {
             (Err(PoolError::Panicked(m)), _) | (_, Err(PoolError::Panicked(m))) => Err(PoolError::Panicked(m)),
             (Err(e), _) | (_, Err(e)) => Err(e),
@@ -298,13 +301,27 @@ fn round(pool: &Pool, mut command: impl FnMut() -> Command) -> Reply {
     merged
 }
 
-/// How long a worker waiting for its next command, or the feeder waiting for the workers' replies, keeps yielding its
-/// core before it sleeps. A round is often followed at once by the next (the feeder runs one per millisecond of
-/// events, and replies come a few microseconds after the command), and waking a sleeping thread took about 100 µs on
-/// the development VMs (`perf sched`): with this wait `bench floor` ran about 4x the events per second on 1 worker, and
-/// on 2 workers it was faster in 3 of 5 pairs of runs, slower in 2 (`benches/results/cep.md`). Yielding, rather than
-/// spinning, leaves the core to any other thread that has work.
+/// How long a worker waiting for its next command, or the feeder waiting for the workers' replies, keeps polling
+/// before it sleeps. A round is often followed at once by the next (the feeder runs one per millisecond of events, and
+/// replies come a few microseconds after the command), and waking a sleeping thread took about 100 µs on the
+/// development VMs (`perf sched`): with this wait `bench floor` ran about 4x the events per second on 1 worker, and on
+/// 2 workers it was faster in 3 of 5 pairs of runs, slower in 2 (`benches/results/cep.md`). How it polls is [`Wait`].
 const YIELD_BEFORE_SLEEP: Duration = Duration::from_micros(50);
+
+/// How a thread polls for its next message before it sleeps.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Wait {
+    /// Keeps its core: the workers of a pool that leaves the machine a core, and their feeder. A yielding worker gave
+    /// its core to another thread (the reaper, the callers making rows), and the next command then waited for it to
+    /// give the core back. One worker of `bench geofence` ran 7.4–9.9 % more events per second, with the workers and
+    /// the feeder spinning, than with both yielding in three pairs of runs, and −3.6 to +6.6 % in three more
+    /// (`benches/results/cep.md`, thirty-eighth session).
+    Spin,
+    /// Leaves the core to any other thread that has work: in a pool with a worker on every core, the feeder needs a
+    /// worker's core to send the next command. Spinning there made two workers run 6.9 and 10.8 % fewer events per
+    /// second on the geofence and 12.7 % fewer on the floor.
+    Yield,
+}
 
 /// How long a worker waiting for its peers within a round (their progress, their records) polls before it parks.
 /// Timely's default of 10 µs is shorter than most such waits here, and each park ends in a wake-up that costs far more
@@ -317,13 +334,15 @@ const YIELD_BEFORE_SLEEP: Duration = Duration::from_micros(50);
 /// Between rounds, when the workers wait on their command channel instead, it costs nothing.
 const IDLE_SPIN: Duration = Duration::from_micros(200);
 
-/// The next message, yielding for [`YIELD_BEFORE_SLEEP`] before blocking; `None` once the senders are gone.
-fn receive<T>(rx: &Receiver<T>) -> Option<T> {
+/// The next message, polling for [`YIELD_BEFORE_SLEEP`] as `wait` says before blocking; `None` once the senders are
+/// gone.
+fn receive<T>(rx: &Receiver<T>, wait: Wait) -> Option<T> {
     let start = Instant::now();
     while start.elapsed() < YIELD_BEFORE_SLEEP {
         match rx.try_recv() {
             Ok(message) => return Some(message),
             Err(TryRecvError::Disconnected) => return None,
+            Err(TryRecvError::Empty) if wait == Wait::Spin => std::hint::spin_loop(),
             Err(TryRecvError::Empty) => std::thread::yield_now(),
         }
     }
@@ -341,7 +360,8 @@ type Worker = timely::worker::Worker;
 
 fn serve(worker: &mut Worker, commands: &Receiver<Command>, replies: &Sender<Reply>, failed: &AtomicBool) {
     let mut flows: HashMap<u64, Flow> = HashMap::new();
-    while let Some(command) = receive(commands) {
+    let wait = if reaper::leaves_a_core(worker.peers()) { Wait::Spin } else { Wait::Yield };
+    while let Some(command) = receive(commands, wait) {
         let reply =
             catch_unwind(AssertUnwindSafe(|| obey(worker, &mut flows, command, failed))).unwrap_or_else(|panic| {
                 failed.store(true, Ordering::Relaxed);
