@@ -313,8 +313,8 @@ const YIELD_BEFORE_SLEEP: Duration = Duration::from_micros(50);
 enum Wait {
     /// Keeps its core: the workers of a pool that leaves the machine a core, and their feeder. A yielding worker gave
     /// its core to another thread (the reaper, the callers making rows), and the next command then waited for it to
-    /// give the core back. One worker of `bench geofence` ran 7.4–9.9 % more events per second, with the workers and
-    /// the feeder spinning, than with both yielding in three pairs of runs, and −3.6 to +6.6 % in three more
+    /// give the core back. With the worker and the feeder spinning, one worker of `bench geofence` ran 6.5–9.9 % more
+    /// events per second than with both yielding in seven of nine pairs of runs, and 3.6 and 6.6 % fewer in two
     /// (`benches/results/cep.md`, thirty-eighth session).
     Spin,
     /// Leaves the core to any other thread that has work: in a pool with a worker on every core, the feeder needs a
