@@ -306,7 +306,7 @@ fn round(pool: &Pool, mut command: impl FnMut() -> Command) -> Reply {
 /// replies come a few microseconds after the command), and waking a sleeping thread took about 100 µs on the
 /// development VMs (`perf sched`): with this wait `bench floor` ran about 4x the events per second on 1 worker, and on
 /// 2 workers it was faster in 3 of 5 pairs of runs, slower in 2 (`benches/results/cep.md`). How it polls is [`Wait`].
-const YIELD_BEFORE_SLEEP: Duration = Duration::from_micros(50);
+const POLL_BEFORE_SLEEP: Duration = Duration::from_micros(50);
 
 /// How a thread polls for its next message before it sleeps.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -334,11 +334,11 @@ enum Wait {
 /// Between rounds, when the workers wait on their command channel instead, it costs nothing.
 const IDLE_SPIN: Duration = Duration::from_micros(200);
 
-/// The next message, polling for [`YIELD_BEFORE_SLEEP`] as `wait` says before blocking; `None` once the senders are
+/// The next message, polling for [`POLL_BEFORE_SLEEP`] as `wait` says before blocking; `None` once the senders are
 /// gone.
 fn receive<T>(rx: &Receiver<T>, wait: Wait) -> Option<T> {
     let start = Instant::now();
-    while start.elapsed() < YIELD_BEFORE_SLEEP {
+    while start.elapsed() < POLL_BEFORE_SLEEP {
         match rx.try_recv() {
             Ok(message) => return Some(message),
             Err(TryRecvError::Disconnected) => return None,
