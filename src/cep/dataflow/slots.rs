@@ -104,9 +104,10 @@ fn spread(hash: u32) -> u64 {
     (u64::from(hash) << 32) | u64::from(hash)
 }
 
-/// A slot as an entry holds it. Each live key holds state of at least a cache line, so 2^32 keys would be 256 GiB.
+/// A slot as an entry holds it; the largest `u32` marks a vacant place. Each live key holds state of at least a cache
+/// line, so 2^32 keys would be 256 GiB.
 fn narrow(slot: usize) -> u32 {
-    u32::try_from(slot).expect("fewer than 2^32 live keys")
+    u32::try_from(slot).ok().filter(|s| *s != Entry::VACANT.slot).expect("fewer than 2^32 - 1 live keys")
 }
 
 impl Slots {
