@@ -62,6 +62,11 @@ impl Lines {
         self.0.get(hash as usize & mask)
     }
 
+    fn line_mut(&mut self, hash: u32) -> Option<&mut Line> {
+        let mask = self.0.len().checked_sub(1)?;
+        self.0.get_mut(hash as usize & mask)
+    }
+
     fn guess(&self, hash: u32) -> Option<usize> {
         let line = self.line(hash)?;
         let entry = line.0.iter().find(|e| e.hash == hash && e.slot != Entry::VACANT.slot)?;
@@ -70,8 +75,7 @@ impl Lines {
 
     /// Puts `entry` in its line, if the line has room.
     fn put(&mut self, entry: Entry) {
-        let mask = self.0.len().wrapping_sub(1);
-        if let Some(line) = self.0.get_mut(entry.hash as usize & mask)
+        if let Some(line) = self.line_mut(entry.hash)
             && let Some(place) = line.0.iter_mut().find(|e| e.slot == Entry::VACANT.slot)
         {
             *place = entry;
@@ -79,8 +83,7 @@ impl Lines {
     }
 
     fn take(&mut self, entry: Entry) {
-        let mask = self.0.len().wrapping_sub(1);
-        if let Some(line) = self.0.get_mut(entry.hash as usize & mask)
+        if let Some(line) = self.line_mut(entry.hash)
             && let Some(place) = line.0.iter_mut().find(|e| e.slot == entry.slot)
         {
             *place = Entry::VACANT;

@@ -140,16 +140,16 @@ impl Pool {
         let config = Config { communication: CommunicationConfig::Process(peers), worker };
         let reaper = Reaper::for_pool(peers);
         let reaps = reaper.is_some();
+        let wait = if reaper::leaves_a_core(peers) { Wait::Spin } else { Wait::Yield };
         let guards = timely::execute(config, move |worker| {
             if let Some(reaper) = &reaper {
                 reaper.dig();
             }
             let taken = receivers.lock().unwrap_or_else(PoisonError::into_inner)[worker.index()].take();
             if let Some(receiver) = taken {
-                serve(worker, &receiver, &reply_tx, &flag);
+                serve(worker, &receiver, wait, &reply_tx, &flag);
             }
         })?;
-        let wait = if reaper::leaves_a_core(peers) { Wait::Spin } else { Wait::Yield };
         Ok(Pool { commands, replies, failed, first_id, reaps, wait, _guards: guards })
     }
 }
@@ -360,9 +360,9 @@ struct Flow {
 
 type Worker = timely::worker::Worker;
 
-fn serve(worker: &mut Worker, commands: &Receiver<Command>, replies: &Sender<Reply>, failed: &AtomicBool) {
+/// Obeys `commands`, waiting for each as `wait` says, until the pool lets go of the channel or a worker fails.
+fn serve(worker: &mut Worker, commands: &Receiver<Command>, wait: Wait, replies: &Sender<Reply>, failed: &AtomicBool) {
     let mut flows: HashMap<u64, Flow> = HashMap::new();
-    let wait = if reaper::leaves_a_core(worker.peers()) { Wait::Spin } else { Wait::Yield };
     while let Some(command) = receive(commands, wait) {
         let reply =
             catch_unwind(AssertUnwindSafe(|| obey(worker, &mut flows, command, failed))).unwrap_or_else(|panic| {
