@@ -17,8 +17,8 @@
 //! every event over the wall time of the feeder's loop. An event's latency runs from its batch's queueing until the
 //! round holding it returns with its outputs (outputs are complete when it returns); the baseline's is per event,
 //! timed on one event in 256 (timing every event would slow it down). Each round has exactly `ms_per_round`
-//! batches, so a run with `--events` gives the workers the same work every time. A pool with fewer workers than the
-//! machine has cores also has a reaper thread, which drops the rows the workers are done with
+//! batches, so a run with `--events` gives the workers the same work every time. When the pool has fewer workers than
+//! the machine has cores, the producer drops the rows the workers are done with, as the service's callers do
 //! (`cep::dataflow::reaper`); the report's `engine` says so.
 
 use std::fmt;
@@ -159,7 +159,7 @@ pub fn run(options: &CepOptions) -> Result<Vec<CepReport>, CepBenchError> {
         let plain = baseline.get_or_insert_with(|| measure_plain(options));
         let mut report = report(options, workers, &engine, plain);
         if reaps {
-            report.engine.push_str(" and a reaper thread");
+            report.engine.push_str(", its rows dropped by the producer");
         }
         reports.push(report);
     }
@@ -202,16 +202,16 @@ pub fn seed_engine(scenario: Scenario, workers: Arc<Workers>) -> Result<Dataflow
     Ok(Dataflow::install(workers, Arc::new(program)))
 }
 
-/// The engine's run on `workers`, and whether the pool had a reaper thread.
+/// The engine's run on `workers`, and whether the producer dropped the rows the workers were done with.
 fn measure_engine(options: &CepOptions, workers: usize) -> Result<(Measured, bool), CepBenchError> {
     let workers = Workers::start(workers).map_err(CepBenchError::Workers)?;
     let reaps = workers.reaps();
-    let mut engine = seed_engine(options.scenario, workers)?;
+    let mut engine = seed_engine(options.scenario, workers.clone())?;
     let per_round = options.ms_per_round.max(1) as usize;
     let (queue, queued) = crossbeam_channel::bounded(QUEUED_ROUNDS * per_round);
     let room = engine.program().room(options.scenario.stream());
     let measured = std::thread::scope(|scope| {
-        scope.spawn(move || produce(options, room, &queue));
+        scope.spawn(move || produce(options, room, &queue, &workers));
         // Dropping `queued` on return stops the producer at its next send.
         feed(options, &mut engine, per_round, queued)
     });
@@ -220,12 +220,18 @@ fn measure_engine(options: &CepOptions, workers: usize) -> Result<(Measured, boo
 
 /// Builds the engine's rows, one synthetic millisecond per batch stamped with the instant it was queued, until
 /// nothing receives them: the part of the service that turns notifications into rows on the callers' threads, with
-/// `room` for the columns the statements add, as ingest leaves it.
-fn produce(options: &CepOptions, room: usize, queue: &Sender<(Instant, Batch)>) {
+/// `room` for the columns the statements add, as ingest leaves it. Before each batch it drops the rows the workers
+/// are done with, as the service's callers do.
+fn produce(options: &CepOptions, room: usize, queue: &Sender<(Instant, Batch)>, workers: &Workers) {
     let mut generator = Generator::new(options.scenario, options.keys, options.per_ms, START_MS);
     generator.leave_room(room);
     let stream = Name::from(options.scenario.stream());
-    while queue.send((Instant::now(), next_batch(&mut generator, options, &stream))).is_ok() {}
+    loop {
+        workers.reap();
+        if queue.send((Instant::now(), next_batch(&mut generator, options, &stream))).is_err() {
+            return;
+        }
+    }
 }
 
 /// The service's feeder: takes `per_round` queued batches, runs them as one round of the workers, and counts each

@@ -238,6 +238,8 @@ impl CepService {
         });
         drop(running);
         self.wake_feeder();
+        // The thread that made rows drops those the workers are done with, while the feeder runs the next round.
+        self.workers.reap();
         results
     }
 
@@ -304,7 +306,8 @@ fn ancestors(path: &ServicePath) -> impl Iterator<Item = ServicePath> {
 }
 
 /// Feeds the dataflows as events arrive, and looks for due timers every [`TICK`] while any configuration runs, until
-/// the service is gone.
+/// the service is gone. After a tick without notifications, or once nothing runs, it drops the rows the workers are
+/// done with itself: no caller came to drop them.
 fn feeder(service: &Weak<CepService>, woken: &Receiver<()>) {
     let mut active = false;
     loop {
@@ -312,9 +315,12 @@ fn feeder(service: &Weak<CepService>, woken: &Receiver<()>) {
         if let Err(RecvTimeoutError::Disconnected) = woke {
             return;
         }
-        match service.upgrade() {
-            Some(s) => active = s.round(),
-            None => return,
+        let Some(cep) = service.upgrade() else {
+            return;
+        };
+        active = cep.round();
+        if woke.is_err() || !active {
+            cep.workers.reap();
         }
     }
 }

@@ -27,6 +27,7 @@ use smallvec::SmallVec;
 use super::aggregate::Accumulators;
 use super::key::{self, Key};
 use super::operator::{Emit, Logic, State};
+use super::reaper::Leftovers;
 use super::record::{Record, Stamp, millis, timer_epoch};
 use crate::cep::plan::{AggregateCall, AggregationKind, PlanExpr, QueryPlan, StreamInput, WindowSpec};
 use crate::cep::planner::has_ungrouped_column;
@@ -145,6 +146,8 @@ pub struct QueryLogic {
     empty: Key,
     per_event: PerEvent,
     state: QueryState,
+    /// The events' rows, once handled: kept for the worker's reaper until the epoch ends.
+    done: Leftovers,
 }
 
 /// What the query evaluates for every event, compiled for its input row.
@@ -224,7 +227,8 @@ impl QueryLogic {
     pub fn new(statement: usize, plan: Arc<QueryPlan>, input: StreamInput, ids: (u32, u32), vars: Arc<Row>) -> Self {
         let state = QueryState::new(input.window.as_ref());
         let per_event = PerEvent::new(&plan, &input, &vars);
-        QueryLogic { statement, plan, input, stream: ids.0, sink: ids.1, vars, empty: Key::default(), per_event, state }
+        let (stream, sink, empty, done) = (ids.0, ids.1, Key::default(), Leftovers::for_this_thread());
+        QueryLogic { statement, plan, input, stream, sink, vars, empty, per_event, state, done }
     }
 
     fn every(&self) -> Option<i64> {
@@ -236,15 +240,20 @@ impl QueryLogic {
     }
 
     fn event(&mut self, emit: &mut Emit, epoch: u64, stamp: Stamp, row: Row) {
-        let rows = [&row];
+        self.handle(emit, epoch, stamp, &row);
+        self.done.add(std::iter::once(row));
+    }
+
+    fn handle(&mut self, emit: &mut Emit, epoch: u64, stamp: Stamp, row: &Row) {
+        let rows = [row];
         let holds = |e: &Option<RowExpr>| e.as_ref().is_none_or(|e| e.holds(&rows, &[], &self.vars));
         if !holds(&self.per_event.filter) {
             return;
         }
         let counts = holds(&self.per_event.where_);
-        let slot = self.plan.aggregation.is_some().then(|| self.enter(epoch, &row, counts));
+        let slot = self.plan.aggregation.is_some().then(|| self.enter(epoch, row, counts));
         if counts {
-            let rows = self.arrive(&row, slot);
+            let rows = self.arrive(row, slot);
             for (i, out) in rows.into_iter().enumerate() {
                 emit.event(stamp.child(self.statement, i), self.sink, out);
             }
@@ -615,6 +624,10 @@ impl Logic for QueryLogic {
         }
     }
 
+    fn epoch_done(&mut self) {
+        self.done.reap();
+    }
+
     fn next_timer(&self) -> Option<u64> {
         let expiry = match &self.state.view {
             View::Time { queue, .. } => queue.front().map(|(at, _)| *at),
@@ -675,6 +688,17 @@ mod tests {
         let slot = *query.state.index.get(floor)?;
         query.fold_open(slot);
         Some(query.aggregates(slot))
+    }
+
+    #[test]
+    fn a_handled_row_waits_for_the_reaper_until_the_epoch_is_done() {
+        let mut query = floor_query();
+        query.done = Leftovers::kept();
+        room(&mut query, 1_000, ("f1", 20.0));
+        assert_eq!(query.done.rows().map(<[Row]>::len), Some(1), "kept, its value in the window");
+        query.epoch_done();
+        assert_eq!(query.done.rows().map(<[Row]>::len), Some(0), "handed to the reaper");
+        assert!(average(&mut query, "f1").is_some_and(|a| a.contains(&Val::Double(20.0))), "{:?}", query.state.groups);
     }
 
     #[test]

@@ -1,74 +1,71 @@
-//! Rows a worker is done with, dropped on a thread of their own when the pool leaves the machine a core. A row is
-//! built on a caller's thread (ingest, the bench's producer) and a pattern instance holds it for seconds, so the
+//! Rows a worker is done with, dropped by the threads that make rows, when the pool leaves the machine a core. A row
+//! is built on a caller's thread (ingest, the bench's producer) and a pattern instance holds it for seconds, so the
 //! worker that drops it frees a cold block into another thread's memory (mimalloc's slow path for a page another
 //! thread abandoned). In `bench geofence` at the target's density, nine in ten rows go with an instance that a
-//! crossing ends, and the rest with a match, after the merge it triggers. The pattern and merge operators of a worker
-//! with a grave keep those rows ([`Leftovers`]) until their epoch ends and then bury them; the grave sends them to the
-//! reaper thread in batches, at the end of each round and as soon as a batch is full.
+//! crossing ends, and the rest with a match, after the merge it triggers; in `bench floor`, every row once the window
+//! has taken its value. The pattern, merge and query operators of a worker with a grave keep those rows
+//! ([`Leftovers`]) until their epoch ends and then bury them; the grave queues them in batches, at the end of each
+//! round and as soon as a batch is full, and [`Reaper::reap`] drops what is queued on the thread that calls it.
 //!
-//! Measured (`benches/results/cep.md`, thirty-fourth session): the worker's instructions fell 4.0 % (the reaper's
-//! thread ran about 111 per event), and one worker ran 12.0–21.2 % more events per second in six pairs of long runs.
-//! My reading, not measured (this VM has no hardware counters): the frees' cache misses and atomic writes leave the
-//! worker with them. With no core to spare the reaper takes turns with the workers, and a timely worker waits for its
-//! peers: in a prototype, two workers on this machine's two cores ran 15–18 % fewer events per second with one. So a
-//! pool with a worker per core has no reaper, and its workers drop rows where they are. The channel is bounded: while
-//! the reaper is behind, a worker drops its batch itself, so the rows waiting are at most [`BATCH`] in each worker's
-//! grave and [`QUEUED`] batches. The thread ends once the pool and its workers have let go of the channel.
+//! Who calls it: the threads that make rows, before they make more (the service's callers after they queue a
+//! notification, the bench's producer before each batch), and the service's feeder after a tick without
+//! notifications. A row is then freed where it was allocated, into that thread's own free list, and the next row
+//! reuses its memory from there. In a profile of `bench geofence`'s producer when the rows were freed on another
+//! thread, 58 % of the samples were in `_mi_page_malloc_zero`: by my reading, each block's link to the next free one
+//! was last written there, and the allocations fetched them from that thread's cache one after another. A reaper
+//! thread of its own did the drops before (thirty-fourth to thirty-eighth sessions). With the producer dropping them
+//! instead, one worker ran 13–24 % more events per second on `bench geofence` in four pairs of runs and 26–28 % more
+//! on `bench floor` in three (`benches/results/cep.md`, thirty-ninth session).
+//!
+//! A pool with a worker on every core has no graves, and its workers drop rows where they are: with graves there and
+//! the producer dropping the rows (a prototype), two workers of `bench geofence` ran 35–37 % fewer events per second.
+//! The queue is bounded: while nobody reaps, a worker drops its batch itself, so the rows waiting are at most [`BATCH`]
+//! in each worker's grave and [`QUEUED`] batches.
 
 use std::cell::RefCell;
 
-use crossbeam_channel::{Sender, bounded};
+use crossbeam_channel::{Receiver, Sender, bounded};
 
 use crate::cep::runtime::Row;
 
 /// The rows a grave holds before it sends them.
 const BATCH: usize = 4096;
-/// The batches the channel holds.
+/// The batches the queue holds.
 const QUEUED: usize = 16;
 
-/// The way to a pool's reaper thread.
+/// The queue of rows a pool's workers are done with.
 #[derive(Debug, Clone)]
-pub(super) struct Reaper(Sender<Vec<Row>>);
+pub(super) struct Reaper {
+    graves: Sender<Vec<Row>>,
+    dead: Receiver<Vec<Row>>,
+}
 
 impl Reaper {
-    /// A reaper for a pool of `peers` workers, when the machine has more cores than that (and the thread starts).
+    /// A reaper for a pool of `peers` workers, when the machine has more cores than that.
     pub(super) fn for_pool(peers: usize) -> Option<Reaper> {
-        leaves_a_core(peers).then(Reaper::start).flatten()
+        leaves_a_core(peers).then(Reaper::new)
     }
 
-    fn start() -> Option<Reaper> {
-        let (sender, batches) = bounded::<Vec<Row>>(QUEUED);
-        let reap = move || {
-            yield_to_workers();
-            batches.into_iter().for_each(drop);
-        };
-        std::thread::Builder::new().name("cep-reaper".into()).spawn(reap).ok()?;
-        Some(Reaper(sender))
+    fn new() -> Reaper {
+        let (graves, dead) = bounded::<Vec<Row>>(QUEUED);
+        Reaper { graves, dead }
     }
 
     /// Gives the calling thread a grave of its own: the rows it buries go to this reaper.
     pub(super) fn dig(&self) {
-        let grave = Grave { sender: self.0.clone(), rows: Vec::with_capacity(BATCH) };
+        let grave = Grave { sender: self.graves.clone(), rows: Vec::with_capacity(BATCH) };
         let _ = GRAVE.try_with(|slot| *slot.borrow_mut() = Some(grave));
+    }
+
+    /// Drops the rows queued, on the calling thread.
+    pub(super) fn reap(&self) {
+        self.dead.try_iter().for_each(drop);
     }
 }
 
-/// Whether a pool of `peers` workers leaves the machine a core, for the reaper and the threads feeding the workers.
+/// Whether a pool of `peers` workers leaves the machine a core, for the threads feeding the workers.
 pub(super) fn leaves_a_core(peers: usize) -> bool {
     peers < std::thread::available_parallelism().map_or(1, usize::from)
-}
-
-/// How much the reaper lowers its priority: to the least there is, so a busy core runs the workers (and the threads
-/// that feed them) first. The reaper's work can wait: while it is behind, the workers drop their rows themselves.
-const NICENESS: i32 = 19;
-
-/// Lowers the calling thread's priority by [`NICENESS`], where the system has per-thread priorities (Linux's `nice`
-/// is per thread). One worker of `bench geofence`, which shares the machine's two cores with the reaper and the
-/// bench's producer, ran 1.5–7.0 % more events per second in six pairs of runs with the reaper at 19 than at 0
-/// (`renice` on the running thread; `benches/results/cep.md`, thirty-eighth session). A refusal leaves it as it is.
-fn yield_to_workers() {
-    #[cfg(target_os = "linux")]
-    let _ = rustix::process::nice(NICENESS);
 }
 
 /// A worker's rows on their way to the reaper.
@@ -79,7 +76,7 @@ struct Grave {
 }
 
 impl Grave {
-    /// Sends the rows held, or drops them here when the reaper is behind or gone.
+    /// Queues the rows held, or drops them here when the queue is full.
     fn send(&mut self) {
         if !self.rows.is_empty() {
             let rows = std::mem::replace(&mut self.rows, Vec::with_capacity(BATCH));
@@ -142,7 +139,7 @@ thread_local! {
     static GRAVE: RefCell<Option<Grave>> = const { RefCell::new(None) };
 }
 
-/// Drops `rows`: on the reaper's thread when this thread has a grave, here otherwise.
+/// Drops `rows`: queued for the reaper when this thread has a grave, here otherwise.
 fn bury(rows: impl Iterator<Item = Row>) {
     // Should the grave be gone (the thread ending), the closure and the rows it holds are dropped here.
     let _ = GRAVE.try_with(|slot| match slot.borrow_mut().as_mut() {
@@ -169,7 +166,6 @@ pub(super) fn send() {
 #[cfg(test)]
 mod tests {
     use std::sync::{Arc, Weak};
-    use std::time::{Duration, Instant};
 
     use super::*;
     use crate::cep::runtime::Val;
@@ -180,14 +176,6 @@ mod tests {
             Arc::new(geo::Polygon::new(geo::LineString::from(vec![(0.0, 0.0), (1.0, 0.0), (0.0, 0.0)]), vec![]));
         let watch = Arc::downgrade(&polygon);
         (Row::from([("shape", Val::Polygon(polygon))]), watch)
-    }
-
-    fn dropped_within(watch: &Weak<geo::Polygon<f64>>, limit: Duration) -> bool {
-        let start = Instant::now();
-        while watch.strong_count() > 0 && start.elapsed() < limit {
-            std::thread::sleep(Duration::from_millis(1));
-        }
-        watch.strong_count() == 0
     }
 
     #[test]
@@ -206,13 +194,14 @@ mod tests {
     }
 
     #[test]
-    fn buried_rows_are_held_until_the_round_ends_then_dropped_by_the_reaper() {
-        let reaper = Reaper::start().expect("the reaper thread starts");
+    fn buried_rows_are_held_until_the_round_ends_then_dropped_by_the_thread_that_reaps() {
+        let reaper = Reaper::new();
         let (row, watch) = watched_row();
         let (buried, go_on) = bounded(0);
         let (round_over, ended) = bounded(0);
+        let grave = reaper.clone();
         let worker = std::thread::spawn(move || {
-            reaper.dig();
+            grave.dig();
             bury(std::iter::once(row));
             buried.send(()).unwrap();
             ended.recv().unwrap();
@@ -220,44 +209,50 @@ mod tests {
         });
         go_on.recv().unwrap();
         assert_eq!(watch.strong_count(), 1, "held in the grave");
+        reaper.reap();
+        assert_eq!(watch.strong_count(), 1, "not queued before the round ends");
         round_over.send(()).unwrap();
         worker.join().unwrap();
-        assert!(dropped_within(&watch, Duration::from_secs(10)), "the reaper dropped it");
+        assert_eq!(watch.strong_count(), 1, "queued, not dropped by the worker");
+        reaper.reap();
+        assert_eq!(watch.strong_count(), 0, "dropped by the reaping thread");
     }
 
     #[test]
-    fn a_full_grave_sends_its_batch_without_waiting_for_the_round() {
-        let reaper = Reaper::start().expect("the reaper thread starts");
+    fn a_full_grave_queues_its_batch_without_waiting_for_the_round() {
+        let reaper = Reaper::new();
         let (row, watch) = watched_row();
         let (filled, go_on) = bounded(0);
         let (done, finish) = bounded::<()>(0);
+        let grave = reaper.clone();
         let worker = std::thread::spawn(move || {
-            reaper.dig();
+            grave.dig();
             bury(std::iter::once(row).chain(std::iter::repeat_with(Row::new).take(BATCH - 1)));
             filled.send(()).unwrap();
             finish.recv().unwrap();
         });
         go_on.recv().unwrap();
-        assert!(dropped_within(&watch, Duration::from_secs(10)), "sent when full, while the worker still runs");
+        reaper.reap();
+        assert_eq!(watch.strong_count(), 0, "queued when full, while the worker still runs");
         done.send(()).unwrap();
         worker.join().unwrap();
     }
 
     #[test]
-    fn a_worker_drops_its_batch_itself_while_the_reaper_is_behind() {
-        // A reaper whose channel nobody reads: the queue fills, then a worker's send fails and it drops the rows.
-        let (sender, batches) = bounded::<Vec<Row>>(QUEUED);
-        let reaper = Reaper(sender);
-        (0..QUEUED).for_each(|_| reaper.0.try_send(Vec::new()).unwrap());
+    fn a_worker_drops_its_batch_itself_while_nobody_reaps() {
+        // Nobody reaps: the queue fills, then a worker's send fails and it drops the rows.
+        let reaper = Reaper::new();
+        (0..QUEUED).for_each(|_| reaper.graves.try_send(Vec::new()).unwrap());
         let (row, watch) = watched_row();
+        let grave = reaper.clone();
         std::thread::spawn(move || {
-            reaper.dig();
+            grave.dig();
             bury(std::iter::once(row));
             send();
         })
         .join()
         .unwrap();
         assert_eq!(watch.strong_count(), 0, "dropped by the worker");
-        assert_eq!(batches.len(), QUEUED, "nothing more was queued");
+        assert_eq!(reaper.dead.len(), QUEUED, "nothing more was queued");
     }
 }

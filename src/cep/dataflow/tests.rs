@@ -314,6 +314,27 @@ fn a_removed_dataflow_leaves_the_others_running() {
 }
 
 #[test]
+fn rows_the_workers_are_done_with_wait_for_a_thread_that_reaps() {
+    let workers = Workers::start(1).expect("workers start");
+    if !workers.reaps() {
+        // A one-core machine: the worker drops its rows itself.
+        return;
+    }
+    let mut floor =
+        Dataflow::new(workers.clone(), &plan(include_str!("../../../queries/floor-average.json"))).expect("runs");
+    let shape = Arc::new(geo::Polygon::new(geo::LineString::from(vec![(0.0, 0.0), (1.0, 0.0), (0.0, 0.0)]), vec![]));
+    let watch = Arc::downgrade(&shape);
+    let room = |t: f64, shape: Val| {
+        ("Room".into(), row(&[("floor", Val::String("f1".into())), ("temperature", Val::Double(t)), ("shape", shape)]))
+    };
+    // The group keeps its first row for its output; the second is the one the window is done with.
+    floor.push_batch(1_000, vec![room(20.0, Val::Null), room(22.0, Val::Polygon(shape))]);
+    assert_eq!(watch.strong_count(), 1, "the round is over and its row queued, not dropped");
+    workers.reap();
+    assert_eq!(watch.strong_count(), 0, "dropped by the thread that reaped");
+}
+
+#[test]
 fn after_a_worker_panics_the_pool_restarts_and_every_dataflow_runs_again_without_its_state() {
     let floor = plan(include_str!("../../../queries/floor-average.json"));
     let workers = Workers::start(2).expect("workers start");

@@ -101,8 +101,6 @@ struct Pool {
     failed: Arc<AtomicBool>,
     /// Dataflows numbered below this one ran on an earlier pool.
     first_id: u64,
-    /// Whether the workers hand rows to a reaper thread (`reaper`).
-    reaps: bool,
     /// How the feeder polls for the workers' replies.
     wait: Wait,
     /// Joins the threads when the pool is dropped, after the command channels closed (field order).
@@ -120,6 +118,9 @@ struct Dispatch {
 pub struct Workers {
     peers: usize,
     dispatch: Mutex<Dispatch>,
+    /// Where the workers queue the rows they are done with, when they leave the machine a core (`reaper`): one queue
+    /// for every generation of the pool, reached without the dispatcher's lock.
+    reaper: Option<Reaper>,
 }
 
 impl std::fmt::Debug for Workers {
@@ -130,7 +131,7 @@ impl std::fmt::Debug for Workers {
 
 impl Pool {
     /// Starts `peers` worker threads for dataflows numbered from `first_id`.
-    fn start(peers: usize, first_id: u64) -> Result<Self, String> {
+    fn start(peers: usize, first_id: u64, reaper: Option<Reaper>) -> Result<Self, String> {
         let (commands, receivers): (Vec<_>, Vec<_>) = (0..peers).map(|_| unbounded::<Command>()).unzip();
         let receivers = Arc::new(Mutex::new(receivers.into_iter().map(Some).collect::<Vec<_>>()));
         let (reply_tx, replies) = unbounded();
@@ -138,8 +139,6 @@ impl Pool {
         let flag = failed.clone();
         let worker = WorkerConfig::default().idle_spin(IDLE_SPIN);
         let config = Config { communication: CommunicationConfig::Process(peers), worker };
-        let reaper = Reaper::for_pool(peers);
-        let reaps = reaper.is_some();
         let wait = if reaper::leaves_a_core(peers) { Wait::Spin } else { Wait::Yield };
         let guards = timely::execute(config, move |worker| {
             if let Some(reaper) = &reaper {
@@ -150,7 +149,7 @@ impl Pool {
                 serve(worker, &receiver, wait, &reply_tx, &flag);
             }
         })?;
-        Ok(Pool { commands, replies, failed, first_id, reaps, wait, _guards: guards })
+        Ok(Pool { commands, replies, failed, first_id, wait, _guards: guards })
     }
 }
 
@@ -158,13 +157,25 @@ impl Workers {
     /// Starts `peers` worker threads.
     pub fn start(peers: usize) -> Result<Arc<Self>, String> {
         let peers = peers.max(1);
-        let dispatch = Mutex::new(Dispatch { pool: Pool::start(peers, 1)?, next_id: 0, dealing: HashMap::new() });
-        Ok(Arc::new(Workers { peers, dispatch }))
+        let reaper = Reaper::for_pool(peers);
+        let pool = Pool::start(peers, 1, reaper.clone())?;
+        let dispatch = Mutex::new(Dispatch { pool, next_id: 0, dealing: HashMap::new() });
+        Ok(Arc::new(Workers { peers, dispatch, reaper }))
     }
 
-    /// Whether the workers hand the rows they are done with to a reaper thread: the machine has a core they leave.
+    /// Whether the workers queue the rows they are done with for [`Workers::reap`] (they leave the machine a core)
+    /// rather than drop them themselves.
     pub fn reaps(&self) -> bool {
-        self.lock().pool.reaps
+        self.reaper.is_some()
+    }
+
+    /// Drops the rows the workers are done with on the calling thread. The threads that make rows call it before they
+    /// make more, so a row's memory is freed where it was allocated and reused from there (`reaper`). Never waits for
+    /// a round.
+    pub fn reap(&self) {
+        if let Some(reaper) = &self.reaper {
+            reaper.reap();
+        }
     }
 
     /// Installs `program` on every worker, taking over the state `handover` names; answers the new dataflow's id and
@@ -220,7 +231,7 @@ impl Workers {
         if let Err(error) = &reply {
             tracing::error!(%error, "CEP workers failed; restarting them without their dataflows");
             metrics::counter!("fluxgate_cep_worker_restarts_total").increment(1);
-            match Pool::start(self.peers, dispatch.next_id + 1) {
+            match Pool::start(self.peers, dispatch.next_id + 1, self.reaper.clone()) {
                 Ok(pool) => {
                     dispatch.pool = pool;
                     let first_id = dispatch.pool.first_id;
@@ -314,10 +325,10 @@ const POLL_BEFORE_SLEEP: Duration = Duration::from_micros(50);
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Wait {
     /// Keeps its core: the workers of a pool that leaves the machine a core, and their feeder. A yielding worker gave
-    /// its core to another thread (the reaper, the callers making rows), and the next command then waited for it to
-    /// give the core back. With the worker and the feeder spinning, one worker of `bench geofence` ran 6.5–9.9 % more
-    /// events per second than with both yielding in seven of nine pairs of runs, and 3.6 and 6.6 % fewer in two
-    /// (`benches/results/cep.md`, thirty-eighth session).
+    /// its core to another thread (the callers making rows, and then a reaper thread dropping them), and the next
+    /// command then waited for it to give the core back. With the worker and the feeder spinning, one worker of `bench
+    /// geofence` ran 6.5–9.9 % more events per second than with both yielding in seven of nine pairs of runs, and 3.6
+    /// and 6.6 % fewer in two (`benches/results/cep.md`, thirty-eighth session).
     Spin,
     /// Leaves the core to any other thread that has work: in a pool with a worker on every core, the feeder needs a
     /// worker's core to send the next command. Spinning there made two workers run 6.9 and 10.8 % fewer events per
