@@ -646,8 +646,8 @@ impl Compact {
     /// of coming one by one as each instance's drop reaches its events. A small gain, measured at the geofence's
     /// crossings: one worker was faster in 7 of 8 pairs, by 1.6 % on average at the target's density and 1.5–2.4 %
     /// at 100 an epoch (`benches/results/cep.md`, thirty-second session). Not done on a worker with a reaper, which
-    /// drops those events on its own thread (`reaper`): there, skipping it ran one worker 1.6–4.0 % faster in three
-    /// pairs (thirty-fourth session).
+    /// leaves those events to another thread (`reaper`): there, skipping it ran one worker 1.6–4.0 % faster in three
+    /// pairs (thirty-fourth session, when that thread was a reaper thread of its own).
     fn warm_ending(&self, fired: &[(u64, Option<u64>, Slot)]) {
         for (_, id, slot) in fired {
             if let Some((_, instance)) = id.and_then(|id| self.fresh_fire(id, *slot)) {
