@@ -414,6 +414,39 @@ mod tests {
         assert!(enqueue(&run, 1_001, &[room(22.0)]).expect("fits again").iter().all(Result::is_ok));
     }
 
+    #[tokio::test]
+    async fn the_feeder_drops_dead_rows_once_no_notification_comes_for_a_tick() {
+        use crate::auth::Authenticator;
+        use crate::broker::notify::{DeliveryPolicy, Sinks};
+        use crate::clock::ManualClock;
+        use crate::store::sqlite::{SqliteOptions, SqliteStore, Synchronous};
+
+        let dir = tempfile::tempdir().expect("a directory");
+        let clock = ManualClock::starting_at(1_000);
+        let options = SqliteOptions { data_dir: dir.path().to_owned(), readers: 1, synchronous: Synchronous::Normal };
+        let store: Arc<dyn Store> = Arc::new(SqliteStore::open(&options, clock.clone()).expect("the store opens"));
+        let auth = Arc::new(Authenticator::new(store.clone(), true));
+        let publisher = Publisher::new(store.clone(), auth, Arc::new(Sinks::default()), DeliveryPolicy::default());
+        let cep = CepService::start(&store, clock, publisher, 1).await.expect("starts");
+        let config: CepConfig = serde_json::from_str(include_str!("../../queries/floor-average.json")).expect("seed");
+        let tenant = Tenant::parse("building").expect("tenant");
+        let prepared = prepare(config, &tenant, &ServicePath::root()).expect("prepares");
+        cep.install(tenant, ServicePath::root(), prepared);
+        let shape = Arc::new(geo::Polygon::new(geo::LineString::from(vec![(0.0, 0.0), (1.0, 0.0)]), vec![]));
+        let watch = Arc::downgrade(&shape);
+        let dead = Row::from([("shape", crate::cep::runtime::Val::Polygon(shape))]);
+        if !cep.workers.queue_dead(vec![dead]) {
+            // A one-core machine: the workers drop their rows themselves.
+            return;
+        }
+        cep.wake_feeder();
+        let start = std::time::Instant::now();
+        while watch.strong_count() > 0 && start.elapsed() < Duration::from_secs(10) {
+            tokio::time::sleep(Duration::from_millis(1)).await;
+        }
+        assert_eq!(watch.strong_count(), 0, "dropped by the feeder, with no caller to drop it");
+    }
+
     #[test]
     fn queued_events_keep_their_arrival_millisecond() {
         let run = floor_average();

@@ -61,6 +61,12 @@ impl Reaper {
     pub(super) fn reap(&self) {
         self.dead.try_iter().for_each(drop);
     }
+
+    /// Queues `rows` as a worker's grave would.
+    #[cfg(test)]
+    pub(super) fn queue(&self, rows: Vec<Row>) {
+        self.graves.try_send(rows).expect("room in the queue");
+    }
 }
 
 /// Whether a pool of `peers` workers leaves the machine a core, for the threads feeding the workers.
@@ -242,7 +248,7 @@ mod tests {
     fn a_worker_drops_its_batch_itself_while_nobody_reaps() {
         // Nobody reaps: the queue fills, then a worker's send fails and it drops the rows.
         let reaper = Reaper::new();
-        (0..QUEUED).for_each(|_| reaper.graves.try_send(Vec::new()).unwrap());
+        (0..QUEUED).for_each(|_| reaper.queue(Vec::new()));
         let (row, watch) = watched_row();
         let grave = reaper.clone();
         std::thread::spawn(move || {

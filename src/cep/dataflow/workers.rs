@@ -246,6 +246,11 @@ impl Workers {
 
 #[cfg(test)]
 impl Workers {
+    /// Queues `rows` as if a worker were done with them; false when the workers drop their rows themselves.
+    pub fn queue_dead(&self, rows: Vec<Row>) -> bool {
+        self.reaper.as_ref().map(|reaper| reaper.queue(rows)).is_some()
+    }
+
     /// As `feed`, but worker `culprit` panics instead of taking its share, so its peers wait for it mid-round.
     pub fn feed_with_a_panic(&self, id: u64, batches: Vec<Batch>, culprit: usize) -> Result<Report, PoolError> {
         let mut dispatch = self.lock();
