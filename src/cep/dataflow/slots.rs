@@ -179,7 +179,10 @@ mod tests {
         let holds = |key: &str, slot: usize| keys[slot] == key;
         for (slot, key) in keys.iter().enumerate() {
             assert_eq!(slots.get(key, |slot| holds(key, slot)), Some(slot));
-            assert_eq!(slots.guess(slots.seek(key)), Some(slot), "no two of these keys share a hash");
+            // The hashes are 32 bits, seeded per index: two of ten thousand keys share one about once in a hundred
+            // runs, and then a guess may name the other's slot.
+            let guess = slots.guess(slots.seek(key)).expect("a guess");
+            assert!(guess == slot || slots.hash(&keys[guess]) == slots.hash(key), "{key} guessed at {guess}");
         }
         assert_eq!(slots.get("urn:Tracker:x", |slot| holds("urn:Tracker:x", slot)), None);
         for (slot, key) in keys.iter().enumerate().filter(|(slot, _)| slot % 2 == 0) {
