@@ -18,7 +18,7 @@
 //! round holding it returns with its outputs (outputs are complete when it returns); the baseline's is per event,
 //! timed on one event in 256 (timing every event would slow it down). Each round has exactly `ms_per_round`
 //! batches, so a run with `--events` gives the workers the same work every time. When the pool has fewer workers than
-//! the machine has cores, the producer drops the rows the workers are done with, as the service's callers do
+//! the machine has cores, the producer reuses the rows the workers are done with, as the service's callers do
 //! (`cep::dataflow::reaper`); the report's `engine` says so.
 
 use std::fmt;
@@ -159,7 +159,7 @@ pub fn run(options: &CepOptions) -> Result<Vec<CepReport>, CepBenchError> {
         let plain = baseline.get_or_insert_with(|| measure_plain(options));
         let mut report = report(options, workers, &engine, plain);
         if reaps {
-            report.engine.push_str(", its rows dropped by the producer");
+            report.engine.push_str(", its rows reused by the producer");
         }
         reports.push(report);
     }
@@ -220,14 +220,14 @@ fn measure_engine(options: &CepOptions, workers: usize) -> Result<(Measured, boo
 
 /// Builds the engine's rows, one synthetic millisecond per batch stamped with the instant it was queued, until
 /// nothing receives them: the part of the service that turns notifications into rows on the callers' threads, with
-/// `room` for the columns the statements add, as ingest leaves it. Before each batch it drops the rows the workers
-/// are done with, as the service's callers do.
+/// `room` for the columns the statements add, as ingest leaves it. Before each batch it takes back the rows the
+/// workers are done with, to build the next rows in, as the service's callers do.
 fn produce(options: &CepOptions, room: usize, queue: &Sender<(Instant, Batch)>, workers: &Workers) {
     let mut generator = Generator::new(options.scenario, options.keys, options.per_ms, START_MS);
     generator.leave_room(room);
     let stream = Name::from(options.scenario.stream());
     loop {
-        workers.reap();
+        workers.recycle();
         if queue.send((Instant::now(), next_batch(&mut generator, options, &stream))).is_err() {
             return;
         }

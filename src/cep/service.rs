@@ -238,8 +238,9 @@ impl CepService {
         });
         drop(running);
         self.wake_feeder();
-        // The thread that made rows drops those the workers are done with, while the feeder runs the next round.
-        self.workers.reap();
+        // The thread that made rows takes back those the workers are done with, for its next rows, while the feeder
+        // runs the next round.
+        self.workers.recycle();
         results
     }
 

@@ -1,21 +1,21 @@
-//! Rows a worker is done with, dropped by the threads that make rows, when the pool leaves the machine a core. A row
-//! is built on a caller's thread (ingest, the bench's producer) and a pattern instance holds it for seconds, so the
-//! worker that drops it frees a cold block into another thread's memory (mimalloc's slow path for a page another
+//! Rows a worker is done with, handed back to the threads that make rows, when the pool leaves the machine a core. A
+//! row is built on a caller's thread (ingest, the bench's producer) and a pattern instance holds it for seconds, so
+//! the worker that drops it frees a cold block into another thread's memory (mimalloc's slow path for a page another
 //! thread abandoned). In `bench geofence` at the target's density, nine in ten rows go with an instance that a
 //! crossing ends, and the rest with a match, after the merge it triggers; in `bench floor`, every row once the window
 //! has taken its value. The pattern, merge and query operators of a worker with a grave keep those rows
 //! ([`Leftovers`]) until their epoch ends and then bury them; the grave queues them in batches, at the end of each
-//! round and as soon as a batch is full, and [`Reaper::reap`] drops what is queued on the thread that calls it.
+//! round and as soon as a batch is full.
 //!
-//! Who calls it: the threads that make rows, before they make more (the service's callers after they queue a
-//! notification, the bench's producer before each batch), and the service's feeder after a tick without
-//! notifications. A row is then freed where it was allocated, into that thread's own free list, and the next row
-//! reuses its memory from there. In a profile of `bench geofence`'s producer when the rows were freed on another
-//! thread, 58 % of the samples were in `_mi_page_malloc_zero`: by my reading, each block's link to the next free one
-//! was last written there, and the allocations fetched them from that thread's cache one after another. A reaper
-//! thread of its own did the drops before (thirty-fourth to thirty-eighth sessions). With the producer dropping them
-//! instead, one worker ran 13–24 % more events per second on `bench geofence` in four pairs of runs and 26–28 % more
-//! on `bench floor` in three (`benches/results/cep.md`, thirty-ninth session).
+//! Who takes them: the threads that make rows, before they make more ([`Reaper::recycle`]: the service's callers
+//! after they queue a notification, the bench's producer before each batch), which write their next rows into them
+//! (`cep::runtime::spare`); and the service's feeder after a tick without notifications, which drops them
+//! ([`Reaper::reap`]). A reaper thread of its own dropped them before (thirty-fourth to thirty-eighth sessions). In a
+//! profile of `bench geofence`'s producer then, 58 % of the samples were in `_mi_page_malloc_zero`: by my reading, each
+//! free block's link to the next was last written on the reaper's core, and the allocations fetched them one after
+//! another. With the producer dropping the rows instead, one worker ran 13–24 % more events per second on `bench
+//! geofence` in four pairs of runs and 26–28 % more on `bench floor` in three; with the producer reusing them, another
+//! 12–33 % on the geofence in four pairs and 4–7 % on the floor in three (`benches/results/cep.md`, thirty-ninth session).
 //!
 //! A pool with a worker on every core has no graves, and its workers drop rows where they are: with graves there and
 //! the producer dropping the rows (a prototype), two workers of `bench geofence` ran 35–37 % fewer events per second.
@@ -26,7 +26,7 @@ use std::cell::RefCell;
 
 use crossbeam_channel::{Receiver, Sender, bounded};
 
-use crate::cep::runtime::Row;
+use crate::cep::runtime::{Row, spare};
 
 /// The rows a grave holds before it sends them.
 const BATCH: usize = 4096;
@@ -60,6 +60,11 @@ impl Reaper {
     /// Drops the rows queued, on the calling thread.
     pub(super) fn reap(&self) {
         self.dead.try_iter().for_each(drop);
+    }
+
+    /// Hands the rows queued to the calling thread, to make its next rows in ([`spare`]).
+    pub(super) fn recycle(&self) {
+        self.dead.try_iter().for_each(spare::keep);
     }
 
     /// Queues `rows` as a worker's grave would.

@@ -169,12 +169,18 @@ impl Workers {
         self.reaper.is_some()
     }
 
-    /// Drops the rows the workers are done with on the calling thread. The threads that make rows call it before they
-    /// make more, so a row's memory is freed where it was allocated and reused from there (`reaper`). Never waits for
-    /// a round.
+    /// Drops the rows the workers are done with on the calling thread (`reaper`). Never waits for a round.
     pub fn reap(&self) {
         if let Some(reaper) = &self.reaper {
             reaper.reap();
+        }
+    }
+
+    /// Hands the rows the workers are done with to the calling thread, which makes its next rows in their memory
+    /// (`cep::runtime::spare`): the threads that make rows call it before they make more. Never waits for a round.
+    pub fn recycle(&self) {
+        if let Some(reaper) = &self.reaper {
+            reaper.recycle();
         }
     }
 

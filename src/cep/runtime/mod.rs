@@ -10,6 +10,7 @@ pub mod geometry;
 pub mod name;
 pub mod prefetch;
 pub mod props;
+pub mod spare;
 pub mod value;
 
 use std::fmt::Debug;

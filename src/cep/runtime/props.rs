@@ -141,6 +141,19 @@ impl Props {
         debug_assert!(self.entries.windows(2).all(|w| w[0].0 < w[1].0), "not in name order: {self:?}");
     }
 
+    /// Whether the properties are inline and own nothing: dropping them would free nothing but their row's block.
+    pub(super) fn reusable(&self) -> bool {
+        !self.owning && !self.entries.spilled()
+    }
+
+    /// Empties the properties and fills them with `pairs`, which come in name order, each name once ([`name_order`]),
+    /// with room for `extra` more, in the memory they have.
+    pub(super) fn refill(&mut self, pairs: impl ExactSizeIterator<Item = (Name, Val)>, extra: usize) {
+        self.entries.clear();
+        self.reserve(pairs.len() + extra);
+        self.fill_sorted(pairs);
+    }
+
     /// Starts loading the two lines reading any property reads first: the one the properties begin on, and the last,
     /// which holds `owning` and, as `SmallVec` is laid out in this build (by my reading of the disassembly), the
     /// vector's length.

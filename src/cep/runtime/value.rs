@@ -62,6 +62,14 @@ impl Row {
     /// caller's names once for all its rows), with room for `extra` more: no sort, and the properties are written
     /// straight into the row's allocation rather than moved there.
     pub fn sorted(pairs: impl ExactSizeIterator<Item = (Name, Val)>, extra: usize) -> Row {
+        // A row the thread kept ([`super::spare`]) serves when nothing else holds it and dropping it would free only
+        // its own block; any other is dropped here.
+        while let Some(mut row) = super::spare::take() {
+            if let Some(props) = Arc::get_mut(&mut row.0).filter(|props| props.reusable()) {
+                props.refill(pairs, extra);
+                return row;
+            }
+        }
         let mut row = Row::default();
         row.edit(pairs.len() + extra).fill_sorted(pairs);
         row
