@@ -202,7 +202,7 @@ pub fn seed_engine(scenario: Scenario, workers: Arc<Workers>) -> Result<Dataflow
     Ok(Dataflow::install(workers, Arc::new(program)))
 }
 
-/// The engine's run on `workers`, and whether the producer dropped the rows the workers were done with.
+/// The engine's run on `workers`, and whether the producer reused the rows the workers were done with.
 fn measure_engine(options: &CepOptions, workers: usize) -> Result<(Measured, bool), CepBenchError> {
     let workers = Workers::start(workers).map_err(CepBenchError::Workers)?;
     let reaps = workers.reaps();

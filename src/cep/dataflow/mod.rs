@@ -8,7 +8,8 @@
 //! `operator` (the stateful operator and its timers), `select` (the stateless query), `query`, `aggregate`, `pattern`,
 //! `window`, `join` (one module per stateful statement kind), `automaton` (the compact automaton of the common
 //! pattern form), `key` and `slots` (the keys state is filed under, and where a pattern's is), `reaper` (rows freed
-//! off the workers, by the threads that make them), `watch` (when an epoch is finished), `workers` (the pool and its control channel).
+//! off the workers, by the threads that make them), `watch` (when an epoch is finished), `workers` (the pool and its
+//! control channel).
 
 mod aggregate;
 mod automaton;

@@ -163,8 +163,8 @@ impl Workers {
         Ok(Arc::new(Workers { peers, dispatch, reaper }))
     }
 
-    /// Whether the workers queue the rows they are done with for [`Workers::reap`] (they leave the machine a core)
-    /// rather than drop them themselves.
+    /// Whether the workers queue the rows they are done with for [`Workers::recycle`] and [`Workers::reap`] (they
+    /// leave the machine a core) rather than drop them themselves.
     pub fn reaps(&self) -> bool {
         self.reaper.is_some()
     }

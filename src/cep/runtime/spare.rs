@@ -7,8 +7,8 @@
 //! `bench floor` 4–7 % more in three (`benches/results/cep.md`, thirty-ninth session).
 //!
 //! Only a row that nothing else holds, whose properties are inline and own nothing, is reused; any other is dropped
-//! when its turn comes. A thread keeps at most [`LIMIT`] rows, for as long as it lives: a row it keeps holds only its
-//! own block until then.
+//! when its turn comes, and holds what it holds until then. A thread keeps at most [`LIMIT`] rows, for as long as it
+//! lives.
 
 use std::cell::RefCell;
 
