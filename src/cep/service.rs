@@ -433,9 +433,8 @@ mod tests {
         let tenant = Tenant::parse("building").expect("tenant");
         let prepared = prepare(config, &tenant, &ServicePath::root()).expect("prepares");
         cep.install(tenant, ServicePath::root(), prepared);
-        let shape = Arc::new(geo::Polygon::new(geo::LineString::from(vec![(0.0, 0.0), (1.0, 0.0)]), vec![]));
-        let watch = Arc::downgrade(&shape);
-        let dead = Row::from([("shape", crate::cep::runtime::Val::Polygon(shape))]);
+        let (shape, watch) = crate::cep::runtime::value::watched_shape();
+        let dead = Row::from([("shape", shape)]);
         if !cep.workers.queue_dead(vec![dead]) {
             // A one-core machine: the workers drop their rows themselves.
             return;

@@ -178,17 +178,15 @@ pub(super) fn send() {
 
 #[cfg(test)]
 mod tests {
-    use std::sync::{Arc, Weak};
+    use std::sync::Weak;
 
     use super::*;
-    use crate::cep::runtime::Val;
+    use crate::cep::runtime::value::watched_shape;
 
     /// A row, and a way to tell whether it has been dropped: the row holds the only count of a polygon.
     fn watched_row() -> (Row, Weak<geo::Polygon<f64>>) {
-        let polygon =
-            Arc::new(geo::Polygon::new(geo::LineString::from(vec![(0.0, 0.0), (1.0, 0.0), (0.0, 0.0)]), vec![]));
-        let watch = Arc::downgrade(&polygon);
-        (Row::from([("shape", Val::Polygon(polygon))]), watch)
+        let (shape, watch) = watched_shape();
+        (Row::from([("shape", shape)]), watch)
     }
 
     #[test]

@@ -13,6 +13,7 @@ use crate::cep::explain::plan_config;
 use crate::cep::plan::Plan;
 use crate::cep::reference::Reference;
 use crate::cep::reference::tests::{TRACE, run_trace, trace_expected};
+use crate::cep::runtime::value::watched_shape;
 use crate::cep::runtime::{Engine, Incoming, Output, Row, Val};
 
 /// One pool per worker count, shared by the tests.
@@ -322,13 +323,12 @@ fn rows_the_workers_are_done_with_wait_for_a_thread_that_reaps() {
     }
     let mut floor =
         Dataflow::new(workers.clone(), &plan(include_str!("../../../queries/floor-average.json"))).expect("runs");
-    let shape = Arc::new(geo::Polygon::new(geo::LineString::from(vec![(0.0, 0.0), (1.0, 0.0), (0.0, 0.0)]), vec![]));
-    let watch = Arc::downgrade(&shape);
+    let (shape, watch) = watched_shape();
     let room = |t: f64, shape: Val| {
         ("Room".into(), row(&[("floor", Val::String("f1".into())), ("temperature", Val::Double(t)), ("shape", shape)]))
     };
     // The group keeps its first row for its output; the second is the one the window is done with.
-    floor.push_batch(1_000, vec![room(20.0, Val::Null), room(22.0, Val::Polygon(shape))]);
+    floor.push_batch(1_000, vec![room(20.0, Val::Null), room(22.0, shape)]);
     assert_eq!(watch.strong_count(), 1, "the round is over and its row queued, not dropped");
     workers.reap();
     assert_eq!(watch.strong_count(), 0, "dropped by the thread that reaped");

@@ -60,9 +60,8 @@ pub fn kept() -> usize {
 
 #[cfg(test)]
 mod tests {
-    use std::sync::Arc;
-
     use super::*;
+    use crate::cep::runtime::value::watched_shape;
     use crate::cep::runtime::{Name, Val};
 
     /// A row built as ingest builds them: names in order, room for one more.
@@ -94,9 +93,8 @@ mod tests {
         on_a_new_thread(|| {
             let shared = built(1);
             let held = shared.clone();
-            let polygon = Arc::new(geo::Polygon::new(geo::LineString::from(vec![(0.0, 0.0), (1.0, 0.0)]), vec![]));
-            let watch = Arc::downgrade(&polygon);
-            let owning = Row::from([("shape", Val::Polygon(polygon))]);
+            let (shape, watch) = watched_shape();
+            let owning = Row::from([("shape", shape)]);
             keep(vec![shared, owning]);
             let new = built(2);
             assert_ne!(std::ptr::from_ref(&*new), std::ptr::from_ref(&*held), "a row held elsewhere is not written");
@@ -109,10 +107,9 @@ mod tests {
     #[test]
     fn a_thread_keeps_at_most_the_limit_and_drops_the_rest() {
         on_a_new_thread(|| {
-            let polygon = Arc::new(geo::Polygon::new(geo::LineString::from(vec![(0.0, 0.0), (1.0, 0.0)]), vec![]));
-            let watch = Arc::downgrade(&polygon);
+            let (shape, watch) = watched_shape();
             let mut rows: Vec<Row> = (0..LIMIT as i64).map(built).collect();
-            rows.push(Row::from([("shape", Val::Polygon(polygon))]));
+            rows.push(Row::from([("shape", shape)]));
             keep(rows);
             assert_eq!(kept(), LIMIT);
             assert_eq!(watch.strong_count(), 0, "the row past the limit was dropped");

@@ -87,6 +87,16 @@ impl Row {
     }
 }
 
+/// A polygon value, and a way to tell whether every copy of it is gone: for the tests of who drops a row that holds
+/// it, and when.
+#[cfg(test)]
+pub fn watched_shape() -> (Val, std::sync::Weak<geo::Polygon<f64>>) {
+    let ring = geo::LineString::from(vec![(0.0, 0.0), (1.0, 0.0), (0.0, 0.0)]);
+    let polygon = Arc::new(geo::Polygon::new(ring, vec![]));
+    let watch = Arc::downgrade(&polygon);
+    (Val::Polygon(polygon), watch)
+}
+
 impl Deref for Row {
     type Target = Props;
 
