@@ -19,9 +19,10 @@ pub const LIMIT: usize = 16_384;
 
 /// How many rows ahead of the one it takes a thread starts loading the two ends of the next, which hold its count and
 /// its length; half as many ahead, the length loaded by then, the rest of its properties. Neither stage reads a line
-/// that is not loaded yet: a read of the count of the row ahead, before this, held 96.5 % of the samples of `bench
-/// geofence`'s producer making rows, and without it one worker ran 4.9–9.3 % more events per second in three
-/// interleaved pairs (eight rows ahead; sixteen within the noise of eight; `benches/results/cep.md`, fortieth session).
+/// that is not loaded yet. Before this, a read of the count of the row ahead held 96.5 % of the samples of
+/// `Generator::row` in `bench geofence`'s producer; without it, one worker ran 4.9–9.3 % more events per second in
+/// three interleaved pairs (eight rows ahead; sixteen within the noise of eight; `benches/results/cep.md`, fortieth
+/// session).
 const AHEAD: usize = 16;
 
 thread_local! {
