@@ -121,6 +121,11 @@ struct CepArgs {
     /// service's feeder hands over what queued up while the workers were busy.
     #[arg(long, default_value_t = 1)]
     ms_per_round: u32,
+    /// Rounds the feeder leaves running on the workers while it gathers and sends the next, as the service's feeder
+    /// does while events keep coming; 0 waits for each round before it gathers the next [default: 1 when the workers
+    /// leave the machine a core, else 0].
+    #[arg(long)]
+    rounds_ahead: Option<u32>,
     /// Stop each side after this many events, even before `--duration`: the same work every run, for profiling
     /// (instruction counts under callgrind compare exactly).
     #[arg(long)]
@@ -140,6 +145,7 @@ impl CepArgs {
             keys: self.keys.unwrap_or(if geofence { 100_000 } else { 10_000 }),
             per_ms: self.per_ms.unwrap_or(if geofence { 100 } else { 10 }),
             ms_per_round: self.ms_per_round.max(1),
+            rounds_ahead: self.rounds_ahead,
             events: self.events,
         }
     }

@@ -5,7 +5,8 @@
 //!
 //! ```text
 //! fluxgate bench geofence --workers 1,2 --duration 5 [--keys 100000] [--per-ms 1000] [--json]
-//! fluxgate bench floor --workers 1 --duration 5 [--keys 10000] [--per-ms 1000] [--ms-per-round 1] [--json]
+//! fluxgate bench floor --workers 1 --duration 5 [--keys 10000] [--per-ms 1000] [--ms-per-round 1]
+//!     [--rounds-ahead 1] [--json]
 //! fluxgate bench geofence --duration 600 --events 200000   # the same work every run, e.g. under callgrind
 //! ```
 //!
@@ -13,14 +14,19 @@
 //! round of the workers, run as pipelined epochs: 1 (the default) waits for the workers after every millisecond; more
 //! is what the service's feeder does when notifications queue up while the workers are busy. As in the service, where
 //! the callers' threads turn notifications into rows and queue them for the feeder, a producer thread builds the rows
-//! and queues at most one round ahead while the workers run the last; the timed loop is the feeder. Throughput counts
-//! every event over the wall time of the feeder's loop. An event's latency runs from its batch's queueing until the
-//! round holding it returns with its outputs (outputs are complete when it returns); the baseline's is per event,
+//! and queues at most one round ahead while the workers run the last; the timed loop is the feeder. As the service's
+//! feeder does while events keep coming, it leaves `rounds_ahead` rounds running on the workers while it gathers and
+//! sends the next, so they find it queued when they finish one: by default the pool's choice
+//! (`Workers::rounds_ahead`: one when the workers leave the machine a core, else none); 0 waits for each round before
+//! it gathers the next. Throughput counts every event over the wall time of the feeder's loop. An event's latency runs
+//! from its batch's queueing until the feeder has received the round holding it with its outputs (outputs are complete
+//! then); the baseline's is per event,
 //! timed on one event in 256 (timing every event would slow it down). Each round has exactly `ms_per_round`
 //! batches, so a run with `--events` gives the workers the same work every time. When the pool has fewer workers than
 //! the machine has cores, the producer reuses the rows the workers are done with, as the service's callers do
 //! (`cep::dataflow::reaper`); the report's `engine` says so.
 
+use std::collections::VecDeque;
 use std::fmt;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -35,7 +41,7 @@ use super::cep_workload::{Event, Generator, Scenario};
 use crate::cep::config::CepConfig;
 use crate::cep::dataflow::{Dataflow, Program, Workers};
 use crate::cep::explain::{details, plan_config};
-use crate::cep::runtime::{Engine, EngineError, Incoming, Name};
+use crate::cep::runtime::{EngineError, Incoming, Name};
 
 /// The synthetic clock's start: 2023-11-14T22:13:20Z.
 const START_MS: i64 = 1_700_000_000_000;
@@ -71,6 +77,9 @@ pub struct CepOptions {
     pub per_ms: u32,
     /// Synthetic milliseconds per round of the workers.
     pub ms_per_round: u32,
+    /// Rounds the feeder leaves running on the workers while it gathers and sends the next; `None` for the pool's
+    /// choice.
+    pub rounds_ahead: Option<u32>,
     /// At most this many events per side (the engine stops at the round that reaches it).
     pub events: Option<u64>,
 }
@@ -94,6 +103,7 @@ pub struct CepReport {
     pub keys: u32,
     pub per_ms: u32,
     pub ms_per_round: u32,
+    pub rounds_ahead: u32,
     pub synthetic_s: f64,
     pub duration_s: f64,
     pub engine: String,
@@ -155,10 +165,10 @@ pub fn run(options: &CepOptions) -> Result<Vec<CepReport>, CepBenchError> {
     let mut reports = Vec::new();
     let mut baseline = None;
     for &workers in &options.workers {
-        let (engine, reaps) = measure_engine(options, workers)?;
+        let engine = measure_engine(options, workers)?;
         let plain = baseline.get_or_insert_with(|| measure_plain(options));
         let mut report = report(options, workers, &engine, plain);
-        if reaps {
+        if engine.reaps {
             report.engine.push_str(", its rows reused by the producer");
         }
         reports.push(report);
@@ -166,7 +176,8 @@ pub fn run(options: &CepOptions) -> Result<Vec<CepReport>, CepBenchError> {
     Ok(reports)
 }
 
-fn report(options: &CepOptions, workers: usize, engine: &Measured, plain: &Measured) -> CepReport {
+fn report(options: &CepOptions, workers: usize, run: &EngineRun, plain: &Measured) -> CepReport {
+    let engine = &run.measured;
     CepReport {
         scenario: options.scenario.name().to_owned(),
         workers,
@@ -184,6 +195,7 @@ fn report(options: &CepOptions, workers: usize, engine: &Measured, plain: &Measu
         keys: options.keys,
         per_ms: options.per_ms,
         ms_per_round: options.ms_per_round,
+        rounds_ahead: run.rounds_ahead,
         synthetic_s: round(engine.events as f64 / f64::from(options.per_ms.max(1)) / 1e3, 3),
         duration_s: options.duration.as_secs_f64(),
         engine: "timely dataflow".to_owned(),
@@ -202,10 +214,19 @@ pub fn seed_engine(scenario: Scenario, workers: Arc<Workers>) -> Result<Dataflow
     Ok(Dataflow::install(workers, Arc::new(program)))
 }
 
-/// The engine's run on `workers`, and whether the producer reused the rows the workers were done with.
-fn measure_engine(options: &CepOptions, workers: usize) -> Result<(Measured, bool), CepBenchError> {
+/// The engine's run on one pool of workers.
+#[derive(Debug)]
+struct EngineRun {
+    measured: Measured,
+    /// Whether the producer reused the rows the workers were done with.
+    reaps: bool,
+    rounds_ahead: u32,
+}
+
+fn measure_engine(options: &CepOptions, workers: usize) -> Result<EngineRun, CepBenchError> {
     let workers = Workers::start(workers).map_err(CepBenchError::Workers)?;
     let reaps = workers.reaps();
+    let rounds_ahead = options.rounds_ahead.unwrap_or(workers.rounds_ahead() as u32);
     let mut engine = seed_engine(options.scenario, workers.clone())?;
     let per_round = options.ms_per_round.max(1) as usize;
     let (queue, queued) = crossbeam_channel::bounded(QUEUED_ROUNDS * per_round);
@@ -213,9 +234,9 @@ fn measure_engine(options: &CepOptions, workers: usize) -> Result<(Measured, boo
     let measured = std::thread::scope(|scope| {
         scope.spawn(move || produce(options, room, &queue, &workers));
         // Dropping `queued` on return stops the producer at its next send.
-        feed(options, &mut engine, per_round, queued)
+        feed(options, &mut engine, rounds_ahead as usize, queued)
     });
-    Ok((measured, reaps))
+    Ok(EngineRun { measured, reaps, rounds_ahead })
 }
 
 /// Builds the engine's rows, one synthetic millisecond per batch stamped with the instant it was queued, until
@@ -234,23 +255,40 @@ fn produce(options: &CepOptions, room: usize, queue: &Sender<(Instant, Batch)>, 
     }
 }
 
-/// The service's feeder: takes `per_round` queued batches, runs them as one round of the workers, and counts each
-/// batch's events with the latency from its queueing to the round's outputs.
-fn feed(options: &CepOptions, engine: &mut Dataflow, per_round: usize, queued: Receiver<(Instant, Batch)>) -> Measured {
+/// The service's feeder: takes `ms_per_round` queued batches and sends them as one round of the workers, then
+/// receives the rounds sent before it but the last `ahead`, counting each batch's events with the latency from its
+/// queueing to the round's outputs. It sends no more once the events sent reach `--events`.
+fn feed(options: &CepOptions, engine: &mut Dataflow, ahead: usize, queued: Receiver<(Instant, Batch)>) -> Measured {
+    let per_round = options.ms_per_round.max(1) as usize;
     let mut measured = Measured::new();
-    let begin = Instant::now();
-    while measured.elapsed < options.duration && options.events.is_none_or(|n| measured.events < n) {
+    // Each round in flight: when and how many events each of its batches queued.
+    let mut rounds: VecDeque<Vec<(Instant, usize)>> = VecDeque::new();
+    let (begin, mut sent) = (Instant::now(), 0);
+    while begin.elapsed() < options.duration && options.events.is_none_or(|n| sent < n) {
         let Ok(round) = (0..per_round).map(|_| queued.recv()).collect::<Result<Vec<_>, _>>() else {
             break;
         };
         let (times, batches): (Vec<_>, Vec<_>) = round.into_iter().map(|(at, b)| ((at, b.1.len()), b)).unzip();
-        let outputs = engine.push_batches(batches).len();
-        for (n, (queued_at, events)) in times.into_iter().enumerate() {
-            measured.record_batch(queued_at, events, if n == 0 { outputs } else { 0 });
+        sent += times.iter().map(|(_, events)| *events as u64).sum::<u64>();
+        engine.send(batches);
+        rounds.push_back(times);
+        while rounds.len() > ahead {
+            receive(engine, rounds.pop_front(), &mut measured);
         }
-        measured.elapsed = begin.elapsed();
     }
+    while !rounds.is_empty() {
+        receive(engine, rounds.pop_front(), &mut measured);
+    }
+    measured.elapsed = begin.elapsed();
     measured
+}
+
+/// Receives the oldest round in flight, whose batches queued at `times`, and counts it.
+fn receive(engine: &mut Dataflow, times: Option<Vec<(Instant, usize)>>, measured: &mut Measured) {
+    let outputs = engine.receive().map_or(0, |outputs| outputs.len());
+    for (n, (queued_at, events)) in times.into_iter().flatten().enumerate() {
+        measured.record_batch(queued_at, events, if n == 0 { outputs } else { 0 });
+    }
 }
 
 /// The next synthetic millisecond's events, as the engine's rows.
@@ -327,11 +365,12 @@ impl fmt::Display for CepReport {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         writeln!(
             f,
-            "# engine: {}; {} keys, {} events/synthetic ms, {} ms/round, {:.0} s per side; engine {} events ({:.1} synthetic s), baseline {} events",
+            "# engine: {}; {} keys, {} events/synthetic ms, {} ms/round, {} rounds ahead, {:.0} s per side; engine {} events ({:.1} synthetic s), baseline {} events",
             self.engine,
             self.keys,
             self.per_ms,
             self.ms_per_round,
+            self.rounds_ahead,
             self.duration_s,
             self.events,
             self.synthetic_s,
@@ -344,6 +383,7 @@ impl fmt::Display for CepReport {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::cep::runtime::Engine;
 
     /// Both sides of a scenario on the same `count` events, `gap_ms` apart: (engine outputs, baseline outputs).
     fn outputs(scenario: Scenario, keys: u32, gap_ms: i64, count: i64) -> (usize, usize) {
@@ -385,6 +425,7 @@ mod tests {
             keys: 1_000,
             per_ms: 100,
             ms_per_round: 4,
+            rounds_ahead: None,
             events: None,
         };
         let reports = run(&options).unwrap();
@@ -396,20 +437,24 @@ mod tests {
 
     #[test]
     fn the_queued_rounds_carry_every_event_in_order() {
-        // 256 events a round, so both sides stop at the same event and must give the same outputs.
-        let options = CepOptions {
-            scenario: Scenario::Geofence,
-            workers: vec![2],
-            duration: Duration::from_secs(60),
-            keys: 500,
-            per_ms: 1,
-            ms_per_round: 256,
-            events: Some(256 * 200),
-        };
-        let report = &run(&options).unwrap()[0];
-        assert_eq!((report.events, report.baseline_events), (51_200, 51_200));
-        assert!(report.outputs > 10, "{report:?}");
-        assert_eq!(report.outputs, report.baseline_outputs);
+        for rounds_ahead in [0, 1] {
+            // 256 events a round, so both sides stop at the same event and must give the same outputs.
+            let options = CepOptions {
+                scenario: Scenario::Geofence,
+                workers: vec![2],
+                duration: Duration::from_secs(60),
+                keys: 500,
+                per_ms: 1,
+                ms_per_round: 256,
+                rounds_ahead: Some(rounds_ahead),
+                events: Some(256 * 200),
+            };
+            let report = &run(&options).unwrap()[0];
+            assert_eq!((report.events, report.baseline_events), (51_200, 51_200));
+            assert!(report.outputs > 10, "{report:?}");
+            assert_eq!(report.rounds_ahead, rounds_ahead);
+            assert_eq!(report.outputs, report.baseline_outputs, "{rounds_ahead} rounds ahead");
+        }
     }
 
     #[test]
@@ -421,6 +466,7 @@ mod tests {
             keys: 1_000,
             per_ms: 100,
             ms_per_round: 4,
+            rounds_ahead: None,
             events: Some(2_000),
         };
         let reports = run(&options).unwrap();

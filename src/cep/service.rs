@@ -10,8 +10,12 @@
 //! A notification is converted and queued, stamped with its arrival millisecond, and answered at once; the feeder
 //! thread hands everything queued since its last round to the dataflow as one batch per millisecond, then fires the
 //! timers due. So notifications that arrive while the workers are busy share the next epoch instead of each waiting
-//! for a round of its own, and the tokio threads never wait for the workers. The queue is bounded per tenant: a
-//! notification that finds it full is refused as a whole (500, or a retry by the in-process subscription sink).
+//! for a round of its own, and the tokio threads never wait for the workers. While events keep coming, and the workers
+//! leave a core to the threads feeding them, the feeder sends the next round before it waits for the last, so the
+//! workers find it queued when they finish; when nothing more waits, it waits for the round it sent, so outputs never
+//! wait for later events. The queue is bounded per
+//! tenant: a notification that finds it full is refused as a whole (500, or a retry by the in-process subscription
+//! sink).
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError, Weak};
 use std::time::Duration;
@@ -87,10 +91,38 @@ struct Running {
 }
 
 impl Running {
-    /// Feeds what is queued, one batch per arrival millisecond in arrival order (all in one round of the workers),
-    /// then fires the timers due at `now`.
+    /// Sends what is queued as one round of the workers, one batch per arrival millisecond in arrival order, and
+    /// answers the outputs of the rounds sent before it but those the workers run ahead ([`Dataflow::rounds_ahead`]).
+    /// When no more events wait, it also waits for the rounds in flight, and fires the timers due at `now`.
     fn feed(&self, now: i64) -> Vec<Output> {
         let mut engine = lock(&self.engine);
+        let batches = self.take_queued();
+        if !batches.is_empty() {
+            engine.send(batches);
+        }
+        let mut outputs = Vec::new();
+        while engine.in_flight() > engine.rounds_ahead() {
+            outputs.extend(engine.receive().unwrap_or_default());
+        }
+        if lock(&self.queue).is_empty() {
+            // The round in flight too, then the timers due.
+            outputs.extend(engine.advance(now));
+        }
+        outputs
+    }
+
+    /// Feeds everything queued and fires the timers due at `now`, leaving no round in flight.
+    fn drain(&self, now: i64) -> Vec<Output> {
+        let mut engine = lock(&self.engine);
+        let batches = self.take_queued();
+        if !batches.is_empty() {
+            engine.send(batches);
+        }
+        engine.advance(now)
+    }
+
+    /// What is queued, one batch per arrival millisecond in arrival order.
+    fn take_queued(&self) -> Vec<(i64, Vec<Incoming>)> {
         let queued = std::mem::take(&mut *lock(&self.queue));
         let mut batches: Vec<(i64, Vec<Incoming>)> = Vec::new();
         for (ms, stream, row) in queued {
@@ -99,11 +131,7 @@ impl Running {
                 _ => batches.push((ms, vec![(stream, row)])),
             }
         }
-        let mut outputs = if batches.is_empty() { Vec::new() } else { engine.push_batches(batches) };
-        if engine.next_timer().is_some_and(|t| t <= now) {
-            outputs.extend(engine.advance(now));
-        }
-        outputs
+        batches
     }
 }
 
@@ -197,7 +225,7 @@ impl CepService {
                 Running { prepared, engine: p.engine.clone(), queue: p.queue.clone() }
             }
             Some(replaced) => {
-                self.publish(&key, &replaced.prepared.config, replaced.feed(self.clock.now_ms()));
+                self.publish(&key, &replaced.prepared.config, replaced.drain(self.clock.now_ms()));
                 let changed = changed_types(&replaced.prepared.config, &prepared.config);
                 let engine = lock(&replaced.engine).replace(prepared.program.clone(), &changed);
                 Running { prepared, engine: Arc::new(Mutex::new(engine)), queue: Arc::default() }
@@ -445,6 +473,28 @@ mod tests {
             tokio::time::sleep(Duration::from_millis(1)).await;
         }
         assert_eq!(watch.strong_count(), 0, "dropped by the feeder, with no caller to drop it");
+    }
+
+    #[test]
+    fn events_queued_while_rounds_run_are_each_fed_once() {
+        let run = floor_average();
+        let chunks = 200;
+        std::thread::scope(|scope| {
+            let producer = scope.spawn(|| {
+                for chunk in 0..chunks {
+                    let rooms: Vec<ElementIn> = (0..50).map(|i| room(f64::from(chunk * 50 + i))).collect();
+                    enqueue(&run, 1_000 + i64::from(chunk), &rooms).expect("fits");
+                }
+            });
+            while !producer.is_finished() {
+                assert!(run.feed(1_000).is_empty(), "no output is due before 11 s");
+            }
+        });
+        let outputs = run.feed(11_000);
+        assert_eq!(lock(&run.engine).in_flight(), 0, "with nothing queued, no round stays in flight");
+        let mean = f64::from(chunks * 50 - 1) / 2.0;
+        let got: Vec<_> = outputs.iter().map(|o| (o.time, o.row.get("temperature").cloned())).collect();
+        assert_eq!(got, [(11_000, Some(crate::cep::runtime::Val::Double(mean)))]);
     }
 
     #[test]

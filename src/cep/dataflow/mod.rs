@@ -2,7 +2,7 @@
 //! worker of the service's pool, fed in batches (one epoch per batch, never one per event), with window expiries,
 //! pattern timers and output ticks as capabilities held at their epoch. [`Dataflow`] is the [`Engine`] the service
 //! runs; for any number of workers it produces the outputs of the reference evaluator (`cep::reference`), which the
-//! property tests check.
+//! property tests check, whether each round is waited for or the next is sent while the workers still run it.
 //!
 //! Layout: `record` (epochs, stamps, what travels), `program` (the plan made ready), `compile` (plan to operators),
 //! `operator` (the stateful operator and its timers), `select` (the stateless query), `query`, `aggregate`, `pattern`,
@@ -28,10 +28,13 @@ mod watch;
 mod window;
 mod workers;
 
+use std::collections::VecDeque;
 use std::sync::Arc;
 
 pub use program::Program;
 pub use workers::{Handover, PoolError, Workers};
+
+use self::workers::Ticket;
 
 use self::record::{millis, timer_epoch};
 use super::plan::Plan;
@@ -47,10 +50,13 @@ pub struct Dataflow {
     epoch: u64,
     /// Arrival positions handed out so far.
     position: u64,
+    /// The earliest timer as of the last round received.
     next_timer: Option<u64>,
     /// The streams whose first event the installed dataflow has been fed, by stream number: their output clocks
     /// run.
     started: Vec<bool>,
+    /// Rounds sent and not received yet, oldest first.
+    in_flight: VecDeque<Ticket>,
 }
 
 impl Dataflow {
@@ -63,42 +69,85 @@ impl Dataflow {
     pub fn install(workers: Arc<Workers>, program: Arc<Program>) -> Self {
         let (id, next_timer) = installed(&workers, &program, None);
         let started = vec![false; program.stream_count() as usize];
-        Dataflow { workers, program, id, epoch: 0, position: 0, next_timer, started }
+        Dataflow { workers, program, id, epoch: 0, position: 0, next_timer, started, in_flight: VecDeque::new() }
     }
 
     /// Installs `program` to replace this dataflow: the statements both run (`Program::kept_from`, given the event
-    /// types declared differently now) take their state over, and time and arrival positions go on from here. This
-    /// dataflow stays installed until it is dropped.
+    /// types declared differently now) take their state over, as the rounds sent so far left it, and time and arrival
+    /// positions go on from here. This dataflow stays installed until it is dropped.
     pub fn replace(&self, program: Arc<Program>, changed_types: &[String]) -> Self {
         let statements = program.kept_from(&self.program, changed_types);
         let handover = (!statements.is_empty()).then_some(Handover { from: self.id, statements });
         let (id, next_timer) = installed(&self.workers, &program, handover);
         let (epoch, position) = (self.epoch, self.position);
         let started = vec![false; program.stream_count() as usize];
-        Dataflow { workers: self.workers.clone(), program, id, epoch, position, next_timer, started }
+        let in_flight = VecDeque::new();
+        Dataflow { workers: self.workers.clone(), program, id, epoch, position, next_timer, started, in_flight }
     }
 
     pub fn program(&self) -> &Program {
         &self.program
     }
 
-    fn run(&mut self, mut batches: Vec<workers::Batch>) -> Vec<Output> {
-        let Some(last) = batches.last().map(|batch| batch.epoch) else {
-            return Vec::new();
+    /// Sends a round of batches, each at its arrival millisecond (increasing, and after those sent before), without
+    /// waiting for the workers: they take it up when they are done with the rounds sent before, and
+    /// [`Dataflow::receive`] answers its outputs.
+    pub fn send(&mut self, batches: Vec<(i64, Vec<Incoming>)>) {
+        let numbered = batches.into_iter().map(|(ms, events)| self.number(ms, events)).collect();
+        self.send_numbered(numbered);
+    }
+
+    /// The outputs of the oldest round sent and not received yet, by time, once the workers are done with it; `None`
+    /// when no round is in flight.
+    pub fn receive(&mut self) -> Option<Vec<Output>> {
+        let ticket = self.in_flight.pop_front()?;
+        let mut outputs = match self.workers.collect(ticket) {
+            Ok(report) => {
+                self.next_timer = report.next_timer;
+                report.outputs
+            }
+            Err(error) => {
+                // A round sent to the failed pool after this one fails too: the dataflow is installed again once.
+                if !self.workers.runs(self.id) {
+                    self.reinstall(&error);
+                }
+                Vec::new()
+            }
         };
+        outputs.sort_by_key(|o| o.time);
+        Some(outputs)
+    }
+
+    /// How many rounds are sent and not received yet.
+    pub fn in_flight(&self) -> usize {
+        self.in_flight.len()
+    }
+
+    /// How many rounds a feeder should leave in flight while it gathers and sends the next ([`Workers::rounds_ahead`]).
+    pub fn rounds_ahead(&self) -> usize {
+        self.workers.rounds_ahead()
+    }
+
+    fn send_numbered(&mut self, mut batches: Vec<workers::Batch>) {
+        if batches.is_empty() {
+            return;
+        }
         if !self.workers.runs(self.id) {
             self.reinstall(&PoolError::Lost);
         }
         self.mark_starts(&mut batches);
-        let report = self.workers.feed(self.id, batches).unwrap_or_else(|error| {
-            self.reinstall(&error);
-            workers::Report { outputs: Vec::new(), next_timer: self.next_timer }
-        });
-        self.epoch = self.epoch.max(last + 1);
-        self.next_timer = report.next_timer;
-        let mut outputs = report.outputs;
-        outputs.sort_by_key(|o| o.time);
-        outputs
+        self.in_flight.push_back(self.workers.send(self.id, batches));
+    }
+
+    /// Sends a round and answers its outputs, after those of the rounds in flight before it.
+    fn run(&mut self, batches: Vec<workers::Batch>) -> Vec<Output> {
+        self.send_numbered(batches);
+        self.receive_all()
+    }
+
+    /// The outputs of every round in flight, in the order they were sent.
+    fn receive_all(&mut self) -> Vec<Output> {
+        std::iter::from_fn(|| self.receive()).flatten().collect()
     }
 
     /// Lists in each batch the streams whose first event the installed dataflow meets there.
@@ -170,12 +219,16 @@ impl Engine for Dataflow {
         self.run(numbered)
     }
 
+    /// Receives the rounds in flight first, so that the earliest timer is known.
     fn advance(&mut self, now_ms: i64) -> Vec<Output> {
+        let mut outputs = self.receive_all();
         let due = timer_epoch(now_ms);
-        if self.next_timer.is_none_or(|t| t > due) {
-            return Vec::new();
+        if self.next_timer.is_some_and(|t| t <= due) {
+            let epoch = due.max(self.epoch);
+            self.epoch = epoch + 1;
+            outputs.extend(self.run(vec![workers::Batch { epoch, ..workers::Batch::default() }]));
         }
-        self.run(vec![workers::Batch { epoch: due.max(self.epoch), ..workers::Batch::default() }])
+        outputs
     }
 
     fn next_timer(&self) -> Option<i64> {
@@ -184,7 +237,10 @@ impl Engine for Dataflow {
 }
 
 impl Drop for Dataflow {
+    /// Waits for the rounds in flight, whose reports would otherwise wait for it on the pool, then removes the
+    /// dataflow.
     fn drop(&mut self) {
+        self.receive_all();
         self.workers.remove(self.id);
     }
 }

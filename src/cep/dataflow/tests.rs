@@ -70,6 +70,28 @@ fn run_pipelined(engine: &mut dyn Engine, steps: &[Step]) -> Vec<Output> {
     out
 }
 
+/// As `run`, but each push is sent while up to two rounds before it may still run on the workers, and the rounds are
+/// received later, as the service's feeder and the bench keep rounds in flight.
+fn run_queued(dataflow: &mut Dataflow, steps: &[Step]) -> Vec<Output> {
+    let mut out = Vec::new();
+    for step in steps {
+        match step {
+            Step::Push(ms, events) => {
+                dataflow.send(vec![(*ms, events.clone())]);
+                while dataflow.in_flight() > 2 {
+                    out.extend(dataflow.receive().into_iter().flatten());
+                }
+            }
+            Step::Advance(_) => {
+                out.extend(std::iter::from_fn(|| dataflow.receive()).flatten());
+                out.extend(run(dataflow, std::slice::from_ref(step)));
+            }
+        }
+    }
+    out.extend(std::iter::from_fn(|| dataflow.receive()).flatten());
+    out
+}
+
 fn canonical(v: &Val) -> String {
     match v {
         Val::Double(x) => format!("{x:.8e}"),
@@ -89,7 +111,8 @@ fn by_time(outputs: Vec<Output>) -> BTreeMap<i64, Vec<String>> {
 }
 
 /// Runs `steps` through the reference and the dataflow: on 1, 2 and 4 workers taking events on the configuration's
-/// incoming types only, as the service runs it, and on 2 workers taking them on every stream, with pushes pipelined.
+/// incoming types only, as the service runs it, each round waited for and then with rounds in flight; and on 2
+/// workers taking them on every stream, with pushes pipelined.
 fn compare(config: &str, steps: &[Step]) -> Result<(), TestCaseError> {
     let plan = plan(config);
     let expected = by_time(run(&mut Reference::new(&plan).expect("reference runs"), steps));
@@ -99,6 +122,8 @@ fn compare(config: &str, steps: &[Step]) -> Result<(), TestCaseError> {
         let mut dataflow = Dataflow::install(pool(workers), incoming.clone());
         let got = by_time(run(&mut dataflow, steps));
         prop_assert_eq!(&got, &expected, "{} workers", workers);
+        let mut queued = Dataflow::install(pool(workers), incoming.clone());
+        prop_assert_eq!(&by_time(run_queued(&mut queued, steps)), &expected, "{} workers, rounds queued", workers);
     }
     let mut pipelined = Dataflow::new(pool(2), &plan).expect("dataflow runs");
     prop_assert_eq!(&by_time(run_pipelined(&mut pipelined, steps)), &expected, "2 workers, batches pipelined");
@@ -334,27 +359,60 @@ fn rows_the_workers_are_done_with_wait_for_a_thread_that_reaps() {
     assert_eq!(watch.strong_count(), 0, "dropped by the thread that reaped");
 }
 
+fn room_on(floor: &str, temperature: f64) -> Vec<Incoming> {
+    let props = [("floor", Val::String(floor.into())), ("temperature", Val::Double(temperature))];
+    vec![("Room".into(), row(&props))]
+}
+
+/// The time, floor and temperature of each output.
+fn floors(outputs: &[Output]) -> Vec<(i64, String, f64)> {
+    let text = |v: Option<&Val>| v.map(canonical).unwrap_or_default();
+    let temperature = |v: Option<&Val>| if let Some(Val::Double(t)) = v { *t } else { f64::NAN };
+    outputs.iter().map(|o| (o.time, text(o.row.get("id")), temperature(o.row.get("temperature")))).collect()
+}
+
 #[test]
 fn after_a_worker_panics_the_pool_restarts_and_every_dataflow_runs_again_without_its_state() {
     let floor = plan(include_str!("../../../queries/floor-average.json"));
     let workers = Workers::start(2).expect("workers start");
     let mut struck = Dataflow::new(workers.clone(), &floor).expect("runs");
     let mut other = Dataflow::new(workers.clone(), &floor).expect("runs");
-    let event =
-        |t: f64| vec![("Room".into(), row(&[("floor", Val::String("f1".into())), ("temperature", Val::Double(t))]))];
-    struck.push_batch(1_000, event(30.0));
-    other.push_batch(1_000, event(30.0));
-    // Worker 1 panics while worker 0 waits for it to finish the epoch.
-    let batch = struck.number(2_000, event(40.0));
-    let failed = workers.feed_with_a_panic(struck.id, vec![batch], 1);
-    assert_eq!(failed.map(|r| r.outputs), Err(PoolError::Panicked("a worker panic injected by a test".into())));
+    struck.push_batch(1_000, room_on("f1", 30.0));
+    other.push_batch(1_000, room_on("f1", 30.0));
+    // A round of `other` is in flight before the one that fails, and a round of `struck` after it. Worker 1 panics
+    // while worker 0 waits for it to finish the epoch.
+    other.send(vec![(11_500, room_on("f1", 35.0))]);
+    let batch = struck.number(12_000, room_on("f1", 40.0));
+    let failed = workers.send_with_a_panic(struck.id, vec![batch], 1);
+    struck.send(vec![(12_500, room_on("f1", 45.0))]);
+    let failed = workers.collect(failed).map(|r| r.outputs);
+    assert_eq!(failed, Err(PoolError::Panicked("a worker panic injected by a test".into())));
+    let before = other.receive().expect("a round in flight");
+    assert_eq!(floors(&before), [(11_000, "String(\"f1\")".to_owned(), 30.0)], "the round before the failure ran");
+    assert_eq!(struck.receive().map(|o| o.len()), Some(0), "the round after the failure is lost");
     for dataflow in [&mut struck, &mut other] {
-        dataflow.push_batch(3_000, event(20.0));
-        dataflow.push_batch(4_000, event(22.0));
-        let out = run(dataflow, &[Step::Advance(20_000)]);
-        assert_eq!(out.len(), 1, "{out:?}");
-        assert_eq!((out[0].time, out[0].row.get("temperature")), (13_000, Some(&Val::Double(21.0))));
+        dataflow.push_batch(13_000, room_on("f1", 20.0));
+        dataflow.push_batch(14_000, room_on("f1", 22.0));
+        let out = run(dataflow, &[Step::Advance(30_000)]);
+        assert_eq!(floors(&out), [(23_000, "String(\"f1\")".to_owned(), 21.0)], "state starts afresh");
     }
+}
+
+#[test]
+fn rounds_of_two_dataflows_in_flight_at_once_reach_their_own_dataflows() {
+    let floor = plan(include_str!("../../../queries/floor-average.json"));
+    let mut first = Dataflow::new(pool(2), &floor).expect("runs");
+    let mut second = Dataflow::new(pool(2), &floor).expect("runs");
+    first.send(vec![(1_000, room_on("f1", 20.0))]);
+    second.send(vec![(1_000, room_on("f2", 30.0))]);
+    first.send(vec![(11_500, room_on("f1", 22.0))]);
+    second.send(vec![(11_500, room_on("f2", 32.0))]);
+    assert_eq!((first.in_flight(), second.in_flight()), (2, 2));
+    // The second dataflow's rounds come first: reading them reads the first's, which wait for it.
+    let rounds = |dataflow: &mut Dataflow| std::iter::from_fn(|| dataflow.receive()).map(|o| floors(&o)).collect();
+    let (second_rounds, first_rounds): (Vec<_>, Vec<_>) = (rounds(&mut second), rounds(&mut first));
+    assert_eq!(first_rounds, [vec![], vec![(11_000, "String(\"f1\")".to_owned(), 20.0)]]);
+    assert_eq!(second_rounds, [vec![], vec![(11_000, "String(\"f2\")".to_owned(), 30.0)]]);
 }
 
 #[test]

@@ -2,9 +2,12 @@
 //! Every command goes to every worker, in one order (the dispatcher's lock), so all workers install, feed and remove
 //! the same dataflows identically while other tenants' dataflows stay installed; a feed carries each worker its own
 //! share of the events, which it then owns, and every worker the streams whose first event it holds (each worker starts
-//! their output clocks with a `Start` record of its own). A command is a round: the caller waits until each worker has
-//! stepped its dataflow past the command's epoch and reported the outputs it collected and its earliest timer. Workers
-//! block on their channel between rounds, so idle costs nothing.
+//! their output clocks with a `Start` record of its own). A command is a round: each worker steps its dataflow past the
+//! command's epoch and reports the outputs it collected and its earliest timer. A caller may send a round and collect
+//! its reports later ([`Workers::send`], [`Workers::collect`]), so that the workers find the next round queued when
+//! they finish one; each worker answers its commands in order on a channel of its own, and a report read for a round
+//! whose caller has not come for it yet waits for that caller. Workers block on their channel between rounds, so idle
+//! costs nothing.
 //!
 //! A dataflow can be installed as the replacement of another ([`Handover`]): each worker moves the state of the
 //! statements both run from the old dataflow's operators to the new one's before the new one first steps. A
@@ -12,9 +15,10 @@
 //!
 //! A worker that panics ends the round with [`PoolError::Panicked`]: it says so and stops, its peers stop waiting for
 //! it, and the pool restarts with fresh threads. The dataflows of the failed pool are gone, so a later command for
-//! one of them answers [`PoolError::Lost`] and its owner installs it again.
+//! one of them, or a round sent to the failed pool after the one that failed, answers [`PoolError::Lost`] and its
+//! owner installs it again.
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
@@ -93,12 +97,24 @@ pub enum PoolError {
 /// What a worker answers to a command.
 type Reply = Result<Report, PoolError>;
 
+/// A round sent to the pool, whose reports [`Workers::collect`] takes.
+#[derive(Debug)]
+#[must_use = "a round's reports wait for their caller until collected"]
+pub struct Ticket {
+    /// The pool's generation and the round's number on it; none when the dataflow was lost before the round was sent.
+    sent: Option<(u64, u64)>,
+}
+
 /// One generation of worker threads.
 struct Pool {
+    /// Which generation this is: rounds sent to an earlier one are lost.
+    generation: u64,
     commands: Vec<Sender<Command>>,
-    replies: Receiver<Reply>,
-    /// Set by a worker that panicked; its peers stop waiting for it.
-    failed: Arc<AtomicBool>,
+    /// Each worker's replies, in the order of its commands.
+    replies: Vec<Receiver<Reply>>,
+    /// Rounds sent, and rounds whose replies have been read, on this pool.
+    sent: u64,
+    read: u64,
     /// Dataflows numbered below this one ran on an earlier pool.
     first_id: u64,
     /// How the feeder polls for the workers' replies.
@@ -112,6 +128,9 @@ struct Dispatch {
     next_id: u64,
     /// How each installed dataflow's events are dealt to the workers.
     dealing: HashMap<u64, Dealing>,
+    /// The merged replies of rounds read before their caller came for them, by pool generation and round; they
+    /// outlive a failure of the pool after them.
+    early: BTreeMap<(u64, u64), Reply>,
 }
 
 /// The worker pool.
@@ -131,12 +150,14 @@ impl std::fmt::Debug for Workers {
 
 impl Pool {
     /// Starts `peers` worker threads for dataflows numbered from `first_id`.
-    fn start(peers: usize, first_id: u64, reaper: Option<Reaper>) -> Result<Self, String> {
+    fn start(peers: usize, generation: u64, first_id: u64, reaper: Option<Reaper>) -> Result<Self, String> {
         let (commands, receivers): (Vec<_>, Vec<_>) = (0..peers).map(|_| unbounded::<Command>()).unzip();
-        let receivers = Arc::new(Mutex::new(receivers.into_iter().map(Some).collect::<Vec<_>>()));
-        let (reply_tx, replies) = unbounded();
+        let (senders, replies): (Vec<_>, Vec<_>) = (0..peers).map(|_| unbounded::<Reply>()).unzip();
+        // Each worker takes its ends, so they close when it stops: its peers' and the feeder's reads then end.
+        let ends = receivers.into_iter().zip(senders).map(Some).collect::<Vec<_>>();
+        let ends = Arc::new(Mutex::new(ends));
+        // Set by a worker that panics; its peers stop waiting for it.
         let failed = Arc::new(AtomicBool::new(false));
-        let flag = failed.clone();
         let worker = WorkerConfig::default().idle_spin(IDLE_SPIN);
         let config = Config { communication: CommunicationConfig::Process(peers), worker };
         let wait = if reaper::leaves_a_core(peers) { Wait::Spin } else { Wait::Yield };
@@ -144,12 +165,45 @@ impl Pool {
             if let Some(reaper) = &reaper {
                 reaper.dig();
             }
-            let taken = receivers.lock().unwrap_or_else(PoisonError::into_inner)[worker.index()].take();
-            if let Some(receiver) = taken {
-                serve(worker, &receiver, wait, &reply_tx, &flag);
+            let taken = ends.lock().unwrap_or_else(PoisonError::into_inner)[worker.index()].take();
+            if let Some((receiver, replies)) = taken {
+                serve(worker, &receiver, wait, &replies, &failed);
             }
         })?;
-        Ok(Pool { commands, replies, failed, first_id, wait, _guards: guards })
+        Ok(Pool { generation, commands, replies, sent: 0, read: 0, first_id, wait, _guards: guards })
+    }
+
+    /// Sends one command to every worker (the `n`-th command to worker `n`).
+    fn send(&mut self, mut command: impl FnMut() -> Command) -> Ticket {
+        self.sent += 1;
+        for channel in &self.commands {
+            // A worker that stopped has closed its channel; reading its reply to this round finds it closed too.
+            let _ = channel.send(command());
+        }
+        Ticket { sent: Some((self.generation, self.sent)) }
+    }
+
+    /// Reads every worker's reply to the oldest round not read yet, and merges them; the first panic reported is the
+    /// round's error, and a worker that stopped before it replied loses the round.
+    fn read_round(&mut self) -> Reply {
+        self.read += 1;
+        let mut merged: Reply = Ok(Report::default());
+        for replies in &self.replies {
+            let reply = receive(replies, self.wait).unwrap_or(Err(PoolError::Lost));
+            merged = match (merged, reply) {
+                (Err(PoolError::Panicked(m)), _) | (_, Err(PoolError::Panicked(m))) => Err(PoolError::Panicked(m)),
+                (Err(e), _) | (_, Err(e)) => Err(e),
+                (Ok(mut all), Ok(report)) => {
+                    all.outputs.extend(report.outputs);
+                    all.next_timer = match (all.next_timer, report.next_timer) {
+                        (Some(a), Some(b)) => Some(a.min(b)),
+                        (a, b) => a.or(b),
+                    };
+                    Ok(all)
+                }
+            };
+        }
+        merged
     }
 }
 
@@ -158,9 +212,19 @@ impl Workers {
     pub fn start(peers: usize) -> Result<Arc<Self>, String> {
         let peers = peers.max(1);
         let reaper = Reaper::for_pool(peers);
-        let pool = Pool::start(peers, 1, reaper.clone())?;
-        let dispatch = Mutex::new(Dispatch { pool, next_id: 0, dealing: HashMap::new() });
+        let pool = Pool::start(peers, 1, 1, reaper.clone())?;
+        let dispatch = Mutex::new(Dispatch { pool, next_id: 0, dealing: HashMap::new(), early: BTreeMap::new() });
         Ok(Arc::new(Workers { peers, dispatch, reaper }))
+    }
+
+    /// How many rounds a feeder leaves running on the pool while it gathers and sends the next: one when the pool
+    /// leaves the machine a core, for the threads that feed it; none when the workers take every core, where the
+    /// feeder and the threads making rows need the cores the workers would keep busy. With one round ahead, one worker
+    /// ran `bench floor` 7.6 to 23.3 % faster than with none in four pairs of runs, and `bench geofence` +1.2, +22.2
+    /// and −1.2 %; two workers (two cores) ran the geofence 4.6 to 23.8 % slower in three pairs and the floor 21.8 and
+    /// 19.4 % slower in two (`benches/results/cep.md`, forty-first session).
+    pub fn rounds_ahead(&self) -> usize {
+        usize::from(reaper::leaves_a_core(self.peers))
     }
 
     /// Whether the workers queue the rows they are done with for [`Workers::recycle`] and [`Workers::reap`] (they
@@ -201,15 +265,29 @@ impl Workers {
         Ok((id, report.next_timer))
     }
 
-    /// Feeds each batch at its epoch (increasing; a batch without events only moves time) and waits for the dataflow
-    /// to pass the last one. The epochs run pipelined, in one round.
-    pub fn feed(&self, id: u64, batches: Vec<Batch>) -> Result<Report, PoolError> {
+    /// Sends dataflow `id` a round feeding each batch at its epoch (increasing, and after those of the rounds sent
+    /// before; a batch without events only moves time), without waiting for it. The epochs run pipelined, in one
+    /// round; the workers take it up when they are done with the rounds sent before.
+    pub fn send(&self, id: u64, batches: Vec<Batch>) -> Ticket {
         let mut dispatch = self.lock();
         if id < dispatch.pool.first_id {
-            return Err(PoolError::Lost);
+            return Ticket { sent: None };
         }
         let mut shares = deal(batches, self.peers, dispatch.dealing.get(&id)).into_iter();
-        self.round(&mut dispatch, || Command::Feed { id, batches: shares.next().unwrap_or_default() })
+        dispatch.pool.send(|| Command::Feed { id, batches: shares.next().unwrap_or_default() })
+    }
+
+    /// Waits for a round sent by [`Workers::send`] to pass its last epoch, and answers its reports. When the pool
+    /// failed in this round or one before it, the pool restarts before the error is answered.
+    pub fn collect(&self, ticket: Ticket) -> Result<Report, PoolError> {
+        let mut dispatch = self.lock();
+        self.collect_on(&mut dispatch, ticket)
+    }
+
+    /// Feeds as [`Workers::send`] does, and waits for the round.
+    pub fn feed(&self, id: u64, batches: Vec<Batch>) -> Result<Report, PoolError> {
+        let ticket = self.send(id, batches);
+        self.collect(ticket)
     }
 
     /// Whether dataflow `id` is installed on the running pool (it is not when the pool restarted after it was).
@@ -231,13 +309,30 @@ impl Workers {
         self.dispatch.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
-    /// One round on the pool; when it fails, the pool restarts before the error is answered.
+    /// One round on the pool, waited for.
     fn round(&self, dispatch: &mut Dispatch, command: impl FnMut() -> Command) -> Reply {
-        let reply = round(&dispatch.pool, command);
+        let ticket = dispatch.pool.send(command);
+        self.collect_on(dispatch, ticket)
+    }
+
+    /// The reports of a round; when the pool failed in it or in a round before it, the pool restarts before the error
+    /// is answered.
+    fn collect_on(&self, dispatch: &mut Dispatch, ticket: Ticket) -> Reply {
+        let Some(sent) = ticket.sent else {
+            return Err(PoolError::Lost);
+        };
+        if let Some(reply) = dispatch.early.remove(&sent) {
+            return reply;
+        }
+        if sent.0 != dispatch.pool.generation {
+            return Err(PoolError::Lost);
+        }
+        let reply = read_until(dispatch, sent.1);
         if let Err(error) = &reply {
             tracing::error!(%error, "CEP workers failed; restarting them without their dataflows");
             metrics::counter!("fluxgate_cep_worker_restarts_total").increment(1);
-            match Pool::start(self.peers, dispatch.next_id + 1, self.reaper.clone()) {
+            let generation = dispatch.pool.generation + 1;
+            match Pool::start(self.peers, generation, dispatch.next_id + 1, self.reaper.clone()) {
                 Ok(pool) => {
                     dispatch.pool = pool;
                     let first_id = dispatch.pool.first_id;
@@ -250,6 +345,22 @@ impl Workers {
     }
 }
 
+/// Reads the rounds of the running pool up to `round`, keeping those before it for their callers, and answers its
+/// replies; a round before it that failed loses it.
+fn read_until(dispatch: &mut Dispatch, round: u64) -> Reply {
+    loop {
+        let reply = dispatch.pool.read_round();
+        if dispatch.pool.read == round {
+            return reply;
+        }
+        let failed = reply.is_err();
+        dispatch.early.insert((dispatch.pool.generation, dispatch.pool.read), reply);
+        if failed {
+            return Err(PoolError::Lost);
+        }
+    }
+}
+
 #[cfg(test)]
 impl Workers {
     /// Queues `rows` as if a worker were done with them; false when the workers drop their rows themselves.
@@ -257,11 +368,11 @@ impl Workers {
         self.reaper.as_ref().map(|reaper| reaper.queue(rows)).is_some()
     }
 
-    /// As `feed`, but worker `culprit` panics instead of taking its share, so its peers wait for it mid-round.
-    pub fn feed_with_a_panic(&self, id: u64, batches: Vec<Batch>, culprit: usize) -> Result<Report, PoolError> {
+    /// As `send`, but worker `culprit` panics instead of taking its share, so its peers wait for it mid-round.
+    pub fn send_with_a_panic(&self, id: u64, batches: Vec<Batch>, culprit: usize) -> Ticket {
         let mut dispatch = self.lock();
         let mut shares = deal(batches, self.peers, dispatch.dealing.get(&id)).into_iter().enumerate();
-        self.round(&mut dispatch, || match shares.next() {
+        dispatch.pool.send(|| match shares.next() {
             Some((n, _)) if n == culprit => Command::Panic,
             share => Command::Feed { id, batches: share.map(|(_, b)| b).unwrap_or_default() },
         })
@@ -293,34 +404,6 @@ fn deal(batches: Vec<Batch>, peers: usize, dealing: Option<&Dealing>) -> Vec<Vec
         }
     }
     shares
-}
-
-/// Sends one command to every worker (the `n`-th command to worker `n`) and merges their replies; the first panic
-/// reported is the round's error.
-fn round(pool: &Pool, mut command: impl FnMut() -> Command) -> Reply {
-    if pool.failed.load(Ordering::Relaxed) {
-        return Err(PoolError::Lost);
-    }
-    let sent = pool.commands.iter().filter(|c| c.send(command()).is_ok()).count();
-    let mut merged: Reply = Ok(Report::default());
-    for reply in std::iter::from_fn(|| receive(&pool.replies, pool.wait)).take(sent) {
-        merged = match (merged, reply) {
-            (Err(PoolError::Panicked(m)), _) | (_, Err(PoolError::Panicked(m))) => Err(PoolError::Panicked(m)),
-            (Err(e), _) | (_, Err(e)) => Err(e),
-            (Ok(mut all), Ok(report)) => {
-                all.outputs.extend(report.outputs);
-                all.next_timer = match (all.next_timer, report.next_timer) {
-                    (Some(a), Some(b)) => Some(a.min(b)),
-                    (a, b) => a.or(b),
-                };
-                Ok(all)
-            }
-        };
-    }
-    if sent < pool.commands.len() {
-        return Err(PoolError::Lost);
-    }
-    merged
 }
 
 /// How long a worker waiting for its next command, or the feeder waiting for the workers' replies, keeps polling
