@@ -220,9 +220,9 @@ impl Workers {
     /// How many rounds a feeder leaves running on the pool while it gathers and sends the next: one when the pool
     /// leaves the machine a core, for the threads that feed it; none when the workers take every core, where the
     /// feeder and the threads making rows need the cores the workers would keep busy. With one round ahead, one worker
-    /// ran `bench floor` 7.6 to 23.3 % faster than with none in four pairs of runs, and `bench geofence` +1.2, +22.2
-    /// and −1.2 %; two workers (two cores) ran the geofence 4.6 to 23.8 % slower in three pairs and the floor 21.8 and
-    /// 19.4 % slower in two (`benches/results/cep.md`, forty-first session).
+    /// ran `bench floor` 19.5 to 24.3 % faster than with none in four pairs of runs, and `bench geofence` 1.8 to
+    /// 30.3 % faster in four; two workers (two cores) ran the geofence 15.6 to 24.3 % slower in three pairs, and the
+    /// floor 8.0 % slower and 0.8 % faster in two (`benches/results/cep.md`, forty-first session).
     pub fn rounds_ahead(&self) -> usize {
         usize::from(reaper::leaves_a_core(self.peers))
     }
