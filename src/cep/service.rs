@@ -13,9 +13,8 @@
 //! for a round of its own, and the tokio threads never wait for the workers. While events keep coming, and the workers
 //! leave a core to the threads feeding them, the feeder sends the next round before it waits for the last, so the
 //! workers find it queued when they finish; when nothing more waits, it waits for the round it sent, so outputs never
-//! wait for later events. The queue is bounded per
-//! tenant: a notification that finds it full is refused as a whole (500, or a retry by the in-process subscription
-//! sink).
+//! wait for later events. The queue is bounded per tenant: a notification that finds it full is refused as a whole
+//! (500, or a retry by the in-process subscription sink).
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError, Weak};
 use std::time::Duration;
