@@ -301,10 +301,9 @@ fn run_ahead<L: Logic>(logic: &mut L, emit: &mut Emit, epoch: u64, records: Vec<
 /// Starts loading, with `load`, part of the rows of the records ahead in `range`. A row comes from the thread that
 /// made it, its lines in another core's cache, and the logic reads it (its key, first of all) and writes it (its
 /// count, a column a fused select adds). Loading the row's two ends three groups ahead (now four, a group before the
-/// logic seeks its state) and the rest two, with the
-/// queue keeping the row it is handed rather than a new reference to it, made one worker of `bench geofence` at 2,000
-/// events an epoch run 31 and 33 % more events a second in two runs against the code before
-/// (`benches/results/cep.md`, thirty-seventh session).
+/// logic seeks its state) and the rest two, with the queue keeping the row it is handed rather than a new reference to
+/// it, made one worker of `bench geofence` at 2,000 events an epoch run 31 and 33 % more events a second in two runs
+/// against the code before (`benches/results/cep.md`, thirty-seventh session).
 fn rows_ahead(records: &[Record], range: Range<usize>, load: fn(&Props)) {
     for record in records.iter().take(range.end).skip(range.start) {
         if let Record::Event { row, .. } = record {
