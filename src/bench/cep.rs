@@ -416,18 +416,23 @@ mod tests {
         assert_eq!(ours, theirs);
     }
 
-    #[test]
-    fn every_worker_count_is_measured_against_one_baseline() {
-        let options = CepOptions {
-            scenario: Scenario::Floor,
-            workers: vec![1, 2],
-            duration: Duration::from_millis(30),
+    /// A short run of `scenario` on one worker, with the pool's choice of rounds ahead.
+    fn small(scenario: Scenario) -> CepOptions {
+        CepOptions {
+            scenario,
+            workers: vec![1],
+            duration: Duration::from_secs(60),
             keys: 1_000,
             per_ms: 100,
             ms_per_round: 4,
             rounds_ahead: None,
             events: None,
-        };
+        }
+    }
+
+    #[test]
+    fn every_worker_count_is_measured_against_one_baseline() {
+        let options = CepOptions { workers: vec![1, 2], duration: Duration::from_millis(30), ..small(Scenario::Floor) };
         let reports = run(&options).unwrap();
         assert_eq!(reports.iter().map(|r| r.workers).collect::<Vec<_>>(), vec![1, 2]);
         assert!(reports.iter().all(|r| r.events > 0 && r.baseline_events == reports[0].baseline_events));
@@ -440,14 +445,13 @@ mod tests {
         for rounds_ahead in [0, 1] {
             // 256 events a round, so both sides stop at the same event and must give the same outputs.
             let options = CepOptions {
-                scenario: Scenario::Geofence,
                 workers: vec![2],
-                duration: Duration::from_secs(60),
                 keys: 500,
                 per_ms: 1,
                 ms_per_round: 256,
                 rounds_ahead: Some(rounds_ahead),
                 events: Some(256 * 200),
+                ..small(Scenario::Geofence)
             };
             let report = &run(&options).unwrap()[0];
             assert_eq!((report.events, report.baseline_events), (51_200, 51_200));
@@ -459,16 +463,7 @@ mod tests {
 
     #[test]
     fn a_count_of_events_stops_both_sides_before_the_duration() {
-        let options = CepOptions {
-            scenario: Scenario::Floor,
-            workers: vec![1],
-            duration: Duration::from_secs(60),
-            keys: 1_000,
-            per_ms: 100,
-            ms_per_round: 4,
-            rounds_ahead: None,
-            events: Some(2_000),
-        };
+        let options = CepOptions { events: Some(2_000), ..small(Scenario::Floor) };
         let reports = run(&options).unwrap();
         // The engine stops at the round (400 events) that reaches the count, the baseline at the sample (256).
         assert_eq!((reports[0].events, reports[0].baseline_events), (2_000, 2_048));
