@@ -95,10 +95,7 @@ impl Running {
     /// When no more events wait, it also waits for the rounds in flight, and fires the timers due at `now`.
     fn feed(&self, now: i64) -> Vec<Output> {
         let mut engine = lock(&self.engine);
-        let batches = self.take_queued();
-        if !batches.is_empty() {
-            engine.send(batches);
-        }
+        self.send_queued(&mut engine);
         let mut outputs = Vec::new();
         while engine.in_flight() > engine.rounds_ahead() {
             outputs.extend(engine.receive().unwrap_or_default());
@@ -113,15 +110,12 @@ impl Running {
     /// Feeds everything queued and fires the timers due at `now`, leaving no round in flight.
     fn drain(&self, now: i64) -> Vec<Output> {
         let mut engine = lock(&self.engine);
-        let batches = self.take_queued();
-        if !batches.is_empty() {
-            engine.send(batches);
-        }
+        self.send_queued(&mut engine);
         engine.advance(now)
     }
 
-    /// What is queued, one batch per arrival millisecond in arrival order.
-    fn take_queued(&self) -> Vec<(i64, Vec<Incoming>)> {
+    /// Sends what is queued as one round, one batch per arrival millisecond in arrival order.
+    fn send_queued(&self, engine: &mut Dataflow) {
         let queued = std::mem::take(&mut *lock(&self.queue));
         let mut batches: Vec<(i64, Vec<Incoming>)> = Vec::new();
         for (ms, stream, row) in queued {
@@ -130,7 +124,9 @@ impl Running {
                 _ => batches.push((ms, vec![(stream, row)])),
             }
         }
-        batches
+        if !batches.is_empty() {
+            engine.send(batches);
+        }
     }
 }
 

@@ -209,14 +209,13 @@ impl Engine for Dataflow {
     }
 
     fn push_batch(&mut self, now_ms: i64, events: Vec<Incoming>) -> Vec<Output> {
-        let batch = self.number(now_ms, events);
-        self.run(vec![batch])
+        self.push_batches(vec![(now_ms, events)])
     }
 
     /// All batches in one round of the workers: timely runs their epochs pipelined.
     fn push_batches(&mut self, batches: Vec<(i64, Vec<Incoming>)>) -> Vec<Output> {
-        let numbered = batches.into_iter().map(|(ms, events)| self.number(ms, events)).collect();
-        self.run(numbered)
+        self.send(batches);
+        self.receive_all()
     }
 
     /// Receives the rounds in flight first, so that the earliest timer is known.
