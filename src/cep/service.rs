@@ -124,9 +124,7 @@ impl Running {
                 _ => batches.push((ms, vec![(stream, row)])),
             }
         }
-        if !batches.is_empty() {
-            engine.send(batches);
-        }
+        engine.send(batches);
     }
 }
 

@@ -136,6 +136,8 @@ struct Dispatch {
 /// The worker pool.
 pub struct Workers {
     peers: usize,
+    /// [`Workers::rounds_ahead`], decided once: the machine's cores are looked up, not known.
+    rounds_ahead: usize,
     dispatch: Mutex<Dispatch>,
     /// Where the workers queue the rows they are done with, when they leave the machine a core (`reaper`): one queue
     /// for every generation of the pool, reached without the dispatcher's lock.
@@ -214,7 +216,8 @@ impl Workers {
         let reaper = Reaper::for_pool(peers);
         let pool = Pool::start(peers, 1, 1, reaper.clone())?;
         let dispatch = Mutex::new(Dispatch { pool, next_id: 0, dealing: HashMap::new(), early: BTreeMap::new() });
-        Ok(Arc::new(Workers { peers, dispatch, reaper }))
+        let rounds_ahead = usize::from(reaper::leaves_a_core(peers));
+        Ok(Arc::new(Workers { peers, rounds_ahead, dispatch, reaper }))
     }
 
     /// How many rounds a feeder leaves running on the pool while it gathers and sends the next: one when the pool
@@ -224,7 +227,7 @@ impl Workers {
     /// 30.3 % faster in four; two workers (two cores) ran the geofence 15.6 to 24.3 % slower in three pairs, and the
     /// floor 8.0 % slower and 0.8 % faster in two (`benches/results/cep.md`, forty-first session).
     pub fn rounds_ahead(&self) -> usize {
-        usize::from(reaper::leaves_a_core(self.peers))
+        self.rounds_ahead
     }
 
     /// Whether the workers queue the rows they are done with for [`Workers::recycle`] and [`Workers::reap`] (they
