@@ -22,9 +22,8 @@
 //! from its batch's queueing until the feeder has received the round holding it with its outputs (outputs are complete
 //! then); the baseline's is per event,
 //! timed on one event in 256 (timing every event would slow it down). Each round has exactly `ms_per_round`
-//! batches, so a run with `--events` gives the workers the same work every time. When the pool has fewer workers than
-//! the machine has cores, the producer reuses the rows the workers are done with, as the service's callers do
-//! (`cep::dataflow::reaper`); the report's `engine` says so.
+//! batches, so a run with `--events` gives the workers the same work every time. The producer reuses the rows the
+//! workers are done with, as the service's callers do (`cep::dataflow::reaper`); the report's `engine` says so.
 
 use std::collections::VecDeque;
 use std::fmt;
@@ -167,11 +166,7 @@ pub fn run(options: &CepOptions) -> Result<Vec<CepReport>, CepBenchError> {
     for &workers in &options.workers {
         let engine = measure_engine(options, workers)?;
         let plain = baseline.get_or_insert_with(|| measure_plain(options));
-        let mut report = report(options, workers, &engine, plain);
-        if engine.reaps {
-            report.engine.push_str(", its rows reused by the producer");
-        }
-        reports.push(report);
+        reports.push(report(options, workers, &engine, plain));
     }
     Ok(reports)
 }
@@ -198,7 +193,7 @@ fn report(options: &CepOptions, workers: usize, run: &EngineRun, plain: &Measure
         rounds_ahead: run.rounds_ahead,
         synthetic_s: round(engine.events as f64 / f64::from(options.per_ms.max(1)) / 1e3, 3),
         duration_s: options.duration.as_secs_f64(),
-        engine: "timely dataflow".to_owned(),
+        engine: "timely dataflow, its rows reused by the producer".to_owned(),
     }
 }
 
@@ -218,14 +213,11 @@ pub fn seed_engine(scenario: Scenario, workers: Arc<Workers>) -> Result<Dataflow
 #[derive(Debug)]
 struct EngineRun {
     measured: Measured,
-    /// Whether the producer reused the rows the workers were done with.
-    reaps: bool,
     rounds_ahead: u32,
 }
 
 fn measure_engine(options: &CepOptions, workers: usize) -> Result<EngineRun, CepBenchError> {
     let workers = Workers::start(workers).map_err(CepBenchError::Workers)?;
-    let reaps = workers.reaps();
     let rounds_ahead = options.rounds_ahead.unwrap_or(workers.rounds_ahead() as u32);
     let mut engine = seed_engine(options.scenario, workers.clone())?;
     let per_round = options.ms_per_round.max(1) as usize;
@@ -236,7 +228,7 @@ fn measure_engine(options: &CepOptions, workers: usize) -> Result<EngineRun, Cep
         // Dropping `queued` on return stops the producer at its next send.
         feed(options, &mut engine, rounds_ahead as usize, queued)
     });
-    Ok(EngineRun { measured, reaps, rounds_ahead })
+    Ok(EngineRun { measured, rounds_ahead })
 }
 
 /// Builds the engine's rows, one synthetic millisecond per batch stamped with the instant it was queued, until

@@ -1,9 +1,8 @@
-//! Rows a worker is done with, handed back to the threads that make rows, when the pool leaves the machine a core. A
-//! row is built on a caller's thread (ingest, the bench's producer) and a pattern instance holds it for seconds, so
-//! the worker that drops it frees a cold block into another thread's memory (mimalloc's slow path for a page another
-//! thread abandoned). In `bench geofence` at the target's density, nine in ten rows go with an instance that a
+//! Rows a worker is done with, handed back to the threads that make rows. A row is built on a caller's thread
+//! (ingest, the bench's producer) and a pattern instance holds it for seconds, so the worker that drops it frees a
+//! cold block into another thread's memory (mimalloc's slow path for a page another thread abandoned). In `bench geofence` at the target's density, nine in ten rows go with an instance that a
 //! crossing ends, and the rest with a match, after the merge it triggers; in `bench floor`, every row once the window
-//! has taken its value. The pattern, merge and query operators of a worker with a grave keep those rows
+//! has taken its value. The pattern, merge and query operators of a worker keep those rows
 //! ([`Leftovers`]) until their epoch ends and then bury them; the grave queues them in batches, at the end of each
 //! round and as soon as a batch is full.
 //!
@@ -18,9 +17,12 @@
 //! another 12–33 % on the geofence in four pairs and 4–7 % on the floor in three (`benches/results/cep.md`,
 //! thirty-ninth session).
 //!
-//! A pool with a worker on every core has no graves, and its workers drop rows where they are: with graves there and
-//! the producer dropping the rows (a prototype), two workers of `bench geofence` ran 35–37 % fewer events per second,
-//! and with it reusing them, from 21.5 % fewer to 13.9 % more in eight pairs.
+//! A pool with a worker on every core has graves too. Until the forty-second session it had none, and its workers
+//! dropped rows where they were: graves there had made two workers of `bench geofence` run from 21.5 % fewer to
+//! 13.9 % more events per second in eight pairs (thirty-ninth session). Since a row is reused without a locked check
+//! (fortieth), graves made two workers of a two-core machine run the geofence 53–55 % faster in three pairs and the
+//! floor 35–37 % faster in three (`benches/results/cep.md`, forty-second session).
+//!
 //! The queue is bounded: while nobody reaps, a worker drops its batch itself, so the rows waiting are at most [`BATCH`]
 //! in each worker's grave and [`QUEUED`] batches.
 
@@ -43,12 +45,7 @@ pub(super) struct Reaper {
 }
 
 impl Reaper {
-    /// A reaper for a pool of `peers` workers, when the machine has more cores than that.
-    pub(super) fn for_pool(peers: usize) -> Option<Reaper> {
-        leaves_a_core(peers).then(Reaper::new)
-    }
-
-    fn new() -> Reaper {
+    pub(super) fn new() -> Reaper {
         let (graves, dead) = bounded::<Vec<Row>>(QUEUED);
         Reaper { graves, dead }
     }
@@ -74,11 +71,6 @@ impl Reaper {
     pub(super) fn queue(&self, rows: Vec<Row>) {
         self.graves.try_send(rows).expect("room in the queue");
     }
-}
-
-/// Whether a pool of `peers` workers leaves the machine a core, for the threads feeding the workers.
-pub(super) fn leaves_a_core(peers: usize) -> bool {
-    peers < std::thread::available_parallelism().map_or(1, usize::from)
 }
 
 /// A worker's rows on their way to the reaper.
@@ -187,14 +179,6 @@ mod tests {
     fn watched_row() -> (Row, Weak<geo::Polygon<f64>>) {
         let (shape, watch) = watched_shape();
         (Row::from([("shape", shape)]), watch)
-    }
-
-    #[test]
-    fn only_a_pool_that_leaves_a_core_has_a_reaper() {
-        let cores = std::thread::available_parallelism().map_or(1, usize::from);
-        assert!(Reaper::for_pool(cores).is_none());
-        assert!(Reaper::for_pool(cores + 1).is_none());
-        assert_eq!(Reaper::for_pool(cores - 1).is_some(), cores > 1, "{cores} cores");
     }
 
     #[test]

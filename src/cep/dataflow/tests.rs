@@ -342,10 +342,6 @@ fn a_removed_dataflow_leaves_the_others_running() {
 #[test]
 fn rows_the_workers_are_done_with_wait_for_a_thread_that_reaps() {
     let workers = Workers::start(1).expect("workers start");
-    if !workers.reaps() {
-        // A one-core machine: the worker drops its rows itself.
-        return;
-    }
     let mut floor =
         Dataflow::new(workers.clone(), &plan(include_str!("../../../queries/floor-average.json"))).expect("runs");
     let (shape, watch) = watched_shape();

@@ -139,9 +139,9 @@ pub struct Workers {
     /// [`Workers::rounds_ahead`], decided once: the machine's cores are looked up, not known.
     rounds_ahead: usize,
     dispatch: Mutex<Dispatch>,
-    /// Where the workers queue the rows they are done with, when they leave the machine a core (`reaper`): one queue
-    /// for every generation of the pool, reached without the dispatcher's lock.
-    reaper: Option<Reaper>,
+    /// Where the workers queue the rows they are done with (`reaper`): one queue for every generation of the pool,
+    /// reached without the dispatcher's lock.
+    reaper: Reaper,
 }
 
 impl std::fmt::Debug for Workers {
@@ -152,7 +152,7 @@ impl std::fmt::Debug for Workers {
 
 impl Pool {
     /// Starts `peers` worker threads for dataflows numbered from `first_id`.
-    fn start(peers: usize, generation: u64, first_id: u64, reaper: Option<Reaper>) -> Result<Self, String> {
+    fn start(peers: usize, generation: u64, first_id: u64, reaper: Reaper) -> Result<Self, String> {
         let (commands, receivers): (Vec<_>, Vec<_>) = (0..peers).map(|_| unbounded::<Command>()).unzip();
         let (senders, replies): (Vec<_>, Vec<_>) = (0..peers).map(|_| unbounded::<Reply>()).unzip();
         // Each worker takes its ends, so they close when it stops: its peers' and the feeder's reads then end.
@@ -162,11 +162,9 @@ impl Pool {
         let failed = Arc::new(AtomicBool::new(false));
         let worker = WorkerConfig::default().idle_spin(IDLE_SPIN);
         let config = Config { communication: CommunicationConfig::Process(peers), worker };
-        let wait = if reaper::leaves_a_core(peers) { Wait::Spin } else { Wait::Yield };
+        let wait = if leaves_a_core(peers) { Wait::Spin } else { Wait::Yield };
         let guards = timely::execute(config, move |worker| {
-            if let Some(reaper) = &reaper {
-                reaper.dig();
-            }
+            reaper.dig();
             let taken = ends.lock().unwrap_or_else(PoisonError::into_inner)[worker.index()].take();
             if let Some((receiver, replies)) = taken {
                 serve(worker, &receiver, wait, &replies, &failed);
@@ -213,10 +211,10 @@ impl Workers {
     /// Starts `peers` worker threads.
     pub fn start(peers: usize) -> Result<Arc<Self>, String> {
         let peers = peers.max(1);
-        let reaper = Reaper::for_pool(peers);
+        let reaper = Reaper::new();
         let pool = Pool::start(peers, 1, 1, reaper.clone())?;
         let dispatch = Mutex::new(Dispatch { pool, next_id: 0, dealing: HashMap::new(), early: BTreeMap::new() });
-        let rounds_ahead = usize::from(reaper::leaves_a_core(peers));
+        let rounds_ahead = usize::from(leaves_a_core(peers));
         Ok(Arc::new(Workers { peers, rounds_ahead, dispatch, reaper }))
     }
 
@@ -230,25 +228,15 @@ impl Workers {
         self.rounds_ahead
     }
 
-    /// Whether the workers queue the rows they are done with for [`Workers::recycle`] and [`Workers::reap`] (they
-    /// leave the machine a core) rather than drop them themselves.
-    pub fn reaps(&self) -> bool {
-        self.reaper.is_some()
-    }
-
     /// Drops the rows the workers are done with on the calling thread (`reaper`). Never waits for a round.
     pub fn reap(&self) {
-        if let Some(reaper) = &self.reaper {
-            reaper.reap();
-        }
+        self.reaper.reap();
     }
 
     /// Hands the rows the workers are done with to the calling thread, which makes its next rows in their memory
     /// (`cep::runtime::spare`): the threads that make rows call it before they make more. Never waits for a round.
     pub fn recycle(&self) {
-        if let Some(reaper) = &self.reaper {
-            reaper.recycle();
-        }
+        self.reaper.recycle();
     }
 
     /// Installs `program` on every worker, taking over the state `handover` names; answers the new dataflow's id and
@@ -366,9 +354,9 @@ fn read_until(dispatch: &mut Dispatch, round: u64) -> Reply {
 
 #[cfg(test)]
 impl Workers {
-    /// Queues `rows` as if a worker were done with them; false when the workers drop their rows themselves.
-    pub fn queue_dead(&self, rows: Vec<Row>) -> bool {
-        self.reaper.as_ref().map(|reaper| reaper.queue(rows)).is_some()
+    /// Queues `rows` as if a worker were done with them.
+    pub fn queue_dead(&self, rows: Vec<Row>) {
+        self.reaper.queue(rows);
     }
 
     /// As `send`, but worker `culprit` panics instead of taking its share, so its peers wait for it mid-round.
@@ -407,6 +395,11 @@ fn deal(batches: Vec<Batch>, peers: usize, dealing: Option<&Dealing>) -> Vec<Vec
         }
     }
     shares
+}
+
+/// Whether a pool of `peers` workers leaves the machine a core, for the threads feeding the workers.
+fn leaves_a_core(peers: usize) -> bool {
+    peers < std::thread::available_parallelism().map_or(1, usize::from)
 }
 
 /// How long a worker waiting for its next command, or the feeder waiting for the workers' replies, keeps polling
