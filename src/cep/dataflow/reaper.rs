@@ -20,8 +20,8 @@
 //! A pool with a worker on every core has graves too. Until the forty-second session it had none, and its workers
 //! dropped rows where they were: graves there had made two workers of `bench geofence` run from 21.5 % fewer to
 //! 13.9 % more events per second in eight pairs (thirty-ninth session). Since a row is reused without a locked check
-//! (fortieth), graves made two workers of a two-core machine run the geofence 53–55 % faster in three pairs and the
-//! floor 35–37 % faster in three (`benches/results/cep.md`, forty-second session).
+//! (fortieth), graves made two workers of a two-core machine run the geofence 53–62 % faster in six pairs of runs and
+//! the floor 30–49 % faster in six (`benches/results/cep.md`, forty-second session).
 //!
 //! The queue is bounded: while nobody reaps, a worker drops its batch itself, so the rows waiting are at most [`BATCH`]
 //! in each worker's grave and [`QUEUED`] batches.
