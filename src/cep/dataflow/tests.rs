@@ -341,7 +341,17 @@ fn a_removed_dataflow_leaves_the_others_running() {
 
 #[test]
 fn rows_the_workers_are_done_with_wait_for_a_thread_that_reaps() {
-    let workers = Workers::start(1).expect("workers start");
+    rows_wait_for_a_thread_that_reaps(1);
+}
+
+#[test]
+fn a_pool_with_a_worker_on_every_core_queues_its_rows_too() {
+    rows_wait_for_a_thread_that_reaps(std::thread::available_parallelism().map_or(1, usize::from));
+}
+
+/// Feeds the floor a row that the window is done with at once, on a pool of `peers` workers.
+fn rows_wait_for_a_thread_that_reaps(peers: usize) {
+    let workers = Workers::start(peers).expect("workers start");
     let mut floor =
         Dataflow::new(workers.clone(), &plan(include_str!("../../../queries/floor-average.json"))).expect("runs");
     let (shape, watch) = watched_shape();
