@@ -1,10 +1,10 @@
-//! Rows a worker is done with, handed back to the threads that make rows. A row is built on a caller's thread
-//! (ingest, the bench's producer) and a pattern instance holds it for seconds, so the worker that drops it frees a
-//! cold block into another thread's memory (mimalloc's slow path for a page another thread abandoned). In `bench geofence` at the target's density, nine in ten rows go with an instance that a
-//! crossing ends, and the rest with a match, after the merge it triggers; in `bench floor`, every row once the window
-//! has taken its value. The pattern, merge and query operators of a worker keep those rows
-//! ([`Leftovers`]) until their epoch ends and then bury them; the grave queues them in batches, at the end of each
-//! round and as soon as a batch is full.
+//! Rows a worker is done with, handed back to the threads that make rows. A row is built on a caller's thread (ingest,
+//! the bench's producer) and a pattern instance holds it for seconds, so the worker that drops it frees a cold block
+//! into another thread's memory (mimalloc's slow path for a page another thread abandoned). In `bench geofence` at the
+//! target's density, nine in ten rows go with an instance that a crossing ends, and the rest with a match, after the
+//! merge it triggers; in `bench floor`, every row once the window has taken its value. The pattern, merge and query
+//! operators of a worker keep those rows ([`Leftovers`]) until their epoch ends and then bury them; the grave queues
+//! them in batches, at the end of each round and as soon as a batch is full.
 //!
 //! Who takes them: the threads that make rows, before they make more ([`Reaper::recycle`]: the service's callers
 //! after they queue a notification, the bench's producer before each batch), which write their next rows into them
@@ -45,6 +45,7 @@ pub(super) struct Reaper {
 }
 
 impl Reaper {
+    /// A pool's queue, which every generation of the pool keeps.
     pub(super) fn new() -> Reaper {
         let (graves, dead) = bounded::<Vec<Row>>(QUEUED);
         Reaper { graves, dead }
