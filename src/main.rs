@@ -123,13 +123,17 @@ struct CepArgs {
     ms_per_round: u32,
     /// Rounds the feeder leaves running on the workers while it gathers and sends the next, as the service's feeder
     /// does while events keep coming; 0 waits for each round before it gathers the next [default: 1 when the workers
-    /// leave the machine a core, else 0].
+    /// leave the machine a core, else 0; always 1 with `--feed workers`].
     #[arg(long)]
     rounds_ahead: Option<u32>,
     /// Stop each side after this many events, even before `--duration`: the same work every run, for profiling
     /// (instruction counts under callgrind compare exactly).
     #[arg(long)]
     events: Option<u64>,
+    /// Who makes the engine's rows: a producer thread, which the feeder deals them from as the service's does, or
+    /// each worker its own share on its own thread, so that every core the engine uses is a worker's.
+    #[arg(long, value_enum, default_value_t = bench::cep::Feed::Producer)]
+    feed: bench::cep::Feed,
     /// One JSON object per run instead of a table.
     #[arg(long)]
     json: bool,
@@ -147,6 +151,7 @@ impl CepArgs {
             ms_per_round: self.ms_per_round.max(1),
             rounds_ahead: self.rounds_ahead,
             events: self.events,
+            feed: self.feed,
         }
     }
 }

@@ -6,7 +6,7 @@
 //! ```text
 //! fluxgate bench geofence --workers 1,2 --duration 5 [--keys 100000] [--per-ms 1000] [--json]
 //! fluxgate bench floor --workers 1 --duration 5 [--keys 10000] [--per-ms 1000] [--ms-per-round 1]
-//!     [--rounds-ahead 1] [--json]
+//!     [--rounds-ahead 1] [--feed producer|workers] [--json]
 //! fluxgate bench geofence --duration 600 --events 200000   # the same work every run, e.g. under callgrind
 //! ```
 //!
@@ -24,13 +24,18 @@
 //! timed on one event in 256 (timing every event would slow it down). Each round has exactly `ms_per_round`
 //! batches, so a run with `--events` gives the workers the same work every time. The producer reuses the rows the
 //! workers are done with, as the service's callers do (`cep::dataflow::reaper`); the report's `engine` says so.
+//!
+//! With `--feed workers` there is no producer: each worker makes its own share of each round's rows on its own thread
+//! ([`Makers`]), as the feeder would have dealt them, so every core the engine uses is one of its workers', as in the
+//! baseline's single thread. The feeder then only numbers and sends rounds; an event's latency runs from its round's
+//! sending. The report's `feed` says which.
 
 use std::collections::VecDeque;
 use std::fmt;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
-use crossbeam_channel::{Receiver, Sender};
+use crossbeam_channel::Sender;
 use hdrhistogram::Histogram;
 use serde::Serialize;
 use thiserror::Error;
@@ -38,7 +43,7 @@ use thiserror::Error;
 use super::cep_plain::{PlainFloor, PlainGeofence, PlainJob};
 use super::cep_workload::{Event, Generator, Scenario};
 use crate::cep::config::CepConfig;
-use crate::cep::dataflow::{Dataflow, Program, Workers};
+use crate::cep::dataflow::{Dataflow, InputEvent, Program, Slot, Source, Workers, dealt_to};
 use crate::cep::explain::{details, plan_config};
 use crate::cep::runtime::{EngineError, Incoming, Name};
 
@@ -81,6 +86,31 @@ pub struct CepOptions {
     pub rounds_ahead: Option<u32>,
     /// At most this many events per side (the engine stops at the round that reaches it).
     pub events: Option<u64>,
+    /// Who makes the engine's rows.
+    pub feed: Feed,
+}
+
+/// Who makes the engine's rows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, clap::ValueEnum)]
+#[serde(rename_all = "lowercase")]
+pub enum Feed {
+    /// A producer thread, as the service's callers do, and the feeder deals them to the workers.
+    #[default]
+    Producer,
+    /// Each worker its own share, on its own thread ([`Makers`]): every core the engine uses is one of its workers'.
+    /// The feeder then only sends rounds, and leaves one running on the workers by default whatever the pool: two
+    /// workers of a two-core machine ran the geofence 8–26 % faster with one round ahead than with none in four
+    /// interleaved pairs (`benches/results/cep.md`, forty-third session).
+    Workers,
+}
+
+impl Feed {
+    fn engine(self) -> &'static str {
+        match self {
+            Feed::Producer => "timely dataflow, its rows reused by the producer",
+            Feed::Workers => "timely dataflow, each worker making its own rows",
+        }
+    }
 }
 
 /// One run: the engine on `workers` and the plain baseline, in the shape every `fluxgate bench` shares.
@@ -106,6 +136,7 @@ pub struct CepReport {
     pub synthetic_s: f64,
     pub duration_s: f64,
     pub engine: String,
+    pub feed: Feed,
 }
 
 /// One synthetic millisecond's events, as the engine takes them.
@@ -193,7 +224,8 @@ fn report(options: &CepOptions, workers: usize, run: &EngineRun, plain: &Measure
         rounds_ahead: run.rounds_ahead,
         synthetic_s: round(engine.events as f64 / f64::from(options.per_ms.max(1)) / 1e3, 3),
         duration_s: options.duration.as_secs_f64(),
-        engine: "timely dataflow, its rows reused by the producer".to_owned(),
+        engine: options.feed.engine().to_owned(),
+        feed: options.feed,
     }
 }
 
@@ -218,17 +250,46 @@ struct EngineRun {
 
 fn measure_engine(options: &CepOptions, workers: usize) -> Result<EngineRun, CepBenchError> {
     let workers = Workers::start(workers).map_err(CepBenchError::Workers)?;
-    let rounds_ahead = options.rounds_ahead.unwrap_or(workers.rounds_ahead() as u32);
+    let rounds_ahead = options.rounds_ahead.unwrap_or(match options.feed {
+        Feed::Producer => workers.rounds_ahead() as u32,
+        Feed::Workers => 1,
+    });
     let mut engine = seed_engine(options.scenario, workers.clone())?;
+    let ahead = rounds_ahead as usize;
+    let measured = match options.feed {
+        Feed::Producer => produced(options, &mut engine, ahead, workers),
+        Feed::Workers => {
+            let makers: Arc<dyn Source> = Arc::new(Makers::new(options, &engine, workers.peers()));
+            let stream = options.scenario.stream();
+            let mut ms = START_MS;
+            drive(options, &mut engine, ahead, |engine| {
+                let counts: Vec<_> =
+                    (0..options.ms_per_round.max(1)).map(|k| (ms + i64::from(k), u64::from(options.per_ms))).collect();
+                ms += counts.len() as i64;
+                let sent = Instant::now();
+                engine.send_made(&counts, stream, makers.clone());
+                Some(counts.iter().map(|&(_, events)| (sent, events as usize)).collect())
+            })
+        }
+    };
+    Ok(EngineRun { measured, rounds_ahead })
+}
+
+/// The engine fed by a producer thread, rounds as `drive` sends them.
+fn produced(options: &CepOptions, engine: &mut Dataflow, ahead: usize, workers: Arc<Workers>) -> Measured {
     let per_round = options.ms_per_round.max(1) as usize;
     let (queue, queued) = crossbeam_channel::bounded(QUEUED_ROUNDS * per_round);
     let room = engine.program().room(options.scenario.stream());
-    let measured = std::thread::scope(|scope| {
+    std::thread::scope(|scope| {
         scope.spawn(move || produce(options, room, &queue, &workers));
-        // Dropping `queued` on return stops the producer at its next send.
-        feed(options, &mut engine, rounds_ahead as usize, queued)
-    });
-    Ok(EngineRun { measured, rounds_ahead })
+        // The closure owns `queued`: dropping it when `drive` returns stops the producer at its next send.
+        drive(options, engine, ahead, move |engine| {
+            let round = (0..per_round).map(|_| queued.recv()).collect::<Result<Vec<_>, _>>().ok()?;
+            let (times, batches): (Vec<_>, Vec<_>) = round.into_iter().map(|(at, b)| ((at, b.1.len()), b)).unzip();
+            engine.send(batches);
+            Some(times)
+        })
+    })
 }
 
 /// Builds the engine's rows, one synthetic millisecond per batch stamped with the instant it was queued, until
@@ -247,22 +308,25 @@ fn produce(options: &CepOptions, room: usize, queue: &Sender<(Instant, Batch)>, 
     }
 }
 
-/// The service's feeder: takes `ms_per_round` queued batches and sends them as one round of the workers, then
-/// receives the rounds sent before it but the last `ahead`, counting each batch's events with the latency from its
-/// queueing to the round's outputs. It sends no more once the events sent reach `--events`.
-fn feed(options: &CepOptions, engine: &mut Dataflow, ahead: usize, queued: Receiver<(Instant, Batch)>) -> Measured {
-    let per_round = options.ms_per_round.max(1) as usize;
+/// The service's feeder: sends a round of `ms_per_round` batches (`send_round`, which answers when and how many
+/// events each batch queued, or `None` when no more come), then receives the rounds sent before it but the last
+/// `ahead`, counting each batch's events with the latency from its queueing to the round's outputs. It sends no more
+/// once the events sent reach `--events`.
+fn drive(
+    options: &CepOptions,
+    engine: &mut Dataflow,
+    ahead: usize,
+    mut send_round: impl FnMut(&mut Dataflow) -> Option<Vec<(Instant, usize)>>,
+) -> Measured {
     let mut measured = Measured::new();
     // Each round in flight: when and how many events each of its batches queued.
     let mut rounds: VecDeque<Vec<(Instant, usize)>> = VecDeque::new();
     let (begin, mut sent) = (Instant::now(), 0);
     while begin.elapsed() < options.duration && options.events.is_none_or(|n| sent < n) {
-        let Ok(round) = (0..per_round).map(|_| queued.recv()).collect::<Result<Vec<_>, _>>() else {
+        let Some(times) = send_round(engine) else {
             break;
         };
-        let (times, batches): (Vec<_>, Vec<_>) = round.into_iter().map(|(at, b)| ((at, b.1.len()), b)).unzip();
         sent += times.iter().map(|(_, events)| *events as u64).sum::<u64>();
-        engine.send(batches);
         rounds.push_back(times);
         while rounds.len() > ahead {
             receive(engine, rounds.pop_front(), &mut measured);
@@ -280,6 +344,49 @@ fn receive(engine: &mut Dataflow, times: Option<Vec<(Instant, usize)>>, measured
     let outputs = engine.receive().map_or(0, |outputs| outputs.len());
     for (n, (queued_at, events)) in times.into_iter().flatten().enumerate() {
         measured.record_batch(queued_at, events, if n == 0 { outputs } else { 0 });
+    }
+}
+
+/// The bench's generator on every worker (`--feed workers`): each worker steps through the whole event sequence (a
+/// random step an event) and builds the rows of the events that `dealt_to` gives it, as the feeder would have dealt
+/// them.
+struct Makers {
+    /// One a worker, locked only by its worker.
+    generators: Vec<Mutex<Generator>>,
+    /// Each key's worker when the stream is dealt by a column: in both scenarios a value of the key alone (the
+    /// tracker's `id`, the room's `floor`); otherwise events go in turn.
+    owners: Option<Vec<u32>>,
+}
+
+impl Makers {
+    fn new(options: &CepOptions, engine: &Dataflow, peers: usize) -> Self {
+        let mut generator = Generator::new(options.scenario, options.keys, options.per_ms, START_MS);
+        generator.leave_room(engine.program().room(options.scenario.stream()));
+        let stream = engine.program().id(options.scenario.stream()).unwrap_or(0);
+        let dealing = engine.program().dealing();
+        let owners = dealing.get(stream as usize).and_then(Option::as_ref).map(|_| {
+            let owner = |key| {
+                let row = generator.row(&Event { at_ms: START_MS, key, x: 0.0, y: 0.0 });
+                dealt_to(0, stream, &row, peers, Some(&dealing)) as u32
+            };
+            (0..options.keys.max(1)).map(owner).collect()
+        });
+        Makers { generators: (0..peers).map(|_| Mutex::new(generator.clone())).collect(), owners }
+    }
+}
+
+impl Source for Makers {
+    fn share(&self, worker: usize, peers: usize, slot: &Slot) -> Vec<InputEvent> {
+        let mut generator = self.generators[worker].lock().unwrap_or_else(PoisonError::into_inner);
+        let mut events = Vec::with_capacity(slot.events as usize / peers + 1);
+        for i in 0..slot.events {
+            let event = generator.next_event();
+            let owner = self.owners.as_ref().map_or(i as usize % peers, |owners| owners[event.key as usize] as usize);
+            if owner == worker {
+                events.push((slot.stream, slot.first + i, generator.row(&event)));
+            }
+        }
+        events
     }
 }
 
@@ -419,6 +526,7 @@ mod tests {
             ms_per_round: 4,
             rounds_ahead: None,
             events: None,
+            feed: Feed::Producer,
         }
     }
 
@@ -434,7 +542,7 @@ mod tests {
 
     #[test]
     fn the_queued_rounds_carry_every_event_in_order() {
-        for rounds_ahead in [0, 1] {
+        for (rounds_ahead, feed) in [(0, Feed::Producer), (1, Feed::Producer), (0, Feed::Workers), (1, Feed::Workers)] {
             // 256 events a round, so both sides stop at the same event and must give the same outputs.
             let options = CepOptions {
                 workers: vec![2],
@@ -443,13 +551,39 @@ mod tests {
                 ms_per_round: 256,
                 rounds_ahead: Some(rounds_ahead),
                 events: Some(256 * 200),
+                feed,
                 ..small(Scenario::Geofence)
             };
             let report = &run(&options).unwrap()[0];
             assert_eq!((report.events, report.baseline_events), (51_200, 51_200));
             assert!(report.outputs > 10, "{report:?}");
-            assert_eq!(report.rounds_ahead, rounds_ahead);
-            assert_eq!(report.outputs, report.baseline_outputs, "{rounds_ahead} rounds ahead");
+            assert_eq!((report.rounds_ahead, report.feed), (rounds_ahead, feed));
+            assert_eq!(report.outputs, report.baseline_outputs, "{rounds_ahead} rounds ahead, {feed:?}");
+        }
+    }
+
+    #[test]
+    fn each_worker_makes_the_share_the_feeder_would_deal_it() {
+        for scenario in [Scenario::Geofence, Scenario::Floor] {
+            let options = CepOptions { keys: 500, per_ms: 300, ..small(scenario) };
+            let engine = seed_engine(scenario, Workers::start(2).unwrap()).unwrap();
+            let makers = Makers::new(&options, &engine, 2);
+            let (dealing, stream) = (engine.program().dealing(), engine.program().id(scenario.stream()).unwrap());
+            let mut generator = Generator::new(scenario, options.keys, options.per_ms, START_MS);
+            generator.leave_room(engine.program().room(scenario.stream()));
+            for round in 0..4 {
+                let slot = Slot { epoch: round + 1, first: 1 + round * 300, events: 300, stream, starts: Vec::new() };
+                let mut dealt = [Vec::new(), Vec::new()];
+                for i in 0..slot.events {
+                    let event = generator.next_event();
+                    let row = generator.row(&event);
+                    dealt[dealt_to(i as usize, stream, &row, 2, Some(&dealing))].push((stream, slot.first + i, row));
+                }
+                for (worker, share) in dealt.iter().enumerate() {
+                    assert!(share.len() > 100, "{scenario:?}: worker {worker} gets {} of 300", share.len());
+                    assert_eq!(&makers.share(worker, 2, &slot), share, "{scenario:?}, round {round}");
+                }
+            }
         }
     }
 

@@ -31,8 +31,8 @@ mod workers;
 use std::collections::VecDeque;
 use std::sync::Arc;
 
-pub use program::Program;
-pub use workers::{Handover, PoolError, Workers};
+pub use program::{Dealing, Program};
+pub use workers::{Handover, InputEvent, PoolError, Slot, Source, Workers, dealt_to};
 
 use self::workers::Ticket;
 
@@ -97,6 +97,30 @@ impl Dataflow {
         self.send_numbered(numbered);
     }
 
+    /// Sends a round as [`Dataflow::send`] does, whose events the workers make themselves from `source`: `counts`
+    /// events of `stream` at each arrival millisecond. A stream the dataflow does not receive gets none.
+    pub fn send_made(&mut self, counts: &[(i64, u64)], stream: &str, source: Arc<dyn Source>) {
+        let Some(stream) = self.program.id(stream).filter(|id| self.program.receives(*id)) else {
+            return;
+        };
+        let slots = counts.iter().map(|&(ms, events)| self.slot(ms, stream, events)).collect();
+        self.ready();
+        self.in_flight.push_back(self.workers.send_made(self.id, slots, source));
+    }
+
+    /// The epoch and positions of `events` events of `stream` arriving at `now_ms`, after everything fed so far.
+    fn slot(&mut self, now_ms: i64, stream: u32, events: u64) -> Slot {
+        let epoch = self.next_epoch(now_ms);
+        let first = self.position + 1;
+        self.position += events;
+        let starts = if events > 0 && !std::mem::replace(&mut self.started[stream as usize], true) {
+            vec![stream]
+        } else {
+            Vec::new()
+        };
+        Slot { epoch, first, events, stream, starts }
+    }
+
     /// The outputs of the oldest round sent and not received yet, by time, once the workers are done with it; `None`
     /// when no round is in flight.
     pub fn receive(&mut self) -> Option<Vec<Output>> {
@@ -132,9 +156,7 @@ impl Dataflow {
         if batches.is_empty() {
             return;
         }
-        if !self.workers.runs(self.id) {
-            self.reinstall(&PoolError::Lost);
-        }
+        self.ready();
         self.mark_starts(&mut batches);
         self.in_flight.push_back(self.workers.send(self.id, batches));
     }
@@ -148,6 +170,13 @@ impl Dataflow {
     /// The outputs of every round in flight, in the order they were sent.
     fn receive_all(&mut self) -> Vec<Output> {
         std::iter::from_fn(|| self.receive()).flatten().collect()
+    }
+
+    /// Installs this dataflow again if the pool lost it, before a round is sent.
+    fn ready(&mut self) {
+        if !self.workers.runs(self.id) {
+            self.reinstall(&PoolError::Lost);
+        }
     }
 
     /// Lists in each batch the streams whose first event the installed dataflow meets there.
@@ -171,8 +200,7 @@ impl Dataflow {
 
     /// The epoch and numbered events of a batch arriving at `now_ms`, after everything fed so far.
     fn number(&mut self, now_ms: i64, events: Vec<Incoming>) -> workers::Batch {
-        let epoch = (timer_epoch(now_ms) + 1).max(self.epoch);
-        self.epoch = epoch + 1;
+        let epoch = self.next_epoch(now_ms);
         let mut numbered = Vec::with_capacity(events.len());
         // Events mostly come in runs of one stream: its number is looked up once per run.
         let mut last: Option<(Name, Option<u32>)> = None;
@@ -191,6 +219,13 @@ impl Dataflow {
             }
         }
         workers::Batch { epoch, events: numbered, starts: Vec::new() }
+    }
+
+    /// The epoch of a batch arriving at `now_ms`, after everything fed so far.
+    fn next_epoch(&mut self, now_ms: i64) -> u64 {
+        let epoch = (timer_epoch(now_ms) + 1).max(self.epoch);
+        self.epoch = epoch + 1;
+        epoch
     }
 }
 

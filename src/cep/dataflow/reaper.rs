@@ -7,9 +7,12 @@
 //! them in batches, at the end of each round and as soon as a batch is full.
 //!
 //! Who takes them: the threads that make rows, before they make more ([`Reaper::recycle`]: the service's callers
-//! after they queue a notification, the bench's producer before each batch), which write their next rows into them
-//! (`cep::runtime::spare`); and the service's feeder after a tick without notifications, which drops them
-//! ([`Reaper::reap`]). A reaper thread of its own dropped them before (thirty-fourth to thirty-eighth sessions). In a
+//! after they queue a notification, the bench's producer before each batch, a worker before a round whose rows it
+//! makes itself), which write their next rows into them (`cep::runtime::spare`); and the service's feeder after a tick
+//! without notifications, which drops them ([`Reaper::reap`]). A worker that makes its own rows keeps its grave's rows
+//! for its next ones at the end of such a round ([`keep_own`]) instead of queueing them, where another worker could
+//! take them: two workers of `bench floor --feed workers` ran 22 and 33 % more events per second in two interleaved
+//! pairs (`benches/results/cep.md`, forty-third session). A reaper thread of its own dropped them before (thirty-fourth to thirty-eighth sessions). In a
 //! profile of `bench geofence`'s producer then, 58 % of the samples were in `_mi_page_malloc_zero`: by my reading, each
 //! free block's link to the next was last written on the reaper's core, and the allocations fetched them one after
 //! another. With the producer dropping the rows instead, one worker ran 13–24 % more events per second on `bench
@@ -162,6 +165,14 @@ fn bury(rows: impl Iterator<Item = Row>) {
 /// Whether this thread has a grave.
 fn has_grave() -> bool {
     GRAVE.try_with(|slot| slot.borrow().is_some()).unwrap_or(false)
+}
+
+/// Keeps what this thread's grave holds for the thread's own next rows (`spare`), instead of sending it.
+pub(super) fn keep_own() {
+    let rows = GRAVE.try_with(|slot| slot.borrow_mut().as_mut().map(|grave| std::mem::take(&mut grave.rows)));
+    if let Ok(Some(rows)) = rows {
+        spare::keep(rows);
+    }
 }
 
 /// Sends what this thread's grave holds: a round is over.

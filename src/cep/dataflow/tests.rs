@@ -7,14 +7,14 @@ use std::sync::{Arc, OnceLock};
 
 use proptest::prelude::*;
 
-use super::{Dataflow, PoolError, Program, Workers};
+use super::{Dataflow, InputEvent, PoolError, Program, Slot, Source, Workers};
 use crate::cep::config::CepConfig;
 use crate::cep::explain::plan_config;
 use crate::cep::plan::Plan;
 use crate::cep::reference::Reference;
 use crate::cep::reference::tests::{TRACE, run_trace, trace_expected};
 use crate::cep::runtime::value::watched_shape;
-use crate::cep::runtime::{Engine, Incoming, Output, Row, Val};
+use crate::cep::runtime::{Engine, Incoming, Output, Row, Val, spare};
 
 /// One pool per worker count, shared by the tests.
 fn pool(workers: usize) -> Arc<Workers> {
@@ -363,6 +363,58 @@ fn rows_wait_for_a_thread_that_reaps(peers: usize) {
     assert_eq!(watch.strong_count(), 1, "the round is over and its row queued, not dropped");
     workers.reap();
     assert_eq!(watch.strong_count(), 0, "dropped by the thread that reaped");
+}
+
+/// Rooms of floor `f1` at 20, 21, … degrees, made on the workers; each records how many spare rows its thread kept when
+/// it began.
+#[derive(Default)]
+struct Rooms {
+    spare_seen: std::sync::Mutex<Vec<usize>>,
+}
+
+impl Source for Rooms {
+    fn share(&self, worker: usize, peers: usize, slot: &Slot) -> Vec<InputEvent> {
+        self.spare_seen.lock().unwrap().push(spare::kept());
+        let room = |i: u64| row(&[("floor", Val::String("f1".into())), ("temperature", Val::Double(20.0 + i as f64))]);
+        let mine = (0..slot.events).filter(|i| *i as usize % peers == worker);
+        mine.map(|i| (slot.stream, slot.first + i, room(i))).collect()
+    }
+}
+
+#[test]
+fn workers_making_their_own_rows_take_back_the_rows_done_with_first_and_run_them() {
+    let workers = Workers::start(1).expect("workers start");
+    let mut floor =
+        Dataflow::new(workers.clone(), &plan(include_str!("../../../queries/floor-average.json"))).expect("runs");
+    workers.queue_dead(vec![Row::new(), Row::new(), Row::new()]);
+    let rooms = Arc::new(Rooms::default());
+    floor.send_made(&[(1_000, 2), (1_001, 1)], "Room", rooms.clone());
+    floor.send_made(&[(1_002, 1)], "Unknown", rooms.clone());
+    assert_eq!(floor.in_flight(), 1, "no round for a stream the dataflow does not receive");
+    assert!(floor.receive().expect("a round in flight").is_empty());
+    assert_eq!(*rooms.spare_seen.lock().unwrap(), [3, 3], "both slots made after the dead rows were taken back");
+    // The three rooms (20, 21 and 20 degrees) average 20.33 at the floor's first output, 10 s after its first event.
+    let outputs = floor.advance(11_000);
+    assert_eq!(floors(&outputs), [(11_000, "String(\"f1\")".to_owned(), 61.0 / 3.0)]);
+}
+
+#[test]
+fn a_worker_making_its_own_rows_keeps_those_it_is_done_with_for_its_next_ones() {
+    let workers = Workers::start(1).expect("workers start");
+    let mut floor =
+        Dataflow::new(workers.clone(), &plan(include_str!("../../../queries/floor-average.json"))).expect("runs");
+    let rooms = Arc::new(Rooms::default());
+    for ms in [1_000, 1_001] {
+        floor.send_made(&[(ms, 3)], "Room", rooms.clone());
+        floor.receive();
+    }
+    let recycled = std::thread::spawn(move || {
+        workers.recycle();
+        spare::kept()
+    });
+    assert_eq!(recycled.join().unwrap(), 0, "nothing queued for the threads that make rows");
+    // The window is done with each room's row once it has taken its value.
+    assert_eq!(*rooms.spare_seen.lock().unwrap(), [0, 3]);
 }
 
 fn room_on(floor: &str, temperature: f64) -> Vec<Incoming> {

@@ -7,7 +7,8 @@
 //! its reports later ([`Workers::send`], [`Workers::collect`]), so that the workers find the next round queued when
 //! they finish one; each worker answers its commands in order on a channel of its own, and a report read for a round
 //! whose caller has not come for it yet waits for that caller. Workers block on their channel between rounds, so idle
-//! costs nothing.
+//! costs nothing. A round may instead carry a [`Source`] from which each worker makes its own share of the events
+//! (the bench's generators), numbered and dealt exactly as the feeder would have.
 //!
 //! A dataflow can be installed as the replacement of another ([`Handover`]): each worker moves the state of the
 //! statements both run from the old dataflow's operators to the new one's before the new one first steps. A
@@ -51,6 +52,26 @@ pub struct Batch {
     pub starts: Vec<u32>,
 }
 
+/// A batch whose events the workers make themselves ([`Source`]): its epoch, the arrival position of its first event,
+/// how many events it has (all of stream `stream`), and the streams whose first event ever is among them.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Slot {
+    pub epoch: u64,
+    pub first: u64,
+    pub events: u64,
+    pub stream: u32,
+    pub starts: Vec<u32>,
+}
+
+/// Makes a round's events on the workers, each worker its own share, instead of a feeder dealing them: the bench's
+/// generators (`fluxgate bench geofence --feed workers`), so that each worker's core, not one producer's, makes its
+/// rows.
+pub trait Source: Send + Sync {
+    /// The events of `slot` that [`dealt_to`] gives worker `worker` of `peers`, numbered from `slot.first` in arrival
+    /// order.
+    fn share(&self, worker: usize, peers: usize, slot: &Slot) -> Vec<InputEvent>;
+}
+
 /// Which statements' state a new dataflow takes over from a running one: the running dataflow, and pairs of (its
 /// statement number, the new dataflow's statement number).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -68,6 +89,11 @@ enum Command {
     Feed {
         id: u64,
         batches: Vec<Batch>,
+    },
+    Make {
+        id: u64,
+        slots: Arc<[Slot]>,
+        source: Arc<dyn Source>,
     },
     Remove {
         id: u64,
@@ -167,7 +193,7 @@ impl Pool {
             reaper.dig();
             let taken = ends.lock().unwrap_or_else(PoisonError::into_inner)[worker.index()].take();
             if let Some((receiver, replies)) = taken {
-                serve(worker, &receiver, wait, &replies, &failed);
+                serve(worker, &receiver, wait, &replies, Shared { failed: &failed, reaper: &reaper });
             }
         })?;
         Ok(Pool { generation, commands, replies, sent: 0, read: 0, first_id, wait, _guards: guards })
@@ -218,6 +244,11 @@ impl Workers {
         Ok(Arc::new(Workers { peers, rounds_ahead, dispatch, reaper }))
     }
 
+    /// How many workers the pool has.
+    pub fn peers(&self) -> usize {
+        self.peers
+    }
+
     /// How many rounds a feeder leaves running on the pool while it gathers and sends the next: one when the pool
     /// leaves the machine a core, for the threads that feed it; none when the workers take every core, where the
     /// feeder and the threads making rows need the cores the workers would keep busy. With one round ahead, one worker
@@ -266,6 +297,17 @@ impl Workers {
         }
         let mut shares = deal(batches, self.peers, dispatch.dealing.get(&id)).into_iter();
         dispatch.pool.send(|| Command::Feed { id, batches: shares.next().unwrap_or_default() })
+    }
+
+    /// Sends dataflow `id` a round as [`Workers::send`] does, whose events each worker makes itself: its share of each
+    /// slot, from `source`.
+    pub fn send_made(&self, id: u64, slots: Vec<Slot>, source: Arc<dyn Source>) -> Ticket {
+        let mut dispatch = self.lock();
+        if id < dispatch.pool.first_id {
+            return Ticket { sent: None };
+        }
+        let slots: Arc<[Slot]> = slots.into();
+        dispatch.pool.send(|| Command::Make { id, slots: slots.clone(), source: source.clone() })
     }
 
     /// Waits for a round sent by [`Workers::send`] to pass its last epoch, and answers its reports. When the pool
@@ -384,17 +426,21 @@ fn deal(batches: Vec<Batch>, peers: usize, dealing: Option<&Dealing>) -> Vec<Vec
             (0..peers).map(|_| Vec::with_capacity(events.len() / peers + 1)).collect();
         for (i, event) in events.into_iter().enumerate() {
             let (stream, _, row) = &event;
-            let worker = match dealing.and_then(|d| d.get(*stream as usize)).and_then(Option::as_ref) {
-                Some(column) => (route_hash([row.get(column).unwrap_or(&Val::Null)]) % peers as u64) as usize,
-                None => i % peers,
-            };
-            parts[worker].push(event);
+            parts[dealt_to(i, *stream, row, peers, dealing)].push(event);
         }
         for (share, events) in shares.iter_mut().zip(parts) {
             share.push(Batch { epoch, events, starts: starts.clone() });
         }
     }
     shares
+}
+
+/// The worker event `i` of a batch goes to: by the hash of its stream's dealing column, if it has one, else in turn.
+pub fn dealt_to(i: usize, stream: u32, row: &Row, peers: usize, dealing: Option<&Dealing>) -> usize {
+    match dealing.and_then(|d| d.get(stream as usize)).and_then(Option::as_ref) {
+        Some(column) => (route_hash([row.get(column).unwrap_or(&Val::Null)]) % peers as u64) as usize,
+        None => i % peers,
+    }
 }
 
 /// Whether a pool of `peers` workers leaves the machine a core, for the threads feeding the workers.
@@ -462,11 +508,12 @@ struct Flow {
 type Worker = timely::worker::Worker;
 
 /// Obeys `commands`, waiting for each as `wait` says, until the pool lets go of the channel or a worker fails.
-fn serve(worker: &mut Worker, commands: &Receiver<Command>, wait: Wait, replies: &Sender<Reply>, failed: &AtomicBool) {
+fn serve(worker: &mut Worker, commands: &Receiver<Command>, wait: Wait, replies: &Sender<Reply>, pool: Shared) {
+    let failed = pool.failed;
     let mut flows: HashMap<u64, Flow> = HashMap::new();
     while let Some(command) = receive(commands, wait) {
         let reply =
-            catch_unwind(AssertUnwindSafe(|| obey(worker, &mut flows, command, failed))).unwrap_or_else(|panic| {
+            catch_unwind(AssertUnwindSafe(|| obey(worker, &mut flows, command, pool))).unwrap_or_else(|panic| {
                 failed.store(true, Ordering::Relaxed);
                 Err(PoolError::Panicked(panic_message(panic.as_ref())))
             });
@@ -485,7 +532,17 @@ fn serve(worker: &mut Worker, commands: &Receiver<Command>, wait: Wait, replies:
     }
 }
 
-fn obey(worker: &mut Worker, flows: &mut HashMap<u64, Flow>, command: Command, failed: &AtomicBool) -> Reply {
+/// What a worker shares with its peers.
+#[derive(Clone, Copy)]
+struct Shared<'a> {
+    /// Set by a worker that panics.
+    failed: &'a AtomicBool,
+    /// The queue of rows the workers are done with.
+    reaper: &'a Reaper,
+}
+
+fn obey(worker: &mut Worker, flows: &mut HashMap<u64, Flow>, command: Command, pool: Shared) -> Reply {
+    let Shared { failed, reaper } = pool;
     match command {
         Command::Install { id, program, handover } => {
             let states = handover.map(|h| export(flows, &h)).unwrap_or_default();
@@ -498,6 +555,18 @@ fn obey(worker: &mut Worker, flows: &mut HashMap<u64, Flow>, command: Command, f
             Some(flow) => feed(worker, flow, batches, failed),
             None => Ok(Report::default()),
         },
+        Command::Make { id, slots, source } => match flows.get_mut(&id) {
+            Some(flow) => {
+                // As every thread making rows, it takes back the rows the workers are done with first; and keeps its
+                // own for its next rows rather than queue them.
+                reaper.recycle();
+                let batches = made(worker, &slots, source.as_ref());
+                let reply = feed(worker, flow, batches, failed);
+                reaper::keep_own();
+                reply
+            }
+            None => Ok(Report::default()),
+        },
         Command::Remove { id } => {
             if let Some(flow) = flows.remove(&id) {
                 remove(worker, flow, failed)?;
@@ -507,6 +576,17 @@ fn obey(worker: &mut Worker, flows: &mut HashMap<u64, Flow>, command: Command, f
         #[cfg(test)]
         Command::Panic => panic_in_an_operator(worker),
     }
+}
+
+/// This worker's share of each slot, made by `source`.
+fn made(worker: &Worker, slots: &[Slot], source: &dyn Source) -> Vec<Batch> {
+    let (index, peers) = (worker.index(), worker.peers());
+    let batch = |slot: &Slot| Batch {
+        epoch: slot.epoch,
+        events: source.share(index, peers, slot),
+        starts: slot.starts.clone(),
+    };
+    slots.iter().map(batch).collect()
 }
 
 /// Runs an operator that panics, inside a step of the worker, as an operator with a bug would.
