@@ -123,7 +123,7 @@ struct CepArgs {
     ms_per_round: u32,
     /// Rounds the feeder leaves running on the workers while it gathers and sends the next, as the service's feeder
     /// does while events keep coming; 0 waits for each round before it gathers the next [default: 1 when the workers
-    /// leave the machine a core, else 0; always 1 with `--feed workers`].
+    /// leave the machine a core, else 0; with `--feed workers`, 1].
     #[arg(long)]
     rounds_ahead: Option<u32>,
     /// Stop each side after this many events, even before `--duration`: the same work every run, for profiling

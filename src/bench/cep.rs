@@ -99,7 +99,7 @@ pub enum Feed {
     Producer,
     /// Each worker its own share, on its own thread ([`Makers`]): every core the engine uses is one of its workers'.
     /// The feeder then only sends rounds, and leaves one running on the workers by default whatever the pool: two
-    /// workers of a two-core machine ran the geofence 8–26 % faster with one round ahead than with none in four
+    /// workers of a two-core machine ran the geofence 8–26 % faster with one round ahead than with none in five
     /// interleaved pairs (`benches/results/cep.md`, forty-third session).
     Workers,
 }
@@ -258,21 +258,25 @@ fn measure_engine(options: &CepOptions, workers: usize) -> Result<EngineRun, Cep
     let ahead = rounds_ahead as usize;
     let measured = match options.feed {
         Feed::Producer => produced(options, &mut engine, ahead, workers),
-        Feed::Workers => {
-            let makers: Arc<dyn Source> = Arc::new(Makers::new(options, &engine, workers.peers()));
-            let stream = options.scenario.stream();
-            let mut ms = START_MS;
-            drive(options, &mut engine, ahead, |engine| {
-                let counts: Vec<_> =
-                    (0..options.ms_per_round.max(1)).map(|k| (ms + i64::from(k), u64::from(options.per_ms))).collect();
-                ms += counts.len() as i64;
-                let sent = Instant::now();
-                engine.send_made(&counts, stream, makers.clone());
-                Some(counts.iter().map(|&(_, events)| (sent, events as usize)).collect())
-            })
-        }
+        Feed::Workers => made(options, &mut engine, ahead, workers.peers()),
     };
     Ok(EngineRun { measured, rounds_ahead })
+}
+
+/// The engine on `peers` workers making their own rows, rounds as `drive` sends them: each batch's latency runs from
+/// its round's sending.
+fn made(options: &CepOptions, engine: &mut Dataflow, ahead: usize, peers: usize) -> Measured {
+    let makers: Arc<dyn Source> = Arc::new(Makers::new(options, engine, peers));
+    let stream = options.scenario.stream();
+    let mut ms = START_MS;
+    drive(options, engine, ahead, |engine| {
+        let counts: Vec<_> =
+            (0..options.ms_per_round.max(1)).map(|k| (ms + i64::from(k), u64::from(options.per_ms))).collect();
+        ms += counts.len() as i64;
+        let sent = Instant::now();
+        engine.send_made(&counts, stream, makers.clone());
+        Some(counts.iter().map(|&(_, events)| (sent, events as usize)).collect())
+    })
 }
 
 /// The engine fed by a producer thread, rounds as `drive` sends them.

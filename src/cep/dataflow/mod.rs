@@ -31,7 +31,7 @@ mod workers;
 use std::collections::VecDeque;
 use std::sync::Arc;
 
-pub use program::{Dealing, Program};
+pub use program::Program;
 pub use workers::{Handover, InputEvent, PoolError, Slot, Source, Workers, dealt_to};
 
 use self::workers::Ticket;

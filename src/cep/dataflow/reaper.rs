@@ -12,13 +12,14 @@
 //! without notifications, which drops them ([`Reaper::reap`]). A worker that makes its own rows keeps its grave's rows
 //! for its next ones at the end of such a round ([`keep_own`]) instead of queueing them, where another worker could
 //! take them: two workers of `bench floor --feed workers` ran 22 and 33 % more events per second in two interleaved
-//! pairs (`benches/results/cep.md`, forty-third session). A reaper thread of its own dropped them before (thirty-fourth to thirty-eighth sessions). In a
-//! profile of `bench geofence`'s producer then, 58 % of the samples were in `_mi_page_malloc_zero`: by my reading, each
-//! free block's link to the next was last written on the reaper's core, and the allocations fetched them one after
-//! another. With the producer dropping the rows instead, one worker ran 13–24 % more events per second on `bench
-//! geofence` in four pairs of runs and 26–28 % more on `bench floor` in three; with the producer reusing them,
-//! another 12–33 % on the geofence in four pairs and 4–7 % on the floor in three (`benches/results/cep.md`,
-//! thirty-ninth session).
+//! pairs (`benches/results/cep.md`, forty-third session).
+//!
+//! A reaper thread of its own dropped them before (thirty-fourth to thirty-eighth sessions). In a profile of `bench
+//! geofence`'s producer then, 58 % of the samples were in `_mi_page_malloc_zero`: by my reading, each free block's
+//! link to the next was last written on the reaper's core, and the allocations fetched them one after another. With
+//! the producer dropping the rows instead, one worker ran 13–24 % more events per second on `bench geofence` in four
+//! pairs of runs and 26–28 % more on `bench floor` in three; with the producer reusing them, another 12–33 % on the
+//! geofence in four pairs and 4–7 % on the floor in three (`benches/results/cep.md`, thirty-ninth session).
 //!
 //! A pool with a worker on every core has graves too. Until the forty-second session it had none, and its workers
 //! dropped rows where they were: graves there had made two workers of `bench geofence` run from 21.5 % fewer to
