@@ -17,9 +17,12 @@ use super::value::Val;
 pub use super::name::Name;
 use super::name::same_text;
 
-/// How many properties a row holds without a second allocation: the seed's events have four to seven, and the
-/// statements add a column or two.
-pub const INLINE: usize = 8;
+/// How many properties a row holds without a second allocation: the seed's trackers have six and the geofence's first
+/// statement adds one, its rooms four. Seven rather than eight makes the properties 296 bytes instead of 336, so a row
+/// with its count takes mimalloc's 320-byte blocks (five cache lines) instead of its 384-byte ones (six; by my reading
+/// of mimalloc's size classes). One worker of `bench geofence` then ran 10–35 % more events per second in four
+/// interleaved pairs, the floor within the noise (`benches/results/cep.md`, forty-third session).
+pub const INLINE: usize = 7;
 
 /// The (name, value) pairs of a row, as [`Props`] keeps them.
 pub type Entries = SmallVec<[(Name, Val); INLINE]>;

@@ -14,7 +14,7 @@ use std::cell::RefCell;
 
 use super::Row;
 
-/// The most rows a thread keeps: eight rounds of `bench geofence`'s 2,000 events, about 6 MiB of rows.
+/// The most rows a thread keeps: eight rounds of `bench geofence`'s 2,000 events, about 5 MiB of rows.
 pub const LIMIT: usize = 16_384;
 
 /// How many rows ahead of the one it takes a thread starts loading the two ends of the next, which hold its count and
