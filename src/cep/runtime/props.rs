@@ -20,7 +20,7 @@ use super::name::same_text;
 /// How many properties a row holds without a second allocation: the seed's trackers have six and the geofence's first
 /// statement adds one, its rooms four. Seven rather than eight makes the properties 296 bytes instead of 336, so a row
 /// with its count takes mimalloc's 320-byte blocks (five cache lines) instead of its 384-byte ones (six; by my reading
-/// of mimalloc's size classes). One worker of `bench geofence` then ran 10–35 % more events per second in four
+/// of mimalloc's size classes). One worker of `bench geofence` then ran 9–35 % more events per second in seven
 /// interleaved pairs, the floor within the noise (`benches/results/cep.md`, forty-third session).
 pub const INLINE: usize = 7;
 
