@@ -412,6 +412,13 @@ impl Workers {
     }
 }
 
+/// How many events ahead the dealing starts loading a row's two ends (its first property and its length, which
+/// reading the dealing column reads first). The rows come from the threads that made them, cold in the feeder's cache:
+/// two workers fed by `bench geofence`'s producer ran 2.6–11.4 % more events per second in three interleaved pairs,
+/// the floor 4.9–21.7 %, and the feeder's dealing fell from 13.4 % to 6.0 % of the geofence's samples (16 ahead
+/// showed no difference from 8; `benches/results/cep.md`, forty-fourth session).
+const DEAL_AHEAD: usize = 8;
+
 /// Deals each batch's events to the workers, and every batch's epoch and starts to all of them: an event of a stream
 /// with a dealing column to the worker its key's exchange sends it to (the hash of the column's value, as timely's
 /// exchange takes it), any other event `i` to worker `i % peers`. Each worker then owns its rows, so a statement that
@@ -424,9 +431,15 @@ fn deal(batches: Vec<Batch>, peers: usize, dealing: Option<&Dealing>) -> Vec<Vec
     for Batch { epoch, events, starts } in batches {
         let mut parts: Vec<Vec<InputEvent>> =
             (0..peers).map(|_| Vec::with_capacity(events.len() / peers + 1)).collect();
-        for (i, event) in events.into_iter().enumerate() {
+        let mut events = events.into_iter();
+        let mut i = 0;
+        while let Some(event) = events.next() {
+            if let Some((_, _, ahead)) = events.as_slice().get(DEAL_AHEAD) {
+                ahead.load_ends();
+            }
             let (stream, _, row) = &event;
             parts[dealt_to(i, *stream, row, peers, dealing)].push(event);
+            i += 1;
         }
         for (share, events) in shares.iter_mut().zip(parts) {
             share.push(Batch { epoch, events, starts: starts.clone() });
