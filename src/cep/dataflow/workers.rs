@@ -416,7 +416,7 @@ impl Workers {
 /// reading the dealing column reads first). The rows come from the threads that made them, cold in the feeder's cache:
 /// two workers fed by `bench geofence`'s producer ran 2.6–11.4 % more events per second in three interleaved pairs,
 /// the floor 4.9–21.7 %, and the feeder's dealing fell from 13.4 % to 6.0 % of the geofence's samples (16 ahead
-/// showed no difference from 8; `benches/results/cep.md`, forty-fourth session).
+/// showed no consistent difference from 8; `benches/results/cep.md`, forty-fourth session).
 const DEAL_AHEAD: usize = 8;
 
 /// Deals each batch's events to the workers, and every batch's epoch and starts to all of them: an event of a stream
