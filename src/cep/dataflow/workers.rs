@@ -412,11 +412,12 @@ impl Workers {
     }
 }
 
-/// How many events ahead the dealing starts loading a row's two ends (the first holds its length and first property,
-/// which reading the dealing column reads first). The rows come from the threads that made them, cold in the feeder's cache:
-/// two workers fed by `bench geofence`'s producer ran 2.6–11.4 % more events per second in three interleaved pairs,
-/// the floor 4.9–21.7 %, and the feeder's dealing fell from 13.4 % to 6.0 % of the geofence's samples (16 ahead
-/// showed no consistent difference from 8; `benches/results/cep.md`, forty-fourth session).
+/// How many events ahead the dealing starts loading a row's two ends (`Props::load_ends`): the first holds its length
+/// and first property, which reading the dealing column reads first. The rows come from the threads that made them,
+/// cold in the feeder's cache. Two workers fed by `bench geofence`'s producer ran 2.6–11.4 % more events per second
+/// in three interleaved pairs, the floor 4.9–21.7 %, and the feeder's dealing fell from 13.4 % to 6.0 % of the
+/// geofence's samples (16 ahead showed no consistent difference from 8; `benches/results/cep.md`, forty-fourth
+/// session).
 const DEAL_AHEAD: usize = 8;
 
 /// Deals each batch's events to the workers, and every batch's epoch and starts to all of them: an event of a stream

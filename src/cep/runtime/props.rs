@@ -157,9 +157,10 @@ impl Props {
         self.fill_sorted(pairs);
     }
 
-    /// Starts loading the two lines reading any property reads first: the one the properties begin on, which holds
-    /// the vector's length, and the last, which holds `owning` (a probe printed the properties' data at offset 8 and
-    /// `owning` at 288; `benches/results/cep.md`, forty-fourth session).
+    /// Starts loading the row's first line, which holds the vector's length and the first property (what reading any
+    /// property reads first), and its last, which holds `owning` (read when the row is reused) and the last inline
+    /// property. A probe printed the properties' data at offset 8 and `owning` at 288 (`benches/results/cep.md`,
+    /// forty-fourth session).
     pub fn load_ends(&self) {
         prefetch::load(&self.entries);
         prefetch::load(&self.owning);
