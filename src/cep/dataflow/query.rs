@@ -17,6 +17,7 @@
 //! Each worker holds the groups routed to it; output ticks are the same on every worker, started by the `Start`
 //! record every worker gets at the stream's first event.
 
+use std::borrow::{Borrow, Cow};
 use std::collections::{BTreeMap, HashMap, VecDeque};
 use std::sync::Arc;
 
@@ -66,11 +67,11 @@ enum Args {
 
 impl Args {
     /// Adds a row's arguments, making a pane of a single row's.
-    fn add(&mut self, calls: &[AggregateCall], args: &[Val]) {
+    fn add<V: Borrow<Val>>(&mut self, calls: &[AggregateCall], args: impl IntoIterator<Item = V>) {
         match self {
             Args::One(first) => {
                 let mut pane = Accumulators::new(calls);
-                pane.add(calls, first);
+                pane.add(calls, first.iter());
                 pane.add(calls, args);
                 *self = Args::Many(Box::new(pane));
             }
@@ -81,7 +82,7 @@ impl Args {
     /// Adds what it holds to a group's aggregates.
     fn join(&self, calls: &[AggregateCall], acc: &mut Accumulators) {
         match self {
-            Args::One(args) => acc.add(calls, args),
+            Args::One(args) => acc.add(calls, args.iter()),
             Args::Many(pane) => acc.merge(pane),
         }
     }
@@ -184,6 +185,23 @@ impl PerEvent {
                 .is_some_and(|a| a.having.as_ref().is_some_and(|h| has_ungrouped_column(h, &a.group_by))),
         }
     }
+
+    /// The aggregate arguments of `row` in order (`Null` for `count(*)`), each borrowed from the row when it is a
+    /// column of it, the usual case, else evaluated. Adding them to a pane as they are read, rather than collecting
+    /// owned copies and moving those, spares each event three copies of its value: in a profile of `bench floor`,
+    /// the loads just after them held 41 % of `run_epoch`'s samples, by my reading each waiting on the stores it
+    /// overlaps (`benches/results/cep.md`, forty-fifth session).
+    fn args<'r>(&'r self, row: &'r Row, vars: &'r Row) -> impl Iterator<Item = Cow<'r, Val>> {
+        self.args.iter().map(move |arg| match arg {
+            None => Cow::Owned(Val::Null),
+            Some(e) => e.column_of(row).map_or_else(|| Cow::Owned(e.eval(&[row], &[], vars)), Cow::Borrowed),
+        })
+    }
+
+    /// [`PerEvent::args`], owned, as an entry of a single row keeps them.
+    fn owned_args(&self, row: &Row, vars: &Row) -> SmallVec<[Val; 1]> {
+        self.args(row, vars).map(Cow::into_owned).collect()
+    }
 }
 
 /// What a query keeps between events (its view, groups and output clock), and carries into the dataflow replacing
@@ -219,6 +237,46 @@ impl QueryState {
             held: BTreeMap::new(),
             tick: None,
             ticks: 0,
+        }
+    }
+
+    /// Puts a row of group `slot` that leaves at `due` into the group's pane of that epoch when it has one of rows
+    /// that count as this one does, else into a new one queued to leave then, folding the group's last pane.
+    fn join<'r, I: Iterator<Item = Cow<'r, Val>>>(
+        &mut self,
+        calls: &[AggregateCall],
+        slot: usize,
+        (due, counts): (u64, bool),
+        args: impl Fn() -> I,
+    ) {
+        let QueryState { view, entries, groups, .. } = self;
+        let g = &mut groups[slot];
+        let open = g.open_pane(entries, slot);
+        match open {
+            Some(pane) if pane.due == due && pane.counts == counts && pane.rows < u32::MAX => {
+                pane.rows += 1;
+                if counts {
+                    if pane.folded {
+                        g.acc(calls).add(calls, args());
+                    }
+                    pane.args.add(calls, args());
+                }
+                return;
+            }
+            Some(pane) => fold(pane, g, calls),
+            None => {}
+        }
+        let id = entries.insert(Entry {
+            group: slot,
+            counts,
+            rows: 1,
+            folded: false,
+            due,
+            args: Args::One(args().map(Cow::into_owned).collect()),
+        });
+        g.pane = Some(id);
+        if let View::Time { queue, .. } = view {
+            queue.push_back((due, id));
         }
     }
 }
@@ -263,13 +321,11 @@ impl QueryLogic {
     /// Puts the row in the view and then in its group (made if the displaced rows left none), dropping what it
     /// displaces; answers the group's slot.
     fn enter(&mut self, epoch: u64, row: &Row, counts: bool) -> usize {
-        let rows = [row];
-        let arg = |e: &Option<RowExpr>| e.as_ref().map(|e| e.eval(&rows, &[], &self.vars)).unwrap_or_default();
-        let args: SmallVec<[Val; 1]> = self.per_event.args.iter().map(arg).collect();
         let leaves = match &self.state.view {
             View::All => None,
             View::Time { millis, .. } => Some(timer_epoch(millis_of(epoch) + *millis).max(epoch + 1)),
             View::Length { .. } | View::Last { .. } => {
+                let args = self.per_event.owned_args(row, &self.vars);
                 return self.enter_displacing(row, self.group_key(row), counts, args);
             }
         };
@@ -277,12 +333,13 @@ impl QueryLogic {
             Some(slot) => slot,
             None => self.group(self.group_key(row)),
         };
+        let args = || self.per_event.args(row, &self.vars);
         match leaves {
             // Without a window a row never leaves, so nothing of it is kept but its part in the aggregates.
-            None => count(&mut self.state.groups[slot], calls(&self.plan), counts, &args),
+            None => count(&mut self.state.groups[slot], calls(&self.plan), counts, args()),
             Some(due) => {
                 self.state.groups[slot].entries += 1;
-                self.join(slot, (due, counts), args);
+                self.state.join(calls(&self.plan), slot, (due, counts), args);
             }
         }
         slot
@@ -303,7 +360,7 @@ impl QueryLogic {
         let entry = &mut entries[id];
         entry.group = slot;
         if let Args::One(args) = &entry.args {
-            count(&mut groups[slot], calls(&self.plan), counts, args);
+            count(&mut groups[slot], calls(&self.plan), counts, args.iter());
         }
         slot
     }
@@ -312,34 +369,6 @@ impl QueryLogic {
     fn group(&mut self, key: Key) -> usize {
         let QueryState { index, groups, .. } = &mut self.state;
         *index.entry(key).or_insert_with_key(|key| groups.insert(Group::new(key.clone())))
-    }
-
-    /// Puts a row of group `slot` that leaves at `due` into the group's pane of that epoch when it has one of rows
-    /// that count as this one does, else into a new one queued to leave then, folding the group's last pane.
-    fn join(&mut self, slot: usize, (due, counts): (u64, bool), args: SmallVec<[Val; 1]>) {
-        let calls = calls(&self.plan);
-        let QueryState { view, entries, groups, .. } = &mut self.state;
-        let g = &mut groups[slot];
-        let open = g.open_pane(entries, slot);
-        match open {
-            Some(pane) if pane.due == due && pane.counts == counts && pane.rows < u32::MAX => {
-                pane.rows += 1;
-                if counts {
-                    if pane.folded {
-                        g.acc(calls).add(calls, &args);
-                    }
-                    pane.args.add(calls, &args);
-                }
-                return;
-            }
-            Some(pane) => fold(pane, g, calls),
-            None => {}
-        }
-        let id = entries.insert(Entry { group: slot, counts, rows: 1, folded: false, due, args: Args::One(args) });
-        g.pane = Some(id);
-        if let View::Time { queue, .. } = view {
-            queue.push_back((due, id));
-        }
     }
 
     /// The slot of `row`'s group, found without making its key, when the query groups by one column and the row's
@@ -577,7 +606,7 @@ impl Group {
 }
 
 /// A row entered group `g`, with its aggregate arguments if it `counts`.
-fn count(g: &mut Group, calls: &[AggregateCall], counts: bool, args: &[Val]) {
+fn count<V: Borrow<Val>>(g: &mut Group, calls: &[AggregateCall], counts: bool, args: impl IntoIterator<Item = V>) {
     g.entries += 1;
     if counts {
         g.acc(calls).add(calls, args);
