@@ -22,10 +22,10 @@
 //! time of the load and the rate achieved.
 //!
 //! What the number includes, so it is an upper bound of "alert written": the request's trip to the engine, the engine
-//! clock's whole milliseconds and its 2 ms timer tick, the publisher's commit to the store, subscription matching and
-//! the notification's HTTP delivery. Client, server and receiver share the machine. Engine time is the wall clock cut
-//! to the millisecond, so a timer may fire up to 1 ms before the deadline measured from the send: latencies can be
-//! slightly negative, and are reported as measured. Missing or unexpected alerts fail the run.
+//! clock's whole milliseconds and its 1 ms timer tick (`cep::service`), the publisher's commit to the store,
+//! subscription matching and the notification's HTTP delivery. Client, server and receiver share the machine. Engine
+//! time is the wall clock cut to the millisecond, so a timer may fire up to 1 ms before the deadline measured from the
+//! send: latencies can be slightly negative, and are reported as measured. Missing or unexpected alerts fail the run.
 
 mod outcome;
 mod pace;
