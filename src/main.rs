@@ -81,9 +81,13 @@ struct AlertsArgs {
     /// Keep-alive HTTP connections.
     #[arg(long, default_value_t = 16)]
     connections: usize,
-    /// Threads and CEP workers of the started server [default: number of cores].
+    /// Threads of the started server [default: number of cores].
     #[arg(long)]
     workers: Option<usize>,
+    /// CEP workers of the started server [default: the service's, as `serve` runs: one fewer than the cores, at
+    /// least one].
+    #[arg(long)]
+    cep_workers: Option<usize>,
     /// One JSON object instead of a table.
     #[arg(long)]
     json: bool,
@@ -99,6 +103,7 @@ impl AlertsArgs {
             crossers: self.crossers,
             connections: self.connections.max(1),
             workers: self.workers.unwrap_or(cores),
+            cep_workers: self.cep_workers,
         }
     }
 }

@@ -47,17 +47,20 @@ pub struct OwnServer {
     pub runtime: Runtime,
     pub running: Running,
     pub token: String,
+    /// Its CEP workers, as its configuration settled them.
+    pub cep_workers: usize,
     _data: TempDir,
 }
 
 impl OwnServer {
-    /// Starts the server, with the embedded MQTT broker on a free port when `mqtt`.
-    pub fn start(workers: usize, mqtt: bool) -> Result<Self, BenchError> {
+    /// Starts the server on `workers` runtime threads, with `cep_workers` CEP workers (the service's default when
+    /// `None`) and the embedded MQTT broker on a free port when `mqtt`.
+    pub fn start(workers: usize, cep_workers: Option<usize>, mqtt: bool) -> Result<Self, BenchError> {
         let data = tempfile::tempdir()?;
         let settings = Settings {
             listen: Some("127.0.0.1:0".to_owned()),
             data_dir: Some(data.path().to_path_buf()),
-            workers: Some(workers),
+            workers: cep_workers,
             ..Settings::default()
         };
         let config = config::validate(settings)?;
@@ -66,7 +69,7 @@ impl OwnServer {
         let runtime = runtime(workers, "fluxgate-server")?;
         let running = runtime.block_on(server::start(&options, config.listen, Arc::new(WallClock)))?;
         let token = running.first_token.clone().ok_or(BenchError::NoToken)?;
-        Ok(OwnServer { runtime, running, token, _data: data })
+        Ok(OwnServer { runtime, running, token, cep_workers: config.workers, _data: data })
     }
 
     pub fn stop(self) -> Result<(), BenchError> {
@@ -84,7 +87,7 @@ pub fn observation(seq: u64, measures: usize, first: &str) -> String {
 /// Runs Fluxgate, then the baseline, and reports both.
 pub fn ul_http(options: &DeviceOptions) -> Result<Report, BenchError> {
     let client = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
-    let own = OwnServer::start(options.workers, false)?;
+    let own = OwnServer::start(options.workers, Some(options.workers), false)?;
     let endpoint = Endpoint { authority: own.running.addr.to_string(), prefix: String::new(), token: None };
     let ours = client.block_on(run(&endpoint, &own.token, options));
     own.stop()?;

@@ -88,7 +88,7 @@ impl ChangeListener for CommitProbe {
 /// Runs Fluxgate, then the bare broker, and reports both.
 pub fn mqtt(options: &DeviceOptions) -> Result<Report, BenchError> {
     let client = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
-    let own = OwnServer::start(options.workers, true)?;
+    let own = OwnServer::start(options.workers, Some(options.workers), true)?;
     own.runtime.block_on(register(&own, options.devices))?;
     let probe = Probe::new();
     own.running.state.store.add_listener(Arc::new(CommitProbe(probe.clone())));

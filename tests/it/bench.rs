@@ -38,9 +38,11 @@ fn alerts_of_a_short_run_arrive_after_their_confirmation() {
         crossers: 5,
         connections: 2,
         workers: 1,
+        cep_workers: Some(1),
     };
     let report = fluxgate::bench::alerts::run(&options).expect("bench runs");
     assert!(report.complete().is_ok(), "{report}");
+    assert_eq!(report.cep_workers, 1, "{report}");
     assert_eq!((report.crossings, report.alerts, report.errors), (5, 5, 0), "{report}");
     assert!(report.throughput_per_s > 0.0, "{report}");
     // Engine time is whole wall-clock milliseconds, so an alert may come up to 1 ms before the deadline counted from

@@ -2,14 +2,16 @@
 //! written (issue 6: within 10 ms, p99, at 10,000 positions per second):
 //!
 //! ```text
-//! fluxgate bench alerts --rate 10000 --duration 20 [--trackers 1000] [--crossers 200] [--connections 16] [--json]
+//! fluxgate bench alerts --rate 10000 --duration 20 [--trackers 1000] [--crossers 200] [--connections 16]
+//!     [--workers N] [--cep-workers N] [--json]
 //! ```
 //!
 //! Method. A real Fluxgate starts in this process on loopback (`devices::OwnServer`: wall clock, scratch data dir,
-//! `--workers` server threads and CEP workers). The seed `queries/geofence.json` is posted through
-//! `POST /cep/v1/admin/config` with the service token, its `out` broker set to this server's own `/cb`, so alerts are
-//! written in-process into its store. A subscription (`subscribeContext`, ONCHANGE on `inside` of every `Alert`)
-//! points at a bare loopback receiver (`watch`) that timestamps each notification when its body has arrived.
+//! `--workers` server threads, `--cep-workers` CEP workers or else as many as `fluxgate serve` would run). The seed
+//! `queries/geofence.json` is posted through `POST /cep/v1/admin/config` with the service token, its `out` broker set
+//! to this server's own `/cb`, so alerts are written in-process into its store. A subscription (`subscribeContext`,
+//! ONCHANGE on `inside` of every `Alert`) points at a bare loopback receiver (`watch`) that timestamps each
+//! notification when its body has arrived.
 //!
 //! Warm-up (not timed): one reading per tracker, then a wait for each tracker's first alert (the first confirmation
 //! inserts it). Load (`pace`): `--connections` keep-alive connections post one NGSI notification per position to
@@ -77,8 +79,10 @@ pub struct AlertsOptions {
     /// Trackers that change side once during the run.
     pub crossers: u32,
     pub connections: usize,
-    /// Threads of the started server, and its CEP workers.
+    /// Threads of the started server.
     pub workers: usize,
+    /// Its CEP workers; `None` leaves them to the service's default, as `fluxgate serve` does.
+    pub cep_workers: Option<usize>,
 }
 
 impl AlertsOptions {
@@ -109,12 +113,13 @@ pub fn run(options: &AlertsOptions) -> Result<AlertsReport, AlertBenchError> {
     let client = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
     let side = runtime(1, "bench-receiver")?;
     let watch = side.block_on(Watch::start())?;
-    let own = OwnServer::start(options.workers, false)?;
+    let own = OwnServer::start(options.workers, options.cep_workers, false)?;
     let endpoint =
         Endpoint { authority: own.running.addr.to_string(), prefix: String::new(), token: Some(own.token.clone()) };
     let measured = client.block_on(measure(&endpoint, &watch, options));
+    let cep_workers = own.cep_workers;
     own.stop()?;
-    Ok(report(options, &measured?))
+    Ok(report(options, cep_workers, &measured?))
 }
 
 async fn measure(endpoint: &Endpoint, watch: &Watch, options: &AlertsOptions) -> Result<Measured, AlertBenchError> {
@@ -171,11 +176,12 @@ async fn warm_up(conn: &mut Conn, schedule: &Schedule, watch: &Watch) -> Result<
     Ok(())
 }
 
-fn report(options: &AlertsOptions, measured: &Measured) -> AlertsReport {
+fn report(options: &AlertsOptions, cep_workers: usize, measured: &Measured) -> AlertsReport {
     let (sent, outcome) = (&measured.sent, &measured.outcome);
     AlertsReport {
         scenario: "alerts".to_owned(),
         workers: options.workers,
+        cep_workers,
         throughput_per_s: round(sent.per_s(), 1),
         p50_ms: round(outcome.ms(0.5), 3),
         p99_ms: round(outcome.ms(0.99), 3),

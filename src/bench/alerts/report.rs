@@ -14,6 +14,7 @@ use super::AlertBenchError;
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
 pub struct AlertsReport {
     pub scenario: String,
+    /// Threads of the started server.
     pub workers: usize,
     /// Accepted positions per second over the paced run.
     pub throughput_per_s: f64,
@@ -31,6 +32,8 @@ pub struct AlertsReport {
     pub unexpected: usize,
     pub trackers: u32,
     pub connections: usize,
+    /// CEP workers of the started server.
+    pub cep_workers: usize,
     pub duration_s: f64,
     /// Wall seconds the load ran: longer than `duration_s` when the server fell behind the pace.
     pub load_s: f64,
@@ -57,6 +60,7 @@ impl AlertsReport {
         vec![
             self.scenario.clone(),
             self.workers.to_string(),
+            self.cep_workers.to_string(),
             format!("{:.0}", self.throughput_per_s),
             format!("{:.0}", self.target_per_s),
             self.crossings.to_string(),
@@ -70,9 +74,10 @@ impl AlertsReport {
     }
 }
 
-const HEADER: [&str; 11] = [
+const HEADER: [&str; 12] = [
     "scenario",
     "workers",
+    "cep workers",
     "positions/s",
     "target/s",
     "crossings",
