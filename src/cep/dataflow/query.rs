@@ -242,7 +242,8 @@ impl QueryState {
     }
 
     /// Puts a row of group `slot` that leaves at `due` into the group's pane of that epoch when it has one of rows
-    /// that count as this one does, else into a new one queued to leave then, folding the group's last pane.
+    /// that count as this one does, else into a new one queued to leave then, folding the group's last pane. `args`
+    /// reads the row's aggregate arguments; a pane already in the group's aggregates reads them twice.
     fn join<'r, I: Iterator<Item = Cow<'r, Val>>>(
         &mut self,
         calls: &[AggregateCall],
