@@ -198,6 +198,11 @@ impl PerEvent {
             Some(e) => e.column_of(row).map_or_else(|| Cow::Owned(e.eval(&[row], &[], vars)), Cow::Borrowed),
         })
     }
+
+    /// [`PerEvent::args`], owned, as an entry of a single row keeps them.
+    fn owned_args(&self, row: &Row, vars: &Row) -> SmallVec<[Val; 1]> {
+        self.args(row, vars).map(Cow::into_owned).collect()
+    }
 }
 
 /// What a query keeps between events (its view, groups and output clock), and carries into the dataflow replacing
@@ -237,13 +242,14 @@ impl QueryState {
     }
 
     /// Puts a row of group `slot` that leaves at `due` into the group's pane of that epoch when it has one of rows
-    /// that count as this one does, else into a new one queued to leave then, folding the group's last pane.
-    fn join<'r>(
+    /// that count as this one does, else into a new one queued to leave then, folding the group's last pane. `args`
+    /// reads the row's aggregate arguments; a pane already in the group's aggregates reads them twice.
+    fn join<'r, I: Iterator<Item = Cow<'r, Val>>>(
         &mut self,
         calls: &[AggregateCall],
         slot: usize,
         (due, counts): (u64, bool),
-        args: impl Iterator<Item = Cow<'r, Val>>,
+        args: impl Fn() -> I,
     ) {
         let QueryState { view, entries, groups, .. } = self;
         let g = &mut groups[slot];
@@ -251,23 +257,25 @@ impl QueryState {
         match open {
             Some(pane) if pane.due == due && pane.counts == counts && pane.rows < u32::MAX => {
                 pane.rows += 1;
-                match (counts, pane.folded) {
-                    (false, _) => {}
-                    (true, false) => pane.args.add(calls, args),
-                    // The pane's rows are in the group's aggregates already, so the row joins both, read once.
-                    (true, true) => {
-                        let args: SmallVec<[Cow<'r, Val>; 1]> = args.collect();
-                        g.acc(calls).add(calls, args.iter().map(|v| &**v));
-                        pane.args.add(calls, args.iter().map(|v| &**v));
+                if counts {
+                    if pane.folded {
+                        g.acc(calls).add(calls, args());
                     }
+                    pane.args.add(calls, args());
                 }
                 return;
             }
             Some(pane) => fold(pane, g, calls),
             None => {}
         }
-        let id =
-            entries.insert(Entry { group: slot, counts, rows: 1, folded: false, due, args: Args::One(owned(args)) });
+        let id = entries.insert(Entry {
+            group: slot,
+            counts,
+            rows: 1,
+            folded: false,
+            due,
+            args: Args::One(args().map(Cow::into_owned).collect()),
+        });
         g.pane = Some(id);
         if let View::Time { queue, .. } = view {
             queue.push_back((due, id));
@@ -319,7 +327,7 @@ impl QueryLogic {
             View::All => None,
             View::Time { millis, .. } => Some(timer_epoch(millis_of(epoch) + *millis).max(epoch + 1)),
             View::Length { .. } | View::Last { .. } => {
-                let args = owned(self.per_event.args(row, &self.vars));
+                let args = self.per_event.owned_args(row, &self.vars);
                 return self.enter_displacing(row, self.group_key(row), counts, args);
             }
         };
@@ -327,10 +335,10 @@ impl QueryLogic {
             Some(slot) => slot,
             None => self.group(self.group_key(row)),
         };
-        let args = self.per_event.args(row, &self.vars);
+        let args = || self.per_event.args(row, &self.vars);
         match leaves {
             // Without a window a row never leaves, so nothing of it is kept but its part in the aggregates.
-            None => count(&mut self.state.groups[slot], calls(&self.plan), counts, args),
+            None => count(&mut self.state.groups[slot], calls(&self.plan), counts, args()),
             Some(due) => {
                 self.state.groups[slot].entries += 1;
                 self.state.join(calls(&self.plan), slot, (due, counts), args);
@@ -605,11 +613,6 @@ fn count<V: Borrow<Val>>(g: &mut Group, calls: &[AggregateCall], counts: bool, a
     if counts {
         g.acc(calls).add(calls, args);
     }
-}
-
-/// Aggregate arguments ([`PerEvent::args`]) owned, as an entry of a single row keeps them.
-fn owned<'r>(args: impl Iterator<Item = Cow<'r, Val>>) -> SmallVec<[Val; 1]> {
-    args.map(Cow::into_owned).collect()
 }
 
 /// Adds the rows of `entry`, a pane of group `g`, to the group's aggregates unless they are there.
