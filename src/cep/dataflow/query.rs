@@ -198,11 +198,6 @@ impl PerEvent {
             Some(e) => e.column_of(row).map_or_else(|| Cow::Owned(e.eval(&[row], &[], vars)), Cow::Borrowed),
         })
     }
-
-    /// [`PerEvent::args`], owned, as an entry of a single row keeps them.
-    fn owned_args(&self, row: &Row, vars: &Row) -> SmallVec<[Val; 1]> {
-        self.args(row, vars).map(Cow::into_owned).collect()
-    }
 }
 
 /// What a query keeps between events (its view, groups and output clock), and carries into the dataflow replacing
@@ -268,14 +263,8 @@ impl QueryState {
             Some(pane) => fold(pane, g, calls),
             None => {}
         }
-        let id = entries.insert(Entry {
-            group: slot,
-            counts,
-            rows: 1,
-            folded: false,
-            due,
-            args: Args::One(args().map(Cow::into_owned).collect()),
-        });
+        let id =
+            entries.insert(Entry { group: slot, counts, rows: 1, folded: false, due, args: Args::One(owned(args())) });
         g.pane = Some(id);
         if let View::Time { queue, .. } = view {
             queue.push_back((due, id));
@@ -327,7 +316,7 @@ impl QueryLogic {
             View::All => None,
             View::Time { millis, .. } => Some(timer_epoch(millis_of(epoch) + *millis).max(epoch + 1)),
             View::Length { .. } | View::Last { .. } => {
-                let args = self.per_event.owned_args(row, &self.vars);
+                let args = owned(self.per_event.args(row, &self.vars));
                 return self.enter_displacing(row, self.group_key(row), counts, args);
             }
         };
@@ -613,6 +602,11 @@ fn count<V: Borrow<Val>>(g: &mut Group, calls: &[AggregateCall], counts: bool, a
     if counts {
         g.acc(calls).add(calls, args);
     }
+}
+
+/// Aggregate arguments ([`PerEvent::args`]) owned, as an entry of a single row keeps them.
+fn owned<'r>(args: impl Iterator<Item = Cow<'r, Val>>) -> SmallVec<[Val; 1]> {
+    args.map(Cow::into_owned).collect()
 }
 
 /// Adds the rows of `entry`, a pane of group `g`, to the group's aggregates unless they are there.
