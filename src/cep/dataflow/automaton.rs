@@ -18,6 +18,7 @@
 
 mod queue;
 mod seen;
+mod starts;
 
 use std::sync::Arc;
 
@@ -25,6 +26,7 @@ use smallvec::SmallVec;
 
 pub use self::queue::Queue;
 use self::seen::{Pins, Seen};
+use self::starts::Starts;
 
 use super::reaper::Leftovers;
 
@@ -448,6 +450,8 @@ pub struct Out {
     wakes: Wakes,
     /// The rows of the instances that ended without a match.
     ended: Leftovers,
+    /// The start events of the queues whose instances have one timer each, all keys' together.
+    starts: Starts,
 }
 
 impl Out {
@@ -470,6 +474,11 @@ impl Out {
     /// Hands the rows of the instances ended since the last call to the reaper.
     pub fn reap(&mut self) {
         self.ended.reap();
+    }
+
+    /// Lets go of the start events kept for instances whose timers were all due by `epoch`, once its timers fired.
+    pub fn trim(&mut self, epoch: u64) {
+        self.starts.trim(epoch);
     }
 
     /// The matches completed since the last call.

@@ -562,6 +562,8 @@ impl Logic for PatternLogic {
                 self.fire_one(emit, epoch, order, n, timer);
             }
         }
+        // Every instance whose timer was due by now has ended.
+        self.state.out.trim(epoch);
     }
 
     fn export(&mut self) -> Option<State> {

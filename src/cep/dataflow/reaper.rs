@@ -1,8 +1,9 @@
 //! Rows a worker is done with, handed back to the threads that make rows. A row is built on a caller's thread (ingest,
-//! the bench's producer) and a pattern instance holds it for seconds, so the worker that drops it frees a cold block
-//! into another thread's memory (mimalloc's slow path for a page another thread abandoned). In `bench geofence` at the
-//! target's density, nine in ten rows go with an instance that a crossing ends, and the rest with a match, after the
-//! merge it triggers; in `bench floor`, every row once the window has taken its value. The pattern, merge and query
+//! the bench's producer) and a window or a pattern instance may hold it for seconds, so the worker that drops it frees
+//! a cold block into another thread's memory (mimalloc's slow path for a page another thread abandoned). In `bench
+//! geofence`, every row goes once its pattern instance began (the instance writes its start event down,
+//! `automaton::starts`), and the rows of the matches after the merge they trigger; in `bench floor`, every row once
+//! the window has taken its value. The pattern, merge and query
 //! operators of a worker keep those rows ([`Leftovers`]) until their epoch ends and then bury them; the grave queues
 //! them in batches, at the end of each round and as soon as a batch is full.
 //!

@@ -9,6 +9,8 @@
 //! among the live ones; that arena's walk and inserts were the largest shares of a worker's simulated cache misses
 //! (`benches/results/cep.md`, thirty-third session). With one timer an instance (the geofence's), only the oldest
 //! instance's timer is set ([`Queue::arm`]); with more, each instance's are set as the compact automaton sets them.
+//! With one timer an instance, the start events are written down in the pattern's [`Starts`](super::starts::Starts) rather
+//! than held as rows, and an instance's number is the one they were given there.
 //! The automaton's property test runs the queue against the tree interpreter beside the compact automaton.
 
 use std::collections::VecDeque;
@@ -30,6 +32,9 @@ pub(super) struct Plan {
     waits: Vec<(Slot, u32, Vec<Pin>)>,
     /// The opening's timers and deadlines, in the order it makes them, with their delays in milliseconds.
     timers: Vec<(Slot, u64)>,
+    /// Whether the instances' start events are kept in the pattern's [`Starts`] rather than as rows: when the start
+    /// is tagged and each instance has one timer, which ends it by its due epoch at the latest.
+    keeps: bool,
 }
 
 impl Plan {
@@ -37,7 +42,7 @@ impl Plan {
     /// waiting for an event has a pure filter: nothing can then happen to an instance but its end.
     pub(super) fn of(shape: &Shape) -> Option<Plan> {
         let opening = shape.opening.as_ref()?;
-        let mut plan = Plan { waits: Vec::new(), timers: Vec::new() };
+        let mut plan = Plan { waits: Vec::new(), timers: Vec::new(), keeps: false };
         for made in &opening.made {
             let Made::Leaf { slot, wake, pins, .. } = made else {
                 continue;
@@ -52,12 +57,14 @@ impl Plan {
                 (_, None) => return None,
             }
         }
+        plan.keeps = plan.timers.len() == 1 && shape.nodes.tag(shape.start).is_some();
         Some(plan)
     }
 }
 
-/// A live instance: its number, its start event (none when the start is untagged), and when it began: the epoch and
-/// position of its start event, which a timer set for it later gives ([`Set`]).
+/// A live instance: its number, its start event (none when the start is untagged, or written down in the pattern's
+/// [`Starts`](super::starts::Starts) under that number), and when it began: the epoch and position of its start event, which
+/// a timer set for it later gives ([`Set`]).
 #[derive(Debug)]
 struct Queued {
     number: u64,
@@ -178,14 +185,24 @@ impl Queue {
     /// timers (with one timer an instance, once it is the oldest, [`Queue::arm`]); then the start leaf is made
     /// again.
     fn begin(&mut self, ctx: &Ctx<'_>, out: &mut Out, event: Row, set: Set) {
-        self.next += 1;
-        let number = self.next;
         let plan = self.shape.queue.as_ref().expect("a queue's shape has a plan");
-        if !self.runs.last().is_some_and(|run| run.pins(plan, &event)) {
-            let pinned = plan.waits.iter().map(|(_, _, pins)| pinned(pins, Some(&event))).collect();
+        let joins = self.runs.last().is_some_and(|run| run.pins(plan, &event));
+        let pinned = (!joins).then(|| plan.waits.iter().map(|(_, _, pins)| pinned(pins, Some(&event))).collect());
+        let (number, start) = match plan.timers.as_slice() {
+            [(_, millis)] if plan.keeps => {
+                let due = record::timer_epoch(record::millis(set.0) + *millis as i64).max(set.0 + 1);
+                let number = out.starts.keep(&event, due);
+                out.ended.add(std::iter::once(event));
+                (number, None)
+            }
+            _ => {
+                self.next += 1;
+                (self.next, self.shape.nodes.tag(self.shape.start).map(|_| event))
+            }
+        };
+        if let Some(pinned) = pinned {
             self.runs.push(Run { first: number, pinned });
         }
-        let start = self.shape.nodes.tag(self.shape.start).map(|_| event);
         self.unarmed |= self.live.is_empty();
         self.live.push_back(Queued { number, start, set });
         if let [_, _, ..] = plan.timers.as_slice() {
@@ -227,12 +244,16 @@ impl Queue {
         };
         self.leave_run(ended.number, at);
         self.unarmed |= at == 0;
-        match (fire.matched, ended.start) {
-            (true, start) => {
+        match fire.matched {
+            true => {
+                let start = match self.plan().keeps {
+                    true => Some(out.starts.row(ended.number)),
+                    false => ended.start,
+                };
                 let tag = self.shape.nodes.tag(self.shape.start).cloned();
                 out.matches.push(tag.zip(start).into_iter().collect());
             }
-            (false, start) => out.ended.add(start.into_iter()),
+            false => out.ended.add(ended.start.into_iter()),
         }
         self.arm(out);
     }
