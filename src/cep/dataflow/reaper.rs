@@ -3,9 +3,9 @@
 //! a cold block into another thread's memory (mimalloc's slow path for a page another thread abandoned). In `bench
 //! geofence`, every row goes once its pattern instance began (the instance writes its start event down,
 //! `automaton::starts`), and the rows of the matches after the merge they trigger; in `bench floor`, every row once
-//! the window has taken its value. The pattern, merge and query
-//! operators of a worker keep those rows ([`Leftovers`]) until their epoch ends and then bury them; the grave queues
-//! them in batches, at the end of each round and as soon as a batch is full.
+//! the window has taken its value. The pattern, merge and query operators of a worker keep those rows ([`Leftovers`])
+//! until their epoch ends and then bury them; the grave queues them in batches, at the end of each round and as soon
+//! as a batch is full.
 //!
 //! Who takes them: the threads that make rows, before they make more ([`Reaper::recycle`]: the service's callers
 //! after they queue a notification, the bench's producer before each batch, a worker before a round whose rows it

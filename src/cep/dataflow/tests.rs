@@ -242,6 +242,17 @@ proptest! {
         compare(&room_to_seen(&[pattern]), &steps)?;
     }
 
+    /// A key's instances form runs by the values they pinned, and an event ends the runs whose values it matches,
+    /// the oldest or a later one: the start events written down for the queue's instances must last until their
+    /// timers fire (`automaton::starts`).
+    #[test]
+    fn runs_ended_out_of_their_order_agree_with_the_reference(steps in steps(room_event())) {
+        let pattern = "INSERT INTO Seen SELECT a.id as id, a.people as people, a.temperature as temperature, a.flap \
+            as flap FROM pattern [every a=Room(temperature > 20) -> (timer:interval(4 sec) and not Room(id=a.id, \
+            people < a.people))]";
+        compare(&room_to_seen(&[pattern]), &steps)?;
+    }
+
     /// A row found by its text key skips the key test of the merge's condition but not the rest of it; a writer
     /// that sets the key column keeps the whole condition.
     #[test]

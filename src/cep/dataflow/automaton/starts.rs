@@ -94,7 +94,9 @@ impl Starts {
     }
 
     /// Lets go of the chunks whose instances' timers were all due by `epoch`, after the timers of `epoch` fired:
-    /// every instance of theirs has ended.
+    /// every instance of theirs has ended. A queue sets only its oldest instance's timer, and the next one's when the
+    /// oldest ends, due no earlier; one due by then fires in the same round (`PatternLogic::fire`). So once `epoch`'s
+    /// timers fired, no live instance is due by `epoch`.
     pub fn trim(&mut self, epoch: u64) {
         while self.chunks.front().is_some_and(|chunk| chunk.due <= epoch) {
             let mut chunk = self.chunks.pop_front().expect("the front chunk");
