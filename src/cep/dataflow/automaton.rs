@@ -441,9 +441,10 @@ pub type Wakes = SmallVec<[(i64, Wake, Option<Set>); 2]>;
 /// at work, and give none.
 pub type Set = (u64, u64);
 
-/// What one event or timer does on an automaton: the matches it completes and the timers it sets. The pattern's
-/// operator keeps one for all its keys' automata rather than one in each, which makes an automaton 152 bytes instead
-/// of 248 (`benches/results/cep.md`, thirty-third session).
+/// What one event or timer does on an automaton: the matches it completes and the timers it sets; and the start
+/// events its queue wrote down, which outlive the event. The pattern's operator keeps one for all its keys' automata
+/// rather than one in each, which makes an automaton 152 bytes instead of 248 (`benches/results/cep.md`, thirty-third
+/// session).
 #[derive(Debug, Default)]
 pub struct Out {
     matches: Matches,
