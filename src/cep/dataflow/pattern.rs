@@ -24,7 +24,7 @@ use smallvec::SmallVec;
 use super::automaton::{Compact, Matches, Out, Queue, Set, Shape, Wake};
 use super::key::{self, Key};
 use super::operator::{Emit, Hint, Logic, State};
-use super::record::{Record, Stamp, millis, timer_epoch};
+use super::record::{Record, Stamp, due_epoch, millis};
 use super::slots::Slots;
 use crate::cep::plan::{BinaryOp, PatternNode, PatternNodeKind, PlanExpr, QueryPlan};
 use crate::cep::reference::pattern::{Nodes, PatternQuery};
@@ -213,7 +213,7 @@ impl PatternState {
             *timer_seq += 1;
             let set = from.unwrap_or(now);
             let timer = Timer { slot, generation, alarm, set };
-            timers.push(timer_epoch(at).max(set.0 + 1), (order, *timer_seq, timer));
+            timers.push(due_epoch(at, set.0), (order, *timer_seq, timer));
         });
         if idle {
             let dropped = automata.remove(slot);

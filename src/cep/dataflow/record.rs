@@ -28,6 +28,12 @@ pub fn timer_epoch(ms: i64) -> u64 {
     (ms.max(0) as u64) << SUB_BITS
 }
 
+/// The epoch a timer due at engine millisecond `ms` fires at, set by what happened at epoch `set`: never at or before
+/// `set` itself. A queue's store of start events lets them go by the same epoch (`automaton::starts`).
+pub fn due_epoch(ms: i64, set: u64) -> u64 {
+    timer_epoch(ms).max(set + 1)
+}
+
 /// The engine millisecond of an epoch.
 pub fn millis(epoch: u64) -> i64 {
     (epoch >> SUB_BITS) as i64

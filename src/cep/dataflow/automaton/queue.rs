@@ -9,8 +9,9 @@
 //! among the live ones; that arena's walk and inserts were the largest shares of a worker's simulated cache misses
 //! (`benches/results/cep.md`, thirty-third session). With one timer an instance (the geofence's), only the oldest
 //! instance's timer is set ([`Queue::arm`]); with more, each instance's are set as the compact automaton sets them.
-//! With one timer an instance, the start events are written down in the pattern's [`Starts`](super::starts::Starts) rather
-//! than held as rows, and an instance's number is the one they were given there.
+//! With one timer an instance, the start events are written down in the pattern's
+//! [`Starts`](super::starts::Starts) rather than held as rows, and an instance's number is the one they were given
+//! there.
 //! The automaton's property test runs the queue against the tree interpreter beside the compact automaton.
 
 use std::collections::VecDeque;
@@ -32,8 +33,9 @@ pub(super) struct Plan {
     waits: Vec<(Slot, u32, Vec<Pin>)>,
     /// The opening's timers and deadlines, in the order it makes them, with their delays in milliseconds.
     timers: Vec<(Slot, u64)>,
-    /// Whether the instances' start events are kept in the pattern's [`Starts`] rather than as rows: when the start
-    /// is tagged and each instance has one timer, which ends it by its due epoch at the latest.
+    /// Whether the instances' start events are kept in the pattern's [`Starts`](super::starts::Starts) rather than
+    /// as rows: when the start is tagged and each instance has one timer, which ends it by its due epoch at the
+    /// latest.
     keeps: bool,
 }
 
@@ -63,8 +65,8 @@ impl Plan {
 }
 
 /// A live instance: its number, its start event (none when the start is untagged, or written down in the pattern's
-/// [`Starts`](super::starts::Starts) under that number), and when it began: the epoch and position of its start event, which
-/// a timer set for it later gives ([`Set`]).
+/// [`Starts`](super::starts::Starts) under that number), and when it began: the epoch and position of its start
+/// event, which a timer set for it later gives ([`Set`]).
 #[derive(Debug)]
 struct Queued {
     number: u64,
@@ -92,6 +94,11 @@ impl Run {
         };
         plan.waits.iter().zip(&self.pinned).all(|((_, _, pins), pinned)| reads(pins, pinned))
     }
+}
+
+/// The millisecond at which the timer of an instance that began at `set` is due, `millis` after its start event's.
+fn due_ms(set: Set, millis: u64) -> i64 {
+    record::millis(set.0) + millis as i64
 }
 
 /// The live instances of one key.
@@ -190,8 +197,7 @@ impl Queue {
         let pinned = (!joins).then(|| plan.waits.iter().map(|(_, _, pins)| pinned(pins, Some(&event))).collect());
         let (number, start) = match plan.timers.as_slice() {
             [(_, millis)] if plan.keeps => {
-                let due = record::timer_epoch(record::millis(set.0) + *millis as i64).max(set.0 + 1);
-                let number = out.starts.keep(&event, due);
+                let number = out.starts.keep(&event, record::due_epoch(due_ms(set, *millis), set.0));
                 out.ended.add(std::iter::once(event));
                 (number, None)
             }
@@ -225,7 +231,7 @@ impl Queue {
             return;
         };
         if let Some(oldest) = self.live.front().filter(|_| self.unarmed) {
-            let at = record::millis(oldest.set.0) + *millis as i64;
+            let at = due_ms(oldest.set, *millis);
             out.wakes.push((at, Wake { instance: oldest.number, slot: *slot }, Some(oldest.set)));
             self.unarmed = false;
         }
