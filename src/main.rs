@@ -17,8 +17,8 @@ use fluxgate::{admin, bench, server};
 /// and `bench geofence` spent up to a third of its samples in the kernel's `clear_page_erms`, with p99 5.8-7.2 ms
 /// against 2.1-2.6 ms without (`benches/results/cep.md`, fourteenth session). Built without it again (the fortieth
 /// session; 1.18 of 1.20 GB of the geofence's memory then in huge pages), one worker ran 0–10 % fewer events a
-/// second. On a later machine whose memory is slower (forty-seventh session), the geofence ran 1–10 % more, the floor
-/// 1.5–10 % fewer, and the floor's plain baseline, which grows its window through this allocator, 29–39 % fewer.
+/// second. On a later machine (forty-seventh session), the geofence ran 1–10 % more, the floor 1.5–10 % fewer, and the
+/// floor's plain baseline, which grows its window through this allocator, 29–39 % fewer.
 #[global_allocator]
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
