@@ -11,6 +11,7 @@ mod devices;
 mod durability;
 mod history;
 mod history_input;
+mod join_lookup;
 mod mqtt;
 mod support;
 mod tenancy_auth;
