@@ -15,6 +15,8 @@
 mod dd;
 #[path = "join/hand.rs"]
 mod hand;
+#[path = "support/one_worker.rs"]
+mod one_worker;
 #[path = "join/workload.rs"]
 mod workload;
 
@@ -57,11 +59,5 @@ fn bench_size(c: &mut Criterion, worker: &mut Worker, size: u32) {
 }
 
 fn main() {
-    timely::execute_directly(|worker| {
-        let mut criterion = Criterion::default().configure_from_args();
-        for size in SIZES {
-            bench_size(&mut criterion, worker, size);
-        }
-        criterion.final_summary();
-    });
+    one_worker::run(&SIZES, bench_size);
 }

@@ -20,9 +20,10 @@ use timely::worker::Worker;
 
 use super::workload::{Event, Found};
 
-/// A shutter, its state (arrival number, status) and the epoch it holds from.
-type Upsert = (u32, Option<(u64, u8)>, u64);
+/// A state's arrival number and status: of two upserts of a shutter in one epoch, the greater is kept.
 type State = (u64, u8);
+/// A shutter, its state and the epoch it holds from.
+type Upsert = (u32, Option<State>, u64);
 type Sink = Rc<RefCell<Vec<Found>>>;
 
 /// The dataflow on one worker, fed one epoch at a time.
