@@ -6,9 +6,6 @@
 //! collection. The join's output is consolidated: unconsolidated, a command whose shutter changed state at the next
 //! epoch shows a passing insertion of the new state among the retractions.
 
-use std::cell::RefCell;
-use std::rc::Rc;
-
 use differential_dataflow::input::InputSession;
 use differential_dataflow::operators::arrange::upsert::arrange_from_upsert;
 use differential_dataflow::trace::implementations::{ValBuilder, ValSpine};
@@ -18,13 +15,12 @@ use timely::dataflow::operators::Input;
 use timely::dataflow::operators::probe::Handle as Probe;
 use timely::worker::Worker;
 
-use super::workload::{Event, Found};
+use super::workload::{Event, Found, Sink};
 
 /// A state's arrival number and status: of two upserts of a shutter in one epoch, the greater is kept.
 type State = (u64, u8);
 /// A shutter, its state and the epoch it holds from.
 type Upsert = (u32, Option<State>, u64);
-type Sink = Rc<RefCell<Vec<Found>>>;
 
 /// The dataflow on one worker, fed one epoch at a time.
 pub struct DdJoin {

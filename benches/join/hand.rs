@@ -4,9 +4,7 @@
 //! views (`cep::reference::join::LookupView`) keep rows in arrival order and read them all for each trigger: this is
 //! the form such a view takes when indexed by its key.
 
-use std::cell::RefCell;
 use std::collections::{BTreeMap, HashMap};
-use std::rc::Rc;
 
 use timely::container::CapacityContainerBuilder;
 use timely::dataflow::channels::pact::Pipeline;
@@ -16,9 +14,7 @@ use timely::dataflow::operators::{Input, Probe as _};
 use timely::dataflow::{InputHandle, Stream};
 use timely::worker::Worker;
 
-use super::workload::{Event, Found};
-
-type Sink = Rc<RefCell<Vec<Found>>>;
+use super::workload::{Event, Found, Sink};
 
 /// The operator on one worker, fed one epoch at a time.
 pub struct HandJoin {

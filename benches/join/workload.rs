@@ -26,6 +26,9 @@ pub enum Event {
 /// What a command found: its arrival number and its shutter's status.
 pub type Found = (u64, u8);
 
+/// Where a form collects what its commands found, shared with the operator that finds it.
+pub type Sink = std::rc::Rc<std::cell::RefCell<Vec<Found>>>;
+
 /// Batches of states and commands, the same for every form that is fed them.
 #[derive(Debug, Clone)]
 pub struct Batches {
