@@ -1,8 +1,7 @@
 //! The lookup with a hash map of the last state per shutter, on typed events: one timely operator that stashes each
 //! epoch's events until the frontier passes it, then answers each command from the map and applies the epoch's
-//! states after them. The project's join operator (`src/cep/dataflow/join.rs`) is one timely operator too, but its
-//! views (`cep::reference::join::LookupView`) keep rows in arrival order and read them all for each trigger: this is
-//! the form such a view takes when indexed by its key.
+//! states after them: the bare form of the project's join operator (`src/cep/dataflow/join.rs`, one timely operator
+//! whose views, `cep::reference::join::LookupView`, are hash-indexed too), without its rows of named properties.
 
 use std::collections::{BTreeMap, HashMap};
 

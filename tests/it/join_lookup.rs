@@ -1,9 +1,11 @@
-//! The two lookups of `benches/join.rs` (differential's upsert arrangement joined with the commands, and the
-//! hand-written operator; compiled here from the bench's own files) on the same batches: every command finds its
-//! shutter's state as of the epoch before, the same in both.
+//! The lookups of `benches/join.rs`, compiled here from the bench's own files, on the same batches: differential's
+//! upsert arrangement joined with the commands and the hand-written operator find each command's shutter state as of
+//! the epoch before; the engine's join statement finds the state as of the command's arrival.
 
 #[path = "../../benches/join/dd.rs"]
 mod dd;
+#[path = "../../benches/join/engine.rs"]
+mod engine;
 #[path = "../../benches/join/hand.rs"]
 mod hand;
 #[path = "../../benches/join/workload.rs"]
@@ -12,6 +14,7 @@ mod workload;
 use std::collections::HashMap;
 
 use dd::DdJoin;
+use engine::EngineJoin;
 use hand::HandJoin;
 use workload::{Batches, Event, Found};
 
@@ -58,5 +61,33 @@ fn both_lookups_find_each_commands_state_as_of_the_epoch_before() {
         assert!(expected.len() > 20 * size as usize, "{} commands in 60 batches of {size}", expected.len());
         assert_eq!(hand, expected, "hand-written, {size} events per epoch");
         assert_eq!(dd, expected, "differential, {size} events per epoch");
+    }
+}
+
+/// Each command reads the last state that arrived before it.
+fn replay_in_order(events: &[Event], last: &mut HashMap<u32, u8>, found: &mut Vec<Found>) {
+    for event in events {
+        match *event {
+            Event::Cmd { arrival, key } => found.push((arrival, last[&key])),
+            Event::State { key, status, .. } => {
+                last.insert(key, status);
+            }
+        }
+    }
+}
+
+#[test]
+fn the_engines_join_finds_each_commands_state_as_of_its_arrival() {
+    for size in [10, 1_000] {
+        let mut engine = EngineJoin::new();
+        let mut input = Batches::new(size);
+        let (mut last, mut found, mut expected) = (HashMap::new(), Vec::new(), Vec::new());
+        let first = input.first_states();
+        for (epoch, events) in std::iter::once(first).chain((0..60).map(|_| input.next_batch())) {
+            found.extend(engine.push(epoch, EngineJoin::rows(&events)));
+            replay_in_order(&events, &mut last, &mut expected);
+        }
+        assert!(expected.len() > 20 * size as usize, "{} commands in 60 batches of {size}", expected.len());
+        assert_eq!(found, expected, "{size} events per epoch");
     }
 }

@@ -8,60 +8,159 @@
 //! [`LookupView`] and [`Joiner`] are shared with the dataflow runtime, so what a lookup means is written once. The
 //! view keeps rows in arrival order; a time window expires lazily (a row is visible while `now < arrival + d`),
 //! which is exactly what expiry timers firing before a millisecond's events give, since leaving a lookup view
-//! produces nothing.
+//! produces nothing. Two indexes keep an insert and a trigger from reading every row: the rows of each view key
+//! (those a unique, last-event or length view displaces), and, when `ON` equates a looked-up column with a value of
+//! the trigger, the rows of each value of that column (the only rows a trigger can match).
 
+use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
 
 use super::pattern::{Bindings, PatternQuery, streams_of};
 use super::query::{check_query, time_window, view_key};
 use super::{Ctx, TimerKind};
-use crate::cep::plan::{Input, JoinPlan, QueryPlan, StreamInput, WindowSpec};
-use crate::cep::runtime::eval::{Scope, holds, project};
-use crate::cep::runtime::{EngineError, Row};
+use crate::cep::plan::{Input, JoinPlan, PlanExpr, QueryPlan, StreamInput, WindowSpec};
+use crate::cep::runtime::eval::{Scope, eval, holds, project};
+use crate::cep::runtime::value::Text;
+use crate::cep::runtime::{EngineError, Row, Val};
 
-/// The rows the looked-up side's view holds, in arrival order.
+/// The rows the looked-up side's view holds, in arrival order, indexed.
 #[derive(Debug, Clone)]
 pub struct LookupView {
     input: StreamInput,
-    rows: Vec<Held>,
+    /// Rows by arrival number.
+    rows: BTreeMap<u64, Held>,
+    arrivals: u64,
+    /// The arrival numbers of each view key's rows, oldest first, when the view displaces rows by key.
+    by_key: Option<HashMap<String, Vec<u64>>>,
+    probe: Option<Probe>,
 }
 
 #[derive(Debug, Clone)]
 struct Held {
     arrived: i64,
     key: String,
+    value: Option<Equal>,
     row: Row,
 }
 
+/// The equality of `ON` that a trigger's matches must satisfy: the looked-up `column` equal to `value`, an expression
+/// of the trigger alone; and the arrival numbers of the rows of each value of the column, oldest first.
+#[derive(Debug, Clone)]
+struct Probe {
+    column: PlanExpr,
+    value: PlanExpr,
+    rows: HashMap<Equal, Vec<u64>>,
+}
+
+/// A value's class under `=`: values that are equal fall in one class (an integer and a double of the same number,
+/// zero and negative zero); values that are not may share one (two longs one double apart, any two points). Null and
+/// NaN equal nothing and have none.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub enum Equal {
+    Number(u64),
+    Date(i64),
+    Bool(bool),
+    Text(Text),
+    Other,
+}
+
+impl Equal {
+    pub fn of(value: &Val) -> Option<Equal> {
+        let number = |x: f64| (!x.is_nan()).then(|| Equal::Number((x + 0.0).to_bits()));
+        match value {
+            Val::Null => None,
+            Val::Int(i) => number(*i as f64),
+            Val::Double(x) => number(*x),
+            Val::Date(ms) => Some(Equal::Date(*ms)),
+            Val::Bool(b) => Some(Equal::Bool(*b)),
+            Val::String(s) => Some(Equal::Text(s.clone())),
+            Val::Point(..) | Val::Polygon(_) | Val::Array(_) => Some(Equal::Other),
+        }
+    }
+}
+
+/// Which rows a trigger can match: all of them, or those of one class of the probed column (none when the trigger's
+/// value is null).
+#[derive(Debug)]
+pub enum Reach {
+    All,
+    Class(Option<Equal>),
+}
+
 impl LookupView {
-    pub fn new(input: &StreamInput) -> Self {
-        LookupView { input: input.clone(), rows: Vec::new() }
+    /// The view of `input`, probed by the first of `keys` (the equalities of `ON`, trigger side first) whose trigger
+    /// side does not read the looked-up row.
+    pub fn new(input: &StreamInput, keys: &[(PlanExpr, PlanExpr)]) -> Self {
+        let probe = keys.iter().find(|(value, _)| !reads(value, &input.label)).map(|(value, column)| Probe {
+            column: column.clone(),
+            value: value.clone(),
+            rows: HashMap::new(),
+        });
+        let keyed = input.window.as_ref().is_some_and(|w| displaces(w) || length(w).is_some());
+        let by_key = keyed.then(HashMap::new);
+        LookupView { input: input.clone(), rows: BTreeMap::new(), arrivals: 0, by_key, probe }
     }
 
     /// An event of the looked-up stream at `now`: it enters the view if it passes the stream's filter, displacing
     /// what the view says it displaces.
     pub fn insert(&mut self, now: i64, row: &Row, vars: &Row) {
         let label = self.input.label.as_str();
-        if !holds(self.input.filter.as_ref(), &Scope::new(&[(label, row)], vars)) {
+        let binding = [(label, row)];
+        let scope = Scope::new(&binding, vars);
+        if !holds(self.input.filter.as_ref(), &scope) {
             return;
         }
-        let key = self.input.window.as_ref().map_or(String::new(), |w| view_key(w, label, row, vars));
+        let value = self.probe.as_ref().and_then(|p| Equal::of(&eval(&p.column, &scope)));
+        let key = match (&self.input.window, &self.by_key) {
+            (Some(w), Some(_)) => view_key(w, label, row, vars),
+            _ => String::new(),
+        };
         self.expire(now);
-        if self.replaces() {
-            self.rows.retain(|h| h.key != key);
+        if self.input.window.as_ref().is_some_and(displaces) {
+            self.remove_key(&key, 0);
         }
-        self.rows.push(Held { arrived: now, key, row: row.clone() });
-        self.trim();
+        let arrival = self.arrivals;
+        self.arrivals += 1;
+        if let Some(by_key) = &mut self.by_key {
+            by_key.entry(key.clone()).or_default().push(arrival);
+        }
+        if let (Some(probe), Some(value)) = (&mut self.probe, &value) {
+            probe.rows.entry(value.clone()).or_default().push(arrival);
+        }
+        self.rows.insert(arrival, Held { arrived: now, key: key.clone(), value, row: row.clone() });
+        if let Some(count) = self.input.window.as_ref().and_then(length) {
+            self.remove_key(&key, count);
+        }
     }
 
-    /// The rows in view at `now`.
-    pub fn visible(&self, now: i64) -> impl Iterator<Item = &Row> {
+    /// Where the matches of a trigger (seen as `trigger`) can be.
+    pub fn reach(&self, trigger: &Scope<'_>) -> Reach {
+        match &self.probe {
+            Some(p) => Reach::Class(Equal::of(&eval(&p.value, trigger))),
+            None => Reach::All,
+        }
+    }
+
+    /// The rows in view at `now` within `reach`, in arrival order.
+    pub fn visible(&self, now: i64, reach: &Reach) -> impl Iterator<Item = &Row> {
+        let (all, class) = match (reach, &self.probe) {
+            (Reach::Class(Some(value)), Some(p)) => (None, p.rows.get(value)),
+            (Reach::Class(_), _) => (None, None),
+            (Reach::All, _) => (Some(self.rows.values()), None),
+        };
+        let within = class.into_iter().flatten().filter_map(|arrival| self.rows.get(arrival));
         let lifetime = self.lifetime();
-        self.rows.iter().filter(move |h| lifetime.is_none_or(|d| now < h.arrived.saturating_add(d))).map(|h| &h.row)
+        all.into_iter()
+            .flatten()
+            .chain(within)
+            .filter(move |h| lifetime.is_none_or(|d| now < h.arrived.saturating_add(d)))
+            .map(|h| &h.row)
     }
 
     pub fn clear(&mut self) {
         self.rows.clear();
+        self.by_key.iter_mut().for_each(HashMap::clear);
+        self.probe.iter_mut().for_each(|p| p.rows.clear());
     }
 
     pub fn label(&self) -> &str {
@@ -76,42 +175,72 @@ impl LookupView {
         self.input.window.as_ref().and_then(time_window).map(|d| d as i64)
     }
 
+    /// Drops the rows that have expired at `now`, oldest first (rows arrive in time order).
     fn expire(&mut self, now: i64) {
-        if let Some(d) = self.lifetime() {
-            self.rows.retain(|h| now < h.arrived.saturating_add(d));
-        }
-    }
-
-    /// Whether a new row replaces the held one of its view key (unique and last-event views, grouped or not).
-    fn replaces(&self) -> bool {
-        match &self.input.window {
-            Some(WindowSpec::Unique { .. } | WindowSpec::LastEvent) => true,
-            Some(WindowSpec::Grouped { inner, .. }) => {
-                matches!(**inner, WindowSpec::Unique { .. } | WindowSpec::LastEvent)
-            }
-            _ => false,
-        }
-    }
-
-    /// A length view keeps the last `count` rows of the newest row's view key.
-    fn trim(&mut self) {
-        let count = match &self.input.window {
-            Some(WindowSpec::Length { count }) => *count as usize,
-            Some(WindowSpec::Grouped { inner, .. }) => match **inner {
-                WindowSpec::Length { count } => count as usize,
-                _ => return,
-            },
-            _ => return,
-        };
-        let Some(key) = self.rows.last().map(|h| h.key.clone()) else {
+        let Some(d) = self.lifetime() else {
             return;
         };
-        let mut excess = self.rows.iter().filter(|h| h.key == key).count().saturating_sub(count);
-        self.rows.retain(|h| {
-            let drop = excess > 0 && h.key == key;
-            excess -= usize::from(drop);
-            !drop
-        });
+        while let Some((&arrival, _)) = self.rows.first_key_value().filter(|(_, h)| now >= h.arrived.saturating_add(d))
+        {
+            self.remove(arrival);
+        }
+    }
+
+    /// Drops the oldest rows of view key `key` until `keep` are left.
+    fn remove_key(&mut self, key: &str, keep: usize) {
+        let arrivals = self.by_key.as_ref().and_then(|by_key| by_key.get(key));
+        let excess = arrivals.map_or(Vec::new(), |a| a[..a.len().saturating_sub(keep)].to_vec());
+        excess.into_iter().for_each(|arrival| self.remove(arrival));
+    }
+
+    fn remove(&mut self, arrival: u64) {
+        let Some(held) = self.rows.remove(&arrival) else {
+            return;
+        };
+        if let Some(by_key) = &mut self.by_key {
+            unindex(by_key, &held.key, arrival);
+        }
+        if let (Some(probe), Some(value)) = (&mut self.probe, &held.value) {
+            unindex(&mut probe.rows, value, arrival);
+        }
+    }
+}
+
+/// Takes `arrival` out of `key`'s list, and the list out when it empties.
+fn unindex<K: Eq + std::hash::Hash>(index: &mut HashMap<K, Vec<u64>>, key: &K, arrival: u64) {
+    if let Some(list) = index.get_mut(key) {
+        list.retain(|a| *a != arrival);
+        if list.is_empty() {
+            index.remove(key);
+        }
+    }
+}
+
+/// Whether `e` reads the row labelled `label`.
+fn reads(e: &PlanExpr, label: &str) -> bool {
+    let mut found = false;
+    e.visit(&mut |x| {
+        found |= matches!(x, PlanExpr::Column { source, .. } if *source == label)
+            || matches!(x, PlanExpr::Row(l) if l == label);
+    });
+    found
+}
+
+/// Whether a new row replaces the held one of its view key (unique and last-event views, grouped or not).
+fn displaces(w: &WindowSpec) -> bool {
+    match w {
+        WindowSpec::Unique { .. } | WindowSpec::LastEvent => true,
+        WindowSpec::Grouped { inner, .. } => displaces(inner),
+        _ => false,
+    }
+}
+
+/// How many rows of the newest row's view key a length view keeps.
+fn length(w: &WindowSpec) -> Option<usize> {
+    match w {
+        WindowSpec::Length { count } => Some(*count as usize),
+        WindowSpec::Grouped { inner, .. } => length(inner),
+        _ => None,
     }
 }
 
@@ -125,16 +254,17 @@ pub struct Joiner {
 
 impl Joiner {
     pub fn new(plan: Arc<QueryPlan>, join: &JoinPlan) -> Self {
-        Joiner { plan, view: LookupView::new(&join.lookup), join: Arc::new(join.clone()) }
+        Joiner { plan, view: LookupView::new(&join.lookup, &join.keys), join: Arc::new(join.clone()) }
     }
 
     /// The rows of one trigger (a driving event or match bound as `bindings`) at `now`.
     pub fn rows(&self, now: i64, bindings: &Bindings, vars: &Row) -> Vec<Row> {
         let label = self.view.label();
         let mut scope: Vec<(&str, &Row)> = bindings.iter().map(|(t, r)| (&**t, r)).collect();
+        let reach = self.view.reach(&Scope::new(&scope, vars));
         let matched: Vec<&Row> = self
             .view
-            .visible(now)
+            .visible(now, &reach)
             .filter(|row| {
                 scope.push((label, row));
                 let on = holds(Some(&self.join.on), &Scope::new(&scope, vars));

@@ -264,4 +264,6 @@ impl Engine for Reference {
 }
 
 #[cfg(test)]
+mod lookup_tests;
+#[cfg(test)]
 pub(crate) mod tests;

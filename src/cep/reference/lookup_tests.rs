@@ -1,0 +1,162 @@
+//! The lookup views of joins against a plain model of each view: random states and commands through a join statement
+//! per kind of view, each command's rows compared with those the model holds at that moment and `ON` accepts. The
+//! dataflow runtime shares the views (`LookupView`), so its agreement with the reference cannot catch a mistake in
+//! them; this can. The values mix what `=` treats specially: an integer and a double of one number, zero and negative
+//! zero, two longs that are one double apart, NaN, null and text.
+
+use proptest::prelude::*;
+
+use super::Reference;
+use crate::cep::config::CepConfig;
+use crate::cep::explain::plan_config;
+use crate::cep::runtime::{Engine, Row, Val};
+
+/// Each view as written in the statement, and its model.
+const VIEWS: [(&str, Model); 8] = [
+    ("std:unique(code)", Model::Unique("code")),
+    ("std:unique(id)", Model::Unique("id")),
+    ("std:lastevent()", Model::Length { count: 1, by: None }),
+    ("std:groupwin(id).std:lastevent()", Model::Unique("id")),
+    ("win:length(3)", Model::Length { count: 3, by: None }),
+    ("std:groupwin(id).win:length(2)", Model::Length { count: 2, by: Some("id") }),
+    ("win:time(3 sec)", Model::Time(3_000)),
+    ("std:groupwin(id).win:time(3 sec)", Model::Time(3_000)),
+];
+
+#[derive(Debug, Clone, Copy)]
+enum Model {
+    /// The last row per value of the property, values told apart by [`Val::key`] as the view's key is.
+    Unique(&'static str),
+    /// The last `count` rows, of each value of `by` when grouped.
+    Length { count: usize, by: Option<&'static str> },
+    /// The rows of the last `millis`.
+    Time(i64),
+}
+
+fn values() -> Vec<Val> {
+    vec![
+        Val::Int(1),
+        Val::Double(1.0),
+        Val::Double(0.0),
+        Val::Double(-0.0),
+        Val::Int(0),
+        Val::Double(f64::NAN),
+        Val::Null,
+        Val::Double(2.5),
+        Val::String("1".into()),
+        Val::Int(9_007_199_254_740_992),
+        Val::Int(9_007_199_254_740_993),
+    ]
+}
+
+fn config(view: &str) -> String {
+    format!(
+        r#"{{"host":"h",
+  "in":[{{"id":"C.*","type":"Cmd","isPattern":true,"attributes":[{{"name":"code","type":"double"}},{{"name":"n","type":"int"}}]}},
+    {{"id":"S.*","type":"State","isPattern":true,"attributes":[{{"name":"code","type":"double"}},{{"name":"n","type":"int"}}]}}],
+  "out":[{{"id":"L","type":"Log","attributes":[{{"name":"n","type":"int"}},{{"name":"seen","type":"int"}}]}}],
+  "statements":["INSERT INTO Log SELECT c.n as n, S.n as seen FROM Cmd as c unidirectional LEFT OUTER JOIN State.{view} as S ON c.code = S.code"]}}"#
+    )
+}
+
+/// One event: a state (of shutter `id`) or a command, with a code from [`values`], `delta` ms after the last.
+#[derive(Debug, Clone)]
+struct Step {
+    state: bool,
+    id: u8,
+    code: usize,
+    delta: i64,
+}
+
+fn steps() -> impl Strategy<Value = Vec<Step>> {
+    let step = (any::<bool>(), 0..3u8, 0..values().len(), prop_oneof![Just(0i64), 1..2_000i64]);
+    prop::collection::vec(step.prop_map(|(state, id, code, delta)| Step { state, id, code, delta }), 0..80)
+}
+
+/// A row's property `p`, null when missing.
+fn get(r: &Row, p: &str) -> Val {
+    r.get(p).cloned().unwrap_or_default()
+}
+
+/// What the model's view holds: `(arrival ms, row)` in arrival order.
+fn insert(model: Model, view: &mut Vec<(i64, Row)>, now: i64, row: &Row) {
+    match model {
+        Model::Unique(p) => view.retain(|(_, r)| get(r, p).key() != get(row, p).key()),
+        Model::Length { .. } | Model::Time(_) => {}
+    }
+    view.push((now, row.clone()));
+    if let Model::Length { count, by } = model {
+        let same = |r: &Row| by.is_none_or(|p| get(r, p).key() == get(row, p).key());
+        while view.iter().filter(|(_, r)| same(r)).count() > count {
+            let oldest = view.iter().position(|(_, r)| same(r)).expect("a row of the group");
+            view.remove(oldest);
+        }
+    }
+}
+
+/// Commands' `(n, seen)` rows.
+type Seen = Vec<(Val, Val)>;
+
+/// The `(n, seen)` rows of a command of `code` at `now`: one per row in view whose code equals it, else one null.
+fn lookup(model: Model, view: &[(i64, Row)], now: i64, n: i64, code: &Val) -> Seen {
+    let alive = |at: i64| match model {
+        Model::Time(d) => now < at + d,
+        _ => true,
+    };
+    let seen: Vec<Val> = view
+        .iter()
+        .filter(|(at, r)| alive(*at) && r.get("code").is_some_and(|c| code.equals(c) == Some(true)))
+        .map(|(_, r)| get(r, "n"))
+        .collect();
+    if seen.is_empty() {
+        return vec![(Val::Int(n), Val::Null)];
+    }
+    seen.into_iter().map(|s| (Val::Int(n), s)).collect()
+}
+
+fn run(text: &str, model: Model, steps: &[Step]) -> (Seen, Seen) {
+    let config: CepConfig = serde_json::from_str(&config(text)).expect("test configuration");
+    let mut engine = Reference::new(&plan_config(&config, true).expect("plans")).expect("runs");
+    let (mut view, mut now, mut got, mut expected) = (Vec::new(), 0, Vec::new(), Vec::new());
+    let values = values();
+    for (n, step) in steps.iter().enumerate() {
+        now += step.delta;
+        let n = n as i64;
+        let id = Val::String(format!("s{}", step.id).into());
+        let code = values[step.code].clone();
+        let row: Row = [("code", code.clone()), ("id", id), ("n", Val::Int(n))].into_iter().collect();
+        let stream = if step.state { "State" } else { "Cmd" };
+        let out = engine.push(now, stream, row.clone());
+        got.extend(out.iter().map(|o| (get(&o.row, "n"), get(&o.row, "seen"))));
+        if step.state {
+            insert(model, &mut view, now, &row);
+        } else {
+            expected.extend(lookup(model, &view, now, n, &code));
+        }
+    }
+    (got, expected)
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 48, ..ProptestConfig::default() })]
+
+    #[test]
+    fn every_view_answers_a_lookup_as_its_model_does(steps in steps()) {
+        for (text, model) in VIEWS {
+            let (got, expected) = run(text, model, &steps);
+            prop_assert_eq!(got, expected, "{}", text);
+        }
+    }
+}
+
+#[test]
+fn an_integer_finds_the_double_of_its_number_and_zero_finds_negative_zero() {
+    let step = |state, code, delta| Step { state, id: 0, code, delta };
+    // Values 0: Int(1), 1: Double(1.0), 2: 0.0, 3: -0.0, 5: NaN. State 0 is 1.0, state 2 is -0.0, state 5 is NaN.
+    let steps =
+        [step(true, 1, 0), step(false, 0, 1), step(true, 3, 1), step(false, 2, 1), step(true, 5, 1), step(false, 5, 1)];
+    let (got, expected) = run("std:unique(code)", Model::Unique("code"), &steps);
+    assert_eq!(got, expected);
+    let seen: Vec<Val> = got.into_iter().map(|(_, seen)| seen).collect();
+    assert_eq!(seen, [Val::Int(0), Val::Int(2), Val::Null], "1 finds 1.0; 0.0 finds -0.0; NaN finds nothing");
+}
