@@ -16,8 +16,8 @@
 //! 10, 100 and 1,000 events, half of them updates: the upsert arrangement did 142 k / 427 k / 717 k events/s, a hash
 //! map of the last state in one timely operator 2.2 M / 13.8 M / 31.7 M. The views here are indexed so (by view key,
 //! and by the looked-up column `ON` equates with the trigger): the same bench's `engine` form, this operator with the
-//! ingest rows and a round trip to its worker, ran 146 k–319 k events/s, where the views that read all their rows
-//! for each insert and each trigger ran 1.5 k–3.4 k (`join.md`, forty-eighth session).
+//! ingest rows and a round trip to its worker, ran 139 k–348 k events/s in four runs, where the views that read all
+//! their rows for each insert and each trigger ran 1.5 k–3.4 k (`join.md`, forty-eighth session).
 
 use std::collections::BTreeMap;
 use std::sync::Arc;

@@ -15,6 +15,8 @@
 use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
 
+use smallvec::SmallVec;
+
 use super::pattern::{Bindings, PatternQuery, streams_of};
 use super::query::{check_query, time_window, view_key};
 use super::{Ctx, TimerKind};
@@ -30,17 +32,36 @@ pub struct LookupView {
     /// Rows by arrival number.
     rows: BTreeMap<u64, Held>,
     arrivals: u64,
-    /// The arrival numbers of each view key's rows, oldest first, when the view displaces rows by key.
-    by_key: Option<HashMap<String, Vec<u64>>>,
+    /// When the view displaces rows by key: unique, last-event and length views (which have no lifetime).
+    by_key: Option<ByKey>,
     probe: Option<Probe>,
 }
 
 #[derive(Debug, Clone)]
 struct Held {
     arrived: i64,
-    key: String,
     value: Option<Equal>,
     row: Row,
+}
+
+/// Arrival numbers, oldest first: one or two in the common lists (a unique view's key, a looked-up value held once).
+type Arrivals = SmallVec<[u64; 2]>;
+
+/// The arrival numbers of each view key's rows, and how many rows a key keeps.
+#[derive(Debug, Clone)]
+struct ByKey {
+    keep: usize,
+    rows: HashMap<String, Arrivals>,
+}
+
+impl ByKey {
+    /// Adds a row of `key` and answers the rows it displaces.
+    fn push(&mut self, key: String, arrival: u64) -> Arrivals {
+        let list = self.rows.entry(key).or_default();
+        list.push(arrival);
+        let excess = list.len().saturating_sub(self.keep);
+        list.drain(..excess).collect()
+    }
 }
 
 /// The equality of `ON` that a trigger's matches must satisfy: the looked-up `column` equal to `value`, an expression
@@ -49,7 +70,7 @@ struct Held {
 struct Probe {
     column: PlanExpr,
     value: PlanExpr,
-    rows: HashMap<Equal, Vec<u64>>,
+    rows: HashMap<Equal, Arrivals>,
 }
 
 /// A value's class under `=`: values that are equal fall in one class (an integer and a double of the same number,
@@ -96,14 +117,15 @@ impl LookupView {
             value: value.clone(),
             rows: HashMap::new(),
         });
-        let keyed = input.window.as_ref().is_some_and(|w| displaces(w) || length(w).is_some());
-        let by_key = keyed.then(HashMap::new);
+        let keep = input.window.as_ref().and_then(|w| if displaces(w) { Some(1) } else { length(w) });
+        let by_key = keep.map(|keep| ByKey { keep, rows: HashMap::new() });
         LookupView { input: input.clone(), rows: BTreeMap::new(), arrivals: 0, by_key, probe }
     }
 
     /// An event of the looked-up stream at `now`: it enters the view if it passes the stream's filter, displacing
     /// what the view says it displaces.
     pub fn insert(&mut self, now: i64, row: &Row, vars: &Row) {
+        self.expire(now);
         let label = self.input.label.as_str();
         let binding = [(label, row)];
         let scope = Scope::new(&binding, vars);
@@ -111,26 +133,18 @@ impl LookupView {
             return;
         }
         let value = self.probe.as_ref().and_then(|p| Equal::of(&eval(&p.column, &scope)));
-        let key = match (&self.input.window, &self.by_key) {
-            (Some(w), Some(_)) => view_key(w, label, row, vars),
-            _ => String::new(),
-        };
-        self.expire(now);
-        if self.input.window.as_ref().is_some_and(displaces) {
-            self.remove_key(&key, 0);
-        }
         let arrival = self.arrivals;
         self.arrivals += 1;
-        if let Some(by_key) = &mut self.by_key {
-            by_key.entry(key.clone()).or_default().push(arrival);
-        }
+        let displaced = match (&mut self.by_key, &self.input.window) {
+            (Some(by_key), Some(w)) => by_key.push(view_key(w, label, row, vars), arrival),
+            _ => Arrivals::new(),
+        };
         if let (Some(probe), Some(value)) = (&mut self.probe, &value) {
             probe.rows.entry(value.clone()).or_default().push(arrival);
         }
-        self.rows.insert(arrival, Held { arrived: now, key: key.clone(), value, row: row.clone() });
-        if let Some(count) = self.input.window.as_ref().and_then(length) {
-            self.remove_key(&key, count);
-        }
+        self.rows.insert(arrival, Held { arrived: now, value, row: row.clone() });
+        // After the new row is indexed, so that a list it shares with a displaced row does not empty.
+        displaced.into_iter().for_each(|gone| self.remove(gone));
     }
 
     /// Where the matches of a trigger (seen as `trigger`) can be.
@@ -159,7 +173,7 @@ impl LookupView {
 
     pub fn clear(&mut self) {
         self.rows.clear();
-        self.by_key.iter_mut().for_each(HashMap::clear);
+        self.by_key.iter_mut().for_each(|b| b.rows.clear());
         self.probe.iter_mut().for_each(|p| p.rows.clear());
     }
 
@@ -186,32 +200,19 @@ impl LookupView {
         }
     }
 
-    /// Drops the oldest rows of view key `key` until `keep` are left.
-    fn remove_key(&mut self, key: &str, keep: usize) {
-        let arrivals = self.by_key.as_ref().and_then(|by_key| by_key.get(key));
-        let excess = arrivals.map_or(Vec::new(), |a| a[..a.len().saturating_sub(keep)].to_vec());
-        excess.into_iter().for_each(|arrival| self.remove(arrival));
-    }
-
+    /// Takes a row out of the rows and the probe; its view key's list (if any) has let it go already.
     fn remove(&mut self, arrival: u64) {
         let Some(held) = self.rows.remove(&arrival) else {
             return;
         };
-        if let Some(by_key) = &mut self.by_key {
-            unindex(by_key, &held.key, arrival);
-        }
-        if let (Some(probe), Some(value)) = (&mut self.probe, &held.value) {
-            unindex(&mut probe.rows, value, arrival);
-        }
-    }
-}
-
-/// Takes `arrival` out of `key`'s list, and the list out when it empties.
-fn unindex<K: Eq + std::hash::Hash>(index: &mut HashMap<K, Vec<u64>>, key: &K, arrival: u64) {
-    if let Some(list) = index.get_mut(key) {
-        list.retain(|a| *a != arrival);
-        if list.is_empty() {
-            index.remove(key);
+        let Some((probe, value)) = self.probe.as_mut().zip(held.value) else {
+            return;
+        };
+        if let Some(list) = probe.rows.get_mut(&value) {
+            list.retain(|a| *a != arrival);
+            if list.is_empty() {
+                probe.rows.remove(&value);
+            }
         }
     }
 }
