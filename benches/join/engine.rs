@@ -7,7 +7,7 @@ use std::sync::Arc;
 use fluxgate::cep::config::CepConfig;
 use fluxgate::cep::dataflow::{Dataflow, Program, Workers};
 use fluxgate::cep::explain::plan_config;
-use fluxgate::cep::runtime::{Engine, Incoming, Val};
+use fluxgate::cep::runtime::{Engine, Incoming, Row, Val};
 
 use super::workload::{Event, Found};
 
@@ -55,7 +55,7 @@ impl EngineJoin {
     /// Runs the rows of `epoch` (as its millisecond) and answers what their commands found.
     pub fn push(&mut self, epoch: u64, rows: Vec<Incoming>) -> Vec<Found> {
         let outputs = self.engine.push_batch(epoch as i64, rows);
-        let found = |row: &fluxgate::cep::runtime::Row| match (row.get("arrival"), row.get("seen")) {
+        let found = |row: &Row| match (row.get("arrival"), row.get("seen")) {
             (Some(Val::Int(arrival)), Some(Val::Int(seen))) => Some((*arrival as u64, *seen as u8)),
             _ => None,
         };
