@@ -6,9 +6,7 @@
 
 use proptest::prelude::*;
 
-use super::Reference;
-use crate::cep::config::CepConfig;
-use crate::cep::explain::plan_config;
+use super::tests::engine;
 use crate::cep::runtime::{Engine, Row, Val};
 
 /// Each view as written in the statement, and its model.
@@ -115,8 +113,7 @@ fn lookup(model: Model, view: &[(i64, Row)], now: i64, n: i64, code: &Val) -> Se
 }
 
 fn run(text: &str, model: Model, steps: &[Step]) -> (Seen, Seen) {
-    let config: CepConfig = serde_json::from_str(&config(text)).expect("test configuration");
-    let mut engine = Reference::new(&plan_config(&config, true).expect("plans")).expect("runs");
+    let mut reference = engine(&config(text));
     let (mut view, mut now, mut got, mut expected) = (Vec::new(), 0, Vec::new(), Vec::new());
     let values = values();
     for (n, step) in steps.iter().enumerate() {
@@ -126,7 +123,7 @@ fn run(text: &str, model: Model, steps: &[Step]) -> (Seen, Seen) {
         let code = values[step.code].clone();
         let row: Row = [("code", code.clone()), ("id", id), ("n", Val::Int(n))].into_iter().collect();
         let stream = if step.state { "State" } else { "Cmd" };
-        let out = engine.push(now, stream, row.clone());
+        let out = reference.push(now, stream, row.clone());
         got.extend(out.iter().map(|o| (get(&o.row, "n"), get(&o.row, "seen"))));
         if step.state {
             insert(model, &mut view, now, &row);

@@ -6,7 +6,7 @@ use crate::cep::config::CepConfig;
 use crate::cep::explain::plan_config;
 use crate::cep::runtime::{Engine, Output, Row, Val};
 
-fn engine(config: &str) -> Reference {
+pub(super) fn engine(config: &str) -> Reference {
     let config: CepConfig = serde_json::from_str(config).expect("test configuration");
     Reference::new(&plan_config(&config, true).expect("plans")).expect("runs")
 }
