@@ -481,22 +481,20 @@ impl<'s> Compiler<'s, '_> {
         driver_key: Option<PlanExpr>,
     ) -> Member {
         let tag = self.private_tag();
-        let driver = match &j.driver {
+        match &j.driver {
             Input::Stream(s) => {
                 let from = self.id(&s.stream);
                 inputs.edges.push(retag(self.stream(&s.stream), from, tag));
                 inputs.routes.insert(tag, (s.label.clone(), driver_key.into_iter().collect()));
-                Some(s.clone())
             }
             Input::Pattern(p) => {
                 inputs.edges.push(self.pattern((number, q), p, (Some(tag), None)));
                 inputs.matches.extend(driver_key.map(|k| (tag, k)));
-                None
             }
-            Input::Join(_) => None,
-        };
-        let joiner = Joiner::new(Arc::new(q.clone()), j);
-        Member { statement: number, trigger: tag, driver, joiner, sink: self.id(&q.sink.stream) }
+            Input::Join(_) => {}
+        }
+        let joiner = Joiner::new(Arc::new(q.clone()), j, &self.vars);
+        Member { statement: number, trigger: tag, joiner, sink: self.id(&q.sink.stream) }
     }
 
     /// A stream number no stream of the program has, for records a statement must tell apart from their stream's.

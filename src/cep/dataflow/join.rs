@@ -24,9 +24,8 @@ use std::sync::Arc;
 
 use super::operator::{Emit, Logic};
 use super::record::{Record, Stamp, millis};
-use crate::cep::plan::{JoinPlan, PlanExpr, QueryPlan, StreamInput, WindowSpec};
-use crate::cep::reference::join::{Joiner, stream_trigger};
-use crate::cep::reference::pattern::Bindings;
+use crate::cep::plan::{JoinPlan, PlanExpr, QueryPlan, WindowSpec};
+use crate::cep::reference::join::Joiner;
 use crate::cep::runtime::Row;
 
 /// One join statement of the group.
@@ -35,8 +34,6 @@ pub struct Member {
     pub statement: usize,
     /// The member's private stream: its driving events (retagged) or its pattern's matches.
     pub trigger: u32,
-    /// The driving stream, when the member is driven by a stream rather than a pattern.
-    pub driver: Option<StreamInput>,
     pub joiner: Joiner,
     pub sink: u32,
 }
@@ -76,16 +73,15 @@ impl JoinLogic {
         }
     }
 
-    fn trigger(&mut self, emit: &mut Emit, epoch: u64, stamp: &Stamp, m: usize, n: u32, bindings: &Bindings) {
-        let ms = millis(epoch);
+    /// Emits the `rows` of trigger `n` of `stamp` (a driving event's, or a pattern's `n`th match) of member `m`.
+    fn emit(&mut self, emit: &mut Emit, epoch: u64, stamp: &Stamp, (m, n): (usize, u32), rows: Vec<Row>) {
         let member = &self.members[m];
-        let rows = member.joiner.rows(ms, bindings, &self.vars);
         let (statement, sink) = (member.statement, member.sink);
         for (i, row) in rows.into_iter().enumerate() {
             // Match-major, row-minor: the order the reference numbers one trigger's rows in.
             let child = stamp.child(statement, ((n.min(0xff_ffff) as usize) << 24) | i.min(0xff_ffff));
             if sink == self.lookup {
-                self.pending.insert(child.clone(), (ms, row.clone()));
+                self.pending.insert(child.clone(), (millis(epoch), row.clone()));
             }
             emit.event(child, sink, row);
         }
@@ -117,17 +113,15 @@ impl Logic for JoinLogic {
         match record {
             Record::Event { stream, row, .. } if stream == self.lookup => self.enter(millis(epoch), &row),
             Record::Event { stream, row, .. } => {
-                let Some(m) = self.member(stream) else {
-                    return;
-                };
-                let driver = self.members[m].driver.as_ref();
-                if let Some(bindings) = driver.and_then(|d| stream_trigger(d, &row, &self.vars)) {
-                    self.trigger(emit, epoch, &stamp, m, 0, &bindings);
+                if let Some(m) = self.member(stream) {
+                    let rows = self.members[m].joiner.on_driving_event(millis(epoch), &row, &self.vars);
+                    self.emit(emit, epoch, &stamp, (m, 0), rows);
                 }
             }
             Record::Match { stream, n, bindings, .. } => {
                 if let Some(m) = self.member(stream) {
-                    self.trigger(emit, epoch, &stamp, m, n, &bindings);
+                    let rows = self.members[m].joiner.rows(millis(epoch), &bindings, &self.vars);
+                    self.emit(emit, epoch, &stamp, (m, n), rows);
                 }
             }
             Record::Start { .. } => {}

@@ -15,7 +15,6 @@ mod aggregate;
 mod automaton;
 mod compile;
 mod join;
-mod key;
 mod operator;
 mod pattern;
 mod program;

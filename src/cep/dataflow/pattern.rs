@@ -22,7 +22,6 @@ use slab::Slab;
 use smallvec::SmallVec;
 
 use super::automaton::{Compact, Matches, Out, Queue, Set, Shape, Wake};
-use super::key::{self, Key};
 use super::operator::{Emit, Hint, Logic, State};
 use super::record::{Record, Stamp, due_epoch, millis};
 use super::slots::Slots;
@@ -30,6 +29,7 @@ use crate::cep::plan::{BinaryOp, PatternNode, PatternNodeKind, PlanExpr, QueryPl
 use crate::cep::reference::pattern::{Nodes, PatternQuery};
 use crate::cep::reference::{Ctx, TimerKind, TimerOrder};
 use crate::cep::runtime::eval::{Scope, eval};
+use crate::cep::runtime::key::{self, Key};
 use crate::cep::runtime::value::Name;
 use crate::cep::runtime::{Row, Val, prefetch};
 

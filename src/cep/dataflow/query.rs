@@ -26,16 +26,16 @@ use slab::Slab;
 use smallvec::SmallVec;
 
 use super::aggregate::Accumulators;
-use super::key::{self, Key};
 use super::operator::{Emit, Logic, State};
 use super::reaper::Leftovers;
 use super::record::{Record, Stamp, millis, timer_epoch};
 use crate::cep::plan::{AggregateCall, AggregationKind, PlanExpr, QueryPlan, StreamInput, WindowSpec};
 use crate::cep::planner::has_ungrouped_column;
 use crate::cep::reference::TimerOrder;
-use crate::cep::reference::query::view_key;
+use crate::cep::reference::query::view_state_key;
 use crate::cep::runtime::compiled::RowExpr;
 use crate::cep::runtime::eval::{Scope, holds, project};
+use crate::cep::runtime::key::{self, Key};
 use crate::cep::runtime::{Row, Val};
 
 /// Rows in the view that leave together: one row, or in a time window a pane of rows of one group that arrived in
@@ -382,17 +382,9 @@ impl QueryLogic {
         }
     }
 
-    /// The key of the row's place in a keyed view: by [`key::of_all`] for `std:unique`, so a text key is not
-    /// formatted; a grouped view's composite key as the reference evaluator forms it; the empty key otherwise.
+    /// The key of the row's place in a keyed view ([`view_state_key`]).
     fn view_key(&self, row: &Row) -> Key {
-        let label = self.input.label.as_str();
-        match self.input.window.as_ref() {
-            Some(WindowSpec::Unique { keys }) if !keys.is_empty() => {
-                key::of_all(keys, &Scope::new(&[(label, row)], &self.vars))
-            }
-            Some(window @ WindowSpec::Grouped { .. }) => view_key(window, label, row, &self.vars).into(),
-            _ => self.empty.clone(),
-        }
+        view_state_key(self.input.window.as_ref(), &self.input.label, row, &self.vars)
     }
 
     /// Records entry `id` in the view; answers the entries it pushes out.

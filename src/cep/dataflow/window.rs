@@ -14,7 +14,6 @@ use std::sync::Arc;
 use foldhash::fast::RandomState;
 use smallvec::{SmallVec, smallvec};
 
-use super::key::{self, Key};
 use super::operator::{Emit, Logic, State};
 use super::reaper::Leftovers;
 use super::record::{Origin, Record, Stamp};
@@ -23,6 +22,7 @@ use crate::cep::reference::named::assign;
 use crate::cep::runtime::Row;
 use crate::cep::runtime::compiled::RowExpr;
 use crate::cep::runtime::eval::{Scope, project};
+use crate::cep::runtime::key::{self, Key};
 use crate::cep::runtime::value::Name;
 
 /// What an `ON trigger ...` statement does to the window.

@@ -10,18 +10,23 @@
 //! which is exactly what expiry timers firing before a millisecond's events give, since leaving a lookup view
 //! produces nothing. Two indexes keep an insert and a trigger from reading every row: the rows of each view key
 //! (those a unique, last-event or length view displaces), and, when `ON` equates a looked-up column with a value of
-//! the trigger, the rows of each value of that column (the only rows a trigger can match).
+//! the trigger, the rows of each value of that column (the only rows a trigger can match). A stream-driven join's
+//! expressions are compiled (`runtime::compiled`) for its two layouts of rows, the driving event alone and the event
+//! with a looked-up row; a pattern's matches bind varying tags, and are interpreted.
 
 use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
 
+use foldhash::fast::RandomState;
 use smallvec::SmallVec;
 
 use super::pattern::{Bindings, PatternQuery, streams_of};
-use super::query::{check_query, time_window, view_key};
+use super::query::{check_query, time_window, view_state_key};
 use super::{Ctx, TimerKind};
 use crate::cep::plan::{Input, JoinPlan, PlanExpr, QueryPlan, StreamInput, WindowSpec};
+use crate::cep::runtime::compiled::{RowExpr, RowProjection};
 use crate::cep::runtime::eval::{Scope, eval, holds, project};
+use crate::cep::runtime::key::Key;
 use crate::cep::runtime::value::Text;
 use crate::cep::runtime::{EngineError, Row, Val};
 
@@ -29,6 +34,8 @@ use crate::cep::runtime::{EngineError, Row, Val};
 #[derive(Debug, Clone)]
 pub struct LookupView {
     input: StreamInput,
+    /// The stream's filter, over its own rows.
+    filter: Option<RowExpr>,
     /// Rows by arrival number.
     rows: BTreeMap<u64, Held>,
     arrivals: u64,
@@ -47,16 +54,18 @@ struct Held {
 /// Arrival numbers, oldest first: one or two in the common lists (a unique view's key, a looked-up value held once).
 type Arrivals = SmallVec<[u64; 2]>;
 
-/// The arrival numbers of each view key's rows, and how many rows a key keeps.
+/// The arrival numbers of each view key's rows, and how many rows a key keeps. This map and the probe's are hashed
+/// with foldhash (seeded per map), as the dataflow's keyed state is: with SipHash, hashing had about 4 % of the
+/// worker's samples in a profile of `benches/join.rs` (`benches/results/join.md`, forty-ninth session).
 #[derive(Debug, Clone)]
 struct ByKey {
     keep: usize,
-    rows: HashMap<String, Arrivals>,
+    rows: HashMap<Key, Arrivals, RandomState>,
 }
 
 impl ByKey {
     /// Adds a row of `key` and answers the rows it displaces.
-    fn push(&mut self, key: String, arrival: u64) -> Arrivals {
+    fn push(&mut self, key: Key, arrival: u64) -> Arrivals {
         let list = self.rows.entry(key).or_default();
         list.push(arrival);
         let excess = list.len().saturating_sub(self.keep);
@@ -64,13 +73,14 @@ impl ByKey {
     }
 }
 
-/// The equality of `ON` that a trigger's matches must satisfy: the looked-up `column` equal to `value`, an expression
-/// of the trigger alone; and the arrival numbers of the rows of each value of the column, oldest first.
+/// The equality of `ON` that a trigger's matches must satisfy: the looked-up `column` (over the looked-up row) equal
+/// to `value`, an expression of the trigger alone; and the arrival numbers of the rows of each value of the column,
+/// oldest first.
 #[derive(Debug, Clone)]
 struct Probe {
-    column: PlanExpr,
+    column: RowExpr,
     value: PlanExpr,
-    rows: HashMap<Equal, Arrivals>,
+    rows: HashMap<Equal, Arrivals, RandomState>,
 }
 
 /// A value's class under `=`: values that are equal fall in one class (an integer and a double of the same number,
@@ -111,33 +121,35 @@ pub enum Reach {
 impl LookupView {
     /// The view of `input`, probed by the first of `keys` (the equalities of `ON`, trigger side first) whose trigger
     /// side does not read the looked-up row.
-    pub fn new(input: &StreamInput, keys: &[(PlanExpr, PlanExpr)]) -> Self {
+    pub fn new(input: &StreamInput, keys: &[(PlanExpr, PlanExpr)], vars: &Row) -> Self {
+        let labels = [input.label.as_str()];
         let probe = keys.iter().find(|(value, _)| !reads(value, &input.label)).map(|(value, column)| Probe {
-            column: column.clone(),
+            column: RowExpr::new(column, &labels, vars),
             value: value.clone(),
-            rows: HashMap::new(),
+            rows: HashMap::default(),
         });
         let keep = input.window.as_ref().and_then(|w| if displaces(w) { Some(1) } else { length(w) });
-        let by_key = keep.map(|keep| ByKey { keep, rows: HashMap::new() });
-        LookupView { input: input.clone(), rows: BTreeMap::new(), arrivals: 0, by_key, probe }
+        let by_key = keep.map(|keep| ByKey { keep, rows: HashMap::default() });
+        let filter = input.filter.as_ref().map(|f| RowExpr::new(f, &labels, vars));
+        LookupView { input: input.clone(), filter, rows: BTreeMap::new(), arrivals: 0, by_key, probe }
     }
 
     /// An event of the looked-up stream at `now`: it enters the view if it passes the stream's filter, displacing
     /// what the view says it displaces.
     pub fn insert(&mut self, now: i64, row: &Row, vars: &Row) {
         self.expire(now);
-        let label = self.input.label.as_str();
-        let binding = [(label, row)];
-        let scope = Scope::new(&binding, vars);
-        if !holds(self.input.filter.as_ref(), &scope) {
+        let rows = [row];
+        if !self.filter.as_ref().is_none_or(|f| f.holds(&rows, &[], vars)) {
             return;
         }
-        let value = self.probe.as_ref().and_then(|p| Equal::of(&eval(&p.column, &scope)));
+        let value = self.probe.as_ref().and_then(|p| Equal::of(&p.column.eval(&rows, &[], vars)));
         let arrival = self.arrivals;
         self.arrivals += 1;
-        let displaced = match (&mut self.by_key, &self.input.window) {
-            (Some(by_key), Some(w)) => by_key.push(view_key(w, label, row, vars), arrival),
-            _ => Arrivals::new(),
+        let displaced = match &mut self.by_key {
+            Some(by_key) => {
+                by_key.push(view_state_key(self.input.window.as_ref(), &self.input.label, row, vars), arrival)
+            }
+            None => Arrivals::new(),
         };
         if let (Some(probe), Some(value)) = (&mut self.probe, &value) {
             probe.rows.entry(value.clone()).or_default().push(arrival);
@@ -153,6 +165,11 @@ impl LookupView {
             Some(p) => Reach::Class(Equal::of(&eval(&p.value, trigger))),
             None => Reach::All,
         }
+    }
+
+    /// The trigger's side of the equality the view is probed by, if any.
+    pub fn probe_value(&self) -> Option<&PlanExpr> {
+        self.probe.as_ref().map(|p| &p.value)
     }
 
     /// The rows in view at `now` within `reach`, in arrival order.
@@ -251,14 +268,90 @@ pub struct Joiner {
     plan: Arc<QueryPlan>,
     join: Arc<JoinPlan>,
     pub view: LookupView,
+    /// A stream-driven join's expressions, compiled.
+    stream: Option<StreamJoin>,
+}
+
+/// A stream-driven join's expressions compiled for their rows: over the driving event alone (its stream's filter,
+/// the trigger's side of the probed equality, and the output of a trigger that matches nothing) and over the event
+/// and a looked-up row (`ON`, and the output of each match).
+#[derive(Debug, Clone)]
+struct StreamJoin {
+    filter: Option<RowExpr>,
+    reach: Option<RowExpr>,
+    on: RowExpr,
+    matched: Output,
+    alone: Output,
+}
+
+/// `WHERE` and the select list over one layout of rows.
+#[derive(Debug, Clone)]
+struct Output {
+    filter: Option<RowExpr>,
+    projection: RowProjection,
+}
+
+impl Output {
+    fn new(plan: &QueryPlan, labels: &[&str], vars: &Row) -> Self {
+        let filter = plan.filter.as_ref().map(|f| RowExpr::new(f, labels, vars));
+        Output { filter, projection: RowProjection::new(&plan.projection, labels, vars) }
+    }
+
+    fn row(&self, rows: &[&Row], vars: &Row) -> Option<Row> {
+        let passes = self.filter.as_ref().is_none_or(|f| f.holds(rows, &[], vars));
+        passes.then(|| self.projection.project(rows, vars))
+    }
 }
 
 impl Joiner {
-    pub fn new(plan: Arc<QueryPlan>, join: &JoinPlan) -> Self {
-        Joiner { plan, view: LookupView::new(&join.lookup, &join.keys), join: Arc::new(join.clone()) }
+    pub fn new(plan: Arc<QueryPlan>, join: &JoinPlan, vars: &Row) -> Self {
+        let view = LookupView::new(&join.lookup, &join.keys, vars);
+        let stream = match &join.driver {
+            Input::Stream(driver) => {
+                let alone = [driver.label.as_str()];
+                let both = [driver.label.as_str(), join.lookup.label.as_str()];
+                Some(StreamJoin {
+                    filter: driver.filter.as_ref().map(|f| RowExpr::new(f, &alone, vars)),
+                    reach: view.probe_value().map(|v| RowExpr::new(v, &alone, vars)),
+                    on: RowExpr::new(&join.on, &both, vars),
+                    matched: Output::new(&plan, &both, vars),
+                    alone: Output::new(&plan, &alone, vars),
+                })
+            }
+            _ => None,
+        };
+        Joiner { plan, join: Arc::new(join.clone()), view, stream }
     }
 
-    /// The rows of one trigger (a driving event or match bound as `bindings`) at `now`.
+    /// The rows of a driving event at `now`: none when the join is driven by a pattern or the stream's filter
+    /// refuses the event.
+    pub fn on_driving_event(&self, now: i64, event: &Row, vars: &Row) -> Vec<Row> {
+        let Some(stream) = &self.stream else {
+            return Vec::new();
+        };
+        let alone = [event];
+        if !stream.filter.as_ref().is_none_or(|f| f.holds(&alone, &[], vars)) {
+            return Vec::new();
+        }
+        let reach = match &stream.reach {
+            Some(value) => Reach::Class(Equal::of(&value.eval(&alone, &[], vars))),
+            None => Reach::All,
+        };
+        let (mut out, mut matched) = (Vec::new(), false);
+        for row in self.view.visible(now, &reach) {
+            let both = [event, row];
+            if stream.on.holds(&both, &[], vars) {
+                matched = true;
+                out.extend(stream.matched.row(&both, vars));
+            }
+        }
+        if !matched {
+            out.extend(stream.alone.row(&alone, vars));
+        }
+        out
+    }
+
+    /// The rows of a pattern's match, bound as `bindings`, at `now`.
     pub fn rows(&self, now: i64, bindings: &Bindings, vars: &Row) -> Vec<Row> {
         let label = self.view.label();
         let mut scope: Vec<(&str, &Row)> = bindings.iter().map(|(t, r)| (&**t, r)).collect();
@@ -289,13 +382,6 @@ impl Joiner {
         let scope = Scope::new(rows, vars);
         holds(self.plan.filter.as_ref(), &scope).then(|| project(&self.plan.projection, &scope))
     }
-}
-
-/// A driving stream's event as the trigger's bindings, when it passes the stream's filter.
-pub fn stream_trigger(input: &StreamInput, event: &Row, vars: &Row) -> Option<Bindings> {
-    let binding = [(input.label.as_str(), event)];
-    holds(input.filter.as_ref(), &Scope::new(&binding, vars))
-        .then(|| smallvec::smallvec![(input.label.as_str().into(), event.clone())])
 }
 
 /// Checks what the runtimes do not run, and answers the join.
@@ -339,7 +425,8 @@ pub fn driver_streams(join: &JoinPlan) -> Vec<String> {
 
 #[derive(Debug)]
 enum Driver {
-    Stream(StreamInput),
+    /// The driving stream's name.
+    Stream(String),
     Pattern(Box<PatternQuery>),
 }
 
@@ -351,27 +438,29 @@ pub struct JoinQuery {
 }
 
 impl JoinQuery {
-    pub fn new(number: usize, q: &QueryPlan) -> Result<Self, EngineError> {
+    pub fn new(number: usize, q: &QueryPlan, vars: &Row) -> Result<Self, EngineError> {
         let join = check_join(number, q)?;
         let driver = match &join.driver {
-            Input::Stream(s) => Driver::Stream(s.clone()),
+            Input::Stream(s) => Driver::Stream(s.stream.clone()),
             Input::Pattern(p) => Driver::Pattern(Box::new(PatternQuery::driver(number, q, p)?)),
             Input::Join(_) => {
                 return Err(EngineError::Unsupported { statement: number, construct: "a nested join".into() });
             }
         };
-        Ok(JoinQuery { driver, joiner: Joiner::new(Arc::new(q.clone()), join) })
+        Ok(JoinQuery { driver, joiner: Joiner::new(Arc::new(q.clone()), join, vars) })
     }
 
     /// Triggers on a driving event; then, if the event is of the looked-up stream, it enters the view (a stream is
     /// never both: see [`check_join`]).
     pub fn on_event(&mut self, ctx: &mut Ctx<'_>, stream: &str, event: &Row) -> Vec<Row> {
-        let triggers = match &mut self.driver {
-            Driver::Stream(s) if s.stream == stream => stream_trigger(s, event, ctx.vars).into_iter().collect(),
+        let rows = match &mut self.driver {
+            Driver::Stream(s) if s == stream => self.joiner.on_driving_event(ctx.now, event, ctx.vars),
             Driver::Stream(_) => Vec::new(),
-            Driver::Pattern(p) => p.matches_on_event(ctx, stream, event),
+            Driver::Pattern(p) => {
+                let matches = p.matches_on_event(ctx, stream, event);
+                self.rows(ctx, &matches)
+            }
         };
-        let rows = self.rows(ctx, &triggers);
         if stream == self.joiner.view.stream() {
             self.joiner.view.insert(ctx.now, event, ctx.vars);
         }

@@ -150,7 +150,7 @@ impl Reference {
             PlanNode::Query(q) => match &q.input {
                 Input::Stream(_) => Statement::Stream(Box::new(StreamQuery::new(number, q)?)),
                 Input::Pattern(_) => Statement::Pattern(Box::new(PatternQuery::new(number, q)?)),
-                Input::Join(_) => Statement::Join(Box::new(JoinQuery::new(number, q)?)),
+                Input::Join(_) => Statement::Join(Box::new(JoinQuery::new(number, q, &self.vars)?)),
             },
             PlanNode::Merge(m) => Statement::Merge(Box::new(MergeState::new(number, m)?)),
             PlanNode::Delete(a) => Statement::Action(Box::new(ActionState::delete(a))),

@@ -11,6 +11,7 @@ use super::aggregate;
 use super::{Ctx, TimerKind, TimerOrder};
 use crate::cep::plan::{AggregationKind, Emits, OutputKind, PlanExpr, QueryPlan, StreamInput, WindowSpec};
 use crate::cep::runtime::eval::{Scope, eval, holds, project};
+use crate::cep::runtime::key::{self, Key};
 use crate::cep::runtime::{EngineError, Row, Val};
 
 #[derive(Debug)]
@@ -282,5 +283,15 @@ pub fn view_key(window: &WindowSpec, label: &str, event: &Row, vars: &Row) -> St
             format!("{}\u{1e}{}", key_of(keys, label, event, vars), view_key(inner, label, event, vars))
         }
         _ => String::new(),
+    }
+}
+
+/// The key of `event`'s place in a keyed view as a state key ([`key`]): a `std:unique` key by [`key::of_all`], so a
+/// text key is not formatted; a grouped view's composite key as [`view_key`] forms it; the empty key otherwise.
+pub fn view_state_key(window: Option<&WindowSpec>, label: &str, event: &Row, vars: &Row) -> Key {
+    match window {
+        Some(WindowSpec::Unique { keys }) => key::of_all(keys, &Scope::new(&[(label, event)], vars)),
+        Some(window @ WindowSpec::Grouped { .. }) => view_key(window, label, event, vars).into(),
+        _ => Key::default(),
     }
 }

@@ -179,8 +179,10 @@ fn a_join_outputs_one_row_per_matching_lookup_row_and_a_null_side_when_none_matc
     }
     out.extend(e.push(3_600, "State", state("sh2", "opened")));
     out.extend(e.push(4_000, "Cmd", cmd("sh1")));
-    // 12.5 s: the 2 s row has expired; 13.6 s: every sh1 row has.
+    // 12.5 s: the 2 s row has expired; 13.2 s: only the broken one is left, which `ON` matches and `WHERE` refuses,
+    // so no row (not one with a null side); 13.6 s: every sh1 row has expired.
     out.extend(e.push(12_500, "Cmd", cmd("sh1")));
+    out.extend(e.push(13_200, "Cmd", cmd("sh1")));
     out.extend(e.push(13_600, "Cmd", cmd("sh1")));
     let sh1 = text("sh1");
     assert_eq!(

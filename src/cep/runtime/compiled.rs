@@ -19,8 +19,9 @@ use geo::{BoundingRect, Rect};
 use smallvec::SmallVec;
 
 use super::eval::{Scope, and_or, call2, comparison, compute, eval, neg, not};
+use super::props::name_order;
 use super::value::{Name, Row, Val};
-use crate::cep::plan::{BinaryOp, Function, PlanExpr};
+use crate::cep::plan::{BinaryOp, Function, PlanExpr, Projection};
 
 /// Where the expressions of one place find what they read.
 #[derive(Debug, Clone, Copy)]
@@ -271,6 +272,28 @@ impl RowExpr {
     }
 }
 
+/// A select list over rows with fixed labels, each column a [`RowExpr`]. The row is written in name order, a name
+/// given twice with its last value, as [`project`](super::eval::project) makes it.
+#[derive(Debug, Clone)]
+pub struct RowProjection {
+    exprs: Vec<RowExpr>,
+    /// Each name once, in name order, with the index of the expression it takes.
+    order: Vec<(Name, usize)>,
+}
+
+impl RowProjection {
+    pub fn new(projection: &[Projection], labels: &[&str], vars: &Row) -> Self {
+        let names: Vec<Name> = projection.iter().map(|p| p.name.clone()).collect();
+        let exprs = projection.iter().map(|p| RowExpr::new(&p.expr, labels, vars)).collect();
+        RowProjection { exprs, order: name_order(&names) }
+    }
+
+    /// The row over `rows`, in the order of the labels.
+    pub fn project(&self, rows: &[&Row], vars: &Row) -> Row {
+        Row::sorted(self.order.iter().map(|(name, i)| (name.clone(), self.exprs[*i].eval(rows, &[], vars))), 0)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use proptest::prelude::*;
@@ -385,6 +408,25 @@ mod tests {
                 prop_assert_eq!(format!("{:?}", row_expr.eval(&[&a, &b], &aggregates, &vars)), expected);
                 prop_assert_eq!(row_expr.holds(&[&a, &b], &aggregates, &vars), value.is_true());
             }
+        }
+    }
+
+    proptest! {
+        /// A compiled select list makes the interpreter's row: a name given twice keeps its last value.
+        #[test]
+        fn a_compiled_projection_makes_the_interpreted_row(
+            columns in prop::collection::vec((0..3usize, expr()), 0..5),
+            (a, b) in (row(), row()),
+        ) {
+            let vars = vars();
+            let projection: Vec<Projection> = columns
+                .into_iter()
+                .map(|(n, expr)| Projection { name: NAMES[n].into(), expr, ty: DataType::Int })
+                .collect();
+            let labelled = [("a", &a), ("b", &b)];
+            let expected = crate::cep::runtime::eval::project(&projection, &Scope::new(&labelled, &vars));
+            let compiled = RowProjection::new(&projection, &["a", "b"], &vars);
+            prop_assert_eq!(format!("{:?}", compiled.project(&[&a, &b], &vars)), format!("{expected:?}"));
         }
     }
 

@@ -7,6 +7,7 @@
 pub mod compiled;
 pub mod eval;
 pub mod geometry;
+pub mod key;
 pub mod name;
 pub mod prefetch;
 pub mod props;

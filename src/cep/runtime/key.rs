@@ -1,8 +1,8 @@
-//! The key an operator files per-key state under: a pattern's automata, a query's groups, a named window's rows.
-//! A text value is its own key, taken from the value rather than formatted, which is the common case (ids, floors);
-//! any other value, a text starting with [`MARK`], and several values are [`MARK`] followed by their stable text forms
-//! ([`Val::key`]). So two keys are equal exactly when the values' text forms are, and reading a text key allocates
-//! nothing.
+//! The key per-key state is filed under: a pattern's automata, a query's groups, a named window's rows, the rows of a
+//! join's lookup view by view key. A text value is its own key, taken from the value rather than formatted, which is
+//! the common case (ids, floors); any other value, a text starting with [`MARK`], and several values are [`MARK`]
+//! followed by their stable text forms ([`Val::key`]). So two keys are equal exactly when the values' text forms are,
+//! and reading a text key allocates nothing.
 
 use crate::cep::plan::PlanExpr;
 use crate::cep::runtime::Val;
