@@ -6,7 +6,7 @@
 //! and the current one does not. This module does not route events: the engine hands it B's events in order.
 //!
 //! [`LookupView`] and [`Joiner`] are shared with the dataflow runtime, so what a lookup means is written once. The
-//! view keeps rows in arrival order; a time window expires lazily (a row is visible while `now < arrival + d`),
+//! view numbers rows in arrival order and answers them in it; a time window expires lazily (a row is visible while `now < arrival + d`),
 //! which is exactly what expiry timers firing before a millisecond's events give, since leaving a lookup view
 //! produces nothing. Two indexes keep an insert and a trigger from reading every row: the rows of each view key
 //! (those a unique, last-event or length view displaces), and, when `ON` equates a looked-up column with a value of
@@ -14,10 +14,11 @@
 //! expressions are compiled (`runtime::compiled`) for its two layouts of rows, the driving event alone and the event
 //! with a looked-up row; a pattern's matches bind varying tags, and are interpreted.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{HashMap, VecDeque};
 use std::sync::Arc;
 
 use foldhash::fast::RandomState;
+use slab::Slab;
 use smallvec::SmallVec;
 
 use super::pattern::{Bindings, PatternQuery, streams_of};
@@ -30,15 +31,18 @@ use crate::cep::runtime::key::Key;
 use crate::cep::runtime::value::Text;
 use crate::cep::runtime::{EngineError, Row, Val};
 
-/// The rows the looked-up side's view holds, in arrival order, indexed.
+/// The rows the looked-up side's view holds, indexed. Each row has a slot, which the indexes hold: reading or
+/// removing a row is one index into the slab, where an ordered map of arrival numbers descended its nodes for each.
 #[derive(Debug, Clone)]
 pub struct LookupView {
     input: StreamInput,
     /// The stream's filter, over its own rows.
     filter: Option<RowExpr>,
-    /// Rows by arrival number.
-    rows: BTreeMap<u64, Held>,
+    rows: Slab<Held>,
+    /// Numbers the rows in arrival order.
     arrivals: u64,
+    /// A time window's slots, oldest first: its rows leave only as they expire, oldest first.
+    expiring: Option<VecDeque<usize>>,
     /// When the view displaces rows by key: unique, last-event and length views (which have no lifetime).
     by_key: Option<ByKey>,
     probe: Option<Probe>,
@@ -46,41 +50,71 @@ pub struct LookupView {
 
 #[derive(Debug, Clone)]
 struct Held {
+    arrival: u64,
     arrived: i64,
     value: Option<Equal>,
     row: Row,
 }
 
-/// Arrival numbers, oldest first: one or two in the common lists (a unique view's key, a looked-up value held once).
-type Arrivals = SmallVec<[u64; 2]>;
+/// Slots of rows, oldest first: one or two in the common lists (a unique view's key, a looked-up value held once).
+type Slots = SmallVec<[usize; 2]>;
 
-/// The arrival numbers of each view key's rows, and how many rows a key keeps. This map and the probe's are hashed
+/// The slots of each view key's rows, and how many rows a key keeps. This map and the probe's are hashed
 /// with foldhash (seeded per map), as the dataflow's keyed state is: with SipHash, hashing had about 4 % of the
 /// worker's samples in a profile of `benches/join.rs` (`benches/results/join.md`, forty-ninth session).
 #[derive(Debug, Clone)]
 struct ByKey {
     keep: usize,
-    rows: HashMap<Key, Arrivals, RandomState>,
+    rows: HashMap<Key, Slots, RandomState>,
 }
 
 impl ByKey {
     /// Adds a row of `key` and answers the rows it displaces.
-    fn push(&mut self, key: Key, arrival: u64) -> Arrivals {
+    fn push(&mut self, key: Key, slot: usize) -> Slots {
         let list = self.rows.entry(key).or_default();
-        list.push(arrival);
+        list.push(slot);
         let excess = list.len().saturating_sub(self.keep);
         list.drain(..excess).collect()
     }
 }
 
 /// The equality of `ON` that a trigger's matches must satisfy: the looked-up `column` (over the looked-up row) equal
-/// to `value`, an expression of the trigger alone; and the arrival numbers of the rows of each value of the column,
-/// oldest first.
+/// to `value`, an expression of the trigger alone; and the slots of the rows of each value of the column, oldest
+/// first.
 #[derive(Debug, Clone)]
 struct Probe {
     column: RowExpr,
     value: PlanExpr,
-    rows: HashMap<Equal, Arrivals, RandomState>,
+    rows: HashMap<Equal, Slots, RandomState>,
+}
+
+impl Probe {
+    /// Files the row in `slot`, of class `value`, as the rows `gone` leave: one of the same class leaves the list the
+    /// new row joins (one lookup for both, as when a unique view's key keeps its value), any other leaves its own.
+    fn file(&mut self, slot: usize, value: Option<Equal>, gone: &[(usize, Held)]) {
+        for (g, h) in gone.iter().filter(|(_, h)| value.is_none() || h.value != value) {
+            self.forget(*g, h.value.as_ref());
+        }
+        if let Some(value) = value {
+            // A slot is in one list only: those of this list among `gone` are the rows of this class.
+            let list = self.rows.entry(value).or_default();
+            list.retain(|s| !gone.iter().any(|(g, _)| g == s));
+            list.push(slot);
+        }
+    }
+
+    /// Takes `slot` out of the list of class `value`.
+    fn forget(&mut self, slot: usize, value: Option<&Equal>) {
+        let Some(value) = value else {
+            return;
+        };
+        if let Some(list) = self.rows.get_mut(value) {
+            list.retain(|s| *s != slot);
+            if list.is_empty() {
+                self.rows.remove(value);
+            }
+        }
+    }
 }
 
 /// A value's class under `=`: values that are equal fall in one class (an integer and a double of the same number,
@@ -131,7 +165,8 @@ impl LookupView {
         let keep = input.window.as_ref().and_then(|w| if displaces(w) { Some(1) } else { length(w) });
         let by_key = keep.map(|keep| ByKey { keep, rows: HashMap::default() });
         let filter = input.filter.as_ref().map(|f| RowExpr::new(f, &labels, vars));
-        LookupView { input: input.clone(), filter, rows: BTreeMap::new(), arrivals: 0, by_key, probe }
+        let expiring = input.window.as_ref().and_then(time_window).map(|_| VecDeque::new());
+        LookupView { input: input.clone(), filter, rows: Slab::new(), arrivals: 0, expiring, by_key, probe }
     }
 
     /// An event of the looked-up stream at `now`: it enters the view if it passes the stream's filter, displacing
@@ -145,18 +180,17 @@ impl LookupView {
         let value = self.probe.as_ref().and_then(|p| Equal::of(&p.column.eval(&rows, &[], vars)));
         let arrival = self.arrivals;
         self.arrivals += 1;
+        let slot = self.rows.insert(Held { arrival, arrived: now, value: value.clone(), row: row.clone() });
+        self.expiring.iter_mut().for_each(|queue| queue.push_back(slot));
         let displaced = match &mut self.by_key {
-            Some(by_key) => {
-                by_key.push(view_state_key(self.input.window.as_ref(), &self.input.label, row, vars), arrival)
-            }
-            None => Arrivals::new(),
+            Some(by_key) => by_key.push(view_state_key(self.input.window.as_ref(), &self.input.label, row, vars), slot),
+            None => Slots::new(),
         };
-        if let (Some(probe), Some(value)) = (&mut self.probe, &value) {
-            probe.rows.entry(value.clone()).or_default().push(arrival);
+        let gone: SmallVec<[(usize, Held); 1]> =
+            displaced.into_iter().filter_map(|g| self.rows.try_remove(g).map(|h| (g, h))).collect();
+        if let Some(probe) = &mut self.probe {
+            probe.file(slot, value, &gone);
         }
-        self.rows.insert(arrival, Held { arrived: now, value, row: row.clone() });
-        // After the new row is indexed, so that a list it shares with a displaced row does not empty.
-        displaced.into_iter().for_each(|gone| self.remove(gone));
     }
 
     /// Where the matches of a trigger (seen as `trigger`) can be.
@@ -174,22 +208,32 @@ impl LookupView {
 
     /// The rows in view at `now` within `reach`, in arrival order.
     pub fn visible(&self, now: i64, reach: &Reach) -> impl Iterator<Item = &Row> {
-        let (all, class) = match (reach, &self.probe) {
-            (Reach::Class(Some(value)), Some(p)) => (None, p.rows.get(value)),
-            (Reach::Class(_), _) => (None, None),
-            (Reach::All, _) => (Some(self.rows.values()), None),
+        let slots = match (reach, &self.probe) {
+            (Reach::Class(Some(value)), Some(p)) => p.rows.get(value).cloned().unwrap_or_default(),
+            (Reach::Class(_), _) => Slots::new(),
+            (Reach::All, _) => self.in_arrival_order(),
         };
-        let within = class.into_iter().flatten().filter_map(|arrival| self.rows.get(arrival));
         let lifetime = self.lifetime();
-        all.into_iter()
-            .flatten()
-            .chain(within)
+        slots
+            .into_iter()
+            .filter_map(|slot| self.rows.get(slot))
             .filter(move |h| lifetime.is_none_or(|d| now < h.arrived.saturating_add(d)))
             .map(|h| &h.row)
     }
 
+    /// Every slot, oldest row first.
+    fn in_arrival_order(&self) -> Slots {
+        if let Some(queue) = &self.expiring {
+            return queue.iter().copied().collect();
+        }
+        let mut held: Vec<(u64, usize)> = self.rows.iter().map(|(slot, h)| (h.arrival, slot)).collect();
+        held.sort_unstable();
+        held.into_iter().map(|(_, slot)| slot).collect()
+    }
+
     pub fn clear(&mut self) {
         self.rows.clear();
+        self.expiring.iter_mut().for_each(VecDeque::clear);
         self.by_key.iter_mut().for_each(|b| b.rows.clear());
         self.probe.iter_mut().for_each(|p| p.rows.clear());
     }
@@ -208,27 +252,14 @@ impl LookupView {
 
     /// Drops the rows that have expired at `now`, oldest first (rows arrive in time order).
     fn expire(&mut self, now: i64) {
-        let Some(d) = self.lifetime() else {
+        let (Some(d), Some(queue)) = (self.lifetime(), &mut self.expiring) else {
             return;
         };
-        while let Some((&arrival, _)) = self.rows.first_key_value().filter(|(_, h)| now >= h.arrived.saturating_add(d))
-        {
-            self.remove(arrival);
-        }
-    }
-
-    /// Takes a row out of the rows and the probe; its view key's list (if any) has let it go already.
-    fn remove(&mut self, arrival: u64) {
-        let Some(held) = self.rows.remove(&arrival) else {
-            return;
-        };
-        let Some((probe, value)) = self.probe.as_mut().zip(held.value) else {
-            return;
-        };
-        if let Some(list) = probe.rows.get_mut(&value) {
-            list.retain(|a| *a != arrival);
-            if list.is_empty() {
-                probe.rows.remove(&value);
+        while let Some(&slot) = queue.front().filter(|s| now >= self.rows[**s].arrived.saturating_add(d)) {
+            queue.pop_front();
+            let held = self.rows.remove(slot);
+            if let Some(probe) = &mut self.probe {
+                probe.forget(slot, held.value.as_ref());
             }
         }
     }
