@@ -95,14 +95,13 @@ impl JoinLogic {
 impl Logic for JoinLogic {
     /// By stamp; one trigger stamp can drive several members (in statement order, as tags are numbered) and complete
     /// several matches of one pattern.
+    ///
+    /// The standard library's stable sort, which finds runs already in order and merges them: sorting unstably by
+    /// cached keys, which copied every stamp, had 7 % of the worker's samples in a profile of `benches/join.rs`
+    /// (`benches/results/join.md`, forty-ninth session).
     fn sort(&self, records: &mut [Record]) {
-        records.sort_by_cached_key(|r| {
-            let n = match r {
-                Record::Match { n, .. } => *n,
-                _ => 0,
-            };
-            (r.stamp().cloned(), r.stream(), n)
-        });
+        let rest = |r: &Record| (r.stream(), if let Record::Match { n, .. } = r { *n } else { 0 });
+        records.sort_by(|a, b| Record::order(a, b).then_with(|| rest(a).cmp(&rest(b))));
     }
 
     fn record(&mut self, emit: &mut Emit, epoch: u64, record: Record) {
