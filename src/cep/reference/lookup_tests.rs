@@ -1,8 +1,8 @@
 //! The lookup views of joins against a plain model of each view: random states and commands through a join statement
 //! per kind of view, each command's rows compared with those the model holds at that moment and `ON` accepts. The
-//! dataflow runtime shares the views (`LookupView`), so its agreement with the reference cannot catch a mistake in
-//! them; this can. The values mix what `=` treats specially: an integer and a double of one number, zero and negative
-//! zero, two longs that are one double apart, NaN, null and text.
+//! dataflow runtime shares the views and what a trigger computes from them (`LookupView`, `Joiner`), so its agreement
+//! with the reference cannot catch a mistake in them; this can. The values mix what `=` treats specially: an integer
+//! and a double of one number, zero and negative zero, two longs that are one double apart, NaN, null and text.
 
 use proptest::prelude::*;
 
