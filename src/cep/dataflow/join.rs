@@ -17,9 +17,9 @@
 //! map of the last state in one timely operator 2.2 M / 13.8 M / 31.7 M. The views here are indexed so (by view key,
 //! and by the looked-up column `ON` equates with the trigger): the same bench's `engine` form, this operator with the
 //! ingest rows and a round trip to its worker, ran 139 k–348 k events/s in four runs, where the views that read all
-//! their rows for each insert and each trigger ran 1.5 k–3.4 k (`join.md`, forty-eighth session). With a stream-driven
-//! statement's expressions compiled and the rows in a slab, it ran 235 k–504 k in two full runs, 0.58–1.77 times the
-//! upsert arrangement's rate in the same runs (forty-ninth session).
+//! their rows for each insert and each trigger ran 1.5 k–3.4 k (`join.md`, forty-eighth session). With a
+//! stream-driven statement's expressions compiled and the rows in a slab, it ran 235 k–504 k in two full runs,
+//! 0.58–1.77 times the upsert arrangement's rate in the same runs (forty-ninth session).
 
 use std::collections::BTreeMap;
 use std::sync::Arc;

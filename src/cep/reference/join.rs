@@ -6,15 +6,15 @@
 //! and the current one does not. This module does not route events: the engine hands it B's events in order.
 //!
 //! [`LookupView`] and [`Joiner`] are shared with the dataflow runtime, so what a lookup means is written once. The
-//! view numbers rows in arrival order and answers them in it; a time window expires lazily (a row is visible while `now < arrival + d`),
-//! which is exactly what expiry timers firing before a millisecond's events give, since leaving a lookup view
-//! produces nothing. Two indexes keep an insert and a trigger from reading every row: the rows of each view key
-//! (those a unique, last-event or length view displaces), and, when `ON` equates a looked-up column with a value of
-//! the trigger, the rows of each value of that column (the only rows a trigger can match). A stream-driven join's
-//! expressions are compiled (`runtime::compiled`) for its two layouts of rows, the driving event alone and the event
-//! with a looked-up row; a pattern's matches bind varying tags, and are interpreted.
+//! view numbers rows in arrival order and answers them in it; a time window expires lazily (a row is visible while
+//! `now < arrival + d`), which is exactly what expiry timers firing before a millisecond's events give, since leaving a
+//! lookup view produces nothing. Two indexes keep an insert and a trigger from reading every row: the rows of each
+//! view key (those a unique, last-event or length view displaces), and, when `ON` equates a looked-up column with a
+//! value of the trigger, the rows of each value of that column (the only rows a trigger can match). A stream-driven
+//! join's expressions are compiled (`runtime::compiled`) for its two layouts of rows, the driving event alone and the
+//! event with a looked-up row; a pattern's matches bind varying tags, and are interpreted.
 
-use std::collections::{HashMap, VecDeque};
+use std::collections::{BTreeMap, HashMap, VecDeque};
 use std::sync::Arc;
 
 use foldhash::fast::RandomState;
@@ -43,6 +43,9 @@ pub struct LookupView {
     arrivals: u64,
     /// A time window's slots, oldest first: its rows leave only as they expire, oldest first.
     expiring: Option<VecDeque<usize>>,
+    /// Any other view's slots by arrival number when there is no probe, so that a trigger, which then reads every
+    /// row, reads them in arrival order without sorting them.
+    ordered: Option<BTreeMap<u64, usize>>,
     /// When the view displaces rows by key: unique, last-event and length views (which have no lifetime).
     by_key: Option<ByKey>,
     probe: Option<Probe>,
@@ -166,7 +169,8 @@ impl LookupView {
         let by_key = keep.map(|keep| ByKey { keep, rows: HashMap::default() });
         let filter = input.filter.as_ref().map(|f| RowExpr::new(f, &labels, vars));
         let expiring = input.window.as_ref().and_then(time_window).map(|_| VecDeque::new());
-        LookupView { input: input.clone(), filter, rows: Slab::new(), arrivals: 0, expiring, by_key, probe }
+        let ordered = (expiring.is_none() && probe.is_none()).then(BTreeMap::new);
+        LookupView { input: input.clone(), filter, rows: Slab::new(), arrivals: 0, expiring, ordered, by_key, probe }
     }
 
     /// An event of the looked-up stream at `now`: it enters the view if it passes the stream's filter, displacing
@@ -182,12 +186,16 @@ impl LookupView {
         self.arrivals += 1;
         let slot = self.rows.insert(Held { arrival, arrived: now, value: value.clone(), row: row.clone() });
         self.expiring.iter_mut().for_each(|queue| queue.push_back(slot));
+        self.ordered.iter_mut().for_each(|order| _ = order.insert(arrival, slot));
         let displaced = match &mut self.by_key {
             Some(by_key) => by_key.push(view_state_key(self.input.window.as_ref(), &self.input.label, row, vars), slot),
             None => Slots::new(),
         };
         let gone: SmallVec<[(usize, Held); 1]> =
             displaced.into_iter().filter_map(|g| self.rows.try_remove(g).map(|h| (g, h))).collect();
+        if let Some(order) = &mut self.ordered {
+            gone.iter().for_each(|(_, h)| _ = order.remove(&h.arrival));
+        }
         if let Some(probe) = &mut self.probe {
             probe.file(slot, value, &gone);
         }
@@ -221,19 +229,23 @@ impl LookupView {
             .map(|h| &h.row)
     }
 
-    /// Every slot, oldest row first.
+    /// Every slot, oldest row first (sorted only for a probed view, whose triggers read one class).
     fn in_arrival_order(&self) -> Slots {
-        if let Some(queue) = &self.expiring {
-            return queue.iter().copied().collect();
+        match (&self.expiring, &self.ordered) {
+            (Some(queue), _) => queue.iter().copied().collect(),
+            (None, Some(order)) => order.values().copied().collect(),
+            (None, None) => {
+                let mut held: Vec<(u64, usize)> = self.rows.iter().map(|(slot, h)| (h.arrival, slot)).collect();
+                held.sort_unstable();
+                held.into_iter().map(|(_, slot)| slot).collect()
+            }
         }
-        let mut held: Vec<(u64, usize)> = self.rows.iter().map(|(slot, h)| (h.arrival, slot)).collect();
-        held.sort_unstable();
-        held.into_iter().map(|(_, slot)| slot).collect()
     }
 
     pub fn clear(&mut self) {
         self.rows.clear();
         self.expiring.iter_mut().for_each(VecDeque::clear);
+        self.ordered.iter_mut().for_each(BTreeMap::clear);
         self.by_key.iter_mut().for_each(|b| b.rows.clear());
         self.probe.iter_mut().for_each(|p| p.rows.clear());
     }
