@@ -1,7 +1,7 @@
 //! Rows kept for reuse by the thread that makes rows. A row the workers are done with is handed back to a thread
 //! that makes rows (`cep::dataflow::reaper`), which keeps it here, and [`super::Row::sorted`] then writes the thread's
 //! next row into its memory instead of asking the allocator for a block. The rows kept are known in advance, so the
-//! lines of the next ones start loading while a row is written ([`take`]); the allocator's free list is a chain that
+//! lines of the next ones are claimed for writing while a row is written ([`take`]); the allocator's free list is a chain that
 //! can only be followed one block at a time, and each block was cold. With the producer reusing the rows rather than
 //! dropping them, one worker of `bench geofence` ran 12–33 % more events per second in four interleaved pairs, and of
 //! `bench floor` 4–7 % more in three (`benches/results/cep.md`, thirty-ninth session).
@@ -12,17 +12,18 @@
 
 use std::cell::RefCell;
 
-use super::Row;
+use super::{Row, prefetch};
 
 /// The most rows a thread keeps: eight rounds of `bench geofence`'s 2,000 events, about 5 MiB of rows.
 pub const LIMIT: usize = 16_384;
 
-/// How many rows ahead of the one it takes a thread starts loading the two ends of the next, which hold its count and
-/// its length; half as many ahead, the length loaded by then, the rest of its properties. Neither stage reads a line
-/// that is not loaded yet. Before this, a read of the count of the row ahead held 96.5 % of the samples of
-/// `Generator::row` in `bench geofence`'s producer; without it, one worker ran 4.9–9.3 % more events per second in
-/// three interleaved pairs (eight rows ahead; sixteen within the noise of eight; `benches/results/cep.md`, fortieth
-/// session).
+/// How many rows ahead of the one it takes a thread claims the next for writing, all its lines (its count, its length
+/// and its properties): the thread reads the count and writes the rest. Loading them ahead, first the two ends and
+/// then the properties, took a read of the count that held 96.5 % of the samples of `Generator::row` in `bench
+/// geofence`'s producer away, and one worker ran 4.9–9.3 % more events per second in three interleaved pairs (eight
+/// rows ahead; sixteen within the noise of eight; `benches/results/cep.md`, fortieth session). Loaded for reading, the
+/// lines still had to be taken from the worker that read them last when the thread wrote them, and claiming them
+/// instead ran `bench floor` 1.30–1.55 times as fast (fiftieth session; [`prefetch::claim`]).
 const AHEAD: usize = 16;
 
 thread_local! {
@@ -40,15 +41,14 @@ pub fn keep(rows: Vec<Row>) {
     rows.for_each(drop);
 }
 
-/// The row kept last, if any; the rows next in line start loading.
+/// The row kept last, if any; the row [`AHEAD`] in line is claimed for writing.
 pub(super) fn take() -> Option<Row> {
     SPARE
         .try_with(|spare| {
             let mut spare = spare.borrow_mut();
             let row = spare.pop()?;
             let ahead = |n: usize| spare.len().checked_sub(n).and_then(|i| spare.get(i));
-            ahead(AHEAD).into_iter().for_each(|row| row.load_ends());
-            ahead(AHEAD / 2).into_iter().for_each(|row| row.load_entries());
+            ahead(AHEAD).into_iter().for_each(|row| prefetch::claim(&**row));
             Some(row)
         })
         .ok()
