@@ -20,9 +20,10 @@ pub fn load<T>(value: &T) {
 /// Starts taking the lines of `value` for writing (`prefetchw`), on a processor that has the hint (CPUID
 /// 0x8000_0001, ECX bit 8), and loading them otherwise. A line the thread is about to write that another core holds
 /// has to be taken from it first; loading it only for reading leaves that for the store, and a thread writing reused
-/// rows then waits on its stores: a profile of `bench floor` had 36.6 % of its samples on the producer's stores into
-/// rows it reused, 85.5 % of them on one instruction. Claimed sixteen rows ahead, one worker ran the floor at 1.30–1.55
-/// times the events a second in six interleaved pairs (`benches/results/cep.md`, fiftieth session).
+/// rows then waits on its stores: a profile of `bench floor` had 36.6 % of its samples in the producer's writing of
+/// reused rows (`Props::fill_sorted`), 85.5 % of those on one store. Claimed sixteen rows ahead, one worker ran the
+/// floor at 1.30–1.55 times the events a second in six interleaved pairs (`benches/results/cep.md`, fiftieth
+/// session); the geofence, whose worker is its bottleneck, ran no differently.
 #[inline(always)]
 pub fn claim<T>(value: &T) {
     #[cfg(target_arch = "x86_64")]

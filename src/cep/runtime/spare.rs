@@ -23,7 +23,8 @@ pub const LIMIT: usize = 16_384;
 /// geofence`'s producer away, and one worker ran 4.9–9.3 % more events per second in three interleaved pairs (eight
 /// rows ahead; sixteen within the noise of eight; `benches/results/cep.md`, fortieth session). Loaded for reading, the
 /// lines still had to be taken from the worker that read them last when the thread wrote them, and claiming them
-/// instead ran `bench floor` 1.30–1.55 times as fast (fiftieth session; [`prefetch::claim`]).
+/// instead ran `bench floor` at 1.30–1.55 times the events a second in six pairs (fiftieth session;
+/// [`prefetch::claim`]); 32 ahead ran no differently from 16.
 const AHEAD: usize = 16;
 
 thread_local! {
