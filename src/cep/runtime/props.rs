@@ -149,17 +149,13 @@ impl Props {
         !self.owning && !self.entries.spilled()
     }
 
-    /// Empties the properties and fills them with `pairs`, which come in name order, each name once ([`name_order`]),
-    /// with room for `extra` more, in the memory they have. Properties that are inline and own nothing
-    /// ([`Props::reusable`], as a reused row's are) are forgotten, as [`Drop`] does, rather than dropped one by one:
-    /// that was 123 of the 740 instructions `bench geofence`'s producer spent on a row (`benches/results/cep.md`,
-    /// fiftieth session).
+    /// Empties properties that are [`Props::reusable`] and fills them with `pairs`, which come in name order, each
+    /// name once ([`name_order`]), with room for `extra` more, in the memory they have. Being inline and owning
+    /// nothing, the old ones are forgotten, as [`Drop`] does, rather than dropped one by one: that was 123 of the 740
+    /// instructions `bench geofence`'s producer spent on a row (`benches/results/cep.md`, fiftieth session).
     pub(super) fn refill(&mut self, pairs: impl ExactSizeIterator<Item = (Name, Val)>, extra: usize) {
-        if self.reusable() {
-            std::mem::forget(std::mem::take(&mut self.entries));
-        } else {
-            self.entries.clear();
-        }
+        debug_assert!(self.reusable(), "refilling properties that own memory: {self:?}");
+        std::mem::forget(std::mem::take(&mut self.entries));
         self.reserve(pairs.len() + extra);
         self.fill_sorted(pairs);
     }

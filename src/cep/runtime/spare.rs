@@ -1,10 +1,10 @@
 //! Rows kept for reuse by the thread that makes rows. A row the workers are done with is handed back to a thread
 //! that makes rows (`cep::dataflow::reaper`), which keeps it here, and [`super::Row::sorted`] then writes the thread's
 //! next row into its memory instead of asking the allocator for a block. The rows kept are known in advance, so the
-//! lines of the next ones are claimed for writing while a row is written ([`take`]); the allocator's free list is a chain that
-//! can only be followed one block at a time, and each block was cold. With the producer reusing the rows rather than
-//! dropping them, one worker of `bench geofence` ran 12–33 % more events per second in four interleaved pairs, and of
-//! `bench floor` 4–7 % more in three (`benches/results/cep.md`, thirty-ninth session).
+//! lines of the next ones are claimed for writing while a row is written ([`take`]); the allocator's free list is a
+//! chain that can only be followed one block at a time, and each block was cold. With the producer reusing the rows
+//! rather than dropping them, one worker of `bench geofence` ran 12–33 % more events per second in four interleaved
+//! pairs, and of `bench floor` 4–7 % more in three (`benches/results/cep.md`, thirty-ninth session).
 //!
 //! Only a row that nothing else holds, whose properties are inline and own nothing, is reused; any other is dropped
 //! when its turn comes, and holds what it holds until then. A thread keeps at most [`LIMIT`] rows, for as long as it
