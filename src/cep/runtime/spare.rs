@@ -17,13 +17,13 @@ use super::{Row, prefetch};
 /// The most rows a thread keeps: eight rounds of `bench geofence`'s 2,000 events, about 5 MiB of rows.
 pub const LIMIT: usize = 16_384;
 
-/// How many rows ahead of the one it takes a thread claims the next for writing, all its lines (its count, its length
-/// and its properties): the thread reads the count and writes the rest. Loading them ahead, first the two ends and
-/// then the properties, took a read of the count that held 96.5 % of the samples of `Generator::row` in `bench
-/// geofence`'s producer away, and one worker ran 4.9–9.3 % more events per second in three interleaved pairs (eight
-/// rows ahead; sixteen within the noise of eight; `benches/results/cep.md`, fortieth session). Loaded for reading, the
-/// lines still had to be taken from the worker that read them last when the thread wrote them, and claiming them
-/// instead ran `bench floor` at 1.30–1.55 times the events a second in six pairs (fiftieth session;
+/// How many rows ahead of the one it takes a thread claims the next for writing: the lines of its properties (their
+/// length first), the first of which holds the row's count too unless the properties begin a line. The thread reads
+/// the count and writes the rest. Loading them ahead, first the two ends and then the properties, took a read of the
+/// count that held 96.5 % of the samples of `Generator::row` in `bench geofence`'s producer away, and one worker ran
+/// 4.9–9.3 % more events per second in three interleaved pairs (eight rows ahead; sixteen within the noise of eight;
+/// `benches/results/cep.md`, fortieth session). Loaded for reading, the lines still had to be taken from the worker
+/// that read them last when the thread wrote them, and claiming them instead ran `bench floor` at 1.30–1.55 times the events a second in six pairs (fiftieth session;
 /// [`prefetch::claim`]); 32 ahead ran no differently from 16.
 const AHEAD: usize = 16;
 
