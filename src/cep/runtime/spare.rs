@@ -23,8 +23,8 @@ pub const LIMIT: usize = 16_384;
 /// count that held 96.5 % of the samples of `Generator::row` in `bench geofence`'s producer away, and one worker ran
 /// 4.9–9.3 % more events per second in three interleaved pairs (eight rows ahead; sixteen within the noise of eight;
 /// `benches/results/cep.md`, fortieth session). Loaded for reading, the lines still had to be taken from the worker
-/// that read them last when the thread wrote them, and claiming them instead ran `bench floor` at 1.30–1.55 times the events a second in six pairs (fiftieth session;
-/// [`prefetch::claim`]); 32 ahead ran no differently from 16.
+/// that read them last when the thread wrote them, and claiming them instead ran `bench floor` at 1.30–1.55 times
+/// the events a second in six pairs (fiftieth session; [`prefetch::claim`]); 32 ahead ran no differently from 16.
 const AHEAD: usize = 16;
 
 thread_local! {
