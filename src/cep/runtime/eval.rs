@@ -172,8 +172,8 @@ pub(super) fn compute(op: BinaryOp, l: &Val, r: &Val) -> Val {
 /// The answer of comparison `op` on `l` and `r`, `None` (null) when they do not compare, as when one is null; `None`
 /// altogether when `op` is not a comparison.
 pub(super) fn comparison(op: BinaryOp, l: &Val, r: &Val) -> Option<Option<bool>> {
-    if let Some(same) = same_kind_equals(l, r)
-        && let BinaryOp::Eq | BinaryOp::NotEq = op
+    if let BinaryOp::Eq | BinaryOp::NotEq = op
+        && let Some(same) = same_kind_equals(l, r)
     {
         return Some(Some(same == (op == BinaryOp::Eq)));
     }
