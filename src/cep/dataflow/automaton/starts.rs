@@ -251,6 +251,8 @@ mod tests {
             Val::Double(21.25),
             Val::String("tracker-1".into()),
             Val::String(long.into()),
+            // Not on the heap, and too long for the one byte a text's length is written with.
+            Val::String(Text::new_static(Box::leak("static ".repeat(40).into_boxed_str()))),
             Val::Date(1_700_000_000_000),
             Val::Point(43.6, 1.44),
             shape,
