@@ -34,6 +34,7 @@ use timely::dataflow::operators::vec::Filter;
 use timely::dataflow::{Scope, Stream};
 use timely::progress::operate::FrontierInterest;
 
+use super::batch::BatchLogic;
 use super::join::{JoinLogic, Member, group_key};
 use super::operator::{Control, Ending, stateful};
 use super::pattern::PatternLogic;
@@ -45,7 +46,7 @@ use super::watch::Watch;
 use super::window::{Action, Merge, WindowLogic};
 use crate::cep::plan::{
     Input, JoinPlan, NamedWindowPlan, PartitionKey, Partitioning, PatternPlan, PlanExpr, PlanNode, QueryPlan, Sink,
-    SinkKind, StreamInput,
+    SinkKind, StreamInput, WindowSpec,
 };
 use crate::cep::reference::join::Joiner;
 use crate::cep::runtime::compiled::RowExpr;
@@ -346,6 +347,9 @@ impl<'s> Compiler<'s, '_> {
         s: &StreamInput,
         ending: Option<Ending>,
     ) -> Edge<'s> {
+        if s.window.as_ref().is_some_and(WindowSpec::batches) {
+            return self.batch_query((number, q), s, ending);
+        }
         let input = self.stream(&s.stream);
         let id = self.id(&s.stream);
         let routes = match &q.partition {
@@ -369,6 +373,16 @@ impl<'s> Compiler<'s, '_> {
             true => stateful(input, Pipeline, "Query", (control, ending), logic),
             false => stateful(input, by_key(routes, self.vars.clone()), "Query", (control, ending), logic),
         }
+    }
+
+    /// A query over a batch window, on one worker: a batch is one order of events across all keys.
+    fn batch_query(&mut self, (number, q): (usize, &QueryPlan), s: &StreamInput, ending: Option<Ending>) -> Edge<'s> {
+        let input = self.stream(&s.stream);
+        let ids = (self.id(&s.stream), self.id(&q.sink.stream));
+        let logic = BatchLogic::new(number, Arc::new(q.clone()), s, ids, self.vars.clone());
+        let control = Control::new(number);
+        self.built.controls.push(control.clone());
+        stateful(input, by_key(Routes::new(), self.vars.clone()), "Batch", (control, ending), logic)
     }
 
     /// A pattern statement, or with `drives` the driving pattern of a join (its matches go to that private stream).
@@ -511,7 +525,7 @@ impl<'s> Compiler<'s, '_> {
         let stream = self.id(name);
         self.mark_read(stream, Feeds::Window);
         let keys = match &parts.plan.window {
-            crate::cep::plan::WindowSpec::Unique { keys } => keys.clone(),
+            WindowSpec::Unique { keys } => keys.clone(),
             _ => Vec::new(),
         };
         let mut edges = parts.inserts;

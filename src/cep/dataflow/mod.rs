@@ -13,6 +13,7 @@
 
 mod aggregate;
 mod automaton;
+mod batch;
 mod compile;
 mod join;
 mod operator;

@@ -98,6 +98,18 @@ pub enum WindowSpec {
     Grouped { keys: Vec<PlanExpr>, inner: Box<WindowSpec> },
 }
 
+impl WindowSpec {
+    /// Whether it releases its events in batches (alone or per group): a query over it emits at each release, not
+    /// at each event, even when it does not aggregate.
+    pub fn batches(&self) -> bool {
+        match self {
+            WindowSpec::TimeBatch { .. } | WindowSpec::LengthBatch { .. } => true,
+            WindowSpec::Grouped { inner, .. } => inner.batches(),
+            _ => false,
+        }
+    }
+}
+
 /// How a stateful operator's work is spread over workers.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub enum Partitioning {
@@ -133,10 +145,16 @@ pub struct QueryPlan {
 
 impl QueryPlan {
     /// The stream a query reads when it keeps nothing between events (one stream, no aggregation, no output
-    /// policy): each of its rows comes from one event alone.
+    /// policy, no batch window): each of its rows comes from one event alone, when that event arrives.
     pub fn stateless_input(&self) -> Option<&StreamInput> {
         match &self.input {
-            Input::Stream(s) if self.aggregation.is_none() && self.output.is_none() => Some(s),
+            Input::Stream(s)
+                if self.aggregation.is_none()
+                    && self.output.is_none()
+                    && !s.window.as_ref().is_some_and(WindowSpec::batches) =>
+            {
+                Some(s)
+            }
             _ => None,
         }
     }

@@ -443,18 +443,10 @@ pub fn check_join(number: usize, q: &QueryPlan) -> Result<&JoinPlan, EngineError
     if driver_streams(join).contains(&join.lookup.stream) {
         return unsupported("a join whose driving side reads its looked-up stream");
     }
-    if join.lookup.window.as_ref().is_some_and(batch) {
+    if join.lookup.window.as_ref().is_some_and(WindowSpec::batches) {
         return unsupported("a batch window on a join's looked-up stream");
     }
     Ok(join)
-}
-
-fn batch(w: &WindowSpec) -> bool {
-    match w {
-        WindowSpec::TimeBatch { .. } | WindowSpec::LengthBatch { .. } => true,
-        WindowSpec::Grouped { inner, .. } => batch(inner),
-        _ => false,
-    }
 }
 
 /// The streams whose events can trigger the join.

@@ -9,6 +9,7 @@
 
 mod aggregate;
 pub(crate) mod arena;
+mod batch;
 pub(crate) mod join;
 pub(crate) mod named;
 pub(crate) mod pattern;
@@ -19,11 +20,12 @@ use std::collections::{BinaryHeap, HashMap, VecDeque};
 
 use smallvec::SmallVec;
 
+use self::batch::BatchQuery;
 use self::join::JoinQuery;
 use self::named::{ActionState, MergeState, NamedWindow};
 use self::pattern::PatternQuery;
 use self::query::StreamQuery;
-use super::plan::{Input, Plan, PlanNode, Sink, SinkKind};
+use super::plan::{Input, Plan, PlanNode, Sink, SinkKind, WindowSpec};
 use super::runtime::eval::{Scope, eval};
 use super::runtime::{Engine, EngineError, Output, Row, Val};
 
@@ -44,6 +46,8 @@ pub(crate) enum TimerKind {
     Pattern(u64),
     /// An output policy releases what it holds.
     Tick,
+    /// A time batch's period ends.
+    Batch,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
@@ -92,6 +96,7 @@ impl<'a> Ctx<'a> {
 enum Statement {
     Passive,
     Stream(Box<StreamQuery>),
+    Batch(Box<BatchQuery>),
     Pattern(Box<PatternQuery>),
     Join(Box<JoinQuery>),
     Merge(Box<MergeState>),
@@ -148,6 +153,9 @@ impl Reference {
                 Statement::Passive
             }
             PlanNode::Query(q) => match &q.input {
+                Input::Stream(s) if s.window.as_ref().is_some_and(WindowSpec::batches) => {
+                    Statement::Batch(Box::new(BatchQuery::new(number, q, s)?))
+                }
                 Input::Stream(_) => Statement::Stream(Box::new(StreamQuery::new(number, q)?)),
                 Input::Pattern(_) => Statement::Pattern(Box::new(PatternQuery::new(number, q)?)),
                 Input::Join(_) => Statement::Join(Box::new(JoinQuery::new(number, q, &self.vars)?)),
@@ -173,6 +181,7 @@ impl Reference {
         let rows = match &mut self.statements[i] {
             Statement::Passive => return,
             Statement::Stream(q) => q.on_event(&mut ctx, stream, row),
+            Statement::Batch(q) => q.on_event(&mut ctx, stream, row),
             Statement::Pattern(p) => p.on_event(&mut ctx, stream, row),
             Statement::Join(j) => j.on_event(&mut ctx, stream, row),
             Statement::Action(a) => match self.windows.get_mut(&a.window) {
@@ -230,6 +239,7 @@ impl Reference {
         let mut ctx = Ctx { now: self.now, seq: self.seq, vars: &self.vars, timers: Scheduled::new() };
         let rows = match &mut self.statements[timer.statement] {
             Statement::Stream(q) => q.on_timer(&mut ctx, timer.kind),
+            Statement::Batch(q) => q.on_timer(&mut ctx, timer.kind),
             Statement::Pattern(p) => p.on_timer(&mut ctx, timer.kind),
             Statement::Join(j) => j.on_timer(&mut ctx, timer.kind),
             _ => Vec::new(),

@@ -51,23 +51,16 @@ pub fn check_query(number: usize, q: &QueryPlan) -> Result<(), EngineError> {
     Ok(())
 }
 
-fn check_window(number: usize, w: &WindowSpec) -> Result<(), EngineError> {
-    match w {
-        WindowSpec::TimeBatch { .. } | WindowSpec::LengthBatch { .. } => {
-            Err(EngineError::Unsupported { statement: number, construct: "batch windows".into() })
-        }
-        WindowSpec::Grouped { inner, .. } => check_window(number, inner),
-        _ => Ok(()),
-    }
-}
-
 impl StreamQuery {
     pub fn new(number: usize, q: &QueryPlan) -> Result<Self, EngineError> {
         check_query(number, q)?;
         let crate::cep::plan::Input::Stream(input) = &q.input else {
             return Err(EngineError::Unsupported { statement: number, construct: "this input".into() });
         };
-        input.window.iter().try_for_each(|w| check_window(number, w))?;
+        debug_assert!(
+            !input.window.as_ref().is_some_and(WindowSpec::batches),
+            "a batch window's query is a BatchQuery"
+        );
         Ok(StreamQuery {
             plan: q.clone(),
             input: input.clone(),
@@ -232,7 +225,7 @@ impl StreamQuery {
                 Vec::new()
             }
             TimerKind::Tick => self.tick(ctx),
-            TimerKind::Pattern(_) => Vec::new(),
+            TimerKind::Pattern(_) | TimerKind::Batch => Vec::new(),
         }
     }
 

@@ -268,3 +268,116 @@ fn geometry_reads_wkt_with_holes_refuses_an_open_ring_and_measures_distance() {
     assert_eq!(seen(&mut e, 2.0, 5.0), [Some(Val::Bool(true)), Some(Val::Null), Some(Val::Double(0.0))]);
     assert_eq!(seen(&mut e, 13.0, 5.0), [Some(Val::Bool(false)), Some(Val::Null), Some(Val::Double(3.0))]);
 }
+
+/// The trace's events through one statement reading `S` and writing `Out` with columns `symbol` and `value`.
+fn trace_through(statement: &str, later: &[(i64, &str, f64)], until: i64) -> Vec<(i64, String, Option<f64>)> {
+    let config = TRACE.replace(
+        "INSERT INTO Out SELECT symbol, sum(price) as total FROM S.win:time(5.5 sec) GROUP BY symbol OUTPUT LAST EVERY 1 sec",
+        statement,
+    );
+    let mut e = engine(&config.replace(r#"{"name":"total""#, r#"{"name":"value""#));
+    let mut out: Vec<Output> = Vec::new();
+    for (ms, symbol, price) in TRACE_EVENTS.iter().chain(later) {
+        let event = row(&[("symbol", Val::String((*symbol).into())), ("price", Val::Double(*price))]);
+        out.extend(e.push(*ms, "S", event));
+    }
+    out.extend(e.advance(until));
+    let mut rows: Vec<_> = out
+        .into_iter()
+        .map(|o| (o.time, symbol(o.row.get("symbol")), o.row.get("value").and_then(Val::as_f64)))
+        .collect();
+    rows.sort_by(|a, b| (a.0, &a.1, a.2.map(f64::to_bits)).cmp(&(b.0, &b.1, b.2.map(f64::to_bits))));
+    rows
+}
+
+fn symbol(v: Option<&Val>) -> String {
+    match v {
+        Some(Val::String(s)) => s.to_string(),
+        other => panic!("a symbol: {other:?}"),
+    }
+}
+
+fn out(rows: &[(i64, &str, Option<f64>)]) -> Vec<(i64, String, Option<f64>)> {
+    rows.iter().map(|(t, s, v)| (*t, s.to_string(), *v)).collect()
+}
+
+/// A time batch's periods run from its first event (200 ms): each release gives a row per group in the new or the
+/// last batch, null for a group the new one left empty; after an empty release the clock stops, and an event starts
+/// it again at the next period end on the same grid (9.7 s: due at 10.2 s).
+#[test]
+fn a_time_batch_releases_each_period_per_group_and_stops_when_empty() {
+    let statement = "INSERT INTO Out SELECT symbol, sum(price) as value FROM S.win:time_batch(1 sec) GROUP BY symbol";
+    let expected = out(&[
+        (1200, "IBM", Some(25.0)),
+        (1200, "MSFT", Some(9.0)),
+        (2200, "IBM", Some(50.0)),
+        (2200, "MSFT", None),
+        (2200, "YAH", Some(1.0)),
+        (3200, "IBM", None),
+        (3200, "YAH", None),
+        (4200, "YAH", Some(2.0)),
+        (5200, "IBM", Some(22.0)),
+        (5200, "YAH", Some(3.0)),
+        (6200, "IBM", None),
+        (6200, "YAH", Some(1.0)),
+        (7200, "YAH", None),
+        (10_200, "YAH", Some(5.0)),
+        (11_200, "YAH", None),
+    ]);
+    assert_eq!(trace_through(statement, &[(9700, "YAH", 5.0)], 12_000), expected);
+}
+
+/// A length batch is released by its n-th event, which WHERE does not decide: the events failing it count towards
+/// the length but give no row.
+#[test]
+fn a_length_batch_releases_every_n_events_filtered_by_where() {
+    let statement = "INSERT INTO Out SELECT symbol, price as value FROM S.win:length_batch(3) WHERE price > 5";
+    let expected = out(&[
+        (1500, "IBM", Some(24.0)),
+        (1500, "IBM", Some(25.0)),
+        (1500, "MSFT", Some(9.0)),
+        (3500, "IBM", Some(26.0)),
+        (5900, "IBM", Some(22.0)),
+    ]);
+    assert_eq!(trace_through(statement, &[], 10_000), expected);
+}
+
+/// With an ungrouped column a release gives a row per new event, each with its group's aggregates over the whole
+/// batch, and HAVING filters them.
+#[test]
+fn a_length_batch_with_ungrouped_columns_gives_each_event_its_group_s_batch_total() {
+    let statement = "INSERT INTO Out SELECT symbol, sum(price) as value, price FROM S.win:length_batch(4) GROUP BY \
+        symbol HAVING sum(price) > 5";
+    let expected = out(&[
+        (1500, "IBM", Some(49.0)),
+        (1500, "IBM", Some(49.0)),
+        (1500, "MSFT", Some(9.0)),
+        (4900, "IBM", Some(48.0)),
+        (4900, "IBM", Some(48.0)),
+    ]);
+    assert_eq!(trace_through(statement, &[], 10_000), expected);
+}
+
+#[test]
+fn a_batch_window_with_an_output_policy_or_inside_groupwin_is_refused() {
+    for (statement, construct) in [
+        (
+            "INSERT INTO Out SELECT symbol, sum(price) as value FROM S.win:length_batch(2) GROUP BY symbol OUTPUT LAST EVERY 1 sec",
+            "an OUTPUT policy on a batch window",
+        ),
+        (
+            "INSERT INTO Out SELECT symbol, price as value FROM S.std:groupwin(symbol).win:length_batch(2)",
+            "a batch window inside std:groupwin",
+        ),
+    ] {
+        let config: CepConfig = serde_json::from_str(&TRACE.replace(
+            "INSERT INTO Out SELECT symbol, sum(price) as total FROM S.win:time(5.5 sec) GROUP BY symbol OUTPUT LAST EVERY 1 sec",
+            statement,
+        ).replace(r#"{"name":"total""#, r#"{"name":"value""#)).expect("test configuration");
+        let error = Reference::new(&plan_config(&config, true).expect("plans")).unwrap_err();
+        assert_eq!(
+            error.to_string(),
+            format!("statement 1: {construct} is not supported by the runtime yet (issue 6)")
+        );
+    }
+}

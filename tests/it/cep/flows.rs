@@ -82,6 +82,44 @@ async fn floor_average_every_ten_seconds() {
     wait_for(&h, "1", "Floor", "temperature", "21.0").await;
 }
 
+/// The floor seed with `statement` in place of its own.
+fn floor_with(statement: &str) -> Value {
+    let mut config = seed("floor-average");
+    config["statements"] = json!([statement]);
+    config
+}
+
+/// A time batch writes each floor's sum when its period ends, not before; a statement the runtime cannot run (a
+/// batch window with an `OUTPUT` policy) is refused with its construct named, and the running one goes on.
+#[tokio::test]
+async fn a_time_batch_writes_each_floor_s_sum_when_its_period_ends() {
+    let h = Harness::new().await;
+    h.state.sinks.set_listener(OWN.parse().unwrap());
+    let batch = "INSERT INTO Floor SELECT floor as id, sum(temperature) as temperature FROM Room.win:time_batch(5 sec) \
+        GROUP BY floor";
+    assert_eq!(post_config(&h, floor_with(batch)).await.status, StatusCode::CREATED);
+    let reply = post_config(&h, floor_with(&format!("{batch} OUTPUT LAST EVERY 10 sec"))).await;
+    assert_eq!(reply.status, StatusCode::BAD_REQUEST);
+    let details = reply.body["details"].as_str().unwrap();
+    assert_eq!(
+        details,
+        "statement 1: an OUTPUT policy on a batch window is not supported by the runtime yet (issue 6)"
+    );
+    subscribe(&h, "Room", "Room.*", "temperature").await;
+    room(&h, "Room1", "20").await;
+    room(&h, "Room2", "22").await;
+    h.clock.advance_ms(4_999);
+    settle().await;
+    let floor = json!({"entities": [{"type": "Floor", "isPattern": "false", "id": "1"}]});
+    let reply = h.json(Method::POST, "/cb/v1/queryContext", &[], Some(floor)).await;
+    assert_eq!(reply.body["errorCode"]["code"], "404", "no floor before the period ends: {}", reply.body);
+    h.clock.advance_ms(1);
+    wait_for(&h, "1", "Floor", "temperature", "42.0").await;
+    room(&h, "Room1", "25").await;
+    h.clock.advance_ms(5_000);
+    wait_for(&h, "1", "Floor", "temperature", "25.0").await;
+}
+
 async fn room(h: &Harness, id: &str, temperature: &str) {
     h.update("APPEND", id, "Room", &[("temperature", "double", temperature), ("floor", "string", "1")]).await;
     settle().await;

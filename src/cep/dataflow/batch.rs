@@ -1,0 +1,279 @@
+//! A query over a batch window, `win:length_batch(n)` or `win:time_batch(d)`: the reference evaluator's `batch` module
+//! (which states the meaning) as an operator. A batch is one order of events across all keys (the n-th event of the
+//! stream releases it), so the statement runs on one worker (`Partitioning::Single`).
+//!
+//! The operator keeps the rows of the batch it collects and of the one it released last that passed WHERE, with
+//! their group keys, and the number of events in each (those failing WHERE count towards a batch's length and keep a
+//! time batch's clock running). A release adds the new batch's rows to fresh running aggregates per group
+//! ([`Accumulators`]), once each, rather than recomputing a group's aggregates from its rows for each row out.
+
+use std::collections::HashMap;
+use std::mem;
+use std::sync::Arc;
+
+use foldhash::fast::RandomState;
+
+use super::aggregate::Accumulators;
+use super::operator::{Emit, Logic, State};
+use super::reaper::Leftovers;
+use super::record::{Record, Stamp, due_epoch, millis};
+use crate::cep::plan::{AggregateCall, AggregationKind, PlanExpr, QueryPlan, StreamInput, WindowSpec};
+use crate::cep::reference::TimerOrder;
+use crate::cep::runtime::compiled::RowExpr;
+use crate::cep::runtime::eval::{Scope, holds, project};
+use crate::cep::runtime::key::{self, Key};
+use crate::cep::runtime::value::Name;
+use crate::cep::runtime::{Row, Val};
+
+/// When a batch is released.
+#[derive(Debug, Clone, Copy)]
+enum Release {
+    /// When it holds this many events.
+    Length(usize),
+    /// At the end of each period of this many milliseconds.
+    Time(i64),
+}
+
+/// A batch's rows that passed WHERE, with their groups, and how many events it holds in all.
+#[derive(Debug, Default)]
+struct Batch {
+    rows: Vec<(Key, Row)>,
+    events: usize,
+}
+
+/// What the statement keeps between events, and carries into the dataflow replacing its own.
+#[derive(Debug, Default)]
+struct BatchState {
+    collected: Batch,
+    released: Batch,
+    /// A time batch's first event's millisecond, from which its periods count.
+    start: Option<i64>,
+    /// A time batch's next release: its epoch, and when and by what position it was set (for stamps).
+    clock: Option<(u64, (u64, u64))>,
+    releases: u64,
+}
+
+pub struct BatchLogic {
+    statement: usize,
+    plan: Arc<QueryPlan>,
+    label: Name,
+    stream: u32,
+    sink: u32,
+    vars: Arc<Row>,
+    release: Release,
+    filter: Option<RowExpr>,
+    where_: Option<RowExpr>,
+    group_by: Vec<RowExpr>,
+    /// Each aggregate's argument (none for `count(*)`).
+    args: Vec<Option<RowExpr>>,
+    state: BatchState,
+    /// Rows that left, kept for the worker's reaper until the epoch ends.
+    done: Leftovers,
+}
+
+impl BatchLogic {
+    /// The query `plan` over `input`, whose window is a batch window not inside `std:groupwin` (the reference
+    /// evaluator refuses the others, and the program is checked by it first).
+    pub fn new(statement: usize, plan: Arc<QueryPlan>, input: &StreamInput, ids: (u32, u32), vars: Arc<Row>) -> Self {
+        let release = match input.window {
+            Some(WindowSpec::TimeBatch { millis }) => Release::Time(millis.max(1) as i64),
+            Some(WindowSpec::LengthBatch { count }) => Release::Length(count.max(1) as usize),
+            _ => unreachable!("a batch window, checked by the reference evaluator"),
+        };
+        let labels = [input.label.as_str()];
+        let compile = |e: &PlanExpr| RowExpr::new(e, &labels, &vars);
+        let aggregation = plan.aggregation.as_ref();
+        BatchLogic {
+            statement,
+            label: input.label.clone(),
+            stream: ids.0,
+            sink: ids.1,
+            release,
+            filter: input.filter.as_ref().map(compile),
+            where_: plan.filter.as_ref().map(compile),
+            group_by: aggregation.map(|a| a.group_by.iter().map(compile).collect()).unwrap_or_default(),
+            args: aggregation
+                .map(|a| a.aggregates.iter().map(|c| c.arg.as_ref().map(compile)).collect())
+                .unwrap_or_default(),
+            state: BatchState::default(),
+            done: Leftovers::for_this_thread(),
+            plan,
+            vars,
+        }
+    }
+
+    fn event(&mut self, emit: &mut Emit, epoch: u64, stamp: Stamp, row: Row) {
+        let rows = [&row];
+        let holds = |e: &Option<RowExpr>| e.as_ref().is_none_or(|e| e.holds(&rows, &[], &self.vars));
+        if !holds(&self.filter) {
+            self.done.add(std::iter::once(row));
+            return;
+        }
+        let counts = holds(&self.where_);
+        let collected = &mut self.state.collected;
+        collected.events += 1;
+        match counts {
+            true => {
+                let group =
+                    key::of_values(self.group_by.len(), self.group_by.iter().map(|e| e.eval(&rows, &[], &self.vars)));
+                collected.rows.push((group, row));
+            }
+            false => self.done.add(std::iter::once(row)),
+        }
+        match self.release {
+            Release::Length(n) if self.state.collected.events >= n => {
+                for (i, out) in self.release().into_iter().enumerate() {
+                    emit.event(stamp.child(self.statement, i), self.sink, out);
+                }
+            }
+            Release::Length(_) => {}
+            Release::Time(period) => {
+                let now = millis(epoch);
+                let start = *self.state.start.get_or_insert(now);
+                if self.state.clock.is_none() {
+                    let end = start + ((now - start).div_euclid(period) + 1) * period;
+                    self.state.clock = Some((due_epoch(end, epoch), (epoch, stamp.position())));
+                }
+            }
+        }
+    }
+
+    /// Ends a time batch's period, if one ends by `epoch`: releases the batch unless neither it nor the one before
+    /// holds an event, which stops the clock instead.
+    fn fire_period(&mut self, emit: &mut Emit, epoch: u64) {
+        let (Release::Time(period), Some((at, set))) = (self.release, self.state.clock) else {
+            return;
+        };
+        if at > epoch {
+            return;
+        }
+        self.state.clock = None;
+        if self.state.collected.events == 0 && self.state.released.events == 0 {
+            return;
+        }
+        self.state.clock = Some((due_epoch(millis(epoch) + period, epoch), (epoch, set.1)));
+        let stamp = Stamp::timer(TimerOrder::Output, set, self.statement, self.state.releases);
+        self.state.releases += 1;
+        for (i, out) in self.release().into_iter().enumerate() {
+            emit.event(stamp.child(self.statement, i), self.sink, out);
+        }
+    }
+
+    /// The collected batch becomes the view's contents, and the one it replaces leaves: the rows this gives.
+    fn release(&mut self) -> Vec<Row> {
+        let old = mem::replace(&mut self.state.released, mem::take(&mut self.state.collected));
+        let new = &self.state.released.rows;
+        let rows = match self.plan.aggregation.as_ref().map(|a| (&a.kind, &a.aggregates[..])) {
+            None => new.iter().map(|(_, row)| self.project(row, &[])).collect(),
+            Some((kind, calls)) => {
+                let groups = self.groups(calls, &old.rows);
+                match kind {
+                    AggregationKind::FullyAggregated => {
+                        groups.rows.iter().filter_map(|g| self.row(&g.event, &g.values)).collect()
+                    }
+                    AggregationKind::WithUngroupedColumns(_) => new
+                        .iter()
+                        .filter_map(|(group, row)| self.row(row, &groups.rows[groups.index[group]].values))
+                        .collect(),
+                }
+            }
+        };
+        self.done.add(old.rows.into_iter().map(|(_, row)| row));
+        rows
+    }
+
+    /// The groups of the released batch's rows and then of `old`'s, in order of first sight, each with its aggregates
+    /// over the released rows and its last event, a released one if it has any.
+    fn groups(&self, calls: &[AggregateCall], old: &[(Key, Row)]) -> Groups {
+        let mut groups = Groups::default();
+        let mut running: Vec<Option<Accumulators>> = Vec::new();
+        for (group, row) in &self.state.released.rows {
+            let g = groups.find(group, row, &mut running);
+            groups.rows[g].event = row.clone();
+            let args = self.args.iter().map(|arg| arg.as_ref().map_or(Val::Null, |e| e.eval(&[row], &[], &self.vars)));
+            running[g].get_or_insert_with(|| Accumulators::new(calls)).add(calls, args);
+        }
+        for (group, row) in old {
+            let g = groups.find(group, row, &mut running);
+            if running[g].is_none() {
+                groups.rows[g].event = row.clone();
+            }
+        }
+        for (g, acc) in groups.rows.iter_mut().zip(running) {
+            g.values = acc.map_or_else(|| vec![Val::Null; calls.len()], |acc| acc.values(calls));
+        }
+        groups
+    }
+
+    /// The row of `event` with `aggregates`, if it passes HAVING.
+    fn row(&self, event: &Row, aggregates: &[Val]) -> Option<Row> {
+        let having = self.plan.aggregation.as_ref().and_then(|a| a.having.as_ref());
+        let binding = [(self.label.as_str(), event)];
+        let scope = Scope { rows: &binding, aggregates, vars: &self.vars, pinned: &[] };
+        holds(having, &scope).then(|| project(&self.plan.projection, &scope))
+    }
+
+    fn project(&self, event: &Row, aggregates: &[Val]) -> Row {
+        let binding = [(self.label.as_str(), event)];
+        project(&self.plan.projection, &Scope { rows: &binding, aggregates, vars: &self.vars, pinned: &[] })
+    }
+}
+
+/// The groups a release sees, in order of first sight.
+#[derive(Default)]
+struct Groups {
+    index: HashMap<Key, usize, RandomState>,
+    rows: Vec<GroupRow>,
+}
+
+struct GroupRow {
+    event: Row,
+    values: Vec<Val>,
+}
+
+impl Groups {
+    /// The index of `group`, added with `row` as its event (and no aggregates yet) if it is new.
+    fn find(&mut self, group: &Key, row: &Row, running: &mut Vec<Option<Accumulators>>) -> usize {
+        let rows = &mut self.rows;
+        *self.index.entry(group.clone()).or_insert_with(|| {
+            rows.push(GroupRow { event: row.clone(), values: Vec::new() });
+            running.push(None);
+            rows.len() - 1
+        })
+    }
+}
+
+impl Logic for BatchLogic {
+    fn record(&mut self, emit: &mut Emit, epoch: u64, record: Record) {
+        match record {
+            Record::Event { stamp, stream, row } if stream == self.stream => self.event(emit, epoch, stamp, row),
+            Record::Event { .. } | Record::Match { .. } | Record::Start { .. } => {}
+        }
+    }
+
+    fn epoch_done(&mut self) {
+        self.done.reap();
+    }
+
+    fn next_timer(&self) -> Option<u64> {
+        self.state.clock.map(|(at, _)| at)
+    }
+
+    fn fire(&mut self, emit: &mut Emit, epoch: u64) {
+        self.fire_period(emit, epoch);
+    }
+
+    fn export(&mut self) -> Option<State> {
+        Some(Box::new(mem::take(&mut self.state)))
+    }
+
+    fn adopt(&mut self, state: State) {
+        if let Ok(carried) = state.downcast::<BatchState>() {
+            self.state = *carried;
+        }
+    }
+
+    fn stop(&mut self) {
+        self.state = BatchState::default();
+    }
+}
