@@ -183,7 +183,7 @@ impl BatchLogic {
     }
 
     /// The groups of the released batch's rows and then of `old`'s, in order of first sight, each with its aggregates
-    /// over the released rows and its last event, a released one if it has any.
+    /// over the released rows and the last of its events seen in that order.
     fn groups(&self, calls: &[AggregateCall], old: &[(Key, Row)]) -> Groups {
         let mut groups = Groups::default();
         let mut running: Vec<Option<Accumulators>> = Vec::new();
@@ -195,9 +195,7 @@ impl BatchLogic {
         }
         for (group, row) in old {
             let g = groups.find(group, row, &mut running);
-            if running[g].is_none() {
-                groups.rows[g].event = row.clone();
-            }
+            groups.rows[g].event = row.clone();
         }
         for (g, acc) in groups.rows.iter_mut().zip(running) {
             g.values = acc.map_or_else(|| vec![Val::Null; calls.len()], |acc| acc.values(calls));

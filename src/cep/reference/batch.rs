@@ -8,7 +8,8 @@
 //! - without aggregates, one row per new event, in arrival order;
 //! - fully aggregated, one row per group with an event in either batch, its aggregates over the new batch (null for a
 //!   group the new batch left empty, as an emptied group's row under `OUTPUT LAST`), projected from the group's last
-//!   new event, else its last old one;
+//!   event seen, old ones seen after new ones (Esper 8's `generateGroupKeysKeepEvent`; only HAVING can tell, when it
+//!   reads a column that is neither grouped nor aggregated);
 //! - with ungrouped columns, one row per new event with its group's aggregates over the whole new batch.
 //!
 //! HAVING filters each row. A time batch's periods start at its first event and follow on from it: each ends at the
@@ -140,19 +141,16 @@ impl BatchQuery {
         };
         match aggregation.kind {
             AggregationKind::FullyAggregated => {
-                // Each group's last event, new ones taking the place of old ones; groups in order of first sight.
+                // Each group's last event seen, the new batch's first; groups in order of first sight.
                 let mut order: Vec<&str> = Vec::new();
-                let mut last: BTreeMap<&str, (bool, &Row)> = BTreeMap::new();
-                for (is_new, e) in new.iter().map(|e| (true, e)).chain(old.iter().map(|e| (false, e))) {
-                    match last.get(e.group.as_str()) {
-                        None => order.push(&e.group),
-                        Some((true, _)) if !is_new => continue,
-                        Some(_) => {}
+                let mut last: BTreeMap<&str, &Row> = BTreeMap::new();
+                for e in new.iter().chain(&old) {
+                    if last.insert(&e.group, &e.row).is_none() {
+                        order.push(&e.group);
                     }
-                    last.insert(&e.group, (is_new, &e.row));
                 }
                 let row = |group: &str| {
-                    let (_, event) = last[group];
+                    let event = last[group];
                     let aggregates = aggregates(group);
                     self.having(event, &aggregates, vars).then(|| self.project(event, &aggregates, vars))
                 };
