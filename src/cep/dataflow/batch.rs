@@ -23,7 +23,7 @@ use crate::cep::runtime::compiled::RowExpr;
 use crate::cep::runtime::eval::{Scope, holds, project};
 use crate::cep::runtime::key::{self, Key};
 use crate::cep::runtime::value::Name;
-use crate::cep::runtime::{Row, Val};
+use crate::cep::runtime::{Row, Val, order};
 
 /// When a batch is released.
 #[derive(Debug, Clone, Copy)]
@@ -159,12 +159,13 @@ impl BatchLogic {
         }
     }
 
-    /// The collected batch becomes the view's contents, and the one it replaces leaves: the rows this gives.
+    /// The collected batch becomes the view's contents, and the one it replaces leaves: the rows this gives, in
+    /// `ORDER BY` order.
     fn release(&mut self) -> Vec<Row> {
         let old = mem::replace(&mut self.state.released, mem::take(&mut self.state.collected));
         let new = &self.state.released.rows;
         let rows = match self.plan.aggregation.as_ref().map(|a| (&a.kind, &a.aggregates[..])) {
-            None => new.iter().map(|(_, row)| self.project(row, &[])).collect(),
+            None => new.iter().filter_map(|(_, row)| self.row(row, &[])).collect(),
             Some((kind, calls)) => {
                 let groups = self.groups(calls, &old.rows);
                 match kind {
@@ -179,7 +180,7 @@ impl BatchLogic {
             }
         };
         self.done.add(old.rows.into_iter().map(|(_, row)| row));
-        rows
+        order::ordered(rows, &self.plan.order_by)
     }
 
     /// The groups of the released batch's rows and then of `old`'s, in order of first sight, each with its aggregates
@@ -203,17 +204,13 @@ impl BatchLogic {
         groups
     }
 
-    /// The row of `event` with `aggregates`, if it passes HAVING.
-    fn row(&self, event: &Row, aggregates: &[Val]) -> Option<Row> {
+    /// The row of `event` with `aggregates` and its `ORDER BY` keys, if it passes HAVING.
+    fn row(&self, event: &Row, aggregates: &[Val]) -> Option<(Vec<Val>, Row)> {
         let having = self.plan.aggregation.as_ref().and_then(|a| a.having.as_ref());
         let binding = [(self.label.as_str(), event)];
         let scope = Scope { rows: &binding, aggregates, vars: &self.vars, pinned: &[] };
-        holds(having, &scope).then(|| project(&self.plan.projection, &scope))
-    }
-
-    fn project(&self, event: &Row, aggregates: &[Val]) -> Row {
-        let binding = [(self.label.as_str(), event)];
-        project(&self.plan.projection, &Scope { rows: &binding, aggregates, vars: &self.vars, pinned: &[] })
+        holds(having, &scope)
+            .then(|| (order::keys(&self.plan.order_by, &scope), project(&self.plan.projection, &scope)))
     }
 }
 

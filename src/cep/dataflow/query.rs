@@ -36,7 +36,7 @@ use crate::cep::reference::query::view_state_key;
 use crate::cep::runtime::compiled::RowExpr;
 use crate::cep::runtime::eval::{Scope, holds, project};
 use crate::cep::runtime::key::{self, Key};
-use crate::cep::runtime::{Row, Val};
+use crate::cep::runtime::{Row, Val, order};
 
 /// Rows in the view that leave together: one row, or in a time window a pane of rows of one group that arrived in
 /// one epoch. Kept small: a ten-minute window holds millions. Its view key is not kept, since only a displacement
@@ -163,7 +163,7 @@ struct PerEvent {
     args: Vec<Option<RowExpr>>,
     /// Whether a fully aggregated query's group keeps its latest row rather than its first. Its projection reads of
     /// a row only the group keys, which every row of the group has alike (a key is equal exactly when the values'
-    /// text forms are), so the first row serves unless HAVING reads another column. Keeping the first spares each
+    /// text forms are), so the first row serves unless HAVING or ORDER BY reads another column. Keeping the first spares each
     /// arrival a reference count taken and one dropped on the group's previous row, whose memory is cold by then:
     /// `bench floor --per-ms 5000` on one worker ran 2–4 % faster (`benches/results/cep.md`, twenty-eighth session).
     latest_row: bool,
@@ -181,8 +181,10 @@ impl PerEvent {
             args: aggregation
                 .map(|a| a.aggregates.iter().map(|c| c.arg.as_ref().map(compile)).collect())
                 .unwrap_or_default(),
-            latest_row: aggregation
-                .is_some_and(|a| a.having.as_ref().is_some_and(|h| has_ungrouped_column(h, &a.group_by))),
+            latest_row: aggregation.is_some_and(|a| {
+                let ungrouped = |e: &PlanExpr| has_ungrouped_column(e, &a.group_by);
+                a.having.as_ref().is_some_and(ungrouped) || plan.order_by.iter().any(|(e, _)| ungrouped(e))
+            }),
         }
     }
 
@@ -216,7 +218,9 @@ struct QueryState {
     /// listed once while its group lives (a slot whose group ended and was reused may be listed twice): marking one
     /// is a flag test, not a search of a set.
     changed: Vec<usize>,
-    held: BTreeMap<Key, Row>,
+    /// The rows held for the next output tick (non-aggregated or with ungrouped columns), each with its `ORDER BY`
+    /// keys.
+    held: BTreeMap<Key, (Vec<Val>, Row)>,
     /// The next output tick, and when and by what position the clock was set (for stamps).
     tick: Option<(u64, (u64, u64))>,
     ticks: u64,
@@ -437,8 +441,7 @@ impl QueryLogic {
     /// The rows an arrival in group `slot` (none when the query does not aggregate) gives now.
     fn arrive(&mut self, row: &Row, slot: Option<usize>) -> Vec<Row> {
         let (Some(aggregation), Some(slot)) = (&self.plan.aggregation, slot) else {
-            let out = self.project(row, &[]);
-            return self.emit_or_hold(self.empty.clone(), out);
+            return self.emit_or_hold(self.empty.clone(), row, &[]);
         };
         match aggregation.kind {
             AggregationKind::FullyAggregated => {
@@ -457,21 +460,20 @@ impl QueryLogic {
                 self.fold_open(slot);
                 let aggregates = self.aggregates(slot);
                 match self.having(row, &aggregates) {
-                    true => {
-                        let out = self.project(row, &aggregates);
-                        self.emit_or_hold(self.state.groups[slot].key.clone(), out)
-                    }
+                    true => self.emit_or_hold(self.state.groups[slot].key.clone(), row, &aggregates),
                     false => Vec::new(),
                 }
             }
         }
     }
 
-    fn emit_or_hold(&mut self, group: Key, row: Row) -> Vec<Row> {
+    /// The row of `event` at once, or without it until the next output tick.
+    fn emit_or_hold(&mut self, group: Key, event: &Row, aggregates: &[Val]) -> Vec<Row> {
+        let row = self.project(event, aggregates);
         if self.plan.output.is_none() {
             return vec![row];
         }
-        self.state.held.insert(group, row);
+        self.state.held.insert(group, (self.order_keys(event, aggregates), row));
         Vec::new()
     }
 
@@ -493,9 +495,15 @@ impl QueryLogic {
     }
 
     fn group_row(&self, slot: usize) -> Option<Row> {
+        self.keyed_group_row(slot).map(|(_, row)| row)
+    }
+
+    /// [`QueryLogic::group_row`] with its `ORDER BY` keys.
+    fn keyed_group_row(&self, slot: usize) -> Option<(Vec<Val>, Row)> {
         let event = self.state.groups.get(slot)?.last_event.as_ref()?;
         let aggregates = self.aggregates(slot);
-        self.having(event, &aggregates).then(|| self.project(event, &aggregates))
+        let row = self.having(event, &aggregates).then(|| self.project(event, &aggregates))?;
+        Some((self.order_keys(event, &aggregates), row))
     }
 
     fn having(&self, event: &Row, aggregates: &[Val]) -> bool {
@@ -508,6 +516,12 @@ impl QueryLogic {
         let binding = [(self.input.label.as_str(), event)];
         let scope = Scope { rows: &binding, aggregates, vars: &self.vars, pinned: &[] };
         project(&self.plan.projection, &scope)
+    }
+
+    /// The `ORDER BY` keys of the row of `event`, which only the rows of an output tick need.
+    fn order_keys(&self, event: &Row, aggregates: &[Val]) -> Vec<Val> {
+        let binding = [(self.input.label.as_str(), event)];
+        order::keys(&self.plan.order_by, &Scope { rows: &binding, aggregates, vars: &self.vars, pinned: &[] })
     }
 
     fn expire(&mut self, epoch: u64) {
@@ -545,7 +559,7 @@ impl QueryLogic {
 
     fn tick_rows(&mut self) -> Vec<Row> {
         if !self.fully_aggregated() {
-            return std::mem::take(&mut self.state.held).into_values().collect();
+            return order::ordered(std::mem::take(&mut self.state.held).into_values().collect(), &self.plan.order_by);
         }
         let mut changed = std::mem::take(&mut self.state.changed);
         changed.sort_unstable();
@@ -560,7 +574,8 @@ impl QueryLogic {
         for (_, slot) in &due {
             self.fold_open(*slot);
         }
-        let rows = due.iter().filter_map(|(_, slot)| self.group_row(*slot)).collect();
+        let rows = due.iter().filter_map(|(_, slot)| self.keyed_group_row(*slot)).collect();
+        let rows = order::ordered(rows, &self.plan.order_by);
         for (_, slot) in due {
             let g = &mut self.state.groups[slot];
             g.changed = false;

@@ -12,7 +12,7 @@ use crate::cep::config::CepConfig;
 use crate::cep::explain::plan_config;
 use crate::cep::plan::Plan;
 use crate::cep::reference::Reference;
-use crate::cep::reference::tests::{TRACE, run_trace, trace_expected};
+use crate::cep::reference::tests::{ORDERED, TRACE, run_trace, trace_config, trace_expected, trace_outputs};
 use crate::cep::runtime::value::watched_shape;
 use crate::cep::runtime::{Engine, Incoming, Output, Row, Val, spare};
 
@@ -164,10 +164,10 @@ const ROOMS: &str = r#"{"host":"h",
     "INSERT INTO Len SELECT floor as id, sum(people) as people FROM Room.win:length(5) GROUP BY floor",
     "INSERT INTO Batched SELECT floor as id, sum(people) as people, avg(temperature) as temperature FROM Room.win:time_batch(2 sec) GROUP BY floor HAVING count(*) > 1 OR people > 15",
     "INSERT INTO Kept SELECT id, people FROM Room.win:length_batch(3) WHERE people > 5",
-    "INSERT INTO Each SELECT id, people, count(*) as n FROM Room(temperature > 10).win:length_batch(4) GROUP BY floor",
+    "INSERT INTO Each SELECT id, people, count(*) as n FROM Room(temperature > 10).win:length_batch(4) GROUP BY floor ORDER BY people DESC, id",
     "INSERT INTO Total SELECT count(*) as n FROM Room.win:time_batch(1500 msec)",
     "INSERT INTO Warmish SELECT id, floor, temperature FROM Room(temperature > 20)",
-    "INSERT INTO Upper SELECT floor as id, max(temperature) as temperature FROM Warmish GROUP BY floor OUTPUT LAST EVERY 4 sec",
+    "INSERT INTO Upper SELECT floor as id, max(temperature) as temperature FROM Warmish GROUP BY floor OUTPUT LAST EVERY 4 sec ORDER BY temperature DESC",
     "INSERT INTO Flap SELECT a.flap as id, 'closed' as status FROM pattern [every a=Room(temperature > cast(25,double)) -> ( (Room(id=a.id, temperature > cast(25,double)) and not Room(id=a.id, temperature <= cast(25,double))) -> (Room(id=a.id, temperature > cast(25,double)) and not Room(id=a.id, temperature <= cast(25,double)))) where timer:within(10 seconds)]"
   ]}"#;
 
@@ -339,6 +339,18 @@ fn tracker_event() -> impl Strategy<Value = Incoming> {
 fn esper_output_last_per_group_trace_on_two_workers() {
     let mut dataflow = Dataflow::new(pool(2), &plan(TRACE)).expect("runs");
     assert_eq!(run_trace(&mut dataflow, 7200), trace_expected());
+}
+
+/// An output tick sorts rows from every group, which several workers would hold apart, and a batch sorts its events:
+/// both run on one worker, and their rows come out in the reference's order, not only the same set of them.
+#[test]
+fn rows_sorted_by_order_by_come_out_in_the_reference_order_on_two_and_four_workers() {
+    for (statement, workers) in ORDERED.iter().flat_map(|s| [(s, 2), (s, 4)]) {
+        let config = trace_config(statement);
+        let expected = trace_outputs(&mut Reference::new(&plan(&config)).expect("reference runs"), &[], 10_000);
+        let mut dataflow = Dataflow::new(pool(workers), &plan(&config)).expect("runs");
+        assert_eq!(trace_outputs(&mut dataflow, &[], 10_000), expected, "{workers} workers: {statement}");
+    }
 }
 
 #[test]

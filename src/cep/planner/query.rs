@@ -35,7 +35,11 @@ pub(super) fn plan_select(ctx: &Ctx<'_>, s: &SelectStmt, catalog: &mut dyn Catal
     let group_by = s.group_by.iter().map(|g| Ok(group_planner.plan(g)?.0)).collect::<Result<Vec<_>, CepError>>()?;
     let aggregation = aggregation(&projection, group_by, aggregates, having);
     let output = s.output.as_ref().map(|o| output(ctx, o, aggregation.as_ref())).transpose()?;
-    let partition = partition(&aggregation, output.is_some(), input_partition);
+    let partition = match output.is_some() && !order_by.is_empty() {
+        // An output tick's rows come from every group at once, and ORDER BY sorts them all.
+        true => Partitioning::Single,
+        false => partition(&aggregation, output.is_some(), input_partition),
+    };
     let sink = super::sink::sink(ctx, s.insert_into.as_ref(), &projection, catalog)?;
     let emits = match s.selector {
         Some(StreamSelector::IrStream) => Emits::InsertedAndRemoved,

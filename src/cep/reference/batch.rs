@@ -25,7 +25,7 @@ use super::query::{check_query, key_of};
 use super::{Ctx, TimerKind, TimerOrder};
 use crate::cep::plan::{AggregationKind, QueryPlan, StreamInput, WindowSpec};
 use crate::cep::runtime::eval::{Scope, holds, project};
-use crate::cep::runtime::{EngineError, Row, Val};
+use crate::cep::runtime::{EngineError, Row, Val, order};
 
 /// An event in a batch: its row, its group and whether it passed WHERE.
 #[derive(Debug)]
@@ -123,8 +123,15 @@ impl BatchQuery {
         self.release(ctx.vars)
     }
 
-    /// The collected events become the view's contents, and the ones they replace leave: the rows this gives.
+    /// The collected events become the view's contents, and the ones they replace leave: the rows this gives, in
+    /// `ORDER BY` order.
     fn release(&mut self, vars: &Row) -> Vec<Row> {
+        let rows = self.released_rows(vars);
+        order::ordered(rows, &self.plan.order_by)
+    }
+
+    /// The rows of a release, with their `ORDER BY` keys, in the order they are made.
+    fn released_rows(&mut self, vars: &Row) -> Vec<(Vec<Val>, Row)> {
         let old = std::mem::replace(&mut self.released, std::mem::take(&mut self.collected));
         let new: Vec<&Entry> = self.released.iter().filter(|e| e.counts).collect();
         let old: Vec<&Entry> = old.iter().filter(|e| e.counts).collect();
@@ -174,8 +181,10 @@ impl BatchQuery {
         holds(having, &Scope { rows: &binding, aggregates, vars, pinned: &[] })
     }
 
-    fn project(&self, event: &Row, aggregates: &[Val], vars: &Row) -> Row {
+    /// The row of `event` with its `ORDER BY` keys.
+    fn project(&self, event: &Row, aggregates: &[Val], vars: &Row) -> (Vec<Val>, Row) {
         let binding = [(self.input.label.as_str(), event)];
-        project(&self.plan.projection, &Scope { rows: &binding, aggregates, vars, pinned: &[] })
+        let scope = Scope { rows: &binding, aggregates, vars, pinned: &[] };
+        (order::keys(&self.plan.order_by, &scope), project(&self.plan.projection, &scope))
     }
 }

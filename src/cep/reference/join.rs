@@ -437,6 +437,9 @@ pub fn check_join(number: usize, q: &QueryPlan) -> Result<&JoinPlan, EngineError
     if q.aggregation.is_some() || q.output.is_some() {
         return unsupported("aggregating or rate-limiting a join");
     }
+    if !q.order_by.is_empty() {
+        return unsupported("ORDER BY on a join");
+    }
     if join.lookup.named_window {
         return unsupported("a join looking up a named window");
     }

@@ -223,6 +223,9 @@ impl PatternQuery {
         if q.aggregation.is_some() || q.output.is_some() {
             return Err(EngineError::Unsupported { statement: number, construct: "aggregating a pattern".into() });
         }
+        if !q.order_by.is_empty() {
+            return Err(EngineError::Unsupported { statement: number, construct: "ORDER BY on a pattern".into() });
+        }
         check_node(number, &pattern.root, false)?;
         Ok(Self::shared(Arc::new(q.clone()), Nodes::new(&pattern.root, &q.projection)))
     }

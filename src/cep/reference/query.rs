@@ -12,7 +12,7 @@ use super::{Ctx, TimerKind, TimerOrder};
 use crate::cep::plan::{AggregationKind, Emits, OutputKind, PlanExpr, QueryPlan, StreamInput, WindowSpec};
 use crate::cep::runtime::eval::{Scope, eval, holds, project};
 use crate::cep::runtime::key::{self, Key};
-use crate::cep::runtime::{EngineError, Row, Val};
+use crate::cep::runtime::{EngineError, Row, Val, order};
 
 #[derive(Debug)]
 struct Entry {
@@ -32,7 +32,8 @@ pub struct StreamQuery {
     last_event: BTreeMap<String, Row>,
     changed: BTreeSet<String>,
     /// `OUTPUT LAST` of per-event rows: the last row per group (one group when not grouped).
-    held: BTreeMap<String, Row>,
+    /// With each row its `ORDER BY` keys.
+    held: BTreeMap<String, (Vec<Val>, Row)>,
     ticking: bool,
 }
 
@@ -44,9 +45,6 @@ pub fn check_query(number: usize, q: &QueryPlan) -> Result<(), EngineError> {
     }
     if q.emits != Emits::Inserted {
         return unsupported("SELECT IRSTREAM / RSTREAM");
-    }
-    if !q.order_by.is_empty() {
-        return unsupported("ORDER BY");
     }
     Ok(())
 }
@@ -160,7 +158,7 @@ impl StreamQuery {
 
     fn arrive(&mut self, ctx: &mut Ctx<'_>, event: &Row, group: &str) -> Vec<Row> {
         let Some(aggregation) = &self.plan.aggregation else {
-            return self.emit_or_hold(group, self.project(event, &[], ctx.vars));
+            return self.emit_or_hold(group, event, &[], ctx.vars);
         };
         match aggregation.kind {
             AggregationKind::FullyAggregated => {
@@ -173,17 +171,22 @@ impl StreamQuery {
             }
             AggregationKind::WithUngroupedColumns(_) => {
                 let aggregates = self.aggregates(group, ctx.vars);
-                let row = self.having(event, &aggregates, ctx.vars).then(|| self.project(event, &aggregates, ctx.vars));
-                row.map_or_else(Vec::new, |r| self.emit_or_hold(group, r))
+                match self.having(event, &aggregates, ctx.vars) {
+                    true => self.emit_or_hold(group, event, &aggregates, ctx.vars),
+                    false => Vec::new(),
+                }
             }
         }
     }
 
-    fn emit_or_hold(&mut self, group: &str, row: Row) -> Vec<Row> {
+    /// The row of `event` at once, or without it until the next output tick.
+    fn emit_or_hold(&mut self, group: &str, event: &Row, aggregates: &[Val], vars: &Row) -> Vec<Row> {
+        let row = self.project(event, aggregates, vars);
         if self.plan.output.is_none() {
             return vec![row];
         }
-        self.held.insert(group.to_owned(), row);
+        let keys = self.order_keys(event, aggregates, vars);
+        self.held.insert(group.to_owned(), (keys, row));
         Vec::new()
     }
 
@@ -200,9 +203,21 @@ impl StreamQuery {
 
     /// A fully aggregated group's row, projected from its last event.
     fn group_row(&self, group: &str, vars: &Row) -> Option<Row> {
+        self.keyed_group_row(group, vars).map(|(_, row)| row)
+    }
+
+    /// [`StreamQuery::group_row`] with its `ORDER BY` keys.
+    fn keyed_group_row(&self, group: &str, vars: &Row) -> Option<(Vec<Val>, Row)> {
         let event = self.last_event.get(group)?;
         let aggregates = self.aggregates(group, vars);
-        self.having(event, &aggregates, vars).then(|| self.project(event, &aggregates, vars))
+        let row = self.having(event, &aggregates, vars).then(|| self.project(event, &aggregates, vars))?;
+        Some((self.order_keys(event, &aggregates, vars), row))
+    }
+
+    /// The `ORDER BY` keys of the row of `event`.
+    fn order_keys(&self, event: &Row, aggregates: &[Val], vars: &Row) -> Vec<Val> {
+        let binding = [(self.input.label.as_str(), event)];
+        order::keys(&self.plan.order_by, &self.scope(&binding, aggregates, vars))
     }
 
     fn having(&self, event: &Row, aggregates: &[Val], vars: &Row) -> bool {
@@ -236,10 +251,11 @@ impl StreamQuery {
         let fully = matches!(self.plan.aggregation.as_ref().map(|a| &a.kind), Some(AggregationKind::FullyAggregated));
         if !fully {
             self.changed.clear();
-            return std::mem::take(&mut self.held).into_values().collect();
+            return order::ordered(std::mem::take(&mut self.held).into_values().collect(), &self.plan.order_by);
         }
         let changed = std::mem::take(&mut self.changed);
-        let rows = changed.iter().filter_map(|g| self.group_row(g, ctx.vars)).collect();
+        let rows = changed.iter().filter_map(|g| self.keyed_group_row(g, ctx.vars)).collect();
+        let rows = order::ordered(rows, &self.plan.order_by);
         for group in changed {
             if !self.rows.iter().any(|e| e.group == group) {
                 self.last_event.remove(&group);

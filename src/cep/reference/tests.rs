@@ -269,23 +269,33 @@ fn geometry_reads_wkt_with_holes_refuses_an_open_ring_and_measures_distance() {
     assert_eq!(seen(&mut e, 13.0, 5.0), [Some(Val::Bool(false)), Some(Val::Null), Some(Val::Double(3.0))]);
 }
 
-/// The trace's events through one statement reading `S` and writing `Out` with columns `symbol` and `value`.
-fn trace_through(statement: &str, later: &[(i64, &str, f64)], until: i64) -> Vec<(i64, String, Option<f64>)> {
-    let config = TRACE.replace(
-        "INSERT INTO Out SELECT symbol, sum(price) as total FROM S.win:time(5.5 sec) GROUP BY symbol OUTPUT LAST EVERY 1 sec",
-        statement,
-    );
-    let mut e = engine(&config.replace(r#"{"name":"total""#, r#"{"name":"value""#));
+/// The trace's configuration with `statement` in place of its own: it reads `S` and writes `Out`, whose columns are
+/// `symbol` and `value`.
+pub(crate) fn trace_config(statement: &str) -> String {
+    let own = "INSERT INTO Out SELECT symbol, sum(price) as total FROM S.win:time(5.5 sec) GROUP BY symbol OUTPUT LAST \
+        EVERY 1 sec";
+    TRACE.replace(own, statement).replace(r#"{"name":"total""#, r#"{"name":"value""#)
+}
+
+/// The trace's events and then `later` ones through `e` (running a [`trace_config`]), until `until`: `(ms, symbol,
+/// value)` in the order they came out.
+pub(crate) fn trace_outputs(
+    e: &mut dyn Engine,
+    later: &[(i64, &str, f64)],
+    until: i64,
+) -> Vec<(i64, String, Option<f64>)> {
     let mut out: Vec<Output> = Vec::new();
     for (ms, symbol, price) in TRACE_EVENTS.iter().chain(later) {
         let event = row(&[("symbol", Val::String((*symbol).into())), ("price", Val::Double(*price))]);
         out.extend(e.push(*ms, "S", event));
     }
     out.extend(e.advance(until));
-    let mut rows: Vec<_> = out
-        .into_iter()
-        .map(|o| (o.time, symbol(o.row.get("symbol")), o.row.get("value").and_then(Val::as_f64)))
-        .collect();
+    out.into_iter().map(|o| (o.time, symbol(o.row.get("symbol")), o.row.get("value").and_then(Val::as_f64))).collect()
+}
+
+/// [`trace_outputs`] of the reference running `statement`, each timestamp's rows sorted (a set).
+fn trace_through(statement: &str, later: &[(i64, &str, f64)], until: i64) -> Vec<(i64, String, Option<f64>)> {
+    let mut rows = trace_outputs(&mut engine(&trace_config(statement)), later, until);
     rows.sort_by(|a, b| (a.0, &a.1, a.2.map(f64::to_bits)).cmp(&(b.0, &b.1, b.2.map(f64::to_bits))));
     rows
 }
@@ -359,7 +369,7 @@ fn a_length_batch_with_ungrouped_columns_gives_each_event_its_group_s_batch_tota
 }
 
 #[test]
-fn a_batch_window_with_an_output_policy_or_inside_groupwin_is_refused() {
+fn a_batch_window_with_an_output_policy_or_inside_groupwin_and_an_ordered_pattern_are_refused() {
     for (statement, construct) in [
         (
             "INSERT INTO Out SELECT symbol, sum(price) as value FROM S.win:length_batch(2) GROUP BY symbol OUTPUT LAST EVERY 1 sec",
@@ -369,15 +379,63 @@ fn a_batch_window_with_an_output_policy_or_inside_groupwin_is_refused() {
             "INSERT INTO Out SELECT symbol, price as value FROM S.std:groupwin(symbol).win:length_batch(2)",
             "a batch window inside std:groupwin",
         ),
+        (
+            "INSERT INTO Out SELECT a.symbol as symbol, a.price as value FROM pattern [every a=S] ORDER BY value",
+            "ORDER BY on a pattern",
+        ),
     ] {
-        let config: CepConfig = serde_json::from_str(&TRACE.replace(
-            "INSERT INTO Out SELECT symbol, sum(price) as total FROM S.win:time(5.5 sec) GROUP BY symbol OUTPUT LAST EVERY 1 sec",
-            statement,
-        ).replace(r#"{"name":"total""#, r#"{"name":"value""#)).expect("test configuration");
+        let config: CepConfig = serde_json::from_str(&trace_config(statement)).expect("test configuration");
         let error = Reference::new(&plan_config(&config, true).expect("plans")).unwrap_err();
         assert_eq!(
             error.to_string(),
             format!("statement 1: {construct} is not supported by the runtime yet (issue 6)")
         );
     }
+}
+
+/// The statements of [`rows_sorted_by_order_by_come_out_in_its_order`]: output ticks, both ways, and a batch release.
+pub(crate) const ORDERED: [&str; 3] = [
+    "INSERT INTO Out SELECT symbol, sum(price) as value FROM S.win:time(5.5 sec) GROUP BY symbol OUTPUT LAST EVERY 1 sec \
+        ORDER BY value DESC",
+    "INSERT INTO Out SELECT symbol, sum(price) as value FROM S.win:time(5.5 sec) GROUP BY symbol OUTPUT LAST EVERY 1 sec \
+        ORDER BY value",
+    "INSERT INTO Out SELECT symbol, price as value FROM S.win:length_batch(4) ORDER BY symbol, price DESC",
+];
+
+/// An output tick's rows by their total, descending (a null total last) and ascending (first), and a batch's by
+/// symbol and then price descending, ties of both keys in arrival order.
+#[test]
+fn rows_sorted_by_order_by_come_out_in_its_order() {
+    let [tick, ascending, batch] = ORDERED;
+    let expected = out(&[
+        (1200, "IBM", Some(25.0)),
+        (1200, "MSFT", Some(9.0)),
+        (2200, "IBM", Some(75.0)),
+        (2200, "YAH", Some(1.0)),
+        (4200, "YAH", Some(3.0)),
+        (5200, "IBM", Some(97.0)),
+        (5200, "YAH", Some(6.0)),
+        (6200, "IBM", Some(72.0)),
+        (6200, "YAH", Some(7.0)),
+        (7200, "IBM", Some(48.0)),
+        (7200, "YAH", Some(6.0)),
+        (7200, "MSFT", None),
+    ]);
+    assert_eq!(trace_outputs(&mut engine(&trace_config(tick)), &[], 7200), expected);
+    let mut ascending_expected = expected;
+    for tick in ascending_expected.chunk_by_mut(|a, b| a.0 == b.0) {
+        tick.reverse();
+    }
+    assert_eq!(trace_outputs(&mut engine(&trace_config(ascending)), &[], 7200), ascending_expected);
+    let expected = out(&[
+        (1500, "IBM", Some(25.0)),
+        (1500, "IBM", Some(24.0)),
+        (1500, "MSFT", Some(9.0)),
+        (1500, "YAH", Some(1.0)),
+        (4900, "IBM", Some(26.0)),
+        (4900, "IBM", Some(22.0)),
+        (4900, "YAH", Some(3.0)),
+        (4900, "YAH", Some(2.0)),
+    ]);
+    assert_eq!(trace_outputs(&mut engine(&trace_config(batch)), &[], 10_000), expected);
 }

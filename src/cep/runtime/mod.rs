@@ -9,6 +9,7 @@ pub mod eval;
 pub mod geometry;
 pub mod key;
 pub mod name;
+pub mod order;
 pub mod prefetch;
 pub mod props;
 pub mod spare;
