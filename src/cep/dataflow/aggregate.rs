@@ -201,6 +201,11 @@ impl Accumulators {
         }
     }
 
+    /// Whether no row counts.
+    pub fn is_empty(&self) -> bool {
+        self.rows == 0
+    }
+
     /// Every aggregate's current value; all null when no row counts.
     pub fn values(&self, calls: &[AggregateCall]) -> Vec<Val> {
         if self.rows == 0 {

@@ -1,6 +1,7 @@
 //! A query over one stream with state: its view (time, length, unique and last-event windows, grouped or not),
-//! grouped running aggregates, HAVING and the `OUTPUT LAST EVERY` policy, with cep-epl.md section 3's meaning (the
-//! reference evaluator's `query` module is the same semantics written as recomputation over a list of rows).
+//! grouped running aggregates, HAVING, `ORDER BY` and the `OUTPUT LAST EVERY` and (fully aggregated) `OUTPUT SNAPSHOT
+//! EVERY` policies, with cep-epl.md section 3's meaning (the reference evaluator's `query` module is the same
+//! semantics written as recomputation over a list of rows).
 //!
 //! Rows in the view are entries in a slab, named by their slot; each remembers its group, whether it counts (passed
 //! WHERE) and its aggregate arguments, so leaving the view is one subtraction. (A slab in place of a hash map by id:
@@ -29,7 +30,7 @@ use super::aggregate::Accumulators;
 use super::operator::{Emit, Logic, State};
 use super::reaper::Leftovers;
 use super::record::{Record, Stamp, millis, timer_epoch};
-use crate::cep::plan::{AggregateCall, AggregationKind, PlanExpr, QueryPlan, StreamInput, WindowSpec};
+use crate::cep::plan::{AggregateCall, AggregationKind, OutputKind, PlanExpr, QueryPlan, StreamInput, WindowSpec};
 use crate::cep::planner::has_ungrouped_column;
 use crate::cep::reference::TimerOrder;
 use crate::cep::reference::query::view_state_key;
@@ -574,7 +575,11 @@ impl QueryLogic {
         for (_, slot) in &due {
             self.fold_open(*slot);
         }
-        let rows = due.iter().filter_map(|(_, slot)| self.keyed_group_row(*slot)).collect();
+        let released = match self.plan.output.as_ref().map(|o| o.kind) {
+            Some(OutputKind::Snapshot) => self.live_groups(),
+            _ => due.clone(),
+        };
+        let rows = released.iter().filter_map(|(_, slot)| self.keyed_group_row(*slot)).collect();
         let rows = order::ordered(rows, &self.plan.order_by);
         for (_, slot) in due {
             let g = &mut self.state.groups[slot];
@@ -584,6 +589,18 @@ impl QueryLogic {
             }
         }
         rows
+    }
+
+    /// The groups with a row that counts in the view, in key order, their open panes folded: what `OUTPUT
+    /// SNAPSHOT` releases, changed or not.
+    fn live_groups(&mut self) -> Vec<(Key, usize)> {
+        let slots: Vec<usize> = self.state.groups.iter().map(|(slot, _)| slot).collect();
+        slots.into_iter().for_each(|slot| self.fold_open(slot));
+        let counted = |g: &Group| g.acc.as_ref().is_some_and(|acc| !acc.is_empty());
+        let groups = self.state.groups.iter().filter(|(_, g)| counted(g));
+        let mut live: Vec<(Key, usize)> = groups.map(|(slot, g)| (g.key.clone(), slot)).collect();
+        live.sort_unstable();
+        live
     }
 }
 

@@ -12,7 +12,9 @@ use crate::cep::config::CepConfig;
 use crate::cep::explain::plan_config;
 use crate::cep::plan::Plan;
 use crate::cep::reference::Reference;
-use crate::cep::reference::tests::{ORDERED, TRACE, run_trace, trace_config, trace_expected, trace_outputs};
+use crate::cep::reference::tests::{
+    ORDERED, SNAPSHOT, TRACE, run_trace, snapshot_expected, trace_config, trace_expected, trace_outputs,
+};
 use crate::cep::runtime::value::watched_shape;
 use crate::cep::runtime::{Engine, Incoming, Output, Row, Val, spare};
 
@@ -153,7 +155,8 @@ const ROOMS: &str = r#"{"host":"h",
     {"id":"G","type":"Batched","attributes":[{"name":"people","type":"int"},{"name":"temperature","type":"double"}]},
     {"id":"K","type":"Kept","attributes":[{"name":"people","type":"int"}]},
     {"id":"E","type":"Each","attributes":[{"name":"people","type":"int"},{"name":"n","type":"int"}]},
-    {"id":"T","type":"Total","attributes":[{"name":"n","type":"int"}]}],
+    {"id":"T","type":"Total","attributes":[{"name":"n","type":"int"}]},
+    {"id":"Q","type":"Snap","attributes":[{"name":"n","type":"int"},{"name":"temperature","type":"double"}]}],
   "statements":[
     "INSERT INTO Floor SELECT floor as id, avg(temperature) as temperature FROM Room.win:time(10 sec) GROUP BY floor OUTPUT LAST EVERY 2 sec",
     "INSERT INTO Stats SELECT floor as id, count(*) as n, min(temperature) as lo, max(temperature) as hi, stddev(temperature) as sd, sum(people) as people FROM Room.win:time(5 sec) WHERE temperature > 10 GROUP BY floor",
@@ -166,6 +169,7 @@ const ROOMS: &str = r#"{"host":"h",
     "INSERT INTO Kept SELECT id, people FROM Room.win:length_batch(3) WHERE people > 5",
     "INSERT INTO Each SELECT id, people, count(*) as n FROM Room(temperature > 10).win:length_batch(4) GROUP BY floor ORDER BY people DESC, id",
     "INSERT INTO Total SELECT count(*) as n FROM Room.win:time_batch(1500 msec)",
+    "INSERT INTO Snap SELECT floor as id, count(*) as n, max(temperature) as temperature FROM Room.win:time(3 sec) WHERE people > 3 GROUP BY floor HAVING count(*) < 4 OUTPUT SNAPSHOT EVERY 2 sec",
     "INSERT INTO Warmish SELECT id, floor, temperature FROM Room(temperature > 20)",
     "INSERT INTO Upper SELECT floor as id, max(temperature) as temperature FROM Warmish GROUP BY floor OUTPUT LAST EVERY 4 sec ORDER BY temperature DESC",
     "INSERT INTO Flap SELECT a.flap as id, 'closed' as status FROM pattern [every a=Room(temperature > cast(25,double)) -> ( (Room(id=a.id, temperature > cast(25,double)) and not Room(id=a.id, temperature <= cast(25,double))) -> (Room(id=a.id, temperature > cast(25,double)) and not Room(id=a.id, temperature <= cast(25,double)))) where timer:within(10 seconds)]"
@@ -339,6 +343,17 @@ fn tracker_event() -> impl Strategy<Value = Incoming> {
 fn esper_output_last_per_group_trace_on_two_workers() {
     let mut dataflow = Dataflow::new(pool(2), &plan(TRACE)).expect("runs");
     assert_eq!(run_trace(&mut dataflow, 7200), trace_expected());
+}
+
+/// Esper's snapshot trace, its groups split over two and four workers.
+#[test]
+fn esper_output_snapshot_per_group_trace_on_two_and_four_workers() {
+    for workers in [2, 4] {
+        let mut dataflow = Dataflow::new(pool(workers), &plan(&trace_config(SNAPSHOT))).expect("runs");
+        let mut rows = trace_outputs(&mut dataflow, &[], 7200);
+        rows.sort_by(|a, b| (a.0, &a.1).cmp(&(b.0, &b.1)));
+        assert_eq!(rows, snapshot_expected(), "{workers} workers");
+    }
 }
 
 /// An output tick sorts rows from every group, which several workers would hold apart, and a batch sorts its events:

@@ -1,5 +1,7 @@
 //! A query over one stream (or a named window's insert stream): stream filter, view, WHERE, grouped
-//! aggregation, HAVING, projection and the `OUTPUT LAST EVERY` policy, with cep-epl.md section 3's meaning.
+//! aggregation, HAVING, projection, `ORDER BY` and the `OUTPUT LAST EVERY` policy, with cep-epl.md section 3's
+//! meaning; and for a fully aggregated query `OUTPUT SNAPSHOT EVERY`, which releases at each tick a row for every group
+//! with a row that counts in the view, changed or not (Esper's `ResultSetOutputLimitRowPerGroup` trace, in `tests`).
 //!
 //! The view keeps the rows it holds as a list; each row remembers its group and whether it passed WHERE, and
 //! aggregates are recomputed from the rows of a group whenever a group's row is needed. Groups touched by an
@@ -40,8 +42,12 @@ pub struct StreamQuery {
 /// Checks what the reference evaluator does not run yet.
 pub fn check_query(number: usize, q: &QueryPlan) -> Result<(), EngineError> {
     let unsupported = |c: &str| Err(EngineError::Unsupported { statement: number, construct: c.into() });
-    if q.output.as_ref().is_some_and(|o| o.kind != OutputKind::Last || o.after_millis.is_some()) {
-        return unsupported("an output policy other than OUTPUT LAST EVERY");
+    let fully = q.aggregation.as_ref().is_some_and(|a| a.kind == AggregationKind::FullyAggregated);
+    match q.output.as_ref().map(|o| (o.kind, o.after_millis.is_some())) {
+        None | Some((OutputKind::Last, false)) => {}
+        Some((OutputKind::Snapshot, false)) if fully => {}
+        Some((OutputKind::Snapshot, false)) => return unsupported("OUTPUT SNAPSHOT of a query not fully aggregated"),
+        Some(_) => return unsupported("an output policy other than OUTPUT LAST EVERY and OUTPUT SNAPSHOT EVERY"),
     }
     if q.emits != Emits::Inserted {
         return unsupported("SELECT IRSTREAM / RSTREAM");
@@ -254,7 +260,12 @@ impl StreamQuery {
             return order::ordered(std::mem::take(&mut self.held).into_values().collect(), &self.plan.order_by);
         }
         let changed = std::mem::take(&mut self.changed);
-        let rows = changed.iter().filter_map(|g| self.keyed_group_row(g, ctx.vars)).collect();
+        let released = match self.plan.output.as_ref().map(|o| o.kind) {
+            // Every group with a row that counts in the view, changed or not (Esper's `output snapshot`).
+            Some(OutputKind::Snapshot) => self.rows.iter().filter(|e| e.counts).map(|e| e.group.clone()).collect(),
+            _ => changed.clone(),
+        };
+        let rows = released.iter().filter_map(|g| self.keyed_group_row(g, ctx.vars)).collect();
         let rows = order::ordered(rows, &self.plan.order_by);
         for group in changed {
             if !self.rows.iter().any(|e| e.group == group) {

@@ -337,6 +337,40 @@ fn a_time_batch_releases_each_period_per_group_and_stops_when_empty() {
     assert_eq!(trace_through(statement, &[(9700, "YAH", 5.0)], 12_000), expected);
 }
 
+/// The snapshot statement of Esper's `ResultSetOutputLimitRowPerGroup` (its `tryAssertion18`, over the trace's
+/// events), and what it gives there: at every tick each group with a row in the window, changed or not.
+pub(crate) const SNAPSHOT: &str = "INSERT INTO Out SELECT symbol, sum(price) as value FROM S.win:time(5.5 sec) GROUP BY \
+    symbol OUTPUT SNAPSHOT EVERY 1 sec";
+
+pub(crate) fn snapshot_expected() -> Vec<(i64, String, Option<f64>)> {
+    out(&[
+        (1200, "IBM", Some(25.0)),
+        (1200, "MSFT", Some(9.0)),
+        (2200, "IBM", Some(75.0)),
+        (2200, "MSFT", Some(9.0)),
+        (2200, "YAH", Some(1.0)),
+        (3200, "IBM", Some(75.0)),
+        (3200, "MSFT", Some(9.0)),
+        (3200, "YAH", Some(1.0)),
+        (4200, "IBM", Some(75.0)),
+        (4200, "MSFT", Some(9.0)),
+        (4200, "YAH", Some(3.0)),
+        (5200, "IBM", Some(97.0)),
+        (5200, "MSFT", Some(9.0)),
+        (5200, "YAH", Some(6.0)),
+        (6200, "IBM", Some(72.0)),
+        (6200, "MSFT", Some(9.0)),
+        (6200, "YAH", Some(7.0)),
+        (7200, "IBM", Some(48.0)),
+        (7200, "YAH", Some(6.0)),
+    ])
+}
+
+#[test]
+fn esper_output_snapshot_per_group_trace() {
+    assert_eq!(trace_through(SNAPSHOT, &[], 7200), snapshot_expected());
+}
+
 /// A length batch is released by its n-th event, which WHERE does not decide: the events failing it count towards
 /// the length but give no row.
 #[test]
@@ -369,7 +403,7 @@ fn a_length_batch_with_ungrouped_columns_gives_each_event_its_group_s_batch_tota
 }
 
 #[test]
-fn a_batch_window_with_an_output_policy_or_inside_groupwin_and_an_ordered_pattern_are_refused() {
+fn constructs_the_runtime_does_not_run_are_refused_by_name() {
     for (statement, construct) in [
         (
             "INSERT INTO Out SELECT symbol, sum(price) as value FROM S.win:length_batch(2) GROUP BY symbol OUTPUT LAST EVERY 1 sec",
@@ -382,6 +416,10 @@ fn a_batch_window_with_an_output_policy_or_inside_groupwin_and_an_ordered_patter
         (
             "INSERT INTO Out SELECT a.symbol as symbol, a.price as value FROM pattern [every a=S] ORDER BY value",
             "ORDER BY on a pattern",
+        ),
+        (
+            "INSERT INTO Out SELECT symbol, price as value FROM S OUTPUT SNAPSHOT EVERY 1 sec",
+            "OUTPUT SNAPSHOT of a query not fully aggregated",
         ),
     ] {
         let config: CepConfig = serde_json::from_str(&trace_config(statement)).expect("test configuration");
