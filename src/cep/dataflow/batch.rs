@@ -15,9 +15,10 @@ use foldhash::fast::RandomState;
 
 use super::aggregate::Accumulators;
 use super::operator::{Emit, Logic, State};
+use super::query::PerEvent;
 use super::reaper::Leftovers;
 use super::record::{Record, Stamp, due_epoch, millis};
-use crate::cep::plan::{AggregateCall, AggregationKind, PlanExpr, QueryPlan, StreamInput, WindowSpec};
+use crate::cep::plan::{AggregateCall, AggregationKind, QueryPlan, StreamInput, WindowSpec};
 use crate::cep::reference::TimerOrder;
 use crate::cep::runtime::compiled::RowExpr;
 use crate::cep::runtime::eval::{Scope, holds, project};
@@ -61,11 +62,7 @@ pub struct BatchLogic {
     sink: u32,
     vars: Arc<Row>,
     release: Release,
-    filter: Option<RowExpr>,
-    where_: Option<RowExpr>,
-    group_by: Vec<RowExpr>,
-    /// Each aggregate's argument (none for `count(*)`).
-    args: Vec<Option<RowExpr>>,
+    per_event: PerEvent,
     state: BatchState,
     /// Rows that left, kept for the worker's reaper until the epoch ends.
     done: Leftovers,
@@ -80,21 +77,13 @@ impl BatchLogic {
             Some(WindowSpec::LengthBatch { count }) => Release::Length(count.max(1) as usize),
             _ => unreachable!("a batch window, checked by the reference evaluator"),
         };
-        let labels = [input.label.as_str()];
-        let compile = |e: &PlanExpr| RowExpr::new(e, &labels, &vars);
-        let aggregation = plan.aggregation.as_ref();
         BatchLogic {
             statement,
             label: input.label.clone(),
             stream: ids.0,
             sink: ids.1,
             release,
-            filter: input.filter.as_ref().map(compile),
-            where_: plan.filter.as_ref().map(compile),
-            group_by: aggregation.map(|a| a.group_by.iter().map(compile).collect()).unwrap_or_default(),
-            args: aggregation
-                .map(|a| a.aggregates.iter().map(|c| c.arg.as_ref().map(compile)).collect())
-                .unwrap_or_default(),
+            per_event: PerEvent::new(&plan, input, &vars),
             state: BatchState::default(),
             done: Leftovers::for_this_thread(),
             plan,
@@ -105,21 +94,12 @@ impl BatchLogic {
     fn event(&mut self, emit: &mut Emit, epoch: u64, stamp: Stamp, row: Row) {
         let rows = [&row];
         let holds = |e: &Option<RowExpr>| e.as_ref().is_none_or(|e| e.holds(&rows, &[], &self.vars));
-        if !holds(&self.filter) {
+        if !holds(&self.per_event.filter) {
             self.done.add(std::iter::once(row));
             return;
         }
-        let counts = holds(&self.where_);
-        let collected = &mut self.state.collected;
-        collected.events += 1;
-        match counts {
-            true => {
-                let group =
-                    key::of_values(self.group_by.len(), self.group_by.iter().map(|e| e.eval(&rows, &[], &self.vars)));
-                collected.rows.push((group, row));
-            }
-            false => self.done.add(std::iter::once(row)),
-        }
+        let counts = holds(&self.per_event.where_);
+        self.collect(row, counts);
         match self.release {
             Release::Length(n) if self.state.collected.events >= n => {
                 for (i, out) in self.release().into_iter().enumerate() {
@@ -127,14 +107,30 @@ impl BatchLogic {
                 }
             }
             Release::Length(_) => {}
-            Release::Time(period) => {
-                let now = millis(epoch);
-                let start = *self.state.start.get_or_insert(now);
-                if self.state.clock.is_none() {
-                    let end = start + ((now - start).div_euclid(period) + 1) * period;
-                    self.state.clock = Some((due_epoch(end, epoch), (epoch, stamp.position())));
-                }
-            }
+            Release::Time(period) => self.start_clock(epoch, &stamp, period),
+        }
+    }
+
+    /// Adds an event to the collected batch, keeping its row if it `counts` (passed WHERE).
+    fn collect(&mut self, row: Row, counts: bool) {
+        self.state.collected.events += 1;
+        if !counts {
+            self.done.add(std::iter::once(row));
+            return;
+        }
+        let by = &self.per_event.group_by;
+        let group = key::of_values(by.len(), by.iter().map(|e| e.eval(&[&row], &[], &self.vars)));
+        self.state.collected.rows.push((group, row));
+    }
+
+    /// Sets a time batch's next release, unless it is set: at the first period end after `epoch`, counted from the
+    /// statement's first event.
+    fn start_clock(&mut self, epoch: u64, stamp: &Stamp, period: i64) {
+        let now = millis(epoch);
+        let start = *self.state.start.get_or_insert(now);
+        if self.state.clock.is_none() {
+            let end = start + ((now - start).div_euclid(period) + 1) * period;
+            self.state.clock = Some((due_epoch(end, epoch), (epoch, stamp.position())));
         }
     }
 
@@ -191,7 +187,7 @@ impl BatchLogic {
         for (group, row) in &self.state.released.rows {
             let g = groups.find(group, row, &mut running);
             groups.rows[g].event = row.clone();
-            let args = self.args.iter().map(|arg| arg.as_ref().map_or(Val::Null, |e| e.eval(&[row], &[], &self.vars)));
+            let args = self.per_event.args(row, &self.vars);
             running[g].get_or_insert_with(|| Accumulators::new(calls)).add(calls, args);
         }
         for (group, row) in old {

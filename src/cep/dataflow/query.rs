@@ -152,14 +152,14 @@ pub struct QueryLogic {
     done: Leftovers,
 }
 
-/// What the query evaluates for every event, compiled for its input row.
+/// What the query evaluates for every event, compiled for its input row (a batch window's query too, `batch`).
 #[derive(Debug)]
-struct PerEvent {
+pub(super) struct PerEvent {
     /// The input's filter: an event failing it is not seen at all.
-    filter: Option<RowExpr>,
+    pub(super) filter: Option<RowExpr>,
     /// The statement's WHERE: an event failing it enters the view but does not count.
-    where_: Option<RowExpr>,
-    group_by: Vec<RowExpr>,
+    pub(super) where_: Option<RowExpr>,
+    pub(super) group_by: Vec<RowExpr>,
     /// Each aggregate's argument (none for `count(*)`).
     args: Vec<Option<RowExpr>>,
     /// Whether a fully aggregated query's group keeps its latest row rather than its first. Its projection reads of
@@ -171,7 +171,7 @@ struct PerEvent {
 }
 
 impl PerEvent {
-    fn new(plan: &QueryPlan, input: &StreamInput, vars: &Row) -> Self {
+    pub(super) fn new(plan: &QueryPlan, input: &StreamInput, vars: &Row) -> Self {
         let labels = [input.label.as_str()];
         let compile = |e: &PlanExpr| RowExpr::new(e, &labels, vars);
         let aggregation = plan.aggregation.as_ref();
@@ -195,7 +195,7 @@ impl PerEvent {
     /// the loads just after them held 41 % of `run_epoch`'s samples, by my reading each waiting on the stores it
     /// overlaps. One worker then ran the floor faster in 14 of 18 pairs, by 8 % in the median pair
     /// (`benches/results/cep.md`, forty-fifth session).
-    fn args<'r>(&'r self, row: &'r Row, vars: &'r Row) -> impl Iterator<Item = Cow<'r, Val>> {
+    pub(super) fn args<'r>(&'r self, row: &'r Row, vars: &'r Row) -> impl Iterator<Item = Cow<'r, Val>> {
         self.args.iter().map(move |arg| match arg {
             None => Cow::Owned(Val::Null),
             Some(e) => e.column_of(row).map_or_else(|| Cow::Owned(e.eval(&[row], &[], vars)), Cow::Borrowed),
