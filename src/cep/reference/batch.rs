@@ -148,7 +148,8 @@ impl BatchQuery {
         };
         match aggregation.kind {
             AggregationKind::FullyAggregated => {
-                // Each group's last event seen, the new batch's first; groups in order of first sight.
+                // Each group's last event seen, the new batch's seen before the old one's; groups in order of first
+                // sight.
                 let mut order: Vec<&str> = Vec::new();
                 let mut last: BTreeMap<&str, &Row> = BTreeMap::new();
                 for e in new.iter().chain(&old) {
@@ -164,8 +165,10 @@ impl BatchQuery {
                 order.into_iter().filter_map(row).collect()
             }
             AggregationKind::WithUngroupedColumns(_) => {
-                let by_group: BTreeMap<&str, Vec<Val>> =
-                    new.iter().map(|e| (e.group.as_str(), aggregates(&e.group))).collect();
+                let mut by_group: BTreeMap<&str, Vec<Val>> = BTreeMap::new();
+                for e in &new {
+                    by_group.entry(&e.group).or_insert_with(|| aggregates(&e.group));
+                }
                 let row = |e: &&Entry| {
                     let aggregates = &by_group[e.group.as_str()];
                     self.having(&e.row, aggregates, vars).then(|| self.project(&e.row, aggregates, vars))

@@ -1,8 +1,8 @@
 //! What runs a checked plan: the [`Engine`] trait every runtime implements, the values and expression
 //! evaluator they share, and the conversions between events and NGSI entities. The engine sees time only as the
 //! milliseconds it is given (an engine clock, wall or manual); arrival order inside a millisecond is the order of
-//! calls. The single-threaded reference evaluator (`cep::reference`) is the engine in service; the timely dataflow
-//! runtime (`cep::dataflow`) implements the same trait and must produce the same outputs.
+//! calls. The timely dataflow runtime (`cep::dataflow`) is the engine in service; the single-threaded reference
+//! evaluator (`cep::reference`) implements the same trait, and the dataflow must produce its outputs.
 
 pub mod compiled;
 pub mod eval;
