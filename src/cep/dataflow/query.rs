@@ -1,7 +1,7 @@
 //! A query over one stream with state: its view (time, length, unique and last-event windows, grouped or not),
-//! grouped running aggregates, HAVING, `ORDER BY` and the `OUTPUT LAST EVERY` and (fully aggregated) `OUTPUT SNAPSHOT
-//! EVERY` policies, with cep-epl.md section 3's meaning (the reference evaluator's `query` module is the same
-//! semantics written as recomputation over a list of rows).
+//! grouped running aggregates, HAVING, `ORDER BY` and the `OUTPUT LAST EVERY`, (fully aggregated) `OUTPUT SNAPSHOT
+//! EVERY` and (without aggregates) `OUTPUT ALL` and `FIRST EVERY` policies, with cep-epl.md section 3's meaning (the
+//! reference evaluator's `query` module is the same semantics written as recomputation over a list of rows).
 //!
 //! Rows in the view are entries in a slab, named by their slot; each remembers its group, whether it counts (passed
 //! WHERE) and its aggregate arguments, so leaving the view is one subtraction. (A slab in place of a hash map by id:
@@ -222,6 +222,10 @@ struct QueryState {
     /// The rows held for the next output tick (non-aggregated or with ungrouped columns), each with its `ORDER BY`
     /// keys.
     held: BTreeMap<Key, (Vec<Val>, Row)>,
+    /// `OUTPUT ALL` without aggregates: every row of the interval, in arrival order, with its `ORDER BY` keys.
+    interval: Vec<(Vec<Val>, Row)>,
+    /// `OUTPUT FIRST` without aggregates: whether the interval's first row went out.
+    first_out: bool,
     /// The next output tick, and when and by what position the clock was set (for stamps).
     tick: Option<(u64, (u64, u64))>,
     ticks: u64,
@@ -236,6 +240,8 @@ impl QueryState {
             groups: Slab::new(),
             changed: Vec::new(),
             held: BTreeMap::new(),
+            interval: Vec::new(),
+            first_out: false,
             tick: None,
             ticks: 0,
         }
@@ -471,10 +477,19 @@ impl QueryLogic {
     /// The row of `event` at once, or without it until the next output tick.
     fn emit_or_hold(&mut self, group: Key, event: &Row, aggregates: &[Val]) -> Vec<Row> {
         let row = self.project(event, aggregates);
-        if self.plan.output.is_none() {
-            return vec![row];
+        match self.plan.output.as_ref().map(|o| o.kind) {
+            None => return vec![row],
+            Some(OutputKind::First) if self.state.first_out => {}
+            Some(OutputKind::First) => {
+                self.state.first_out = true;
+                return vec![row];
+            }
+            Some(OutputKind::All) => self.state.interval.push((self.order_keys(event, aggregates), row)),
+            Some(_) => {
+                let keys = self.order_keys(event, aggregates);
+                self.state.held.insert(group, (keys, row));
+            }
         }
-        self.state.held.insert(group, (self.order_keys(event, aggregates), row));
         Vec::new()
     }
 
@@ -560,7 +575,10 @@ impl QueryLogic {
 
     fn tick_rows(&mut self) -> Vec<Row> {
         if !self.fully_aggregated() {
-            return order::ordered(std::mem::take(&mut self.state.held).into_values().collect(), &self.plan.order_by);
+            self.state.first_out = false;
+            let mut rows = std::mem::take(&mut self.state.interval);
+            rows.extend(std::mem::take(&mut self.state.held).into_values());
+            return order::ordered(rows, &self.plan.order_by);
         }
         let mut changed = std::mem::take(&mut self.state.changed);
         changed.sort_unstable();

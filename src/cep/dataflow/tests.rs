@@ -13,7 +13,7 @@ use crate::cep::explain::plan_config;
 use crate::cep::plan::Plan;
 use crate::cep::reference::Reference;
 use crate::cep::reference::tests::{
-    ORDERED, SNAPSHOT, TRACE, run_trace, snapshot_expected, trace_config, trace_expected, trace_outputs,
+    ALL_AND_FIRST, ORDERED, SNAPSHOT, TRACE, run_trace, snapshot_expected, trace_config, trace_expected, trace_outputs,
 };
 use crate::cep::runtime::value::watched_shape;
 use crate::cep::runtime::{Engine, Incoming, Output, Row, Val, spare};
@@ -156,7 +156,9 @@ const ROOMS: &str = r#"{"host":"h",
     {"id":"K","type":"Kept","attributes":[{"name":"people","type":"int"}]},
     {"id":"E","type":"Each","attributes":[{"name":"people","type":"int"},{"name":"n","type":"int"}]},
     {"id":"T","type":"Total","attributes":[{"name":"n","type":"int"}]},
-    {"id":"Q","type":"Snap","attributes":[{"name":"n","type":"int"},{"name":"temperature","type":"double"}]}],
+    {"id":"Q","type":"Snap","attributes":[{"name":"n","type":"int"},{"name":"temperature","type":"double"}]},
+    {"id":"V","type":"Above","attributes":[{"name":"temperature","type":"double"}]},
+    {"id":"W","type":"Firsts","attributes":[{"name":"people","type":"int"}]}],
   "statements":[
     "INSERT INTO Floor SELECT floor as id, avg(temperature) as temperature FROM Room.win:time(10 sec) GROUP BY floor OUTPUT LAST EVERY 2 sec",
     "INSERT INTO Stats SELECT floor as id, count(*) as n, min(temperature) as lo, max(temperature) as hi, stddev(temperature) as sd, sum(people) as people FROM Room.win:time(5 sec) WHERE temperature > 10 GROUP BY floor",
@@ -170,6 +172,8 @@ const ROOMS: &str = r#"{"host":"h",
     "INSERT INTO Each SELECT id, people, count(*) as n FROM Room(temperature > 10).win:length_batch(4) GROUP BY floor ORDER BY people DESC, id",
     "INSERT INTO Total SELECT count(*) as n FROM Room.win:time_batch(1500 msec)",
     "INSERT INTO Snap SELECT floor as id, count(*) as n, max(temperature) as temperature FROM Room.win:time(3 sec) WHERE people > 3 GROUP BY floor HAVING count(*) < 4 OUTPUT SNAPSHOT EVERY 2 sec",
+    "INSERT INTO Above SELECT id, temperature FROM Room(temperature > 25) OUTPUT ALL EVERY 2 sec ORDER BY temperature",
+    "INSERT INTO Firsts SELECT id, people FROM Room.win:length(3) WHERE people > 10 OUTPUT FIRST EVERY 1500 msec",
     "INSERT INTO Warmish SELECT id, floor, temperature FROM Room(temperature > 20)",
     "INSERT INTO Upper SELECT floor as id, max(temperature) as temperature FROM Warmish GROUP BY floor OUTPUT LAST EVERY 4 sec ORDER BY temperature DESC",
     "INSERT INTO Flap SELECT a.flap as id, 'closed' as status FROM pattern [every a=Room(temperature > cast(25,double)) -> ( (Room(id=a.id, temperature > cast(25,double)) and not Room(id=a.id, temperature <= cast(25,double))) -> (Room(id=a.id, temperature > cast(25,double)) and not Room(id=a.id, temperature <= cast(25,double)))) where timer:within(10 seconds)]"
@@ -353,6 +357,18 @@ fn esper_output_snapshot_per_group_trace_on_two_and_four_workers() {
         let mut rows = trace_outputs(&mut dataflow, &[], 7200);
         rows.sort_by(|a, b| (a.0, &a.1).cmp(&(b.0, &b.1)));
         assert_eq!(rows, snapshot_expected(), "{workers} workers");
+    }
+}
+
+/// Esper's `OUTPUT ALL`, default and `OUTPUT FIRST` traces of a query without aggregates, on two workers.
+#[test]
+fn esper_output_all_and_first_without_aggregates_traces_on_two_workers() {
+    for (statement, rows) in ALL_AND_FIRST {
+        let mut dataflow = Dataflow::new(pool(2), &plan(&trace_config(statement))).expect("runs");
+        let mut out = trace_outputs(&mut dataflow, &[], 7200);
+        out.sort_by(|a, b| (a.0, &a.1, a.2.map(f64::to_bits)).cmp(&(b.0, &b.1, b.2.map(f64::to_bits))));
+        let expected: Vec<(i64, String, Option<f64>)> = rows.iter().map(|(t, s, v)| (*t, s.to_string(), *v)).collect();
+        assert_eq!(out, expected, "{statement}");
     }
 }
 

@@ -345,6 +345,7 @@ fn output(ctx: &Ctx<'_>, o: &OutputClause, aggregation: Option<&Aggregation>) ->
         }
         (OutputKind::Last, _, _, _) => "only the last row of the interval",
         (OutputKind::First, _, true, _) => "the first row of each group during the interval",
+        (OutputKind::First, false, _, _) => "the first row of each interval, as it arrives",
         (OutputKind::First, _, _, _) => "the first row of the interval",
         (OutputKind::Snapshot, true, _, true) => "one row per group with a row in the window, changed or not",
         (OutputKind::Snapshot, _, _, _) => "the current result of the whole window",

@@ -1,7 +1,10 @@
 //! A query over one stream (or a named window's insert stream): stream filter, view, WHERE, grouped
 //! aggregation, HAVING, projection, `ORDER BY` and the `OUTPUT LAST EVERY` policy, with cep-epl.md section 3's
-//! meaning; and for a fully aggregated query `OUTPUT SNAPSHOT EVERY`, which releases at each tick a row for every group
-//! with a row that counts in the view, changed or not (Esper's `ResultSetOutputLimitRowPerGroup` trace, in `tests`).
+//! meaning; for a fully aggregated query `OUTPUT SNAPSHOT EVERY`, which releases at each tick a row for every group
+//! with a row that counts in the view, changed or not (Esper's `ResultSetOutputLimitRowPerGroup` trace, in `tests`);
+//! and for a query without aggregates `OUTPUT [ALL] EVERY`, every row of the interval at its tick, and `OUTPUT FIRST
+//! EVERY`, the interval's first row as it arrives (Esper's `ResultSetOutputLimitSimple` traces). Esper's rows of an
+//! aggregating query under those two include the ones its expiries make, which this contract's rows do not: refused.
 //!
 //! The view keeps the rows it holds as a list; each row remembers its group and whether it passed WHERE, and
 //! aggregates are recomputed from the rows of a group whenever a group's row is needed. Groups touched by an
@@ -36,6 +39,10 @@ pub struct StreamQuery {
     /// `OUTPUT LAST` of per-event rows: the last row per group (one group when not grouped).
     /// With each row its `ORDER BY` keys.
     held: BTreeMap<String, (Vec<Val>, Row)>,
+    /// `OUTPUT ALL` without aggregates: every row of the interval, in arrival order, with its `ORDER BY` keys.
+    interval: Vec<(Vec<Val>, Row)>,
+    /// `OUTPUT FIRST` without aggregates: whether the interval's first row went out.
+    first_out: bool,
     ticking: bool,
 }
 
@@ -47,7 +54,12 @@ pub fn check_query(number: usize, q: &QueryPlan) -> Result<(), EngineError> {
         None | Some((OutputKind::Last, false)) => {}
         Some((OutputKind::Snapshot, false)) if fully => {}
         Some((OutputKind::Snapshot, false)) => return unsupported("OUTPUT SNAPSHOT of a query not fully aggregated"),
-        Some(_) => return unsupported("an output policy other than OUTPUT LAST EVERY and OUTPUT SNAPSHOT EVERY"),
+        // Esper's rows of an aggregating query include those its expiries make, which this contract's do not.
+        Some((OutputKind::All | OutputKind::First, false)) if q.aggregation.is_none() => {}
+        Some((OutputKind::All | OutputKind::First, false)) => {
+            return unsupported("OUTPUT ALL or FIRST of an aggregating query");
+        }
+        Some(_) => return unsupported("OUTPUT AFTER"),
     }
     if q.emits != Emits::Inserted {
         return unsupported("SELECT IRSTREAM / RSTREAM");
@@ -72,6 +84,8 @@ impl StreamQuery {
             last_event: BTreeMap::new(),
             changed: BTreeSet::new(),
             held: BTreeMap::new(),
+            interval: Vec::new(),
+            first_out: false,
             ticking: false,
         })
     }
@@ -188,11 +202,20 @@ impl StreamQuery {
     /// The row of `event` at once, or without it until the next output tick.
     fn emit_or_hold(&mut self, group: &str, event: &Row, aggregates: &[Val], vars: &Row) -> Vec<Row> {
         let row = self.project(event, aggregates, vars);
-        if self.plan.output.is_none() {
-            return vec![row];
+        let keys = || self.order_keys(event, aggregates, vars);
+        match self.plan.output.as_ref().map(|o| o.kind) {
+            None => return vec![row],
+            Some(OutputKind::First) if self.first_out => {}
+            Some(OutputKind::First) => {
+                self.first_out = true;
+                return vec![row];
+            }
+            Some(OutputKind::All) => self.interval.push((keys(), row)),
+            Some(_) => {
+                let keys = keys();
+                self.held.insert(group.to_owned(), (keys, row));
+            }
         }
-        let keys = self.order_keys(event, aggregates, vars);
-        self.held.insert(group.to_owned(), (keys, row));
         Vec::new()
     }
 
@@ -257,7 +280,10 @@ impl StreamQuery {
         let fully = matches!(self.plan.aggregation.as_ref().map(|a| &a.kind), Some(AggregationKind::FullyAggregated));
         if !fully {
             self.changed.clear();
-            return order::ordered(std::mem::take(&mut self.held).into_values().collect(), &self.plan.order_by);
+            self.first_out = false;
+            let mut rows: Vec<(Vec<Val>, Row)> = std::mem::take(&mut self.interval);
+            rows.extend(std::mem::take(&mut self.held).into_values());
+            return order::ordered(rows, &self.plan.order_by);
         }
         let changed = std::mem::take(&mut self.changed);
         let released = match self.plan.output.as_ref().map(|o| o.kind) {

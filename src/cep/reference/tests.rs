@@ -371,6 +371,46 @@ fn esper_output_snapshot_per_group_trace() {
     assert_eq!(trace_through(SNAPSHOT, &[], 7200), snapshot_expected());
 }
 
+/// An expected `(ms, symbol, value)` output of a statement over the trace.
+pub(crate) type TraceRow = (i64, &'static str, Option<f64>);
+
+/// The `OUTPUT ALL` (Esper's default, `OUTPUT EVERY`, too) and `OUTPUT FIRST` statements of Esper's
+/// `ResultSetOutputLimitSimple` over the trace's events, and what it gives there (`tryAssertion56`,
+/// `tryAssertion17IStream`): every row of the interval at its tick; the interval's first row as it arrives.
+pub(crate) const ALL_AND_FIRST: [(&str, &[TraceRow]); 3] = [
+    ("INSERT INTO Out SELECT symbol, price as value FROM S.win:time(5.5 sec) OUTPUT ALL EVERY 1 sec", ALL_ROWS),
+    ("INSERT INTO Out SELECT symbol, price as value FROM S.win:time(5.5 sec) OUTPUT EVERY 1 sec", ALL_ROWS),
+    (
+        "INSERT INTO Out SELECT symbol, price as value FROM S.win:time(5.5 sec) OUTPUT FIRST EVERY 1 sec",
+        &[
+            (200, "IBM", Some(25.0)),
+            (1500, "IBM", Some(24.0)),
+            (3500, "YAH", Some(2.0)),
+            (4300, "IBM", Some(22.0)),
+            (5900, "YAH", Some(1.0)),
+        ],
+    ),
+];
+
+const ALL_ROWS: &[TraceRow] = &[
+    (1200, "IBM", Some(25.0)),
+    (1200, "MSFT", Some(9.0)),
+    (2200, "IBM", Some(24.0)),
+    (2200, "IBM", Some(26.0)),
+    (2200, "YAH", Some(1.0)),
+    (4200, "YAH", Some(2.0)),
+    (5200, "IBM", Some(22.0)),
+    (5200, "YAH", Some(3.0)),
+    (6200, "YAH", Some(1.0)),
+];
+
+#[test]
+fn esper_output_all_and_first_without_aggregates_traces() {
+    for (statement, rows) in ALL_AND_FIRST {
+        assert_eq!(trace_through(statement, &[], 7200), out(rows), "{statement}");
+    }
+}
+
 /// A length batch is released by its n-th event, which WHERE does not decide: the events failing it count towards
 /// the length but give no row.
 #[test]
@@ -420,6 +460,10 @@ fn constructs_the_runtime_does_not_run_are_refused_by_name() {
         (
             "INSERT INTO Out SELECT symbol, price as value FROM S OUTPUT SNAPSHOT EVERY 1 sec",
             "OUTPUT SNAPSHOT of a query not fully aggregated",
+        ),
+        (
+            "INSERT INTO Out SELECT symbol, sum(price) as value FROM S GROUP BY symbol OUTPUT FIRST EVERY 1 sec",
+            "OUTPUT ALL or FIRST of an aggregating query",
         ),
     ] {
         let config: CepConfig = serde_json::from_str(&trace_config(statement)).expect("test configuration");
