@@ -164,8 +164,8 @@ pub(super) struct PerEvent {
     args: Vec<Option<RowExpr>>,
     /// Whether a fully aggregated query's group keeps its latest row rather than its first. Its projection reads of
     /// a row only the group keys, which every row of the group has alike (a key is equal exactly when the values'
-    /// text forms are), so the first row serves unless HAVING or ORDER BY reads another column. Keeping the first spares each
-    /// arrival a reference count taken and one dropped on the group's previous row, whose memory is cold by then:
+    /// text forms are), so the first row serves unless HAVING or ORDER BY reads another column. Keeping the first
+    /// spares each arrival a reference count taken and one dropped on the group's previous row, cold by then:
     /// `bench floor --per-ms 5000` on one worker ran 2–4 % faster (`benches/results/cep.md`, twenty-eighth session).
     latest_row: bool,
 }
