@@ -166,12 +166,12 @@ impl BatchLogic {
                 let groups = self.groups(calls, &old.rows);
                 match kind {
                     AggregationKind::FullyAggregated => {
-                        groups.rows.iter().filter_map(|g| self.row(&g.event, &g.values)).collect()
+                        groups.rows.iter().filter_map(|g| self.row(&g.event, &g.values(calls))).collect()
                     }
-                    AggregationKind::WithUngroupedColumns(_) => new
-                        .iter()
-                        .filter_map(|(group, row)| self.row(row, &groups.rows[groups.index[group]].values))
-                        .collect(),
+                    AggregationKind::WithUngroupedColumns(_) => {
+                        let values: Vec<Vec<Val>> = groups.rows.iter().map(|g| g.values(calls)).collect();
+                        new.iter().filter_map(|(group, row)| self.row(row, &values[groups.index[group]])).collect()
+                    }
                 }
             }
         };
@@ -183,19 +183,13 @@ impl BatchLogic {
     /// over the released rows and the last of its events seen in that order.
     fn groups(&self, calls: &[AggregateCall], old: &[(Key, Row)]) -> Groups {
         let mut groups = Groups::default();
-        let mut running: Vec<Option<Accumulators>> = Vec::new();
         for (group, row) in &self.state.released.rows {
-            let g = groups.find(group, row, &mut running);
-            groups.rows[g].event = row.clone();
+            let g = groups.see(group, row);
             let args = self.per_event.args(row, &self.vars);
-            running[g].get_or_insert_with(|| Accumulators::new(calls)).add(calls, args);
+            g.acc.get_or_insert_with(|| Accumulators::new(calls)).add(calls, args);
         }
         for (group, row) in old {
-            let g = groups.find(group, row, &mut running);
-            groups.rows[g].event = row.clone();
-        }
-        for (g, acc) in groups.rows.iter_mut().zip(running) {
-            g.values = acc.map_or_else(|| vec![Val::Null; calls.len()], |acc| acc.values(calls));
+            groups.see(group, row);
         }
         groups
     }
@@ -217,20 +211,33 @@ struct Groups {
     rows: Vec<GroupRow>,
 }
 
+/// A group's last event seen and its running aggregates over the released rows (none when it has no such row).
 struct GroupRow {
     event: Row,
-    values: Vec<Val>,
+    acc: Option<Accumulators>,
+}
+
+impl GroupRow {
+    /// Its aggregates: null when no released row is in it.
+    fn values(&self, calls: &[AggregateCall]) -> Vec<Val> {
+        self.acc.as_ref().map_or_else(|| vec![Val::Null; calls.len()], |acc| acc.values(calls))
+    }
 }
 
 impl Groups {
-    /// The index of `group`, added with `row` as its event (and no aggregates yet) if it is new.
-    fn find(&mut self, group: &Key, row: &Row, running: &mut Vec<Option<Accumulators>>) -> usize {
-        let rows = &mut self.rows;
-        *self.index.entry(group.clone()).or_insert_with(|| {
-            rows.push(GroupRow { event: row.clone(), values: Vec::new() });
-            running.push(None);
-            rows.len() - 1
-        })
+    /// `group`, with `row` as its last event seen (added without aggregates if it is new).
+    fn see(&mut self, group: &Key, row: &Row) -> &mut GroupRow {
+        match self.index.get(group) {
+            Some(&at) => {
+                self.rows[at].event = row.clone();
+                &mut self.rows[at]
+            }
+            None => {
+                self.index.insert(group.clone(), self.rows.len());
+                self.rows.push(GroupRow { event: row.clone(), acc: None });
+                self.rows.last_mut().expect("just pushed")
+            }
+        }
     }
 }
 
