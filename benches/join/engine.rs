@@ -29,7 +29,8 @@ impl EngineJoin {
         let plan = plan_config(&config, false).expect("the join configuration plans");
         let program = Program::new(&plan).expect("the join compiles").receiving(config.incoming_types());
         let workers = Workers::start(1).expect("a timely worker starts");
-        EngineJoin { engine: Dataflow::install(workers, Arc::new(program)) }
+        // Its events' times start at 0.
+        EngineJoin { engine: Dataflow::install(workers, Arc::new(program), 0) }
     }
 
     /// The rows of `events`, as ingest would build them.

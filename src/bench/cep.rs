@@ -238,7 +238,7 @@ pub fn seed_engine(scenario: Scenario, workers: Arc<Workers>) -> Result<Dataflow
     let config: CepConfig = serde_json::from_str(text)?;
     let plan = plan_config(&config, false).map_err(|errors| CepBenchError::Plan(details(&errors)))?;
     let program = Program::new(&plan)?.receiving(config.incoming_types());
-    Ok(Dataflow::install(workers, Arc::new(program)))
+    Ok(Dataflow::install(workers, Arc::new(program), START_MS))
 }
 
 /// The engine's run on one pool of workers.

@@ -220,11 +220,11 @@ impl CepService {
             Some(replaced) => {
                 self.publish(&key, &replaced.prepared.config, replaced.drain(self.clock.now_ms()));
                 let changed = changed_types(&replaced.prepared.config, &prepared.config);
-                let engine = lock(&replaced.engine).replace(prepared.program.clone(), &changed);
+                let engine = lock(&replaced.engine).replace(prepared.program.clone(), &changed, self.clock.now_ms());
                 Running { prepared, engine: Arc::new(Mutex::new(engine)), queue: Arc::default() }
             }
             None => {
-                let engine = Dataflow::install(self.workers.clone(), prepared.program.clone());
+                let engine = Dataflow::install(self.workers.clone(), prepared.program.clone(), self.clock.now_ms());
                 Running { prepared, engine: Arc::new(Mutex::new(engine)), queue: Arc::default() }
             }
         };
@@ -410,7 +410,7 @@ mod tests {
         let config: CepConfig = serde_json::from_str(include_str!("../../queries/floor-average.json")).expect("seed");
         let tenant = Tenant::parse("building").expect("tenant");
         let prepared = prepare(config, &tenant, &ServicePath::root()).expect("prepares");
-        let engine = Dataflow::install(Workers::start(1).expect("workers"), prepared.program.clone());
+        let engine = Dataflow::install(Workers::start(1).expect("workers"), prepared.program.clone(), 0);
         Running { prepared, engine: Arc::new(Mutex::new(engine)), queue: Arc::default() }
     }
 

@@ -124,11 +124,14 @@ struct Compiler<'s, 'p> {
     next_tag: u32,
     /// The looked-up streams whose join group is built.
     joined: HashSet<String>,
+    /// When the statements were created (`OUTPUT AFTER` counts from it).
+    created_ms: i64,
 }
 
 /// Builds `program` in `scope` over `input`. Every statement's output is read by a later statement or watched by
-/// `watch`, so the watch passes an epoch only when every statement has finished with it (timers included).
-pub fn compile<'s>(scope: Scope<'s, u64>, program: &Program, input: Edge<'s>, watch: &Watch) -> Built {
+/// `watch`, so the watch passes an epoch only when every statement has finished with it (timers included). Its
+/// statements were created at `created_ms`.
+pub fn compile<'s>(scope: Scope<'s, u64>, program: &Program, input: Edge<'s>, watch: &Watch, created_ms: i64) -> Built {
     let names: Vec<Name> = (0..program.stream_count()).map(|i| Name::from(program.name(i))).collect();
     let mut compiler = Compiler {
         scope,
@@ -144,6 +147,7 @@ pub fn compile<'s>(scope: Scope<'s, u64>, program: &Program, input: Edge<'s>, wa
         watch: watch.clone(),
         next_tag: program.stream_count(),
         joined: HashSet::new(),
+        created_ms,
     };
     for statement in &program.plan.statements {
         compiler.statement(statement.number, &statement.node);
@@ -360,12 +364,16 @@ impl<'s> Compiler<'s, '_> {
         // sends every worker with the stream's first event, and need no operator of their own. A stream statements
         // insert into has a clock operator, whose `Start` records go to every worker through the exchange.
         let inputs_only = self.producers.get(&id).is_none_or(Vec::is_empty);
-        let (input, clocked) = match (q.output.is_some(), inputs_only) {
-            (true, false) => (self.scope.concatenate([input.clone(), clock(input, id)]), true),
+        let (input, clocked) = match (&q.output, inputs_only) {
+            (Some(o), false) => {
+                let clock = clock(input.clone(), id, o.after_millis.is_some());
+                (self.scope.concatenate([input, clock]), true)
+            }
             _ => (input, false),
         };
         let ids = (id, self.id(&q.sink.stream));
-        let logic = QueryLogic::new(number, Arc::new(q.clone()), s.clone(), ids, self.vars.clone());
+        let logic =
+            QueryLogic::new(number, Arc::new(q.clone()), s.clone(), ids, self.vars.clone()).created_at(self.created_ms);
         let control = Control::new(number);
         self.built.controls.push(control.clone());
         let in_place = !routes.is_empty() && routes.iter().all(|(id, (label, e))| self.routed_in_place(*id, label, e));
@@ -695,15 +703,16 @@ fn split<'s>(input: Edge<'s>, streams: u32) -> Vec<Edge<'s>> {
 }
 
 /// At this worker's first event of `stream`, emits a `Start` record for every worker: a statement's output clock
-/// starts then.
-fn clock<'s>(input: Edge<'s>, stream: u32) -> Edge<'s> {
+/// starts then. With `OUTPUT AFTER` (`every_epoch`), at its first event of every epoch that has some: the clock starts
+/// at the first that is late enough.
+fn clock<'s>(input: Edge<'s>, stream: u32, every_epoch: bool) -> Edge<'s> {
     let peers = input.scope().peers() as u32;
     input.unary(Pipeline, "Clock", move |_cap, _info| {
         let mut started = false;
         move |input, output| {
             input.for_each_stamp(|cap, data| {
                 let seen = data.flat_map(|d| d.iter()).any(|r| r.stream() == Some(stream));
-                if seen && !started {
+                if seen && (every_epoch || !started) {
                     started = true;
                     output.session(&cap).give_container(&mut Record::starts(cap.least().copied(), peers, stream));
                 }

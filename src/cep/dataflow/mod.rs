@@ -57,32 +57,36 @@ pub struct Dataflow {
     started: Vec<bool>,
     /// Rounds sent and not received yet, oldest first.
     in_flight: VecDeque<Ticket>,
+    /// When the statements new in this dataflow were created (`OUTPUT AFTER` counts from it).
+    created_ms: i64,
 }
 
 impl Dataflow {
-    /// Checks `plan` and installs its dataflow on every worker.
-    pub fn new(workers: Arc<Workers>, plan: &Plan) -> Result<Self, EngineError> {
-        Ok(Self::install(workers, Arc::new(Program::new(plan)?)))
+    /// Checks `plan` and installs its dataflow on every worker, its statements created at `created_ms`.
+    pub fn new(workers: Arc<Workers>, plan: &Plan, created_ms: i64) -> Result<Self, EngineError> {
+        Ok(Self::install(workers, Arc::new(Program::new(plan)?), created_ms))
     }
 
-    /// Installs an already checked program on every worker.
-    pub fn install(workers: Arc<Workers>, program: Arc<Program>) -> Self {
-        let (id, next_timer) = installed(&workers, &program, None);
+    /// Installs an already checked program on every worker, its statements created at `created_ms`.
+    pub fn install(workers: Arc<Workers>, program: Arc<Program>, created_ms: i64) -> Self {
+        let (id, next_timer) = installed(&workers, &program, None, created_ms);
         let started = vec![false; program.stream_count() as usize];
-        Dataflow { workers, program, id, epoch: 0, position: 0, next_timer, started, in_flight: VecDeque::new() }
+        let in_flight = VecDeque::new();
+        Dataflow { workers, program, id, epoch: 0, position: 0, next_timer, started, in_flight, created_ms }
     }
 
     /// Installs `program` to replace this dataflow: the statements both run (`Program::kept_from`, given the event
     /// types declared differently now) take their state over, as the rounds sent so far left it, and time and arrival
-    /// positions go on from here. This dataflow stays installed until it is dropped.
-    pub fn replace(&self, program: Arc<Program>, changed_types: &[String]) -> Self {
+    /// positions go on from here; the statements not kept are created at `now_ms`. This dataflow stays installed
+    /// until it is dropped.
+    pub fn replace(&self, program: Arc<Program>, changed_types: &[String], now_ms: i64) -> Self {
         let statements = program.kept_from(&self.program, changed_types);
         let handover = (!statements.is_empty()).then_some(Handover { from: self.id, statements });
-        let (id, next_timer) = installed(&self.workers, &program, handover);
+        let (id, next_timer) = installed(&self.workers, &program, handover, now_ms);
         let (epoch, position) = (self.epoch, self.position);
         let started = vec![false; program.stream_count() as usize];
-        let in_flight = VecDeque::new();
-        Dataflow { workers: self.workers.clone(), program, id, epoch, position, next_timer, started, in_flight }
+        let (workers, in_flight, created_ms) = (self.workers.clone(), VecDeque::new(), now_ms);
+        Dataflow { workers, program, id, epoch, position, next_timer, started, in_flight, created_ms }
     }
 
     pub fn program(&self) -> &Program {
@@ -113,10 +117,9 @@ impl Dataflow {
         let epoch = self.next_epoch(now_ms);
         let first = self.position + 1;
         self.position += events;
-        let starts = if events > 0 && !std::mem::replace(&mut self.started[stream as usize], true) {
-            vec![stream]
-        } else {
-            Vec::new()
+        let starts = match events > 0 && self.starts(stream) {
+            true => vec![stream],
+            false => Vec::new(),
         };
         Slot { epoch, first, events, stream, starts }
     }
@@ -179,22 +182,29 @@ impl Dataflow {
         }
     }
 
-    /// Lists in each batch the streams whose first event the installed dataflow meets there.
+    /// Lists in each batch the streams whose first event the installed dataflow meets there, and those with an
+    /// `OUTPUT AFTER` statement whose events are there ([`Program::clocks_after`]).
     fn mark_starts(&mut self, batches: &mut [workers::Batch]) {
         for batch in batches {
             for (stream, _, _) in &batch.events {
-                if !std::mem::replace(&mut self.started[*stream as usize], true) {
+                if !batch.starts.contains(stream) && self.starts(*stream) {
                     batch.starts.push(*stream);
                 }
             }
         }
     }
 
+    /// Whether an epoch with an event of `stream` starts clocks: the stream's first, or any with `OUTPUT AFTER`.
+    fn starts(&mut self, stream: u32) -> bool {
+        let first = !std::mem::replace(&mut self.started[stream as usize], true);
+        first || self.program.clocks_after(stream)
+    }
+
     /// Installs this dataflow again after the workers restarted, without its state.
     fn reinstall(&mut self, why: &PoolError) {
         tracing::error!(error = %why, "CEP dataflow reinstalled without its state");
         metrics::counter!("fluxgate_cep_dataflows_reinstalled_total").increment(1);
-        (self.id, self.next_timer) = installed(&self.workers, &self.program, None);
+        (self.id, self.next_timer) = installed(&self.workers, &self.program, None, self.created_ms);
         self.started.fill(false);
     }
 
@@ -231,8 +241,13 @@ impl Dataflow {
 
 /// Installs `program` on the pool; a failed install (the pool restarted) answers id 0, which names no dataflow, so the
 /// next feed installs it again.
-fn installed(workers: &Workers, program: &Arc<Program>, handover: Option<Handover>) -> (u64, Option<u64>) {
-    workers.install(program.clone(), handover).unwrap_or_else(|error| {
+fn installed(
+    workers: &Workers,
+    program: &Arc<Program>,
+    handover: Option<Handover>,
+    created_ms: i64,
+) -> (u64, Option<u64>) {
+    workers.install(program.clone(), handover, created_ms).unwrap_or_else(|error| {
         tracing::error!(%error, "CEP dataflow not installed; the next events install it again");
         (0, None)
     })

@@ -36,11 +36,14 @@ pub struct Program {
     /// The streams events come in on from outside, by number (a configuration's incoming types); `None` when any
     /// stream may.
     incoming: Option<Vec<bool>>,
+    /// By stream id, [`Program::clocks_after`]; looked up at every input event.
+    clocks_after: Vec<bool>,
 }
 
 impl Program {
     pub fn new(plan: &Plan) -> Result<Self, EngineError> {
-        Reference::new(plan)?;
+        // What the reference runs, the dataflow runs: built only to be checked, at any time.
+        Reference::new(plan, 0)?;
         check_window_order(plan)?;
         check_join_groups(plan)?;
         let shape = shape_of(plan);
@@ -51,9 +54,20 @@ impl Program {
             names: Vec::new(),
             ids: HashMap::default(),
             incoming: None,
+            clocks_after: Vec::new(),
         };
         for statement in &plan.statements {
             program.declare(&statement.node);
+        }
+        program.clocks_after = vec![false; program.names.len()];
+        for q in plan.statements.iter().filter_map(|s| match &s.node {
+            PlanNode::Query(q) => Some(q),
+            _ => None,
+        }) {
+            if let (Input::Stream(input), Some(_)) = (&q.input, q.output.as_ref().and_then(|o| o.after_millis)) {
+                let id = program.intern(&input.stream);
+                program.clocks_after[id as usize] = true;
+            }
         }
         Ok(program)
     }
@@ -290,6 +304,13 @@ impl Program {
     /// The statements reading `stream`, in plan order.
     fn readers<'a>(&'a self, stream: &'a str) -> impl Iterator<Item = &'a StatementPlan> {
         self.plan.statements.iter().filter(move |s| reads_and_writes(&s.node).0.iter().any(|r| r == stream))
+    }
+
+    /// Whether a statement reading stream `id` waits with `OUTPUT AFTER`: its output clock starts at the first event of
+    /// the stream at or after a time, not at the first event, so every worker is told of the stream's events in every
+    /// epoch that has some, and each such statement starts its clock at the first one it may.
+    pub fn clocks_after(&self, id: u32) -> bool {
+        self.clocks_after.get(id as usize).copied().unwrap_or(false)
     }
 
     /// Whether events of stream `id` may come in from outside.

@@ -33,7 +33,7 @@ use super::record::{Record, Stamp, millis, timer_epoch};
 use crate::cep::plan::{AggregateCall, AggregationKind, OutputKind, PlanExpr, QueryPlan, StreamInput, WindowSpec};
 use crate::cep::planner::has_ungrouped_column;
 use crate::cep::reference::TimerOrder;
-use crate::cep::reference::query::view_state_key;
+use crate::cep::reference::query::{not_before, view_state_key};
 use crate::cep::runtime::compiled::RowExpr;
 use crate::cep::runtime::eval::{Scope, holds, project};
 use crate::cep::runtime::key::{self, Key};
@@ -229,6 +229,9 @@ struct QueryState {
     /// The next output tick, and when and by what position the clock was set (for stamps).
     tick: Option<(u64, (u64, u64))>,
     ticks: u64,
+    /// With `OUTPUT AFTER`, the millisecond before which the clock does not start (`reference::query::not_before`):
+    /// state, so that it stays with a statement kept across a replacement.
+    not_before: Option<i64>,
 }
 
 impl QueryState {
@@ -244,6 +247,7 @@ impl QueryState {
             first_out: false,
             tick: None,
             ticks: 0,
+            not_before: None,
         }
     }
 
@@ -289,6 +293,12 @@ impl QueryLogic {
         let per_event = PerEvent::new(&plan, &input, &vars);
         let (stream, sink, empty, done) = (ids.0, ids.1, Key::default(), Leftovers::for_this_thread());
         QueryLogic { statement, plan, input, stream, sink, vars, empty, per_event, state, done }
+    }
+
+    /// The query of a statement created at `created_ms`.
+    pub fn created_at(mut self, created_ms: i64) -> Self {
+        self.state.not_before = not_before(&self.plan, created_ms);
+        self
     }
 
     fn every(&self) -> Option<i64> {
@@ -476,6 +486,10 @@ impl QueryLogic {
 
     /// The row of `event` at once, or without it until the next output tick.
     fn emit_or_hold(&mut self, group: Key, event: &Row, aggregates: &[Val]) -> Vec<Row> {
+        // Before `OUTPUT AFTER`'s time, a query without aggregates keeps nothing for its first tick.
+        if self.plan.aggregation.is_none() && self.state.not_before.is_some() && self.state.tick.is_none() {
+            return Vec::new();
+        }
         let row = self.project(event, aggregates);
         match self.plan.output.as_ref().map(|o| o.kind) {
             None => return vec![row],
@@ -681,13 +695,13 @@ fn millis_of(epoch: u64) -> i64 {
 impl Logic for QueryLogic {
     fn record(&mut self, emit: &mut Emit, epoch: u64, record: Record) {
         match record {
-            Record::Start { ms, .. } => {
+            Record::Start { ms, .. } if self.state.not_before.is_none_or(|at| ms >= at) => {
                 if let (None, Some(every)) = (self.state.tick, self.every()) {
                     self.state.tick = Some((timer_epoch(ms + every), (epoch, 0)));
                 }
             }
             Record::Event { stamp, stream, row } if stream == self.stream => self.event(emit, epoch, stamp, row),
-            Record::Event { .. } | Record::Match { .. } => {}
+            Record::Start { .. } | Record::Event { .. } | Record::Match { .. } => {}
         }
     }
 

@@ -13,7 +13,8 @@ use crate::cep::explain::plan_config;
 use crate::cep::plan::Plan;
 use crate::cep::reference::Reference;
 use crate::cep::reference::tests::{
-    ALL_AND_FIRST, ORDERED, SNAPSHOT, TRACE, run_trace, snapshot_expected, trace_config, trace_expected, trace_outputs,
+    AFTER, ALL_AND_FIRST, ORDERED, SNAPSHOT, TRACE, TraceRow, run_trace, snapshot_expected, trace_config,
+    trace_expected, trace_outputs,
 };
 use crate::cep::runtime::value::watched_shape;
 use crate::cep::runtime::{Engine, Incoming, Output, Row, Val, spare};
@@ -117,17 +118,17 @@ fn by_time(outputs: Vec<Output>) -> BTreeMap<i64, Vec<String>> {
 /// workers taking them on every stream, with pushes pipelined.
 fn compare(config: &str, steps: &[Step]) -> Result<(), TestCaseError> {
     let plan = plan(config);
-    let expected = by_time(run(&mut Reference::new(&plan).expect("reference runs"), steps));
+    let expected = by_time(run(&mut Reference::new(&plan, 0).expect("reference runs"), steps));
     let parsed: CepConfig = serde_json::from_str(config).expect("test configuration");
     let incoming = Arc::new(Program::new(&plan).expect("checks").receiving(parsed.incoming_types()));
     for workers in [1, 2, 4] {
-        let mut dataflow = Dataflow::install(pool(workers), incoming.clone());
+        let mut dataflow = Dataflow::install(pool(workers), incoming.clone(), 0);
         let got = by_time(run(&mut dataflow, steps));
         prop_assert_eq!(&got, &expected, "{} workers", workers);
-        let mut queued = Dataflow::install(pool(workers), incoming.clone());
+        let mut queued = Dataflow::install(pool(workers), incoming.clone(), 0);
         prop_assert_eq!(&by_time(run_queued(&mut queued, steps)), &expected, "{} workers, rounds queued", workers);
     }
-    let mut pipelined = Dataflow::new(pool(2), &plan).expect("dataflow runs");
+    let mut pipelined = Dataflow::new(pool(2), &plan, 0).expect("dataflow runs");
     prop_assert_eq!(&by_time(run_pipelined(&mut pipelined, steps)), &expected, "2 workers, batches pipelined");
     Ok(())
 }
@@ -158,7 +159,11 @@ const ROOMS: &str = r#"{"host":"h",
     {"id":"T","type":"Total","attributes":[{"name":"n","type":"int"}]},
     {"id":"Q","type":"Snap","attributes":[{"name":"n","type":"int"},{"name":"temperature","type":"double"}]},
     {"id":"V","type":"Above","attributes":[{"name":"temperature","type":"double"}]},
-    {"id":"W","type":"Firsts","attributes":[{"name":"people","type":"int"}]}],
+    {"id":"W","type":"Firsts","attributes":[{"name":"people","type":"int"}]},
+    {"id":"A","type":"Later","attributes":[{"name":"temperature","type":"double"}]},
+    {"id":"R","type":"Tardy","attributes":[{"name":"people","type":"int"}]},
+    {"id":"Y","type":"Late","attributes":[{"name":"temperature","type":"double"}]},
+    {"id":"Z","type":"Early","attributes":[{"name":"temperature","type":"double"}]}],
   "statements":[
     "INSERT INTO Floor SELECT floor as id, avg(temperature) as temperature FROM Room.win:time(10 sec) GROUP BY floor OUTPUT LAST EVERY 2 sec",
     "INSERT INTO Stats SELECT floor as id, count(*) as n, min(temperature) as lo, max(temperature) as hi, stddev(temperature) as sd, sum(people) as people FROM Room.win:time(5 sec) WHERE temperature > 10 GROUP BY floor",
@@ -176,6 +181,10 @@ const ROOMS: &str = r#"{"host":"h",
     "INSERT INTO Firsts SELECT id, people FROM Room.win:length(3) WHERE people > 10 OUTPUT FIRST EVERY 1500 msec",
     "INSERT INTO Warmish SELECT id, floor, temperature FROM Room(temperature > 20)",
     "INSERT INTO Upper SELECT floor as id, max(temperature) as temperature FROM Warmish GROUP BY floor OUTPUT LAST EVERY 4 sec ORDER BY temperature DESC",
+    "INSERT INTO Later SELECT floor as id, avg(temperature) as temperature FROM Room.win:time(4 sec) GROUP BY floor OUTPUT AFTER 5 sec LAST EVERY 2 sec",
+    "INSERT INTO Tardy SELECT id, people FROM Room(people > 8) OUTPUT AFTER 4 sec EVERY 1500 msec",
+    "INSERT INTO Late SELECT floor as id, max(temperature) as temperature FROM Warmish GROUP BY floor OUTPUT AFTER 6 sec LAST EVERY 2 sec",
+    "INSERT INTO Early SELECT id, temperature FROM Warmish OUTPUT AFTER 3 sec FIRST EVERY 2 sec",
     "INSERT INTO Flap SELECT a.flap as id, 'closed' as status FROM pattern [every a=Room(temperature > cast(25,double)) -> ( (Room(id=a.id, temperature > cast(25,double)) and not Room(id=a.id, temperature <= cast(25,double))) -> (Room(id=a.id, temperature > cast(25,double)) and not Room(id=a.id, temperature <= cast(25,double)))) where timer:within(10 seconds)]"
   ]}"#;
 
@@ -345,7 +354,7 @@ fn tracker_event() -> impl Strategy<Value = Incoming> {
 
 #[test]
 fn esper_output_last_per_group_trace_on_two_workers() {
-    let mut dataflow = Dataflow::new(pool(2), &plan(TRACE)).expect("runs");
+    let mut dataflow = Dataflow::new(pool(2), &plan(TRACE), 0).expect("runs");
     assert_eq!(run_trace(&mut dataflow, 7200), trace_expected());
 }
 
@@ -353,22 +362,39 @@ fn esper_output_last_per_group_trace_on_two_workers() {
 #[test]
 fn esper_output_snapshot_per_group_trace_on_two_and_four_workers() {
     for workers in [2, 4] {
-        let mut dataflow = Dataflow::new(pool(workers), &plan(&trace_config(SNAPSHOT))).expect("runs");
+        let mut dataflow = Dataflow::new(pool(workers), &plan(&trace_config(SNAPSHOT)), 0).expect("runs");
         let mut rows = trace_outputs(&mut dataflow, &[], 7200);
         rows.sort_by(|a, b| (a.0, &a.1).cmp(&(b.0, &b.1)));
         assert_eq!(rows, snapshot_expected(), "{workers} workers");
     }
 }
 
+/// The rows of `statement` over the trace on `workers` workers, created at 0, until `until`: each timestamp's sorted.
+fn trace_on(workers: usize, statement: &str, until: i64) -> Vec<(i64, String, Option<f64>)> {
+    let mut dataflow = Dataflow::new(pool(workers), &plan(&trace_config(statement)), 0).expect("runs");
+    let mut out = trace_outputs(&mut dataflow, &[], until);
+    out.sort_by(|a, b| (a.0, &a.1, a.2.map(f64::to_bits)).cmp(&(b.0, &b.1, b.2.map(f64::to_bits))));
+    out
+}
+
+fn trace_rows(rows: &[TraceRow]) -> Vec<(i64, String, Option<f64>)> {
+    rows.iter().map(|(t, s, v)| (*t, s.to_string(), *v)).collect()
+}
+
 /// Esper's `OUTPUT ALL`, default and `OUTPUT FIRST` traces of a query without aggregates, on two workers.
 #[test]
 fn esper_output_all_and_first_without_aggregates_traces_on_two_workers() {
     for (statement, rows) in ALL_AND_FIRST {
-        let mut dataflow = Dataflow::new(pool(2), &plan(&trace_config(statement))).expect("runs");
-        let mut out = trace_outputs(&mut dataflow, &[], 7200);
-        out.sort_by(|a, b| (a.0, &a.1, a.2.map(f64::to_bits)).cmp(&(b.0, &b.1, b.2.map(f64::to_bits))));
-        let expected: Vec<(i64, String, Option<f64>)> = rows.iter().map(|(t, s, v)| (*t, s.to_string(), *v)).collect();
-        assert_eq!(out, expected, "{statement}");
+        assert_eq!(trace_on(2, statement, 7200), trace_rows(rows), "{statement}");
+    }
+}
+
+/// `OUTPUT AFTER` over the trace, its groups split over two and four workers: every worker starts its clock at the
+/// same first event past the time, whichever worker holds it.
+#[test]
+fn output_after_starts_every_worker_s_clock_at_the_same_event_on_two_and_four_workers() {
+    for ((statement, rows), workers) in AFTER.iter().flat_map(|s| [(s, 2), (s, 4)]) {
+        assert_eq!(trace_on(workers, statement, 8000), trace_rows(rows), "{workers} workers: {statement}");
     }
 }
 
@@ -378,8 +404,8 @@ fn esper_output_all_and_first_without_aggregates_traces_on_two_workers() {
 fn rows_sorted_by_order_by_come_out_in_the_reference_order_on_two_and_four_workers() {
     for (statement, workers) in ORDERED.iter().flat_map(|s| [(s, 2), (s, 4)]) {
         let config = trace_config(statement);
-        let expected = trace_outputs(&mut Reference::new(&plan(&config)).expect("reference runs"), &[], 10_000);
-        let mut dataflow = Dataflow::new(pool(workers), &plan(&config)).expect("runs");
+        let expected = trace_outputs(&mut Reference::new(&plan(&config), 0).expect("reference runs"), &[], 10_000);
+        let mut dataflow = Dataflow::new(pool(workers), &plan(&config), 0).expect("runs");
         assert_eq!(trace_outputs(&mut dataflow, &[], 10_000), expected, "{workers} workers: {statement}");
     }
 }
@@ -388,8 +414,8 @@ fn rows_sorted_by_order_by_come_out_in_the_reference_order_on_two_and_four_worke
 fn a_removed_dataflow_leaves_the_others_running() {
     let floor = plan(include_str!("../../../queries/floor-average.json"));
     let workers = pool(2);
-    let mut kept = Dataflow::new(workers.clone(), &floor).expect("runs");
-    let removed = Dataflow::new(workers, &floor).expect("runs");
+    let mut kept = Dataflow::new(workers.clone(), &floor, 0).expect("runs");
+    let removed = Dataflow::new(workers, &floor, 0).expect("runs");
     let event =
         |t: f64| vec![("Room".into(), row(&[("floor", Val::String("f1".into())), ("temperature", Val::Double(t))]))];
     kept.push_batch(1_000, event(20.0));
@@ -415,7 +441,7 @@ fn a_pool_with_a_worker_on_every_core_queues_its_rows_too() {
 fn rows_wait_for_a_thread_that_reaps(peers: usize) {
     let workers = Workers::start(peers).expect("workers start");
     let mut floor =
-        Dataflow::new(workers.clone(), &plan(include_str!("../../../queries/floor-average.json"))).expect("runs");
+        Dataflow::new(workers.clone(), &plan(include_str!("../../../queries/floor-average.json")), 0).expect("runs");
     let (shape, watch) = watched_shape();
     let room = |t: f64, shape: Val| {
         ("Room".into(), row(&[("floor", Val::String("f1".into())), ("temperature", Val::Double(t)), ("shape", shape)]))
@@ -453,7 +479,7 @@ impl Source for Rooms {
 fn workers_making_their_own_rows_take_back_the_rows_done_with_first_and_run_them() {
     let workers = Workers::start(1).expect("workers start");
     let mut floor =
-        Dataflow::new(workers.clone(), &plan(include_str!("../../../queries/floor-average.json"))).expect("runs");
+        Dataflow::new(workers.clone(), &plan(include_str!("../../../queries/floor-average.json")), 0).expect("runs");
     workers.queue_dead(vec![Row::new(), Row::new(), Row::new()]);
     let rooms = Arc::new(Rooms::default());
     floor.send_made(&[(1_000, 2), (1_001, 1)], "Room", rooms.clone());
@@ -470,7 +496,7 @@ fn workers_making_their_own_rows_take_back_the_rows_done_with_first_and_run_them
 fn a_worker_making_its_own_rows_keeps_those_it_is_done_with_for_its_next_ones() {
     let workers = Workers::start(1).expect("workers start");
     let mut floor =
-        Dataflow::new(workers.clone(), &plan(include_str!("../../../queries/floor-average.json"))).expect("runs");
+        Dataflow::new(workers.clone(), &plan(include_str!("../../../queries/floor-average.json")), 0).expect("runs");
     let rooms = Arc::new(Rooms::default());
     for ms in [1_000, 1_001] {
         floor.send_made(&[(ms, 3)], "Room", rooms.clone());
@@ -501,8 +527,8 @@ fn floors(outputs: &[Output]) -> Vec<(i64, String, f64)> {
 fn after_a_worker_panics_the_pool_restarts_and_every_dataflow_runs_again_without_its_state() {
     let floor = plan(include_str!("../../../queries/floor-average.json"));
     let workers = Workers::start(2).expect("workers start");
-    let mut struck = Dataflow::new(workers.clone(), &floor).expect("runs");
-    let mut other = Dataflow::new(workers.clone(), &floor).expect("runs");
+    let mut struck = Dataflow::new(workers.clone(), &floor, 0).expect("runs");
+    let mut other = Dataflow::new(workers.clone(), &floor, 0).expect("runs");
     struck.push_batch(1_000, room_on("f1", 30.0));
     other.push_batch(1_000, room_on("f1", 30.0));
     // A round of `other` is in flight before the one that fails, and a round of `struck` after it. Worker 1 panics
@@ -527,8 +553,8 @@ fn after_a_worker_panics_the_pool_restarts_and_every_dataflow_runs_again_without
 #[test]
 fn rounds_of_two_dataflows_in_flight_at_once_reach_their_own_dataflows() {
     let floor = plan(include_str!("../../../queries/floor-average.json"));
-    let mut first = Dataflow::new(pool(2), &floor).expect("runs");
-    let mut second = Dataflow::new(pool(2), &floor).expect("runs");
+    let mut first = Dataflow::new(pool(2), &floor, 0).expect("runs");
+    let mut second = Dataflow::new(pool(2), &floor, 0).expect("runs");
     first.send(vec![(1_000, room_on("f1", 20.0))]);
     second.send(vec![(1_000, room_on("f2", 30.0))]);
     first.send(vec![(11_500, room_on("f1", 22.0))]);
@@ -568,8 +594,8 @@ fn window_writers_insert_update_delete_and_merge_in_the_reference_order() {
         m.into_iter().flat_map(|(t, rows)| rows.into_iter().map(move |r| (t, r))).collect()
     };
     let plan = plan(&windows());
-    assert_eq!(flat(by_time(run(&mut Reference::new(&plan).unwrap(), &steps))), expected);
-    assert_eq!(flat(by_time(run(&mut Dataflow::new(pool(2), &plan).unwrap(), &steps))), expected);
+    assert_eq!(flat(by_time(run(&mut Reference::new(&plan, 0).unwrap(), &steps))), expected);
+    assert_eq!(flat(by_time(run(&mut Dataflow::new(pool(2), &plan, 0).unwrap(), &steps))), expected);
 }
 
 /// The shutter example's two statements plus a third writer of `Shutter` driven by a stream (one group of three,
@@ -646,8 +672,8 @@ fn a_stale_timer_of_a_dropped_pattern_automaton_does_not_fire_its_successor() {
       "statements":["INSERT INTO Shutter SELECT r.shutter as id, 'closed' as status FROM pattern [ every r=Room(temperature > 26.0) -> (timer:interval(5 sec) and not Room(temperature < 26.0 and id=r.id))]"]}"#;
     for config in [plain.to_owned(), include_str!("../../../queries/cepheus-close-shutters.json").to_owned()] {
         let plan = plan(&config);
-        let expected = by_time(run(&mut Reference::new(&plan).unwrap(), &steps));
-        assert_eq!(by_time(run(&mut Dataflow::new(pool(2), &plan).unwrap(), &steps)), expected);
+        let expected = by_time(run(&mut Reference::new(&plan, 0).unwrap(), &steps));
+        assert_eq!(by_time(run(&mut Dataflow::new(pool(2), &plan, 0).unwrap(), &steps)), expected);
     }
 }
 
@@ -666,10 +692,10 @@ fn a_slot_found_ahead_for_a_key_whose_automaton_went_meanwhile_is_not_trusted() 
         Step::Advance(3000),
     ];
     let plan = plan(config);
-    let expected = by_time(run(&mut Reference::new(&plan).unwrap(), &steps));
+    let expected = by_time(run(&mut Reference::new(&plan, 0).unwrap(), &steps));
     assert_eq!(expected.values().flatten().count(), 1, "A's one pair: {expected:?}");
     for workers in [1, 2] {
-        assert_eq!(by_time(run(&mut Dataflow::new(pool(workers), &plan).unwrap(), &steps)), expected);
+        assert_eq!(by_time(run(&mut Dataflow::new(pool(workers), &plan, 0).unwrap(), &steps)), expected);
     }
 }
 
@@ -713,11 +739,11 @@ fn a_reader_listed_before_the_writer_of_a_declared_type_sees_its_rows() {
     let steps = [Step::Push(1_000, vec![cmd("C1")]), Step::Push(2_000, vec![cmd("C2")])];
     for reader in [join, plain] {
         let plan = plan(&config(reader));
-        let expected = by_time(run(&mut Reference::new(&plan).expect("runs"), &steps));
+        let expected = by_time(run(&mut Reference::new(&plan, 0).expect("runs"), &steps));
         let logged = expected.values().flatten().filter(|r| r.starts_with("Log ")).count();
         assert_eq!(logged, 2, "{reader}: {expected:?}");
         for workers in [1, 2] {
-            let got = by_time(run(&mut Dataflow::new(pool(workers), &plan).expect("runs"), &steps));
+            let got = by_time(run(&mut Dataflow::new(pool(workers), &plan, 0).expect("runs"), &steps));
             assert_eq!(got, expected, "{reader} on {workers} workers");
         }
     }
@@ -732,15 +758,23 @@ fn with_first(config: &str, statement: &str) -> String {
 
 /// Runs `steps` on `config`, replacing it after step `at` by `config` with one more statement (whose rows are left
 /// out): the kept statements' state moves to the new dataflow, so the outputs are the reference's for `config` alone.
+/// The millisecond `steps` end at (0 for none).
+fn reached(steps: &[Step]) -> i64 {
+    steps.last().map_or(0, |step| match step {
+        Step::Push(ms, _) | Step::Advance(ms) => *ms,
+    })
+}
+
 fn compare_across_a_replacement(config: &str, extra: &str, steps: &[Step], at: usize) -> Result<(), TestCaseError> {
     let original = plan(config);
-    let expected = by_time(run(&mut Reference::new(&original).expect("reference runs"), steps));
+    let expected = by_time(run(&mut Reference::new(&original, 0).expect("reference runs"), steps));
     let program = Arc::new(Program::new(&plan(&with_first(config, extra))).expect("checks"));
     let at = at.min(steps.len());
     for workers in [1, 2, 4] {
-        let mut first = Dataflow::new(pool(workers), &original).expect("dataflow runs");
+        let mut first = Dataflow::new(pool(workers), &original, 0).expect("dataflow runs");
         let mut out = run(&mut first, &steps[..at]);
-        let mut second = first.replace(program.clone(), &[]);
+        // Replaced at the time the steps reached: a kept statement still counts `OUTPUT AFTER` from its creation.
+        let mut second = first.replace(program.clone(), &[], reached(&steps[..at]));
         drop(first);
         out.extend(run(&mut second, &steps[at..]));
         out.retain(|o| o.stream != "Extra");
@@ -777,12 +811,12 @@ fn a_changed_statement_starts_afresh_while_the_others_keep_their_state() {
         let text = |v: Option<&Val>| v.and_then(Val::to_ngsi).unwrap_or_default();
         out.iter().map(|o| (o.time, format!("{} {}", text(o.row.get("id")), text(o.row.get("temperature"))))).collect()
     };
-    let mut first = Dataflow::new(pool(2), &plan(&both)).expect("runs");
+    let mut first = Dataflow::new(pool(2), &plan(&both), 0).expect("runs");
     first.push_batch(1_000, room(20.0));
     let program = Arc::new(Program::new(&plan(&changed)).expect("checks"));
     assert_eq!(program.kept_from(&first.program, &[]), vec![(2, 2)], "only the floor average is kept");
     assert!(program.kept_from(&first.program, &["Room".to_owned()]).is_empty(), "nothing over a redeclared type");
-    let mut second = first.replace(program, &[]);
+    let mut second = first.replace(program, &[], 0);
     drop(first);
     assert_eq!(rows(second.push_batch(2_000, room(10.0))), [(2_000, "max 10.0".to_owned())], "a fresh window");
     let tick = run(&mut second, &[Step::Advance(11_000)]);
@@ -834,12 +868,12 @@ fn a_program_receiving_its_incoming_types_only_ignores_events_on_a_stream_statem
     };
     for workers in [1, 2] {
         let any = Arc::new(Program::new(&plan).expect("checks"));
-        let mut open = Dataflow::install(pool(workers), any);
+        let mut open = Dataflow::install(pool(workers), any, 0);
         let pushed = open.push_batch(1_000, vec![("Hot".into(), hot(30.0)), ("Room".into(), hot(25.0))]);
         assert_eq!(temperatures(pushed), ["Some(Double(25.0))", "Some(Double(30.0))"], "{workers} workers");
 
         let incoming = Arc::new(Program::new(&plan).expect("checks").receiving(["Room"]));
-        let mut closed = Dataflow::install(pool(workers), incoming);
+        let mut closed = Dataflow::install(pool(workers), incoming, 0);
         let pushed = closed.push_batch(1_000, vec![("Hot".into(), hot(30.0)), ("Room".into(), hot(25.0))]);
         assert_eq!(temperatures(pushed), ["Some(Double(25.0))"], "{workers} workers: Hot only from the statement");
     }

@@ -85,6 +85,8 @@ enum Command {
         id: u64,
         program: Arc<Program>,
         handover: Option<Handover>,
+        /// When its new statements were created.
+        created_ms: i64,
     },
     Feed {
         id: u64,
@@ -272,7 +274,12 @@ impl Workers {
 
     /// Installs `program` on every worker, taking over the state `handover` names; answers the new dataflow's id and
     /// its earliest timer (of the state taken over).
-    pub fn install(&self, program: Arc<Program>, handover: Option<Handover>) -> Result<(u64, Option<u64>), PoolError> {
+    pub fn install(
+        &self,
+        program: Arc<Program>,
+        handover: Option<Handover>,
+        created_ms: i64,
+    ) -> Result<(u64, Option<u64>), PoolError> {
         let mut dispatch = self.lock();
         dispatch.next_id += 1;
         let id = dispatch.next_id;
@@ -282,6 +289,7 @@ impl Workers {
             id,
             program: program.clone(),
             handover: handover.clone(),
+            created_ms,
         })?;
         dispatch.dealing.insert(id, program.dealing());
         Ok((id, report.next_timer))
@@ -558,9 +566,9 @@ struct Shared<'a> {
 fn obey(worker: &mut Worker, flows: &mut HashMap<u64, Flow>, command: Command, pool: Shared) -> Reply {
     let Shared { failed, reaper } = pool;
     match command {
-        Command::Install { id, program, handover } => {
+        Command::Install { id, program, handover, created_ms } => {
             let states = handover.map(|h| export(flows, &h)).unwrap_or_default();
-            let flow = install(worker, &program);
+            let flow = install(worker, &program, created_ms);
             let next_timer = adopt(&flow, states);
             flows.insert(id, flow);
             Ok(Report { outputs: Vec::new(), next_timer })
@@ -631,12 +639,12 @@ fn step_while(worker: &mut Worker, failed: &AtomicBool, mut busy: impl FnMut() -
     Ok(())
 }
 
-fn install(worker: &mut Worker, program: &Program) -> Flow {
+fn install(worker: &mut Worker, program: &Program, created_ms: i64) -> Flow {
     let watch = Watch::default();
     let dataflow = worker.next_dataflow_index();
     let (input, built) = worker.dataflow::<u64, _, _>(|scope| {
         let (input, stream) = scope.new_input::<Vec<Record>>();
-        let built = compile(scope, program, stream, &watch);
+        let built = compile(scope, program, stream, &watch, created_ms);
         (input, built)
     });
     Flow { input, watch, built, dataflow }

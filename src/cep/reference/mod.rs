@@ -116,11 +116,13 @@ pub struct Reference {
     seq: u64,
     timer_seq: u64,
     now: i64,
+    /// When the statements were created (`OUTPUT AFTER` counts from it).
+    created_ms: i64,
 }
 
 impl Reference {
-    /// Builds the statements' empty state and evaluates the variables.
-    pub fn new(plan: &Plan) -> Result<Self, EngineError> {
+    /// Builds the statements' empty state, created at `created_ms`, and evaluates the variables.
+    pub fn new(plan: &Plan, created_ms: i64) -> Result<Self, EngineError> {
         let mut engine = Reference {
             plans: Vec::new(),
             statements: Vec::new(),
@@ -132,6 +134,7 @@ impl Reference {
             seq: 0,
             timer_seq: 0,
             now: i64::MIN,
+            created_ms,
         };
         for s in &plan.statements {
             let statement = engine.build(s.number, &s.node)?;
@@ -156,7 +159,7 @@ impl Reference {
                 Input::Stream(s) if s.window.as_ref().is_some_and(WindowSpec::batches) => {
                     Statement::Batch(Box::new(BatchQuery::new(number, q, s)?))
                 }
-                Input::Stream(_) => Statement::Stream(Box::new(StreamQuery::new(number, q)?)),
+                Input::Stream(_) => Statement::Stream(Box::new(StreamQuery::new(number, q, self.created_ms)?)),
                 Input::Pattern(_) => Statement::Pattern(Box::new(PatternQuery::new(number, q)?)),
                 Input::Join(_) => Statement::Join(Box::new(JoinQuery::new(number, q, &self.vars)?)),
             },

@@ -5,6 +5,11 @@
 //! and for a query without aggregates `OUTPUT [ALL] EVERY`, every row of the interval at its tick, and `OUTPUT FIRST
 //! EVERY`, the interval's first row as it arrives (Esper's `ResultSetOutputLimitSimple` traces). Esper's rows of an
 //! aggregating query under those two include the ones its expiries make, which this contract's rows do not: refused.
+//! `OUTPUT AFTER d` (Esper's `OutputProcessViewConditionDefault` with its after-state): the statement's first `d`
+//! after it was created give no output. The output clock starts at the first event of the stream at or after that
+//! time, rather than at the first event; before it, a query without aggregates drops its rows, and an aggregating one
+//! keeps its changes for the first tick, as Esper keeps them in its delta set. (Esper also starts the clock at an
+//! expiry after that time; here only an event starts it.)
 //!
 //! The view keeps the rows it holds as a list; each row remembers its group and whether it passed WHERE, and
 //! aggregates are recomputed from the rows of a group whenever a group's row is needed. Groups touched by an
@@ -44,22 +49,22 @@ pub struct StreamQuery {
     /// `OUTPUT FIRST` without aggregates: whether the interval's first row went out.
     first_out: bool,
     ticking: bool,
+    /// With `OUTPUT AFTER`, the millisecond before which the output clock does not start: the statement's creation
+    /// plus the delay.
+    not_before: Option<i64>,
 }
 
 /// Checks what the reference evaluator does not run yet.
 pub fn check_query(number: usize, q: &QueryPlan) -> Result<(), EngineError> {
     let unsupported = |c: &str| Err(EngineError::Unsupported { statement: number, construct: c.into() });
     let fully = q.aggregation.as_ref().is_some_and(|a| a.kind == AggregationKind::FullyAggregated);
-    match q.output.as_ref().map(|o| (o.kind, o.after_millis.is_some())) {
-        None | Some((OutputKind::Last, false)) => {}
-        Some((OutputKind::Snapshot, false)) if fully => {}
-        Some((OutputKind::Snapshot, false)) => return unsupported("OUTPUT SNAPSHOT of a query not fully aggregated"),
+    match q.output.as_ref().map(|o| o.kind) {
+        None | Some(OutputKind::Last) => {}
+        Some(OutputKind::Snapshot) if fully => {}
+        Some(OutputKind::Snapshot) => return unsupported("OUTPUT SNAPSHOT of a query not fully aggregated"),
         // Esper's rows of an aggregating query include those its expiries make, which this contract's do not.
-        Some((OutputKind::All | OutputKind::First, false)) if q.aggregation.is_none() => {}
-        Some((OutputKind::All | OutputKind::First, false)) => {
-            return unsupported("OUTPUT ALL or FIRST of an aggregating query");
-        }
-        Some(_) => return unsupported("OUTPUT AFTER"),
+        Some(OutputKind::All | OutputKind::First) if q.aggregation.is_none() => {}
+        Some(OutputKind::All | OutputKind::First) => return unsupported("OUTPUT ALL or FIRST of an aggregating query"),
     }
     if q.emits != Emits::Inserted {
         return unsupported("SELECT IRSTREAM / RSTREAM");
@@ -67,8 +72,15 @@ pub fn check_query(number: usize, q: &QueryPlan) -> Result<(), EngineError> {
     Ok(())
 }
 
+/// With `OUTPUT AFTER`, the millisecond before which a statement created at `created_ms` gives no output.
+pub fn not_before(q: &QueryPlan, created_ms: i64) -> Option<i64> {
+    let after = q.output.as_ref()?.after_millis?;
+    Some(created_ms.saturating_add(after as i64))
+}
+
 impl StreamQuery {
-    pub fn new(number: usize, q: &QueryPlan) -> Result<Self, EngineError> {
+    /// The query of statement `number`, created at `created_ms`.
+    pub fn new(number: usize, q: &QueryPlan, created_ms: i64) -> Result<Self, EngineError> {
         check_query(number, q)?;
         let crate::cep::plan::Input::Stream(input) = &q.input else {
             return Err(EngineError::Unsupported { statement: number, construct: "this input".into() });
@@ -87,6 +99,7 @@ impl StreamQuery {
             interval: Vec::new(),
             first_out: false,
             ticking: false,
+            not_before: not_before(q, created_ms),
         })
     }
 
@@ -113,6 +126,9 @@ impl StreamQuery {
     }
 
     fn start_ticking(&mut self, ctx: &mut Ctx<'_>) {
+        if self.not_before.is_some_and(|at| ctx.now < at) {
+            return;
+        }
         if let (Some(o), false) = (&self.plan.output, self.ticking) {
             self.ticking = true;
             ctx.schedule(ctx.now + o.every_millis as i64, TimerOrder::Output, TimerKind::Tick);
@@ -201,6 +217,10 @@ impl StreamQuery {
 
     /// The row of `event` at once, or without it until the next output tick.
     fn emit_or_hold(&mut self, group: &str, event: &Row, aggregates: &[Val], vars: &Row) -> Vec<Row> {
+        // Before `OUTPUT AFTER`'s time, a query without aggregates keeps nothing for its first tick.
+        if self.plan.aggregation.is_none() && self.not_before.is_some() && !self.ticking {
+            return Vec::new();
+        }
         let row = self.project(event, aggregates, vars);
         let keys = || self.order_keys(event, aggregates, vars);
         match self.plan.output.as_ref().map(|o| o.kind) {

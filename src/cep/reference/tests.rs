@@ -8,7 +8,7 @@ use crate::cep::runtime::{Engine, Output, Row, Val};
 
 pub(super) fn engine(config: &str) -> Reference {
     let config: CepConfig = serde_json::from_str(config).expect("test configuration");
-    Reference::new(&plan_config(&config, true).expect("plans")).expect("runs")
+    Reference::new(&plan_config(&config, true).expect("plans"), 0).expect("runs")
 }
 
 fn row(props: &[(&str, Val)]) -> Row {
@@ -246,7 +246,7 @@ fn the_shutter_closes_once_while_hot_and_opens_when_cool() {
 fn a_join_driven_by_its_looked_up_stream_is_refused() {
     let config = SELF_FED.replace("FROM Cmd as c", "FROM Shutter as c").replace("c.shutter", "c.id");
     let config: CepConfig = serde_json::from_str(&config).expect("test configuration");
-    let error = Reference::new(&plan_config(&config, true).expect("plans")).unwrap_err();
+    let error = Reference::new(&plan_config(&config, true).expect("plans"), 0).unwrap_err();
     assert!(error.to_string().contains("a join whose driving side reads its looked-up stream"), "{error}");
 }
 
@@ -411,6 +411,61 @@ fn esper_output_all_and_first_without_aggregates_traces() {
     }
 }
 
+/// `OUTPUT AFTER 3 sec` over the trace (statements created at 0), worked out by hand from Esper's
+/// `OutputProcessViewConditionDefault`: the clock starts at the first event at or after 3 s (YAH at 3.5 s), so ticks
+/// fall at 4.5, 5.5 and 6.5 s. The aggregating statement's first tick gives every group changed since the start, as
+/// Esper keeps the changes before that time for it; the statements without aggregates drop the rows before it.
+pub(crate) const AFTER: [(&str, &[TraceRow]); 3] = [
+    (
+        "INSERT INTO Out SELECT symbol, sum(price) as value FROM S.win:time(5.5 sec) GROUP BY symbol OUTPUT AFTER \
+         3 sec LAST EVERY 1 sec",
+        &[
+            (4500, "IBM", Some(97.0)),
+            (4500, "MSFT", Some(9.0)),
+            (4500, "YAH", Some(3.0)),
+            (5500, "YAH", Some(6.0)),
+            (6500, "IBM", Some(72.0)),
+            (6500, "MSFT", None),
+            (6500, "YAH", Some(7.0)),
+            (7500, "IBM", Some(48.0)),
+            (7500, "YAH", Some(6.0)),
+        ],
+    ),
+    (
+        "INSERT INTO Out SELECT symbol, price as value FROM S.win:time(5.5 sec) OUTPUT AFTER 3 sec EVERY 1 sec",
+        &[(4500, "IBM", Some(22.0)), (4500, "YAH", Some(2.0)), (5500, "YAH", Some(3.0)), (6500, "YAH", Some(1.0))],
+    ),
+    (
+        "INSERT INTO Out SELECT symbol, price as value FROM S OUTPUT AFTER 3 sec FIRST EVERY 1 sec",
+        &[(3500, "YAH", Some(2.0)), (4900, "YAH", Some(3.0)), (5900, "YAH", Some(1.0))],
+    ),
+];
+
+#[test]
+fn output_after_starts_the_clock_at_the_first_event_past_its_time() {
+    for (statement, rows) in AFTER {
+        assert_eq!(trace_through(statement, &[], 8000), out(rows), "{statement}");
+    }
+}
+
+/// Esper's `ResultSetOutputLimitAfter` (`ResultSetEveryPolicy`): `output after 20 seconds every 5 seconds`, created
+/// at 0; the events at 1 ms, 6 and 16 s give nothing, those at 20 s and 24.999 s come out together at 25 s, the one
+/// at 27 s at 30 s.
+#[test]
+fn esper_output_after_every_policy() {
+    let statement = "INSERT INTO Out SELECT symbol, price as value FROM S OUTPUT AFTER 20 sec EVERY 5 sec";
+    let mut e = engine(&trace_config(statement));
+    let mut outputs = Vec::new();
+    for (ms, name) in [(1, "E1"), (6000, "E2"), (16_000, "E3"), (20_000, "E4"), (24_999, "E5"), (27_000, "E6")] {
+        let event = row(&[("symbol", Val::String(name.into())), ("price", Val::Double(1.0))]);
+        outputs.extend(e.push(ms, "S", event));
+    }
+    outputs.extend(e.advance(40_000));
+    let got: Vec<(i64, String)> = outputs.iter().map(|o| (o.time, symbol(o.row.get("symbol")))).collect();
+    let expected = [(25_000, "E4"), (25_000, "E5"), (30_000, "E6")].map(|(t, s)| (t, s.to_owned()));
+    assert_eq!(got, expected);
+}
+
 /// A length batch is released by its n-th event, which WHERE does not decide: the events failing it count towards
 /// the length but give no row.
 #[test]
@@ -467,7 +522,7 @@ fn constructs_the_runtime_does_not_run_are_refused_by_name() {
         ),
     ] {
         let config: CepConfig = serde_json::from_str(&trace_config(statement)).expect("test configuration");
-        let error = Reference::new(&plan_config(&config, true).expect("plans")).unwrap_err();
+        let error = Reference::new(&plan_config(&config, true).expect("plans"), 0).unwrap_err();
         assert_eq!(
             error.to_string(),
             format!("statement 1: {construct} is not supported by the runtime yet (issue 6)")

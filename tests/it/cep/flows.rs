@@ -120,6 +120,36 @@ async fn a_time_batch_writes_each_floor_s_sum_when_its_period_ends() {
     wait_for(&h, "1", "Floor", "temperature", "25.0").await;
 }
 
+/// Cepheus's `OUTPUT AFTER 10 sec LAST EVERY 10 sec`: nothing in the statement's first 10 seconds; the output clock
+/// starts at the first room after them, and its first tick, 10 s later, averages the room before them too.
+#[tokio::test]
+async fn output_after_waits_then_starts_the_floor_s_clock_at_the_next_room() {
+    let h = Harness::new().await;
+    h.state.sinks.set_listener(OWN.parse().unwrap());
+    let after = "INSERT INTO Floor SELECT floor as id, avg(temperature) as temperature FROM Room.win:time(10 min) \
+        GROUP BY floor OUTPUT AFTER 10 sec LAST EVERY 10 sec";
+    assert_eq!(post_config(&h, floor_with(after)).await.status, StatusCode::CREATED);
+    subscribe(&h, "Room", "Room.*", "temperature").await;
+    let floor = json!({"entities": [{"type": "Floor", "isPattern": "false", "id": "1"}]});
+    let no_floor = |when: &'static str| {
+        let (h, floor) = (&h, floor.clone());
+        async move {
+            let reply = h.json(Method::POST, "/cb/v1/queryContext", &[], Some(floor)).await;
+            assert_eq!(reply.body["errorCode"]["code"], "404", "no floor {when}: {}", reply.body);
+        }
+    };
+    room(&h, "Room1", "20").await;
+    h.clock.advance_ms(10_000);
+    settle().await;
+    no_floor("10 s after the first room").await;
+    room(&h, "Room2", "22").await;
+    h.clock.advance_ms(9_999);
+    settle().await;
+    no_floor("before the first tick").await;
+    h.clock.advance_ms(1);
+    wait_for(&h, "1", "Floor", "temperature", "21.0").await;
+}
+
 async fn room(h: &Harness, id: &str, temperature: &str) {
     h.update("APPEND", id, "Room", &[("temperature", "double", temperature), ("floor", "string", "1")]).await;
     settle().await;
