@@ -66,8 +66,12 @@ pub fn check_query(number: usize, q: &QueryPlan) -> Result<(), EngineError> {
         Some(OutputKind::All | OutputKind::First) if q.aggregation.is_none() => {}
         Some(OutputKind::All | OutputKind::First) => return unsupported("OUTPUT ALL or FIRST of an aggregating query"),
     }
-    if q.emits != Emits::Inserted {
-        return unsupported("SELECT IRSTREAM / RSTREAM");
+    // `SELECT IRSTREAM` under a plain `INSERT INTO` gives the rows `SELECT` gives: Esper routes only the insert stream
+    // into the stream (`OutputStrategyPostProcess`), and Cepheus's listener ignores the remove stream it is handed.
+    // `SELECT RSTREAM` hands that listener the remove stream as its new rows, while the stream still gets the insert
+    // stream: rows published and rows routed would differ.
+    if q.emits == Emits::Removed {
+        return unsupported("SELECT RSTREAM");
     }
     Ok(())
 }

@@ -466,6 +466,22 @@ fn esper_output_after_every_policy() {
     assert_eq!(got, expected);
 }
 
+/// `SELECT IRSTREAM` into a stream gives what `SELECT` gives, for every kind of query over the trace: the stream and
+/// its publishing take the insert stream only.
+#[test]
+fn select_irstream_into_a_stream_gives_the_insert_stream() {
+    let statements = [SNAPSHOT, ALL_AND_FIRST[0].0, ALL_AND_FIRST[2].0, AFTER[0].0, ORDERED[2]]
+        .into_iter()
+        .chain(["INSERT INTO Out SELECT symbol, sum(price) as value FROM S.win:time(2 sec) GROUP BY symbol"]);
+    for statement in statements {
+        let irstream = statement.replacen("SELECT", "SELECT IRSTREAM", 1);
+        assert_ne!(irstream, statement);
+        let rows = trace_through(statement, &[], 10_000);
+        assert!(!rows.is_empty(), "{statement}");
+        assert_eq!(trace_through(&irstream, &[], 10_000), rows, "{irstream}");
+    }
+}
+
 /// A length batch is released by its n-th event, which WHERE does not decide: the events failing it count towards
 /// the length but give no row.
 #[test]
@@ -520,6 +536,7 @@ fn constructs_the_runtime_does_not_run_are_refused_by_name() {
             "INSERT INTO Out SELECT symbol, sum(price) as value FROM S GROUP BY symbol OUTPUT FIRST EVERY 1 sec",
             "OUTPUT ALL or FIRST of an aggregating query",
         ),
+        ("INSERT INTO Out SELECT RSTREAM symbol, price as value FROM S.win:time(1 sec)", "SELECT RSTREAM"),
     ] {
         let config: CepConfig = serde_json::from_str(&trace_config(statement)).expect("test configuration");
         let error = Reference::new(&plan_config(&config, true).expect("plans"), 0).unwrap_err();
