@@ -297,6 +297,9 @@ impl TimeUnit {
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum OutputKind {
+    /// No keyword (`OUTPUT EVERY`): Esper's default, which is `ALL` for a query without aggregates and, for an
+    /// aggregating one, every row its arrivals and expiries make.
+    Default,
     All,
     First,
     Last,

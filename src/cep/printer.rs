@@ -199,12 +199,13 @@ impl Display for OutputClause {
         f.write_str("OUTPUT ")?;
         self.after.iter().try_for_each(|a| write!(f, "AFTER {a} "))?;
         let kind = match self.kind {
-            OutputKind::All => "ALL",
-            OutputKind::First => "FIRST",
-            OutputKind::Last => "LAST",
-            OutputKind::Snapshot => "SNAPSHOT",
+            OutputKind::Default => "",
+            OutputKind::All => "ALL ",
+            OutputKind::First => "FIRST ",
+            OutputKind::Last => "LAST ",
+            OutputKind::Snapshot => "SNAPSHOT ",
         };
-        write!(f, "{kind} EVERY {}", self.every)
+        write!(f, "{kind}EVERY {}", self.every)
     }
 }
 

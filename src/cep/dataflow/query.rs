@@ -1,7 +1,8 @@
-//! A query over one stream with state: its view (time, length, unique and last-event windows, grouped or not),
-//! grouped running aggregates, HAVING, `ORDER BY` and the `OUTPUT LAST EVERY`, (fully aggregated) `OUTPUT SNAPSHOT
-//! EVERY` and (without aggregates) `OUTPUT ALL` and `FIRST EVERY` policies, with cep-epl.md section 3's meaning (the
-//! reference evaluator's `query` module is the same semantics written as recomputation over a list of rows).
+//! A query over one stream with state: its view (time, length, unique and last-event windows, grouped or not), grouped
+//! running aggregates, HAVING, `ORDER BY` and the `OUTPUT LAST EVERY`, (fully aggregated) `OUTPUT SNAPSHOT EVERY`,
+//! (fully aggregated and grouped, or without aggregates) `OUTPUT ALL EVERY` and (without aggregates) `OUTPUT FIRST
+//! EVERY` policies, each may wait with `AFTER`, with cep-epl.md section 3's meaning (the reference evaluator's `query`
+//! module is the same semantics written as recomputation over a list of rows).
 //!
 //! Rows in the view are entries in a slab, named by their slot; each remembers its group, whether it counts (passed
 //! WHERE) and its aggregate arguments, so leaving the view is one subtraction. (A slab in place of a hash map by id:
@@ -498,7 +499,9 @@ impl QueryLogic {
                 self.state.first_out = true;
                 return vec![row];
             }
-            Some(OutputKind::All) => self.state.interval.push((self.order_keys(event, aggregates), row)),
+            Some(OutputKind::All | OutputKind::Default) => {
+                self.state.interval.push((self.order_keys(event, aggregates), row));
+            }
             Some(_) => {
                 let keys = self.order_keys(event, aggregates);
                 self.state.held.insert(group, (keys, row));
@@ -608,7 +611,8 @@ impl QueryLogic {
             self.fold_open(*slot);
         }
         let released = match self.plan.output.as_ref().map(|o| o.kind) {
-            Some(OutputKind::Snapshot) => self.live_groups(),
+            Some(OutputKind::Snapshot) => self.groups_where(|g| g.acc.as_ref().is_some_and(|acc| !acc.is_empty())),
+            Some(OutputKind::All) => self.groups_where(|g| g.last_event.is_some()),
             _ => due.clone(),
         };
         let rows = released.iter().filter_map(|(_, slot)| self.keyed_group_row(*slot)).collect();
@@ -623,16 +627,15 @@ impl QueryLogic {
         rows
     }
 
-    /// The groups with a row that counts in the view, in key order, their open panes folded: what `OUTPUT
-    /// SNAPSHOT` releases, changed or not.
-    fn live_groups(&mut self) -> Vec<(Key, usize)> {
+    /// The groups `released` picks, in key order, their open panes folded: with a row that counts in the view, what
+    /// `OUTPUT SNAPSHOT` releases; with a row that counted since the last tick, what `OUTPUT ALL` does.
+    fn groups_where(&mut self, released: impl Fn(&Group) -> bool) -> Vec<(Key, usize)> {
         let slots: Vec<usize> = self.state.groups.iter().map(|(slot, _)| slot).collect();
         slots.into_iter().for_each(|slot| self.fold_open(slot));
-        let counted = |g: &Group| g.acc.as_ref().is_some_and(|acc| !acc.is_empty());
-        let groups = self.state.groups.iter().filter(|(_, g)| counted(g));
-        let mut live: Vec<(Key, usize)> = groups.map(|(slot, g)| (g.key.clone(), slot)).collect();
-        live.sort_unstable();
-        live
+        let groups = self.state.groups.iter().filter(|(_, g)| released(g));
+        let mut picked: Vec<(Key, usize)> = groups.map(|(slot, g)| (g.key.clone(), slot)).collect();
+        picked.sort_unstable();
+        picked
     }
 }
 

@@ -13,7 +13,7 @@ use crate::cep::explain::plan_config;
 use crate::cep::plan::Plan;
 use crate::cep::reference::Reference;
 use crate::cep::reference::tests::{
-    AFTER, ALL_AND_FIRST, ORDERED, SNAPSHOT, TRACE, TraceRow, run_trace, snapshot_expected, trace_config,
+    AFTER, ALL_AND_FIRST, ALL_GROUPS, ORDERED, SNAPSHOT, TRACE, TraceRow, run_trace, snapshot_expected, trace_config,
     trace_expected, trace_outputs,
 };
 use crate::cep::runtime::value::watched_shape;
@@ -163,7 +163,8 @@ const ROOMS: &str = r#"{"host":"h",
     {"id":"A","type":"Later","attributes":[{"name":"temperature","type":"double"}]},
     {"id":"R","type":"Tardy","attributes":[{"name":"people","type":"int"}]},
     {"id":"Y","type":"Late","attributes":[{"name":"temperature","type":"double"}]},
-    {"id":"Z","type":"Early","attributes":[{"name":"temperature","type":"double"}]}],
+    {"id":"Z","type":"Early","attributes":[{"name":"temperature","type":"double"}]},
+    {"id":"X","type":"Every","attributes":[{"name":"n","type":"int"},{"name":"people","type":"int"}]}],
   "statements":[
     "INSERT INTO Floor SELECT floor as id, avg(temperature) as temperature FROM Room.win:time(10 sec) GROUP BY floor OUTPUT LAST EVERY 2 sec",
     "INSERT INTO Stats SELECT floor as id, count(*) as n, min(temperature) as lo, max(temperature) as hi, stddev(temperature) as sd, sum(people) as people FROM Room.win:time(5 sec) WHERE temperature > 10 GROUP BY floor",
@@ -185,6 +186,7 @@ const ROOMS: &str = r#"{"host":"h",
     "INSERT INTO Tardy SELECT id, people FROM Room(people > 8) OUTPUT AFTER 4 sec EVERY 1500 msec",
     "INSERT INTO Late SELECT floor as id, max(temperature) as temperature FROM Warmish GROUP BY floor OUTPUT AFTER 6 sec LAST EVERY 2 sec",
     "INSERT INTO Early SELECT id, temperature FROM Warmish OUTPUT AFTER 3 sec FIRST EVERY 2 sec",
+    "INSERT INTO Every SELECT floor as id, count(*) as n, sum(people) as people FROM Room.win:time(3 sec) WHERE people > 2 GROUP BY floor HAVING count(*) < 5 OUTPUT ALL EVERY 2 sec",
     "INSERT INTO Flap SELECT a.flap as id, 'closed' as status FROM pattern [every a=Room(temperature > cast(25,double)) -> ( (Room(id=a.id, temperature > cast(25,double)) and not Room(id=a.id, temperature <= cast(25,double))) -> (Room(id=a.id, temperature > cast(25,double)) and not Room(id=a.id, temperature <= cast(25,double)))) where timer:within(10 seconds)]"
   ]}"#;
 
@@ -386,6 +388,15 @@ fn trace_rows(rows: &[TraceRow]) -> Vec<(i64, String, Option<f64>)> {
 fn esper_output_all_and_first_without_aggregates_traces_on_two_workers() {
     for (statement, rows) in ALL_AND_FIRST {
         assert_eq!(trace_on(2, statement, 7200), trace_rows(rows), "{statement}");
+    }
+}
+
+/// Esper's `OUTPUT ALL` traces of a fully aggregated, grouped query, its groups split over two and four workers (the
+/// ordered one on one of them).
+#[test]
+fn esper_output_all_per_group_traces_on_two_and_four_workers() {
+    for ((statement, rows), workers) in ALL_GROUPS.iter().flat_map(|s| [(s, 2), (s, 4)]) {
+        assert_eq!(trace_on(workers, statement, 8200), trace_rows(rows), "{workers} workers: {statement}");
     }
 }
 

@@ -284,7 +284,7 @@ impl<'a> Builder<'a> {
 
     fn output_clause(&mut self, pair: Pair<'_>) -> Result<OutputClause> {
         let span = Self::span(&pair);
-        let mut kind = OutputKind::All;
+        let mut kind = OutputKind::Default;
         let mut after = None;
         let mut every = None;
         for p in pair.into_inner() {

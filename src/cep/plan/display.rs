@@ -183,10 +183,16 @@ fn out_mapping(t: &mut Tree<'_, '_>, s: &Sink, out: &OutMapping) -> fmt::Result 
 }
 
 fn output(t: &mut Tree<'_, '_>, o: &OutputPolicy) -> fmt::Result {
-    let after = o.after_millis.map_or(String::new(), |a| format!(" after {}", duration(a)));
+    let (after, first) = match o.after_millis {
+        Some(a) => (format!(" after {}", duration(a)), "the first event past the delay"),
+        None => (String::new(), "the first event"),
+    };
+    let kind = match o.kind {
+        OutputKind::Default => String::new(),
+        kind => format!("{kind:?} ").to_lowercase(),
+    };
     t.line(format_args!(
-        "output {} every {}{after}, first tick one period after the first event",
-        format!("{:?}", o.kind).to_lowercase(),
+        "output {kind}every {}{after}, first tick one period after {first}",
         duration(o.every_millis)
     ))?;
     t.nested(|t| t.line(format_args!("each tick releases {}", o.releases)))

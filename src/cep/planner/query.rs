@@ -349,7 +349,11 @@ fn output(ctx: &Ctx<'_>, o: &OutputClause, aggregation: Option<&Aggregation>) ->
         (OutputKind::First, _, _, _) => "the first row of the interval",
         (OutputKind::Snapshot, true, _, true) => "one row per group with a row in the window, changed or not",
         (OutputKind::Snapshot, _, _, _) => "the current result of the whole window",
-        (OutputKind::All, _, _, _) => "every row of the interval, in arrival order",
+        (OutputKind::All, true, true, true) => {
+            "one row per group with a row in the window or emptied during the interval, changed or not; an emptied group's aggregates are null"
+        }
+        (OutputKind::Default, true, _, _) => "every row the interval's arrivals and expiries make",
+        (OutputKind::All | OutputKind::Default, _, _, _) => "every row of the interval, in arrival order",
     };
     Ok(OutputPolicy { kind: o.kind, every_millis, after_millis, releases: releases.to_string() })
 }

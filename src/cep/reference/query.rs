@@ -3,8 +3,12 @@
 //! meaning; for a fully aggregated query `OUTPUT SNAPSHOT EVERY`, which releases at each tick a row for every group
 //! with a row that counts in the view, changed or not (Esper's `ResultSetOutputLimitRowPerGroup` trace, in `tests`);
 //! and for a query without aggregates `OUTPUT [ALL] EVERY`, every row of the interval at its tick, and `OUTPUT FIRST
-//! EVERY`, the interval's first row as it arrives (Esper's `ResultSetOutputLimitSimple` traces). Esper's rows of an
-//! aggregating query under those two include the ones its expiries make, which this contract's rows do not: refused.
+//! EVERY`, the interval's first row as it arrives (Esper's `ResultSetOutputLimitSimple` traces). A fully aggregated,
+//! grouped query under `OUTPUT ALL EVERY` releases at each tick a row for every group it knows, changed or not, an
+//! emptied one null once (Esper's `ResultSetOutputLimitRowPerGroup` table; Esper's helper keeps emptied groups for
+//! every later tick, which would keep every key ever seen). Esper's rows of other aggregating queries under `ALL`,
+//! `FIRST` and the default `OUTPUT EVERY` are the ones their arrivals and expiries make; this contract's rows of an
+//! aggregating query are its arrivals': refused.
 //! `OUTPUT AFTER d` (Esper's `OutputProcessViewConditionDefault` with its after-state): the statement's first `d`
 //! after it was created give no output. The output clock starts at the first event of the stream at or after that
 //! time, rather than at the first event; before it, a query without aggregates drops its rows, and an aggregating one
@@ -58,13 +62,20 @@ pub struct StreamQuery {
 pub fn check_query(number: usize, q: &QueryPlan) -> Result<(), EngineError> {
     let unsupported = |c: &str| Err(EngineError::Unsupported { statement: number, construct: c.into() });
     let fully = q.aggregation.as_ref().is_some_and(|a| a.kind == AggregationKind::FullyAggregated);
+    let grouped = q.aggregation.as_ref().is_some_and(|a| !a.group_by.is_empty());
     match q.output.as_ref().map(|o| o.kind) {
         None | Some(OutputKind::Last) => {}
         Some(OutputKind::Snapshot) if fully => {}
         Some(OutputKind::Snapshot) => return unsupported("OUTPUT SNAPSHOT of a query not fully aggregated"),
-        // Esper's rows of an aggregating query include those its expiries make, which this contract's do not.
-        Some(OutputKind::All | OutputKind::First) if q.aggregation.is_none() => {}
-        Some(OutputKind::All | OutputKind::First) => return unsupported("OUTPUT ALL or FIRST of an aggregating query"),
+        Some(OutputKind::All | OutputKind::Default | OutputKind::First) if q.aggregation.is_none() => {}
+        Some(OutputKind::All) if fully && grouped => {}
+        // Esper's rows here are those the interval's arrivals and expiries make, and this contract's rows of an
+        // aggregating query are those of its arrivals.
+        Some(OutputKind::All) => return unsupported("OUTPUT ALL of a query not fully aggregated and grouped"),
+        Some(OutputKind::Default) => {
+            return unsupported("OUTPUT EVERY without ALL, LAST or SNAPSHOT of an aggregating query");
+        }
+        Some(OutputKind::First) => return unsupported("OUTPUT FIRST of an aggregating query"),
     }
     // `SELECT IRSTREAM` under a plain `INSERT INTO` gives the rows `SELECT` gives: Esper routes only the insert stream
     // into the stream (`OutputStrategyPostProcess`), and Cepheus's listener ignores the remove stream it is handed.
@@ -234,7 +245,7 @@ impl StreamQuery {
                 self.first_out = true;
                 return vec![row];
             }
-            Some(OutputKind::All) => self.interval.push((keys(), row)),
+            Some(OutputKind::All | OutputKind::Default) => self.interval.push((keys(), row)),
             Some(_) => {
                 let keys = keys();
                 self.held.insert(group.to_owned(), (keys, row));
@@ -313,6 +324,9 @@ impl StreamQuery {
         let released = match self.plan.output.as_ref().map(|o| o.kind) {
             // Every group with a row that counts in the view, changed or not (Esper's `output snapshot`).
             Some(OutputKind::Snapshot) => self.rows.iter().filter(|e| e.counts).map(|e| e.group.clone()).collect(),
+            // Every group with a row that counted since the last tick (Esper's `output all`): those still in the
+            // view and those emptied since, null.
+            Some(OutputKind::All) => self.last_event.keys().cloned().collect(),
             _ => changed.clone(),
         };
         let rows = released.iter().filter_map(|g| self.keyed_group_row(g, ctx.vars)).collect();

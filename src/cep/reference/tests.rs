@@ -371,6 +371,59 @@ fn esper_output_snapshot_per_group_trace() {
     assert_eq!(trace_through(SNAPSHOT, &[], 7200), snapshot_expected());
 }
 
+/// The `OUTPUT ALL` statements of Esper's `ResultSetOutputLimitRowPerGroup` over the trace (`tryAssertion9_10`,
+/// `tryAssertion11_12`) and what they give there: at every tick a row for each group it knows, changed or not, MSFT
+/// null at 7.2 s once its window emptied. After that the emptied group is gone (8.2 s), where Esper's helper keeps
+/// it: our own rule, which keeps a statement's groups bounded by its window.
+pub(crate) const ALL_GROUPS: [(&str, &[TraceRow]); 2] = [
+    (
+        "INSERT INTO Out SELECT symbol, sum(price) as value FROM S.win:time(5.5 sec) GROUP BY symbol OUTPUT ALL EVERY \
+         1 sec ORDER BY symbol",
+        &[
+            (1200, "IBM", Some(25.0)),
+            (1200, "MSFT", Some(9.0)),
+            (2200, "IBM", Some(75.0)),
+            (2200, "MSFT", Some(9.0)),
+            (2200, "YAH", Some(1.0)),
+            (3200, "IBM", Some(75.0)),
+            (3200, "MSFT", Some(9.0)),
+            (3200, "YAH", Some(1.0)),
+            (4200, "IBM", Some(75.0)),
+            (4200, "MSFT", Some(9.0)),
+            (4200, "YAH", Some(3.0)),
+            (5200, "IBM", Some(97.0)),
+            (5200, "MSFT", Some(9.0)),
+            (5200, "YAH", Some(6.0)),
+            (6200, "IBM", Some(72.0)),
+            (6200, "MSFT", Some(9.0)),
+            (6200, "YAH", Some(7.0)),
+            (7200, "IBM", Some(48.0)),
+            (7200, "MSFT", None),
+            (7200, "YAH", Some(6.0)),
+            (8200, "IBM", Some(22.0)),
+            (8200, "YAH", Some(6.0)),
+        ],
+    ),
+    (
+        "INSERT INTO Out SELECT symbol, sum(price) as value FROM S.win:time(5.5 sec) GROUP BY symbol HAVING sum(price) \
+         > 50 OUTPUT ALL EVERY 1 sec",
+        &[
+            (2200, "IBM", Some(75.0)),
+            (3200, "IBM", Some(75.0)),
+            (4200, "IBM", Some(75.0)),
+            (5200, "IBM", Some(97.0)),
+            (6200, "IBM", Some(72.0)),
+        ],
+    ),
+];
+
+#[test]
+fn esper_output_all_per_group_traces() {
+    for (statement, rows) in ALL_GROUPS {
+        assert_eq!(trace_through(statement, &[], 8200), out(rows), "{statement}");
+    }
+}
+
 /// An expected `(ms, symbol, value)` output of a statement over the trace.
 pub(crate) type TraceRow = (i64, &'static str, Option<f64>);
 
@@ -534,7 +587,20 @@ fn constructs_the_runtime_does_not_run_are_refused_by_name() {
         ),
         (
             "INSERT INTO Out SELECT symbol, sum(price) as value FROM S GROUP BY symbol OUTPUT FIRST EVERY 1 sec",
-            "OUTPUT ALL or FIRST of an aggregating query",
+            "OUTPUT FIRST of an aggregating query",
+        ),
+        (
+            "INSERT INTO Out SELECT symbol, sum(price) as value FROM S GROUP BY symbol OUTPUT EVERY 1 sec",
+            "OUTPUT EVERY without ALL, LAST or SNAPSHOT of an aggregating query",
+        ),
+        (
+            "INSERT INTO Out SELECT 'all' as symbol, sum(price) as value FROM S OUTPUT ALL EVERY 1 sec",
+            "OUTPUT ALL of a query not fully aggregated and grouped",
+        ),
+        (
+            "INSERT INTO Out SELECT symbol, price as value, sum(price) as total FROM S GROUP BY symbol OUTPUT ALL EVERY \
+             1 sec",
+            "OUTPUT ALL of a query not fully aggregated and grouped",
         ),
         ("INSERT INTO Out SELECT RSTREAM symbol, price as value FROM S.win:time(1 sec)", "SELECT RSTREAM"),
     ] {
