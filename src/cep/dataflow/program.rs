@@ -59,17 +59,22 @@ impl Program {
         for statement in &plan.statements {
             program.declare(&statement.node);
         }
-        program.clocks_after = vec![false; program.names.len()];
-        for q in plan.statements.iter().filter_map(|s| match &s.node {
-            PlanNode::Query(q) => Some(q),
-            _ => None,
-        }) {
+        program.mark_clocks_after(plan);
+        Ok(program)
+    }
+
+    /// Marks the streams a statement with `OUTPUT AFTER` reads ([`Program::clocks_after`]).
+    fn mark_clocks_after(&mut self, plan: &Plan) {
+        self.clocks_after = vec![false; self.names.len()];
+        for statement in &plan.statements {
+            let PlanNode::Query(q) = &statement.node else {
+                continue;
+            };
             if let (Input::Stream(input), Some(_)) = (&q.input, q.output.as_ref().and_then(|o| o.after_millis)) {
-                let id = program.intern(&input.stream);
-                program.clocks_after[id as usize] = true;
+                let id = self.intern(&input.stream);
+                self.clocks_after[id as usize] = true;
             }
         }
-        Ok(program)
     }
 
     fn declare(&mut self, node: &PlanNode) {
