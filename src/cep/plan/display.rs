@@ -125,9 +125,7 @@ fn query(t: &mut Tree<'_, '_>, q: &QueryPlan) -> fmt::Result {
         }
         if q.emits != Emits::Inserted {
             let emits = match q.emits {
-                Emits::InsertedAndRemoved => {
-                    "inserted and removed rows (irstream) to listeners; its stream and its publishing take the inserted"
-                }
+                Emits::InsertedAndRemoved => "inserted and removed rows (irstream); its stream takes the inserted ones",
                 _ => "removed rows only (rstream)",
             };
             t.line(format_args!("emits {emits}"))?;
