@@ -310,7 +310,8 @@ pub enum OutputKind {
 pub struct OutputClause {
     pub kind: OutputKind,
     pub after: Option<TimePeriod>,
-    pub every: TimePeriod,
+    /// `None` in `OUTPUT AFTER d` alone: rows pass as they come, once `d` is over.
+    pub every: Option<TimePeriod>,
     pub span: Span,
 }
 

@@ -196,8 +196,8 @@ impl Display for TimePeriod {
 
 impl Display for OutputClause {
     fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
-        f.write_str("OUTPUT ")?;
-        self.after.iter().try_for_each(|a| write!(f, "AFTER {a} "))?;
+        f.write_str("OUTPUT")?;
+        self.after.iter().try_for_each(|a| write!(f, " AFTER {a}"))?;
         let kind = match self.kind {
             OutputKind::Default => "",
             OutputKind::All => "ALL ",
@@ -205,7 +205,10 @@ impl Display for OutputClause {
             OutputKind::Last => "LAST ",
             OutputKind::Snapshot => "SNAPSHOT ",
         };
-        write!(f, "{kind}EVERY {}", self.every)
+        match &self.every {
+            Some(every) => write!(f, " {kind}EVERY {every}"),
+            None => Ok(()),
+        }
     }
 }
 

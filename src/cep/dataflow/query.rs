@@ -325,7 +325,10 @@ impl QueryLogic {
         let slot = self.plan.aggregation.is_some().then(|| self.enter(epoch, row, counts));
         if counts {
             let rows = self.arrive(row, slot);
-            for (i, out) in rows.into_iter().enumerate() {
+            // `OUTPUT AFTER d` without a period drops the rows of the statement's first `d`.
+            let quiet =
+                self.plan.quiet_millis.is_some() && self.state.not_before.is_some_and(|at| millis_of(epoch) < at);
+            for (i, out) in rows.into_iter().enumerate().filter(|_| !quiet) {
                 emit.event(stamp.child(self.statement, i), self.sink, out);
             }
         }
@@ -488,7 +491,8 @@ impl QueryLogic {
     /// The row of `event` at once, or without it until the next output tick.
     fn emit_or_hold(&mut self, group: Key, event: &Row, aggregates: &[Val]) -> Vec<Row> {
         // Before `OUTPUT AFTER`'s time, a query without aggregates keeps nothing for its first tick.
-        if self.plan.aggregation.is_none() && self.state.not_before.is_some() && self.state.tick.is_none() {
+        let waiting = self.state.not_before.is_some() && self.state.tick.is_none();
+        if self.plan.output.is_some() && self.plan.aggregation.is_none() && waiting {
             return Vec::new();
         }
         let row = self.project(event, aggregates);

@@ -13,8 +13,8 @@ use crate::cep::explain::plan_config;
 use crate::cep::plan::Plan;
 use crate::cep::reference::Reference;
 use crate::cep::reference::tests::{
-    AFTER, ALL_AND_FIRST, ALL_GROUPS, ORDERED, SNAPSHOT, TRACE, TraceRow, run_trace, snapshot_expected, trace_config,
-    trace_expected, trace_outputs,
+    AFTER, ALL_AND_FIRST, ALL_GROUPS, ORDERED, QUIET, SNAPSHOT, TRACE, TraceRow, run_trace, snapshot_expected,
+    trace_config, trace_expected, trace_outputs,
 };
 use crate::cep::runtime::value::watched_shape;
 use crate::cep::runtime::{Engine, Incoming, Output, Row, Val, spare};
@@ -164,7 +164,8 @@ const ROOMS: &str = r#"{"host":"h",
     {"id":"R","type":"Tardy","attributes":[{"name":"people","type":"int"}]},
     {"id":"Y","type":"Late","attributes":[{"name":"temperature","type":"double"}]},
     {"id":"Z","type":"Early","attributes":[{"name":"temperature","type":"double"}]},
-    {"id":"X","type":"AllGroups","attributes":[{"name":"n","type":"int"},{"name":"people","type":"int"}]}],
+    {"id":"X","type":"AllGroups","attributes":[{"name":"n","type":"int"},{"name":"people","type":"int"}]},
+    {"id":"J","type":"Quiet","attributes":[{"name":"temperature","type":"double"}]}],
   "statements":[
     "INSERT INTO Floor SELECT floor as id, avg(temperature) as temperature FROM Room.win:time(10 sec) GROUP BY floor OUTPUT LAST EVERY 2 sec",
     "INSERT INTO Stats SELECT floor as id, count(*) as n, min(temperature) as lo, max(temperature) as hi, stddev(temperature) as sd, sum(people) as people FROM Room.win:time(5 sec) WHERE temperature > 10 GROUP BY floor",
@@ -187,6 +188,7 @@ const ROOMS: &str = r#"{"host":"h",
     "INSERT INTO Late SELECT floor as id, max(temperature) as temperature FROM Warmish GROUP BY floor OUTPUT AFTER 6 sec LAST EVERY 2 sec",
     "INSERT INTO Early SELECT id, temperature FROM Warmish OUTPUT AFTER 3 sec FIRST EVERY 2 sec",
     "INSERT INTO AllGroups SELECT floor as id, count(*) as n, sum(people) as people FROM Room.win:time(3 sec) WHERE people > 2 GROUP BY floor HAVING count(*) < 5 OUTPUT ALL EVERY 2 sec",
+    "INSERT INTO Quiet SELECT floor as id, max(temperature) as temperature FROM Room.win:time(2 sec) GROUP BY floor OUTPUT AFTER 4 sec",
     "INSERT INTO Flap SELECT a.flap as id, 'closed' as status FROM pattern [every a=Room(temperature > cast(25,double)) -> ( (Room(id=a.id, temperature > cast(25,double)) and not Room(id=a.id, temperature <= cast(25,double))) -> (Room(id=a.id, temperature > cast(25,double)) and not Room(id=a.id, temperature <= cast(25,double)))) where timer:within(10 seconds)]"
   ]}"#;
 
@@ -397,6 +399,17 @@ fn esper_output_all_and_first_without_aggregates_traces_on_two_workers() {
 fn esper_output_all_per_group_traces_on_two_and_four_workers() {
     for ((statement, rows), workers) in ALL_GROUPS.iter().flat_map(|s| [(s, 2), (s, 4)]) {
         assert_eq!(trace_on(workers, statement, 8200), trace_rows(rows), "{workers} workers: {statement}");
+    }
+}
+
+/// `OUTPUT AFTER` alone, on two workers: the rows of the statement's first period dropped on every worker.
+#[test]
+fn output_after_alone_drops_the_rows_of_the_first_period_on_two_workers() {
+    for (statement, later, rows) in QUIET {
+        let mut dataflow = Dataflow::new(pool(2), &plan(&trace_config(statement)), 0).expect("runs");
+        let mut got = trace_outputs(&mut dataflow, later, 30_000);
+        got.sort_by(|a, b| (a.0, &a.1).cmp(&(b.0, &b.1)));
+        assert_eq!(got, trace_rows(rows), "{statement}");
     }
 }
 

@@ -287,7 +287,11 @@ impl<'a> Builder<'a> {
         let mut kind = OutputKind::Default;
         let mut after = None;
         let mut every = None;
-        for p in pair.into_inner() {
+        // `OUTPUT [AFTER t] [kind EVERY t]`: the rate's parts read as the clause's own.
+        for p in pair.into_inner().flat_map(|p| match p.as_rule() {
+            Rule::output_rate => p.into_inner().collect::<Vec<_>>(),
+            _ => vec![p],
+        }) {
             match p.as_rule() {
                 Rule::output_after => after = Some(self.time_period_of(p)?),
                 Rule::output_kind => kind = output_kind(p),
@@ -295,7 +299,6 @@ impl<'a> Builder<'a> {
                 _ => {}
             }
         }
-        let every = every.expect("grammar: output period");
         Ok(OutputClause { kind, after, every, span })
     }
 

@@ -118,6 +118,12 @@ fn query(t: &mut Tree<'_, '_>, q: &QueryPlan) -> fmt::Result {
         if let Some(o) = &q.output {
             output(t, o)?;
         }
+        if let Some(quiet) = q.quiet_millis {
+            t.line(format_args!(
+                "output after {}: its rows before then are dropped, the later ones pass",
+                duration(quiet)
+            ))?;
+        }
         if !q.order_by.is_empty() {
             let items: Vec<String> =
                 q.order_by.iter().map(|(e, desc)| format!("{e}{}", if *desc { " desc" } else { "" })).collect();

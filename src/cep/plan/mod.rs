@@ -136,6 +136,9 @@ pub struct QueryPlan {
     pub aggregation: Option<Aggregation>,
     pub projection: Vec<Projection>,
     pub output: Option<OutputPolicy>,
+    /// `OUTPUT AFTER d` without a period: the statement's rows of its first `d` milliseconds are dropped, the later
+    /// ones pass as they come (Esper's direct after view).
+    pub quiet_millis: Option<u64>,
     pub order_by: Vec<(PlanExpr, bool)>,
     /// Whether removed rows are emitted too (`SELECT IRSTREAM`) or only (`SELECT RSTREAM`).
     pub emits: Emits,
@@ -145,12 +148,13 @@ pub struct QueryPlan {
 
 impl QueryPlan {
     /// The stream a query reads when it keeps nothing between events (one stream, no aggregation, no output
-    /// policy, no batch window): each of its rows comes from one event alone, when that event arrives.
+    /// policy, no `OUTPUT AFTER`, no batch window): each of its rows comes from one event alone, when that event arrives.
     pub fn stateless_input(&self) -> Option<&StreamInput> {
         match &self.input {
             Input::Stream(s)
                 if self.aggregation.is_none()
                     && self.output.is_none()
+                    && self.quiet_millis.is_none()
                     && !s.window.as_ref().is_some_and(WindowSpec::batches) =>
             {
                 Some(s)

@@ -34,11 +34,14 @@ pub(super) fn plan_select(ctx: &Ctx<'_>, s: &SelectStmt, catalog: &mut dyn Catal
     let mut group_planner = ExprPlanner::new(ctx, cat, &scope, Some("GROUP BY"));
     let group_by = s.group_by.iter().map(|g| Ok(group_planner.plan(g)?.0)).collect::<Result<Vec<_>, CepError>>()?;
     let aggregation = aggregation(&projection, group_by, aggregates, having);
-    let output = s.output.as_ref().map(|o| output(ctx, o, aggregation.as_ref())).transpose()?;
+    let rate = s.output.as_ref().filter(|o| o.every.is_some());
+    let output = rate.map(|o| output(ctx, o, aggregation.as_ref())).transpose()?;
+    let quiet = s.output.as_ref().filter(|o| o.every.is_none()).and_then(|o| o.after.as_ref());
+    let quiet_millis = quiet.map(|a| positive_millis(ctx, a)).transpose()?;
     let partition = match output.is_some() && !order_by.is_empty() {
         // An output tick's rows come from every group at once, and ORDER BY sorts them all.
         true => Partitioning::Single,
-        false => partition(&aggregation, output.is_some(), input_partition),
+        false => partition(&aggregation, output.is_some() || quiet_millis.is_some(), input_partition),
     };
     let sink = super::sink::sink(ctx, s.insert_into.as_ref(), &projection, catalog)?;
     let emits = match s.selector {
@@ -46,7 +49,7 @@ pub(super) fn plan_select(ctx: &Ctx<'_>, s: &SelectStmt, catalog: &mut dyn Catal
         Some(StreamSelector::RStream) => Emits::Removed,
         _ => Emits::Inserted,
     };
-    Ok(QueryPlan { input, filter, aggregation, projection, output, order_by, emits, sink, partition })
+    Ok(QueryPlan { input, filter, aggregation, projection, output, quiet_millis, order_by, emits, sink, partition })
 }
 
 /// An `ORDER BY` item: a select-list alias names that column, as in Esper; else an expression.
@@ -331,8 +334,9 @@ pub(crate) fn has_ungrouped_column(e: &PlanExpr, group_by: &[PlanExpr]) -> bool 
     }
 }
 
+/// The rate limit of `o`, which has a period.
 fn output(ctx: &Ctx<'_>, o: &OutputClause, aggregation: Option<&Aggregation>) -> Result<OutputPolicy, CepError> {
-    let every_millis = positive_millis(ctx, &o.every)?;
+    let every_millis = positive_millis(ctx, o.every.as_ref().expect("a rate limit has a period"))?;
     let after_millis = o.after.as_ref().map(|a| positive_millis(ctx, a)).transpose()?;
     let grouped = aggregation.is_some_and(|a| !a.group_by.is_empty());
     let fully = aggregation.is_some_and(|a| a.kind == AggregationKind::FullyAggregated);

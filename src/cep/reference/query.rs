@@ -13,7 +13,8 @@
 //! after it was created give no output. The output clock starts at the first event of the stream at or after that
 //! time, rather than at the first event; before it, a query without aggregates drops its rows, and an aggregating one
 //! keeps its changes for the first tick, as Esper keeps them in its delta set. (Esper also starts the clock at an
-//! expiry after that time; here only an event starts it.)
+//! expiry after that time; here only an event starts it.) `OUTPUT AFTER d` alone drops the rows of the statement's
+//! first `d` and lets the later ones pass as they come, its state kept all along (Esper's direct after view).
 //!
 //! The view keeps the rows it holds as a list; each row remembers its group and whether it passed WHERE, and
 //! aggregates are recomputed from the rows of a group whenever a group's row is needed. Groups touched by an
@@ -23,7 +24,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use super::aggregate;
 use super::{Ctx, TimerKind, TimerOrder};
-use crate::cep::plan::{AggregationKind, Emits, OutputKind, PlanExpr, QueryPlan, StreamInput, WindowSpec};
+use crate::cep::plan::{AggregationKind, Emits, Input, OutputKind, PlanExpr, QueryPlan, StreamInput, WindowSpec};
 use crate::cep::runtime::eval::{Scope, eval, holds, project};
 use crate::cep::runtime::key::{self, Key};
 use crate::cep::runtime::{EngineError, Row, Val, order};
@@ -84,12 +85,16 @@ pub fn check_query(number: usize, q: &QueryPlan) -> Result<(), EngineError> {
     if q.emits == Emits::Removed {
         return unsupported("SELECT RSTREAM");
     }
+    let batches = |s: &StreamInput| s.window.as_ref().is_some_and(WindowSpec::batches);
+    if q.quiet_millis.is_some() && !matches!(&q.input, Input::Stream(s) if !batches(s)) {
+        return unsupported("OUTPUT AFTER without EVERY on a pattern, a join or a batch window");
+    }
     Ok(())
 }
 
 /// With `OUTPUT AFTER`, the millisecond before which a statement created at `created_ms` gives no output.
 pub fn not_before(q: &QueryPlan, created_ms: i64) -> Option<i64> {
-    let after = q.output.as_ref()?.after_millis?;
+    let after = q.output.as_ref().and_then(|o| o.after_millis).or(q.quiet_millis)?;
     Some(created_ms.saturating_add(after as i64))
 }
 
@@ -97,7 +102,7 @@ impl StreamQuery {
     /// The query of statement `number`, created at `created_ms`.
     pub fn new(number: usize, q: &QueryPlan, created_ms: i64) -> Result<Self, EngineError> {
         check_query(number, q)?;
-        let crate::cep::plan::Input::Stream(input) = &q.input else {
+        let Input::Stream(input) = &q.input else {
             return Err(EngineError::Unsupported { statement: number, construct: "this input".into() });
         };
         debug_assert!(
@@ -137,7 +142,10 @@ impl StreamQuery {
         if self.plan.aggregation.is_some() {
             self.enter(ctx, event, &group, counts);
         }
-        if counts { self.arrive(ctx, event, &group) } else { Vec::new() }
+        let rows = if counts { self.arrive(ctx, event, &group) } else { Vec::new() };
+        // `OUTPUT AFTER d` without a period drops the rows of the statement's first `d`.
+        let quiet = self.plan.quiet_millis.is_some() && self.not_before.is_some_and(|at| ctx.now < at);
+        if quiet { Vec::new() } else { rows }
     }
 
     fn start_ticking(&mut self, ctx: &mut Ctx<'_>) {
@@ -233,7 +241,7 @@ impl StreamQuery {
     /// The row of `event` at once, or without it until the next output tick.
     fn emit_or_hold(&mut self, group: &str, event: &Row, aggregates: &[Val], vars: &Row) -> Vec<Row> {
         // Before `OUTPUT AFTER`'s time, a query without aggregates keeps nothing for its first tick.
-        if self.plan.aggregation.is_none() && self.not_before.is_some() && !self.ticking {
+        if self.plan.output.is_some() && self.plan.aggregation.is_none() && self.not_before.is_some() && !self.ticking {
             return Vec::new();
         }
         let row = self.project(event, aggregates, vars);

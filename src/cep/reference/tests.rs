@@ -424,6 +424,9 @@ fn esper_output_all_per_group_traces() {
     }
 }
 
+/// A `(ms, symbol, price)` event fed after the trace's.
+pub(crate) type TraceEvent = (i64, &'static str, f64);
+
 /// An expected `(ms, symbol, value)` output of a statement over the trace.
 pub(crate) type TraceRow = (i64, &'static str, Option<f64>);
 
@@ -498,6 +501,30 @@ pub(crate) const AFTER: [(&str, &[TraceRow]); 3] = [
 fn output_after_starts_the_clock_at_the_first_event_past_its_time() {
     for (statement, rows) in AFTER {
         assert_eq!(trace_through(statement, &[], 8000), out(rows), "{statement}");
+    }
+}
+
+/// `OUTPUT AFTER` alone: as Esper's `ResultSetOutputLimitAfter` (`ResultSetDirectTimePeriod`: created at 0, `output
+/// after 20 seconds`), events before 20 s give nothing and those at 20 and 21 s come out as they arrive (here after
+/// the trace's events, so the first at 6 s rather than 1 ms); and an aggregating query over the trace after 3 s, its
+/// sums counting the rows before then (worked out by hand).
+pub(crate) const QUIET: [(&str, &[TraceEvent], &[TraceRow]); 2] = [
+    (
+        "INSERT INTO Out SELECT symbol, price as value FROM S(symbol LIKE 'E%') OUTPUT AFTER 20 sec",
+        &[(6000, "E1", 1.0), (12_000, "E2", 2.0), (19_999, "E3", 3.0), (20_000, "E4", 4.0), (21_000, "E5", 5.0)],
+        &[(20_000, "E4", Some(4.0)), (21_000, "E5", Some(5.0))],
+    ),
+    (
+        "INSERT INTO Out SELECT symbol, sum(price) as value FROM S.win:time(5.5 sec) GROUP BY symbol OUTPUT AFTER 3 sec",
+        &[],
+        &[(3500, "YAH", Some(3.0)), (4300, "IBM", Some(97.0)), (4900, "YAH", Some(6.0)), (5900, "YAH", Some(7.0))],
+    ),
+];
+
+#[test]
+fn output_after_alone_drops_the_rows_of_the_first_period() {
+    for (statement, later, rows) in QUIET {
+        assert_eq!(trace_through(statement, later, 30_000), out(rows), "{statement}");
     }
 }
 
@@ -603,6 +630,10 @@ fn constructs_the_runtime_does_not_run_are_refused_by_name() {
             "OUTPUT ALL of a query not fully aggregated and grouped",
         ),
         ("INSERT INTO Out SELECT RSTREAM symbol, price as value FROM S.win:time(1 sec)", "SELECT RSTREAM"),
+        (
+            "INSERT INTO Out SELECT a.symbol as symbol, a.price as value FROM pattern [every a=S] OUTPUT AFTER 1 sec",
+            "OUTPUT AFTER without EVERY on a pattern, a join or a batch window",
+        ),
     ] {
         let config: CepConfig = serde_json::from_str(&trace_config(statement)).expect("test configuration");
         let error = Reference::new(&plan_config(&config, true).expect("plans"), 0).unwrap_err();

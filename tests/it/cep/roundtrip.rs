@@ -81,20 +81,32 @@ fn pattern() -> impl Strategy<Value = String> {
     })
 }
 
+/// An `OUTPUT` clause: a rate, a delay before it, or a delay alone.
+fn output() -> impl Strategy<Value = String> {
+    let kind = prop_oneof![Just(""), Just("all "), Just("first "), Just("last "), Just("snapshot ")];
+    (prop::option::of(period()), kind, period(), any::<bool>()).prop_map(|(after, kind, every, rate)| {
+        let after = after.map_or(String::new(), |a| format!(" after {a}"));
+        match (after.is_empty(), rate) {
+            (false, false) => format!(" output{after}"),
+            _ => format!(" output{after} {kind}every {every}"),
+        }
+    })
+}
+
 fn statement() -> impl Strategy<Value = String> {
     let select = (
         prop::option::of(name()),
         prop::collection::vec((expr(), prop::option::of(name())), 1..3),
         name(),
         prop::option::of(expr()),
-        prop::option::of(period()),
+        prop::option::of(output()),
     )
         .prop_map(|(into, items, from, filter, out)| {
             let into = into.map_or(String::new(), |i| format!("insert into {i} "));
             let items: Vec<String> =
                 items.into_iter().map(|(e, a)| a.map_or(e.clone(), |a| format!("{e} as {a}"))).collect();
             let filter = filter.map_or(String::new(), |f| format!(" where {f}"));
-            let out = out.map_or(String::new(), |p| format!(" group by a output last every {p}"));
+            let out = out.map_or(String::new(), |o| format!(" group by a{o}"));
             format!("{into}select *, {} from {from}.win:time(10 sec){filter}{out}", items.join(", "))
         });
     let patterns = (pattern(), name()).prop_map(|(p, alias)| {
