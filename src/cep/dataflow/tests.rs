@@ -13,8 +13,8 @@ use crate::cep::explain::plan_config;
 use crate::cep::plan::Plan;
 use crate::cep::reference::Reference;
 use crate::cep::reference::tests::{
-    AFTER, ALL_AND_FIRST, ALL_GROUPS, ORDERED, QUIET, SNAPSHOT, TRACE, TraceRow, run_trace, snapshot_expected,
-    trace_config, trace_expected, trace_outputs,
+    AFTER, ALL_AND_FIRST, ALL_GROUPS, ORDERED, QUIET, SNAPSHOT, TRACE, TraceEvent, TraceRow, run_trace,
+    snapshot_expected, trace_config, trace_expected, trace_outputs,
 };
 use crate::cep::runtime::value::watched_shape;
 use crate::cep::runtime::{Engine, Incoming, Output, Row, Val, spare};
@@ -373,10 +373,11 @@ fn esper_output_snapshot_per_group_trace_on_two_and_four_workers() {
     }
 }
 
-/// The rows of `statement` over the trace on `workers` workers, created at 0, until `until`: each timestamp's sorted.
-fn trace_on(workers: usize, statement: &str, until: i64) -> Vec<(i64, String, Option<f64>)> {
+/// The rows of `statement` over the trace and then `later` events on `workers` workers, created at 0, until `until`:
+/// each timestamp's sorted.
+fn trace_on(workers: usize, statement: &str, later: &[TraceEvent], until: i64) -> Vec<(i64, String, Option<f64>)> {
     let mut dataflow = Dataflow::new(pool(workers), &plan(&trace_config(statement)), 0).expect("runs");
-    let mut out = trace_outputs(&mut dataflow, &[], until);
+    let mut out = trace_outputs(&mut dataflow, later, until);
     out.sort_by(|a, b| (a.0, &a.1, a.2.map(f64::to_bits)).cmp(&(b.0, &b.1, b.2.map(f64::to_bits))));
     out
 }
@@ -389,7 +390,7 @@ fn trace_rows(rows: &[TraceRow]) -> Vec<(i64, String, Option<f64>)> {
 #[test]
 fn esper_output_all_and_first_without_aggregates_traces_on_two_workers() {
     for (statement, rows) in ALL_AND_FIRST {
-        assert_eq!(trace_on(2, statement, 7200), trace_rows(rows), "{statement}");
+        assert_eq!(trace_on(2, statement, &[], 7200), trace_rows(rows), "{statement}");
     }
 }
 
@@ -398,7 +399,7 @@ fn esper_output_all_and_first_without_aggregates_traces_on_two_workers() {
 #[test]
 fn esper_output_all_per_group_traces_on_two_and_four_workers() {
     for ((statement, rows), workers) in ALL_GROUPS.iter().flat_map(|s| [(s, 2), (s, 4)]) {
-        assert_eq!(trace_on(workers, statement, 8200), trace_rows(rows), "{workers} workers: {statement}");
+        assert_eq!(trace_on(workers, statement, &[], 8200), trace_rows(rows), "{workers} workers: {statement}");
     }
 }
 
@@ -406,10 +407,7 @@ fn esper_output_all_per_group_traces_on_two_and_four_workers() {
 #[test]
 fn output_after_alone_drops_the_rows_of_the_first_period_on_two_workers() {
     for (statement, later, rows) in QUIET {
-        let mut dataflow = Dataflow::new(pool(2), &plan(&trace_config(statement)), 0).expect("runs");
-        let mut got = trace_outputs(&mut dataflow, later, 30_000);
-        got.sort_by(|a, b| (a.0, &a.1).cmp(&(b.0, &b.1)));
-        assert_eq!(got, trace_rows(rows), "{statement}");
+        assert_eq!(trace_on(2, statement, later, 30_000), trace_rows(rows), "{statement}");
     }
 }
 
@@ -418,7 +416,7 @@ fn output_after_alone_drops_the_rows_of_the_first_period_on_two_workers() {
 #[test]
 fn output_after_starts_every_worker_s_clock_at_the_same_event_on_two_and_four_workers() {
     for ((statement, rows), workers) in AFTER.iter().flat_map(|s| [(s, 2), (s, 4)]) {
-        assert_eq!(trace_on(workers, statement, 8000), trace_rows(rows), "{workers} workers: {statement}");
+        assert_eq!(trace_on(workers, statement, &[], 8000), trace_rows(rows), "{workers} workers: {statement}");
     }
 }
 
