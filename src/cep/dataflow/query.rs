@@ -1,8 +1,10 @@
 //! A query over one stream with state: its view (time, length, unique and last-event windows, grouped or not), grouped
-//! running aggregates, HAVING, `ORDER BY` and the `OUTPUT LAST EVERY`, (fully aggregated) `OUTPUT SNAPSHOT EVERY`,
-//! (fully aggregated and grouped, or without aggregates) `OUTPUT ALL EVERY` and (without aggregates) `OUTPUT FIRST
-//! EVERY` policies, each may wait with `AFTER`, with cep-epl.md section 3's meaning (the reference evaluator's `query`
-//! module is the same semantics written as recomputation over a list of rows).
+//! running aggregates, HAVING, `ORDER BY` and the `OUTPUT LAST EVERY`, (fully aggregated, or without aggregates over a
+//! data window) `OUTPUT SNAPSHOT EVERY`, (fully aggregated and grouped, or without aggregates) `OUTPUT ALL EVERY` and
+//! (without aggregates) `OUTPUT FIRST EVERY` policies, each may wait with `AFTER`, with cep-epl.md section 3's meaning
+//! (the reference evaluator's `query` module is the same semantics written as recomputation over a list of rows).
+//! A snapshot without aggregates is the one policy that reads rows back from the view: its rows are kept by arrival
+//! number and displaced and expired by the same view that moves the aggregating queries' entries.
 //!
 //! Rows in the view are entries in a slab, named by their slot; each remembers its group, whether it counts (passed
 //! WHERE) and its aggregate arguments, so leaving the view is one subtraction. (A slab in place of a hash map by id:
@@ -227,6 +229,10 @@ struct QueryState {
     interval: Vec<(Vec<Val>, Row)>,
     /// `OUTPUT FIRST` without aggregates: whether the interval's first row went out.
     first_out: bool,
+    /// `OUTPUT SNAPSHOT` without aggregates: the rows in the view by arrival number, each kept when it counts (passed
+    /// WHERE), none when it only takes its place in the view; the view displaces and expires them by that number.
+    kept: BTreeMap<usize, Option<Row>>,
+    arrivals: usize,
     /// The next output tick, and when and by what position the clock was set (for stamps).
     tick: Option<(u64, (u64, u64))>,
     ticks: u64,
@@ -246,6 +252,8 @@ impl QueryState {
             held: BTreeMap::new(),
             interval: Vec::new(),
             first_out: false,
+            kept: BTreeMap::new(),
+            arrivals: 0,
             tick: None,
             ticks: 0,
             not_before: None,
@@ -323,6 +331,9 @@ impl QueryLogic {
         }
         let counts = holds(&self.per_event.where_);
         let slot = self.plan.aggregation.is_some().then(|| self.enter(epoch, row, counts));
+        if self.snapshots_rows() {
+            self.keep(epoch, row, counts);
+        }
         if counts {
             let rows = self.arrive(row, slot);
             // `OUTPUT AFTER d` without a period drops the rows of the statement's first `d`.
@@ -359,6 +370,26 @@ impl QueryLogic {
             }
         }
         slot
+    }
+
+    /// Whether the view's rows are what an output tick releases: `OUTPUT SNAPSHOT` without aggregates.
+    fn snapshots_rows(&self) -> bool {
+        self.plan.aggregation.is_none() && self.plan.output.as_ref().is_some_and(|o| o.kind == OutputKind::Snapshot)
+    }
+
+    /// Puts the row of a query whose ticks release its view's rows in the view, dropping the rows it displaces.
+    fn keep(&mut self, epoch: u64, row: &Row, counts: bool) {
+        let id = self.state.arrivals;
+        self.state.arrivals += 1;
+        self.state.kept.insert(id, counts.then(|| row.clone()));
+        if let View::Time { millis, queue } = &mut self.state.view {
+            queue.push_back((timer_epoch(millis_of(epoch) + *millis).max(epoch + 1), id));
+            return;
+        }
+        let key = self.view_key(row);
+        for gone in self.displace(id, &key) {
+            self.state.kept.remove(&gone);
+        }
     }
 
     /// [`QueryLogic::enter`] for a view whose rows later rows displace. The group is found once the displaced rows
@@ -506,7 +537,9 @@ impl QueryLogic {
             Some(OutputKind::All | OutputKind::Default) => {
                 self.state.interval.push((self.order_keys(event, aggregates), row));
             }
-            Some(_) => {
+            // The tick releases the view's rows.
+            Some(OutputKind::Snapshot) => {}
+            Some(OutputKind::Last) => {
                 let keys = self.order_keys(event, aggregates);
                 self.state.held.insert(group, (keys, row));
             }
@@ -573,7 +606,10 @@ impl QueryLogic {
             if let View::Time { queue, .. } = &mut self.state.view {
                 queue.pop_front();
             }
-            self.remove(id);
+            match self.snapshots_rows() {
+                true => drop(self.state.kept.remove(&id)),
+                false => self.remove(id),
+            }
         }
     }
 
@@ -595,6 +631,12 @@ impl QueryLogic {
     }
 
     fn tick_rows(&mut self) -> Vec<Row> {
+        if self.snapshots_rows() {
+            // Every row that counts in the view, in arrival order, as the reference evaluator gives them.
+            let rows =
+                self.state.kept.values().flatten().map(|row| (self.order_keys(row, &[]), self.project(row, &[])));
+            return order::ordered(rows.collect(), &self.plan.order_by);
+        }
         if !self.fully_aggregated() {
             self.state.first_out = false;
             let mut rows = std::mem::take(&mut self.state.interval);

@@ -13,7 +13,7 @@ use crate::cep::explain::plan_config;
 use crate::cep::plan::Plan;
 use crate::cep::reference::Reference;
 use crate::cep::reference::tests::{
-    AFTER, ALL_AND_FIRST, ALL_GROUPS, ORDERED, QUIET, SNAPSHOT, TRACE, TraceEvent, TraceRow, run_trace,
+    AFTER, ALL_AND_FIRST, ALL_GROUPS, ORDERED, QUIET, ROW_SNAPSHOTS, SNAPSHOT, TRACE, TraceEvent, TraceRow, run_trace,
     snapshot_expected, trace_config, trace_expected, trace_outputs,
 };
 use crate::cep::runtime::value::watched_shape;
@@ -165,7 +165,9 @@ const ROOMS: &str = r#"{"host":"h",
     {"id":"Y","type":"Late","attributes":[{"name":"temperature","type":"double"}]},
     {"id":"Z","type":"Early","attributes":[{"name":"temperature","type":"double"}]},
     {"id":"X","type":"AllGroups","attributes":[{"name":"n","type":"int"},{"name":"people","type":"int"}]},
-    {"id":"J","type":"Quiet","attributes":[{"name":"temperature","type":"double"}]}],
+    {"id":"J","type":"Quiet","attributes":[{"name":"temperature","type":"double"}]},
+    {"id":"D","type":"Shot","attributes":[{"name":"temperature","type":"double"}]},
+    {"id":"M","type":"Recent","attributes":[{"name":"people","type":"int"}]}],
   "statements":[
     "INSERT INTO Floor SELECT floor as id, avg(temperature) as temperature FROM Room.win:time(10 sec) GROUP BY floor OUTPUT LAST EVERY 2 sec",
     "INSERT INTO Stats SELECT floor as id, count(*) as n, min(temperature) as lo, max(temperature) as hi, stddev(temperature) as sd, sum(people) as people FROM Room.win:time(5 sec) WHERE temperature > 10 GROUP BY floor",
@@ -189,6 +191,8 @@ const ROOMS: &str = r#"{"host":"h",
     "INSERT INTO Early SELECT id, temperature FROM Warmish OUTPUT AFTER 3 sec FIRST EVERY 2 sec",
     "INSERT INTO AllGroups SELECT floor as id, count(*) as n, sum(people) as people FROM Room.win:time(3 sec) WHERE people > 2 GROUP BY floor HAVING count(*) < 5 OUTPUT ALL EVERY 2 sec",
     "INSERT INTO Quiet SELECT floor as id, max(temperature) as temperature FROM Room.win:time(2 sec) GROUP BY floor OUTPUT AFTER 4 sec",
+    "INSERT INTO Shot SELECT id, temperature FROM Room.std:unique(id) WHERE temperature > 15 OUTPUT SNAPSHOT EVERY 2 sec ORDER BY temperature DESC",
+    "INSERT INTO Recent SELECT id, people FROM Room(people > 2).std:groupwin(floor).win:length(2) WHERE people < 15 OUTPUT AFTER 2 sec SNAPSHOT EVERY 1500 msec",
     "INSERT INTO Flap SELECT a.flap as id, 'closed' as status FROM pattern [every a=Room(temperature > cast(25,double)) -> ( (Room(id=a.id, temperature > cast(25,double)) and not Room(id=a.id, temperature <= cast(25,double))) -> (Room(id=a.id, temperature > cast(25,double)) and not Room(id=a.id, temperature <= cast(25,double)))) where timer:within(10 seconds)]"
   ]}"#;
 
@@ -401,6 +405,19 @@ fn esper_output_all_per_group_traces_on_two_and_four_workers() {
     for ((statement, rows), workers) in ALL_GROUPS.iter().flat_map(|s| [(s, 2), (s, 4)]) {
         assert_eq!(trace_on(workers, statement, &[], 8200), trace_rows(rows), "{workers} workers: {statement}");
     }
+}
+
+/// `OUTPUT SNAPSHOT` without aggregates over the trace on two and four workers (the query runs on one of them), and
+/// the ordered one's rows in the reference's order.
+#[test]
+fn esper_output_snapshot_without_aggregates_traces_on_two_and_four_workers() {
+    for ((statement, rows), workers) in ROW_SNAPSHOTS.iter().flat_map(|s| [(s, 2), (s, 4)]) {
+        assert_eq!(trace_on(workers, statement, &[], 7200), trace_rows(rows), "{workers} workers: {statement}");
+    }
+    let config = trace_config(ROW_SNAPSHOTS[1].0);
+    let expected = trace_outputs(&mut Reference::new(&plan(&config), 0).expect("reference runs"), &[], 7200);
+    let mut dataflow = Dataflow::new(pool(2), &plan(&config), 0).expect("runs");
+    assert_eq!(trace_outputs(&mut dataflow, &[], 7200), expected);
 }
 
 /// `OUTPUT AFTER` alone, on two workers: the rows of the statement's first period dropped on every worker.

@@ -1,20 +1,22 @@
-//! A query over one stream (or a named window's insert stream): stream filter, view, WHERE, grouped
-//! aggregation, HAVING, projection, `ORDER BY` and the `OUTPUT LAST EVERY` policy, with cep-epl.md section 3's
-//! meaning; for a fully aggregated query `OUTPUT SNAPSHOT EVERY`, which releases at each tick a row for every group
-//! with a row that counts in the view, changed or not (Esper's `ResultSetOutputLimitRowPerGroup` trace, in `tests`);
-//! and for a query without aggregates `OUTPUT [ALL] EVERY`, every row of the interval at its tick, and `OUTPUT FIRST
-//! EVERY`, the interval's first row as it arrives (Esper's `ResultSetOutputLimitSimple` traces). A fully aggregated,
-//! grouped query under `OUTPUT ALL EVERY` releases at each tick a row for every group it knows, changed or not, an
-//! emptied one null once (Esper's `ResultSetOutputLimitRowPerGroup` table; Esper's helper keeps emptied groups for
-//! every later tick, which would keep every key ever seen). Esper's rows of other aggregating queries under `ALL`,
+//! A query over one stream (or a named window's insert stream): stream filter, view, WHERE, grouped aggregation,
+//! HAVING, projection, `ORDER BY` and the `OUTPUT LAST EVERY` policy, with cep-epl.md section 3's meaning; for a fully
+//! aggregated query `OUTPUT SNAPSHOT EVERY`, which releases at each tick a row for every group with a row that counts
+//! in the view, changed or not (Esper's `ResultSetOutputLimitRowPerGroup` trace, in `tests`); for a query without
+//! aggregates over a data window `OUTPUT SNAPSHOT EVERY`, every row that counts in the view, in arrival order (Esper's
+//! `ResultSetOutputLimitSimple` trace; a stream without a data window keeps no rows, and Esper's snapshot of it is
+//! empty: refused); and for a query without aggregates `OUTPUT [ALL] EVERY`, every row of the interval at its tick, and
+//! `OUTPUT FIRST EVERY`, the interval's first row as it arrives (Esper's `ResultSetOutputLimitSimple` traces). A fully
+//! aggregated, grouped query under `OUTPUT ALL EVERY` releases at each tick a row for every group it knows, changed or
+//! not, an emptied one null once (Esper's `ResultSetOutputLimitRowPerGroup` table; Esper's helper keeps emptied groups
+//! for every later tick, which would keep every key ever seen). Esper's rows of other aggregating queries under `ALL`,
 //! `FIRST` and the default `OUTPUT EVERY` are the ones their arrivals and expiries make; this contract's rows of an
-//! aggregating query are its arrivals': refused.
-//! `OUTPUT AFTER d` (Esper's `OutputProcessViewConditionDefault` with its after-state): the statement's first `d`
-//! after it was created give no output. The output clock starts at the first event of the stream at or after that
-//! time, rather than at the first event; before it, a query without aggregates drops its rows, and an aggregating one
-//! keeps its changes for the first tick, as Esper keeps them in its delta set. (Esper also starts the clock at an
-//! expiry after that time; here only an event starts it.) `OUTPUT AFTER d` alone drops the rows of the statement's
-//! first `d` and lets the later ones pass as they come, its state kept all along (Esper's direct after view).
+//! aggregating query are its arrivals': refused. `OUTPUT AFTER d` (Esper's `OutputProcessViewConditionDefault` with its
+//! after-state): the statement's first `d` after it was created give no output. The output clock starts at the first
+//! event of the stream at or after that time, rather than at the first event; before it, a query without aggregates
+//! drops its rows, and an aggregating one keeps its changes for the first tick, as Esper keeps them in its delta set.
+//! (Esper also starts the clock at an expiry after that time; here only an event starts it.) `OUTPUT AFTER d` alone
+//! drops the rows of the statement's first `d` and lets the later ones pass as they come, its state kept all along
+//! (Esper's direct after view).
 //!
 //! The view keeps the rows it holds as a list; each row remembers its group and whether it passed WHERE, and
 //! aggregates are recomputed from the rows of a group whenever a group's row is needed. Groups touched by an
@@ -67,7 +69,18 @@ pub fn check_query(number: usize, q: &QueryPlan) -> Result<(), EngineError> {
     match q.output.as_ref().map(|o| o.kind) {
         None | Some(OutputKind::Last) => {}
         Some(OutputKind::Snapshot) if fully => {}
-        Some(OutputKind::Snapshot) => return unsupported("OUTPUT SNAPSHOT of a query not fully aggregated"),
+        Some(OutputKind::Snapshot) if q.aggregation.is_some() => {
+            return unsupported("OUTPUT SNAPSHOT of a query not fully aggregated");
+        }
+        Some(OutputKind::Snapshot) => match &q.input {
+            Input::Stream(s) if s.named_window => return unsupported("OUTPUT SNAPSHOT of a named window's rows"),
+            // Esper's snapshot iterates the stream's view, and a stream without one keeps nothing to iterate.
+            Input::Stream(s) if s.window.is_none() => {
+                return unsupported("OUTPUT SNAPSHOT of a stream without a data window (Esper's is always empty)");
+            }
+            Input::Stream(_) => {}
+            _ => return unsupported("OUTPUT SNAPSHOT of a pattern or a join without aggregates"),
+        },
         Some(OutputKind::All | OutputKind::Default | OutputKind::First) if q.aggregation.is_none() => {}
         Some(OutputKind::All) if fully && grouped => {}
         // Esper's rows here are those the interval's arrivals and expiries make, and this contract's rows of an
@@ -139,13 +152,18 @@ impl StreamQuery {
         }
         let counts = holds(self.plan.filter.as_ref(), &Scope::new(&binding, ctx.vars));
         let group = self.group_key(event, ctx.vars);
-        if self.plan.aggregation.is_some() {
+        if self.plan.aggregation.is_some() || self.snapshots_rows() {
             self.enter(ctx, event, &group, counts);
         }
         let rows = if counts { self.arrive(ctx, event, &group) } else { Vec::new() };
         // `OUTPUT AFTER d` without a period drops the rows of the statement's first `d`.
         let quiet = self.plan.quiet_millis.is_some() && self.not_before.is_some_and(|at| ctx.now < at);
         if quiet { Vec::new() } else { rows }
+    }
+
+    /// Whether the view's rows are what an output tick releases: `OUTPUT SNAPSHOT` without aggregates.
+    fn snapshots_rows(&self) -> bool {
+        self.plan.aggregation.is_none() && self.plan.output.as_ref().is_some_and(|o| o.kind == OutputKind::Snapshot)
     }
 
     fn start_ticking(&mut self, ctx: &mut Ctx<'_>) {
@@ -254,7 +272,9 @@ impl StreamQuery {
                 return vec![row];
             }
             Some(OutputKind::All | OutputKind::Default) => self.interval.push((keys(), row)),
-            Some(_) => {
+            // The tick releases the view's rows.
+            Some(OutputKind::Snapshot) => {}
+            Some(OutputKind::Last) => {
                 let keys = keys();
                 self.held.insert(group.to_owned(), (keys, row));
             }
@@ -321,6 +341,12 @@ impl StreamQuery {
             ctx.schedule(ctx.now + o.every_millis as i64, TimerOrder::Output, TimerKind::Tick);
         }
         let fully = matches!(self.plan.aggregation.as_ref().map(|a| &a.kind), Some(AggregationKind::FullyAggregated));
+        if self.snapshots_rows() {
+            // Every row that counts in the view, in arrival order (Esper's unique view iterates a hash map instead).
+            let counting = self.rows.iter().filter(|e| e.counts);
+            let rows = counting.map(|e| (self.order_keys(&e.row, &[], ctx.vars), self.project(&e.row, &[], ctx.vars)));
+            return order::ordered(rows.collect(), &self.plan.order_by);
+        }
         if !fully {
             self.changed.clear();
             self.first_out = false;

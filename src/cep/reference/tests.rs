@@ -467,6 +467,99 @@ fn esper_output_all_and_first_without_aggregates_traces() {
     }
 }
 
+/// `OUTPUT SNAPSHOT` without aggregates over the trace: Esper's `ResultSetOutputLimitSimple` (`tryAssertion18`), at
+/// every tick each row in the 5.5 s window; and a unique view with WHERE, worked out by hand: a row failing WHERE
+/// (YAH at 1 at 1.5 s and 5.9 s) takes its key's place in the view but is not released.
+pub(crate) const ROW_SNAPSHOTS: [(&str, &[TraceRow]); 2] = [
+    (
+        "INSERT INTO Out SELECT symbol, price as value FROM S.win:time(5.5 sec) OUTPUT SNAPSHOT EVERY 1 sec",
+        &[
+            (1200, "IBM", Some(25.0)),
+            (1200, "MSFT", Some(9.0)),
+            (2200, "IBM", Some(24.0)),
+            (2200, "IBM", Some(25.0)),
+            (2200, "IBM", Some(26.0)),
+            (2200, "MSFT", Some(9.0)),
+            (2200, "YAH", Some(1.0)),
+            (3200, "IBM", Some(24.0)),
+            (3200, "IBM", Some(25.0)),
+            (3200, "IBM", Some(26.0)),
+            (3200, "MSFT", Some(9.0)),
+            (3200, "YAH", Some(1.0)),
+            (4200, "IBM", Some(24.0)),
+            (4200, "IBM", Some(25.0)),
+            (4200, "IBM", Some(26.0)),
+            (4200, "MSFT", Some(9.0)),
+            (4200, "YAH", Some(1.0)),
+            (4200, "YAH", Some(2.0)),
+            (5200, "IBM", Some(22.0)),
+            (5200, "IBM", Some(24.0)),
+            (5200, "IBM", Some(25.0)),
+            (5200, "IBM", Some(26.0)),
+            (5200, "MSFT", Some(9.0)),
+            (5200, "YAH", Some(1.0)),
+            (5200, "YAH", Some(2.0)),
+            (5200, "YAH", Some(3.0)),
+            (6200, "IBM", Some(22.0)),
+            (6200, "IBM", Some(24.0)),
+            (6200, "IBM", Some(26.0)),
+            (6200, "MSFT", Some(9.0)),
+            (6200, "YAH", Some(1.0)),
+            (6200, "YAH", Some(1.0)),
+            (6200, "YAH", Some(2.0)),
+            (6200, "YAH", Some(3.0)),
+            (7200, "IBM", Some(22.0)),
+            (7200, "IBM", Some(26.0)),
+            (7200, "YAH", Some(1.0)),
+            (7200, "YAH", Some(2.0)),
+            (7200, "YAH", Some(3.0)),
+        ],
+    ),
+    (
+        "INSERT INTO Out SELECT symbol, price as value FROM S.std:unique(symbol) WHERE price > 1 OUTPUT SNAPSHOT EVERY \
+         1 sec ORDER BY value DESC",
+        &[
+            (1200, "IBM", Some(25.0)),
+            (1200, "MSFT", Some(9.0)),
+            (2200, "IBM", Some(26.0)),
+            (2200, "MSFT", Some(9.0)),
+            (3200, "IBM", Some(26.0)),
+            (3200, "MSFT", Some(9.0)),
+            (4200, "IBM", Some(26.0)),
+            (4200, "MSFT", Some(9.0)),
+            (4200, "YAH", Some(2.0)),
+            (5200, "IBM", Some(22.0)),
+            (5200, "MSFT", Some(9.0)),
+            (5200, "YAH", Some(3.0)),
+            (6200, "IBM", Some(22.0)),
+            (6200, "MSFT", Some(9.0)),
+            (7200, "IBM", Some(22.0)),
+            (7200, "MSFT", Some(9.0)),
+        ],
+    ),
+];
+
+#[test]
+fn esper_output_snapshot_without_aggregates_traces() {
+    for (statement, rows) in ROW_SNAPSHOTS {
+        assert_eq!(trace_through(statement, &[], 7200), out(rows), "{statement}");
+    }
+}
+
+/// The ordered snapshot's ticks come out in its order: by value, descending.
+#[test]
+fn an_ordered_snapshot_releases_the_view_in_its_order() {
+    let (statement, _) = ROW_SNAPSHOTS[1];
+    let got = trace_outputs(&mut engine(&trace_config(statement)), &[], 5200);
+    let expected = [(4200, "IBM", 26.0), (4200, "MSFT", 9.0), (4200, "YAH", 2.0)].into_iter().chain([
+        (5200, "IBM", 22.0),
+        (5200, "MSFT", 9.0),
+        (5200, "YAH", 3.0),
+    ]);
+    let expected: Vec<TraceRow> = expected.map(|(t, s, v)| (t, s, Some(v))).collect();
+    assert_eq!(got[got.len() - 6..], out(&expected)[..]);
+}
+
 /// `OUTPUT AFTER 3 sec` over the trace (statements created at 0), worked out by hand from Esper's
 /// `OutputProcessViewConditionDefault`: the clock starts at the first event at or after 3 s (YAH at 3.5 s), so ticks
 /// fall at 4.5, 5.5 and 6.5 s. The aggregating statement's first tick gives every group changed since the start, as
@@ -609,8 +702,18 @@ fn constructs_the_runtime_does_not_run_are_refused_by_name() {
             "ORDER BY on a pattern",
         ),
         (
-            "INSERT INTO Out SELECT symbol, price as value FROM S OUTPUT SNAPSHOT EVERY 1 sec",
+            "INSERT INTO Out SELECT symbol, price as value, sum(price) as total FROM S.win:time(1 sec) OUTPUT SNAPSHOT \
+             EVERY 1 sec",
             "OUTPUT SNAPSHOT of a query not fully aggregated",
+        ),
+        (
+            "INSERT INTO Out SELECT symbol, price as value FROM S OUTPUT SNAPSHOT EVERY 1 sec",
+            "OUTPUT SNAPSHOT of a stream without a data window (Esper's is always empty)",
+        ),
+        (
+            "INSERT INTO Out SELECT a.symbol as symbol, a.price as value FROM pattern [every a=S] OUTPUT SNAPSHOT \
+             EVERY 1 sec",
+            "OUTPUT SNAPSHOT of a pattern or a join without aggregates",
         ),
         (
             "INSERT INTO Out SELECT symbol, sum(price) as value FROM S GROUP BY symbol OUTPUT FIRST EVERY 1 sec",

@@ -150,6 +150,30 @@ async fn output_after_waits_then_starts_the_floor_s_clock_at_the_next_room() {
     wait_for(&h, "1", "Floor", "temperature", "21.0").await;
 }
 
+/// `OUTPUT SNAPSHOT` without aggregates republishes the view's rows at every tick, changed or not: the last room of
+/// the floor, written again after the entity was overwritten and no room arrived since.
+#[tokio::test]
+async fn a_snapshot_republishes_the_last_room_of_the_floor_at_every_tick() {
+    let h = Harness::new().await;
+    h.state.sinks.set_listener(OWN.parse().unwrap());
+    let snapshot = "INSERT INTO Floor SELECT floor as id, temperature FROM Room.std:unique(floor) OUTPUT SNAPSHOT \
+        EVERY 10 sec";
+    assert_eq!(post_config(&h, floor_with(snapshot)).await.status, StatusCode::CREATED);
+    subscribe(&h, "Room", "Room.*", "temperature").await;
+    room(&h, "Room1", "20").await;
+    h.clock.advance_ms(10_000);
+    wait_for(&h, "1", "Floor", "temperature", "20.0").await;
+    room(&h, "Room2", "22").await;
+    let overwrite = || h.update("APPEND", "1", "Floor", &[("temperature", "double", "0")]);
+    overwrite().await;
+    h.clock.advance_ms(10_000);
+    wait_for(&h, "1", "Floor", "temperature", "22.0").await;
+    overwrite().await;
+    wait_for(&h, "1", "Floor", "temperature", "0").await;
+    h.clock.advance_ms(10_000);
+    wait_for(&h, "1", "Floor", "temperature", "22.0").await;
+}
+
 async fn room(h: &Harness, id: &str, temperature: &str) {
     h.update("APPEND", id, "Room", &[("temperature", "double", temperature), ("floor", "string", "1")]).await;
     settle().await;
