@@ -12,9 +12,10 @@ use crate::cep::config::CepConfig;
 use crate::cep::explain::plan_config;
 use crate::cep::plan::Plan;
 use crate::cep::reference::Reference;
+use crate::cep::reference::lookup_tests::{config as lookup_config, pattern_driven};
 use crate::cep::reference::tests::{
-    AFTER, ALL_AND_FIRST, ALL_GROUPS, ORDERED, QUIET, ROW_SNAPSHOTS, SNAPSHOT, TRACE, TraceEvent, TraceRow, run_trace,
-    snapshot_expected, trace_config, trace_expected, trace_outputs,
+    AFTER, ALL_AND_FIRST, ALL_GROUPS, ORDERED, ORDERED_MATCHES, QUIET, ROW_SNAPSHOTS, SNAPSHOT, TRACE, TraceEvent,
+    TraceRow, run_trace, snapshot_expected, trace_config, trace_expected, trace_outputs,
 };
 use crate::cep::runtime::value::watched_shape;
 use crate::cep::runtime::{Engine, Incoming, Output, Row, Val, spare};
@@ -447,6 +448,30 @@ fn rows_sorted_by_order_by_come_out_in_the_reference_order_on_two_and_four_worke
         let mut dataflow = Dataflow::new(pool(workers), &plan(&config), 0).expect("runs");
         assert_eq!(trace_outputs(&mut dataflow, &[], 10_000), expected, "{workers} workers: {statement}");
     }
+}
+
+/// `ORDER BY` on a join sorts each trigger's rows where the trigger's key lives, so the dataflow gives the reference's
+/// rows in the reference's order, the join driven by a stream or by a pattern's matches; a pattern's rows keep the
+/// order of its matches.
+#[test]
+fn ordered_joins_and_patterns_give_the_reference_order_on_two_and_four_workers() {
+    let join = lookup_config("win:length(5)", "c.code = S.code", " ORDER BY seen DESC, n");
+    let event = |stream: &str, code: f64, n: i64| -> Incoming {
+        (stream.into(), row(&[("code", Val::Double(code)), ("id", Val::String("s".into())), ("n", Val::Int(n))]))
+    };
+    let mut steps: Vec<Step> =
+        (0..12).map(|n| Step::Push(1_000 + n, vec![event("State", (n % 2) as f64, n)])).collect();
+    steps.extend((0..4).map(|n| Step::Push(2_000 + n, vec![event("Cmd", (n % 3) as f64, 100 + n)])));
+    steps.push(Step::Advance(10_000));
+    for (config, workers) in [join.clone(), pattern_driven(&join)].iter().flat_map(|c| [(c, 2), (c, 4)]) {
+        let expected = run(&mut Reference::new(&plan(config), 0).expect("reference runs"), &steps);
+        assert_eq!(expected.len(), 8, "triggers of 2, 3, 1 and 2 rows: {expected:?}");
+        let mut dataflow = Dataflow::new(pool(workers), &plan(config), 0).expect("runs");
+        assert_eq!(run(&mut dataflow, &steps), expected, "{workers} workers: {config}");
+    }
+    let config = trace_config(ORDERED_MATCHES.0);
+    let mut dataflow = Dataflow::new(pool(2), &plan(&config), 0).expect("runs");
+    assert_eq!(trace_outputs(&mut dataflow, &[], 7200), trace_rows(ORDERED_MATCHES.1));
 }
 
 #[test]

@@ -13,6 +13,10 @@
 //! value of the trigger, the rows of each value of that column (the only rows a trigger can match). A stream-driven
 //! join's expressions are compiled (`runtime::compiled`) for its two layouts of rows, the driving event alone and the
 //! event with a looked-up row; a pattern's matches bind varying tags, and are interpreted.
+//!
+//! `ORDER BY` sorts the rows of one trigger, which Esper's join hands its result set processor together; a pattern's
+//! matches are triggers of their own (Esper inserts each into the join's stream alone), so rows of two matches of one
+//! event keep the order of the matches.
 
 use std::collections::{BTreeMap, HashMap, VecDeque};
 use std::sync::Arc;
@@ -29,7 +33,7 @@ use crate::cep::runtime::compiled::{RowExpr, RowProjection};
 use crate::cep::runtime::eval::{Scope, eval, holds, project};
 use crate::cep::runtime::key::Key;
 use crate::cep::runtime::value::Text;
-use crate::cep::runtime::{EngineError, Row, Val};
+use crate::cep::runtime::{EngineError, Row, Val, order};
 
 /// The rows the looked-up side's view holds, indexed. Each row has a slot, which the indexes hold: reading or
 /// removing a row is one index into the slab, where an ordered map of arrival numbers descended its nodes for each.
@@ -381,17 +385,36 @@ impl Joiner {
             None => Reach::All,
         };
         let (mut out, mut matched) = (Vec::new(), false);
+        let driver = self.driver_label();
         for row in self.view.visible(now, &reach) {
             let both = [event, row];
             if stream.on.holds(&both, &[], vars) {
                 matched = true;
-                out.extend(stream.matched.row(&both, vars));
+                let keys = || self.order_keys(&[(driver, event), (self.view.label(), row)], vars);
+                out.extend(stream.matched.row(&both, vars).map(|row| (keys(), row)));
             }
         }
         if !matched {
-            out.extend(stream.alone.row(&alone, vars));
+            let keys = || self.order_keys(&[(driver, event)], vars);
+            out.extend(stream.alone.row(&alone, vars).map(|row| (keys(), row)));
         }
-        out
+        order::ordered(out, &self.plan.order_by)
+    }
+
+    /// The label of a stream-driven join's driving stream.
+    fn driver_label(&self) -> &str {
+        match &self.join.driver {
+            Input::Stream(driver) => &driver.label,
+            _ => "",
+        }
+    }
+
+    /// The `ORDER BY` keys of the row of `rows`; none (and nothing evaluated) without `ORDER BY`.
+    fn order_keys(&self, rows: &[(&str, &Row)], vars: &Row) -> Vec<Val> {
+        match self.plan.order_by.is_empty() {
+            true => Vec::new(),
+            false => order::keys(&self.plan.order_by, &Scope::new(rows, vars)),
+        }
     }
 
     /// The rows of a pattern's match, bound as `bindings`, at `now`.
@@ -415,10 +438,10 @@ impl Joiner {
         let mut out = Vec::with_capacity(matched.len());
         for row in matched {
             scope.push((label, row));
-            out.extend(self.project(&scope, vars));
+            out.extend(self.project(&scope, vars).map(|row| (self.order_keys(&scope, vars), row)));
             scope.pop();
         }
-        out
+        order::ordered(out, &self.plan.order_by)
     }
 
     fn project(&self, rows: &[(&str, &Row)], vars: &Row) -> Option<Row> {
@@ -436,9 +459,6 @@ pub fn check_join(number: usize, q: &QueryPlan) -> Result<&JoinPlan, EngineError
     };
     if q.aggregation.is_some() || q.output.is_some() {
         return unsupported("aggregating or rate-limiting a join");
-    }
-    if !q.order_by.is_empty() {
-        return unsupported("ORDER BY on a join");
     }
     if join.lookup.named_window {
         return unsupported("a join looking up a named window");

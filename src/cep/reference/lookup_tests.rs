@@ -2,7 +2,8 @@
 //! per kind of view, each command's rows compared with those the model holds at that moment and `ON` accepts. The
 //! dataflow runtime shares the views and what a trigger computes from them (`LookupView`, `Joiner`), so its agreement
 //! with the reference cannot catch a mistake in them; this can. The values mix what `=` treats specially: an integer
-//! and a double of one number, zero and negative zero, two longs that are one double apart, NaN, null and text.
+//! and a double of one number, zero and negative zero, two longs that are one double apart, NaN, null and text. Each
+//! case runs the join driven by the commands or by a pattern's matches of them, with or without `ORDER BY`.
 
 use proptest::prelude::*;
 
@@ -51,13 +52,14 @@ fn values() -> Vec<Val> {
 /// trigger reads every row.
 const ONS: [&str; 2] = ["c.code = S.code", "c.code = S.code OR false"];
 
-fn config(view: &str, on: &str) -> String {
+/// The join statement over `view` with `ON` `on` and `ORDER BY` `order` (none when empty).
+pub(crate) fn config(view: &str, on: &str, order: &str) -> String {
     format!(
         r#"{{"host":"h",
   "in":[{{"id":"C.*","type":"Cmd","isPattern":true,"attributes":[{{"name":"code","type":"double"}},{{"name":"n","type":"int"}}]}},
     {{"id":"S.*","type":"State","isPattern":true,"attributes":[{{"name":"code","type":"double"}},{{"name":"n","type":"int"}}]}}],
   "out":[{{"id":"L","type":"Log","attributes":[{{"name":"n","type":"int"}},{{"name":"seen","type":"int"}}]}}],
-  "statements":["INSERT INTO Log SELECT c.n as n, S.n as seen FROM Cmd as c unidirectional LEFT OUTER JOIN State.{view} as S ON {on}"]}}"#
+  "statements":["INSERT INTO Log SELECT c.n as n, S.n as seen FROM Cmd as c unidirectional LEFT OUTER JOIN State.{view} as S ON {on}{order}"]}}"#
     )
 }
 
@@ -99,25 +101,45 @@ fn insert(model: Model, view: &mut Vec<(i64, Row)>, now: i64, row: &Row) {
 /// Commands' `(n, seen)` rows.
 type Seen = Vec<(Val, Val)>;
 
-/// The `(n, seen)` rows of a command of `code` at `now`: one per row in view whose code equals it, else one null.
-fn lookup(model: Model, view: &[(i64, Row)], now: i64, n: i64, code: &Val) -> Seen {
+/// The `(n, seen)` rows of a command of `code` at `now`: one per row in view whose code equals it, in arrival order or
+/// by `seen` descending when `ordered`, else one null.
+fn lookup(model: Model, (view, ordered): (&[(i64, Row)], bool), now: i64, n: i64, code: &Val) -> Seen {
     let alive = |at: i64| match model {
         Model::Time(d) => now < at + d,
         _ => true,
     };
-    let seen: Vec<Val> = view
+    let mut seen: Vec<Val> = view
         .iter()
         .filter(|(at, r)| alive(*at) && r.get("code").is_some_and(|c| code.equals(c) == Some(true)))
         .map(|(_, r)| get(r, "n"))
         .collect();
+    if ordered {
+        // Every `seen` is an integer; a stable sort keeps arrival order among equal ones.
+        seen.sort_by_key(|s| {
+            std::cmp::Reverse(match s {
+                Val::Int(n) => *n,
+                other => panic!("an integer `seen`: {other:?}"),
+            })
+        });
+    }
     if seen.is_empty() {
         return vec![(Val::Int(n), Val::Null)];
     }
     seen.into_iter().map(|s| (Val::Int(n), s)).collect()
 }
 
-fn run(text: &str, on: &str, model: Model, steps: &[Step]) -> (Seen, Seen) {
-    let mut reference = engine(&config(text, on));
+/// The join statement of [`config`] driven by the matches of `pattern [every c=Cmd]` instead of the commands.
+pub(crate) fn pattern_driven(config: &str) -> String {
+    let driven = config.replace("Cmd as c unidirectional", "pattern [every c=Cmd] as P unidirectional");
+    driven.replace("c.n as n", "P.c.n as n").replace("c.code = S.code", "P.c.code = S.code")
+}
+
+/// The rows of `steps` through the join over view `text` (`ON` `on`, by `seen` descending when `ordered`, driven by
+/// a pattern's matches when `matches`) and the rows its model gives.
+fn run(text: &str, (on, ordered, matches): (&str, bool, bool), model: Model, steps: &[Step]) -> (Seen, Seen) {
+    let order = if ordered { " ORDER BY seen DESC" } else { "" };
+    let config = config(text, on, order);
+    let mut reference = engine(&if matches { pattern_driven(&config) } else { config });
     let (mut view, mut now, mut got, mut expected) = (Vec::new(), 0, Vec::new(), Vec::new());
     let values = values();
     for (n, step) in steps.iter().enumerate() {
@@ -132,7 +154,7 @@ fn run(text: &str, on: &str, model: Model, steps: &[Step]) -> (Seen, Seen) {
         if step.state {
             insert(model, &mut view, now, &row);
         } else {
-            expected.extend(lookup(model, &view, now, n, &code));
+            expected.extend(lookup(model, (&view, ordered), now, n, &code));
         }
     }
     (got, expected)
@@ -142,10 +164,10 @@ proptest! {
     #![proptest_config(ProptestConfig { cases: 48, ..ProptestConfig::default() })]
 
     #[test]
-    fn every_view_answers_a_lookup_as_its_model_does(steps in steps()) {
+    fn every_view_answers_a_lookup_as_its_model_does(steps in steps(), ordered in any::<bool>(), matches in any::<bool>()) {
         for ((text, model), on) in VIEWS.into_iter().flat_map(|v| ONS.map(|on| (v, on))) {
-            let (got, expected) = run(text, on, model, &steps);
-            prop_assert_eq!(got, expected, "{} ON {}", text, on);
+            let (got, expected) = run(text, (on, ordered, matches), model, &steps);
+            prop_assert_eq!(got, expected, "{} ON {} ordered {} pattern-driven {}", text, on, ordered, matches);
         }
     }
 }
@@ -156,7 +178,7 @@ fn an_integer_finds_the_double_of_its_number_and_zero_finds_negative_zero() {
     // Values 0: Int(1), 1: Double(1.0), 2: 0.0, 3: -0.0, 5: NaN. State 0 is 1.0, state 2 is -0.0, state 5 is NaN.
     let steps =
         [step(true, 1, 0), step(false, 0, 1), step(true, 3, 1), step(false, 2, 1), step(true, 5, 1), step(false, 5, 1)];
-    let (got, expected) = run("std:unique(code)", ONS[0], Model::Unique("code"), &steps);
+    let (got, expected) = run("std:unique(code)", (ONS[0], false, false), Model::Unique("code"), &steps);
     assert_eq!(got, expected);
     let seen: Vec<Val> = got.into_iter().map(|(_, seen)| seen).collect();
     assert_eq!(seen, [Val::Int(0), Val::Int(2), Val::Null], "1 finds 1.0; 0.0 finds -0.0; NaN finds nothing");

@@ -277,6 +277,6 @@ impl Engine for Reference {
 }
 
 #[cfg(test)]
-mod lookup_tests;
+pub(crate) mod lookup_tests;
 #[cfg(test)]
 pub(crate) mod tests;

@@ -3,6 +3,8 @@
 //! frame, which decides what happens next: start the next step, restart the `every`, count an `and`, or kill the
 //! instance (`not` matched, `within` expired). Killing a frame drops its whole subtree, so no state outlives its
 //! instance. Only events after the one that created a leaf can match it (arrival sequence), as Esper requires.
+//! A statement's `ORDER BY` changes nothing here: Esper inserts each match into the statement's stream alone
+//! (`ViewableActivatorPattern`), so each row is sorted by itself, and the rows keep the order of the matches.
 
 use std::sync::Arc;
 
@@ -222,9 +224,6 @@ impl PatternQuery {
         };
         if q.aggregation.is_some() || q.output.is_some() {
             return Err(EngineError::Unsupported { statement: number, construct: "aggregating a pattern".into() });
-        }
-        if !q.order_by.is_empty() {
-            return Err(EngineError::Unsupported { statement: number, construct: "ORDER BY on a pattern".into() });
         }
         check_node(number, &pattern.root, false)?;
         Ok(Self::shared(Arc::new(q.clone()), Nodes::new(&pattern.root, &q.projection)))
