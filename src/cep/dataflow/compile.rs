@@ -40,6 +40,7 @@ use super::operator::{Control, Ending, stateful};
 use super::pattern::PatternLogic;
 use super::program::{Program, join_query, merge_lookup, route_hash, stream_key, streams_of};
 use super::query::QueryLogic;
+use super::quiet::{quiet_until, stateful_until};
 use super::record::{Record, millis};
 use super::select::{self, Select, Selected};
 use super::watch::Watch;
@@ -390,7 +391,8 @@ impl<'s> Compiler<'s, '_> {
         let logic = BatchLogic::new(number, Arc::new(q.clone()), s, ids, self.vars.clone());
         let control = Control::new(number);
         self.built.controls.push(control.clone());
-        stateful(input, by_key(Routes::new(), self.vars.clone()), "Batch", (control, ending), logic)
+        let until = quiet_until(q, self.created_ms);
+        stateful_until(until, (input, by_key(Routes::new(), self.vars.clone())), "Batch", (control, ending), logic)
     }
 
     /// A pattern statement, or with `drives` the driving pattern of a join (its matches go to that private stream).
@@ -420,14 +422,17 @@ impl<'s> Compiler<'s, '_> {
             (true, [only]) => self.deferred.remove(&self.id(only)),
             _ => None,
         };
+        // A join's pattern hands its matches to the join, whose member drops its rows when quiet.
+        let until = drives.is_none().then(|| quiet_until(q, self.created_ms)).flatten();
+        let controls = (control, ending);
         if let Some(Deferred { input, select, .. }) = fused {
-            return stateful(input, Pipeline, "Pattern", (control, ending), Selected { select, logic });
+            return stateful_until(until, (input, Pipeline), "Pattern", controls, Selected { select, logic });
         }
         let inputs: Vec<Edge<'s>> = streams.iter().map(|s| self.stream(s)).collect();
         let merged = self.concat(inputs);
         match in_place {
-            true => stateful(merged, Pipeline, "Pattern", (control, ending), logic),
-            false => stateful(merged, by_key(routes, self.vars.clone()), "Pattern", (control, ending), logic),
+            true => stateful_until(until, (merged, Pipeline), "Pattern", controls, logic),
+            false => stateful_until(until, (merged, by_key(routes, self.vars.clone())), "Pattern", controls, logic),
         }
     }
 
@@ -516,7 +521,8 @@ impl<'s> Compiler<'s, '_> {
             Input::Join(_) => {}
         }
         let joiner = Joiner::new(Arc::new(q.clone()), j, &self.vars);
-        Member { statement: number, trigger: tag, joiner, sink: self.id(&q.sink.stream) }
+        let quiet_until = quiet_until(q, self.created_ms);
+        Member { statement: number, trigger: tag, joiner, sink: self.id(&q.sink.stream), quiet_until }
     }
 
     /// A stream number no stream of the program has, for records a statement must tell apart from their stream's.

@@ -38,6 +38,8 @@ pub struct Member {
     pub trigger: u32,
     pub joiner: Joiner,
     pub sink: u32,
+    /// With `OUTPUT AFTER d` alone, the millisecond before which its rows are dropped (`quiet`).
+    pub quiet_until: Option<i64>,
 }
 
 #[derive(Debug)]
@@ -78,6 +80,9 @@ impl JoinLogic {
     /// Emits the `rows` of trigger `n` of `stamp` (a driving event's, or a pattern's `n`th match) of member `m`.
     fn emit(&mut self, emit: &mut Emit, epoch: u64, stamp: &Stamp, (m, n): (usize, u32), rows: Vec<Row>) {
         let member = &self.members[m];
+        if member.quiet_until.is_some_and(|until| millis(epoch) < until) {
+            return;
+        }
         let (statement, sink) = (member.statement, member.sink);
         for (i, row) in rows.into_iter().enumerate() {
             // Match-major, row-minor: the order the reference numbers one trigger's rows in.

@@ -20,6 +20,7 @@ mod operator;
 mod pattern;
 mod program;
 mod query;
+mod quiet;
 mod reaper;
 mod record;
 mod select;

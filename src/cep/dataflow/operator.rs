@@ -41,6 +41,16 @@ impl Emit {
     pub fn matched(&mut self, stamp: Stamp, stream: u32, n: usize, bindings: crate::cep::reference::pattern::Bindings) {
         self.records.push(Record::Match { stamp, stream, n: n as u32, bindings: Box::new(bindings) });
     }
+
+    /// Where the next record goes: what [`Emit::truncate`] drops the records after.
+    pub fn mark(&self) -> usize {
+        self.records.len()
+    }
+
+    /// Drops the records after the first `len`.
+    pub fn truncate(&mut self, len: usize) {
+        self.records.truncate(len);
+    }
 }
 
 /// What a statement found for an event before its turn, handed back with the event's later calls: the pattern's,

@@ -168,7 +168,9 @@ const ROOMS: &str = r#"{"host":"h",
     {"id":"X","type":"AllGroups","attributes":[{"name":"n","type":"int"},{"name":"people","type":"int"}]},
     {"id":"J","type":"Quiet","attributes":[{"name":"temperature","type":"double"}]},
     {"id":"D","type":"Shot","attributes":[{"name":"temperature","type":"double"}]},
-    {"id":"M","type":"Recent","attributes":[{"name":"people","type":"int"}]}],
+    {"id":"M","type":"Recent","attributes":[{"name":"people","type":"int"}]},
+    {"id":"I","type":"Hush","attributes":[{"name":"temperature","type":"double"}]},
+    {"id":"O","type":"Hushed","attributes":[{"name":"n","type":"int"}]}],
   "statements":[
     "INSERT INTO Floor SELECT floor as id, avg(temperature) as temperature FROM Room.win:time(10 sec) GROUP BY floor OUTPUT LAST EVERY 2 sec",
     "INSERT INTO Stats SELECT floor as id, count(*) as n, min(temperature) as lo, max(temperature) as hi, stddev(temperature) as sd, sum(people) as people FROM Room.win:time(5 sec) WHERE temperature > 10 GROUP BY floor",
@@ -193,6 +195,8 @@ const ROOMS: &str = r#"{"host":"h",
     "INSERT INTO AllGroups SELECT floor as id, count(*) as n, sum(people) as people FROM Room.win:time(3 sec) WHERE people > 2 GROUP BY floor HAVING count(*) < 5 OUTPUT ALL EVERY 2 sec",
     "INSERT INTO Quiet SELECT floor as id, max(temperature) as temperature FROM Room.win:time(2 sec) GROUP BY floor OUTPUT AFTER 4 sec",
     "INSERT INTO Shot SELECT id, temperature FROM Room.std:unique(id) WHERE temperature > 15 OUTPUT SNAPSHOT EVERY 2 sec ORDER BY temperature DESC",
+    "INSERT INTO Hush SELECT a.id as id, a.temperature as temperature FROM pattern [every a=Room(temperature > 30) -> Room(id = a.id, temperature < 20)] OUTPUT AFTER 20 sec",
+    "INSERT INTO Hushed SELECT floor as id, count(*) as n FROM Room.win:time_batch(2 sec) GROUP BY floor OUTPUT AFTER 15 sec",
     "INSERT INTO Recent SELECT id, people FROM Room(people > 2).std:groupwin(floor).win:length(2) WHERE people < 15 OUTPUT AFTER 2 sec SNAPSHOT EVERY 1500 msec",
     "INSERT INTO Flap SELECT a.flap as id, 'closed' as status FROM pattern [every a=Room(temperature > cast(25,double)) -> ( (Room(id=a.id, temperature > cast(25,double)) and not Room(id=a.id, temperature <= cast(25,double))) -> (Room(id=a.id, temperature > cast(25,double)) and not Room(id=a.id, temperature <= cast(25,double)))) where timer:within(10 seconds)]"
   ]}"#;
@@ -675,10 +679,10 @@ const JOINS: &str = r#"{"host":"h",
     {"id":"K","type":"Closed","attributes":[{"name":"status","type":"string"}]}],
   "statements":[
     "INSERT INTO Shutter SELECT R.r.shutter as id, 'closed' as status FROM pattern [ every r=Room(temperature > 26.0) -> (timer:interval(5 sec) and not Room(temperature < 26.0 and id=r.id))] as R unidirectional LEFT OUTER JOIN Shutter.std:groupwin(id).std:lastevent() as S ON R.r.shutter = S.id WHERE S is null OR S.status = 'opened'",
-    "INSERT INTO Shutter SELECT R.r.shutter as id, 'opened' as status FROM pattern [ every r=Room(temperature < 24.0) -> (timer:interval(5 sec) and not Room(temperature > 24.0 and id=r.id))] as R unidirectional LEFT OUTER JOIN Shutter.std:groupwin(id).std:lastevent() as S ON R.r.shutter = S.id WHERE S is null OR S.status = 'closed'",
+    "INSERT INTO Shutter SELECT R.r.shutter as id, 'opened' as status FROM pattern [ every r=Room(temperature < 24.0) -> (timer:interval(5 sec) and not Room(temperature > 24.0 and id=r.id))] as R unidirectional LEFT OUTER JOIN Shutter.std:groupwin(id).std:lastevent() as S ON R.r.shutter = S.id WHERE S is null OR S.status = 'closed' OUTPUT AFTER 12 sec",
     "INSERT INTO Shutter SELECT c.shutter as id, 'manual' as status FROM Cmd as c unidirectional LEFT OUTER JOIN Shutter.std:groupwin(id).std:lastevent() as S ON c.shutter = S.id WHERE S is null OR S.status != 'manual'",
     "INSERT INTO Log SELECT c.shutter as id, S.status as seen FROM Cmd as c unidirectional LEFT OUTER JOIN State.win:time(3 sec) as S ON c.shutter = S.id WHERE S is null OR S.status != 'broken'",
-    "INSERT INTO Log SELECT c.shutter as id, S.status as seen FROM Cmd(shutter != 'sh2') as c unidirectional LEFT OUTER JOIN State.std:unique(id) as S ON c.shutter = S.id",
+    "INSERT INTO Log SELECT c.shutter as id, S.status as seen FROM Cmd(shutter != 'sh2') as c unidirectional LEFT OUTER JOIN State.std:unique(id) as S ON c.shutter = S.id OUTPUT AFTER 10 sec",
     "INSERT INTO Closed SELECT id, status FROM Shutter(status = 'closed')"
   ]}"#;
 

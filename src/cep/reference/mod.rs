@@ -200,15 +200,27 @@ impl Reference {
         self.after(i, timers, rows);
     }
 
-    /// Schedules what statement `i` asked for and sends its rows to its sink.
+    /// Schedules what statement `i` asked for and sends its rows to its sink, unless it is quiet now.
     fn after(&mut self, i: usize, timers: Scheduled, rows: Vec<Row>) {
         for (at, order, kind) in timers {
             self.timer_seq += 1;
             self.timers.push(Reverse(Timer { at, order, seq: self.timer_seq, statement: i, kind }));
         }
+        if self.quiet(i) {
+            return;
+        }
         for row in rows {
             self.sink(i, row);
         }
+    }
+
+    /// Whether statement `i` has `OUTPUT AFTER d` alone and its first `d` is not over: its rows are dropped, before
+    /// they reach its sink, as Esper's after view drops them.
+    fn quiet(&self, i: usize) -> bool {
+        let PlanNode::Query(q) = &self.plans[i] else {
+            return false;
+        };
+        q.quiet_millis.is_some_and(|d| self.now < self.created_ms.saturating_add(d as i64))
     }
 
     fn sink(&mut self, i: usize, row: Row) {

@@ -98,10 +98,6 @@ pub fn check_query(number: usize, q: &QueryPlan) -> Result<(), EngineError> {
     if q.emits == Emits::Removed {
         return unsupported("SELECT RSTREAM");
     }
-    let batches = |s: &StreamInput| s.window.as_ref().is_some_and(WindowSpec::batches);
-    if q.quiet_millis.is_some() && !matches!(&q.input, Input::Stream(s) if !batches(s)) {
-        return unsupported("OUTPUT AFTER without EVERY on a pattern, a join or a batch window");
-    }
     Ok(())
 }
 
@@ -155,10 +151,9 @@ impl StreamQuery {
         if self.plan.aggregation.is_some() || self.snapshots_rows() {
             self.enter(ctx, event, &group, counts);
         }
-        let rows = if counts { self.arrive(ctx, event, &group) } else { Vec::new() };
-        // `OUTPUT AFTER d` without a period drops the rows of the statement's first `d`.
-        let quiet = self.plan.quiet_millis.is_some() && self.not_before.is_some_and(|at| ctx.now < at);
-        if quiet { Vec::new() } else { rows }
+        // `OUTPUT AFTER d` without a period drops the rows of the statement's first `d`: the engine does
+        // (`Reference::quiet`), for every kind of statement.
+        if counts { self.arrive(ctx, event, &group) } else { Vec::new() }
     }
 
     /// Whether the view's rows are what an output tick releases: `OUTPUT SNAPSHOT` without aggregates.

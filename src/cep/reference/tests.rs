@@ -599,9 +599,12 @@ fn output_after_starts_the_clock_at_the_first_event_past_its_time() {
 
 /// `OUTPUT AFTER` alone: as Esper's `ResultSetOutputLimitAfter` (`ResultSetDirectTimePeriod`: created at 0, `output
 /// after 20 seconds`), events before 20 s give nothing and those at 20 and 21 s come out as they arrive (here after
-/// the trace's events, so the first at 6 s rather than 1 ms); and an aggregating query over the trace after 3 s, its
-/// sums counting the rows before then (worked out by hand).
-pub(crate) const QUIET: [(&str, &[TraceEvent], &[TraceRow]); 2] = [
+/// the trace's events, so the first at 6 s rather than 1 ms); an aggregating query over the trace after 3 s, its
+/// sums counting the rows before then; and a pattern, a time batch and a length batch, whose rows before their time
+/// are the ones [`order_by_on_a_pattern_keeps_the_order_of_its_matches`],
+/// [`a_time_batch_releases_each_period_per_group_and_stops_when_empty`] and
+/// [`a_length_batch_releases_every_n_events_filtered_by_where`] give (worked out by hand).
+pub(crate) const QUIET: [(&str, &[TraceEvent], &[TraceRow]); 5] = [
     (
         "INSERT INTO Out SELECT symbol, price as value FROM S(symbol LIKE 'E%') OUTPUT AFTER 20 sec",
         &[(6000, "E1", 1.0), (12_000, "E2", 2.0), (19_999, "E3", 3.0), (20_000, "E4", 4.0), (21_000, "E5", 5.0)],
@@ -611,6 +614,34 @@ pub(crate) const QUIET: [(&str, &[TraceEvent], &[TraceRow]); 2] = [
         "INSERT INTO Out SELECT symbol, sum(price) as value FROM S.win:time(5.5 sec) GROUP BY symbol OUTPUT AFTER 3 sec",
         &[],
         &[(3500, "YAH", Some(3.0)), (4300, "IBM", Some(97.0)), (4900, "YAH", Some(6.0)), (5900, "YAH", Some(7.0))],
+    ),
+    (
+        "INSERT INTO Out SELECT a.symbol as symbol, a.price as value FROM pattern [every a=S(symbol = 'IBM') -> \
+         S(symbol = 'YAH')] OUTPUT AFTER 2 sec",
+        &[],
+        &[(3500, "IBM", Some(26.0)), (4900, "IBM", Some(22.0))],
+    ),
+    (
+        "INSERT INTO Out SELECT symbol, sum(price) as value FROM S.win:time_batch(1 sec) GROUP BY symbol OUTPUT AFTER \
+         3 sec",
+        &[(9700, "YAH", 5.0)],
+        &[
+            (3200, "IBM", None),
+            (3200, "YAH", None),
+            (4200, "YAH", Some(2.0)),
+            (5200, "IBM", Some(22.0)),
+            (5200, "YAH", Some(3.0)),
+            (6200, "IBM", None),
+            (6200, "YAH", Some(1.0)),
+            (7200, "YAH", None),
+            (10_200, "YAH", Some(5.0)),
+            (11_200, "YAH", None),
+        ],
+    ),
+    (
+        "INSERT INTO Out SELECT symbol, price as value FROM S.win:length_batch(3) WHERE price > 5 OUTPUT AFTER 2 sec",
+        &[],
+        &[(3500, "IBM", Some(26.0)), (5900, "IBM", Some(22.0))],
     ),
 ];
 
@@ -729,10 +760,6 @@ fn constructs_the_runtime_does_not_run_are_refused_by_name() {
             "OUTPUT ALL of a query not fully aggregated and grouped",
         ),
         ("INSERT INTO Out SELECT RSTREAM symbol, price as value FROM S.win:time(1 sec)", "SELECT RSTREAM"),
-        (
-            "INSERT INTO Out SELECT a.symbol as symbol, a.price as value FROM pattern [every a=S] OUTPUT AFTER 1 sec",
-            "OUTPUT AFTER without EVERY on a pattern, a join or a batch window",
-        ),
     ] {
         let config: CepConfig = serde_json::from_str(&trace_config(statement)).expect("test configuration");
         let error = Reference::new(&plan_config(&config, true).expect("plans"), 0).unwrap_err();
