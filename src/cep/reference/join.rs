@@ -384,21 +384,19 @@ impl Joiner {
             Some(value) => Reach::Class(Equal::of(&value.eval(&alone, &[], vars))),
             None => Reach::All,
         };
-        let (mut out, mut matched) = (Vec::new(), false);
+        let (mut out, mut matched) = (TriggerRows::new(&self.plan.order_by), false);
         let driver = self.driver_label();
         for row in self.view.visible(now, &reach) {
             let both = [event, row];
             if stream.on.holds(&both, &[], vars) {
                 matched = true;
-                let keys = || self.order_keys(&[(driver, event), (self.view.label(), row)], vars);
-                out.extend(stream.matched.row(&both, vars).map(|row| (keys(), row)));
+                out.push(stream.matched.row(&both, vars), &[(driver, event), (self.view.label(), row)], vars);
             }
         }
         if !matched {
-            let keys = || self.order_keys(&[(driver, event)], vars);
-            out.extend(stream.alone.row(&alone, vars).map(|row| (keys(), row)));
+            out.push(stream.alone.row(&alone, vars), &[(driver, event)], vars);
         }
-        order::ordered(out, &self.plan.order_by)
+        out.sorted()
     }
 
     /// The label of a stream-driven join's driving stream.
@@ -406,14 +404,6 @@ impl Joiner {
         match &self.join.driver {
             Input::Stream(driver) => &driver.label,
             _ => "",
-        }
-    }
-
-    /// The `ORDER BY` keys of the row of `rows`; none (and nothing evaluated) without `ORDER BY`.
-    fn order_keys(&self, rows: &[(&str, &Row)], vars: &Row) -> Vec<Val> {
-        match self.plan.order_by.is_empty() {
-            true => Vec::new(),
-            false => order::keys(&self.plan.order_by, &Scope::new(rows, vars)),
         }
     }
 
@@ -435,18 +425,50 @@ impl Joiner {
         if matched.is_empty() {
             return self.project(&scope, vars).into_iter().collect();
         }
-        let mut out = Vec::with_capacity(matched.len());
+        let mut out = TriggerRows::new(&self.plan.order_by);
         for row in matched {
             scope.push((label, row));
-            out.extend(self.project(&scope, vars).map(|row| (self.order_keys(&scope, vars), row)));
+            out.push(self.project(&scope, vars), &scope, vars);
             scope.pop();
         }
-        order::ordered(out, &self.plan.order_by)
+        out.sorted()
     }
 
     fn project(&self, rows: &[(&str, &Row)], vars: &Row) -> Option<Row> {
         let scope = Scope::new(rows, vars);
         holds(self.plan.filter.as_ref(), &scope).then(|| project(&self.plan.projection, &scope))
+    }
+}
+
+/// The rows of one trigger, with their `ORDER BY` keys when the statement has any.
+struct TriggerRows<'p> {
+    order_by: &'p [(PlanExpr, bool)],
+    rows: Vec<Row>,
+    keys: Vec<Vec<Val>>,
+}
+
+impl<'p> TriggerRows<'p> {
+    fn new(order_by: &'p [(PlanExpr, bool)]) -> Self {
+        TriggerRows { order_by, rows: Vec::new(), keys: Vec::new() }
+    }
+
+    /// Adds `row`, if the trigger made one, of the rows `of` (its keys are read from them).
+    fn push(&mut self, row: Option<Row>, of: &[(&str, &Row)], vars: &Row) {
+        let Some(row) = row else {
+            return;
+        };
+        if !self.order_by.is_empty() {
+            self.keys.push(order::keys(self.order_by, &Scope::new(of, vars)));
+        }
+        self.rows.push(row);
+    }
+
+    /// The rows in `ORDER BY`'s order, or as they were made without it.
+    fn sorted(self) -> Vec<Row> {
+        match self.keys.is_empty() {
+            true => self.rows,
+            false => order::ordered(self.keys.into_iter().zip(self.rows).collect(), self.order_by),
+        }
     }
 }
 
