@@ -307,6 +307,13 @@ fn symbol(v: Option<&Val>) -> String {
     }
 }
 
+/// Each statement of `table` over the trace until `until` gives its rows.
+fn assert_traces(table: &[(&str, &[TraceRow])], until: i64) {
+    for (statement, rows) in table {
+        assert_eq!(trace_through(statement, &[], until), out(rows), "{statement}");
+    }
+}
+
 fn out(rows: &[(i64, &str, Option<f64>)]) -> Vec<(i64, String, Option<f64>)> {
     rows.iter().map(|(t, s, v)| (*t, s.to_string(), *v)).collect()
 }
@@ -419,9 +426,7 @@ pub(crate) const ALL_GROUPS: [(&str, &[TraceRow]); 2] = [
 
 #[test]
 fn esper_output_all_per_group_traces() {
-    for (statement, rows) in ALL_GROUPS {
-        assert_eq!(trace_through(statement, &[], 8200), out(rows), "{statement}");
-    }
+    assert_traces(&ALL_GROUPS, 8200);
 }
 
 /// A `(ms, symbol, price)` event fed after the trace's.
@@ -462,9 +467,7 @@ const ALL_ROWS: &[TraceRow] = &[
 
 #[test]
 fn esper_output_all_and_first_without_aggregates_traces() {
-    for (statement, rows) in ALL_AND_FIRST {
-        assert_eq!(trace_through(statement, &[], 7200), out(rows), "{statement}");
-    }
+    assert_traces(&ALL_AND_FIRST, 7200);
 }
 
 /// `OUTPUT SNAPSHOT` without aggregates over the trace: Esper's `ResultSetOutputLimitSimple` (`tryAssertion18`), at
@@ -541,9 +544,7 @@ pub(crate) const ROW_SNAPSHOTS: [(&str, &[TraceRow]); 2] = [
 
 #[test]
 fn esper_output_snapshot_without_aggregates_traces() {
-    for (statement, rows) in ROW_SNAPSHOTS {
-        assert_eq!(trace_through(statement, &[], 7200), out(rows), "{statement}");
-    }
+    assert_traces(&ROW_SNAPSHOTS, 7200);
 }
 
 /// The ordered snapshot's ticks come out in its order: by value, descending.
@@ -592,9 +593,7 @@ pub(crate) const AFTER: [(&str, &[TraceRow]); 3] = [
 
 #[test]
 fn output_after_starts_the_clock_at_the_first_event_past_its_time() {
-    for (statement, rows) in AFTER {
-        assert_eq!(trace_through(statement, &[], 8000), out(rows), "{statement}");
-    }
+    assert_traces(&AFTER, 8000);
 }
 
 /// `OUTPUT AFTER` alone: as Esper's `ResultSetOutputLimitAfter` (`ResultSetDirectTimePeriod`: created at 0, `output
