@@ -378,9 +378,12 @@ impl<'s> Compiler<'s, '_> {
         let control = Control::new(number);
         self.built.controls.push(control.clone());
         let in_place = !routes.is_empty() && routes.iter().all(|(id, (label, e))| self.routed_in_place(*id, label, e));
+        let until = quiet_until(q, self.created_ms);
         match in_place && !clocked {
-            true => stateful(input, Pipeline, "Query", (control, ending), logic),
-            false => stateful(input, by_key(routes, self.vars.clone()), "Query", (control, ending), logic),
+            true => stateful_until(until, (input, Pipeline), "Query", (control, ending), logic),
+            false => {
+                stateful_until(until, (input, by_key(routes, self.vars.clone())), "Query", (control, ending), logic)
+            }
         }
     }
 

@@ -335,11 +335,8 @@ impl QueryLogic {
             self.keep(epoch, row, counts);
         }
         if counts {
-            let rows = self.arrive(row, slot);
-            // `OUTPUT AFTER d` without a period drops the rows of the statement's first `d`.
-            let quiet =
-                self.plan.quiet_millis.is_some() && self.state.not_before.is_some_and(|at| millis_of(epoch) < at);
-            for (i, out) in rows.into_iter().enumerate().filter(|_| !quiet) {
+            // `OUTPUT AFTER d` without a period drops the rows of the statement's first `d`: `quiet` does.
+            for (i, out) in self.arrive(row, slot).into_iter().enumerate() {
                 emit.event(stamp.child(self.statement, i), self.sink, out);
             }
         }

@@ -1,8 +1,7 @@
-//! `OUTPUT AFTER d` without a period on a statement whose logic keeps no output clock of its own (a pattern, a batch
-//! window): the rows it emits in the statement's first `d` are dropped as they are made, its state kept all along, as
-//! Esper's after view drops them before they reach the listeners or an insert-into stream. The time they end at is
-//! state: a statement kept across a replacement keeps its own. (A query over a stream keeps it in its own state, for
-//! `OUTPUT AFTER d ... EVERY p` too; a join's members each check theirs, `join`.)
+//! `OUTPUT AFTER d` without a period on a query, a pattern or a batch window: the rows the statement emits in its first
+//! `d` are dropped as they are made, its state kept all along, as Esper's after view drops them before they reach the
+//! listeners or an insert-into stream. The time they end at is state: a statement kept across a replacement keeps its
+//! own. (The members of a join share one operator, so each checks its own time, `join`.)
 
 use timely::dataflow::Stream;
 use timely::dataflow::channels::pact::ParallelizationContract;
