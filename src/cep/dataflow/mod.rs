@@ -25,6 +25,7 @@ mod reaper;
 mod record;
 mod select;
 mod slots;
+mod tally;
 mod watch;
 mod window;
 mod workers;

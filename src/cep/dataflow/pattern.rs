@@ -13,6 +13,7 @@
 //! The automaton of a text key leaves out the filters' tests that restate the key (`id = a.id`, see [`keyed`]): they
 //! hold by construction there, and reading the start tag's event for them touched memory cold since it arrived.
 
+use std::cell::RefCell;
 use std::collections::btree_map::Entry;
 use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
@@ -25,6 +26,7 @@ use super::automaton::{Compact, Matches, Out, Queue, Set, Shape, Wake};
 use super::operator::{Emit, Hint, Logic, State};
 use super::record::{Record, Stamp, due_epoch, millis};
 use super::slots::Slots;
+use super::tally::Tally;
 use crate::cep::plan::{BinaryOp, PatternNode, PatternNodeKind, PlanExpr, QueryPlan};
 use crate::cep::reference::pattern::{Nodes, PatternQuery};
 use crate::cep::reference::{Ctx, TimerKind, TimerOrder};
@@ -196,6 +198,8 @@ struct PatternState {
     timer_seq: u64,
     /// What the event or timer at work did, for whichever automaton it reached.
     out: Out,
+    /// An aggregating statement's aggregates, updated as the automata's matches are found.
+    tally: RefCell<Tally>,
 }
 
 impl PatternState {
@@ -451,14 +455,19 @@ impl PatternLogic {
         }
     }
 
-    /// What matches make: rows through the statement's WHERE and select list, or the matches themselves for a join;
-    /// nothing when there are none, as for most events, so nothing is projected or sent.
+    /// What matches make: rows through the statement's WHERE and select list (and its aggregation, `tally`), or the
+    /// matches themselves for a join; nothing when there are none, as for most events, so nothing is projected or
+    /// sent.
     fn found(&self, ctx: &Ctx<'_>, matches: Matches) -> Option<Found> {
         if matches.is_empty() {
             return None;
         }
         Some(match self.drives {
             Some(_) => Found::Matches(matches),
+            None if self.plan.aggregation.is_some() => {
+                let mut tally = self.state.tally.borrow_mut();
+                Found::Rows(matches.iter().filter_map(|b| tally.row(&self.plan, ctx.vars, b)).collect())
+            }
             None => Found::Rows(matches.iter().filter_map(|b| self.nodes.project(&self.plan, ctx.vars, b)).collect()),
         })
     }

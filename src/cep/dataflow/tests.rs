@@ -271,6 +271,20 @@ proptest! {
         compare(&config, &steps)?;
     }
 
+    /// Patterns that aggregate their matches, grouped and not: the groups' aggregates grow with every match.
+    #[test]
+    fn aggregating_patterns_agree_with_the_reference(steps in steps(room_event())) {
+        let statements = [
+            "INSERT INTO Seen SELECT a.floor as id, count(*) as people, max(a.temperature - b.temperature) as \
+                temperature, min(a.flap) as flap FROM pattern [every a=Room(temperature > 30) -> b=Room(id = a.id, \
+                temperature < 20)] WHERE b.people > 2 GROUP BY a.floor HAVING count(*) != 2",
+            "INSERT INTO Seen SELECT b.id as id, count(*) as people, avg(b.temperature) as temperature, a.flap as flap \
+                FROM pattern [every a=Room(temperature > 35) -> (b=Room(id = a.id, temperature < 25) or \
+                timer:interval(3 sec))]",
+        ];
+        compare(&room_to_seen(&statements), &steps)?;
+    }
+
     /// An instance's second timer is due before its first: timers fire by due epoch, not in the order set.
     #[test]
     fn timers_due_out_of_the_order_set_agree_with_the_reference(steps in steps(room_event())) {
@@ -667,8 +681,8 @@ fn window_writers_insert_update_delete_and_merge_in_the_reference_order() {
 }
 
 /// The shutter example's two statements plus a third writer of `Shutter` driven by a stream (one group of three,
-/// keyed by shutter, fed by its own rows), two joins looking up an `in` stream (a time window and a unique view,
-/// keyed), and a stateless reader of `Shutter`.
+/// keyed by shutter, fed by its own rows), four joins looking up an `in` stream (a time window and a unique view,
+/// keyed; two of them aggregating each trigger's rows), and a stateless reader of `Shutter`.
 const JOINS: &str = r#"{"host":"h",
   "in":[{"id":"Room.*","type":"Room","isPattern":true,"attributes":[{"name":"temperature","type":"double"},
       {"name":"shutter","type":"string"}]},
@@ -676,14 +690,17 @@ const JOINS: &str = r#"{"host":"h",
     {"id":"S.*","type":"State","isPattern":true,"attributes":[{"name":"status","type":"string"}]}],
   "out":[{"id":"X","type":"Shutter","attributes":[{"name":"status","type":"string"}]},
     {"id":"L","type":"Log","attributes":[{"name":"seen","type":"string"}]},
-    {"id":"K","type":"Closed","attributes":[{"name":"status","type":"string"}]}],
+    {"id":"K","type":"Closed","attributes":[{"name":"status","type":"string"}]},
+    {"id":"T","type":"Tally","attributes":[{"name":"count","type":"int"}]}],
   "statements":[
     "INSERT INTO Shutter SELECT R.r.shutter as id, 'closed' as status FROM pattern [ every r=Room(temperature > 26.0) -> (timer:interval(5 sec) and not Room(temperature < 26.0 and id=r.id))] as R unidirectional LEFT OUTER JOIN Shutter.std:groupwin(id).std:lastevent() as S ON R.r.shutter = S.id WHERE S is null OR S.status = 'opened'",
     "INSERT INTO Shutter SELECT R.r.shutter as id, 'opened' as status FROM pattern [ every r=Room(temperature < 24.0) -> (timer:interval(5 sec) and not Room(temperature > 24.0 and id=r.id))] as R unidirectional LEFT OUTER JOIN Shutter.std:groupwin(id).std:lastevent() as S ON R.r.shutter = S.id WHERE S is null OR S.status = 'closed' OUTPUT AFTER 12 sec",
     "INSERT INTO Shutter SELECT c.shutter as id, 'manual' as status FROM Cmd as c unidirectional LEFT OUTER JOIN Shutter.std:groupwin(id).std:lastevent() as S ON c.shutter = S.id WHERE S is null OR S.status != 'manual'",
     "INSERT INTO Log SELECT c.shutter as id, S.status as seen FROM Cmd as c unidirectional LEFT OUTER JOIN State.win:time(3 sec) as S ON c.shutter = S.id WHERE S is null OR S.status != 'broken'",
     "INSERT INTO Log SELECT c.shutter as id, S.status as seen FROM Cmd(shutter != 'sh2') as c unidirectional LEFT OUTER JOIN State.std:unique(id) as S ON c.shutter = S.id OUTPUT AFTER 10 sec",
-    "INSERT INTO Closed SELECT id, status FROM Shutter(status = 'closed')"
+    "INSERT INTO Closed SELECT id, status FROM Shutter(status = 'closed')",
+    "INSERT INTO Tally SELECT c.shutter as id, count(S.status) as count, max(S.status) as top FROM Cmd as c unidirectional LEFT OUTER JOIN State.win:time(3 sec) as S ON c.shutter = S.id WHERE S is null OR S.status != 'opened'",
+    "INSERT INTO Tally SELECT R.r.shutter as id, count(*) as count FROM pattern [every r=Room(temperature > 29.0)] as R unidirectional LEFT OUTER JOIN State.std:unique(id) as S ON R.r.shutter = S.id GROUP BY S.status HAVING count(*) > 0 ORDER BY count DESC"
   ]}"#;
 
 /// [`JOINS`] with views that do not split by shutter, so both groups run on one worker.

@@ -142,7 +142,7 @@ fn query(t: &mut Tree<'_, '_>, q: &QueryPlan) -> fmt::Result {
                 t.line(format_args!("{} = {}: {}", p.name, p.expr, p.ty))?;
             }
             if let Some(a) = &q.aggregation {
-                aggregation(t, a)?;
+                aggregation(t, a, &q.input)?;
             }
             if let Some(filter) = &q.filter {
                 t.line(format_args!("filter (where) {filter}"))?;
@@ -204,10 +204,25 @@ fn output(t: &mut Tree<'_, '_>, o: &OutputPolicy) -> fmt::Result {
     t.nested(|t| t.line(format_args!("each tick releases {}", o.releases)))
 }
 
-fn aggregation(t: &mut Tree<'_, '_>, a: &Aggregation) -> fmt::Result {
-    let kind = match &a.kind {
-        AggregationKind::FullyAggregated => "fully aggregated: one row per group".to_string(),
-        AggregationKind::WithUngroupedColumns(cols) => {
+fn aggregation(t: &mut Tree<'_, '_>, a: &Aggregation, over: &Input) -> fmt::Result {
+    let kind = match (&a.kind, over) {
+        (AggregationKind::FullyAggregated, Input::Join(_)) => {
+            "fully aggregated: one row per group of each trigger's rows, aggregated afresh".to_string()
+        }
+        (AggregationKind::FullyAggregated, Input::Pattern(_)) => {
+            "fully aggregated: one row per match, its group's aggregates over every match so far".to_string()
+        }
+        (AggregationKind::FullyAggregated, Input::Stream(_)) => "fully aggregated: one row per group".to_string(),
+        (AggregationKind::WithUngroupedColumns(cols), Input::Join(_)) => format!(
+            "aggregated with ungrouped columns ({}): one row per joined row, with its group's aggregates over its \
+             trigger's rows",
+            cols.join(", ")
+        ),
+        (AggregationKind::WithUngroupedColumns(cols), Input::Pattern(_)) => format!(
+            "aggregated with ungrouped columns ({}): one row per match, its group's aggregates over every match so far",
+            cols.join(", ")
+        ),
+        (AggregationKind::WithUngroupedColumns(cols), Input::Stream(_)) => {
             format!("aggregated with ungrouped columns ({}): one row per event", cols.join(", "))
         }
     };

@@ -1,23 +1,86 @@
 //! Aggregate functions over a group's rows, recomputed from scratch each time they are read: `avg`, `count`,
-//! `sum`, `min`, `max` and `stddev` (sample), each ignoring nulls and null over no values, as in Esper.
+//! `sum`, `min`, `max` and `stddev` (sample), each ignoring nulls and null over no values, as in Esper. A row is one
+//! event seen under its stream's label, or a set of labelled rows: a join's event with its looked-up row, a pattern's
+//! match.
 
 use std::cmp::Ordering;
 
-use crate::cep::plan::{AggregateCall, AggregateFunction, DataType};
-use crate::cep::runtime::eval::{Scope, eval};
-use crate::cep::runtime::{Row, Val};
+use crate::cep::plan::{AggregateCall, AggregateFunction, AggregationKind, DataType, QueryPlan};
+use crate::cep::runtime::eval::{Scope, eval, holds, project};
+use crate::cep::runtime::{Row, Val, order};
+
+/// One row of a join or one match of a pattern: rows by label.
+pub type Bound<'a> = [(&'a str, &'a Row)];
 
 /// The value of every aggregate over `rows`, each row seen under `label`.
 pub fn compute(calls: &[AggregateCall], label: &str, rows: &[&Row], vars: &Row) -> Vec<Val> {
-    calls.iter().map(|call| one(call, label, rows, vars)).collect()
+    let bound: Vec<[(&str, &Row); 1]> = rows.iter().map(|row| [(label, *row)]).collect();
+    let sets: Vec<&Bound<'_>> = bound.iter().map(|b| &b[..]).collect();
+    over(calls, &sets, vars)
 }
 
-fn one(call: &AggregateCall, label: &str, rows: &[&Row], vars: &Row) -> Val {
+/// The value of every aggregate over `rows`, each a set of labelled rows.
+pub fn over(calls: &[AggregateCall], rows: &[&Bound<'_>], vars: &Row) -> Vec<Val> {
+    calls.iter().map(|call| one(call, rows, vars)).collect()
+}
+
+/// The text of the group of `row`: its `GROUP BY` values' keys, joined.
+pub fn group_of(plan: &QueryPlan, row: &Bound<'_>, vars: &Row) -> String {
+    let exprs = plan.aggregation.as_ref().map_or(&[][..], |a| &a.group_by[..]);
+    let scope = Scope::new(row, vars);
+    exprs.iter().map(|e| eval(e, &scope).key()).collect::<Vec<_>>().join("\u{1f}")
+}
+
+/// The row `plan` makes of `row` with `aggregates`, with its `ORDER BY` keys, if it passes HAVING.
+pub fn having_row(plan: &QueryPlan, row: &Bound<'_>, aggregates: &[Val], vars: &Row) -> Option<(Vec<Val>, Row)> {
+    let having = plan.aggregation.as_ref().and_then(|a| a.having.as_ref());
+    let scope = Scope { rows: row, aggregates, vars, pinned: &[] };
+    holds(having, &scope).then(|| (order::keys(&plan.order_by, &scope), project(&plan.projection, &scope)))
+}
+
+/// The rows an aggregating `plan` makes of `rows` that arrive together, over aggregates that start afresh with them
+/// (Esper's unidirectional join clears its aggregation at every trigger): fully aggregated, one row per group in order
+/// of first sight, projected from the group's last row; with ungrouped columns, one row per row, each with its
+/// group's aggregates over all of `rows`. Every row goes through HAVING; they come in `ORDER BY` order.
+pub fn fresh(plan: &QueryPlan, rows: &[&Bound<'_>], vars: &Row) -> Vec<Row> {
+    let Some(aggregation) = &plan.aggregation else {
+        return Vec::new();
+    };
+    let groups: Vec<String> = rows.iter().map(|row| group_of(plan, row, vars)).collect();
+    let mut seen: Vec<&str> = Vec::new();
+    groups.iter().for_each(|g| {
+        if !seen.contains(&g.as_str()) {
+            seen.push(g)
+        }
+    });
+    let members = |group: &str| -> Vec<&Bound<'_>> {
+        rows.iter().zip(&groups).filter(|(_, g)| *g == group).map(|(row, _)| *row).collect()
+    };
+    let made: Vec<(Vec<Val>, Row)> = match aggregation.kind {
+        AggregationKind::FullyAggregated => seen
+            .iter()
+            .filter_map(|group| {
+                let members = members(group);
+                let last = members.last().expect("a group seen has a row");
+                having_row(plan, last, &over(&aggregation.aggregates, &members, vars), vars)
+            })
+            .collect(),
+        AggregationKind::WithUngroupedColumns(_) => rows
+            .iter()
+            .zip(&groups)
+            .filter_map(|(row, group)| {
+                having_row(plan, row, &over(&aggregation.aggregates, &members(group), vars), vars)
+            })
+            .collect(),
+    };
+    order::ordered(made, &plan.order_by)
+}
+
+fn one(call: &AggregateCall, rows: &[&Bound<'_>], vars: &Row) -> Val {
     let Some(arg) = &call.arg else {
         return Val::Int(rows.len() as i64);
     };
-    let values: Vec<Val> =
-        rows.iter().map(|row| eval(arg, &Scope::new(&[(label, row)], vars))).filter(|v| !v.is_null()).collect();
+    let values: Vec<Val> = rows.iter().map(|row| eval(arg, &Scope::new(row, vars))).filter(|v| !v.is_null()).collect();
     match call.function {
         AggregateFunction::Count => Val::Int(values.len() as i64),
         AggregateFunction::Sum => sum(&values, &call.ty),

@@ -16,7 +16,9 @@
 //!
 //! `ORDER BY` sorts the rows of one trigger, which Esper's join hands its result set processor together; a pattern's
 //! matches are triggers of their own (Esper inserts each into the join's stream alone), so rows of two matches of one
-//! event keep the order of the matches.
+//! event keep the order of the matches. An aggregating join aggregates a trigger's rows that pass `WHERE` afresh
+//! (`aggregate::fresh`): Esper's result set processors clear a unidirectional join's aggregation at every trigger, and
+//! a trigger none of whose rows pass is not handed to them at all, so it gives no row.
 
 use std::collections::{BTreeMap, HashMap, VecDeque};
 use std::sync::Arc;
@@ -25,6 +27,7 @@ use foldhash::fast::RandomState;
 use slab::Slab;
 use smallvec::SmallVec;
 
+use super::aggregate;
 use super::pattern::{Bindings, PatternQuery, streams_of};
 use super::query::{check_query, time_window, view_state_key};
 use super::{Ctx, TimerKind};
@@ -384,8 +387,14 @@ impl Joiner {
             Some(value) => Reach::Class(Equal::of(&value.eval(&alone, &[], vars))),
             None => Reach::All,
         };
-        let (mut out, mut matched) = (TriggerRows::new(&self.plan.order_by), false);
         let driver = self.driver_label();
+        if self.plan.aggregation.is_some() {
+            let matched = self.view.visible(now, &reach).filter(|row| stream.on.holds(&[event, row], &[], vars));
+            let joined: Vec<Vec<(&str, &Row)>> =
+                matched.map(|row| vec![(driver, event), (self.view.label(), row)]).collect();
+            return self.aggregated(joined, &[(driver, event)], vars);
+        }
+        let (mut out, mut matched) = (TriggerRows::new(&self.plan.order_by), false);
         for row in self.view.visible(now, &reach) {
             let both = [event, row];
             if stream.on.holds(&both, &[], vars) {
@@ -422,6 +431,10 @@ impl Joiner {
                 on
             })
             .collect();
+        if self.plan.aggregation.is_some() {
+            let joined = matched.into_iter().map(|row| [&scope[..], &[(label, row)]].concat()).collect();
+            return self.aggregated(joined, &scope, vars);
+        }
         if matched.is_empty() {
             return self.project(&scope, vars).into_iter().collect();
         }
@@ -432,6 +445,26 @@ impl Joiner {
             scope.pop();
         }
         out.sorted()
+    }
+
+    /// The rows an aggregating join makes of a trigger's `joined` rows (the trigger `alone` when nothing matched):
+    /// those that pass `WHERE`, aggregated afresh, as Esper's unidirectional join clears its aggregation at every
+    /// trigger. A trigger none of whose rows pass makes none.
+    fn aggregated<'r>(
+        &self,
+        mut joined: Vec<Vec<(&'r str, &'r Row)>>,
+        alone: &[(&'r str, &'r Row)],
+        vars: &Row,
+    ) -> Vec<Row> {
+        if joined.is_empty() {
+            joined.push(alone.to_vec());
+        }
+        let passed: Vec<&[(&str, &Row)]> = joined
+            .iter()
+            .map(Vec::as_slice)
+            .filter(|row| holds(self.plan.filter.as_ref(), &Scope::new(row, vars)))
+            .collect();
+        aggregate::fresh(&self.plan, &passed, vars)
     }
 
     fn project(&self, rows: &[(&str, &Row)], vars: &Row) -> Option<Row> {
@@ -479,8 +512,8 @@ pub fn check_join(number: usize, q: &QueryPlan) -> Result<&JoinPlan, EngineError
     let Input::Join(join) = &q.input else {
         return unsupported("this input");
     };
-    if q.aggregation.is_some() || q.output.is_some() {
-        return unsupported("aggregating or rate-limiting a join");
+    if q.output.is_some() {
+        return unsupported("an OUTPUT policy on a join");
     }
     if join.lookup.named_window {
         return unsupported("a join looking up a named window");

@@ -1,9 +1,10 @@
 //! The lookup views of joins against a plain model of each view: random states and commands through a join statement
 //! per kind of view, each command's rows compared with those the model holds at that moment and `ON` accepts. The
-//! dataflow runtime shares the views and what a trigger computes from them (`LookupView`, `Joiner`), so its agreement
-//! with the reference cannot catch a mistake in them; this can. The values mix what `=` treats specially: an integer
-//! and a double of one number, zero and negative zero, two longs that are one double apart, NaN, null and text. Each
-//! case runs the join driven by the commands or by a pattern's matches of them, with or without `ORDER BY`.
+//! dataflow runtime shares the views and what a trigger computes from them (`LookupView`, `Joiner`, and the
+//! aggregation of a trigger's rows), so its agreement with the reference cannot catch a mistake in them; this can.
+//! The values mix what `=` treats specially: an integer and a double of one number, zero and negative zero, two longs
+//! that are one double apart, NaN, null and text. Each case runs the join driven by the commands or by a pattern's
+//! matches of them, with or without `ORDER BY`; and the aggregating joins of [`Tally`] likewise.
 
 use proptest::prelude::*;
 
@@ -54,12 +55,20 @@ const ONS: [&str; 2] = ["c.code = S.code", "c.code = S.code OR false"];
 
 /// The join statement over `view` with `ON` `on` and `ORDER BY` `order` (none when empty).
 pub(crate) fn config(view: &str, on: &str, order: &str) -> String {
+    with_statement(&format!(
+        "INSERT INTO Log SELECT c.n as n, S.n as seen FROM Cmd as c unidirectional LEFT OUTER JOIN State.{view} as S \
+         ON {on}{order}"
+    ))
+}
+
+/// The configuration of the commands, the states and the log, with `statement`.
+fn with_statement(statement: &str) -> String {
     format!(
         r#"{{"host":"h",
   "in":[{{"id":"C.*","type":"Cmd","isPattern":true,"attributes":[{{"name":"code","type":"double"}},{{"name":"n","type":"int"}}]}},
     {{"id":"S.*","type":"State","isPattern":true,"attributes":[{{"name":"code","type":"double"}},{{"name":"n","type":"int"}}]}}],
   "out":[{{"id":"L","type":"Log","attributes":[{{"name":"n","type":"int"}},{{"name":"seen","type":"int"}}]}}],
-  "statements":["INSERT INTO Log SELECT c.n as n, S.n as seen FROM Cmd as c unidirectional LEFT OUTER JOIN State.{view} as S ON {on}{order}"]}}"#
+  "statements":["{statement}"]}}"#
     )
 }
 
@@ -101,18 +110,22 @@ fn insert(model: Model, view: &mut Vec<(i64, Row)>, now: i64, row: &Row) {
 /// Commands' `(n, seen)` rows.
 type Seen = Vec<(Val, Val)>;
 
-/// The `(n, seen)` rows of a command of `code` at `now`: one per row in view whose code equals it, in arrival order or
-/// by `seen` descending when `ordered`, else one null.
-fn lookup(model: Model, (view, ordered): (&[(i64, Row)], bool), now: i64, n: i64, code: &Val) -> Seen {
+/// The rows in view at `now` whose code equals `code`, in arrival order.
+fn matching<'v>(model: Model, view: &'v [(i64, Row)], now: i64, code: &Val) -> Vec<&'v Row> {
     let alive = |at: i64| match model {
         Model::Time(d) => now < at + d,
         _ => true,
     };
-    let mut seen: Vec<Val> = view
-        .iter()
+    view.iter()
         .filter(|(at, r)| alive(*at) && r.get("code").is_some_and(|c| code.equals(c) == Some(true)))
-        .map(|(_, r)| get(r, "n"))
-        .collect();
+        .map(|(_, r)| r)
+        .collect()
+}
+
+/// The `(n, seen)` rows of a command of `code` at `now`: one per row in view whose code equals it, in arrival order or
+/// by `seen` descending when `ordered`, else one null.
+fn lookup(model: Model, (view, ordered): (&[(i64, Row)], bool), now: i64, n: i64, code: &Val) -> Seen {
+    let mut seen: Vec<Val> = matching(model, view, now, code).into_iter().map(|r| get(r, "n")).collect();
     if ordered {
         // Every `seen` is an integer; a stable sort keeps arrival order among equal ones.
         seen.sort_by_key(|s| {
@@ -126,6 +139,101 @@ fn lookup(model: Model, (view, ordered): (&[(i64, Row)], bool), now: i64, n: i64
         return vec![(Val::Int(n), Val::Null)];
     }
     seen.into_iter().map(|s| (Val::Int(n), s)).collect()
+}
+
+/// An aggregating join statement over the views, and what it makes of a command's matching rows.
+#[derive(Debug, Clone, Copy)]
+enum Tally {
+    /// With an ungrouped column, so one row per joined row that passes `WHERE`, each with the aggregates over all of
+    /// them; a trigger none of whose rows pass makes none.
+    PerRow,
+    /// Grouped by the looked-up row's id: one row per group in order of first sight (by `n` descending when
+    /// ordered), those of exactly three rows dropped by `HAVING`, and those whose last row's `n` is 1 modulo 4 (which
+    /// only the last row decides: it is neither grouped nor aggregated).
+    PerGroup { ordered: bool },
+}
+
+impl Tally {
+    fn statement(self, view: &str, on: &str) -> String {
+        let join = format!("FROM Cmd as c unidirectional LEFT OUTER JOIN State.{view} as S ON {on}");
+        match self {
+            Tally::PerRow => format!(
+                "INSERT INTO Log SELECT c.n as n, count(S.n) as seen, max(S.n) as top {join} \
+                 WHERE S is null OR S.n > 2"
+            ),
+            Tally::PerGroup { ordered } => format!(
+                "INSERT INTO Log SELECT max(S.n) as n, count(*) as seen, S.id as top {join} GROUP BY S.id \
+                 HAVING count(*) != 3 AND (S is null OR S.n % 4 != 1){}",
+                if ordered { " ORDER BY n DESC" } else { "" }
+            ),
+        }
+    }
+
+    /// The `(n, seen, top)` rows of command `n` whose matching rows are `matched`.
+    fn rows(self, n: i64, matched: &[&Row]) -> Vec<[Val; 3]> {
+        let max = |rows: &[&Row]| rows.iter().map(|r| get(r, "n")).max_by_key(|v| v.as_f64().map(|x| x as i64));
+        match self {
+            Tally::PerRow if matched.is_empty() => vec![[Val::Int(n), Val::Int(0), Val::Null]],
+            Tally::PerRow => {
+                let passed: Vec<&Row> = matched.iter().copied().filter(|r| get(r, "n").as_f64() > Some(2.0)).collect();
+                let top = max(&passed).unwrap_or_default();
+                passed.iter().map(|_| [Val::Int(n), Val::Int(passed.len() as i64), top.clone()]).collect()
+            }
+            Tally::PerGroup { .. } if matched.is_empty() => vec![[Val::Null, Val::Int(1), Val::Null]],
+            Tally::PerGroup { ordered } => {
+                let mut ids: Vec<Val> = Vec::new();
+                matched.iter().map(|r| get(r, "id")).for_each(|id| {
+                    if !ids.contains(&id) {
+                        ids.push(id)
+                    }
+                });
+                let mut rows: Vec<[Val; 3]> = ids
+                    .into_iter()
+                    .map(|id| {
+                        let group: Vec<&Row> = matched.iter().copied().filter(|r| get(r, "id") == id).collect();
+                        let last = group.last().map(|r| get(r, "n"));
+                        (last, [max(&group).unwrap_or_default(), Val::Int(group.len() as i64), id])
+                    })
+                    .filter(|(last, [_, count, _])| {
+                        *count != Val::Int(3) && last.as_ref().and_then(Val::as_f64).is_none_or(|x| x as i64 % 4 != 1)
+                    })
+                    .map(|(_, row)| row)
+                    .collect();
+                if ordered {
+                    rows.sort_by_key(|[n, ..]| std::cmp::Reverse(n.as_f64().map(|x| x as i64)));
+                }
+                rows
+            }
+        }
+    }
+}
+
+/// The `(n, seen, top)` rows of `steps` through `tally`'s statement over view `text` (`ON` `on`, driven by a
+/// pattern's matches when `matches`) and the rows its model gives.
+fn run_tally(
+    text: &str,
+    (on, tally, matches): (&str, Tally, bool),
+    model: Model,
+    steps: &[Step],
+) -> [Vec<[Val; 3]>; 2] {
+    let config = with_statement(&tally.statement(text, on));
+    let mut reference = engine(&if matches { pattern_driven(&config) } else { config });
+    let (mut view, mut now, mut got, mut expected) = (Vec::new(), 0, Vec::new(), Vec::new());
+    let values = values();
+    for (n, step) in steps.iter().enumerate() {
+        now += step.delta;
+        let id = Val::String(format!("s{}", step.id).into());
+        let code = values[step.code].clone();
+        let row: Row = [("code", code.clone()), ("id", id), ("n", Val::Int(n as i64))].into_iter().collect();
+        let stream = if step.state { "State" } else { "Cmd" };
+        let out = reference.push(now, stream, row.clone());
+        got.extend(out.iter().map(|o| [get(&o.row, "n"), get(&o.row, "seen"), get(&o.row, "top")]));
+        match step.state {
+            true => insert(model, &mut view, now, &row),
+            false => expected.extend(tally.rows(n as i64, &matching(model, &view, now, &code))),
+        }
+    }
+    [got, expected]
 }
 
 /// The join statement of [`config`] driven by the matches of `pattern [every c=Cmd]` instead of the commands.
@@ -168,6 +276,23 @@ proptest! {
         for ((text, model), on) in VIEWS.into_iter().flat_map(|v| ONS.map(|on| (v, on))) {
             let (got, expected) = run(text, (on, ordered, matches), model, &steps);
             prop_assert_eq!(got, expected, "{} ON {} ordered {} pattern-driven {}", text, on, ordered, matches);
+        }
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 24, ..ProptestConfig::default() })]
+
+    #[test]
+    fn an_aggregating_join_aggregates_each_trigger_afresh_as_its_model_does(
+        steps in steps(), ordered in any::<bool>(), matches in any::<bool>(),
+    ) {
+        let tallies = [Tally::PerRow, Tally::PerGroup { ordered }];
+        for ((text, model), tally) in VIEWS.into_iter().flat_map(|v| tallies.map(|t| (v, t))) {
+            for on in ONS {
+                let [got, expected] = run_tally(text, (on, tally, matches), model, &steps);
+                prop_assert_eq!(got, expected, "{} ON {} {:?} pattern-driven {}", text, on, tally, matches);
+            }
         }
     }
 }

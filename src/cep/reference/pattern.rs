@@ -4,12 +4,15 @@
 //! instance (`not` matched, `within` expired). Killing a frame drops its whole subtree, so no state outlives its
 //! instance. Only events after the one that created a leaf can match it (arrival sequence), as Esper requires.
 //! A statement's `ORDER BY` changes nothing here: Esper inserts each match into the statement's stream alone
-//! (`ViewableActivatorPattern`), so each row is sorted by itself, and the rows keep the order of the matches.
+//! (`ViewableActivatorPattern`), so each row is sorted by itself, and the rows keep the order of the matches. For the
+//! same reason an aggregating pattern makes one row per match, with its group's aggregates over every match so far
+//! (a pattern has no window, so none leaves): `PatternQuery::tally`.
 
 use std::sync::Arc;
 
 use smallvec::SmallVec;
 
+use super::aggregate;
 use super::arena::Arena;
 use super::{Ctx, TimerKind, TimerOrder};
 use crate::cep::plan::{Input, PatternNode, PatternNodeKind, PatternPlan, PlanExpr, Projection, QueryPlan};
@@ -200,6 +203,9 @@ pub struct PatternQuery {
     next_id: u64,
     started: bool,
     matches: Vec<Bindings>,
+    /// An aggregating pattern's matches that passed `WHERE`, with their groups: its aggregates are over every one of
+    /// them (a pattern has no window, so nothing leaves).
+    tallied: Vec<(String, Bindings)>,
 }
 
 fn check_node(number: usize, node: &PatternNode, in_and: bool) -> Result<(), EngineError> {
@@ -222,8 +228,11 @@ impl PatternQuery {
         let Input::Pattern(pattern) = &q.input else {
             return Err(EngineError::Unsupported { statement: number, construct: "this input".into() });
         };
-        if q.aggregation.is_some() || q.output.is_some() {
-            return Err(EngineError::Unsupported { statement: number, construct: "aggregating a pattern".into() });
+        if q.output.is_some() {
+            return Err(EngineError::Unsupported {
+                statement: number,
+                construct: "an OUTPUT policy on a pattern".into(),
+            });
         }
         check_node(number, &pattern.root, false)?;
         Ok(Self::shared(Arc::new(q.clone()), Nodes::new(&pattern.root, &q.projection)))
@@ -247,6 +256,7 @@ impl PatternQuery {
             next_id: 0,
             started: false,
             matches: Vec::new(),
+            tallied: Vec::new(),
         }
     }
 
@@ -521,8 +531,32 @@ impl PatternQuery {
         std::mem::take(&mut self.matches)
     }
 
-    fn results(&self, ctx: &Ctx<'_>, matches: Vec<Bindings>) -> Vec<Row> {
-        matches.into_iter().filter_map(|b| self.project(ctx, &b)).collect()
+    fn results(&mut self, ctx: &Ctx<'_>, matches: Vec<Bindings>) -> Vec<Row> {
+        match self.plan.aggregation.is_some() {
+            true => matches.into_iter().filter_map(|b| self.tally(ctx, b)).collect(),
+            false => matches.into_iter().filter_map(|b| self.project(ctx, &b)).collect(),
+        }
+    }
+
+    /// The row an aggregating pattern's match makes, if it passes `WHERE` and `HAVING`: Esper hands each match to
+    /// the statement alone, so it is the one new row, and makes the row of its group (fully aggregated) or of itself
+    /// (with ungrouped columns), both projected from the match, with its group's aggregates over every match so far.
+    fn tally(&mut self, ctx: &Ctx<'_>, bindings: Bindings) -> Option<Row> {
+        let aggregation = self.plan.aggregation.as_ref()?;
+        let bound: Vec<(&str, &Row)> = bindings.iter().map(|(t, r)| (&**t, r)).collect();
+        if !holds(self.plan.filter.as_ref(), &Scope::new(&bound, ctx.vars)) {
+            return None;
+        }
+        let group = aggregate::group_of(&self.plan, &bound, ctx.vars);
+        drop(bound);
+        self.tallied.push((group.clone(), bindings));
+        let members: Vec<Vec<(&str, &Row)>> = (self.tallied.iter().filter(|(g, _)| *g == group))
+            .map(|(_, b)| b.iter().map(|(t, r)| (&**t, r)).collect())
+            .collect();
+        let sets: Vec<&[(&str, &Row)]> = members.iter().map(Vec::as_slice).collect();
+        let aggregates = aggregate::over(&aggregation.aggregates, &sets, ctx.vars);
+        let last = sets.last().expect("the match itself");
+        aggregate::having_row(&self.plan, last, &aggregates, ctx.vars).map(|(_, row)| row)
     }
 
     fn project(&self, ctx: &Ctx<'_>, bindings: &Bindings) -> Option<Row> {

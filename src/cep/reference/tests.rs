@@ -197,6 +197,57 @@ fn a_join_outputs_one_row_per_matching_lookup_row_and_a_null_side_when_none_matc
     );
 }
 
+/// A join that aggregates each command's rows, and a pattern that aggregates its matches by shutter.
+const TALLIES: &str = r#"{"host":"h",
+  "in":[{"id":"C.*","type":"Cmd","isPattern":true,"attributes":[{"name":"shutter","type":"string"}]},
+    {"id":"S.*","type":"State","isPattern":true,"attributes":[{"name":"status","type":"string"},{"name":"load","type":"int"}]}],
+  "out":[{"id":"L","type":"Load","attributes":[{"name":"n","type":"int"},{"name":"total","type":"int"}]},
+    {"id":"R","type":"Repeats","attributes":[{"name":"n","type":"int"},{"name":"total","type":"int"}]}],
+  "statements":[
+    "INSERT INTO Load SELECT c.shutter as id, count(S.load) as n, sum(S.load) as total FROM Cmd as c unidirectional LEFT OUTER JOIN State.win:time(10 sec) as S ON c.shutter = S.id WHERE S is null OR S.status != 'broken' GROUP BY c.shutter",
+    "INSERT INTO Repeats SELECT a.shutter as id, count(*) as n, sum(b.load) as total FROM pattern [every a=Cmd -> b=State(id = a.shutter)] GROUP BY a.shutter HAVING count(*) != 2"]}"#;
+
+/// A join's aggregates start afresh at each trigger, over the rows that pass `WHERE` (Esper's unidirectional join
+/// clears them); a pattern's grow with each match of its group, and `HAVING` drops a group's second.
+#[test]
+fn an_aggregating_join_counts_each_trigger_alone_and_a_pattern_counts_every_match() {
+    let mut e = engine(TALLIES);
+    let cmd = |id: &str| row(&[("id", text("c")), ("shutter", text(id))]);
+    let state = |id: &str, status: &str, load: i64| {
+        row(&[("id", text(id)), ("status", text(status)), ("load", Val::Int(load))])
+    };
+    let mut out = e.push(1_000, "Cmd", cmd("sh1"));
+    out.extend(e.push(2_000, "State", state("sh1", "opened", 3)));
+    out.extend(e.push(2_500, "State", state("sh1", "broken", 50)));
+    out.extend(e.push(3_000, "Cmd", cmd("sh1")));
+    out.extend(e.push(3_100, "Cmd", cmd("sh2")));
+    out.extend(e.push(4_000, "State", state("sh1", "closed", 4)));
+    out.extend(e.push(5_000, "State", state("sh2", "opened", 1)));
+    out.extend(e.push(6_000, "Cmd", cmd("sh1")));
+    out.extend(e.push(7_000, "State", state("sh1", "opened", 6)));
+    // 12.6 s: the 2 s row has expired, the broken one is refused by WHERE, the 4 s and 7 s rows count.
+    out.extend(e.push(12_600, "Cmd", cmd("sh1")));
+    let got: Vec<(i64, &str, Val, Val, Val)> = out
+        .iter()
+        .map(|o| (o.time, o.stream.as_str(), o.row["id"].clone(), o.row["n"].clone(), o.row["total"].clone()))
+        .collect();
+    let (sh1, sh2) = (text("sh1"), text("sh2"));
+    assert_eq!(
+        got,
+        vec![
+            (1_000, "Load", sh1.clone(), Val::Int(0), Val::Null),
+            (2_000, "Repeats", sh1.clone(), Val::Int(1), Val::Int(3)),
+            (3_000, "Load", sh1.clone(), Val::Int(1), Val::Int(3)),
+            (3_100, "Load", sh2.clone(), Val::Int(0), Val::Null),
+            // sh1's second match (the 3 s command with the 4 s state) is dropped by HAVING.
+            (5_000, "Repeats", sh2.clone(), Val::Int(1), Val::Int(1)),
+            (6_000, "Load", sh1.clone(), Val::Int(2), Val::Int(7)),
+            (7_000, "Repeats", sh1.clone(), Val::Int(3), Val::Int(13)),
+            (12_600, "Load", sh1, Val::Int(2), Val::Int(10)),
+        ]
+    );
+}
+
 /// Two statements writing the stream they look up, both driven by the same command.
 const SELF_FED: &str = r#"{"host":"h",
   "in":[{"id":"C.*","type":"Cmd","isPattern":true,"attributes":[{"name":"shutter","type":"string"}]}],

@@ -174,6 +174,48 @@ async fn a_snapshot_republishes_the_last_room_of_the_floor_at_every_tick() {
     wait_for(&h, "1", "Floor", "temperature", "22.0").await;
 }
 
+/// A join that aggregates each probe's rooms afresh, and a pattern that counts each floor's swings, as a user would
+/// post them: the probe's floor entity carries the average of the floor's rooms at that moment, the swing count grows.
+#[tokio::test]
+async fn a_probe_averages_its_floor_s_rooms_and_a_pattern_counts_each_floor_s_swings() {
+    let h = Harness::new().await;
+    h.state.sinks.set_listener(OWN.parse().unwrap());
+    let config = json!({"host": "http://localhost:8080",
+        "in": [{"id": "Room.*", "type": "Room", "isPattern": true,
+                "attributes": [{"name": "temperature", "type": "double"}, {"name": "floor", "type": "string"}]},
+               {"id": "Probe.*", "type": "Probe", "isPattern": true,
+                "attributes": [{"name": "floor", "type": "string"}]}],
+        "out": [{"id": "Floor1", "type": "Floor", "brokers": [{"url": format!("http://{OWN}/cb")}],
+                 "attributes": [{"name": "temperature", "type": "double"}, {"name": "rooms", "type": "int"}]},
+                {"id": "Swing1", "type": "Swing", "brokers": [{"url": format!("http://{OWN}/cb")}],
+                 "attributes": [{"name": "swings", "type": "int"}]}],
+        "statements": [
+            "INSERT INTO Floor SELECT p.floor as id, count(r.temperature) as rooms, avg(r.temperature) as \
+             temperature FROM Probe as p unidirectional LEFT OUTER JOIN Room.std:unique(id) as r ON p.floor = r.floor \
+             GROUP BY p.floor",
+            "INSERT INTO Swing SELECT a.floor as id, count(*) as swings FROM pattern [every a=Room(temperature > 25) -> \
+             Room(id = a.id, temperature < 20)] GROUP BY a.floor"]});
+    assert_eq!(post_config(&h, config).await.status, StatusCode::CREATED);
+    subscribe(&h, "Room", "Room.*", "temperature").await;
+    subscribe(&h, "Probe", "Probe.*", "floor").await;
+    let probe = |id: &'static str| h.update("APPEND", id, "Probe", &[("floor", "string", "1")]);
+    probe("Probe0").await;
+    wait_for(&h, "1", "Floor", "rooms", "0").await;
+    for (id, temperature) in [("Room1", "30"), ("Room2", "20"), ("Room1", "18")] {
+        room(&h, id, temperature).await;
+    }
+    wait_for(&h, "1", "Swing", "swings", "1").await;
+    probe("Probe1").await;
+    wait_for(&h, "1", "Floor", "rooms", "2").await;
+    wait_for(&h, "1", "Floor", "temperature", "19.0").await;
+    for temperature in ["30", "10"] {
+        room(&h, "Room1", temperature).await;
+    }
+    wait_for(&h, "1", "Swing", "swings", "2").await;
+    probe("Probe2").await;
+    wait_for(&h, "1", "Floor", "temperature", "15.0").await;
+}
+
 async fn room(h: &Harness, id: &str, temperature: &str) {
     h.update("APPEND", id, "Room", &[("temperature", "double", temperature), ("floor", "string", "1")]).await;
     settle().await;
