@@ -35,12 +35,14 @@ use timely::dataflow::{Scope, Stream};
 use timely::progress::operate::FrontierInterest;
 
 use super::batch::BatchLogic;
+use super::gate::Gated;
 use super::join::{JoinLogic, Member, group_key};
 use super::operator::{Control, Ending, stateful};
 use super::pattern::PatternLogic;
 use super::program::{Program, join_query, merge_lookup, route_hash, stream_key, streams_of};
 use super::query::QueryLogic;
 use super::quiet::{quiet_until, stateful_until};
+use super::rated::Rated;
 use super::record::{Record, millis};
 use super::select::{self, Select, Selected};
 use super::watch::Watch;
@@ -433,6 +435,11 @@ impl<'s> Compiler<'s, '_> {
         }
         let inputs: Vec<Edge<'s>> = streams.iter().map(|s| self.stream(s)).collect();
         let merged = self.concat(inputs);
+        if q.output.is_some() && drives.is_none() {
+            // On one worker, as the planner places a statement with an output policy: routed by no key.
+            let gate = Rated::new(number, self.id(&q.sink.stream), (q, self.created_ms));
+            return stateful(merged, by_key(routes, self.vars.clone()), "Pattern", controls, Gated { gate, logic });
+        }
         match in_place {
             true => stateful_until(until, (merged, Pipeline), "Pattern", controls, logic),
             false => stateful_until(until, (merged, by_key(routes, self.vars.clone())), "Pattern", controls, logic),

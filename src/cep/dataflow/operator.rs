@@ -51,6 +51,11 @@ impl Emit {
     pub fn truncate(&mut self, len: usize) {
         self.records.truncate(len);
     }
+
+    /// Takes the records after the first `len`.
+    pub fn split_off(&mut self, len: usize) -> Vec<Record> {
+        self.records.split_off(len)
+    }
 }
 
 /// What a statement found for an event before its turn, handed back with the event's later calls: the pattern's,

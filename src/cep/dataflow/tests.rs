@@ -274,15 +274,14 @@ proptest! {
     /// Patterns that aggregate their matches, grouped and not: the groups' aggregates grow with every match.
     #[test]
     fn aggregating_patterns_agree_with_the_reference(steps in steps(room_event())) {
-        let statements = [
-            "INSERT INTO Seen SELECT a.floor as id, count(*) as people, max(a.temperature - b.temperature) as \
-                temperature, min(a.flap) as flap FROM pattern [every a=Room(temperature > 30) -> b=Room(id = a.id, \
-                temperature < 20)] WHERE b.people > 2 GROUP BY a.floor HAVING count(*) != 2",
-            "INSERT INTO Seen SELECT b.id as id, count(*) as people, avg(b.temperature) as temperature, a.flap as flap \
-                FROM pattern [every a=Room(temperature > 35) -> (b=Room(id = a.id, temperature < 25) or \
-                timer:interval(3 sec))]",
-        ];
-        compare(&room_to_seen(&statements), &steps)?;
+        compare(&room_to_seen(&AGGREGATING_PATTERNS), &steps)?;
+    }
+
+    /// Patterns under each output policy without aggregates, one waiting with `AFTER`, one whose matches come at its
+    /// timers' expiry as well as at events.
+    #[test]
+    fn rate_limited_patterns_agree_with_the_reference(steps in steps(room_event())) {
+        compare(&room_to_seen(&rate_limited_patterns()), &steps)?;
     }
 
     /// An instance's second timer is due before its first: timers fire by due epoch, not in the order set.
@@ -318,6 +317,33 @@ proptest! {
 }
 
 /// A configuration reading `Room` events and writing `Seen` rows, with `statements`.
+/// Patterns that aggregate their matches: grouped, with `WHERE` and `HAVING`, and not, with a timer.
+const AGGREGATING_PATTERNS: [&str; 2] = [
+    "INSERT INTO Seen SELECT a.floor as id, count(*) as people, max(a.temperature - b.temperature) as temperature, \
+     min(a.flap) as flap FROM pattern [every a=Room(temperature > 30) -> b=Room(id = a.id, temperature < 20)] \
+     WHERE b.people > 2 GROUP BY a.floor HAVING count(*) != 2",
+    "INSERT INTO Seen SELECT b.id as id, count(*) as people, avg(b.temperature) as temperature, a.flap as flap FROM \
+     pattern [every a=Room(temperature > 35) -> (b=Room(id = a.id, temperature < 25) or timer:interval(3 sec))]",
+];
+
+/// Patterns under each output policy without aggregates: `FIRST`, `LAST` with `WHERE`, the default waiting with
+/// `AFTER`, and `ALL` over matches made by a timer.
+fn rate_limited_patterns() -> [&'static str; 4] {
+    [
+        "INSERT INTO Seen SELECT a.id as id, b.people as people, a.temperature as temperature, b.flap as flap FROM \
+         pattern [every a=Room(temperature > 30) -> b=Room(id = a.id, temperature < 20)] OUTPUT FIRST EVERY 3 sec",
+        "INSERT INTO Seen SELECT a.id as id, b.people as people, a.temperature as temperature, b.flap as flap FROM \
+         pattern [every a=Room(temperature > 30) -> b=Room(id = a.id, temperature < 20)] WHERE b.people > 4 \
+         OUTPUT LAST EVERY 2 sec",
+        "INSERT INTO Seen SELECT a.id as id, b.people as people, a.temperature as temperature, b.flap as flap FROM \
+         pattern [every a=Room(temperature > 30) -> b=Room(id = a.id, temperature < 20)] OUTPUT AFTER 5 sec EVERY \
+         1500 msec",
+        "INSERT INTO Seen SELECT a.id as id, a.people as people, a.temperature as temperature, a.flap as flap FROM \
+         pattern [every a=Room(temperature > 35) -> (timer:interval(2 sec) and not Room(id = a.id, temperature < 25))] \
+         OUTPUT ALL EVERY 2 sec",
+    ]
+}
+
 fn room_to_seen(statements: &[&str]) -> String {
     let statements = serde_json::to_string(statements).expect("text serializes");
     format!(
@@ -871,6 +897,16 @@ fn compare_across_a_replacement(config: &str, extra: &str, steps: &[Step], at: u
 proptest! {
     #![proptest_config(ProptestConfig { cases: 16, ..ProptestConfig::default() })]
 
+    /// Covers an aggregating pattern's groups and a rate-limited one's clock and held rows.
+    #[test]
+    fn counting_and_rate_limited_patterns_keep_their_state_across_a_replacement(
+        steps in steps(room_event()), at in 0..40usize,
+    ) {
+        let mut statements: Vec<&str> = AGGREGATING_PATTERNS.to_vec();
+        statements.extend(rate_limited_patterns());
+        compare_across_a_replacement(&room_to_seen(&statements), "INSERT INTO Extra SELECT id FROM Room", &steps, at)?;
+    }
+
     #[test]
     fn rooms_keep_their_state_across_a_replacement(steps in steps(room_event()), at in 0..40usize) {
         compare_across_a_replacement(ROOMS, "INSERT INTO Extra SELECT id FROM Room", &steps, at)?;
@@ -961,5 +997,51 @@ fn a_program_receiving_its_incoming_types_only_ignores_events_on_a_stream_statem
         let mut closed = Dataflow::install(pool(workers), incoming, 0);
         let pushed = closed.push_batch(1_000, vec![("Hot".into(), hot(30.0)), ("Room".into(), hot(25.0))]);
         assert_eq!(temperatures(pushed), ["Some(Double(25.0))"], "{workers} workers: Hot only from the statement");
+    }
+}
+
+/// A pattern under `OUTPUT ALL EVERY 2 sec` whose timer makes a row at the millisecond of a tick: the row is in that
+/// tick's interval, as the reference fires a pattern's timers before the output tick due with them. Under
+/// `OUTPUT FIRST EVERY 2 sec` that row is the interval's second, dropped, and the next interval's first goes out as it
+/// is made.
+#[test]
+fn a_pattern_row_made_by_a_timer_at_a_tick_is_released_by_that_tick() {
+    let hot = |id: &str, t: f64| {
+        let props = [("id", Val::String(id.into())), ("temperature", Val::Double(t)), ("people", Val::Int(1))];
+        ("Room".into(), row(&props))
+    };
+    let config = room_to_seen(&[
+        "INSERT INTO Seen SELECT a.id as id, a.people as people, a.temperature as temperature, 'all' as flap FROM \
+         pattern [every a=Room(temperature > 35) -> timer:interval(2 sec)] OUTPUT ALL EVERY 2 sec",
+        "INSERT INTO Seen SELECT a.id as id, a.people as people, a.temperature as temperature, 'first' as flap FROM \
+         pattern [every a=Room(temperature > 35) -> timer:interval(2 sec)] OUTPUT FIRST EVERY 2 sec",
+    ]);
+    // Rows at 3 s (room1, starting both clocks), 5 s (room2, at the tick) and 5.5 s (room3).
+    let steps = vec![
+        Step::Push(1_000, vec![hot("room1", 36.0)]),
+        Step::Push(3_000, vec![hot("room2", 37.0)]),
+        Step::Push(3_500, vec![hot("room3", 38.0)]),
+        Step::Advance(9_000),
+    ];
+    let seen = |outputs: Vec<Output>| -> Vec<(i64, String, String)> {
+        let text = |o: &Output, k: &str| o.row.get(k).map(Val::key).unwrap_or_default();
+        let mut rows: Vec<_> = outputs.iter().map(|o| (o.time, text(o, "flap"), text(o, "id"))).collect();
+        rows.sort();
+        rows
+    };
+    let expected: Vec<(i64, String, String)> = [
+        (3_000, "first", "room1"),
+        (5_000, "all", "room1"),
+        (5_000, "all", "room2"),
+        (5_500, "first", "room3"),
+        (7_000, "all", "room3"),
+    ]
+    .iter()
+    .map(|(t, flap, id)| (*t, Val::String((*flap).into()).key(), Val::String((*id).into()).key()))
+    .collect();
+    let plan = plan(&config);
+    assert_eq!(seen(run(&mut Reference::new(&plan, 0).unwrap(), &steps)), expected);
+    for workers in [1, 2] {
+        assert_eq!(seen(run(&mut Dataflow::new(pool(workers), &plan, 0).unwrap(), &steps)), expected);
     }
 }

@@ -14,6 +14,7 @@ pub(crate) mod join;
 pub(crate) mod named;
 pub(crate) mod pattern;
 pub(crate) mod query;
+mod rate;
 
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, HashMap, VecDeque};
@@ -160,7 +161,7 @@ impl Reference {
                     Statement::Batch(Box::new(BatchQuery::new(number, q, s)?))
                 }
                 Input::Stream(_) => Statement::Stream(Box::new(StreamQuery::new(number, q, self.created_ms)?)),
-                Input::Pattern(_) => Statement::Pattern(Box::new(PatternQuery::new(number, q)?)),
+                Input::Pattern(_) => Statement::Pattern(Box::new(PatternQuery::new(number, q, self.created_ms)?)),
                 Input::Join(_) => Statement::Join(Box::new(JoinQuery::new(number, q, &self.vars)?)),
             },
             PlanNode::Merge(m) => Statement::Merge(Box::new(MergeState::new(number, m)?)),

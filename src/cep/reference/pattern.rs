@@ -14,6 +14,7 @@ use smallvec::SmallVec;
 
 use super::aggregate;
 use super::arena::Arena;
+use super::rate::Rate;
 use super::{Ctx, TimerKind, TimerOrder};
 use crate::cep::plan::{Input, PatternNode, PatternNodeKind, PatternPlan, PlanExpr, Projection, QueryPlan};
 use crate::cep::runtime::eval::{CopyOf, Scope, holds};
@@ -206,6 +207,8 @@ pub struct PatternQuery {
     /// An aggregating pattern's matches that passed `WHERE`, with their groups: its aggregates are over every one of
     /// them (a pattern has no window, so nothing leaves).
     tallied: Vec<(String, Bindings)>,
+    /// The statement's output policy, if it has one.
+    rate: Option<Rate>,
 }
 
 fn check_node(number: usize, node: &PatternNode, in_and: bool) -> Result<(), EngineError> {
@@ -223,19 +226,15 @@ fn check_node(number: usize, node: &PatternNode, in_and: bool) -> Result<(), Eng
 }
 
 impl PatternQuery {
-    pub fn new(number: usize, q: &QueryPlan) -> Result<Self, EngineError> {
+    /// The pattern statement `number`, created at `created_ms`.
+    pub fn new(number: usize, q: &QueryPlan, created_ms: i64) -> Result<Self, EngineError> {
         super::query::check_query(number, q)?;
         let Input::Pattern(pattern) = &q.input else {
             return Err(EngineError::Unsupported { statement: number, construct: "this input".into() });
         };
-        if q.output.is_some() {
-            return Err(EngineError::Unsupported {
-                statement: number,
-                construct: "an OUTPUT policy on a pattern".into(),
-            });
-        }
+        let rate = Rate::of(number, q, created_ms)?;
         check_node(number, &pattern.root, false)?;
-        Ok(Self::shared(Arc::new(q.clone()), Nodes::new(&pattern.root, &q.projection)))
+        Ok(PatternQuery { rate, ..Self::shared(Arc::new(q.clone()), Nodes::new(&pattern.root, &q.projection)) })
     }
 
     /// The automaton of a join's driving pattern: the statement's WHERE and select list apply to the joined rows,
@@ -257,6 +256,7 @@ impl PatternQuery {
             started: false,
             matches: Vec::new(),
             tallied: Vec::new(),
+            rate: None,
         }
     }
 
@@ -504,6 +504,9 @@ impl PatternQuery {
     }
 
     pub fn on_timer(&mut self, ctx: &mut Ctx<'_>, kind: TimerKind) -> Vec<Row> {
+        if let (TimerKind::Tick, Some(rate)) = (kind, &mut self.rate) {
+            return rate.tick(ctx);
+        }
         let matches = self.matches_on_timer(ctx, kind);
         self.results(ctx, matches)
     }
@@ -531,10 +534,14 @@ impl PatternQuery {
         std::mem::take(&mut self.matches)
     }
 
-    fn results(&mut self, ctx: &Ctx<'_>, matches: Vec<Bindings>) -> Vec<Row> {
-        match self.plan.aggregation.is_some() {
+    fn results(&mut self, ctx: &mut Ctx<'_>, matches: Vec<Bindings>) -> Vec<Row> {
+        let rows = match self.plan.aggregation.is_some() {
             true => matches.into_iter().filter_map(|b| self.tally(ctx, b)).collect(),
             false => matches.into_iter().filter_map(|b| self.project(ctx, &b)).collect(),
+        };
+        match &mut self.rate {
+            Some(rate) => rate.offer(ctx, rows),
+            None => rows,
         }
     }
 

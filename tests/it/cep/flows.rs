@@ -216,6 +216,33 @@ async fn a_probe_averages_its_floor_s_rooms_and_a_pattern_counts_each_floor_s_sw
     wait_for(&h, "1", "Floor", "temperature", "15.0").await;
 }
 
+/// `OUTPUT FIRST EVERY` on a pattern throttles its alerts: the first swing of the minute is written at once, the next
+/// ones dropped until the minute has passed.
+#[tokio::test]
+async fn a_pattern_s_first_row_of_each_minute_is_written_and_the_others_dropped() {
+    let h = Harness::new().await;
+    h.state.sinks.set_listener(OWN.parse().unwrap());
+    let swings = "INSERT INTO Floor SELECT a.floor as id, b.temperature as temperature FROM pattern [every \
+        a=Room(temperature > 25) -> b=Room(id = a.id, temperature < 20)] OUTPUT FIRST EVERY 1 min";
+    assert_eq!(post_config(&h, floor_with(swings)).await.status, StatusCode::CREATED);
+    subscribe(&h, "Room", "Room.*", "temperature").await;
+    swing(&h, "18").await;
+    wait_for(&h, "1", "Floor", "temperature", "18.0").await;
+    swing(&h, "15").await;
+    h.clock.advance_ms(59_000);
+    swing(&h, "14").await;
+    wait_for(&h, "1", "Floor", "temperature", "18.0").await;
+    h.clock.advance_ms(1_000);
+    swing(&h, "12").await;
+    wait_for(&h, "1", "Floor", "temperature", "12.0").await;
+}
+
+/// Room1 warms to 30 and cools to `cold`: one swing.
+async fn swing(h: &Harness, cold: &str) {
+    room(h, "Room1", "30").await;
+    room(h, "Room1", cold).await;
+}
+
 async fn room(h: &Harness, id: &str, temperature: &str) {
     h.update("APPEND", id, "Room", &[("temperature", "double", temperature), ("floor", "string", "1")]).await;
     settle().await;

@@ -1,0 +1,107 @@
+//! A statement's logic behind a gate on the rows it emits: `OUTPUT AFTER d` alone (`quiet`) drops them for a while,
+//! an output policy on a pattern (`rated`) paces them. [`Gated`] hands the logic everything as it comes and the gate
+//! what the logic emitted each time, fires the gate's own timer after the logic's, and carries the gate's state with
+//! the logic's into a replacing dataflow.
+
+use super::operator::{Emit, Hint, Logic, State};
+use super::record::Record;
+use crate::cep::runtime::Row;
+
+/// What stands between a statement's logic and its output.
+pub trait Gate: 'static {
+    /// What the gate keeps between epochs, carried into a replacement.
+    type Kept: Default + 'static;
+
+    /// The logic emitted the records of `emit` after `mark` in `epoch`: the gate keeps, drops or lets them through.
+    fn take(&mut self, emit: &mut Emit, epoch: u64, mark: usize);
+
+    /// The epoch of the gate's next timer.
+    fn next_timer(&self) -> Option<u64> {
+        None
+    }
+
+    /// Fires the gate's timer if it is due by `epoch`.
+    fn fire(&mut self, _emit: &mut Emit, _epoch: u64) {}
+
+    fn kept(&mut self) -> &mut Self::Kept;
+}
+
+/// `logic` behind `gate`.
+pub struct Gated<G, L> {
+    pub gate: G,
+    pub logic: L,
+}
+
+impl<G: Gate, L: Logic> Gated<G, L> {
+    /// Runs `handle` on the logic and hands the gate what it emitted.
+    fn through(&mut self, emit: &mut Emit, epoch: u64, handle: impl FnOnce(&mut L, &mut Emit)) {
+        let mark = emit.mark();
+        handle(&mut self.logic, emit);
+        if emit.mark() > mark {
+            self.gate.take(emit, epoch, mark);
+        }
+    }
+}
+
+impl<G: Gate, L: Logic> Logic for Gated<G, L> {
+    const AHEAD: bool = L::AHEAD;
+
+    fn sort(&self, records: &mut [Record]) {
+        self.logic.sort(records);
+    }
+
+    fn record(&mut self, emit: &mut Emit, epoch: u64, record: Record) {
+        self.through(emit, epoch, |logic, emit| logic.record(emit, epoch, record));
+    }
+
+    fn hinted(&mut self, emit: &mut Emit, epoch: u64, record: Record, hint: Hint) {
+        self.through(emit, epoch, |logic, emit| logic.hinted(emit, epoch, record, hint));
+    }
+
+    fn seek(&mut self, stream: u32, row: &Row) -> Hint {
+        self.logic.seek(stream, row)
+    }
+
+    fn find(&mut self, stream: u32, row: &Row, sought: Hint) -> Hint {
+        self.logic.find(stream, row, sought)
+    }
+
+    fn load(&self, stream: u32, row: &Row, hint: Hint) {
+        self.logic.load(stream, row, hint);
+    }
+
+    fn epoch_done(&mut self) {
+        self.logic.epoch_done();
+    }
+
+    fn next_timer(&self) -> Option<u64> {
+        [self.logic.next_timer(), self.gate.next_timer()].into_iter().flatten().min()
+    }
+
+    /// The logic's timers first, then the gate's: what the logic's make at the gate's millisecond goes through the
+    /// gate before its timer fires, as the reference fires a pattern's timers before an output tick due with them.
+    fn fire(&mut self, emit: &mut Emit, epoch: u64) {
+        if self.logic.next_timer().is_some_and(|due| due <= epoch) {
+            self.through(emit, epoch, |logic, emit| logic.fire(emit, epoch));
+        }
+        self.gate.fire(emit, epoch);
+    }
+
+    fn stop(&mut self) {
+        *self.gate.kept() = G::Kept::default();
+        self.logic.stop();
+    }
+
+    fn export(&mut self) -> Option<State> {
+        let carried: (G::Kept, Option<State>) = (std::mem::take(self.gate.kept()), self.logic.export());
+        Some(Box::new(carried))
+    }
+
+    fn adopt(&mut self, state: State) {
+        if let Ok(carried) = state.downcast::<(G::Kept, Option<State>)>() {
+            let (kept, state) = *carried;
+            *self.gate.kept() = kept;
+            state.into_iter().for_each(|state| self.logic.adopt(state));
+        }
+    }
+}
