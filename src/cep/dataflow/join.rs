@@ -1,7 +1,8 @@
 //! The join statements that look up one stream `B`, run together in one operator. Each statement (a member) keeps
-//! its own lookup view of `B` (the reference's [`Joiner`], so a lookup means the same in both runtimes); the
-//! operator hands them, in stamp order, `B`'s events from outside the group, the driving events or pattern matches
-//! of every member, and the rows the members themselves insert into `B`.
+//! its own lookup view of `B` (the reference's [`Joiner`], so a lookup, and the aggregation of a trigger's rows, mean
+//! the same in both runtimes; `reference::lookup_tests` checks them against a model); the operator hands them, in
+//! stamp order, `B`'s events from outside the group, the driving events or pattern matches of every member, and the
+//! rows the members themselves insert into `B`.
 //!
 //! Those self-inserted rows are what makes this one operator rather than a cycle in the graph: a member's row is
 //! stamped as a child of its trigger, so it sorts after that trigger and before the next input, exactly where the

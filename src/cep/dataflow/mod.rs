@@ -6,10 +6,11 @@
 //!
 //! Layout: `record` (epochs, stamps, what travels), `program` (the plan made ready), `compile` (plan to operators),
 //! `operator` (the stateful operator and its timers), `select` (the stateless query), `query`, `aggregate`, `pattern`,
-//! `window`, `join` (one module per stateful statement kind), `automaton` (the compact automaton of the common
-//! pattern form), `key` and `slots` (the keys state is filed under, and where a pattern's is), `reaper` (rows freed
-//! off the workers, by the threads that make them), `watch` (when an epoch is finished), `workers` (the pool and its
-//! control channel).
+//! `window`, `join`, `batch` (one module per stateful statement kind), `tally` (a pattern's aggregates), `automaton`
+//! (the compact automaton of the common pattern form), `gate`, `quiet` and `rated` (`OUTPUT AFTER` alone, and output
+//! policies on patterns, between a statement and its output), `slots` (where a pattern's state is filed by key),
+//! `reaper` (rows freed off the workers, by the threads that make them), `watch` (when an epoch is finished),
+//! `workers` (the pool and its control channel).
 
 mod aggregate;
 mod automaton;

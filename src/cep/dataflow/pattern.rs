@@ -7,7 +7,8 @@
 //! reaches its automaton without reading or hashing the key. An automaton with nothing live is dropped, so no key
 //! outlives its last instance (its leftover timers are ignored by generation). A pattern without a correlation key runs
 //! as one automaton on one worker. A pattern that drives a join emits its matches, unprojected and stamped with the
-//! trigger's stamp, to the join's operator (`join`), which does the lookup, `WHERE` and the select list.
+//! trigger's stamp, to the join's operator (`join`), which does the lookup, `WHERE` and the select list. A statement
+//! that aggregates its matches runs on one worker and keeps its groups' aggregates with its automata (`tally`).
 //! Memory is asked for ahead: the automata of the events a group or two ahead and of the timers about to fire are
 //! loaded while the ones before them are handled ([`Logic::find`], [`Logic::load`]).
 //! The automaton of a text key leaves out the filters' tests that restate the key (`id = a.id`, see [`keyed`]): they
