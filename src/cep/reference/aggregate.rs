@@ -4,6 +4,7 @@
 //! match.
 
 use std::cmp::Ordering;
+use std::collections::HashMap;
 
 use crate::cep::plan::{AggregateCall, AggregateFunction, AggregationKind, DataType, QueryPlan};
 use crate::cep::runtime::eval::{Scope, eval, holds, project};
@@ -46,32 +47,27 @@ pub fn fresh(plan: &QueryPlan, rows: &[&Bound<'_>], vars: &Row) -> Vec<Row> {
     let Some(aggregation) = &plan.aggregation else {
         return Vec::new();
     };
-    let groups: Vec<String> = rows.iter().map(|row| group_of(plan, row, vars)).collect();
-    let mut seen: Vec<&str> = Vec::new();
-    groups.iter().for_each(|g| {
-        if !seen.contains(&g.as_str()) {
-            seen.push(g)
+    // The rows of each group, groups in order of first sight, and each row's group: one pass, so a trigger of many
+    // rows (a time window's, in the dataflow too) is not read once per row.
+    let (mut groups, mut index, mut of_row): (Vec<Vec<&Bound<'_>>>, HashMap<String, usize>, Vec<usize>) =
+        Default::default();
+    for row in rows {
+        let next = groups.len();
+        let at = *index.entry(group_of(plan, row, vars)).or_insert(next);
+        if at == next {
+            groups.push(Vec::new());
         }
-    });
-    let members = |group: &str| -> Vec<&Bound<'_>> {
-        rows.iter().zip(&groups).filter(|(_, g)| *g == group).map(|(row, _)| *row).collect()
-    };
+        groups[at].push(row);
+        of_row.push(at);
+    }
+    let aggregates: Vec<Vec<Val>> = groups.iter().map(|members| over(&aggregation.aggregates, members, vars)).collect();
     let made: Vec<(Vec<Val>, Row)> = match aggregation.kind {
-        AggregationKind::FullyAggregated => seen
-            .iter()
-            .filter_map(|group| {
-                let members = members(group);
-                let last = members.last().expect("a group seen has a row");
-                having_row(plan, last, &over(&aggregation.aggregates, &members, vars), vars)
-            })
+        AggregationKind::FullyAggregated => (groups.iter().zip(&aggregates))
+            .filter_map(|(members, values)| members.last().and_then(|last| having_row(plan, last, values, vars)))
             .collect(),
-        AggregationKind::WithUngroupedColumns(_) => rows
-            .iter()
-            .zip(&groups)
-            .filter_map(|(row, group)| {
-                having_row(plan, row, &over(&aggregation.aggregates, &members(group), vars), vars)
-            })
-            .collect(),
+        AggregationKind::WithUngroupedColumns(_) => {
+            (rows.iter().zip(&of_row)).filter_map(|(row, at)| having_row(plan, row, &aggregates[*at], vars)).collect()
+        }
     };
     order::ordered(made, &plan.order_by)
 }
