@@ -5,6 +5,7 @@
 
 use std::collections::BTreeMap;
 
+use super::ast::View;
 use super::config::{Attribute, Broker, CepConfig};
 use super::plan::{Column, DataType, OutMapping};
 
@@ -17,8 +18,9 @@ pub enum Origin {
     Out(OutMapping),
     /// Created by the `INSERT INTO` of this statement number.
     Inserted(usize),
-    /// A named window created by this statement number, with the columns of `as_type`.
-    NamedWindow { statement: usize, as_type: String },
+    /// A named window created by this statement number, with the columns of `as_type` and the views it keeps its
+    /// rows by (planned again where a join looks it up, against the join's name for it).
+    NamedWindow { statement: usize, as_type: String, views: Vec<View> },
 }
 
 #[derive(Debug, Clone, PartialEq)]

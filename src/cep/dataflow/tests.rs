@@ -261,6 +261,11 @@ proptest! {
     }
 
     #[test]
+    fn named_window_lookups_agree_with_the_reference(steps in steps(join_event()), keyed in any::<bool>()) {
+        compare(&window_joins(keyed), &steps)?;
+    }
+
+    #[test]
     fn unread_named_windows_agree_with_the_reference(steps in steps(room_event())) {
         compare(&unread_windows(), &steps)?;
     }
@@ -737,6 +742,33 @@ fn unkeyed_joins() -> String {
             "Cmd as c unidirectional LEFT OUTER JOIN Shutter.win:length(2)",
         )
         .replace("State.std:unique(id)", "State.std:lastevent()")
+}
+
+/// Joins looking up named windows: one kept by a merge (which leaves out broken states) and updated by commands, one
+/// of the last state not `opened`; driven by commands and by a pattern, one aggregating. Keyed by shutter, or with
+/// the aggregating join's `ON` reading every row, so that the `Latest` group runs on one worker.
+fn window_joins(keyed: bool) -> String {
+    let tally_on = if keyed { "c.shutter = l.id" } else { "l.status != 'broken'" };
+    format!(
+        r#"{{"host":"h",
+  "in":[{{"id":"Room.*","type":"Room","isPattern":true,"attributes":[{{"name":"temperature","type":"double"}},
+      {{"name":"shutter","type":"string"}}]}},
+    {{"id":"C.*","type":"Cmd","isPattern":true,"attributes":[{{"name":"shutter","type":"string"}}]}},
+    {{"id":"S.*","type":"State","isPattern":true,"attributes":[{{"name":"status","type":"string"}}]}}],
+  "out":[{{"id":"L","type":"Log","attributes":[{{"name":"seen","type":"string"}}]}},
+    {{"id":"T","type":"Tally","attributes":[{{"name":"count","type":"int"}}]}}],
+  "statements":[
+    "CREATE WINDOW Latest.std:unique(id) as State",
+    "ON State s MERGE Latest l WHERE s.id = l.id WHEN NOT MATCHED THEN INSERT SELECT * WHEN MATCHED AND s.status != 'broken' THEN UPDATE SET status = s.status",
+    "ON Cmd(shutter = 'sh2') as c UPDATE Latest as l SET status = 'manual' WHERE l.id = c.shutter",
+    "CREATE WINDOW Odd.std:lastevent() as State",
+    "INSERT INTO Odd SELECT * FROM State(status != 'opened')",
+    "INSERT INTO Log SELECT c.shutter as id, l.status as seen FROM Cmd as c unidirectional LEFT OUTER JOIN Latest as l ON c.shutter = l.id",
+    "INSERT INTO Log SELECT R.r.shutter as id, l.status as seen FROM pattern [every r=Room(temperature > 29.0)] as R unidirectional LEFT OUTER JOIN Latest as l ON R.r.shutter = l.id WHERE l is null OR l.status != 'opened'",
+    "INSERT INTO Log SELECT c.shutter as id, o.status as seen FROM Cmd as c unidirectional LEFT OUTER JOIN Odd as o ON c.shutter = o.id",
+    "INSERT INTO Tally SELECT c.shutter as id, count(l.status) as count FROM Cmd as c unidirectional LEFT OUTER JOIN Latest as l ON {tally_on} GROUP BY l.status"
+  ]}}"#
+    )
 }
 
 fn join_event() -> impl Strategy<Value = Incoming> {

@@ -67,7 +67,7 @@ pub(super) fn named_window(
         ),
         _ => Partitioning::Single,
     };
-    let origin = Origin::NamedWindow { statement: ctx.number, as_type: w.as_type.text.clone() };
+    let origin = Origin::NamedWindow { statement: ctx.number, as_type: w.as_type.text.clone(), views: w.views.clone() };
     catalog.define_stream(StreamType { name: w.name.text.clone(), columns: as_type.columns.clone(), origin });
     Ok(NamedWindowPlan {
         name: w.name.text.clone(),

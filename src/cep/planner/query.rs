@@ -168,12 +168,15 @@ fn plan_join(
         ));
     }
     let (driver, mut scope, driver_partition) = plan_source(ctx, catalog, first)?;
-    let SourceKind::Stream(lookup) = &join.source.kind else {
+    let SourceKind::Stream(lookup_ref) = &join.source.kind else {
         return Err(ctx.unsupported(join.source.span, "a pattern on the looked-up side of a join"));
     };
     let alias = join.source.alias.as_ref().map(|a| a.text.as_str());
-    let (lookup, binding) = stream_input(ctx, catalog, lookup, alias)?;
-    if lookup.window.is_none() && !lookup.named_window {
+    let (mut lookup, binding) = stream_input(ctx, catalog, lookup_ref, alias)?;
+    if lookup.named_window {
+        lookup.window = named_window_view(ctx, catalog, lookup_ref, &binding)?;
+    }
+    if lookup.window.is_none() {
         return Err(
             ctx.invalid(join.source.span, "the looked-up stream needs a data window such as `.std:lastevent()`")
         );
@@ -191,6 +194,27 @@ fn plan_join(
         ),
     };
     Ok((Input::Join(Box::new(JoinPlan { driver, lookup, on, keys, driver_partition })), scope, partition))
+}
+
+/// The view a join reads a named window through: the window's own, planned against the join's name for it, so the
+/// join sees the rows the window keeps (fed by its insert stream, which holds each row it takes in and each updated
+/// row's new version). A view of the join's own on the window is refused: Esper's would also take the rows the
+/// window removes, which only its insert stream reaches here.
+fn named_window_view(
+    ctx: &Ctx<'_>,
+    catalog: &dyn Catalog,
+    s: &StreamRef,
+    binding: &Binding,
+) -> Result<Option<WindowSpec>, CepError> {
+    if let Some(view) = s.views.first() {
+        return Err(ctx.unsupported(view.span, "a view on a named window a join looks up"));
+    }
+    let views = match catalog.stream(&s.name.text).map(|ty| &ty.origin) {
+        Some(Origin::NamedWindow { views, .. }) => views.as_slice(),
+        _ => &[],
+    };
+    let scope = Scope { bindings: vec![binding.clone()], ..Scope::default() };
+    window_of(&mut ExprPlanner::new(ctx, catalog, &scope, Some("a view")), views)
 }
 
 /// Equalities of `on` with the lookup side's column on one side only.

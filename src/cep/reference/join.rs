@@ -3,7 +3,9 @@
 //! the rows B's view holds at that moment that satisfy `ON`: none gives one row with `b` null, several give one row
 //! each; then `WHERE` and the select list. B's view is fed by every event of B, the statement's own output included;
 //! that output is routed like any inserted event (after the trigger that produced it), so the next trigger sees it
-//! and the current one does not. This module does not route events: the engine hands it B's events in order.
+//! and the current one does not. This module does not route events: the engine hands it B's events in order. A named
+//! window is looked up the same way, B being the window's insert stream read through the window's own view (the
+//! planner gives the join that view); [`check_window_lookups`] refuses what that stream cannot show.
 //!
 //! [`LookupView`] and [`Joiner`] are shared with the dataflow runtime, so what a lookup means is written once. The
 //! view numbers rows in arrival order and answers them in it; a time window expires lazily (a row is visible while
@@ -31,7 +33,9 @@ use super::aggregate;
 use super::pattern::{Bindings, PatternQuery, streams_of};
 use super::query::{check_query, time_window, view_state_key};
 use super::{Ctx, TimerKind};
-use crate::cep::plan::{Input, JoinPlan, PlanExpr, QueryPlan, StreamInput, WindowSpec};
+use crate::cep::plan::{
+    Input, JoinPlan, MergeActionPlan, Plan, PlanExpr, PlanNode, QueryPlan, StreamInput, WindowSpec,
+};
 use crate::cep::runtime::compiled::{RowExpr, RowProjection};
 use crate::cep::runtime::eval::{Scope, eval, holds, project};
 use crate::cep::runtime::key::Key;
@@ -515,9 +519,6 @@ pub fn check_join(number: usize, q: &QueryPlan) -> Result<&JoinPlan, EngineError
     if q.output.is_some() {
         return unsupported("an OUTPUT policy on a join");
     }
-    if join.lookup.named_window {
-        return unsupported("a join looking up a named window");
-    }
     if driver_streams(join).contains(&join.lookup.stream) {
         return unsupported("a join whose driving side reads its looked-up stream");
     }
@@ -525,6 +526,84 @@ pub fn check_join(number: usize, q: &QueryPlan) -> Result<&JoinPlan, EngineError
         return unsupported("a batch window on a join's looked-up stream");
     }
     Ok(join)
+}
+
+/// Checks the joins that look up a named window. Such a join reads the window through its insert stream (with the
+/// window's own view, `planner::query`), which carries each row the window takes in and each updated row's new
+/// version but not the rows it removes: so a join is refused when a statement deletes from the window it looks up,
+/// and when one updates a column of the window's key (the old version would stay in the join's view). A join writing
+/// the window it looks up is a cycle to the planner.
+pub fn check_window_lookups(plan: &Plan) -> Result<(), EngineError> {
+    for s in &plan.statements {
+        let PlanNode::Query(q) = &s.node else {
+            continue;
+        };
+        let Input::Join(join) = &q.input else {
+            continue;
+        };
+        if !join.lookup.named_window {
+            continue;
+        }
+        let window = join.lookup.stream.as_str();
+        let refuse = |construct: String| Err(EngineError::Unsupported { statement: s.number, construct });
+        let keys = key_columns(join.lookup.window.as_ref());
+        for writer in &plan.statements {
+            match window_change(&writer.node, window, &keys) {
+                Some(Change::Delete) => {
+                    return refuse(format!(
+                        "a join looking up {window}, which statement {} deletes from",
+                        writer.number
+                    ));
+                }
+                Some(Change::Key(column)) => {
+                    let n = writer.number;
+                    return refuse(format!(
+                        "a join looking up {window}, whose key column {column} statement {n} updates"
+                    ));
+                }
+                None => {}
+            }
+        }
+    }
+    Ok(())
+}
+
+/// What a statement does to a named window that its insert stream does not show.
+enum Change<'p> {
+    Delete,
+    Key(&'p str),
+}
+
+/// The columns a unique view's keys read.
+fn key_columns(window: Option<&WindowSpec>) -> Vec<String> {
+    let mut columns = Vec::new();
+    if let Some(WindowSpec::Unique { keys }) = window {
+        for key in keys {
+            key.visit(&mut |e| {
+                if let PlanExpr::Column { name, .. } = e {
+                    columns.push(name.to_string());
+                }
+            });
+        }
+    }
+    columns
+}
+
+/// Whether `node` deletes rows from `window` or updates one of its `keys` columns.
+fn window_change<'p>(node: &'p PlanNode, window: &str, keys: &[String]) -> Option<Change<'p>> {
+    let key = |assignments: &'p [(String, PlanExpr)]| {
+        assignments.iter().find(|(column, _)| keys.contains(column)).map(|(column, _)| Change::Key(column))
+    };
+    match node {
+        PlanNode::Delete(a) if a.window == window => Some(Change::Delete),
+        PlanNode::Update(a) if a.window == window => key(&a.assignments),
+        PlanNode::Merge(m) if m.window == window => m.clauses.iter().find_map(|c| match &c.action {
+            MergeActionPlan::Delete => Some(Change::Delete),
+            MergeActionPlan::Update(assignments) => key(assignments),
+            MergeActionPlan::Insert(_) => None,
+        }),
+        _ => None,
+    }
 }
 
 /// The streams whose events can trigger the join.

@@ -124,6 +124,7 @@ pub struct Reference {
 impl Reference {
     /// Builds the statements' empty state, created at `created_ms`, and evaluates the variables.
     pub fn new(plan: &Plan, created_ms: i64) -> Result<Self, EngineError> {
+        join::check_window_lookups(plan)?;
         let mut engine = Reference {
             plans: Vec::new(),
             statements: Vec::new(),

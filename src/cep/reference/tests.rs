@@ -301,6 +301,78 @@ fn a_join_driven_by_its_looked_up_stream_is_refused() {
     assert!(error.to_string().contains("a join whose driving side reads its looked-up stream"), "{error}");
 }
 
+/// Commands looking up a named window of shutter states that a merge keeps: it takes a shutter's first state and
+/// later ones unless they say `broken`.
+const WINDOW_LOOKUP: &str = r#"{"host":"h",
+  "in":[{"id":"C.*","type":"Cmd","isPattern":true,"attributes":[{"name":"shutter","type":"string"}]},
+    {"id":"S.*","type":"State","isPattern":true,"attributes":[{"name":"status","type":"string"}]}],
+  "out":[{"id":"L","type":"Log","attributes":[{"name":"seen","type":"string"}]}],
+  "statements":[
+    "CREATE WINDOW Latest.std:unique(id) as State",
+    "ON State s MERGE Latest l WHERE s.id = l.id WHEN NOT MATCHED THEN INSERT SELECT * WHEN MATCHED AND s.status != 'broken' THEN UPDATE SET status = s.status",
+    "INSERT INTO Log SELECT c.shutter as id, l.status as seen FROM Cmd as c unidirectional LEFT OUTER JOIN Latest as l ON c.shutter = l.id"]}"#;
+
+/// A join reads a named window's rows as the window keeps them: one per shutter (its unique view), updated in
+/// place, and not replaced by the state the merge leaves out.
+#[test]
+fn a_join_looking_up_a_named_window_reads_the_rows_the_window_keeps() {
+    let mut e = engine(WINDOW_LOOKUP);
+    let cmd = |id: &str| row(&[("id", text("c")), ("shutter", text(id))]);
+    let state = |id: &str, status: &str| row(&[("id", text(id)), ("status", text(status))]);
+    let mut out = e.push(1_000, "Cmd", cmd("sh1"));
+    for (ms, id, status) in [(2_000, "sh1", "opened"), (3_000, "sh1", "closed"), (3_500, "sh1", "broken")] {
+        out.extend(e.push(ms, "State", state(id, status)));
+    }
+    out.extend(e.push(3_600, "State", state("sh2", "broken")));
+    out.extend(e.push(4_000, "Cmd", cmd("sh1")));
+    out.extend(e.push(4_100, "Cmd", cmd("sh2")));
+    out.extend(e.push(4_200, "Cmd", cmd("sh3")));
+    let (sh1, sh2) = (text("sh1"), text("sh2"));
+    assert_eq!(
+        seen(&out),
+        vec![
+            (1_000, sh1.clone(), Val::Null),
+            (4_000, sh1, text("closed")),
+            (4_100, sh2, text("broken")),
+            (4_200, text("sh3"), Val::Null),
+        ]
+    );
+}
+
+/// What a join cannot see through a named window's insert stream is refused, naming the statement that does it, and
+/// so is a join writing the window it looks up.
+#[test]
+fn a_join_looking_up_a_named_window_that_loses_rows_unseen_is_refused() {
+    let with = |statement: &str| WINDOW_LOOKUP.replace(r#"l.id"]}"#, &format!(r#"l.id", "{statement}"]}}"#));
+    let cases = [
+        (
+            with("ON Cmd c DELETE FROM Latest l WHERE l.id = c.shutter"),
+            "statement 3: a join looking up Latest, which statement 4 deletes from",
+        ),
+        (
+            WINDOW_LOOKUP.replace("THEN UPDATE SET status = s.status", "THEN DELETE"),
+            "statement 3: a join looking up Latest, which statement 2 deletes from",
+        ),
+        (
+            with("ON Cmd c UPDATE Latest l SET id = c.shutter WHERE l.id = 'x'"),
+            "statement 3: a join looking up Latest, whose key column id statement 4 updates",
+        ),
+    ];
+    for (config, message) in cases {
+        let config: CepConfig = serde_json::from_str(&config).expect("test configuration");
+        let error = Reference::new(&plan_config(&config, true).expect("plans"), 0).unwrap_err();
+        assert!(error.to_string().contains(message), "{error}");
+    }
+    // A join writing the window it looks up is a cycle to the planner already.
+    let writing = WINDOW_LOOKUP.replace(
+        "INSERT INTO Log SELECT c.shutter as id, l.status as seen",
+        "INSERT INTO Latest SELECT c.shutter as id, 'x' as status",
+    );
+    let config: CepConfig = serde_json::from_str(&writing).expect("test configuration");
+    let errors = plan_config(&config, true).unwrap_err();
+    assert!(errors[0].to_string().contains("statement 3 reads `Latest` produced by statement 3"), "{errors:?}");
+}
+
 #[test]
 fn geometry_reads_wkt_with_holes_refuses_an_open_ring_and_measures_distance() {
     let mut e = engine(
