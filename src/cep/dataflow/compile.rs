@@ -39,7 +39,7 @@ use super::gate::Gated;
 use super::join::{JoinLogic, Member, group_key};
 use super::operator::{Control, Ending, stateful};
 use super::pattern::PatternLogic;
-use super::program::{Program, join_query, merge_lookup, route_hash, stream_key, streams_of};
+use super::program::{Program, join_members, merge_lookup, route_hash, stream_key, streams_of};
 use super::query::QueryLogic;
 use super::quiet::{quiet_until, stateful_until};
 use super::rated::Rated;
@@ -497,6 +497,9 @@ impl<'s> Compiler<'s, '_> {
         let pact = by_key_and_match(inputs.routes, inputs.matches, self.vars.clone());
         let control = Control::default();
         self.built.controls.push(control.clone());
+        for (number, _, _) in &members {
+            self.built.controls.push(Control::member(&control, *number));
+        }
         let out = stateful(input, pact, "Join", (control, None), JoinLogic::new(logic, lookup_id, self.vars.clone()));
         let mut sinks: Vec<&Sink> = Vec::new();
         for (_, q, _) in &members {
@@ -606,14 +609,6 @@ struct GroupInputs<'s> {
     edges: Vec<Edge<'s>>,
     routes: Routes,
     matches: BTreeMap<u32, PlanExpr>,
-}
-
-/// The join statements looking up `lookup`, in plan order.
-fn join_members<'p>(plan: &'p crate::cep::plan::Plan, lookup: &str) -> Vec<(usize, &'p QueryPlan, &'p JoinPlan)> {
-    let member = |s: &'p crate::cep::plan::StatementPlan| {
-        join_query(&s.node).filter(|(_, j)| j.lookup.stream == lookup).map(|(q, j)| (s.number, q, j))
-    };
-    plan.statements.iter().filter_map(member).collect()
 }
 
 /// Routes for one input stream keyed by the plan's partition keys.

@@ -11,6 +11,10 @@
 //! a row never sees it and the next one does. When the group is keyed, a member's row carries its trigger's key
 //! (the compiler checks the projection), so the row belongs to the worker that produced it.
 //!
+//! Each member has a control of its own ([`Control::member`](super::operator::Control::member)), so a member whose
+//! statement is kept across a replacement carries its view (and its quiet time) into the replacing dataflow's group,
+//! as long as that group is split over the workers by the same key (`Program::kept_from`).
+//!
 //! Hand-written rather than differential-dataflow's arrangement of the last row per key (`arrange_from_upsert`)
 //! joined with the triggers: differential could give the order above only with a timestamp per event.
 //! `benches/join.rs` (`benches/results/join.md`, 2026-12-02) looked up the last state of 10,000 keys for batches of
@@ -25,10 +29,10 @@
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
-use super::operator::{Emit, Logic};
+use super::operator::{Emit, Logic, State};
 use super::record::{Record, Stamp, millis};
 use crate::cep::plan::{JoinPlan, PlanExpr, QueryPlan, WindowSpec};
-use crate::cep::reference::join::Joiner;
+use crate::cep::reference::join::{Joiner, LookupView};
 use crate::cep::runtime::Row;
 
 /// One join statement of the group.
@@ -146,6 +150,32 @@ impl Logic for JoinLogic {
         self.pending.clear();
         self.members.iter_mut().for_each(|m| m.joiner.view.clear());
     }
+
+    /// A member's lookup view and quiet time. Between rounds the rows members inserted may still be pending, to be
+    /// applied before the next epoch's first record: they are applied now, which is the same to every later trigger.
+    fn export_member(&mut self, statement: usize) -> Option<State> {
+        for (_, (ms, row)) in std::mem::take(&mut self.pending) {
+            self.enter(ms, &row);
+        }
+        let member = self.members.iter_mut().find(|m| m.statement == statement)?;
+        Some(Box::new(Carried { view: member.joiner.view.take(), quiet_until: member.quiet_until }))
+    }
+
+    fn adopt_member(&mut self, statement: usize, state: State) {
+        let Ok(carried) = state.downcast::<Carried>() else {
+            return;
+        };
+        if let Some(member) = self.members.iter_mut().find(|m| m.statement == statement) {
+            member.joiner.view = carried.view;
+            member.quiet_until = carried.quiet_until;
+        }
+    }
+}
+
+/// What a member carries into the dataflow replacing its own.
+struct Carried {
+    view: LookupView,
+    quiet_until: Option<i64>,
 }
 
 /// How a group is spread over workers when it can be: the looked-up column every member's `ON` equates with a

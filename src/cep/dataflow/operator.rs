@@ -115,36 +115,54 @@ pub trait Logic: 'static {
     }
     /// Takes over the state the same statement exported from the dataflow this one replaces.
     fn adopt(&mut self, _state: State) {}
+    /// Takes out the state of statement `statement` alone, in an operator that runs several (a join group).
+    fn export_member(&mut self, _statement: usize) -> Option<State> {
+        None
+    }
+    /// Takes over the state statement `statement` exported, in an operator that runs several.
+    fn adopt_member(&mut self, _statement: usize, _state: State) {}
 }
 
 /// A statement's state on its way from a replaced dataflow to its replacement (on the same worker).
 pub type State = Box<dyn Any>;
 
-/// The logic of a running operator, reachable from its worker between rounds.
+/// The logic of a running operator, reachable from its worker between rounds: the whole operator's state, or one
+/// member's (`Some` statement) in an operator that runs several.
 trait Carry {
-    fn export(&self) -> Option<State>;
+    fn export(&self, member: Option<usize>) -> Option<State>;
     /// Adopts `state`; answers the epoch of the earliest adopted timer.
-    fn adopt(&self, state: State) -> Option<u64>;
+    fn adopt(&self, member: Option<usize>, state: State) -> Option<u64>;
 }
 
 impl<L: Logic> Carry for RefCell<L> {
-    fn export(&self) -> Option<State> {
-        self.borrow_mut().export()
+    fn export(&self, member: Option<usize>) -> Option<State> {
+        let mut logic = self.borrow_mut();
+        match member {
+            Some(statement) => logic.export_member(statement),
+            None => logic.export(),
+        }
     }
 
-    fn adopt(&self, state: State) -> Option<u64> {
+    fn adopt(&self, member: Option<usize>, state: State) -> Option<u64> {
         let mut logic = self.borrow_mut();
-        logic.adopt(state);
+        match member {
+            Some(statement) => logic.adopt_member(statement, state),
+            None => logic.adopt(state),
+        }
         logic.next_timer()
     }
 }
 
 /// Where an operator publishes its next timer and hears that its dataflow is stopping; it also names the statement
-/// the operator runs and reaches its logic, so its state can be carried into a replacing dataflow.
+/// the operator runs and reaches its logic, so its state can be carried into a replacing dataflow. An operator that
+/// runs several statements has a control of its own and one per member ([`Control::member`]), each carrying that
+/// member's state.
 #[derive(Clone, Default)]
 pub struct Control {
     /// The statement (its number in the configuration) whose state the operator holds.
     pub statement: usize,
+    /// Whether the statement is one member of the operator's.
+    member: bool,
     pub next_timer: Rc<Cell<Option<u64>>>,
     pub stopping: Rc<Cell<bool>>,
     logic: Rc<RefCell<Option<Rc<dyn Carry>>>>,
@@ -161,15 +179,27 @@ impl Control {
         Control { statement, ..Control::default() }
     }
 
+    /// The control of member `statement` of the operator `group` controls.
+    pub fn member(group: &Control, statement: usize) -> Self {
+        Control { statement, member: true, ..group.clone() }
+    }
+
+    /// What names the state it carries: its statement, and whether that is a member of the operator's (a pattern
+    /// driving a join is an operator of the same statement).
+    pub fn carries(&self) -> (usize, bool) {
+        (self.statement, self.member)
+    }
+
     /// Takes the operator's state out; only between rounds, when no operator runs.
     pub fn export(&self) -> Option<State> {
-        self.logic.borrow().as_ref().and_then(|logic| logic.export())
+        let member = self.member.then_some(self.statement);
+        self.logic.borrow().as_ref().and_then(|logic| logic.export(member))
     }
 
     /// Hands the operator a carried state; only before the operator's first run.
     pub fn adopt(&self, state: State) {
         if let Some(logic) = self.logic.borrow().as_ref() {
-            self.next_timer.set(logic.adopt(state));
+            self.next_timer.set(logic.adopt(self.member.then_some(self.statement), state));
         }
     }
 }

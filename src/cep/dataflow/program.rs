@@ -6,6 +6,7 @@ use std::collections::HashMap;
 
 use foldhash::fast::RandomState;
 
+use super::join::group_key;
 use super::pattern::KeyOf;
 use crate::cep::plan::{
     Input, JoinPlan, PartitionKey, Partitioning, PatternNodeKind, PatternPlan, Plan, PlanExpr, PlanNode, Projection,
@@ -332,22 +333,28 @@ impl Program {
     /// The statements this program shares with `previous`, as (previous number, number) pairs, whose state can move
     /// to this program's dataflow: the same statement (as planned, so the same text over the same types) with the same
     /// variables, reading no event type in `changed` (declared differently now); for a named window, also the same
-    /// `ON` writers, which decide how its rows are partitioned. Outer joins are never kept.
+    /// `ON` writers, which decide how its rows are partitioned; for an outer join, split over the workers the same
+    /// way (its group's key, which every join on the same stream decides), and a named window it looks up kept too
+    /// (its view mirrors the window's rows).
     pub fn kept_from(&self, previous: &Program, changed: &[String]) -> Vec<(usize, usize)> {
         if variables(&self.shape) != variables(&previous.shape) {
             return Vec::new();
         }
         let mut taken = vec![false; previous.shape.statements.len()];
-        let mut kept = Vec::new();
+        let mut kept: Vec<(usize, usize)> = Vec::new();
         for statement in &self.shape.statements {
-            // An outer join's lookup views live in the operator shared by every join on the same stream, which hands
-            // over nothing: a join (and the pattern that drives it) starts afresh.
-            let join = join_of(&statement.node).is_some();
-            if join || reads(&self.shape, statement).iter().any(|r| changed.contains(r)) {
+            if reads(&self.shape, statement).iter().any(|r| changed.contains(r)) {
                 continue;
             }
+            let join = join_of(&statement.node);
+            if join.is_some_and(|j| j.lookup.named_window && !self.kept_window(&j.lookup.stream, &kept)) {
+                continue;
+            }
+            let split = |plan: &Plan, number: usize| join.and_then(|j| join_split(plan, number, &j.lookup.stream));
             let same = |old: &StatementPlan| {
-                old.node == statement.node && writers(&previous.shape, old) == writers(&self.shape, statement)
+                old.node == statement.node
+                    && writers(&previous.shape, old) == writers(&self.shape, statement)
+                    && split(&previous.shape, old.number) == split(&self.shape, statement.number)
             };
             let found = (previous.shape.statements.iter().enumerate()).find(|(i, old)| !taken[*i] && same(old));
             if let Some((i, old)) = found {
@@ -356,6 +363,13 @@ impl Program {
             }
         }
         kept
+    }
+
+    /// Whether the statement creating named window `name` is among the `kept` (previous, new number) pairs.
+    fn kept_window(&self, name: &str, kept: &[(usize, usize)]) -> bool {
+        let creates = |s: &&StatementPlan| matches!(&s.node, PlanNode::NamedWindow(w) if w.name == name);
+        let number = self.shape.statements.iter().find(creates).map(|s| s.number);
+        number.is_some_and(|n| kept.iter().any(|(_, new)| *new == n))
     }
 
     /// The number of stream `name`, given a new one if it has none.
@@ -503,6 +517,24 @@ fn check_join_groups(plan: &Plan) -> Result<(), EngineError> {
 /// The join of a join statement.
 fn join_of(node: &PlanNode) -> Option<&JoinPlan> {
     join_query(node).map(|(_, j)| j)
+}
+
+/// The join statements looking up `lookup`, in plan order.
+pub fn join_members<'p>(plan: &'p Plan, lookup: &str) -> Vec<(usize, &'p QueryPlan, &'p JoinPlan)> {
+    let member = |s: &'p StatementPlan| {
+        join_query(&s.node).filter(|(_, j)| j.lookup.stream == lookup).map(|(q, j)| (s.number, q, j))
+    };
+    plan.statements.iter().filter_map(member).collect()
+}
+
+/// How join statement `number` of `plan`, looking up `lookup`, is split over workers: its group's key column and its
+/// own driving key ([`group_key`]); `None` when the group runs on one worker.
+fn join_split(plan: &Plan, number: usize, lookup: &str) -> Option<(PlanExpr, PlanExpr)> {
+    let members = join_members(plan, lookup);
+    let pairs: Vec<(&QueryPlan, &JoinPlan)> = members.iter().map(|(_, q, j)| (*q, *j)).collect();
+    let key = group_key(&pairs)?;
+    let at = members.iter().position(|(n, _, _)| *n == number)?;
+    Some((key.column, key.drivers[at].clone()))
 }
 
 /// A join statement's query and its join.

@@ -944,6 +944,17 @@ proptest! {
         compare_across_a_replacement(ROOMS, "INSERT INTO Extra SELECT id FROM Room", &steps, at)?;
     }
 
+    /// Covers the joins' lookup views (their own rows fed back among them), the quiet time of those with `OUTPUT
+    /// AFTER`, the patterns driving them, and views of named windows.
+    #[test]
+    fn joins_keep_their_state_across_a_replacement(
+        steps in steps(join_event()), at in 0..40usize, keyed in any::<bool>(),
+    ) {
+        let joins = if keyed { JOINS.to_owned() } else { unkeyed_joins() };
+        compare_across_a_replacement(&joins, "INSERT INTO Extra SELECT id FROM Cmd", &steps, at)?;
+        compare_across_a_replacement(&window_joins(keyed), "INSERT INTO Extra SELECT id FROM Cmd", &steps, at)?;
+    }
+
     /// Covers pattern instances with their timers and the named window's rows (the merge inserts a tracker's row once
     /// and only updates it later, so a lost row shows as a second insert).
     #[test]
@@ -976,12 +987,24 @@ fn a_changed_statement_starts_afresh_while_the_others_keep_their_state() {
     assert_eq!(rows(tick), [(11_000, "f1 15.0".to_owned())], "the kept window averages both readings");
 }
 
+/// The shutter joins keep their views when their group is split as before; a new member whose view spans shutters
+/// puts the group on one worker, and then they start afresh, as does a join whose named window is not kept.
 #[test]
-fn outer_joins_start_afresh_in_a_replacing_dataflow() {
+fn outer_joins_are_kept_while_their_group_is_split_the_same_way() {
     let shutters = include_str!("../../../queries/cepheus-close-shutters.json");
     let previous = Program::new(&plan(shutters)).expect("checks");
-    let program = Program::new(&plan(&with_first(shutters, "INSERT INTO Extra SELECT id FROM Room")));
-    assert_eq!(program.expect("checks").kept_from(&previous, &[]), vec![], "the join group hands over nothing");
+    let kept = |config: &str, previous: &Program| Program::new(&plan(config)).expect("checks").kept_from(previous, &[]);
+    let extra = with_first(shutters, "INSERT INTO Extra SELECT id FROM Room");
+    assert_eq!(kept(&extra, &previous), vec![(1, 2), (2, 3)], "both joins, renumbered");
+    let spanning = "INSERT INTO Extra SELECT c.id as id FROM Room as c unidirectional LEFT OUTER JOIN \
+        Shutter.win:length(2) as S ON c.shutter = S.id";
+    assert_eq!(kept(&with_first(shutters, spanning), &previous), vec![], "the group now runs on one worker");
+    let windows = Program::new(&plan(&window_joins(true))).expect("checks");
+    let merge = "WHEN MATCHED AND s.status != 'broken'";
+    let rewritten = window_joins(true).replace(merge, "WHEN MATCHED AND s.status != 'opened'");
+    let reads_latest = |(_, new): &(usize, usize)| [6, 7, 9].contains(new);
+    assert!(!kept(&rewritten, &windows).iter().any(reads_latest), "Latest is not kept, nor are its joins");
+    assert!(kept(&window_joins(true), &windows).iter().filter(|p| reads_latest(p)).count() == 3, "all kept");
 }
 
 /// The column each declared stream of `config` is dealt by, by stream name.

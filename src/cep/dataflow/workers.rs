@@ -650,8 +650,9 @@ fn install(worker: &mut Worker, program: &Program, created_ms: i64) -> Flow {
     Flow { input, watch, built, dataflow }
 }
 
-/// Takes the handed-over statements' state out of the running dataflow, by the new statement numbers.
-fn export(flows: &HashMap<u64, Flow>, handover: &Handover) -> HashMap<usize, State> {
+/// Takes the handed-over statements' state out of the running dataflow, by the new statement numbers (and whether
+/// the state is a member's, [`Control::carries`]).
+fn export(flows: &HashMap<u64, Flow>, handover: &Handover) -> HashMap<(usize, bool), State> {
     let Some(old) = flows.get(&handover.from) else {
         return HashMap::new();
     };
@@ -661,16 +662,16 @@ fn export(flows: &HashMap<u64, Flow>, handover: &Handover) -> HashMap<usize, Sta
         if let Some(to) = new
             && let Some(state) = control.export()
         {
-            states.insert(to, state);
+            states.insert((to, control.carries().1), state);
         }
     }
     states
 }
 
 /// Gives a new dataflow's operators the state taken over, before its first step; answers the earliest timer.
-fn adopt(flow: &Flow, mut states: HashMap<usize, State>) -> Option<u64> {
+fn adopt(flow: &Flow, mut states: HashMap<(usize, bool), State>) -> Option<u64> {
     for control in &flow.built.controls {
-        if let Some(state) = states.remove(&control.statement) {
+        if let Some(state) = states.remove(&control.carries()) {
             control.adopt(state);
         }
     }

@@ -253,6 +253,13 @@ impl LookupView {
         }
     }
 
+    /// The view as it is, leaving this one empty: for a statement carried into a replacing dataflow.
+    pub fn take(&mut self) -> LookupView {
+        let taken = self.clone();
+        self.clear();
+        taken
+    }
+
     pub fn clear(&mut self) {
         self.rows.clear();
         self.expiring.iter_mut().for_each(VecDeque::clear);
