@@ -51,7 +51,7 @@ use crate::cep::plan::{
     Input, JoinPlan, NamedWindowPlan, PartitionKey, Partitioning, PatternPlan, PlanExpr, PlanNode, QueryPlan, Sink,
     SinkKind, StreamInput, WindowSpec,
 };
-use crate::cep::reference::join::Joiner;
+use crate::cep::reference::join::{Joiner, removed_from};
 use crate::cep::runtime::compiled::RowExpr;
 use crate::cep::runtime::eval::{Scope as EvalScope, eval};
 use crate::cep::runtime::value::Name;
@@ -481,15 +481,19 @@ impl<'s> Compiler<'s, '_> {
         let pairs: Vec<(&QueryPlan, &JoinPlan)> = members.iter().map(|(_, q, j)| (*q, *j)).collect();
         let key = group_key(&pairs);
         let lookup_id = self.id(lookup);
-        let mut inputs =
-            GroupInputs { edges: vec![self.stream(lookup)], routes: Routes::new(), matches: BTreeMap::new() };
+        let removed = self.program.id(&removed_from(lookup));
+        let mut edges = vec![self.stream(lookup)];
+        edges.extend(removed.map(|_| self.stream(&removed_from(lookup))));
+        let mut inputs = GroupInputs { edges, routes: Routes::new(), matches: BTreeMap::new() };
         let mut logic = Vec::with_capacity(members.len());
         for (m, member) in members.iter().enumerate() {
             logic.push(self.join_member(&mut inputs, *member, key.as_ref().map(|k| k.drivers[m].clone())));
         }
         match &key {
             Some(k) => {
-                inputs.routes.insert(lookup_id, (pairs[0].1.lookup.label.clone(), vec![k.column.clone()]));
+                let route = (pairs[0].1.lookup.label.clone(), vec![k.column.clone()]);
+                inputs.routes.extend(removed.map(|id| (id, route.clone())));
+                inputs.routes.insert(lookup_id, route);
             }
             None => inputs.routes.clear(),
         }
@@ -500,7 +504,8 @@ impl<'s> Compiler<'s, '_> {
         for (number, _, _) in &members {
             self.built.controls.push(Control::member(&control, *number));
         }
-        let out = stateful(input, pact, "Join", (control, None), JoinLogic::new(logic, lookup_id, self.vars.clone()));
+        let logic = JoinLogic::new(logic, (lookup_id, removed), self.vars.clone());
+        let out = stateful(input, pact, "Join", (control, None), logic);
         let mut sinks: Vec<&Sink> = Vec::new();
         for (_, q, _) in &members {
             if !sinks.iter().any(|s| s.stream == q.sink.stream) {
@@ -589,7 +594,8 @@ impl<'s> Compiler<'s, '_> {
             routes.clear();
         }
         let input = self.concat(edges);
-        let logic = WindowLogic::new(name.to_owned(), keys, stream, merges, self.vars.clone());
+        let removed = self.program.id(&removed_from(name)).filter(|_| ending.is_none());
+        let logic = WindowLogic::new(name.to_owned(), keys, stream, merges, self.vars.clone()).removing(removed);
         let control = Control::new(parts.number);
         self.built.controls.push(control.clone());
         let ended = ending.is_some();
@@ -597,9 +603,17 @@ impl<'s> Compiler<'s, '_> {
             true => stateful(input, Pipeline, "NamedWindow", (control, ending), logic),
             false => stateful(input, by_key(routes, self.vars.clone()), "NamedWindow", (control, ending), logic),
         };
-        if !ended {
-            self.producers.entry(stream).or_default().push(out.clone());
-            self.ends.push(End { stream, edge: out, feeds: Feeds::Stream, read: false, collect: false });
+        if ended {
+            return;
+        }
+        let streams = match removed {
+            // The removed rows are for the joins alone: each stream gets its own records.
+            Some(removed) => vec![(stream, only(&out, stream)), (removed, only(&out, removed))],
+            None => vec![(stream, out)],
+        };
+        for (stream, edge) in streams {
+            self.producers.entry(stream).or_default().push(edge.clone());
+            self.ends.push(End { stream, edge, feeds: Feeds::Stream, read: false, collect: false });
         }
     }
 }
@@ -609,6 +623,11 @@ struct GroupInputs<'s> {
     edges: Vec<Edge<'s>>,
     routes: Routes,
     matches: BTreeMap<u32, PlanExpr>,
+}
+
+/// The records of stream `id` on `edge`.
+fn only<'s>(edge: &Edge<'s>, id: u32) -> Edge<'s> {
+    edge.clone().filter(move |r| r.stream() == Some(id))
 }
 
 /// Routes for one input stream keyed by the plan's partition keys.

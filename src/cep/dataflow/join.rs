@@ -52,6 +52,8 @@ pub struct JoinLogic {
     members: Vec<Member>,
     /// The looked-up stream.
     lookup: u32,
+    /// The rows deleted from it, when it is a named window (`join::removed_from`).
+    removed: Option<u32>,
     vars: Arc<Row>,
     /// Rows members inserted into the looked-up stream, not yet in the views: by stamp, with their millisecond.
     pending: BTreeMap<Stamp, (i64, Row)>,
@@ -59,8 +61,9 @@ pub struct JoinLogic {
 }
 
 impl JoinLogic {
-    pub fn new(members: Vec<Member>, lookup: u32, vars: Arc<Row>) -> Self {
-        JoinLogic { members, lookup, vars, pending: BTreeMap::new(), epoch: 0 }
+    /// The group of `members` looking up stream `lookup`, whose deleted rows (of a named window) come on `removed`.
+    pub fn new(members: Vec<Member>, (lookup, removed): (u32, Option<u32>), vars: Arc<Row>) -> Self {
+        JoinLogic { members, lookup, removed, vars, pending: BTreeMap::new(), epoch: 0 }
     }
 
     fn enter(&mut self, ms: i64, row: &Row) {
@@ -123,6 +126,9 @@ impl Logic for JoinLogic {
         self.catch_up(epoch, &stamp);
         match record {
             Record::Event { stream, row, .. } if stream == self.lookup => self.enter(millis(epoch), &row),
+            Record::Event { stream, row, .. } if Some(stream) == self.removed => {
+                self.members.iter_mut().for_each(|m| m.joiner.view.remove(&row, &self.vars));
+            }
             Record::Event { stream, row, .. } => {
                 if let Some(m) = self.member(stream) {
                     let rows = self.members[m].joiner.on_driving_event(millis(epoch), &row, &self.vars);

@@ -1,7 +1,8 @@
 //! A named window (`std:unique(k)` or `std:lastevent()`) together with every statement that writes it: rows inserted
 //! by `INSERT INTO W`, and the `ON S MERGE W`, `ON S DELETE FROM W` and `ON S UPDATE W` statements. The rows are a map by the window's key; a merge whose
 //! condition equates the trigger with that key looks its row up directly, any other merge scans the rows. The
-//! operator's output is the window's insert stream (inserted rows and new versions of updated rows). When every
+//! operator's output is the window's insert stream (inserted rows and new versions of updated rows), and, when a join
+//! looks the window up, the rows writers delete, on the window's removed stream. When every
 //! writer is keyed by the window's key the window is partitioned over the workers by it; otherwise it lives on one.
 //!
 //! Order: a statement's row enters the window while that statement handles the event that produced it (as in the
@@ -153,6 +154,9 @@ pub struct WindowLogic {
     rows: Rows,
     /// The triggers' rows, done with once merged: a pattern's matches, which held them for seconds.
     triggers: Leftovers,
+    /// The window's removed stream (`join::removed_from`), when a join looks the window up: the rows writers delete
+    /// go there, after the rows of the insert stream the same trigger made.
+    removed: Option<u32>,
 }
 
 /// The keys a trigger looks at: one when it looks its row up.
@@ -168,7 +172,13 @@ type Rows = HashMap<Key, Row, RandomState>;
 impl WindowLogic {
     pub fn new(name: String, keys: Vec<PlanExpr>, stream: u32, merges: Vec<Merge>, vars: Arc<Row>) -> Self {
         let triggers = Leftovers::for_this_thread();
-        WindowLogic { name, keys, stream, merges, vars, rows: HashMap::default(), triggers }
+        WindowLogic { name, keys, stream, merges, vars, rows: HashMap::default(), triggers, removed: None }
+    }
+
+    /// Sends the rows writers delete to stream `removed`.
+    pub fn removing(mut self, removed: Option<u32>) -> Self {
+        self.removed = removed;
+        self
     }
 
     fn insert(&mut self, row: Row) -> Row {
@@ -195,13 +205,15 @@ impl WindowLogic {
                 self.matches(merge, &k, event, row).then(|| (effect(merge, &self.vars, event, row), k))
             })
             .collect();
-        let out = match &merge.action {
-            Action::Merge(_) if effects.is_empty() => self.not_matched(m, event),
+        let (out, removed) = match &merge.action {
+            Action::Merge(_) if effects.is_empty() => (self.not_matched(m, event), Vec::new()),
             _ => self.apply(effects),
         };
         let statement = self.merges[m].statement;
-        for (i, row) in out.into_iter().enumerate() {
-            emit.event(stamp.child(statement, i), self.stream, row);
+        let removed = self.removed.map(|id| removed.into_iter().map(move |row| (id, row)));
+        let changes = out.into_iter().map(|row| (self.stream, row)).chain(removed.into_iter().flatten());
+        for (i, (stream, row)) in changes.enumerate() {
+            emit.event(stamp.child(statement, i), stream, row);
         }
     }
 
@@ -224,22 +236,20 @@ impl WindowLogic {
         vec![self.insert(row)]
     }
 
-    /// Applies the effects on matched rows; answers the updated rows.
-    fn apply(&mut self, effects: Effects) -> Vec<Row> {
-        let mut out = Vec::new();
+    /// Applies the effects on matched rows; answers the updated rows and the deleted ones.
+    fn apply(&mut self, effects: Effects) -> (Vec<Row>, Vec<Row>) {
+        let (mut out, mut removed) = (Vec::new(), Vec::new());
         for (effect, key) in effects {
             match effect {
                 Some(Some(updated)) => {
                     out.push(updated.clone());
                     self.rows.insert(key, updated);
                 }
-                Some(None) => {
-                    self.rows.remove(&key);
-                }
+                Some(None) => removed.extend(self.rows.remove(&key)),
                 None => {}
             }
         }
-        out
+        (out, removed)
     }
 }
 

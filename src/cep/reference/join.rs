@@ -212,6 +212,26 @@ impl LookupView {
         }
     }
 
+    /// A row the looked-up named window removed: the view's rows of its key leave (a window keeps one row a key, as
+    /// its view here does, so that is the row removed).
+    pub fn remove(&mut self, row: &Row, vars: &Row) {
+        let Some(by_key) = &mut self.by_key else {
+            return;
+        };
+        let key = view_state_key(self.input.window.as_ref(), &self.input.label, row, vars);
+        let Some(slots) = by_key.rows.remove(&key) else {
+            return;
+        };
+        for (slot, held) in slots.into_iter().filter_map(|g| self.rows.try_remove(g).map(|h| (g, h))) {
+            if let Some(order) = &mut self.ordered {
+                order.remove(&held.arrival);
+            }
+            if let Some(probe) = &mut self.probe {
+                probe.forget(slot, held.value.as_ref());
+            }
+        }
+    }
+
     /// Where the matches of a trigger (seen as `trigger`) can be.
     pub fn reach(&self, trigger: &Scope<'_>) -> Reach {
         match &self.probe {
@@ -537,9 +557,9 @@ pub fn check_join(number: usize, q: &QueryPlan) -> Result<&JoinPlan, EngineError
 
 /// Checks the joins that look up a named window. Such a join reads the window through its insert stream (with the
 /// window's own view, `planner::query`), which carries each row the window takes in and each updated row's new
-/// version but not the rows it removes: so a join is refused when a statement deletes from the window it looks up,
-/// and when one updates a column of the window's key (the old version would stay in the join's view). A join writing
-/// the window it looks up is a cycle to the planner.
+/// version, and the rows statements delete from it ([`removed_from`]): so a join is refused only when a statement
+/// updates a column of the window's key (the old version would stay in the join's view, filed under its old key). A
+/// join writing the window it looks up is a cycle to the planner.
 pub fn check_window_lookups(plan: &Plan) -> Result<(), EngineError> {
     for s in &plan.statements {
         let PlanNode::Query(q) = &s.node else {
@@ -555,30 +575,19 @@ pub fn check_window_lookups(plan: &Plan) -> Result<(), EngineError> {
         let refuse = |construct: String| Err(EngineError::Unsupported { statement: s.number, construct });
         let keys = key_columns(join.lookup.window.as_ref());
         for writer in &plan.statements {
-            match window_change(&writer.node, window, &keys) {
-                Some(Change::Delete) => {
-                    return refuse(format!(
-                        "a join looking up {window}, which statement {} deletes from",
-                        writer.number
-                    ));
-                }
-                Some(Change::Key(column)) => {
-                    let n = writer.number;
-                    return refuse(format!(
-                        "a join looking up {window}, whose key column {column} statement {n} updates"
-                    ));
-                }
-                None => {}
+            if let Some(column) = key_update(&writer.node, window, &keys) {
+                let n = writer.number;
+                return refuse(format!("a join looking up {window}, whose key column {column} statement {n} updates"));
             }
         }
     }
     Ok(())
 }
 
-/// What a statement does to a named window that its insert stream does not show.
-enum Change<'p> {
-    Delete,
-    Key(&'p str),
+/// The stream of the rows statements delete from named window `window`, which only the joins looking it up read. Its
+/// name is no identifier, so no statement can name it.
+pub fn removed_from(window: &str) -> String {
+    format!("{window} (removed)")
 }
 
 /// The columns a unique view's keys read.
@@ -596,18 +605,16 @@ fn key_columns(window: Option<&WindowSpec>) -> Vec<String> {
     columns
 }
 
-/// Whether `node` deletes rows from `window` or updates one of its `keys` columns.
-fn window_change<'p>(node: &'p PlanNode, window: &str, keys: &[String]) -> Option<Change<'p>> {
+/// The first of `window`'s `keys` columns that `node` updates, if any.
+fn key_update<'p>(node: &'p PlanNode, window: &str, keys: &[String]) -> Option<&'p str> {
     let key = |assignments: &'p [(String, PlanExpr)]| {
-        assignments.iter().find(|(column, _)| keys.contains(column)).map(|(column, _)| Change::Key(column))
+        assignments.iter().find(|(column, _)| keys.contains(column)).map(|(column, _)| column.as_str())
     };
     match node {
-        PlanNode::Delete(a) if a.window == window => Some(Change::Delete),
         PlanNode::Update(a) if a.window == window => key(&a.assignments),
         PlanNode::Merge(m) if m.window == window => m.clauses.iter().find_map(|c| match &c.action {
-            MergeActionPlan::Delete => Some(Change::Delete),
             MergeActionPlan::Update(assignments) => key(assignments),
-            MergeActionPlan::Insert(_) => None,
+            MergeActionPlan::Delete | MergeActionPlan::Insert(_) => None,
         }),
         _ => None,
     }
@@ -662,6 +669,8 @@ impl JoinQuery {
         };
         if stream == self.joiner.view.stream() {
             self.joiner.view.insert(ctx.now, event, ctx.vars);
+        } else if stream == removed_from(self.joiner.view.stream()) {
+            self.joiner.view.remove(event, ctx.vars);
         }
         rows
     }

@@ -23,7 +23,7 @@ use smallvec::SmallVec;
 
 use self::batch::BatchQuery;
 use self::join::JoinQuery;
-use self::named::{ActionState, MergeState, NamedWindow};
+use self::named::{ActionState, Changes, MergeState, NamedWindow};
 use self::pattern::PatternQuery;
 use self::query::StreamQuery;
 use super::plan::{Input, Plan, PlanNode, Sink, SinkKind, WindowSpec};
@@ -110,6 +110,7 @@ pub struct Reference {
     plans: Vec<PlanNode>,
     statements: Vec<Statement>,
     windows: HashMap<String, NamedWindow>,
+    removed: Removed,
     vars: Row,
     timers: BinaryHeap<Reverse<Timer>>,
     queue: VecDeque<(String, Row)>,
@@ -129,6 +130,7 @@ impl Reference {
             plans: Vec::new(),
             statements: Vec::new(),
             windows: HashMap::new(),
+            removed: Removed::of(plan),
             vars: Row::new(),
             timers: BinaryHeap::new(),
             queue: VecDeque::new(),
@@ -190,16 +192,23 @@ impl Reference {
             Statement::Pattern(p) => p.on_event(&mut ctx, stream, row),
             Statement::Join(j) => j.on_event(&mut ctx, stream, row),
             Statement::Action(a) => match self.windows.get_mut(&a.window) {
-                Some(window) => a.on_event(&mut ctx, window, stream, row),
+                Some(window) => {
+                    let changes = a.on_event(&mut ctx, window, stream, row);
+                    self.removed.changed(&a.window, changes)
+                }
                 None => Vec::new(),
             },
             Statement::Merge(m) => match self.windows.get_mut(&m.window) {
-                Some(window) => m.on_event(&mut ctx, window, stream, row),
+                Some(window) => {
+                    let changes = m.on_event(&mut ctx, window, stream, row);
+                    self.removed.changed(&m.window, changes)
+                }
                 None => Vec::new(),
             },
         };
         let timers = std::mem::take(&mut ctx.timers);
         self.after(i, timers, rows);
+        self.queue.extend(self.removed.rows.drain(..));
     }
 
     /// Schedules what statement `i` asked for and sends its rows to its sink, unless it is quiet now.
@@ -264,6 +273,36 @@ impl Reference {
         let timers = std::mem::take(&mut ctx.timers);
         self.after(timer.statement, timers, rows);
         self.drain();
+    }
+}
+
+/// The rows deleted from the named windows that joins look up, on their way to the windows' removed streams
+/// (`join::removed_from`), queued after the rows of the insert stream the same statement made.
+#[derive(Debug, Default)]
+struct Removed {
+    windows: Vec<String>,
+    rows: Vec<(String, Row)>,
+}
+
+impl Removed {
+    fn of(plan: &Plan) -> Self {
+        let looked_up = |node: &PlanNode| match node {
+            PlanNode::Query(q) => match &q.input {
+                Input::Join(j) if j.lookup.named_window => Some(j.lookup.stream.clone()),
+                _ => None,
+            },
+            _ => None,
+        };
+        Removed { windows: plan.statements.iter().filter_map(|s| looked_up(&s.node)).collect(), rows: Vec::new() }
+    }
+
+    /// Keeps the rows `changes` deleted from `window` if a join reads them; answers its insert stream.
+    fn changed(&mut self, window: &str, changes: Changes) -> Vec<Row> {
+        if self.windows.iter().any(|w| w == window) {
+            let stream = join::removed_from(window);
+            self.rows.extend(changes.removed.into_iter().map(|row| (stream.clone(), row)));
+        }
+        changes.inserted
     }
 }
 

@@ -2,7 +2,8 @@
 //! (`std:lastevent`); inserts replace the row with the same key. A merge looks up the rows its condition matches
 //! for each trigger event and inserts, updates or deletes as its first applicable clause says. Consumers of a
 //! window see its insert stream: each inserted row and each updated row's new version. `ON ... DELETE` removes the
-//! rows its condition matches; `ON ... UPDATE` changes them (its new versions join the insert stream too).
+//! rows its condition matches; `ON ... UPDATE` changes them (its new versions join the insert stream too). The rows
+//! deleted go to the window's removed stream (`join::removed_from`) when a join looks the window up.
 
 use super::Ctx;
 use super::query::key_of;
@@ -45,6 +46,14 @@ impl NamedWindow {
     }
 }
 
+/// What an `ON` statement did to a window for one trigger: the rows of its insert stream (inserted rows and updated
+/// rows' new versions), and the rows it deleted, oldest first.
+#[derive(Debug, Default)]
+pub struct Changes {
+    pub inserted: Vec<Row>,
+    pub removed: Vec<Row>,
+}
+
 #[derive(Debug)]
 pub struct MergeState {
     pub window: String,
@@ -56,34 +65,35 @@ impl MergeState {
         Ok(MergeState { window: plan.window.clone(), plan: plan.clone() })
     }
 
-    /// Applies the merge for one trigger event; answers the window's insert stream.
-    pub fn on_event(&mut self, ctx: &mut Ctx<'_>, window: &mut NamedWindow, stream: &str, event: &Row) -> Vec<Row> {
+    /// Applies the merge for one trigger event; answers the window's changes.
+    pub fn on_event(&mut self, ctx: &mut Ctx<'_>, window: &mut NamedWindow, stream: &str, event: &Row) -> Changes {
         let trigger = &self.plan.trigger;
         let binding = [(trigger.label.as_str(), event)];
         if stream != trigger.stream || !holds(trigger.filter.as_ref(), &Scope::new(&binding, ctx.vars)) {
-            return Vec::new();
+            return Changes::default();
         }
         let matched: Vec<usize> =
             (0..window.rows.len()).filter(|i| self.matches(event, &window.rows[*i], ctx)).collect();
         if matched.is_empty() {
-            return self.not_matched(ctx, window, event);
+            return Changes { inserted: self.not_matched(ctx, window, event), removed: Vec::new() };
         }
-        let mut out = Vec::new();
+        let mut changes = Changes::default();
         let mut deleted = Vec::new();
         for i in matched {
             match self.matched(ctx, event, &window.rows[i]) {
                 Some(Some(row)) => {
                     window.rows[i] = row.clone();
-                    out.push(row);
+                    changes.inserted.push(row);
                 }
                 Some(None) => deleted.push(i),
                 None => {}
             }
         }
+        changes.removed = deleted.iter().map(|i| window.rows[*i].clone()).collect();
         for i in deleted.into_iter().rev() {
             window.rows.remove(i);
         }
-        out
+        changes
     }
 
     fn both<'a>(&'a self, event: &'a Row, row: &'a Row) -> [(&'a str, &'a Row); 2] {
@@ -137,21 +147,22 @@ impl ActionState {
         ActionState { window: plan.window.clone(), plan: plan.clone(), delete: false }
     }
 
-    /// Deletes or updates the rows the trigger event matches; answers the updated rows' new versions.
-    pub fn on_event(&mut self, ctx: &mut Ctx<'_>, window: &mut NamedWindow, stream: &str, event: &Row) -> Vec<Row> {
+    /// Deletes or updates the rows the trigger event matches; answers the window's changes.
+    pub fn on_event(&mut self, ctx: &mut Ctx<'_>, window: &mut NamedWindow, stream: &str, event: &Row) -> Changes {
         let trigger = &self.plan.trigger;
         let binding = [(trigger.label.as_str(), event)];
         if stream != trigger.stream || !holds(trigger.filter.as_ref(), &Scope::new(&binding, ctx.vars)) {
-            return Vec::new();
+            return Changes::default();
         }
         let matched: Vec<usize> = (0..window.rows.len())
             .filter(|i| holds(self.plan.condition.as_ref(), &Scope::new(&self.both(event, &window.rows[*i]), ctx.vars)))
             .collect();
         if self.delete {
+            let removed = matched.iter().map(|i| window.rows[*i].clone()).collect();
             for i in matched.into_iter().rev() {
                 window.rows.remove(i);
             }
-            return Vec::new();
+            return Changes { inserted: Vec::new(), removed };
         }
         let mut out = Vec::new();
         for i in matched {
@@ -163,7 +174,7 @@ impl ActionState {
             window.rows[i] = updated.clone();
             out.push(updated);
         }
-        out
+        Changes { inserted: out, removed: Vec::new() }
     }
 
     fn both<'a>(&'a self, event: &'a Row, row: &'a Row) -> [(&'a str, &'a Row); 2] {

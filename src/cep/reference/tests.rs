@@ -339,31 +339,54 @@ fn a_join_looking_up_a_named_window_reads_the_rows_the_window_keeps() {
     );
 }
 
-/// What a join cannot see through a named window's insert stream is refused, naming the statement that does it, and
-/// so is a join writing the window it looks up.
+/// [`WINDOW_LOOKUP`] with `statement` added last.
+fn window_lookup_with(statement: &str) -> String {
+    WINDOW_LOOKUP.replace(r#"l.id"]}"#, &format!(r#"l.id", "{statement}"]}}"#))
+}
+
+/// Rows deleted from a named window leave the join's view: by the merge (a `gone` state) and by `ON ... DELETE` (a
+/// command for sh2, which the join it drives does not see done yet, as it sees no change of its own event).
 #[test]
-fn a_join_looking_up_a_named_window_that_loses_rows_unseen_is_refused() {
-    let with = |statement: &str| WINDOW_LOOKUP.replace(r#"l.id"]}"#, &format!(r#"l.id", "{statement}"]}}"#));
-    let cases = [
-        (
-            with("ON Cmd c DELETE FROM Latest l WHERE l.id = c.shutter"),
-            "statement 3: a join looking up Latest, which statement 4 deletes from",
-        ),
-        (
-            WINDOW_LOOKUP.replace("THEN UPDATE SET status = s.status", "THEN DELETE"),
-            "statement 3: a join looking up Latest, which statement 2 deletes from",
-        ),
-        (
-            with("ON Cmd c UPDATE Latest l SET id = c.shutter WHERE l.id = 'x'"),
-            "statement 3: a join looking up Latest, whose key column id statement 4 updates",
-        ),
-    ];
-    for (config, message) in cases {
-        let config: CepConfig = serde_json::from_str(&config).expect("test configuration");
-        let error = Reference::new(&plan_config(&config, true).expect("plans"), 0).unwrap_err();
-        assert!(error.to_string().contains(message), "{error}");
-    }
-    // A join writing the window it looks up is a cycle to the planner already.
+fn a_row_deleted_from_a_named_window_leaves_the_view_of_a_join_looking_it_up() {
+    let deleting = window_lookup_with("ON Cmd(shutter = 'sh2') as c DELETE FROM Latest as l WHERE l.id = c.shutter")
+        .replace(
+            "WHEN MATCHED AND s.status !=",
+            "WHEN MATCHED AND s.status = 'gone' THEN DELETE WHEN MATCHED AND s.status !=",
+        );
+    let mut e = engine(&deleting);
+    let cmd = |id: &str| row(&[("id", text("c")), ("shutter", text(id))]);
+    let state = |id: &str, status: &str| row(&[("id", text(id)), ("status", text(status))]);
+    let mut out = e.push(1_500, "State", state("sh2", "opened"));
+    out.extend(e.push(2_000, "State", state("sh1", "opened")));
+    out.extend(e.push(3_000, "Cmd", cmd("sh1")));
+    out.extend(e.push(4_000, "State", state("sh1", "gone")));
+    out.extend(e.push(5_000, "Cmd", cmd("sh1")));
+    out.extend(e.push(6_000, "State", state("sh1", "closed")));
+    out.extend(e.push(7_000, "Cmd", cmd("sh1")));
+    out.extend(e.push(8_000, "Cmd", cmd("sh2")));
+    out.extend(e.push(9_000, "Cmd", cmd("sh2")));
+    let (sh1, sh2) = (text("sh1"), text("sh2"));
+    assert_eq!(
+        seen(&out),
+        vec![
+            (3_000, sh1.clone(), text("opened")),
+            (5_000, sh1.clone(), Val::Null),
+            (7_000, sh1, text("closed")),
+            (8_000, sh2.clone(), text("opened")),
+            (9_000, sh2, Val::Null),
+        ]
+    );
+}
+
+/// An update of a named window's key column is refused for a join looking the window up, naming the statement that
+/// does it, and a join writing the window it looks up is a cycle to the planner.
+#[test]
+fn a_join_looking_up_a_named_window_whose_key_is_updated_is_refused() {
+    let config = window_lookup_with("ON Cmd c UPDATE Latest l SET id = c.shutter WHERE l.id = 'x'");
+    let config: CepConfig = serde_json::from_str(&config).expect("test configuration");
+    let error = Reference::new(&plan_config(&config, true).expect("plans"), 0).unwrap_err();
+    let message = "statement 3: a join looking up Latest, whose key column id statement 4 updates";
+    assert!(error.to_string().contains(message), "{error}");
     let writing = WINDOW_LOOKUP.replace(
         "INSERT INTO Log SELECT c.shutter as id, l.status as seen",
         "INSERT INTO Latest SELECT c.shutter as id, 'x' as status",
