@@ -253,7 +253,7 @@ fn input(t: &mut Tree<'_, '_>, source: &Input) -> fmt::Result {
                 t.line(format_args!("driver partition: {}", partitioning(&j.driver_partition)))?;
                 input(t, &j.driver)?;
                 t.line("lookup (never triggers output)")?;
-                t.nested(|t| stream_input(t, &j.lookup))
+                t.nested(|t| lookup_input(t, &j.lookup))
             })
         }
     }
@@ -261,6 +261,16 @@ fn input(t: &mut Tree<'_, '_>, source: &Input) -> fmt::Result {
 
 fn stream_input(t: &mut Tree<'_, '_>, s: &StreamInput) -> fmt::Result {
     let what = if s.named_window { "named window (insert stream)" } else { "stream" };
+    source(t, s, what)
+}
+
+/// A join reads a named window's rows, as its inserts, updates and deletes leave them.
+fn lookup_input(t: &mut Tree<'_, '_>, s: &StreamInput) -> fmt::Result {
+    let what = if s.named_window { "named window (its rows)" } else { "stream" };
+    source(t, s, what)
+}
+
+fn source(t: &mut Tree<'_, '_>, s: &StreamInput, what: &str) -> fmt::Result {
     t.line(format_args!("source: {what} {} as {}", s.stream, s.label))?;
     t.nested(|t| {
         if let Some(filter) = &s.filter {
