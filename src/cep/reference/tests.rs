@@ -163,6 +163,16 @@ fn text(v: &str) -> Val {
     Val::String(v.into())
 }
 
+/// A command for shutter `shutter`.
+fn cmd(shutter: &str) -> Row {
+    row(&[("id", text("c")), ("shutter", text(shutter))])
+}
+
+/// Shutter `id`'s state.
+fn state(id: &str, status: &str) -> Row {
+    row(&[("id", text(id)), ("status", text(status))])
+}
+
 fn seen(outputs: &[Output]) -> Vec<(i64, Val, Val)> {
     let get = |o: &Output, k: &str| o.row.get(k).cloned().unwrap_or(Val::Null);
     outputs.iter().map(|o| (o.time, get(o, "id"), get(o, "seen"))).collect()
@@ -171,8 +181,6 @@ fn seen(outputs: &[Output]) -> Vec<(i64, Val, Val)> {
 #[test]
 fn a_join_outputs_one_row_per_matching_lookup_row_and_a_null_side_when_none_matches() {
     let mut e = engine(LOOKUP);
-    let cmd = |id: &str| row(&[("id", text("c")), ("shutter", text(id))]);
-    let state = |id: &str, status: &str| row(&[("id", text(id)), ("status", text(status))]);
     let mut out = e.push(1_000, "Cmd", cmd("sh1"));
     for (ms, id, status) in [(2_000, "sh1", "opened"), (3_000, "sh1", "closed"), (3_500, "sh1", "broken")] {
         out.extend(e.push(ms, "State", state(id, status)));
@@ -212,7 +220,6 @@ const TALLIES: &str = r#"{"host":"h",
 #[test]
 fn an_aggregating_join_counts_each_trigger_alone_and_a_pattern_counts_every_match() {
     let mut e = engine(TALLIES);
-    let cmd = |id: &str| row(&[("id", text("c")), ("shutter", text(id))]);
     let state = |id: &str, status: &str, load: i64| {
         row(&[("id", text(id)), ("status", text(status)), ("load", Val::Int(load))])
     };
@@ -259,7 +266,6 @@ const SELF_FED: &str = r#"{"host":"h",
 #[test]
 fn a_row_inserted_into_the_looked_up_stream_is_seen_by_the_next_trigger_not_the_current_one() {
     let mut e = engine(SELF_FED);
-    let cmd = |id: &str| row(&[("id", text("c")), ("shutter", text(id))]);
     let statuses = |out: Vec<Output>| -> Vec<Val> { out.iter().map(|o| o.row["status"].clone()).collect() };
     // Statement 2 does not see statement 1's `a`, inserted after the command was handled.
     assert_eq!(statuses(e.push(1_000, "Cmd", cmd("sh1"))), vec![text("a"), text("b")]);
@@ -317,8 +323,6 @@ const WINDOW_LOOKUP: &str = r#"{"host":"h",
 #[test]
 fn a_join_looking_up_a_named_window_reads_the_rows_the_window_keeps() {
     let mut e = engine(WINDOW_LOOKUP);
-    let cmd = |id: &str| row(&[("id", text("c")), ("shutter", text(id))]);
-    let state = |id: &str, status: &str| row(&[("id", text(id)), ("status", text(status))]);
     let mut out = e.push(1_000, "Cmd", cmd("sh1"));
     for (ms, id, status) in [(2_000, "sh1", "opened"), (3_000, "sh1", "closed"), (3_500, "sh1", "broken")] {
         out.extend(e.push(ms, "State", state(id, status)));
@@ -354,8 +358,6 @@ fn a_row_deleted_from_a_named_window_leaves_the_view_of_a_join_looking_it_up() {
             "WHEN MATCHED AND s.status = 'gone' THEN DELETE WHEN MATCHED AND s.status !=",
         );
     let mut e = engine(&deleting);
-    let cmd = |id: &str| row(&[("id", text("c")), ("shutter", text(id))]);
-    let state = |id: &str, status: &str| row(&[("id", text(id)), ("status", text(status))]);
     let mut out = e.push(1_500, "State", state("sh2", "opened"));
     out.extend(e.push(2_000, "State", state("sh1", "opened")));
     out.extend(e.push(3_000, "Cmd", cmd("sh1")));

@@ -181,10 +181,7 @@ async fn a_probe_averages_its_floor_s_rooms_and_a_pattern_counts_each_floor_s_sw
     let h = Harness::new().await;
     h.state.sinks.set_listener(OWN.parse().unwrap());
     let config = json!({"host": "http://localhost:8080",
-        "in": [{"id": "Room.*", "type": "Room", "isPattern": true,
-                "attributes": [{"name": "temperature", "type": "double"}, {"name": "floor", "type": "string"}]},
-               {"id": "Probe.*", "type": "Probe", "isPattern": true,
-                "attributes": [{"name": "floor", "type": "string"}]}],
+        "in": rooms_and_probes("floor"),
         "out": [{"id": "Floor1", "type": "Floor", "brokers": [{"url": format!("http://{OWN}/cb")}],
                  "attributes": [{"name": "temperature", "type": "double"}, {"name": "rooms", "type": "int"}]},
                 {"id": "Swing1", "type": "Swing", "brokers": [{"url": format!("http://{OWN}/cb")}],
@@ -223,10 +220,7 @@ async fn a_probe_reads_a_room_s_last_warm_reading_from_a_named_window() {
     let h = Harness::new().await;
     h.state.sinks.set_listener(OWN.parse().unwrap());
     let config = json!({"host": "http://localhost:8080",
-        "in": [{"id": "Room.*", "type": "Room", "isPattern": true,
-                "attributes": [{"name": "temperature", "type": "double"}, {"name": "floor", "type": "string"}]},
-               {"id": "Probe.*", "type": "Probe", "isPattern": true,
-                "attributes": [{"name": "room", "type": "string"}]}],
+        "in": rooms_and_probes("room"),
         "out": [{"id": "Warmest", "type": "Reading", "brokers": [{"url": format!("http://{OWN}/cb")}],
                  "attributes": [{"name": "temperature", "type": "double"}]}],
         "statements": [
@@ -267,6 +261,14 @@ async fn a_pattern_s_first_row_of_each_minute_is_written_and_the_others_dropped(
     h.clock.advance_ms(1_000);
     swing(&h, "12").await;
     wait_for(&h, "1", "Floor", "temperature", "12.0").await;
+}
+
+/// The `in` types of the probe tests: rooms on floors, and probes naming what they probe by `attribute`.
+fn rooms_and_probes(attribute: &str) -> Value {
+    json!([{"id": "Room.*", "type": "Room", "isPattern": true,
+            "attributes": [{"name": "temperature", "type": "double"}, {"name": "floor", "type": "string"}]},
+           {"id": "Probe.*", "type": "Probe", "isPattern": true,
+            "attributes": [{"name": attribute, "type": "string"}]}])
 }
 
 /// Room1 warms to 30 and cools to `cold`: one swing.
