@@ -190,16 +190,20 @@ impl Control {
         (self.statement, self.member)
     }
 
+    /// The member whose state it carries, if it carries one member's.
+    fn part(&self) -> Option<usize> {
+        self.member.then_some(self.statement)
+    }
+
     /// Takes the operator's state out; only between rounds, when no operator runs.
     pub fn export(&self) -> Option<State> {
-        let member = self.member.then_some(self.statement);
-        self.logic.borrow().as_ref().and_then(|logic| logic.export(member))
+        self.logic.borrow().as_ref().and_then(|logic| logic.export(self.part()))
     }
 
     /// Hands the operator a carried state; only before the operator's first run.
     pub fn adopt(&self, state: State) {
         if let Some(logic) = self.logic.borrow().as_ref() {
-            self.next_timer.set(logic.adopt(self.member.then_some(self.statement), state));
+            self.next_timer.set(logic.adopt(self.part(), state));
         }
     }
 }

@@ -198,8 +198,9 @@ fn plan_join(
 
 /// The view a join reads a named window through: the window's own, planned against the join's name for it, so the
 /// join sees the rows the window keeps (fed by its insert stream, which holds each row it takes in and each updated
-/// row's new version). A view of the join's own on the window is refused: Esper's would also take the rows the
-/// window removes, which only its insert stream reaches here.
+/// row's new version, and by the rows statements delete). A view of the join's own on the window is refused: Esper's
+/// would also take every row the window drops or replaces (its remove stream), which reaches a join here only for
+/// deletes.
 fn named_window_view(
     ctx: &Ctx<'_>,
     catalog: &dyn Catalog,
