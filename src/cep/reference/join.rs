@@ -562,15 +562,9 @@ pub fn check_join(number: usize, q: &QueryPlan) -> Result<&JoinPlan, EngineError
 /// join writing the window it looks up is a cycle to the planner.
 pub fn check_window_lookups(plan: &Plan) -> Result<(), EngineError> {
     for s in &plan.statements {
-        let PlanNode::Query(q) = &s.node else {
+        let Some(join) = window_lookup(&s.node) else {
             continue;
         };
-        let Input::Join(join) = &q.input else {
-            continue;
-        };
-        if !join.lookup.named_window {
-            continue;
-        }
         let window = join.lookup.stream.as_str();
         let refuse = |construct: String| Err(EngineError::Unsupported { statement: s.number, construct });
         let keys = key_columns(join.lookup.window.as_ref());
@@ -582,6 +576,17 @@ pub fn check_window_lookups(plan: &Plan) -> Result<(), EngineError> {
         }
     }
     Ok(())
+}
+
+/// The join of a join statement that looks up a named window.
+pub fn window_lookup(node: &PlanNode) -> Option<&JoinPlan> {
+    match node {
+        PlanNode::Query(q) => match &q.input {
+            Input::Join(j) if j.lookup.named_window => Some(j),
+            _ => None,
+        },
+        _ => None,
+    }
 }
 
 /// The stream of the rows statements delete from named window `window`, which only the joins looking it up read. Its

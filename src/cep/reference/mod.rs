@@ -26,7 +26,7 @@ use self::join::JoinQuery;
 use self::named::{ActionState, Changes, MergeState, NamedWindow};
 use self::pattern::PatternQuery;
 use self::query::StreamQuery;
-use super::plan::{Input, Plan, PlanNode, Sink, SinkKind, WindowSpec};
+use super::plan::{Input, Plan, PlanNode, Sink, SinkKind, StatementPlan, WindowSpec};
 use super::runtime::eval::{Scope, eval};
 use super::runtime::{Engine, EngineError, Output, Row, Val};
 
@@ -286,14 +286,8 @@ struct Removed {
 
 impl Removed {
     fn of(plan: &Plan) -> Self {
-        let looked_up = |node: &PlanNode| match node {
-            PlanNode::Query(q) => match &q.input {
-                Input::Join(j) if j.lookup.named_window => Some(j.lookup.stream.clone()),
-                _ => None,
-            },
-            _ => None,
-        };
-        Removed { windows: plan.statements.iter().filter_map(|s| looked_up(&s.node)).collect(), rows: Vec::new() }
+        let looked_up = |s: &StatementPlan| join::window_lookup(&s.node).map(|j| j.lookup.stream.clone());
+        Removed { windows: plan.statements.iter().filter_map(looked_up).collect(), rows: Vec::new() }
     }
 
     /// Keeps the rows `changes` deleted from `window` if a join reads them; answers its insert stream.
