@@ -51,7 +51,7 @@ use crate::cep::plan::{
     Input, JoinPlan, NamedWindowPlan, PartitionKey, Partitioning, PatternPlan, PlanExpr, PlanNode, QueryPlan, Sink,
     SinkKind, StreamInput, WindowSpec,
 };
-use crate::cep::reference::join::{Joiner, removed_from};
+use crate::cep::reference::join::{Joiner, held_by, removed_from};
 use crate::cep::runtime::compiled::RowExpr;
 use crate::cep::runtime::eval::{Scope as EvalScope, eval};
 use crate::cep::runtime::value::Name;
@@ -481,9 +481,10 @@ impl<'s> Compiler<'s, '_> {
         let pairs: Vec<(&QueryPlan, &JoinPlan)> = members.iter().map(|(_, q, j)| (*q, *j)).collect();
         let key = group_key(&pairs);
         let lookup_id = self.id(lookup);
-        let removed = self.program.id(&removed_from(lookup));
+        let (removed, held) = (self.program.id(&removed_from(lookup)), self.program.id(&held_by(lookup)));
         let mut edges = vec![self.stream(lookup)];
         edges.extend(removed.map(|_| self.stream(&removed_from(lookup))));
+        edges.extend(held.map(|_| self.stream(&held_by(lookup))));
         let mut inputs = GroupInputs { edges, routes: Routes::new(), matches: BTreeMap::new() };
         let mut logic = Vec::with_capacity(members.len());
         for (m, member) in members.iter().enumerate() {
@@ -492,7 +493,7 @@ impl<'s> Compiler<'s, '_> {
         match &key {
             Some(k) => {
                 let route = (pairs[0].1.lookup.label.clone(), vec![k.column.clone()]);
-                inputs.routes.extend(removed.map(|id| (id, route.clone())));
+                inputs.routes.extend([removed, held].into_iter().flatten().map(|id| (id, route.clone())));
                 inputs.routes.insert(lookup_id, route);
             }
             None => inputs.routes.clear(),
@@ -504,7 +505,7 @@ impl<'s> Compiler<'s, '_> {
         for (number, _, _) in &members {
             self.built.controls.push(Control::member(&control, *number));
         }
-        let logic = JoinLogic::new(logic, (lookup_id, removed), self.vars.clone());
+        let logic = JoinLogic::new(logic, (lookup_id, removed, held), self.vars.clone());
         let out = stateful(input, pact, "Join", (control, None), logic);
         let mut sinks: Vec<&Sink> = Vec::new();
         for (_, q, _) in &members {
@@ -594,8 +595,9 @@ impl<'s> Compiler<'s, '_> {
             routes.clear();
         }
         let input = self.concat(edges);
-        let removed = self.program.id(&removed_from(name)).filter(|_| ending.is_none());
-        let logic = WindowLogic::new(name.to_owned(), keys, stream, merges, self.vars.clone()).removing(removed);
+        let joins = self.program.id(&removed_from(name)).zip(self.program.id(&held_by(name)));
+        let joins = joins.filter(|_| ending.is_none());
+        let logic = WindowLogic::new(name.to_owned(), keys, stream, merges, self.vars.clone()).looked_up(joins);
         let control = Control::new(parts.number);
         self.built.controls.push(control.clone());
         let ended = ending.is_some();
@@ -606,9 +608,9 @@ impl<'s> Compiler<'s, '_> {
         if ended {
             return;
         }
-        let streams = match removed {
-            // The removed rows are for the joins alone: each stream gets its own records.
-            Some(removed) => vec![(stream, only(&out, stream)), (removed, only(&out, removed))],
+        let streams = match joins {
+            // The removed and held rows are for the joins alone: each stream gets its own records.
+            Some((removed, held)) => [stream, removed, held].map(|id| (id, only(&out, id))).to_vec(),
             None => vec![(stream, out)],
         };
         for (stream, edge) in streams {

@@ -13,7 +13,9 @@
 //!
 //! Each member has a control of its own ([`Control::member`](super::operator::Control::member)), so a member whose
 //! statement is kept across a replacement carries its view (and its quiet time) into the replacing dataflow's group,
-//! as long as that group is split over the workers by the same key (`Program::kept_from`).
+//! as long as that group is split over the workers by the same key (`Program::kept_from`). A member that starts
+//! there while the named window it looks up is kept fills its view from the rows the window holds, which the window
+//! sends once, stamped as their last writes (`join::held_by`): the view it would have had reading them all along.
 //!
 //! Hand-written rather than differential-dataflow's arrangement of the last row per key (`arrange_from_upsert`)
 //! joined with the triggers: differential could give the order above only with a timestamp per event.
@@ -54,6 +56,8 @@ pub struct JoinLogic {
     lookup: u32,
     /// The rows deleted from it, when it is a named window (`join::removed_from`).
     removed: Option<u32>,
+    /// The rows it holds, when it is a named window kept across a replacement (`join::held_by`).
+    held: Option<u32>,
     vars: Arc<Row>,
     /// Rows members inserted into the looked-up stream, not yet in the views: by stamp, with their millisecond.
     pending: BTreeMap<Stamp, (i64, Row)>,
@@ -61,9 +65,10 @@ pub struct JoinLogic {
 }
 
 impl JoinLogic {
-    /// The group of `members` looking up stream `lookup`, whose deleted rows (of a named window) come on `removed`.
-    pub fn new(members: Vec<Member>, (lookup, removed): (u32, Option<u32>), vars: Arc<Row>) -> Self {
-        JoinLogic { members, lookup, removed, vars, pending: BTreeMap::new(), epoch: 0 }
+    /// The group of `members` looking up stream `lookup`, whose deleted rows and held rows (of a named window) come
+    /// on `removed` and `held`.
+    pub fn new(members: Vec<Member>, (lookup, removed, held): (u32, Option<u32>, Option<u32>), vars: Arc<Row>) -> Self {
+        JoinLogic { members, lookup, removed, held, vars, pending: BTreeMap::new(), epoch: 0 }
     }
 
     fn enter(&mut self, ms: i64, row: &Row) {
@@ -129,6 +134,9 @@ impl Logic for JoinLogic {
             Record::Event { stream, row, .. } if Some(stream) == self.removed => {
                 self.members.iter_mut().for_each(|m| m.joiner.view.remove(&row, &self.vars));
             }
+            // A new member's view begins with the held rows; a kept member's has them, and taking them again in the
+            // order they were written leaves it as it was.
+            Record::Event { stream, row, .. } if Some(stream) == self.held => self.enter(millis(epoch), &row),
             Record::Event { stream, row, .. } => {
                 if let Some(m) = self.member(stream) {
                     let rows = self.members[m].joiner.on_driving_event(millis(epoch), &row, &self.vars);

@@ -9,7 +9,8 @@
 //!
 //! A statement's state can move from a dataflow that is being replaced to the same statement in its replacement
 //! ([`Control::export`], [`Control::adopt`]): the worker does it between rounds, when no operator runs, and the
-//! replacement's operator turns its initial capability into the capability of the adopted timers on its first run.
+//! replacement's operator sends what the adopted state opens with ([`Logic::opening`]) at its initial capability and
+//! turns that capability into the capability of the adopted timers on its first run.
 
 use std::any::Any;
 use std::cell::{Cell, RefCell};
@@ -100,6 +101,9 @@ pub trait Logic: 'static {
     /// The event `row`, for which [`Logic::find`] found `hint`, will be handled a group from now: the statement may
     /// start loading what that state points to, loaded itself by now.
     fn load(&self, _stream: u32, _row: &Row, _hint: Hint) {}
+    /// Records it sends before any other, at the first epoch of the dataflow it runs in: a named window kept from
+    /// the dataflow this one replaces sends the rows it holds to the joins that start looking it up here.
+    fn opening(&mut self, _emit: &mut Emit) {}
     /// The epoch's timers and records are handled: a statement that kept rows for the worker's reaper hands them over.
     fn epoch_done(&mut self) {}
     /// The epoch of the earliest pending timer.
@@ -238,6 +242,13 @@ pub fn stateful<'s, L: Logic, P: ParallelizationContract<u64, Vec<Record>>>(
         move |(input, frontier), output| {
             let mut logic = shared.borrow_mut();
             if let Some(initial) = initial.take() {
+                let mut emit = Emit::default();
+                logic.opening(&mut emit);
+                match &mut ending {
+                    _ if emit.records.is_empty() => {}
+                    Some(ending) => (ending.take)(*initial.time(), &mut emit.records),
+                    None => output.session(&initial).give_container(&mut emit.records),
+                }
                 timer = logic.next_timer().map(|due| initial.delayed(&due));
             }
             input.for_each(|cap, data| {

@@ -13,7 +13,7 @@ use crate::cep::plan::{
     QueryPlan, SinkKind, StatementPlan, StreamInput, WindowSpec,
 };
 use crate::cep::reference::Reference;
-use crate::cep::reference::join::{driver_streams, removed_from};
+use crate::cep::reference::join::{driver_streams, held_by, removed_from};
 pub use crate::cep::reference::pattern::streams_of;
 use crate::cep::runtime::eval::{Scope, eval};
 use crate::cep::runtime::value::Name;
@@ -104,6 +104,7 @@ impl Program {
                         self.intern(&j.lookup.stream);
                         if j.lookup.named_window {
                             self.intern(&removed_from(&j.lookup.stream));
+                            self.intern(&held_by(&j.lookup.stream));
                         }
                     }
                 }

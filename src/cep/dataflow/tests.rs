@@ -904,6 +904,13 @@ fn with_first(config: &str, statement: &str) -> String {
     value.to_string()
 }
 
+/// `config` with `statements` after its own.
+fn with_last(config: &str, statements: &[&str]) -> String {
+    let mut value: serde_json::Value = serde_json::from_str(config).expect("test configuration");
+    value["statements"].as_array_mut().expect("statements").extend(statements.iter().map(|s| serde_json::json!(s)));
+    value.to_string()
+}
+
 /// Runs `steps` on `config`, replacing it after step `at` by `config` with one more statement (whose rows are left
 /// out): the kept statements' state moves to the new dataflow, so the outputs are the reference's for `config` alone.
 /// The millisecond `steps` end at (0 for none).
@@ -914,9 +921,15 @@ fn reached(steps: &[Step]) -> i64 {
 }
 
 fn compare_across_a_replacement(config: &str, extra: &str, steps: &[Step], at: usize) -> Result<(), TestCaseError> {
-    let original = plan(config);
+    compare_replaced(config, &with_first(config, extra), steps, at)
+}
+
+/// Runs `first` and replaces it by `second` after step `at`, against the reference running `first` throughout: the
+/// two must mean the same but for the rows of `Extra`, which are not compared.
+fn compare_replaced(first: &str, second: &str, steps: &[Step], at: usize) -> Result<(), TestCaseError> {
+    let original = plan(first);
     let expected = by_time(run(&mut Reference::new(&original, 0).expect("reference runs"), steps));
-    let program = Arc::new(Program::new(&plan(&with_first(config, extra))).expect("checks"));
+    let program = Arc::new(Program::new(&plan(second)).expect("checks"));
     let at = at.min(steps.len());
     for workers in [1, 2, 4] {
         let mut first = Dataflow::new(pool(workers), &original, 0).expect("dataflow runs");
@@ -960,6 +973,29 @@ proptest! {
         compare_across_a_replacement(&window_joins(keyed), "INSERT INTO Extra SELECT id FROM Cmd", &steps, at)?;
     }
 
+    /// Covers the joins that start on kept named windows (every join's `ON` written the other way round): their views
+    /// begin with the rows the windows hold, in the order they were written (a join reading every row of `Seen`,
+    /// spread over the workers, lists them in that order).
+    #[test]
+    fn joins_starting_on_kept_windows_read_the_rows_they_hold(
+        steps in steps(join_event()), at in 0..40usize, keyed in any::<bool>(),
+    ) {
+        let config = with_last(&window_joins(keyed), &["CREATE WINDOW Seen.std:unique(id) as State",
+            "INSERT INTO Seen SELECT * FROM State",
+            "INSERT INTO Log SELECT c.shutter as id, s.status as seen FROM Cmd as c unidirectional LEFT OUTER JOIN \
+                Seen as s ON c.shutter != s.status"]);
+        let reversed = [("c.shutter = l.id", "l.id = c.shutter"), ("R.r.shutter = l.id", "l.id = R.r.shutter"),
+            ("c.shutter = o.id", "o.id = c.shutter"), ("l.status != 'broken'", "'broken' != l.status"),
+            ("c.shutter != s.status", "s.status != c.shutter")]
+            .into_iter()
+            .fold(config.clone(), |text, (from, to)| text.replace(&format!("ON {from}"), &format!("ON {to}")));
+        let kept = Program::new(&plan(&reversed)).expect("checks").kept_from(&Program::new(&plan(&config))
+            .expect("checks"), &[]);
+        prop_assert!(kept.iter().all(|(_, to)| ![8, 9, 10, 11, 16].contains(to)), "no join is kept: {:?}", kept);
+        prop_assert!(kept.iter().any(|(_, to)| *to == 14), "Seen is kept: {:?}", kept);
+        compare_replaced(&config, &reversed, &steps, at)?;
+    }
+
     /// Covers pattern instances with their timers and the named window's rows (the merge inserts a tracker's row once
     /// and only updates it later, so a lost row shows as a second insert).
     #[test]
@@ -990,6 +1026,45 @@ fn a_changed_statement_starts_afresh_while_the_others_keep_their_state() {
     assert_eq!(rows(second.push_batch(2_000, room(10.0))), [(2_000, "max 10.0".to_owned())], "a fresh window");
     let tick = run(&mut second, &[Step::Advance(11_000)]);
     assert_eq!(rows(tick), [(11_000, "f1 15.0".to_owned())], "the kept window averages both readings");
+}
+
+/// A join starting on a kept named window lists the window's rows (spread over the workers, and written in an order
+/// no hash map keeps) as the reference's join, reading them all along, does: in the order they were last written.
+#[test]
+fn a_join_starting_on_a_kept_window_lists_its_rows_in_the_order_they_were_written() {
+    let config = |on: &str| {
+        format!(
+            r#"{{"host":"h",
+  "in":[{{"id":"S.*","type":"State","isPattern":true,"attributes":[{{"name":"status","type":"string"}}]}},
+    {{"id":"C.*","type":"Cmd","isPattern":true,"attributes":[{{"name":"shutter","type":"string"}}]}}],
+  "out":[{{"id":"L","type":"Log","attributes":[{{"name":"seen","type":"string"}}]}}],
+  "statements":["CREATE WINDOW Seen.std:unique(id) as State", "INSERT INTO Seen SELECT * FROM State",
+    "INSERT INTO Log SELECT s.id as id, s.status as seen FROM Cmd as c unidirectional LEFT OUTER JOIN Seen as s ON {on}"]}}"#
+        )
+    };
+    let text = |s: &str| Val::String(s.into());
+    let written = ["s7", "s3", "s5", "s0", "s6", "s1", "s4", "s2", "s3"];
+    let states: Vec<Step> = (written.iter().enumerate())
+        .map(|(i, id)| {
+            Step::Push(1_000 + i as i64, vec![("State".into(), row(&[("id", text(id)), ("status", text("on"))]))])
+        })
+        .collect();
+    let probe = [Step::Push(3_000, vec![("Cmd".into(), row(&[("id", text("c")), ("shutter", text("x"))]))])];
+    let ids = |out: Vec<Output>| -> Vec<String> { out.iter().filter_map(|o| o.row.get("id")?.to_ngsi()).collect() };
+    let first = plan(&config("c.shutter != s.status"));
+    let mut reference = Reference::new(&first, 0).expect("reference runs");
+    run(&mut reference, &states);
+    let expected = ids(run(&mut reference, &probe));
+    assert_eq!(expected, ["s7", "s5", "s0", "s6", "s1", "s4", "s2", "s3"], "the reference lists them as written");
+    for workers in [1, 2, 4] {
+        let mut dataflow = Dataflow::new(pool(workers), &first, 0).expect("runs");
+        run(&mut dataflow, &states);
+        let program = Arc::new(Program::new(&plan(&config("s.status != c.shutter"))).expect("checks"));
+        assert_eq!(program.kept_from(&dataflow.program, &[]), vec![(1, 1), (2, 2)], "the window is kept, the join not");
+        let mut second = dataflow.replace(program, &[], 2_000);
+        drop(dataflow);
+        assert_eq!(ids(run(&mut second, &probe)), expected, "{workers} workers");
+    }
 }
 
 /// The shutter joins keep their views when their group is split as before; a new member whose view spans shutters

@@ -5,6 +5,10 @@
 //! looks the window up, the rows writers delete, on the window's removed stream. When every
 //! writer is keyed by the window's key the window is partitioned over the workers by it; otherwise it lives on one.
 //!
+//! Each row's last write is remembered by the stamp of the record that carried it, so that a window kept across a
+//! replacement can hand the joins starting to look it up its rows in the order they were written: the order of the
+//! view of a join that had been reading the window all along (`join::held_by`).
+//!
 //! Order: a statement's row enters the window while that statement handles the event that produced it (as in the
 //! reference evaluator), so an insert takes its place at its parent event, not after it; a trigger takes its place
 //! at its own event, behind the statements numbered before the one it triggers.
@@ -154,9 +158,16 @@ pub struct WindowLogic {
     rows: Rows,
     /// The triggers' rows, done with once merged: a pattern's matches, which held them for seconds.
     triggers: Leftovers,
+    /// The stamp of each row's last write, by the row's key.
+    written: Written,
     /// The window's removed stream (`join::removed_from`), when a join looks the window up: the rows writers delete
     /// go there, after the rows of the insert stream the same trigger made.
     removed: Option<u32>,
+    /// The window's held stream (`join::held_by`), when a join looks the window up: the rows it adopted go there
+    /// when it opens.
+    held: Option<u32>,
+    /// Whether its rows were adopted from the dataflow this one replaces, and not sent to the joins yet.
+    adopted: bool,
 }
 
 /// The keys a trigger looks at: one when it looks its row up.
@@ -169,22 +180,52 @@ type Effects = SmallVec<[(Option<Option<Row>>, Key); 1]>;
 /// statement hands over.
 type Rows = HashMap<Key, Row, RandomState>;
 
+/// The stamps of the rows' last writes, apart from the rows: a merge looking a row up reads no stamp.
+type Written = HashMap<Key, Stamp, RandomState>;
+
+/// The state a replaced window hands over.
+struct Kept {
+    rows: Rows,
+    written: Written,
+}
+
 impl WindowLogic {
     pub fn new(name: String, keys: Vec<PlanExpr>, stream: u32, merges: Vec<Merge>, vars: Arc<Row>) -> Self {
         let triggers = Leftovers::for_this_thread();
-        WindowLogic { name, keys, stream, merges, vars, rows: HashMap::default(), triggers, removed: None }
+        let (rows, written) = (HashMap::default(), HashMap::default());
+        WindowLogic {
+            name,
+            keys,
+            stream,
+            merges,
+            vars,
+            rows,
+            written,
+            triggers,
+            removed: None,
+            held: None,
+            adopted: false,
+        }
     }
 
-    /// Sends the rows writers delete to stream `removed`.
-    pub fn removing(mut self, removed: Option<u32>) -> Self {
-        self.removed = removed;
+    /// When joins look the window up, their streams (removed, held): the rows writers delete go to the first, and
+    /// the rows the window adopted to the second.
+    pub fn looked_up(mut self, streams: Option<(u32, u32)>) -> Self {
+        (self.removed, self.held) = (streams.map(|s| s.0), streams.map(|s| s.1));
         self
     }
 
-    fn insert(&mut self, row: Row) -> Row {
+    /// Puts `row` in the window; answers its key.
+    fn insert(&mut self, row: Row) -> (Key, Row) {
         let key = key::of_all(&self.keys, &Scope::new(&[(self.name.as_str(), &row)], &self.vars));
-        self.rows.insert(key, row.clone());
-        row
+        self.rows.insert(key.clone(), row.clone());
+        (key, row)
+    }
+
+    /// Sends `row`, of `key`, on the window's insert stream, remembering `stamp` as its last write.
+    fn wrote(&mut self, emit: &mut Emit, stamp: Stamp, (key, row): (Key, Row)) {
+        self.written.insert(key, stamp.clone());
+        emit.event(stamp, self.stream, row);
     }
 
     fn merge(&mut self, emit: &mut Emit, m: usize, stamp: &Stamp, event: &Row) {
@@ -210,10 +251,14 @@ impl WindowLogic {
             _ => self.apply(effects),
         };
         let statement = self.merges[m].statement;
-        let removed = self.removed.map(|id| removed.into_iter().map(move |row| (id, row)));
-        let changes = out.into_iter().map(|row| (self.stream, row)).chain(removed.into_iter().flatten());
-        for (i, (stream, row)) in changes.enumerate() {
-            emit.event(stamp.child(statement, i), stream, row);
+        let written = out.len();
+        for (i, change) in out.into_iter().enumerate() {
+            self.wrote(emit, stamp.child(statement, i), change);
+        }
+        if let Some(id) = self.removed {
+            for (i, row) in removed.into_iter().enumerate() {
+                emit.event(stamp.child(statement, written + i), id, row);
+            }
         }
     }
 
@@ -221,7 +266,7 @@ impl WindowLogic {
         holds(merge.condition(key), &[event, row], &self.vars)
     }
 
-    fn not_matched(&mut self, m: usize, event: &Row) -> Vec<Row> {
+    fn not_matched(&mut self, m: usize, event: &Row) -> Vec<(Key, Row)> {
         let Action::Merge(plan) = &self.merges[m].action else {
             return Vec::new();
         };
@@ -236,16 +281,19 @@ impl WindowLogic {
         vec![self.insert(row)]
     }
 
-    /// Applies the effects on matched rows; answers the updated rows and the deleted ones.
-    fn apply(&mut self, effects: Effects) -> (Vec<Row>, Vec<Row>) {
+    /// Applies the effects on matched rows; answers the updated rows with their keys, and the deleted rows.
+    fn apply(&mut self, effects: Effects) -> (Vec<(Key, Row)>, Vec<Row>) {
         let (mut out, mut removed) = (Vec::new(), Vec::new());
         for (effect, key) in effects {
             match effect {
                 Some(Some(updated)) => {
-                    out.push(updated.clone());
-                    self.rows.insert(key, updated);
+                    self.rows.insert(key.clone(), updated.clone());
+                    out.push((key, updated));
                 }
-                Some(None) => removed.extend(self.rows.remove(&key)),
+                Some(None) => {
+                    self.written.remove(&key);
+                    removed.extend(self.rows.remove(&key));
+                }
                 None => {}
             }
         }
@@ -317,7 +365,7 @@ impl Logic for WindowLogic {
         };
         if stream == self.stream {
             let inserted = self.insert(row);
-            emit.event(stamp, self.stream, inserted);
+            self.wrote(emit, stamp, inserted);
         } else if let Some(m) = self.merges.iter().position(|m| m.trigger == stream) {
             self.merge(emit, m, &stamp, &row);
             self.triggers.add(std::iter::once(row));
@@ -334,18 +382,31 @@ impl Logic for WindowLogic {
 
     fn fire(&mut self, _emit: &mut Emit, _epoch: u64) {}
 
+    /// The adopted rows, each stamped as its last write, for the joins.
+    fn opening(&mut self, emit: &mut Emit) {
+        let Some(held) = self.held.filter(|_| std::mem::take(&mut self.adopted)) else {
+            return;
+        };
+        for (key, row) in &self.rows {
+            if let Some(stamp) = self.written.get(key) {
+                emit.event(stamp.clone(), held, row.clone());
+            }
+        }
+    }
+
     fn export(&mut self) -> Option<State> {
-        Some(Box::new(std::mem::take(&mut self.rows)))
+        Some(Box::new(Kept { rows: std::mem::take(&mut self.rows), written: std::mem::take(&mut self.written) }))
     }
 
     fn adopt(&mut self, state: State) {
-        if let Ok(rows) = state.downcast::<Rows>() {
-            self.rows = *rows;
+        if let Ok(kept) = state.downcast::<Kept>() {
+            (self.rows, self.written, self.adopted) = (kept.rows, kept.written, true);
         }
     }
 
     fn stop(&mut self) {
         self.rows.clear();
+        self.written.clear();
     }
 }
 

@@ -595,6 +595,13 @@ pub fn removed_from(window: &str) -> String {
     format!("{window} (removed)")
 }
 
+/// The stream of the rows named window `window` holds when a dataflow replacing its own keeps it, sent once to the
+/// joins starting to look it up there (the dataflow's; the reference has no replacements): an Esper join reads the
+/// window's rows as they are, not only those inserted after it started. Named as [`removed_from`]'s.
+pub fn held_by(window: &str) -> String {
+    format!("{window} (held)")
+}
+
 /// The columns a unique view's keys read.
 fn key_columns(window: Option<&WindowSpec>) -> Vec<String> {
     let mut columns = Vec::new();

@@ -214,21 +214,24 @@ async fn a_probe_averages_its_floor_s_rooms_and_a_pattern_counts_each_floor_s_sw
 }
 
 /// A join looking up a named window, as a user would post it: a probe of a room reads the room's last warm reading,
-/// which the window keeps while the room's later cool readings pass it by.
+/// which the window keeps while the room's later cool readings pass it by; and the join changed in a configuration
+/// posted later reads the rows the kept window holds.
 #[tokio::test]
 async fn a_probe_reads_a_room_s_last_warm_reading_from_a_named_window() {
     let h = Harness::new().await;
     h.state.sinks.set_listener(OWN.parse().unwrap());
-    let config = json!({"host": "http://localhost:8080",
+    let config = |reading: &str| {
+        json!({"host": "http://localhost:8080",
         "in": rooms_and_probes("room"),
         "out": [{"id": "Warmest", "type": "Reading", "brokers": [{"url": format!("http://{OWN}/cb")}],
                  "attributes": [{"name": "temperature", "type": "double"}]}],
         "statements": [
             "CREATE WINDOW Warm.std:unique(id) as Room",
             "INSERT INTO Warm SELECT * FROM Room(temperature > 25)",
-            "INSERT INTO Reading SELECT p.room as id, w.temperature as temperature FROM Probe as p unidirectional \
-             LEFT OUTER JOIN Warm as w ON p.room = w.id"]});
-    assert_eq!(post_config(&h, config).await.status, StatusCode::CREATED);
+            format!("INSERT INTO Reading SELECT p.room as id, {reading} as temperature FROM Probe as p unidirectional \
+             LEFT OUTER JOIN Warm as w ON p.room = w.id")]})
+    };
+    assert_eq!(post_config(&h, config("w.temperature")).await.status, StatusCode::CREATED);
     subscribe(&h, "Room", "Room.*", "temperature").await;
     subscribe(&h, "Probe", "Probe.*", "room").await;
     let probe = |id: &'static str| h.update("APPEND", id, "Probe", &[("room", "string", "Room1")]);
@@ -240,6 +243,9 @@ async fn a_probe_reads_a_room_s_last_warm_reading_from_a_named_window() {
     room(&h, "Room1", "27").await;
     probe("Probe1").await;
     wait_for(&h, "Room1", "Reading", "temperature", "27.0").await;
+    assert_eq!(post_config(&h, config("w.temperature * 2")).await.status, StatusCode::CREATED);
+    probe("Probe2").await;
+    wait_for(&h, "Room1", "Reading", "temperature", "54.0").await;
 }
 
 /// `OUTPUT FIRST EVERY` on a pattern throttles its alerts: the first swing of the minute is written at once, the next
