@@ -541,7 +541,9 @@ impl<'s> Compiler<'s, '_> {
         }
         let joiner = Joiner::new(Arc::new(q.clone()), j, &self.vars);
         let quiet_until = quiet_until(q, self.created_ms);
-        Member { statement: number, trigger: tag, joiner, sink: self.id(&q.sink.stream), quiet_until }
+        let sink = self.id(&q.sink.stream);
+        let rate = q.output.is_some().then(|| Rated::new(number, sink, (q, self.created_ms)));
+        Member { statement: number, trigger: tag, joiner, sink, quiet_until, rate }
     }
 
     /// A stream number no stream of the program has, for records a statement must tell apart from their stream's.

@@ -31,7 +31,9 @@
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
+use super::gate::Gate;
 use super::operator::{Emit, Logic, State};
+use super::rated::{RateState, Rated};
 use super::record::{Record, Stamp, millis};
 use crate::cep::plan::{JoinPlan, PlanExpr, QueryPlan, WindowSpec};
 use crate::cep::reference::join::{Joiner, LookupView};
@@ -47,6 +49,8 @@ pub struct Member {
     pub sink: u32,
     /// With `OUTPUT AFTER d` alone, the millisecond before which its rows are dropped (`quiet`).
     pub quiet_until: Option<i64>,
+    /// Its output policy, which its rows go through (`rated`).
+    pub rate: Option<Rated>,
 }
 
 #[derive(Debug)]
@@ -58,6 +62,8 @@ pub struct JoinLogic {
     removed: Option<u32>,
     /// The rows it holds, when it is a named window kept across a replacement (`join::held_by`).
     held: Option<u32>,
+    /// Whether a member has an output policy, whose ticks fire among the records.
+    paced: bool,
     vars: Arc<Row>,
     /// Rows members inserted into the looked-up stream, not yet in the views: by stamp, with their millisecond.
     pending: BTreeMap<Stamp, (i64, Row)>,
@@ -68,7 +74,8 @@ impl JoinLogic {
     /// The group of `members` looking up stream `lookup`, whose deleted rows and held rows (of a named window) come
     /// on `removed` and `held`.
     pub fn new(members: Vec<Member>, (lookup, removed, held): (u32, Option<u32>, Option<u32>), vars: Arc<Row>) -> Self {
-        JoinLogic { members, lookup, removed, held, vars, pending: BTreeMap::new(), epoch: 0 }
+        let paced = members.iter().any(|m| m.rate.is_some());
+        JoinLogic { members, lookup, removed, held, paced, vars, pending: BTreeMap::new(), epoch: 0 }
     }
 
     fn enter(&mut self, ms: i64, row: &Row) {
@@ -90,21 +97,43 @@ impl JoinLogic {
         }
     }
 
-    /// Emits the `rows` of trigger `n` of `stamp` (a driving event's, or a pattern's `n`th match) of member `m`.
+    /// Emits the `rows` of trigger `n` of `stamp` (a driving event's, or a pattern's `n`th match) of member `m`, or
+    /// offers them to its output policy as one batch.
     fn emit(&mut self, emit: &mut Emit, epoch: u64, stamp: &Stamp, (m, n): (usize, u32), rows: Vec<Row>) {
-        let member = &self.members[m];
+        let member = &mut self.members[m];
         if member.quiet_until.is_some_and(|until| millis(epoch) < until) {
             return;
         }
         let (statement, sink) = (member.statement, member.sink);
-        for (i, row) in rows.into_iter().enumerate() {
-            // Match-major, row-minor: the order the reference numbers one trigger's rows in.
-            let child = stamp.child(statement, ((n.min(0xff_ffff) as usize) << 24) | i.min(0xff_ffff));
+        // Match-major, row-minor: the order the reference numbers one trigger's rows in.
+        let child = |i: usize| stamp.child(statement, ((n.min(0xff_ffff) as usize) << 24) | i.min(0xff_ffff));
+        let stamped = rows.into_iter().enumerate().map(|(i, row)| (child(i), row));
+        if let Some(rate) = &mut member.rate {
+            // A member with a policy does not write the stream it looks up (`rate`).
+            return rate.offer(emit, epoch, stamped.collect());
+        }
+        for (child, row) in stamped {
             if sink == self.lookup {
                 self.pending.insert(child.clone(), (millis(epoch), row.clone()));
             }
             emit.event(child, sink, row);
         }
+    }
+
+    /// Fires the members' output ticks due by `epoch` whose stamps sort before `before` (every due one without it),
+    /// in stamp order.
+    fn tick(&mut self, emit: &mut Emit, epoch: u64, before: Option<&Stamp>) {
+        while let Some((_, m)) = self.next_tick(epoch).filter(|(due, _)| before.is_none_or(|b| due < b)) {
+            if let Some(rate) = &mut self.members[m].rate {
+                rate.fire(emit, epoch);
+            }
+        }
+    }
+
+    /// The stamp of the first output tick due by `epoch`, and its member.
+    fn next_tick(&self, epoch: u64) -> Option<(Stamp, usize)> {
+        let due = |(m, member): (usize, &Member)| Some((member.rate.as_ref()?.due(epoch)?, m));
+        self.members.iter().enumerate().filter_map(due).min()
     }
 
     fn member(&self, stream: u32) -> Option<usize> {
@@ -128,6 +157,9 @@ impl Logic for JoinLogic {
         let Some(stamp) = record.stamp().cloned() else {
             return;
         };
+        if self.paced {
+            self.tick(emit, epoch, Some(&stamp));
+        }
         self.catch_up(epoch, &stamp);
         match record {
             Record::Event { stream, row, .. } if stream == self.lookup => self.enter(millis(epoch), &row),
@@ -153,11 +185,18 @@ impl Logic for JoinLogic {
         }
     }
 
-    /// Lookup views expire lazily, so the operator has no timers of its own.
-    fn next_timer(&self) -> Option<u64> {
-        None
+    fn records_done(&mut self, emit: &mut Emit, epoch: u64) {
+        if self.paced {
+            self.tick(emit, epoch, None);
+        }
     }
 
+    /// Lookup views expire lazily: the only timers are the members' output ticks.
+    fn next_timer(&self) -> Option<u64> {
+        self.members.iter().filter_map(|m| m.rate.as_ref()?.next_timer()).min()
+    }
+
+    /// The ticks fire among the records ([`JoinLogic::tick`]), after the rows of the timers that fired before them.
     fn fire(&mut self, _emit: &mut Emit, _epoch: u64) {}
 
     fn stop(&mut self) {
@@ -172,7 +211,8 @@ impl Logic for JoinLogic {
             self.enter(ms, &row);
         }
         let member = self.members.iter_mut().find(|m| m.statement == statement)?;
-        Some(Box::new(Carried { view: member.joiner.view.take(), quiet_until: member.quiet_until }))
+        let rate = member.rate.as_mut().map(|r| std::mem::take(r.kept()));
+        Some(Box::new(Carried { view: member.joiner.view.take(), quiet_until: member.quiet_until, rate }))
     }
 
     fn adopt_member(&mut self, statement: usize, state: State) {
@@ -182,6 +222,9 @@ impl Logic for JoinLogic {
         if let Some(member) = self.members.iter_mut().find(|m| m.statement == statement) {
             member.joiner.view = carried.view;
             member.quiet_until = carried.quiet_until;
+            if let (Some(rate), Some(state)) = (&mut member.rate, carried.rate) {
+                *rate.kept() = state;
+            }
         }
     }
 }
@@ -190,6 +233,7 @@ impl Logic for JoinLogic {
 struct Carried {
     view: LookupView,
     quiet_until: Option<i64>,
+    rate: Option<RateState>,
 }
 
 /// How a group is spread over workers when it can be: the looked-up column every member's `ON` equates with a
@@ -221,6 +265,10 @@ fn member_key(q: &QueryPlan, j: &JoinPlan, column: &str) -> Option<PlanExpr> {
     let same_type =
         matches!((driver, lookup), (PlanExpr::Column { ty: a, .. }, PlanExpr::Column { ty: b, .. }) if a == b);
     let splits = view_splits(j.lookup.window.as_ref(), &looked_up);
+    if q.output.is_some() {
+        // A policy's clock and rows are in one place.
+        return None;
+    }
     let feeds = q.sink.stream == j.lookup.stream;
     let keeps_key = !feeds || q.projection.iter().any(|p| *p.name == *column && p.expr == *driver);
     (same_type && splits && keeps_key).then(|| driver.clone())

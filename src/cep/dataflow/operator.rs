@@ -104,6 +104,9 @@ pub trait Logic: 'static {
     /// Records it sends before any other, at the first epoch of the dataflow it runs in: a named window kept from
     /// the dataflow this one replaces sends the rows it holds to the joins that start looking it up here.
     fn opening(&mut self, _emit: &mut Emit) {}
+    /// The epoch's records are handled: timers that go after them fire now (a join member's output tick, which the
+    /// member fires among its records in stamp order, after the rows of the timers that fired before it).
+    fn records_done(&mut self, _emit: &mut Emit, _epoch: u64) {}
     /// The epoch's timers and records are handled: a statement that kept rows for the worker's reaper hands them over.
     fn epoch_done(&mut self) {}
     /// The epoch of the earliest pending timer.
@@ -333,6 +336,7 @@ fn run_epoch<L: Logic>(logic: &mut L, emit: &mut Emit, epoch: u64, mut records: 
     } else {
         records.into_iter().for_each(|record| logic.record(emit, epoch, record));
     }
+    logic.records_done(emit, epoch);
     logic.epoch_done();
 }
 

@@ -1,9 +1,11 @@
-//! `OUTPUT [ALL|FIRST|LAST] EVERY p [AFTER d]` on a pattern without aggregates: the reference evaluator's `rate`
-//! module (which states the meaning), a [`Gate`] before the pattern's logic. The rows the pattern makes are taken as it emits
-//! them: `FIRST` lets the interval's first through and drops the rest, `LAST` keeps the last and `ALL` every one until
-//! the tick releases them. The clock is the statement's own: it starts at its first row (at or after `d`, before which
-//! rows are dropped) and ticks every `p` from there. A statement with an output policy runs on one worker (the
-//! planner's partition), so its rows and its clock are all in one place.
+//! `OUTPUT [ALL|FIRST|LAST] EVERY p [AFTER d]` on a pattern or a join without aggregates: the reference evaluator's
+//! `rate` module (which states the meaning), a [`Gate`] before a pattern's logic, and in a join group a member's own.
+//! The rows the statement makes are taken as it emits them, in batches (a pattern's match, a join's rows for one
+//! trigger): `FIRST` lets the interval's first batch through and drops the rest, `LAST` keeps the last row and `ALL`
+//! every one until the tick releases them. The clock is the statement's own: it starts at its first row (at or after
+//! `d`, before which rows are dropped) and ticks every `p` from there. A statement with an output policy runs on one
+//! worker (the planner's partition; a join group with such a member is not split), so its rows and its clock are all
+//! in one place.
 
 use std::mem;
 
@@ -16,6 +18,7 @@ use crate::cep::reference::query::not_before;
 use crate::cep::runtime::Row;
 
 /// A statement's output policy: its rows go out at its pace.
+#[derive(Debug)]
 pub struct Rated {
     statement: usize,
     sink: u32,
@@ -46,37 +49,48 @@ impl Rated {
         Rated { statement, sink, kind, every: every.max(1) as i64, state }
     }
 
-    /// One row the statement made at `stamp`: it starts the clock, then goes out, is kept or is dropped.
-    fn offer(&mut self, emit: &mut Emit, epoch: u64, stamp: Stamp, row: Row) {
+    /// One batch of rows the statement made in `epoch`, each with its stamp: the first starts the clock, then they go
+    /// out, are kept or are dropped. Dropped before `AFTER`'s time.
+    pub fn offer(&mut self, emit: &mut Emit, epoch: u64, batch: Vec<(Stamp, Row)>) {
+        let Some(position) = batch.first().map(|(stamp, _)| stamp.position()) else {
+            return;
+        };
+        if self.state.not_before.is_some_and(|at| millis(epoch) < at) {
+            return;
+        }
         if self.state.clock.is_none() {
             let due = due_epoch(millis(epoch) + self.every, epoch);
-            self.state.clock = Some((due, (epoch, stamp.position())));
+            self.state.clock = Some((due, (epoch, position)));
         }
         match self.kind {
             OutputKind::First if self.state.first_out => {}
             OutputKind::First => {
                 self.state.first_out = true;
-                emit.event(stamp, self.sink, row);
+                batch.into_iter().for_each(|(stamp, row)| emit.event(stamp, self.sink, row));
             }
-            OutputKind::Last => self.state.held = vec![row],
-            // A snapshot of a pattern is refused (it has no view to iterate).
-            OutputKind::All | OutputKind::Default | OutputKind::Snapshot => self.state.held.push(row),
+            OutputKind::Last => self.state.held = batch.into_iter().last().map(|(_, row)| row).into_iter().collect(),
+            // A snapshot of a pattern or a join is refused (neither has a view to iterate).
+            OutputKind::All | OutputKind::Default | OutputKind::Snapshot => {
+                self.state.held.extend(batch.into_iter().map(|(_, row)| row));
+            }
         }
+    }
+
+    /// The stamp of the tick, if it is due by `epoch`: a join fires it among its records, in stamp order.
+    pub fn due(&self, epoch: u64) -> Option<Stamp> {
+        let (_, set) = self.state.clock.filter(|(due, _)| *due <= epoch)?;
+        Some(Stamp::timer(TimerOrder::Output, set, self.statement, self.state.ticks))
     }
 }
 
 impl Gate for Rated {
     type Kept = RateState;
 
-    /// The rows the statement made in `epoch`, each offered in turn; dropped before `AFTER`'s time.
+    /// The rows the pattern made in `epoch`, each match's a batch of its own.
     fn take(&mut self, emit: &mut Emit, epoch: u64, mark: usize) {
-        let made = emit.split_off(mark);
-        if self.state.not_before.is_some_and(|at| millis(epoch) < at) {
-            return;
-        }
-        for record in made {
+        for record in emit.split_off(mark) {
             if let Record::Event { stamp, row, .. } = record {
-                self.offer(emit, epoch, stamp, row);
+                self.offer(emit, epoch, vec![(stamp, row)]);
             }
         }
     }

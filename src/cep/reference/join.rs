@@ -32,6 +32,7 @@ use smallvec::SmallVec;
 use super::aggregate;
 use super::pattern::{Bindings, PatternQuery, streams_of};
 use super::query::{check_query, time_window, view_state_key};
+use super::rate::Rate;
 use super::{Ctx, TimerKind};
 use crate::cep::plan::{
     Input, JoinPlan, MergeActionPlan, Plan, PlanExpr, PlanNode, QueryPlan, StreamInput, WindowSpec,
@@ -543,9 +544,6 @@ pub fn check_join(number: usize, q: &QueryPlan) -> Result<&JoinPlan, EngineError
     let Input::Join(join) = &q.input else {
         return unsupported("this input");
     };
-    if q.output.is_some() {
-        return unsupported("an OUTPUT policy on a join");
-    }
     if driver_streams(join).contains(&join.lookup.stream) {
         return unsupported("a join whose driving side reads its looked-up stream");
     }
@@ -653,11 +651,14 @@ enum Driver {
 pub struct JoinQuery {
     driver: Driver,
     joiner: Joiner,
+    rate: Option<Rate>,
 }
 
 impl JoinQuery {
-    pub fn new(number: usize, q: &QueryPlan, vars: &Row) -> Result<Self, EngineError> {
+    /// The join of statement `number`, created at `created_ms`.
+    pub fn new(number: usize, q: &QueryPlan, vars: &Row, created_ms: i64) -> Result<Self, EngineError> {
         let join = check_join(number, q)?;
+        let rate = Rate::of(number, q, created_ms)?;
         let driver = match &join.driver {
             Input::Stream(s) => Driver::Stream(s.stream.clone()),
             Input::Pattern(p) => Driver::Pattern(Box::new(PatternQuery::driver(number, q, p)?)),
@@ -665,14 +666,17 @@ impl JoinQuery {
                 return Err(EngineError::Unsupported { statement: number, construct: "a nested join".into() });
             }
         };
-        Ok(JoinQuery { driver, joiner: Joiner::new(Arc::new(q.clone()), join, vars) })
+        Ok(JoinQuery { driver, joiner: Joiner::new(Arc::new(q.clone()), join, vars), rate })
     }
 
     /// Triggers on a driving event; then, if the event is of the looked-up stream, it enters the view (a stream is
     /// never both: see [`check_join`]).
     pub fn on_event(&mut self, ctx: &mut Ctx<'_>, stream: &str, event: &Row) -> Vec<Row> {
         let rows = match &mut self.driver {
-            Driver::Stream(s) if s == stream => self.joiner.on_driving_event(ctx.now, event, ctx.vars),
+            Driver::Stream(s) if s == stream => {
+                let rows = self.joiner.on_driving_event(ctx.now, event, ctx.vars);
+                self.paced(ctx, vec![rows])
+            }
             Driver::Stream(_) => Vec::new(),
             Driver::Pattern(p) => {
                 let matches = p.matches_on_event(ctx, stream, event);
@@ -688,6 +692,9 @@ impl JoinQuery {
     }
 
     pub fn on_timer(&mut self, ctx: &mut Ctx<'_>, kind: TimerKind) -> Vec<Row> {
+        if let (TimerKind::Tick, Some(rate)) = (kind, &mut self.rate) {
+            return rate.tick(ctx);
+        }
         let triggers = match &mut self.driver {
             Driver::Pattern(p) => p.matches_on_timer(ctx, kind),
             Driver::Stream(_) => Vec::new(),
@@ -695,7 +702,17 @@ impl JoinQuery {
         self.rows(ctx, &triggers)
     }
 
-    fn rows(&self, ctx: &Ctx<'_>, triggers: &[Bindings]) -> Vec<Row> {
-        triggers.iter().flat_map(|b| self.joiner.rows(ctx.now, b, ctx.vars)).collect()
+    /// The rows of the pattern's matches, each match's a batch.
+    fn rows(&mut self, ctx: &mut Ctx<'_>, triggers: &[Bindings]) -> Vec<Row> {
+        let batches = triggers.iter().map(|b| self.joiner.rows(ctx.now, b, ctx.vars)).collect();
+        self.paced(ctx, batches)
+    }
+
+    /// The rows of `batches` that go out now: all of them without an output policy.
+    fn paced(&mut self, ctx: &mut Ctx<'_>, batches: Vec<Vec<Row>>) -> Vec<Row> {
+        match &mut self.rate {
+            Some(rate) => rate.offer(ctx, batches),
+            None => batches.into_iter().flatten().collect(),
+        }
     }
 }

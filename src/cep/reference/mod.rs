@@ -165,7 +165,7 @@ impl Reference {
                 }
                 Input::Stream(_) => Statement::Stream(Box::new(StreamQuery::new(number, q, self.created_ms)?)),
                 Input::Pattern(_) => Statement::Pattern(Box::new(PatternQuery::new(number, q, self.created_ms)?)),
-                Input::Join(_) => Statement::Join(Box::new(JoinQuery::new(number, q, &self.vars)?)),
+                Input::Join(_) => Statement::Join(Box::new(JoinQuery::new(number, q, &self.vars, self.created_ms)?)),
             },
             PlanNode::Merge(m) => Statement::Merge(Box::new(MergeState::new(number, m)?)),
             PlanNode::Delete(a) => Statement::Action(Box::new(ActionState::delete(a))),

@@ -211,6 +211,17 @@ pub struct PatternQuery {
     rate: Option<Rate>,
 }
 
+/// Checks what the runtimes do not run: `not` outside an `and`, and a pattern of timers alone, which the reference
+/// starts at the configuration's first event and the dataflow, whose automata start at their own streams' events,
+/// never would.
+fn check_pattern(number: usize, pattern: &PatternPlan) -> Result<(), EngineError> {
+    if streams_of(&pattern.root).is_empty() {
+        let construct = "a pattern of timers alone, which no event starts".into();
+        return Err(EngineError::Unsupported { statement: number, construct });
+    }
+    check_node(number, &pattern.root, false)
+}
+
 fn check_node(number: usize, node: &PatternNode, in_and: bool) -> Result<(), EngineError> {
     let unsupported = |c: &str| Err(EngineError::Unsupported { statement: number, construct: c.into() });
     match &node.kind {
@@ -233,14 +244,14 @@ impl PatternQuery {
             return Err(EngineError::Unsupported { statement: number, construct: "this input".into() });
         };
         let rate = Rate::of(number, q, created_ms)?;
-        check_node(number, &pattern.root, false)?;
+        check_pattern(number, pattern)?;
         Ok(PatternQuery { rate, ..Self::shared(Arc::new(q.clone()), Nodes::new(&pattern.root, &q.projection)) })
     }
 
     /// The automaton of a join's driving pattern: the statement's WHERE and select list apply to the joined rows,
     /// so only the matches of this automaton are used.
     pub fn driver(number: usize, q: &QueryPlan, pattern: &PatternPlan) -> Result<Self, EngineError> {
-        check_node(number, &pattern.root, false)?;
+        check_pattern(number, pattern)?;
         Ok(Self::shared(Arc::new(q.clone()), Nodes::new(&pattern.root, &q.projection)))
     }
 
@@ -535,12 +546,13 @@ impl PatternQuery {
     }
 
     fn results(&mut self, ctx: &mut Ctx<'_>, matches: Vec<Bindings>) -> Vec<Row> {
-        let rows = match self.plan.aggregation.is_some() {
+        let rows: Vec<Row> = match self.plan.aggregation.is_some() {
             true => matches.into_iter().filter_map(|b| self.tally(ctx, b)).collect(),
             false => matches.into_iter().filter_map(|b| self.project(ctx, &b)).collect(),
         };
         match &mut self.rate {
-            Some(rate) => rate.offer(ctx, rows),
+            // Each match is a batch of its own.
+            Some(rate) => rate.offer(ctx, rows.into_iter().map(|row| vec![row])),
             None => rows,
         }
     }

@@ -1,16 +1,17 @@
-//! `OUTPUT [ALL|FIRST|LAST] EVERY p [AFTER d]` on a pattern without aggregates, with the meaning the stream queries'
-//! policies have (`query`): the statement's output clock starts at its first row (at or after `d`; before that its
-//! rows are dropped) and ticks every `p` from there, with or without rows. `FIRST` lets the interval's first row
-//! through as it is made and drops the rest; `LAST` releases the interval's last row at the tick, `ALL` (and the
-//! default) every row of the interval in the order made. A row made at a tick's millisecond by a pattern's timer is in
-//! that tick's interval (pattern timers fire before output ticks); one made by an event is in the next. Esper hands each
-//! match to the statement alone, so two rows of one event are two rows of the interval. A pattern has no view: its
-//! `OUTPUT SNAPSHOT` is refused, as its `ORDER BY` under a policy (no rows are sorted here), and so is a policy on an
-//! aggregating pattern.
+//! `OUTPUT [ALL|FIRST|LAST] EVERY p [AFTER d]` on a pattern or a join without aggregates, with the meaning the stream
+//! queries' policies have (`query`): the statement's output clock starts at its first row (at or after `d`; before
+//! that its rows are dropped) and ticks every `p` from there, with or without rows. `FIRST` lets the interval's first
+//! batch of rows through as it is made and drops the rest; `LAST` releases the interval's last row at the tick, `ALL`
+//! (and the default) every row of the interval in the order made. A batch is what Esper hands the statement at once:
+//! a pattern's match (two matches of one event are two batches), a join's rows for one trigger (Esper's
+//! `ResultSetProcessorSimple` releases a join's first result whole). A row made at a tick's millisecond by a timer
+//! (a pattern's, or another statement's that fired before this tick) is in that tick's interval; one made by an event
+//! is in the next. Neither has a view: `OUTPUT SNAPSHOT` is refused, as `ORDER BY` under a policy (no rows are sorted
+//! here), and so is a policy with aggregates, or on a join writing the stream it looks up.
 
 use super::query::not_before;
 use super::{Ctx, TimerKind, TimerOrder};
-use crate::cep::plan::{OutputKind, QueryPlan};
+use crate::cep::plan::{Input, OutputKind, QueryPlan};
 use crate::cep::runtime::{EngineError, Row};
 
 /// A pattern statement's output policy and what it holds.
@@ -26,17 +27,23 @@ pub struct Rate {
 }
 
 impl Rate {
-    /// The policy of pattern statement `number` created at `created_ms`, if it has one it can run.
+    /// The policy of pattern or join statement `number` created at `created_ms`, if it has one it can run.
     pub fn of(number: usize, q: &QueryPlan, created_ms: i64) -> Result<Option<Rate>, EngineError> {
         let unsupported = |c: &str| Err(EngineError::Unsupported { statement: number, construct: c.into() });
         let Some(output) = &q.output else {
             return Ok(None);
         };
+        let what = if matches!(q.input, Input::Join(_)) { "join" } else { "pattern" };
         if q.aggregation.is_some() {
-            return unsupported("an OUTPUT policy on an aggregating pattern");
+            return unsupported(&format!("an OUTPUT policy on an aggregating {what}"));
         }
         if !q.order_by.is_empty() {
-            return unsupported("ORDER BY on a pattern with an OUTPUT policy");
+            return unsupported(&format!("ORDER BY on a {what} with an OUTPUT policy"));
+        }
+        if let Input::Join(j) = &q.input
+            && j.lookup.stream == q.sink.stream
+        {
+            return unsupported("an OUTPUT policy on a join writing the stream it looks up");
         }
         Ok(Some(Rate {
             kind: output.kind,
@@ -48,30 +55,29 @@ impl Rate {
         }))
     }
 
-    /// The rows the statement made at `ctx.now` that go out now; the others are kept for the tick or dropped.
-    pub fn offer(&mut self, ctx: &mut Ctx<'_>, rows: Vec<Row>) -> Vec<Row> {
-        if rows.is_empty() || self.not_before.is_some_and(|at| ctx.now < at) {
-            return Vec::new();
-        }
-        if !self.ticking {
-            self.ticking = true;
-            ctx.schedule(ctx.now + self.every, TimerOrder::Output, TimerKind::Tick);
-        }
-        match self.kind {
-            OutputKind::First if self.first_out => Vec::new(),
-            OutputKind::First => {
-                self.first_out = true;
-                rows.into_iter().take(1).collect()
+    /// The rows of the batches the statement made at `ctx.now` that go out now; the others are kept for the tick or
+    /// dropped.
+    pub fn offer(&mut self, ctx: &mut Ctx<'_>, batches: impl IntoIterator<Item = Vec<Row>>) -> Vec<Row> {
+        let mut out = Vec::new();
+        for batch in batches.into_iter().filter(|b| !b.is_empty()) {
+            if self.not_before.is_some_and(|at| ctx.now < at) {
+                return Vec::new();
             }
-            OutputKind::Last => {
-                self.held = rows.into_iter().last().into_iter().collect();
-                Vec::new()
+            if !self.ticking {
+                self.ticking = true;
+                ctx.schedule(ctx.now + self.every, TimerOrder::Output, TimerKind::Tick);
             }
-            OutputKind::All | OutputKind::Default | OutputKind::Snapshot => {
-                self.held.extend(rows);
-                Vec::new()
+            match self.kind {
+                OutputKind::First if self.first_out => {}
+                OutputKind::First => {
+                    self.first_out = true;
+                    out.extend(batch);
+                }
+                OutputKind::Last => self.held = batch.into_iter().last().into_iter().collect(),
+                OutputKind::All | OutputKind::Default | OutputKind::Snapshot => self.held.extend(batch),
             }
         }
+        out
     }
 
     /// The rows a tick releases; the next tick is set.

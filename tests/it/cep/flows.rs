@@ -269,6 +269,44 @@ async fn a_pattern_s_first_row_of_each_minute_is_written_and_the_others_dropped(
     wait_for(&h, "1", "Floor", "temperature", "12.0").await;
 }
 
+/// `OUTPUT FIRST EVERY` on a join: the minute's first probe is answered at once, with every row it joins (both warm
+/// rooms of the floor), and the minute's later probes are dropped until the minute has passed. Each probe also
+/// writes a reading of its own, without a policy, after the join's rows: once it is there, so would the join's be.
+#[tokio::test]
+async fn a_join_s_first_probe_of_each_minute_is_answered_and_the_others_dropped() {
+    let h = Harness::new().await;
+    h.state.sinks.set_listener(OWN.parse().unwrap());
+    let config = json!({"host": "http://localhost:8080",
+        "in": rooms_and_probes("floor"),
+        "out": [{"id": "Warmest", "type": "Reading", "brokers": [{"url": format!("http://{OWN}/cb")}],
+                 "attributes": [{"name": "temperature", "type": "double"}]}],
+        "statements": [
+            "INSERT INTO Reading SELECT r.id as id, r.temperature as temperature FROM Probe as p unidirectional \
+             LEFT OUTER JOIN Room(temperature > 25).std:unique(id) as r ON p.floor = r.floor OUTPUT FIRST EVERY 1 min",
+            "INSERT INTO Reading SELECT id, 0.0 as temperature FROM Probe"]});
+    assert_eq!(post_config(&h, config).await.status, StatusCode::CREATED);
+    subscribe(&h, "Room", "Room.*", "temperature").await;
+    subscribe(&h, "Probe", "Probe.*", "floor").await;
+    let probe = |id: &'static str| h.update("APPEND", id, "Probe", &[("floor", "string", "1")]);
+    room(&h, "Room1", "30").await;
+    room(&h, "Room2", "28").await;
+    probe("Probe0").await;
+    wait_for(&h, "Room1", "Reading", "temperature", "30.0").await;
+    wait_for(&h, "Room2", "Reading", "temperature", "28.0").await;
+    room(&h, "Room1", "31").await;
+    probe("Probe1").await;
+    wait_for(&h, "Probe1", "Reading", "temperature", "0.0").await;
+    let room1 = json!({"entities": [{"type": "Reading", "isPattern": "false", "id": "Room1"}]});
+    let reply = h.json(Method::POST, "/cb/v1/queryContext", &[], Some(room1)).await;
+    let element = &reply.body["contextResponses"][0]["contextElement"];
+    assert_eq!(attr_value(element, "temperature"), Some(json!("30.0")), "Probe1's rows dropped: {}", reply.body);
+    h.clock.advance_ms(60_000);
+    room(&h, "Room2", "29").await;
+    probe("Probe2").await;
+    wait_for(&h, "Room2", "Reading", "temperature", "29.0").await;
+    wait_for(&h, "Room1", "Reading", "temperature", "31.0").await;
+}
+
 /// The `in` types of the probe tests: rooms on floors, and probes naming what they probe by `attribute`.
 fn rooms_and_probes(attribute: &str) -> Value {
     json!([{"id": "Room.*", "type": "Room", "isPattern": true,
