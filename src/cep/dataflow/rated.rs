@@ -68,7 +68,9 @@ impl Rated {
                 self.state.first_out = true;
                 batch.into_iter().for_each(|(stamp, row)| emit.event(stamp, self.sink, row));
             }
-            OutputKind::Last => self.state.held = batch.into_iter().last().map(|(_, row)| row).into_iter().collect(),
+            OutputKind::Last => {
+                self.state.held = batch.into_iter().last().map(|(_, row)| vec![row]).unwrap_or_default()
+            }
             // A snapshot of a pattern or a join is refused (neither has a view to iterate).
             OutputKind::All | OutputKind::Default | OutputKind::Snapshot => {
                 self.state.held.extend(batch.into_iter().map(|(_, row)| row));

@@ -251,13 +251,13 @@ impl WindowLogic {
             _ => self.apply(effects),
         };
         let statement = self.merges[m].statement;
-        let written = out.len();
+        let inserted = out.len();
         for (i, change) in out.into_iter().enumerate() {
             self.wrote(emit, stamp.child(statement, i), change);
         }
         if let Some(id) = self.removed {
             for (i, row) in removed.into_iter().enumerate() {
-                emit.event(stamp.child(statement, written + i), id, row);
+                emit.event(stamp.child(statement, inserted + i), id, row);
             }
         }
     }
@@ -384,7 +384,8 @@ impl Logic for WindowLogic {
 
     /// The adopted rows, each stamped as its last write, for the joins.
     fn opening(&mut self, emit: &mut Emit) {
-        let Some(held) = self.held.filter(|_| std::mem::take(&mut self.adopted)) else {
+        let adopted = std::mem::take(&mut self.adopted);
+        let Some(held) = self.held.filter(|_| adopted) else {
             return;
         };
         for (key, row) in &self.rows {
