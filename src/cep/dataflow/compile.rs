@@ -129,6 +129,8 @@ struct Compiler<'s, 'p> {
     joined: HashSet<String>,
     /// When the statements were created (`OUTPUT AFTER` counts from it).
     created_ms: i64,
+    /// The dataflow's input, whose frontier is the clock.
+    input: Edge<'s>,
 }
 
 /// Builds `program` in `scope` over `input`. Every statement's output is read by a later statement or watched by
@@ -141,7 +143,8 @@ pub fn compile<'s>(scope: Scope<'s, u64>, program: &Program, input: Edge<'s>, wa
         program,
         vars: Arc::new(program.vars.clone()),
         names: Arc::new(names),
-        by_stream: by_stream(input, program),
+        by_stream: by_stream(input.clone(), program),
+        input,
         producers: HashMap::new(),
         deferred: HashMap::new(),
         windows: HashMap::new(),
@@ -417,6 +420,10 @@ impl<'s> Compiler<'s, '_> {
         let names = (self.names.clone(), self.vars.clone());
         let mut logic =
             PatternLogic::new(number, Arc::new(q.clone()), p.root.clone(), keys, names).with(self.id(&q.sink.stream));
+        // A pattern with no key runs on the worker its events go to, the first.
+        if self.scope.index() == 0 {
+            logic = logic.created_at(self.created_ms);
+        }
         if let Some(stream) = drives {
             logic = logic.driving(stream);
         }
@@ -433,7 +440,11 @@ impl<'s> Compiler<'s, '_> {
         if let Some(Deferred { input, select, .. }) = fused {
             return stateful_until(until, (input, Pipeline), "Pattern", controls, Selected { select, logic });
         }
-        let inputs: Vec<Edge<'s>> = streams.iter().map(|s| self.stream(s)).collect();
+        let mut inputs: Vec<Edge<'s>> = streams.iter().map(|s| self.stream(s)).collect();
+        if inputs.is_empty() {
+            // A pattern of timers alone reads no record, but its timers wait for the clock: the input's frontier.
+            inputs.push(self.input.clone().filter(|_| false));
+        }
         let merged = self.concat(inputs);
         if q.output.is_some() && drives.is_none() {
             // On one worker, as the planner places a statement with an output policy: routed by no key.

@@ -235,6 +235,8 @@ pub fn stateful<'s, L: Logic, P: ParallelizationContract<u64, Vec<Record>>>(
     (control, mut ending): (Control, Option<Ending>),
     logic: L,
 ) -> Stream<'s, u64, Vec<Record>> {
+    // A statement may set timers as it is created (a pattern of timers alone): the dataflow's first round is due then.
+    control.next_timer.set(logic.next_timer());
     let shared = Rc::new(RefCell::new(logic));
     *control.logic.borrow_mut() = Some(shared.clone());
     input.unary_frontier(pact, name, move |initial, _info| {

@@ -25,7 +25,7 @@ use smallvec::SmallVec;
 
 use super::automaton::{Compact, Matches, Out, Queue, Set, Shape, Wake};
 use super::operator::{Emit, Hint, Logic, State};
-use super::record::{Record, Stamp, due_epoch, millis};
+use super::record::{Record, Stamp, due_epoch, millis, timer_epoch};
 use super::slots::Slots;
 use super::tally::Tally;
 use crate::cep::plan::{BinaryOp, PatternNode, PatternNodeKind, PlanExpr, QueryPlan};
@@ -365,6 +365,27 @@ impl PatternLogic {
     /// Sends the matches, unprojected, to the join reading private stream `stream`.
     pub fn driving(mut self, stream: u32) -> Self {
         self.drives = Some(stream);
+        self
+    }
+
+    /// Starts its automaton as the statement is created, at `created_ms`, as the reference does, if the pattern is
+    /// one whose start counts: one run by the tree interpreter as a single automaton (no key), whose timers may run
+    /// from its start (`every timer:interval(1 min)`, `timer:interval(5 sec) -> a=S`). A keyed or compact pattern
+    /// starts with an `every` over its events, which times nothing from its start: its automata start at their keys'
+    /// events. For the one worker such a pattern's events go to. A statement kept from the dataflow this one replaces
+    /// adopts its state instead, started then.
+    pub fn created_at(mut self, created_ms: i64) -> Self {
+        if !(self.keys.is_empty() && self.shape.is_none()) {
+            return self;
+        }
+        let slot = self.automaton(key::of(Val::Null));
+        let mut ctx = Ctx::new(created_ms, self.state.seq, &self.vars);
+        let automaton = &mut self.state.automata[slot];
+        if let Machine::Tree(pattern) = &mut automaton.machine {
+            pattern.create(&mut ctx);
+        }
+        let after = (automaton.generation, automaton.machine.is_idle());
+        self.state.settle(&mut ctx, slot, after, (timer_epoch(created_ms), 0));
         self
     }
 

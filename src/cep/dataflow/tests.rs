@@ -14,8 +14,8 @@ use crate::cep::plan::Plan;
 use crate::cep::reference::Reference;
 use crate::cep::reference::lookup_tests::{config as lookup_config, pattern_driven};
 use crate::cep::reference::tests::{
-    AFTER, ALL_AND_FIRST, ALL_GROUPS, ORDERED, ORDERED_MATCHES, QUIET, ROW_SNAPSHOTS, SNAPSHOT, TRACE, TraceEvent,
-    TraceRow, run_trace, snapshot_expected, trace_config, trace_expected, trace_outputs,
+    AFTER, ALL_AND_FIRST, ALL_GROUPS, ORDERED, ORDERED_MATCHES, QUIET, ROW_SNAPSHOTS, SNAPSHOT, STARTED, TRACE,
+    TraceEvent, TraceRow, run_trace, snapshot_expected, trace_config, trace_expected, trace_outputs,
 };
 use crate::cep::runtime::value::watched_shape;
 use crate::cep::runtime::{Engine, Incoming, Output, Row, Val, spare};
@@ -331,6 +331,31 @@ const AGGREGATING_PATTERNS: [&str; 2] = [
      pattern [every a=Room(temperature > 35) -> (b=Room(id = a.id, temperature < 25) or timer:interval(3 sec))]",
 ];
 
+proptest! {
+    // Their timers make an epoch every second or so: fewer cases than the others, for the time they take.
+    #![proptest_config(ProptestConfig { cases: 12, ..ProptestConfig::default() })]
+
+    #[test]
+    fn patterns_started_with_their_statement_agree_with_the_reference(steps in steps(room_event())) {
+        compare(&room_to_seen(&STARTED_PATTERNS), &steps)?;
+    }
+}
+
+/// Patterns that start with their statement, among room events: timers alone (counted, paced, and driving a join that
+/// lists a floor's rooms every 2.5 s), a leading timer, and a quiet spell repeated, which a hot room ends.
+const STARTED_PATTERNS: [&str; 5] = [
+    "INSERT INTO Seen SELECT 'tick' as id, count(*) as people, 0.0 as temperature, 'f' as flap FROM pattern [every \
+     timer:interval(2300 msec)]",
+    "INSERT INTO Seen SELECT a.id as id, a.people as people, a.temperature as temperature, a.flap as flap FROM \
+     pattern [timer:interval(2 sec) -> every a=Room(temperature > 30)]",
+    "INSERT INTO Seen SELECT 'calm' as id, 0 as people, 0.0 as temperature, 'f' as flap FROM pattern [every \
+     (timer:interval(3 sec) and not Room(temperature > 38))]",
+    "INSERT INTO Seen SELECT 'paced' as id, 0 as people, 0.0 as temperature, 'f' as flap FROM pattern [every \
+     timer:interval(1300 msec)] OUTPUT FIRST EVERY 3 sec",
+    "INSERT INTO Seen SELECT r.id as id, r.people as people, r.temperature as temperature, r.flap as flap FROM \
+     pattern [every timer:interval(2500 msec)] unidirectional LEFT OUTER JOIN Room.std:unique(id) as r ON r.floor = 'f1'",
+];
+
 /// Patterns under each output policy without aggregates: `FIRST`, `LAST` with `WHERE`, the default waiting with
 /// `AFTER`, and `ALL` over matches made by a timer.
 fn rate_limited_patterns() -> [&'static str; 4] {
@@ -468,6 +493,38 @@ fn esper_output_snapshot_without_aggregates_traces_on_two_and_four_workers() {
     let expected = trace_outputs(&mut Reference::new(&plan(&config), 0).expect("reference runs"), &[], 7200);
     let mut dataflow = Dataflow::new(pool(2), &plan(&config), 0).expect("runs");
     assert_eq!(trace_outputs(&mut dataflow, &[], 7200), expected);
+}
+
+/// Patterns that start with their statement ([`STARTED`]) on one, two and four workers: each runs once, on the
+/// worker its events would go to.
+#[test]
+fn patterns_start_with_their_statement_on_every_worker_count() {
+    for ((statement, rows), workers) in STARTED.iter().flat_map(|s| [(s, 1), (s, 2), (s, 4)]) {
+        assert_eq!(trace_on(workers, statement, &[], 8000), trace_rows(rows), "{workers} workers: {statement}");
+    }
+}
+
+/// A pattern of timers alone kept across a replacement at 3 s keeps its clock (2 s, then 4 and 6 s), and one the
+/// replacement adds starts with it (5 and 7 s).
+#[test]
+fn a_kept_pattern_of_timers_keeps_its_clock_and_a_new_one_starts_with_the_replacement() {
+    let kept = trace_config(STARTED[0].0);
+    let added = "INSERT INTO Out SELECT 'new' as symbol, 0.0 as value FROM pattern [every timer:interval(2 sec)]";
+    let program = Arc::new(Program::new(&plan(&with_last(&kept, &[added]))).expect("checks"));
+    for workers in [1, 2, 4] {
+        let mut first = Dataflow::new(pool(workers), &plan(&kept), 0).expect("runs");
+        let before = run(&mut first, &[Step::Advance(3000)]);
+        let mut second = first.replace(program.clone(), &[], 3000);
+        drop(first);
+        let after = run(&mut second, &[Step::Advance(7000)]);
+        assert_eq!(symbols(&before), [(2000, "tick".into())], "{workers} workers, before");
+        let expected = [(4000, "tick"), (5000, "new"), (6000, "tick"), (7000, "new")];
+        assert_eq!(symbols(&after), expected.map(|(t, s)| (t, s.into())), "{workers} workers, after");
+    }
+}
+
+fn symbols(outputs: &[Output]) -> Vec<(i64, String)> {
+    outputs.iter().map(|o| (o.time, o.row.get("symbol").and_then(Val::to_ngsi).unwrap_or_default())).collect()
 }
 
 /// `OUTPUT AFTER` alone, on two workers: the rows of the statement's first period dropped on every worker.
@@ -985,6 +1042,13 @@ proptest! {
         let mut statements: Vec<&str> = AGGREGATING_PATTERNS.to_vec();
         statements.extend(rate_limited_patterns());
         compare_across_a_replacement(&room_to_seen(&statements), "INSERT INTO Extra SELECT id FROM Room", &steps, at)?;
+    }
+
+    #[test]
+    fn patterns_started_with_their_statement_keep_their_state_across_a_replacement(
+        steps in steps(room_event()), at in 0..40usize,
+    ) {
+        compare_across_a_replacement(&room_to_seen(&STARTED_PATTERNS), "INSERT INTO Extra SELECT id FROM Room", &steps, at)?;
     }
 
     #[test]

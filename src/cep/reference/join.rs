@@ -669,6 +669,13 @@ impl JoinQuery {
         Ok(JoinQuery { driver, joiner: Joiner::new(Arc::new(q.clone()), join, vars), rate })
     }
 
+    /// Starts its driving pattern, if it has one, when the statement is created ([`PatternQuery::create`]).
+    pub fn create(&mut self, ctx: &mut Ctx<'_>) {
+        if let Driver::Pattern(p) = &mut self.driver {
+            p.create(ctx);
+        }
+    }
+
     /// Triggers on a driving event; then, if the event is of the looked-up stream, it enters the view (a stream is
     /// never both: see [`check_join`]).
     pub fn on_event(&mut self, ctx: &mut Ctx<'_>, stream: &str, event: &Row) -> Vec<Row> {

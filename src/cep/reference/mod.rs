@@ -145,7 +145,20 @@ impl Reference {
             engine.statements.push(statement);
             engine.plans.push(s.node.clone());
         }
+        (0..engine.statements.len()).for_each(|i| engine.create(i));
         Ok(engine)
+    }
+
+    /// Starts statement `i`'s pattern, if it has one, at the statements' creation.
+    fn create(&mut self, i: usize) {
+        let mut ctx = Ctx { now: self.created_ms, seq: 0, vars: &self.vars, timers: Scheduled::new() };
+        match &mut self.statements[i] {
+            Statement::Pattern(p) => p.create(&mut ctx),
+            Statement::Join(j) => j.create(&mut ctx),
+            _ => return,
+        }
+        let timers = std::mem::take(&mut ctx.timers);
+        self.after(i, timers, Vec::new());
     }
 
     fn build(&mut self, number: usize, node: &PlanNode) -> Result<Statement, EngineError> {

@@ -211,14 +211,8 @@ pub struct PatternQuery {
     rate: Option<Rate>,
 }
 
-/// Checks what the runtimes do not run: `not` outside an `and`, and a pattern of timers alone, which the reference
-/// starts at the configuration's first event and the dataflow, whose automata start at their own streams' events,
-/// never would.
+/// Checks what the runtimes do not run: `not` outside an `and`.
 fn check_pattern(number: usize, pattern: &PatternPlan) -> Result<(), EngineError> {
-    if streams_of(&pattern.root).is_empty() {
-        let construct = "a pattern of timers alone, which no event starts".into();
-        return Err(EngineError::Unsupported { statement: number, construct });
-    }
     check_node(number, &pattern.root, false)
 }
 
@@ -306,8 +300,16 @@ impl PatternQuery {
         self.nodes.pin(node, bindings.iter())
     }
 
-    /// Starts the pattern at its first event as if it had been waiting since the configuration was applied: the
-    /// leaves it creates count as older than that event, so the event itself can match them.
+    /// Starts the pattern when its statement is created (at `ctx.now`), as Esper starts a pattern statement: its
+    /// timers run from then, so a pattern of timers alone (`every timer:interval(1 min)`) fires with no event.
+    pub fn create(&mut self, ctx: &mut Ctx<'_>) {
+        self.ensure_started(ctx);
+    }
+
+    /// Starts the pattern at its first event, if it has not started, as if it had been waiting since the
+    /// configuration was applied: the leaves it creates count as older than that event, so the event itself can match
+    /// them. (The dataflow's automaton of a key starts so; a pattern started by an `every` over events times nothing
+    /// from its start, so starting it then is starting it at its creation.)
     fn ensure_started(&mut self, ctx: &mut Ctx<'_>) {
         if !self.started {
             self.started = true;

@@ -799,6 +799,40 @@ fn output_after_alone_drops_the_rows_of_the_first_period() {
     }
 }
 
+/// Patterns start when their statement is created (at 0 here), as Esper's do: a pattern of timers alone fires with
+/// no event, every 2 s; one counting its matches every 3 s; a leading timer lets through only the trace's events
+/// after 2 s (IBM at 2.1 and 4.3 s, not at 0.2 and 1.5 s); a timer alone, once; and one that `OUTPUT LAST EVERY`
+/// paces, its clock started by its first row (at 1.5 s; ticks at 4.5 and 7.5 s).
+pub(crate) const STARTED: [(&str, &[TraceRow]); 5] = [
+    (
+        "INSERT INTO Out SELECT 'tick' as symbol, 0.0 as value FROM pattern [every timer:interval(2 sec)]",
+        &[(2000, "tick", Some(0.0)), (4000, "tick", Some(0.0)), (6000, "tick", Some(0.0)), (8000, "tick", Some(0.0))],
+    ),
+    (
+        "INSERT INTO Out SELECT 'n' as symbol, count(*) as value FROM pattern [every timer:interval(3 sec)]",
+        &[(3000, "n", Some(1.0)), (6000, "n", Some(2.0))],
+    ),
+    (
+        "INSERT INTO Out SELECT a.symbol as symbol, a.price as value FROM pattern [timer:interval(2 sec) -> every \
+         a=S(price > 20)]",
+        &[(2100, "IBM", Some(26.0)), (4300, "IBM", Some(22.0))],
+    ),
+    (
+        "INSERT INTO Out SELECT 'once' as symbol, 0.0 as value FROM pattern [timer:interval(2500 msec)]",
+        &[(2500, "once", Some(0.0))],
+    ),
+    (
+        "INSERT INTO Out SELECT 'paced' as symbol, 0.0 as value FROM pattern [every timer:interval(1500 msec)] OUTPUT LAST EVERY \
+         3 sec",
+        &[(4500, "paced", Some(0.0)), (7500, "paced", Some(0.0))],
+    ),
+];
+
+#[test]
+fn patterns_start_with_their_statement() {
+    assert_traces(&STARTED, 8000);
+}
+
 /// Esper's `ResultSetOutputLimitAfter` (`ResultSetEveryPolicy`): `output after 20 seconds every 5 seconds`, created
 /// at 0; the events at 1 ms, 6 and 16 s give nothing, those at 20 s and 24.999 s come out together at 25 s, the one
 /// at 27 s at 30 s.

@@ -269,6 +269,20 @@ async fn a_pattern_s_first_row_of_each_minute_is_written_and_the_others_dropped(
     wait_for(&h, "1", "Floor", "temperature", "12.0").await;
 }
 
+/// A pattern of timers alone starts with its statement: it counts every ten seconds, with no event at all.
+#[tokio::test]
+async fn a_pattern_of_timers_alone_counts_every_ten_seconds_with_no_event() {
+    let h = Harness::new().await;
+    h.state.sinks.set_listener(OWN.parse().unwrap());
+    let ticks = "INSERT INTO Floor SELECT 'ticks' as id, count(*) * 1.0 as temperature FROM pattern [every \
+        timer:interval(10 sec)]";
+    assert_eq!(post_config(&h, floor_with(ticks)).await.status, StatusCode::CREATED);
+    h.clock.advance_ms(10_000);
+    wait_for(&h, "ticks", "Floor", "temperature", "1.0").await;
+    h.clock.advance_ms(20_000);
+    wait_for(&h, "ticks", "Floor", "temperature", "3.0").await;
+}
+
 /// `OUTPUT FIRST EVERY` on a join: the minute's first probe is answered at once, with every row it joins (both warm
 /// rooms of the floor), and the minute's later probes are dropped until the minute has passed. Each probe also
 /// writes a reading of its own, without a policy, after the join's rows: once it is there, so would the join's be.
