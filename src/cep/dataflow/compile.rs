@@ -420,7 +420,8 @@ impl<'s> Compiler<'s, '_> {
         let names = (self.names.clone(), self.vars.clone());
         let mut logic =
             PatternLogic::new(number, Arc::new(q.clone()), p.root.clone(), keys, names).with(self.id(&q.sink.stream));
-        // A pattern with no key runs on the worker its events go to, the first.
+        // A pattern that starts with its statement has no key, so its events all go to the first worker: it starts
+        // there.
         if self.scope.index() == 0 {
             logic = logic.created_at(self.created_ms);
         }
