@@ -353,7 +353,8 @@ const STARTED_PATTERNS: [&str; 5] = [
     "INSERT INTO Seen SELECT 'paced' as id, 0 as people, 0.0 as temperature, 'f' as flap FROM pattern [every \
      timer:interval(1300 msec)] OUTPUT FIRST EVERY 3 sec",
     "INSERT INTO Seen SELECT r.id as id, r.people as people, r.temperature as temperature, r.flap as flap FROM \
-     pattern [every timer:interval(2500 msec)] unidirectional LEFT OUTER JOIN Room.std:unique(id) as r ON r.floor = 'f1'",
+     pattern [every timer:interval(2500 msec)] unidirectional LEFT OUTER JOIN Room.std:unique(id) as r ON \
+     r.floor = 'f1'",
 ];
 
 /// Patterns under each output policy without aggregates: `FIRST`, `LAST` with `WHERE`, the default waiting with
@@ -1048,7 +1049,8 @@ proptest! {
     fn patterns_started_with_their_statement_keep_their_state_across_a_replacement(
         steps in steps(room_event()), at in 0..40usize,
     ) {
-        compare_across_a_replacement(&room_to_seen(&STARTED_PATTERNS), "INSERT INTO Extra SELECT id FROM Room", &steps, at)?;
+        let config = room_to_seen(&STARTED_PATTERNS);
+        compare_across_a_replacement(&config, "INSERT INTO Extra SELECT id FROM Room", &steps, at)?;
     }
 
     #[test]

@@ -822,8 +822,8 @@ pub(crate) const STARTED: [(&str, &[TraceRow]); 5] = [
         &[(2500, "once", Some(0.0))],
     ),
     (
-        "INSERT INTO Out SELECT 'paced' as symbol, 0.0 as value FROM pattern [every timer:interval(1500 msec)] OUTPUT LAST EVERY \
-         3 sec",
+        "INSERT INTO Out SELECT 'paced' as symbol, 0.0 as value FROM pattern [every timer:interval(1500 msec)] \
+         OUTPUT LAST EVERY 3 sec",
         &[(4500, "paced", Some(0.0)), (7500, "paced", Some(0.0))],
     ),
 ];
