@@ -4,12 +4,13 @@
 //! leaf the tree interpreter of `cep::reference::pattern` would make) and the few values its leaves and `and`s hold,
 //! in one allocation, instead of a tree of frames and leaves made and dropped node by node.
 //!
-//! The functions mirror the tree interpreter's (`start`, `complete`, `finish`, `kill`, `prune`, `fire`), so the two
-//! mean the same: leaves fire in the order they were made, a killed slot takes its subtree with it, a frame with
-//! nothing live under it goes, and an instance with nothing live goes. One difference has no effect: the tree makes
-//! nodes under a frame that died while its siblings were starting (an `and` of `not`s only, finishing at once), which
-//! can then never reach anything; here they are not made. The property test at the end runs random patterns of this
-//! form through both and requires the same matches at every event and timer. Patterns of other forms run on the tree.
+//! In this form every node but a `not` quits once it matches, and a `not` sits directly under an `and`, so a frame
+//! here simply ends once nothing is live under it (`complete`, `finish`, `kill`, `prune`): the tree interpreter's
+//! frames turning false end the same instances with the same matches, and leaves fire in the order they were made in
+//! both. An `and` being started is not ended meanwhile, as the tree does not end it: a child that ends at once (an
+//! `and` of `not`s only) leaves it empty only until its later children start. The property test at the end runs
+//! random patterns of this form through both and requires the same matches at every event and timer. Patterns of
+//! other forms (a `not` elsewhere, which is true from its start) run on the tree.
 //!
 //! A shape in which any leaf of the opening that fires ends the instance (the geofence's confirmation) runs its
 //! instances in a [`Queue`] instead, which the same property test runs beside the compact automaton. The fast paths
@@ -251,7 +252,8 @@ impl Shape {
         let (mut next, mut out) = (opening.leaves(), Out::default());
         let mut seen = Seen::new(self.by_stream.len());
         let mut ctx = Ctx::new(0, 1, vars);
-        let mut run = Run { shape: self, ctx: &mut ctx, id: 0, next: &mut next, out: &mut out, seen: &mut seen };
+        let mut run =
+            Run { shape: self, ctx: &mut ctx, id: 0, next: &mut next, out: &mut out, seen: &mut seen, starting: 0 };
         run.fire(&mut instance, slot, event.as_ref());
         let Out { matches, wakes, .. } = out;
         // A match must carry the instance's bindings whole: the fast path hands them over as they are.
@@ -383,7 +385,13 @@ impl Shape {
                 SlotKind::And { pending: cs.iter().filter(|c| !matches!(c.kind, PatternNodeKind::Not(_))).count() }
             }
             PatternNodeKind::Or(_) => SlotKind::Or,
-            PatternNodeKind::Not(_) => SlotKind::Not,
+            // A `not` elsewhere is true from its start, which the slots do not model.
+            PatternNodeKind::Not(_)
+                if parent.is_some_and(|p| matches!(self.slots[p as usize].kind, SlotKind::And { .. })) =>
+            {
+                SlotKind::Not
+            }
+            PatternNodeKind::Not(_) => return None,
             PatternNodeKind::Within { millis, .. } => SlotKind::Within { millis: *millis },
             PatternNodeKind::Timer { millis } => SlotKind::Timer { millis: *millis },
             PatternNodeKind::Match { stream, filter, .. } => {
@@ -756,7 +764,7 @@ impl Compact {
             return;
         };
         instance.materialize(&self.shape);
-        let mut run = Run { shape: &self.shape, ctx, id, next: &mut self.next, out, seen: &mut self.seen };
+        let mut run = Run { shape: &self.shape, ctx, id, next: &mut self.next, out, seen: &mut self.seen, starting: 0 };
         f(&mut run, instance);
         if instance.live == 0
             && let Some(instance) = self.instances.remove(id)
@@ -1002,6 +1010,9 @@ struct Run<'s, 'c> {
     next: &'s mut u64,
     out: &'s mut Out,
     seen: &'s mut Seen,
+    /// The `and`s whose children are starting: one of them ending at once (an `and` of `not`s) leaves the `and`
+    /// empty only until its later children start, so it is not dropped as empty meanwhile.
+    starting: u64,
 }
 
 impl Run<'_, '_> {
@@ -1031,11 +1042,15 @@ impl Run<'_, '_> {
             SlotKind::And { pending } => {
                 instance.live |= bit(slot);
                 *instance.state_mut(self.shape.state(slot)) = State::And { pending, mask };
+                self.starting |= bit(slot);
                 for &child in &self.shape.children[id] {
                     self.start(instance, child, mask);
                 }
+                self.starting &= !bit(slot);
                 if pending == 0 && instance.is_live(slot) {
                     self.finish(instance, slot, mask);
+                } else {
+                    self.prune(instance, slot);
                 }
             }
             SlotKind::Or | SlotKind::Not => {
@@ -1162,7 +1177,7 @@ impl Run<'_, '_> {
     /// Drops frame `slot` (and then its ancestors) once nothing is live under it.
     fn prune(&mut self, instance: &mut Instance, slot: Slot) {
         let def = &self.shape.slots[slot as usize];
-        if !instance.is_live(slot) || instance.live & def.children != 0 {
+        if !instance.is_live(slot) || instance.live & def.children != 0 || self.starting & bit(slot) != 0 {
             return;
         }
         instance.live &= !bit(slot);
@@ -1597,8 +1612,15 @@ mod tests {
     #[test]
     fn patterns_of_other_forms_have_no_compact_shape() {
         let names = [Name::from("A"), Name::from("B")];
-        for pattern in ["every a=A(v >= 0)", "every (a=A(v >= 0) -> B(v >= 0))", "every a=A(v >= 0) -> every B(v >= 0)"]
-        {
+        let patterns = [
+            "every a=A(v >= 0)",
+            "every (a=A(v >= 0) -> B(v >= 0))",
+            "every a=A(v >= 0) -> every B(v >= 0)",
+            "every a=A(v >= 0) -> not B(v = a.v)",
+            "every a=A(v >= 0) -> (B(v = 1) or not B(v = a.v))",
+            "every a=A(v >= 0) -> (not B(v = a.v) where timer:within(1 sec))",
+        ];
+        for pattern in patterns {
             let q = query(pattern);
             let Input::Pattern(p) = &q.input else { panic!("a pattern") };
             assert!(Shape::new(&Nodes::new(&p.root, &q.projection), &names, &Row::default()).is_none(), "{pattern}");

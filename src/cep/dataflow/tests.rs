@@ -15,7 +15,8 @@ use crate::cep::reference::Reference;
 use crate::cep::reference::lookup_tests::{config as lookup_config, pattern_driven};
 use crate::cep::reference::tests::{
     AFTER, ALL_AND_FIRST, ALL_GROUPS, ORDERED, ORDERED_MATCHES, QUIET, ROW_SNAPSHOTS, SNAPSHOT, STARTED, TRACE,
-    TraceEvent, TraceRow, run_trace, snapshot_expected, trace_config, trace_expected, trace_outputs,
+    TURNING, TURNING_LATER, TraceEvent, TraceRow, run_trace, snapshot_expected, trace_config, trace_expected,
+    trace_outputs,
 };
 use crate::cep::runtime::value::watched_shape;
 use crate::cep::runtime::{Engine, Incoming, Output, Row, Val, spare};
@@ -339,7 +340,33 @@ proptest! {
     fn patterns_started_with_their_statement_agree_with_the_reference(steps in steps(room_event())) {
         compare(&room_to_seen(&STARTED_PATTERNS), &steps)?;
     }
+
+    #[test]
+    fn patterns_turning_false_agree_with_the_reference(steps in steps(room_event())) {
+        compare(&room_to_seen(&TURNING_PATTERNS), &steps)?;
+    }
 }
+
+/// Patterns whose parts turn false, among room events, keyed by room and not: a `not` outside an `and` (with an `or`,
+/// and alone after the start), an `every` restarting what turned false (a quiet spell, a `within`), an `every`
+/// inside an `and` and under a `within`, and a `not` alone, true at the start.
+const TURNING_PATTERNS: [&str; 7] = [
+    "INSERT INTO Seen SELECT a.id as id, b.people as people, a.temperature as temperature, a.flap as flap FROM \
+     pattern [every a=Room(temperature > 30) -> (b=Room(id = a.id, temperature < 20) or not Room(id = a.id, people > \
+     15))]",
+    "INSERT INTO Seen SELECT a.id as id, a.people as people, a.temperature as temperature, a.flap as flap FROM \
+     pattern [every a=Room(temperature > 40) -> not Room(id = a.id, temperature < 5)]",
+    "INSERT INTO Seen SELECT 'calm' as id, 0 as people, 0.0 as temperature, 'f' as flap FROM pattern [every \
+     (timer:interval(2 sec) and not Room(temperature > 38))]",
+    "INSERT INTO Seen SELECT a.id as id, a.people as people, a.temperature as temperature, a.flap as flap FROM \
+     pattern [every (a=Room(temperature > 35) where timer:within(3 sec))]",
+    "INSERT INTO Seen SELECT a.id as id, b.people as people, a.temperature as temperature, b.flap as flap FROM \
+     pattern [(every a=Room(temperature > 40)) and b=Room(people > 18)]",
+    "INSERT INTO Seen SELECT a.id as id, b.people as people, b.temperature as temperature, a.flap as flap FROM \
+     pattern [every a=Room(temperature > 30) -> ((every b=Room(id = a.id, people > 15)) where timer:within(2 sec))]",
+    "INSERT INTO Seen SELECT 'none' as id, 0 as people, 0.0 as temperature, 'f' as flap FROM pattern [not \
+     Room(temperature > 42)]",
+];
 
 /// Patterns that start with their statement, among room events: timers alone (counted, paced, and driving a join that
 /// lists a floor's rooms every 2.5 s), a leading timer, and a quiet spell repeated, which a hot room ends.
@@ -502,6 +529,19 @@ fn esper_output_snapshot_without_aggregates_traces_on_two_and_four_workers() {
 fn patterns_start_with_their_statement_on_every_worker_count() {
     for ((statement, rows), workers) in STARTED.iter().flat_map(|s| [(s, 1), (s, 2), (s, 4)]) {
         assert_eq!(trace_on(workers, statement, &[], 8000), trace_rows(rows), "{workers} workers: {statement}");
+    }
+}
+
+/// Patterns whose parts turn false ([`TURNING`]) on one, two and four workers: an `every` restarting what turned
+/// false, a `not` outside an `and`, a pattern true at its start.
+#[test]
+fn parts_turning_false_pass_it_up_on_every_worker_count() {
+    for ((statement, rows), workers) in TURNING.iter().flat_map(|s| [(s, 1), (s, 2), (s, 4)]) {
+        assert_eq!(
+            trace_on(workers, statement, &TURNING_LATER, 8000),
+            trace_rows(rows),
+            "{workers} workers: {statement}"
+        );
     }
 }
 

@@ -661,7 +661,7 @@ impl JoinQuery {
         let rate = Rate::of(number, q, created_ms)?;
         let driver = match &join.driver {
             Input::Stream(s) => Driver::Stream(s.stream.clone()),
-            Input::Pattern(p) => Driver::Pattern(Box::new(PatternQuery::driver(number, q, p)?)),
+            Input::Pattern(p) => Driver::Pattern(Box::new(PatternQuery::driver(q, p))),
             Input::Join(_) => {
                 return Err(EngineError::Unsupported { statement: number, construct: "a nested join".into() });
             }

@@ -1,8 +1,13 @@
-//! Patterns as a tree of live instances. Starting a node under a parent frame creates frames (followed-by steps,
-//! `every`, `and`, `or`, `not`, `within`) and leaves (event matches and timers); a leaf that fires completes its
-//! frame, which decides what happens next: start the next step, restart the `every`, count an `and`, or kill the
-//! instance (`not` matched, `within` expired). Killing a frame drops its whole subtree, so no state outlives its
-//! instance. Only events after the one that created a leaf can match it (arrival sequence), as Esper requires.
+//! Patterns as a tree of live instances, run as Esper's state nodes run them. Starting a node under a parent frame
+//! creates frames (a followed-by's instance and its steps, `every`, `and`, `or`, `not`, `within`) and leaves (event
+//! matches, timers, a `within`'s deadline). A child tells its parent that it matched, and whether it has quit doing so
+//! (Esper's `evaluateTrue`), or that it turned permanently false (`evaluateFalse`); each kind of frame answers as
+//! Esper's state node of its kind: a step starts the next step, an `every` restarts its child (on a match and on
+//! false alike), an `and` combines its children's matches once each has one and turns false with any child, an `or`
+//! quits with a child that quits and turns false with the last, a `not` is true from its start and turns false when
+//! its child matches, a `within` turns false at its deadline. A frame that quits or turns false is dropped with its
+//! subtree, so no state outlives its instance. Only events after the one that created a leaf can match it (arrival
+//! sequence), as Esper requires.
 //! A statement's `ORDER BY` changes nothing here: Esper inserts each match into the statement's stream alone
 //! (`ViewableActivatorPattern`), so each row is sorted by itself, and the rows keep the order of the matches. For the
 //! same reason an aggregating pattern makes one row per match, with its group's aggregates over every match so far
@@ -31,20 +36,32 @@ pub type Bindings = SmallVec<[(Name, Row); 1]>;
 #[derive(Debug)]
 enum FrameKind {
     Root,
-    /// Step `index` of the followed-by node `steps`.
+    /// An instance of a followed-by node: its children are its live [`FrameKind::Step`]s (Esper's followed-by state
+    /// keeps the same list, and turns false once failures have emptied it).
+    FollowedBy,
+    /// Step `index` of the followed-by node `steps`, under its instance.
     Step {
         steps: usize,
         index: usize,
     },
+    /// An `every` restarting node `child` from `bindings`; `spawning` while a new child starts, and `turned` if that
+    /// child turned true or false meanwhile: Esper quits such a child (`EvalEveryStateSpawnEvaluator`), since an
+    /// `every` over what is true at its start would loop.
     Every {
         child: usize,
         bindings: Bindings,
+        spawning: bool,
+        turned: bool,
     },
+    /// An `and`: which children have quit (by index, a bit each), and the matches each child has made.
     And {
-        pending: usize,
-        bindings: Bindings,
+        quit: u64,
+        events: SmallVec<[SmallVec<[Bindings; 1]>; 2]>,
     },
-    Or,
+    /// An `or` with `left` children that have not turned false.
+    Or {
+        left: usize,
+    },
     Not,
     Within {
         deadline: u64,
@@ -54,9 +71,14 @@ enum FrameKind {
 #[derive(Debug)]
 struct Frame {
     parent: Option<u64>,
+    /// The plan node the frame is an instance of.
+    node: usize,
     kind: FrameKind,
     children: SmallVec<[u64; 2]>,
 }
+
+/// A live child as its parent hears of it: its id and its plan node.
+type Child = (u64, usize);
 
 #[derive(Debug)]
 enum LeafKind {
@@ -64,9 +86,16 @@ enum LeafKind {
     Match {
         node: usize,
     },
-    Timer,
+    /// The timer node `node`.
+    Timer {
+        node: usize,
+    },
     Deadline,
 }
+
+/// The timer that hands out the matches a pattern made at its start: the root frame's id, never a leaf's, so it
+/// fires nothing itself.
+const AT_START: u64 = 0;
 
 /// What a match leaf's filter reads of its bindings: usually one column (`a.inside`), so one is kept inline and a leaf,
 /// moved in and out of its arena at every event, stays small.
@@ -211,25 +240,6 @@ pub struct PatternQuery {
     rate: Option<Rate>,
 }
 
-/// Checks what the runtimes do not run: `not` outside an `and`.
-fn check_pattern(number: usize, pattern: &PatternPlan) -> Result<(), EngineError> {
-    check_node(number, &pattern.root, false)
-}
-
-fn check_node(number: usize, node: &PatternNode, in_and: bool) -> Result<(), EngineError> {
-    let unsupported = |c: &str| Err(EngineError::Unsupported { statement: number, construct: c.into() });
-    match &node.kind {
-        PatternNodeKind::Not(inner) if in_and => check_node(number, inner, false),
-        PatternNodeKind::Not(_) => unsupported("`not` outside an `and`"),
-        PatternNodeKind::And(children) => children.iter().try_for_each(|c| check_node(number, c, true)),
-        PatternNodeKind::Every(c) | PatternNodeKind::Within { inner: c, .. } => check_node(number, c, false),
-        PatternNodeKind::FollowedBy(cs) | PatternNodeKind::Or(cs) => {
-            cs.iter().try_for_each(|c| check_node(number, c, false))
-        }
-        PatternNodeKind::Timer { .. } | PatternNodeKind::Match { .. } => Ok(()),
-    }
-}
-
 impl PatternQuery {
     /// The pattern statement `number`, created at `created_ms`.
     pub fn new(number: usize, q: &QueryPlan, created_ms: i64) -> Result<Self, EngineError> {
@@ -238,15 +248,13 @@ impl PatternQuery {
             return Err(EngineError::Unsupported { statement: number, construct: "this input".into() });
         };
         let rate = Rate::of(number, q, created_ms)?;
-        check_pattern(number, pattern)?;
         Ok(PatternQuery { rate, ..Self::shared(Arc::new(q.clone()), Nodes::new(&pattern.root, &q.projection)) })
     }
 
     /// The automaton of a join's driving pattern: the statement's WHERE and select list apply to the joined rows,
     /// so only the matches of this automaton are used.
-    pub fn driver(number: usize, q: &QueryPlan, pattern: &PatternPlan) -> Result<Self, EngineError> {
-        check_pattern(number, pattern)?;
-        Ok(Self::shared(Arc::new(q.clone()), Nodes::new(&pattern.root, &q.projection)))
+    pub fn driver(q: &QueryPlan, pattern: &PatternPlan) -> Self {
+        Self::shared(Arc::new(q.clone()), Nodes::new(&pattern.root, &q.projection))
     }
 
     /// A fresh automaton over an already checked plan, sharing it with other automata (one per partition key in
@@ -270,9 +278,9 @@ impl PatternQuery {
         self.next_id
     }
 
-    fn frame(&mut self, parent: u64, kind: FrameKind) -> u64 {
+    fn frame(&mut self, parent: u64, node: usize, kind: FrameKind) -> u64 {
         let seq = self.id();
-        let id = self.frames.insert(seq, Frame { parent: Some(parent), kind, children: SmallVec::new() });
+        let id = self.frames.insert(seq, Frame { parent: Some(parent), node, kind, children: SmallVec::new() });
         self.adopt(parent, id);
         id
     }
@@ -301,9 +309,13 @@ impl PatternQuery {
     }
 
     /// Starts the pattern when its statement is created (at `ctx.now`), as Esper starts a pattern statement: its
-    /// timers run from then, so a pattern of timers alone (`every timer:interval(1 min)`) fires with no event.
+    /// timers run from then, so a pattern of timers alone (`every timer:interval(1 min)`) fires with no event. A
+    /// pattern true from its start (`not S`, `S or not T`) matches then: the match waits for a timer due at once.
     pub fn create(&mut self, ctx: &mut Ctx<'_>) {
         self.ensure_started(ctx);
+        if !self.matches.is_empty() {
+            ctx.schedule(ctx.now, TimerOrder::Pattern, TimerKind::Pattern(AT_START));
+        }
     }
 
     /// Starts the pattern at its first event, if it has not started, as if it had been waiting since the
@@ -314,7 +326,8 @@ impl PatternQuery {
         if !self.started {
             self.started = true;
             // The first node of an empty arena: creation number 0 in slot 0, so its id is 0.
-            let root = self.frames.insert(0, Frame { parent: None, kind: FrameKind::Root, children: SmallVec::new() });
+            let frame = Frame { parent: None, node: self.nodes.root, kind: FrameKind::Root, children: SmallVec::new() };
+            let root = self.frames.insert(0, frame);
             debug_assert_eq!(root, 0);
             let seq = ctx.seq;
             ctx.seq = seq.saturating_sub(1);
@@ -323,111 +336,260 @@ impl PatternQuery {
         }
     }
 
-    fn start(&mut self, ctx: &mut Ctx<'_>, id: usize, bindings: Bindings, parent: u64) {
+    /// Starts node `id` under `parent` from `bindings` (Esper's `start` of a new state node); answers the id of the
+    /// frame or leaf made.
+    fn start(&mut self, ctx: &mut Ctx<'_>, id: usize, bindings: Bindings, parent: u64) -> u64 {
         let nodes = self.nodes.clone();
         match &nodes.get(id).kind {
-            PatternNodeKind::Match { .. } => {
-                self.leaf(ctx, parent, LeafKind::Match { node: id }, bindings);
-            }
+            PatternNodeKind::Match { .. } => self.leaf(ctx, parent, LeafKind::Match { node: id }, bindings),
             PatternNodeKind::Timer { millis } => {
-                let leaf = self.leaf(ctx, parent, LeafKind::Timer, bindings);
+                let leaf = self.leaf(ctx, parent, LeafKind::Timer { node: id }, bindings);
                 ctx.schedule(ctx.now + *millis as i64, TimerOrder::Pattern, TimerKind::Pattern(leaf));
+                leaf
             }
-            PatternNodeKind::FollowedBy(steps) => {
-                let frame = self.frame(parent, FrameKind::Step { steps: id, index: 0 });
-                self.start(ctx, steps[0].id, bindings, frame);
+            PatternNodeKind::FollowedBy(_) => {
+                let instance = self.frame(parent, id, FrameKind::FollowedBy);
+                self.step(ctx, instance, (id, 0), bindings);
+                instance
             }
             PatternNodeKind::Every(child) => {
-                let frame = self.frame(parent, FrameKind::Every { child: child.id, bindings: bindings.clone() });
-                self.start(ctx, child.id, bindings, frame);
+                let kind = FrameKind::Every { child: child.id, bindings, spawning: false, turned: false };
+                let frame = self.frame(parent, id, kind);
+                self.spawn(ctx, frame);
+                frame
             }
-            PatternNodeKind::And(children) => self.start_and(ctx, children, bindings, parent),
+            PatternNodeKind::And(children) => {
+                let events = children.iter().map(|_| SmallVec::new()).collect();
+                let frame = self.frame(parent, id, FrameKind::And { quit: 0, events });
+                // Esper makes every child before starting the first, so one that turns true or false at its start
+                // (a `not`) finds its siblings counted; a child that ends the `and` leaves the rest unstarted.
+                for child in children {
+                    if !self.frames.contains(frame) {
+                        break;
+                    }
+                    self.start(ctx, child.id, bindings.clone(), frame);
+                }
+                frame
+            }
             PatternNodeKind::Or(children) => {
-                let frame = self.frame(parent, FrameKind::Or);
-                children.iter().for_each(|c| self.start(ctx, c.id, bindings.clone(), frame));
+                let frame = self.frame(parent, id, FrameKind::Or { left: children.len() });
+                for child in children {
+                    if !self.frames.contains(frame) {
+                        break;
+                    }
+                    self.start(ctx, child.id, bindings.clone(), frame);
+                }
+                frame
             }
             PatternNodeKind::Not(inner) => {
-                let frame = self.frame(parent, FrameKind::Not);
-                self.start(ctx, inner.id, bindings, frame);
+                // True from its start: the parent hears so at once, and the `not` stays until its child matches.
+                let frame = self.frame(parent, id, FrameKind::Not);
+                self.start(ctx, inner.id, bindings.clone(), frame);
+                if self.frames.contains(frame) {
+                    self.report(ctx, parent, (frame, id), bindings, false);
+                }
+                frame
             }
             PatternNodeKind::Within { inner, millis } => {
-                let frame = self.frame(parent, FrameKind::Within { deadline: 0 });
+                let frame = self.frame(parent, id, FrameKind::Within { deadline: 0 });
                 let deadline = self.leaf(ctx, frame, LeafKind::Deadline, Bindings::new());
                 if let Some(Frame { kind: FrameKind::Within { deadline: d }, .. }) = self.frames.get_mut(frame) {
                     *d = deadline;
                 }
                 ctx.schedule(ctx.now + *millis as i64, TimerOrder::Pattern, TimerKind::Pattern(deadline));
                 self.start(ctx, inner.id, bindings, frame);
+                frame
             }
         }
     }
 
-    fn start_and(&mut self, ctx: &mut Ctx<'_>, children: &[PatternNode], bindings: Bindings, parent: u64) {
-        let pending = children.iter().filter(|c| !matches!(c.kind, PatternNodeKind::Not(_))).count();
-        let frame = self.frame(parent, FrameKind::And { pending, bindings: bindings.clone() });
-        for child in children {
-            if self.frames.contains(frame) {
-                self.start(ctx, child.id, bindings.clone(), frame);
+    /// Starts step `index` of the followed-by node `steps` under its `instance`.
+    fn step(&mut self, ctx: &mut Ctx<'_>, instance: u64, (steps, index): (usize, usize), bindings: Bindings) {
+        let nodes = self.nodes.clone();
+        let PatternNodeKind::FollowedBy(list) = &nodes.get(steps).kind else {
+            return;
+        };
+        let frame = self.frame(instance, steps, FrameKind::Step { steps, index });
+        self.start(ctx, list[index].id, bindings, frame);
+    }
+
+    /// Starts a new child of the `every` frame `every`, and quits it if it turned true or false while starting.
+    fn spawn(&mut self, ctx: &mut Ctx<'_>, every: u64) {
+        let Some(Frame { kind: FrameKind::Every { child, bindings, spawning, turned }, .. }) =
+            self.frames.get_mut(every)
+        else {
+            return;
+        };
+        (*spawning, *turned) = (true, false);
+        let (child, bindings) = (*child, bindings.clone());
+        let id = self.start(ctx, child, bindings, every);
+        if let Some(Frame { kind: FrameKind::Every { spawning, turned, .. }, .. }) = self.frames.get_mut(every) {
+            *spawning = false;
+            if *turned {
+                self.detach(every, id);
             }
-        }
-        if pending == 0 && self.frames.contains(frame) {
-            self.finish(ctx, frame, bindings);
         }
     }
 
-    /// A child of `frame` matched with `bindings`.
-    fn complete(&mut self, ctx: &mut Ctx<'_>, frame: u64, bindings: Bindings) {
+    /// Child `from` of `frame` matched with `bindings` (Esper's `evaluateTrue`); `quitted` when nothing of it is left
+    /// live. Each kind of frame does what Esper's state node of its kind does.
+    fn report(&mut self, ctx: &mut Ctx<'_>, frame: u64, from: Child, bindings: Bindings, quitted: bool) {
+        let known = self.is_child(frame, from.0);
+        if quitted {
+            self.detach(frame, from.0);
+        }
         let Some(f) = self.frames.get_mut(frame) else {
             return;
         };
+        let up = (f.parent.unwrap_or(0), (frame, f.node));
         match &mut f.kind {
-            // Without `every` the tree simply runs out of leaves after its match: nothing to stop here.
             FrameKind::Root => self.matches.push(bindings),
+            // A step reports to its instance's parent; the instance itself hears nothing.
+            FrameKind::FollowedBy => {}
             FrameKind::Step { steps, index } => {
-                let (parent, next, steps) = (f.parent.unwrap_or(0), *index + 1, *steps);
-                let following = match &self.nodes.get(steps).kind {
-                    PatternNodeKind::FollowedBy(list) => list.get(next).map(|n| n.id),
-                    _ => None,
-                };
-                match following {
-                    None => self.complete(ctx, parent, bindings),
-                    Some(node) => {
-                        let step = self.frame(parent, FrameKind::Step { steps, index: next });
-                        self.start(ctx, node, bindings, step);
-                    }
+                let (steps, index) = (*steps, *index);
+                if known {
+                    self.stepped(ctx, (frame, up.0), (steps, index), bindings);
                 }
             }
-            FrameKind::Every { child, bindings: initial } => {
-                let (parent, child, initial) = (f.parent.unwrap_or(0), *child, initial.clone());
-                self.complete(ctx, parent, bindings);
-                if self.frames.contains(frame) {
-                    self.start(ctx, child, initial, frame);
+            FrameKind::Every { spawning: true, turned, .. } => *turned = true,
+            FrameKind::Every { .. } => {
+                self.report(ctx, up.0, up.1, bindings, false);
+                self.spawn(ctx, frame);
+            }
+            FrameKind::And { .. } if known => self.and_matched(ctx, frame, (from.1, quitted), bindings),
+            FrameKind::And { .. } => {}
+            FrameKind::Or { .. } => {
+                if quitted {
+                    self.kill_children(frame);
+                }
+                self.report(ctx, up.0, up.1, bindings, quitted);
+            }
+            FrameKind::Within { deadline } => {
+                if quitted {
+                    let deadline = *deadline;
+                    self.detach(frame, deadline);
+                }
+                if known {
+                    self.report(ctx, up.0, up.1, bindings, quitted);
                 }
             }
-            FrameKind::And { pending, bindings: acc } => {
-                *pending = pending.saturating_sub(1);
-                merge(acc, bindings);
-                if *pending == 0 {
-                    let acc = acc.clone();
-                    self.finish(ctx, frame, acc);
-                }
-            }
-            FrameKind::Or | FrameKind::Within { .. } => self.finish(ctx, frame, bindings),
-            FrameKind::Not => {
-                let parent = f.parent.unwrap_or(0);
-                self.kill(parent);
-            }
+            FrameKind::Not if known && quitted => self.fail(ctx, up.0, up.1),
+            FrameKind::Not => {}
         }
-        self.prune(frame);
     }
 
-    /// The frame matched as a whole: its remaining children die and its parent hears of it.
-    fn finish(&mut self, ctx: &mut Ctx<'_>, frame: u64, bindings: Bindings) {
-        let parent = self.frames.get(frame).and_then(|f| f.parent).unwrap_or(0);
-        // The frame stays until its parent has heard, so the parent is not pruned as empty meanwhile.
-        self.kill_children(frame);
-        self.complete(ctx, parent, bindings);
-        self.kill(frame);
+    /// Step `index` of the followed-by node `steps` (the frame `step`, under `instance`) matched: the next step starts,
+    /// or after the last the instance matches, and has quit if no step is left live.
+    fn stepped(
+        &mut self,
+        ctx: &mut Ctx<'_>,
+        (step, instance): (u64, u64),
+        (steps, index): (usize, usize),
+        b: Bindings,
+    ) {
+        if self.frames.get(step).is_some_and(|f| f.children.is_empty()) {
+            self.detach(instance, step);
+        }
+        let last = match &self.nodes.get(steps).kind {
+            PatternNodeKind::FollowedBy(list) => index + 1 == list.len(),
+            _ => true,
+        };
+        if !last {
+            return self.step(ctx, instance, (steps, index + 1), b);
+        }
+        let Some(f) = self.frames.get(instance) else {
+            return;
+        };
+        let (parent, quitted) = (f.parent.unwrap_or(0), f.children.is_empty());
+        self.report(ctx, parent, (instance, steps), b, quitted);
+    }
+
+    /// Child node `node` of the `and` frame `frame` matched with `bindings`, and has `quitted` or not: once every
+    /// child has matched, each combination of this match with the other children's makes a match of the `and`, which
+    /// quits when only `not`s are left live (Esper's `EvalAndStateNode`).
+    fn and_matched(&mut self, ctx: &mut Ctx<'_>, frame: u64, (node, quitted): (usize, bool), bindings: Bindings) {
+        let nodes = self.nodes.clone();
+        let Some(Frame { parent, node: and, kind: FrameKind::And { quit, events }, .. }) = self.frames.get_mut(frame)
+        else {
+            return;
+        };
+        let (parent, and) = (parent.unwrap_or(0), *and);
+        let PatternNodeKind::And(children) = &nodes.get(and).kind else {
+            return;
+        };
+        let Some(index) = children.iter().position(|c| c.id == node) else {
+            return;
+        };
+        if quitted {
+            *quit |= 1 << index;
+        }
+        events[index].push(bindings.clone());
+        if events.iter().any(SmallVec::is_empty) {
+            return;
+        }
+        let mut combined = vec![bindings];
+        for (_, matched) in events.iter().enumerate().filter(|(i, _)| *i != index) {
+            combined = (combined.iter()).flat_map(|b| matched.iter().map(|m| merged(b, m))).collect();
+        }
+        let open = |(i, c): (usize, &PatternNode)| *quit & (1 << i) == 0 && !matches!(c.kind, PatternNodeKind::Not(_));
+        let ended = !children.iter().enumerate().any(open);
+        if ended {
+            self.kill_children(frame);
+        }
+        for b in combined {
+            self.report(ctx, parent, (frame, and), b, ended);
+        }
+    }
+
+    /// Child `from` of `frame` turned permanently false (Esper's `evaluateFalse`); nothing of it is left live.
+    fn fail(&mut self, ctx: &mut Ctx<'_>, frame: u64, from: Child) {
+        if let Some(Frame { kind: FrameKind::Every { spawning: true, turned, .. }, .. }) = self.frames.get_mut(frame) {
+            *turned = true;
+            return;
+        }
+        if !self.is_child(frame, from.0) {
+            return;
+        }
+        self.detach(frame, from.0);
+        let Some(f) = self.frames.get_mut(frame) else {
+            return;
+        };
+        let up = (f.parent.unwrap_or(0), (frame, f.node));
+        match &mut f.kind {
+            FrameKind::Root => self.kill_children(0),
+            FrameKind::FollowedBy => {}
+            FrameKind::Step { .. } => {
+                let instance = up.0;
+                self.detach(instance, frame);
+                if let Some(f) = self.frames.get(instance).filter(|f| f.children.is_empty()) {
+                    let up = (f.parent.unwrap_or(0), (instance, f.node));
+                    self.fail(ctx, up.0, up.1);
+                }
+            }
+            FrameKind::Every { .. } => self.spawn(ctx, frame),
+            FrameKind::And { .. } => self.fail(ctx, up.0, up.1),
+            FrameKind::Or { left } => {
+                *left -= 1;
+                if *left == 0 {
+                    self.fail(ctx, up.0, up.1);
+                }
+            }
+            // A `not` whose child turned false stays true; a `within` waits for its deadline.
+            FrameKind::Not | FrameKind::Within { .. } => {}
+        }
+    }
+
+    fn is_child(&self, frame: u64, child: u64) -> bool {
+        self.frames.get(frame).is_some_and(|f| f.children.contains(&child))
+    }
+
+    /// Drops child `child` of `frame`, with everything under it.
+    fn detach(&mut self, frame: u64, child: u64) {
+        self.forget_child(frame, child);
+        if self.leaves.remove(child).is_none() {
+            self.kill_subtree(child);
+        }
     }
 
     fn kill_children(&mut self, frame: u64) {
@@ -444,39 +606,9 @@ impl PatternQuery {
         self.frames.remove(frame);
     }
 
-    /// Removes `frame` and everything under it, then drops ancestors left empty.
-    fn kill(&mut self, frame: u64) {
-        if frame == 0 {
-            return self.kill_children(0);
-        }
-        let parent = self.frames.get(frame).and_then(|f| f.parent);
-        self.kill_subtree(frame);
-        if let Some(parent) = parent {
-            self.forget_child(parent, frame);
-            self.prune(parent);
-        }
-    }
-
     fn forget_child(&mut self, parent: u64, child: u64) {
         if let Some(p) = self.frames.get_mut(parent) {
             p.children.retain(|c| *c != child);
-        }
-    }
-
-    /// Drops `frame` (and then its ancestors) once nothing is left under it.
-    fn prune(&mut self, frame: u64) {
-        let Some(f) = self.frames.get(frame) else {
-            return;
-        };
-        let live = f.children.iter().any(|c| self.frames.contains(*c) || self.leaves.contains(*c));
-        if live || frame == 0 {
-            return;
-        }
-        let parent = f.parent;
-        self.frames.remove(frame);
-        if let Some(parent) = parent {
-            self.forget_child(parent, frame);
-            self.prune(parent);
         }
     }
 
@@ -484,16 +616,23 @@ impl PatternQuery {
         let Some(leaf) = self.leaves.remove(id) else {
             return;
         };
-        self.forget_child(leaf.frame, id);
         match leaf.kind {
-            LeafKind::Deadline => self.kill(leaf.frame),
-            LeafKind::Timer => self.complete(ctx, leaf.frame, leaf.bindings),
+            // The `within`'s time is up: its child quits, and the `within` turns false.
+            LeafKind::Deadline => {
+                self.forget_child(leaf.frame, id);
+                self.kill_children(leaf.frame);
+                if let Some(f) = self.frames.get(leaf.frame) {
+                    let up = (f.parent.unwrap_or(0), (leaf.frame, f.node));
+                    self.fail(ctx, up.0, up.1);
+                }
+            }
+            LeafKind::Timer { node } => self.report(ctx, leaf.frame, (id, node), leaf.bindings, true),
             LeafKind::Match { node } => {
                 let mut bindings = leaf.bindings;
                 if let (Some(tag), Some(event)) = (&self.nodes.tags[node], event) {
                     bindings.push((tag.clone(), event));
                 }
-                self.complete(ctx, leaf.frame, bindings);
+                self.report(ctx, leaf.frame, (id, node), bindings, true);
             }
         }
     }
@@ -587,11 +726,14 @@ impl PatternQuery {
     /// Whether nothing has progressed since the pattern started: only unbound event leaves, under frames that have
     /// not moved. Such an automaton behaves exactly as a new one would, so the dataflow runtime drops it.
     pub fn is_idle(&self) -> bool {
-        let unmoved = |f: &Frame| {
-            matches!(
-                f.kind,
-                FrameKind::Root | FrameKind::Every { .. } | FrameKind::Or | FrameKind::Step { index: 0, .. }
-            )
+        let unmoved = |f: &Frame| match &f.kind {
+            FrameKind::Root | FrameKind::FollowedBy | FrameKind::Every { .. } | FrameKind::Step { index: 0, .. } => {
+                true
+            }
+            FrameKind::Or { left } => {
+                matches!(&self.nodes.get(f.node).kind, PatternNodeKind::Or(c) if c.len() == *left)
+            }
+            _ => false,
         };
         self.started
             && !self.leaves.is_empty()
@@ -619,12 +761,15 @@ fn columns_read(e: &PlanExpr) -> Vec<(Name, Name)> {
     out
 }
 
-fn merge(acc: &mut Bindings, more: Bindings) {
+/// `acc` with the tags of `more` it does not bind.
+fn merged(acc: &Bindings, more: &Bindings) -> Bindings {
+    let mut out = acc.clone();
     for (tag, row) in more {
-        if !acc.iter().any(|(t, _)| *t == tag) {
-            acc.push((tag, row));
+        if !out.iter().any(|(t, _)| t == tag) {
+            out.push((tag.clone(), row.clone()));
         }
     }
+    out
 }
 
 /// The streams a pattern's event matches read, each once, in order of appearance.

@@ -833,6 +833,104 @@ fn patterns_start_with_their_statement() {
     assert_traces(&STARTED, 8000);
 }
 
+/// Patterns whose parts turn false, as Esper's state nodes pass it up (`evaluateFalse`), over the trace and IBM at 6
+/// and 6.5 s. A quiet second with no IBM, `every` restarting it whenever IBM ends it: at 1.2, 3.1, 4.1 and 5.3 s,
+/// then 7.5 s. Each IBM within a second of the last restart, the `within` ending false and the `every` restarting
+/// it: every IBM. An `every` inside an `and`: each IBM so far with the first YAH, then each later IBM with it. An
+/// `every` over an `and` of `not`s, true as it starts, quits it rather than looping: nothing. A `not` alone, true at
+/// the start (0 s) until MSFT arrives. `a -> not S` matches at `a` at once. An `or` with a `not`: at each IBM at
+/// once, then again with the next YAH (MSFT ends only the `not`). An instance that YAH ends restarts its `every`, so
+/// IBM at 6 and 6.5 s make a pair.
+pub(crate) const TURNING: [(&str, &[TraceRow]); 8] = [
+    (
+        "INSERT INTO Out SELECT 'quiet' as symbol, 0.0 as value FROM pattern [every (timer:interval(1 sec) and not \
+         S(symbol = 'IBM'))]",
+        &[
+            (1200, "quiet", Some(0.0)),
+            (3100, "quiet", Some(0.0)),
+            (4100, "quiet", Some(0.0)),
+            (5300, "quiet", Some(0.0)),
+            (7500, "quiet", Some(0.0)),
+        ],
+    ),
+    (
+        "INSERT INTO Out SELECT a.symbol as symbol, a.price as value FROM pattern [every (a=S(symbol = 'IBM') where \
+         timer:within(1 sec))]",
+        &[
+            (200, "IBM", Some(25.0)),
+            (1500, "IBM", Some(24.0)),
+            (2100, "IBM", Some(26.0)),
+            (4300, "IBM", Some(22.0)),
+            (6000, "IBM", Some(30.0)),
+            (6500, "IBM", Some(31.0)),
+        ],
+    ),
+    (
+        "INSERT INTO Out SELECT b.symbol as symbol, a.price as value FROM pattern [(every a=S(symbol = 'IBM')) and \
+         b=S(symbol = 'YAH')]",
+        &[
+            (1500, "YAH", Some(24.0)),
+            (1500, "YAH", Some(25.0)),
+            (2100, "YAH", Some(26.0)),
+            (4300, "YAH", Some(22.0)),
+            (6000, "YAH", Some(30.0)),
+            (6500, "YAH", Some(31.0)),
+        ],
+    ),
+    (
+        "INSERT INTO Out SELECT 'x' as symbol, 0.0 as value FROM pattern [every (not S(symbol = 'A') and not \
+         S(symbol = 'B'))]",
+        &[],
+    ),
+    (
+        "INSERT INTO Out SELECT 'none' as symbol, 0.0 as value FROM pattern [not S(symbol = 'MSFT')]",
+        &[(0, "none", Some(0.0))],
+    ),
+    (
+        "INSERT INTO Out SELECT a.symbol as symbol, a.price as value FROM pattern [every a=S(symbol = 'IBM') -> not \
+         S(symbol = 'YAH')]",
+        &[
+            (200, "IBM", Some(25.0)),
+            (1500, "IBM", Some(24.0)),
+            (2100, "IBM", Some(26.0)),
+            (4300, "IBM", Some(22.0)),
+            (6000, "IBM", Some(30.0)),
+            (6500, "IBM", Some(31.0)),
+        ],
+    ),
+    (
+        "INSERT INTO Out SELECT a.symbol as symbol, b.price as value FROM pattern [every a=S(symbol = 'IBM') -> \
+         (b=S(symbol = 'YAH') or not S(symbol = 'MSFT'))]",
+        &[
+            (200, "IBM", None),
+            (1500, "IBM", None),
+            (1500, "IBM", Some(1.0)),
+            (1500, "IBM", Some(1.0)),
+            (2100, "IBM", None),
+            (3500, "IBM", Some(2.0)),
+            (4300, "IBM", None),
+            (4900, "IBM", Some(3.0)),
+            (6000, "IBM", None),
+            (6500, "IBM", None),
+        ],
+    ),
+    (
+        "INSERT INTO Out SELECT b.symbol as symbol, a.price as value FROM pattern [every (a=S(symbol = 'IBM') -> \
+         (b=S(symbol = 'IBM') and not S(symbol = 'YAH')))]",
+        &[(1500, "IBM", Some(25.0)), (6500, "IBM", Some(30.0))],
+    ),
+];
+
+/// The later events [`TURNING`]'s traces run after the trace's own.
+pub(crate) const TURNING_LATER: [(i64, &str, f64); 2] = [(6000, "IBM", 30.0), (6500, "IBM", 31.0)];
+
+#[test]
+fn parts_turning_false_pass_it_up_as_esper_s_do() {
+    for (statement, rows) in &TURNING {
+        assert_eq!(trace_through(statement, &TURNING_LATER, 8000), out(rows), "{statement}");
+    }
+}
+
 /// Esper's `ResultSetOutputLimitAfter` (`ResultSetEveryPolicy`): `output after 20 seconds every 5 seconds`, created
 /// at 0; the events at 1 ms, 6 and 16 s give nothing, those at 20 s and 24.999 s come out together at 25 s, the one
 /// at 27 s at 30 s.

@@ -283,6 +283,39 @@ async fn a_pattern_of_timers_alone_counts_every_ten_seconds_with_no_event() {
     wait_for(&h, "ticks", "Floor", "temperature", "3.0").await;
 }
 
+/// A quiet spell that a warm reading breaks starts again, as Esper's `every` restarts what turned false: the first
+/// ends at 10 s; a warm reading at 15 s ends the second, so the next ends at 25 s, and a cold reading at 24 s (which
+/// another statement writes, after anything due before it) finds the count still 1. The same configuration has an
+/// `every` over an `and` of `not`s, true as it starts, which quits instead of looping.
+#[tokio::test]
+async fn a_quiet_spell_a_warm_reading_breaks_starts_again() {
+    let h = Harness::new().await;
+    h.state.sinks.set_listener(OWN.parse().unwrap());
+    let mut config = seed("floor-average");
+    config["statements"] = json!([
+        "INSERT INTO Floor SELECT 'quiet' as id, count(*) * 1.0 as temperature FROM pattern [every \
+         (timer:interval(10 sec) and not Room(temperature > 0))]",
+        "INSERT INTO Floor SELECT 'never' as id, 0.0 as temperature FROM pattern [every (not Room(temperature > 50) \
+         and not Room(temperature < -50))]",
+        "INSERT INTO Floor SELECT id, temperature FROM Room(temperature < 0)"
+    ]);
+    assert_eq!(post_config(&h, config).await.status, StatusCode::CREATED);
+    subscribe(&h, "Room", "Room.*", "temperature").await;
+    h.clock.advance_ms(10_000);
+    wait_for(&h, "quiet", "Floor", "temperature", "1.0").await;
+    h.clock.advance_ms(5_000);
+    room(&h, "Room1", "20").await;
+    h.clock.advance_ms(9_000);
+    room(&h, "Room9", "-1").await;
+    wait_for(&h, "Room9", "Floor", "temperature", "-1.0").await;
+    wait_for(&h, "quiet", "Floor", "temperature", "1.0").await;
+    h.clock.advance_ms(1_000);
+    wait_for(&h, "quiet", "Floor", "temperature", "2.0").await;
+    let never = json!({"entities": [{"type": "Floor", "isPattern": "false", "id": "never"}]});
+    let reply = h.json(Method::POST, "/cb/v1/queryContext", &[], Some(never)).await;
+    assert_eq!(reply.body["errorCode"]["code"], json!("404"), "the looping `every` matched nothing: {}", reply.body);
+}
+
 /// `OUTPUT FIRST EVERY` on a join: the minute's first probe is answered at once, with every row it joins (both warm
 /// rooms of the floor), and the minute's later probes are dropped until the minute has passed. Each probe also
 /// writes a reading of its own, without a policy, after the join's rows: once it is there, so would the join's be.
