@@ -345,6 +345,41 @@ proptest! {
     fn patterns_turning_false_agree_with_the_reference(steps in steps(room_event())) {
         compare(&room_to_seen(&TURNING_PATTERNS), &steps)?;
     }
+
+    #[test]
+    fn random_patterns_with_nots_anywhere_agree_with_the_reference(
+        (keyed, loose) in (pattern_part(true), pattern_part(false)),
+        steps in steps(room_event()),
+    ) {
+        let statements = [
+            format!("INSERT INTO Seen SELECT a.id as id, a.people as people, a.temperature as temperature, a.flap as \
+                flap FROM pattern [every a=Room(temperature > 30) -> {keyed}]"),
+            format!("INSERT INTO Seen SELECT 'p' as id, 0 as people, 0.0 as temperature, 'f' as flap FROM pattern \
+                [{loose}]"),
+        ];
+        compare(&room_to_seen(&statements.each_ref().map(String::as_str)), &steps)?;
+    }
+}
+
+/// A random part of a pattern over rooms: followed-by, `and`, `or`, `not` anywhere, `within`, over room matches and
+/// timers. With `keyed`, each match reads `id = a.id`, so the pattern is partitioned by room (after `every a=Room`);
+/// without, none does. (No `every` inside: `every (every S)` doubles its instances at each event, in Esper too.)
+fn pattern_part(keyed: bool) -> impl Strategy<Value = String> {
+    let room = move |(t, hot): (u8, bool)| {
+        let key = if keyed { "id = a.id, " } else { "" };
+        format!("Room({key}temperature {} {t})", if hot { ">" } else { "<" })
+    };
+    let leaf =
+        prop_oneof![(5..45u8, any::<bool>()).prop_map(room), (1..4u8).prop_map(|s| format!("timer:interval({s} sec)"))];
+    leaf.prop_recursive(3, 10, 2, |inner| {
+        prop_oneof![
+            (inner.clone(), inner.clone()).prop_map(|(l, r)| format!("({l} -> {r})")),
+            (inner.clone(), inner.clone()).prop_map(|(l, r)| format!("({l} and {r})")),
+            (inner.clone(), inner.clone()).prop_map(|(l, r)| format!("({l} or {r})")),
+            inner.clone().prop_map(|p| format!("(not {p})")),
+            (inner, 1..4u8).prop_map(|(p, s)| format!("({p} where timer:within({s} sec))")),
+        ]
+    })
 }
 
 /// Patterns whose parts turn false, among room events, keyed by room and not: a `not` outside an `and` (with an `or`,
