@@ -840,8 +840,9 @@ fn patterns_start_with_their_statement() {
 /// `every` over an `and` of `not`s, true as it starts, quits it rather than looping: nothing. A `not` alone, true at
 /// the start (0 s) until MSFT arrives. `a -> not S` matches at `a` at once. An `or` with a `not`: at each IBM at
 /// once, then again with the next YAH (MSFT ends only the `not`). An instance that YAH ends restarts its `every`, so
-/// IBM at 6 and 6.5 s make a pair.
-pub(crate) const TURNING: [(&str, &[TraceRow]); 8] = [
+/// IBM at 6 and 6.5 s make a pair. Joins (YAH's last price) driven by an `every` over an `and` that its `not`'s timer
+/// does not end (each second), and by a `not` of a timer, true at the start.
+pub(crate) const TURNING: [(&str, &[TraceRow]); 10] = [
     (
         "INSERT INTO Out SELECT 'quiet' as symbol, 0.0 as value FROM pattern [every (timer:interval(1 sec) and not \
          S(symbol = 'IBM'))]",
@@ -918,6 +919,25 @@ pub(crate) const TURNING: [(&str, &[TraceRow]); 8] = [
         "INSERT INTO Out SELECT b.symbol as symbol, a.price as value FROM pattern [every (a=S(symbol = 'IBM') -> \
          (b=S(symbol = 'IBM') and not S(symbol = 'YAH')))]",
         &[(1500, "IBM", Some(25.0)), (6500, "IBM", Some(30.0))],
+    ),
+    (
+        "INSERT INTO Out SELECT 'YAH' as symbol, y.price as value FROM pattern [every (timer:interval(1 sec) and not \
+         timer:interval(1500 msec))] unidirectional LEFT OUTER JOIN S.std:unique(symbol) as y ON y.symbol = 'YAH'",
+        &[
+            (1000, "YAH", None),
+            (2000, "YAH", Some(1.0)),
+            (3000, "YAH", Some(1.0)),
+            (4000, "YAH", Some(2.0)),
+            (5000, "YAH", Some(3.0)),
+            (6000, "YAH", Some(1.0)),
+            (7000, "YAH", Some(1.0)),
+            (8000, "YAH", Some(1.0)),
+        ],
+    ),
+    (
+        "INSERT INTO Out SELECT 'YAH' as symbol, y.price as value FROM pattern [not timer:interval(3 sec)] \
+         unidirectional LEFT OUTER JOIN S.std:unique(symbol) as y ON y.symbol = 'YAH'",
+        &[(0, "YAH", None)],
     ),
 ];
 
