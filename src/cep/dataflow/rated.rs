@@ -2,20 +2,20 @@
 //! `rate` module (which states the meaning), a [`Gate`] before a pattern's logic, and in a join group a member's own.
 //! The rows the statement makes are taken as it emits them, in batches (a pattern's match, a join's rows for one
 //! trigger): `FIRST` lets the interval's first batch through and drops the rest, `LAST` keeps the last row and `ALL`
-//! every one until the tick releases them. The clock is the statement's own: it starts at its first row (at or after
-//! `d`, before which rows are dropped) and ticks every `p` from there. A statement with an output policy runs on one
-//! worker (the planner's partition; a join group with such a member is not split), so its rows and its clock are all
-//! in one place.
+//! every one until the tick releases them; with `ORDER BY`, what goes out is sorted. The clock is the statement's own:
+//! it starts at its first row (at or after `d`, before which rows are dropped) and ticks every `p` from there. A
+//! statement with an output policy runs on one worker (the planner's partition; a join group with such a member is
+//! not split), so its rows and its clock are all in one place.
 
 use std::mem;
 
 use super::gate::Gate;
 use super::operator::Emit;
 use super::record::{Record, Stamp, due_epoch, millis};
-use crate::cep::plan::{OutputKind, QueryPlan};
+use crate::cep::plan::{OutputKind, PlanExpr, QueryPlan};
 use crate::cep::reference::TimerOrder;
 use crate::cep::reference::query::not_before;
-use crate::cep::runtime::Row;
+use crate::cep::runtime::{Row, order};
 
 /// A statement's output policy: its rows go out at its pace.
 #[derive(Debug)]
@@ -24,6 +24,8 @@ pub struct Rated {
     sink: u32,
     kind: OutputKind,
     every: i64,
+    /// The statement's `ORDER BY`: what goes out at once or at a tick is sorted by it (`runtime::order::release`).
+    order_by: Vec<(PlanExpr, bool)>,
     state: RateState,
 }
 
@@ -46,7 +48,7 @@ impl Rated {
     pub fn new(statement: usize, sink: u32, (plan, created_ms): (&QueryPlan, i64)) -> Self {
         let (kind, every) = plan.output.as_ref().map_or((OutputKind::All, 1), |o| (o.kind, o.every_millis));
         let state = RateState { not_before: not_before(plan, created_ms), ..RateState::default() };
-        Rated { statement, sink, kind, every: every.max(1) as i64, state }
+        Rated { statement, sink, kind, every: every.max(1) as i64, order_by: plan.order_by.clone(), state }
     }
 
     /// One batch of rows the statement made in `epoch`, each with its stamp: the first starts the clock, then they go
@@ -66,7 +68,9 @@ impl Rated {
             OutputKind::First if self.state.first_out => {}
             OutputKind::First => {
                 self.state.first_out = true;
-                batch.into_iter().for_each(|(stamp, row)| emit.event(stamp, self.sink, row));
+                let (stamps, rows): (Vec<Stamp>, Vec<Row>) = batch.into_iter().unzip();
+                let rows = order::release(rows, &self.order_by);
+                stamps.into_iter().zip(rows).for_each(|(stamp, row)| emit.event(stamp, self.sink, row));
             }
             OutputKind::Last => {
                 self.state.held = batch.into_iter().last().map(|(_, row)| vec![row]).unwrap_or_default()
@@ -110,7 +114,7 @@ impl Gate for Rated {
         let stamp = Stamp::timer(TimerOrder::Output, set, self.statement, self.state.ticks);
         self.state.ticks += 1;
         self.state.first_out = false;
-        for (i, row) in mem::take(&mut self.state.held).into_iter().enumerate() {
+        for (i, row) in order::release(mem::take(&mut self.state.held), &self.order_by).into_iter().enumerate() {
             emit.event(stamp.child(self.statement, i), self.sink, row);
         }
     }

@@ -14,8 +14,8 @@ use crate::cep::plan::Plan;
 use crate::cep::reference::Reference;
 use crate::cep::reference::lookup_tests::{config as lookup_config, pattern_driven};
 use crate::cep::reference::tests::{
-    AFTER, ALL_AND_FIRST, ALL_GROUPS, ORDERED, ORDERED_MATCHES, QUIET, ROW_SNAPSHOTS, SNAPSHOT, STARTED, TRACE,
-    TURNING, TURNING_LATER, TraceEvent, TraceRow, run_trace, snapshot_expected, trace_config, trace_expected,
+    AFTER, ALL_AND_FIRST, ALL_GROUPS, ORDERED, ORDERED_MATCHES, PACED_ORDERED, QUIET, ROW_SNAPSHOTS, SNAPSHOT, STARTED,
+    TRACE, TURNING, TURNING_LATER, TraceEvent, TraceRow, run_trace, snapshot_expected, trace_config, trace_expected,
     trace_outputs,
 };
 use crate::cep::runtime::value::watched_shape;
@@ -654,6 +654,38 @@ fn ordered_joins_and_patterns_give_the_reference_order_on_two_and_four_workers()
     let config = trace_config(ORDERED_MATCHES.0);
     let mut dataflow = Dataflow::new(pool(2), &plan(&config), 0).expect("runs");
     assert_eq!(trace_outputs(&mut dataflow, &[], 7200), trace_rows(ORDERED_MATCHES.1));
+}
+
+/// `ORDER BY` under an output policy: a pattern's released rows ([`PACED_ORDERED`]) on one, two and four workers, and
+/// a join's, driven by a stream and by a pattern, whose tick sorts the rows of several triggers together, on two and
+/// four workers; each in the reference's order.
+#[test]
+fn rows_a_policy_releases_come_out_in_the_reference_order_on_every_worker_count() {
+    for ((statement, rows), workers) in PACED_ORDERED.iter().flat_map(|s| [(s, 1), (s, 2), (s, 4)]) {
+        let mut dataflow = Dataflow::new(pool(workers), &plan(&trace_config(statement)), 0).expect("runs");
+        assert_eq!(trace_outputs(&mut dataflow, &[], 7200), trace_rows(rows), "{workers} workers: {statement}");
+    }
+    let join = lookup_config("win:length(5)", "c.code = S.code", " OUTPUT EVERY 1 sec ORDER BY seen DESC, n");
+    let event = |stream: &str, code: f64, n: i64| -> Incoming {
+        (stream.into(), row(&[("code", Val::Double(code)), ("id", Val::String("s".into())), ("n", Val::Int(n))]))
+    };
+    let mut steps: Vec<Step> =
+        (0..12).map(|n| Step::Push(1_000 + n, vec![event("State", (n % 2) as f64, n)])).collect();
+    steps.extend((0..4).map(|n| Step::Push(2_000 + n * 400, vec![event("Cmd", (n % 3) as f64, 100 + n)])));
+    steps.push(Step::Advance(10_000));
+    for (config, workers) in [join.clone(), pattern_driven(&join)].iter().flat_map(|c| [(c, 2), (c, 4)]) {
+        let expected = run(&mut Reference::new(&plan(config), 0).expect("reference runs"), &steps);
+        let times: Vec<i64> = expected.iter().map(|o| o.time).collect();
+        assert_eq!(times, [3_000, 3_000, 3_000, 3_000, 3_000, 3_000, 4_000, 4_000], "two ticks: {expected:?}");
+        // The first tick's rows, of three triggers, interleaved by `seen` (a null last), and nothing else in them.
+        let seen: Vec<Val> = expected.iter().map(|o| o.row.get("seen").cloned().unwrap_or_default()).collect();
+        let ints = |v: &[i64]| v.iter().map(|n| Val::Int(*n)).collect::<Vec<_>>();
+        assert_eq!(seen[..5], ints(&[11, 10, 9, 8, 7]), "{expected:?}");
+        assert_eq!(seen[5], Val::Null);
+        assert!(expected.iter().all(|o| o.row.keys().map(|k| &**k).eq(["n", "seen"])), "{expected:?}");
+        let mut dataflow = Dataflow::new(pool(workers), &plan(config), 0).expect("runs");
+        assert_eq!(run(&mut dataflow, &steps), expected, "{workers} workers: {config}");
+    }
 }
 
 #[test]

@@ -426,7 +426,7 @@ impl Joiner {
                 matched.map(|row| vec![(driver, event), (self.view.label(), row)]).collect();
             return self.aggregated(joined, &[(driver, event)], vars);
         }
-        let (mut out, mut matched) = (TriggerRows::new(&self.plan.order_by), false);
+        let (mut out, mut matched) = (TriggerRows::new(&self.plan), false);
         for row in self.view.visible(now, &reach) {
             let both = [event, row];
             if stream.on.holds(&both, &[], vars) {
@@ -470,7 +470,7 @@ impl Joiner {
         if matched.is_empty() {
             return self.project(&scope, vars).into_iter().collect();
         }
-        let mut out = TriggerRows::new(&self.plan.order_by);
+        let mut out = TriggerRows::new(&self.plan);
         for row in matched {
             scope.push((label, row));
             out.push(self.project(&scope, vars), &scope, vars);
@@ -505,16 +505,18 @@ impl Joiner {
     }
 }
 
-/// The rows of one trigger, with their `ORDER BY` keys when the statement has any.
+/// The rows of one trigger, with their `ORDER BY` keys when the statement has any. Under an output policy the keys
+/// go into the rows, hidden, since the policy sorts rows of several triggers together (`rate`).
 struct TriggerRows<'p> {
     order_by: &'p [(PlanExpr, bool)],
+    paced: bool,
     rows: Vec<Row>,
     keys: Vec<Vec<Val>>,
 }
 
 impl<'p> TriggerRows<'p> {
-    fn new(order_by: &'p [(PlanExpr, bool)]) -> Self {
-        TriggerRows { order_by, rows: Vec::new(), keys: Vec::new() }
+    fn new(plan: &'p QueryPlan) -> Self {
+        TriggerRows { order_by: &plan.order_by, paced: plan.output.is_some(), rows: Vec::new(), keys: Vec::new() }
     }
 
     /// Adds `row`, if the trigger made one, of the rows `of` (its keys are read from them).
@@ -522,13 +524,20 @@ impl<'p> TriggerRows<'p> {
         let Some(row) = row else {
             return;
         };
-        if !self.order_by.is_empty() {
-            self.keys.push(order::keys(self.order_by, &Scope::new(of, vars)));
+        if self.order_by.is_empty() {
+            return self.rows.push(row);
         }
-        self.rows.push(row);
+        let keys = order::keys(self.order_by, &Scope::new(of, vars));
+        match self.paced {
+            true => self.rows.push(order::with_keys(row, keys)),
+            false => {
+                self.keys.push(keys);
+                self.rows.push(row);
+            }
+        }
     }
 
-    /// The rows in `ORDER BY`'s order, or as they were made without it.
+    /// The rows in `ORDER BY`'s order, or as they were made without it or under a policy.
     fn sorted(self) -> Vec<Row> {
         match self.keys.is_empty() {
             true => self.rows,

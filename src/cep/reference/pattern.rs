@@ -24,7 +24,7 @@ use super::{Ctx, TimerKind, TimerOrder};
 use crate::cep::plan::{Input, PatternNode, PatternNodeKind, PatternPlan, PlanExpr, Projection, QueryPlan};
 use crate::cep::runtime::eval::{CopyOf, Scope, holds};
 use crate::cep::runtime::value::Name;
-use crate::cep::runtime::{EngineError, Row, Val};
+use crate::cep::runtime::{EngineError, Row, Val, order};
 
 /// The tags a match bound, with their events; a tag's name is shared. One is kept inline: every frame and leaf holds
 /// bindings, so their inline room sets the size of all live state, and a waiting instance of the common two-step
@@ -215,11 +215,16 @@ impl Nodes {
         holds(Some(filter), &Scope::new(&rows, vars).with_pinned(&pinned))
     }
 
-    /// The row a match makes: the statement's WHERE, then its select list; `None` when the WHERE fails.
+    /// The row a match makes: the statement's WHERE, then its select list; `None` when the WHERE fails. Under an
+    /// output policy that sorts, the row carries its `ORDER BY` keys until the policy releases it.
     pub fn project(&self, plan: &QueryPlan, vars: &Row, bindings: &Bindings) -> Option<Row> {
         let rows: SmallVec<[(&str, &Row); 2]> = bindings.iter().map(|(t, r)| (&**t, r)).collect();
         let scope = Scope::new(&rows, vars);
-        holds(plan.filter.as_ref(), &scope).then(|| self.copy.project(&plan.projection, &scope))
+        let row = holds(plan.filter.as_ref(), &scope).then(|| self.copy.project(&plan.projection, &scope))?;
+        match plan.output.is_some() && !plan.order_by.is_empty() {
+            true => Some(order::with_keys(row, order::keys(&plan.order_by, &scope))),
+            false => Some(row),
+        }
     }
 }
 

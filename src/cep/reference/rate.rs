@@ -6,13 +6,15 @@
 //! a pattern's match (two matches of one event are two batches), a join's rows for one trigger (Esper's
 //! `ResultSetProcessorSimple` releases a join's first result whole). A row made at a tick's millisecond by a timer
 //! (a pattern's, or another statement's that fired before this tick) is in that tick's interval; one made by an event
-//! is in the next. Neither has a view: `OUTPUT SNAPSHOT` is refused, as `ORDER BY` under a policy (no rows are sorted
-//! here), and so is a policy with aggregates, or on a join writing the stream it looks up.
+//! is in the next. With `ORDER BY`, what goes out at once or at a tick is sorted, as Esper's processor sorts what the
+//! policy hands it: the first batch, the interval's last row, or all the interval's rows together (their keys travel
+//! hidden in them, `runtime::order`). Neither has a view: `OUTPUT SNAPSHOT` is refused, and so is a policy with
+//! aggregates, or on a join writing the stream it looks up.
 
 use super::query::not_before;
 use super::{Ctx, TimerKind, TimerOrder};
-use crate::cep::plan::{Input, OutputKind, QueryPlan};
-use crate::cep::runtime::{EngineError, Row};
+use crate::cep::plan::{Input, OutputKind, PlanExpr, QueryPlan};
+use crate::cep::runtime::{EngineError, Row, order};
 
 /// A pattern statement's output policy and what it holds.
 #[derive(Debug)]
@@ -23,7 +25,10 @@ pub struct Rate {
     not_before: Option<i64>,
     ticking: bool,
     first_out: bool,
+    /// The rows the next tick releases, oldest first, each with its `ORDER BY` keys hidden in it when the statement
+    /// sorts (`order::with_keys`).
     held: Vec<Row>,
+    order_by: Vec<(PlanExpr, bool)>,
 }
 
 impl Rate {
@@ -37,9 +42,6 @@ impl Rate {
         if q.aggregation.is_some() {
             return unsupported(&format!("an OUTPUT policy on an aggregating {what}"));
         }
-        if !q.order_by.is_empty() {
-            return unsupported(&format!("ORDER BY on a {what} with an OUTPUT policy"));
-        }
         if let Input::Join(j) = &q.input
             && j.lookup.stream == q.sink.stream
         {
@@ -52,6 +54,7 @@ impl Rate {
             ticking: false,
             first_out: false,
             held: Vec::new(),
+            order_by: q.order_by.clone(),
         }))
     }
 
@@ -71,7 +74,7 @@ impl Rate {
                 OutputKind::First if self.first_out => {}
                 OutputKind::First => {
                     self.first_out = true;
-                    out.extend(batch);
+                    out.extend(order::release(batch, &self.order_by));
                 }
                 OutputKind::Last => self.held = batch.into_iter().last().into_iter().collect(),
                 OutputKind::All | OutputKind::Default | OutputKind::Snapshot => self.held.extend(batch),
@@ -84,6 +87,6 @@ impl Rate {
     pub fn tick(&mut self, ctx: &mut Ctx<'_>) -> Vec<Row> {
         ctx.schedule(ctx.now + self.every, TimerOrder::Output, TimerKind::Tick);
         self.first_out = false;
-        std::mem::take(&mut self.held)
+        order::release(std::mem::take(&mut self.held), &self.order_by)
     }
 }

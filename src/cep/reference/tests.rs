@@ -1084,6 +1084,65 @@ fn order_by_on_a_pattern_keeps_the_order_of_its_matches() {
     assert_eq!(trace_outputs(&mut engine(&trace_config(statement)), &[], 7200), out(rows));
 }
 
+/// Patterns under an output policy with `ORDER BY`, as Esper's processor sorts what the policy hands it: every row
+/// of an interval together (ticks from the first row, at 0.2 s: 2.2, 4.2 and 6.2 s), by value descending and by
+/// symbol then value; the interval's last row alone; and the first match of each interval at once.
+pub(crate) const PACED_ORDERED: [(&str, &[TraceRow]); 4] = [
+    (
+        "INSERT INTO Out SELECT a.symbol as symbol, a.price as value FROM pattern [every a=S] OUTPUT EVERY 2 sec ORDER \
+         BY value DESC",
+        &[
+            (2200, "IBM", Some(26.0)),
+            (2200, "IBM", Some(25.0)),
+            (2200, "IBM", Some(24.0)),
+            (2200, "MSFT", Some(9.0)),
+            (2200, "YAH", Some(1.0)),
+            (4200, "YAH", Some(2.0)),
+            (6200, "IBM", Some(22.0)),
+            (6200, "YAH", Some(3.0)),
+            (6200, "YAH", Some(1.0)),
+        ],
+    ),
+    (
+        "INSERT INTO Out SELECT a.symbol as symbol, a.price as value FROM pattern [every a=S] OUTPUT ALL EVERY 2 sec \
+         ORDER BY a.symbol, a.price",
+        &[
+            (2200, "IBM", Some(24.0)),
+            (2200, "IBM", Some(25.0)),
+            (2200, "IBM", Some(26.0)),
+            (2200, "MSFT", Some(9.0)),
+            (2200, "YAH", Some(1.0)),
+            (4200, "YAH", Some(2.0)),
+            (6200, "IBM", Some(22.0)),
+            (6200, "YAH", Some(1.0)),
+            (6200, "YAH", Some(3.0)),
+        ],
+    ),
+    (
+        "INSERT INTO Out SELECT a.symbol as symbol, a.price as value FROM pattern [every a=S] OUTPUT LAST EVERY 2 sec \
+         ORDER BY value",
+        &[(2200, "IBM", Some(26.0)), (4200, "YAH", Some(2.0)), (6200, "YAH", Some(1.0))],
+    ),
+    (
+        "INSERT INTO Out SELECT a.symbol as symbol, a.price as value FROM pattern [every a=S] OUTPUT FIRST EVERY 2 sec \
+         ORDER BY value",
+        &[(200, "IBM", Some(25.0)), (3500, "YAH", Some(2.0)), (4300, "IBM", Some(22.0))],
+    ),
+];
+
+#[test]
+fn rows_a_pattern_s_policy_releases_are_sorted_by_order_by() {
+    for (statement, rows) in PACED_ORDERED {
+        assert_eq!(trace_outputs(&mut engine(&trace_config(statement)), &[], 7200), out(rows), "{statement}");
+        // The keys the policy sorted by are gone from what it released.
+        let mut e = engine(&trace_config(statement));
+        let event = |symbol: &str, price: f64| row(&[("symbol", text(symbol)), ("price", Val::Double(price))]);
+        let mut made: Vec<Output> = TRACE_EVENTS.iter().flat_map(|(ms, s, p)| e.push(*ms, "S", event(s, *p))).collect();
+        made.extend(e.advance(7200));
+        assert!(made.iter().all(|o| o.row.keys().map(|k| &**k).eq(["symbol", "value"])), "{statement}: {made:?}");
+    }
+}
+
 /// The statements of [`rows_sorted_by_order_by_come_out_in_its_order`]: output ticks, both ways, and a batch release.
 pub(crate) const ORDERED: [&str; 3] = [
     "INSERT INTO Out SELECT symbol, sum(price) as value FROM S.win:time(5.5 sec) GROUP BY symbol OUTPUT LAST EVERY 1 sec \

@@ -3,6 +3,8 @@
 //! smaller than any other value (so first ascending, last descending); numbers compare by value across integers and
 //! doubles, texts, dates and booleans among themselves; values that do not compare (a text and a number) by their text
 //! keys, so that the order is total. The sort is stable: rows with equal keys keep the order they were made in.
+//! A row that an output policy holds until its tick (a pattern's or a join's) carries its keys as hidden columns
+//! ([`with_keys`]), since the tick sorts rows made at different times; [`release`] sorts by them and drops them.
 
 use std::cmp::Ordering;
 
@@ -22,6 +24,33 @@ pub fn ordered(mut rows: Vec<(Vec<Val>, Row)>, order_by: &[(PlanExpr, bool)]) ->
         sort(&mut rows, &descending);
     }
     rows.into_iter().map(|(_, row)| row).collect()
+}
+
+/// The name of a row's `i`-th hidden key: a NUL first, which no NGSI attribute name holds.
+fn hidden(i: usize) -> String {
+    format!("\0order{i}")
+}
+
+/// `row` carrying `keys` as hidden columns, until [`release`] sorts it among the rows released with it.
+pub fn with_keys(mut row: Row, keys: Vec<Val>) -> Row {
+    let props = row.edit(keys.len());
+    for (i, key) in keys.into_iter().enumerate() {
+        props.insert(hidden(i), key);
+    }
+    row
+}
+
+/// `rows` made by [`with_keys`], in the order of `order_by`, without their hidden keys.
+pub fn release(rows: Vec<Row>, order_by: &[(PlanExpr, bool)]) -> Vec<Row> {
+    if order_by.is_empty() {
+        return rows;
+    }
+    let keyed = rows.into_iter().map(|mut row| {
+        let props = row.edit(0);
+        let keys = (0..order_by.len()).map(|i| props.remove(&hidden(i)).unwrap_or_default()).collect();
+        (keys, row)
+    });
+    ordered(keyed.collect(), order_by)
 }
 
 /// Sorts `rows` by their keys, the i-th key descending when `descending[i]`.
