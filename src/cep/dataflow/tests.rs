@@ -657,8 +657,9 @@ fn ordered_joins_and_patterns_give_the_reference_order_on_two_and_four_workers()
 }
 
 /// `ORDER BY` under an output policy: a pattern's released rows ([`PACED_ORDERED`]) on one, two and four workers, and
-/// a join's, driven by a stream and by a pattern, whose tick sorts the rows of several triggers together, on two and
-/// four workers; each in the reference's order.
+/// a join's, driven by a stream and by a pattern, whose tick sorts the rows of several triggers together (by the row
+/// looked up, and by the trigger, whose row with no match keeps its key), on two and four workers; each in the
+/// reference's order.
 #[test]
 fn rows_a_policy_releases_come_out_in_the_reference_order_on_every_worker_count() {
     for ((statement, rows), workers) in PACED_ORDERED.iter().flat_map(|s| [(s, 1), (s, 2), (s, 4)]) {
@@ -683,6 +684,16 @@ fn rows_a_policy_releases_come_out_in_the_reference_order_on_every_worker_count(
         assert_eq!(seen[..5], ints(&[11, 10, 9, 8, 7]), "{expected:?}");
         assert_eq!(seen[5], Val::Null);
         assert!(expected.iter().all(|o| o.row.keys().map(|k| &**k).eq(["n", "seen"])), "{expected:?}");
+        let mut dataflow = Dataflow::new(pool(workers), &plan(config), 0).expect("runs");
+        assert_eq!(run(&mut dataflow, &steps), expected, "{workers} workers: {config}");
+    }
+    // By the trigger first, descending: the trigger that matched nothing (102) has its key too.
+    let by_trigger = lookup_config("win:length(5)", "c.code = S.code", " OUTPUT EVERY 1 sec ORDER BY n DESC, seen");
+    for (config, workers) in [by_trigger.clone(), pattern_driven(&by_trigger)].iter().flat_map(|c| [(c, 2), (c, 4)]) {
+        let expected = run(&mut Reference::new(&plan(config), 0).expect("reference runs"), &steps);
+        let n: Vec<Val> = expected.iter().map(|o| o.row.get("n").cloned().unwrap_or_default()).collect();
+        let ints = |v: &[i64]| v.iter().map(|n| Val::Int(*n)).collect::<Vec<_>>();
+        assert_eq!(n, ints(&[102, 101, 101, 101, 100, 100, 103, 103]), "{config}: {expected:?}");
         let mut dataflow = Dataflow::new(pool(workers), &plan(config), 0).expect("runs");
         assert_eq!(run(&mut dataflow, &steps), expected, "{workers} workers: {config}");
     }

@@ -467,10 +467,10 @@ impl Joiner {
             let joined = matched.into_iter().map(|row| [&scope[..], &[(label, row)]].concat()).collect();
             return self.aggregated(joined, &scope, vars);
         }
-        if matched.is_empty() {
-            return self.project(&scope, vars).into_iter().collect();
-        }
         let mut out = TriggerRows::new(&self.plan);
+        if matched.is_empty() {
+            out.push(self.project(&scope, vars), &scope, vars);
+        }
         for row in matched {
             scope.push((label, row));
             out.push(self.project(&scope, vars), &scope, vars);

@@ -9,7 +9,8 @@
 //! subtree, so no state outlives its instance. Only events after the one that created a leaf can match it (arrival
 //! sequence), as Esper requires.
 //! A statement's `ORDER BY` changes nothing here: Esper inserts each match into the statement's stream alone
-//! (`ViewableActivatorPattern`), so each row is sorted by itself, and the rows keep the order of the matches. For the
+//! (`ViewableActivatorPattern`), so each row is sorted by itself, and the rows keep the order of the matches; only an
+//! output policy sorts, what it releases together (`rate`), so under one a row carries its keys (`Nodes::project`). For the
 //! same reason an aggregating pattern makes one row per match, with its group's aggregates over every match so far
 //! (a pattern has no window, so none leaves): `PatternQuery::tally`.
 
@@ -53,9 +54,9 @@ enum FrameKind {
         spawning: bool,
         turned: bool,
     },
-    /// An `and`: which children have quit (by index, a bit each), and the matches each child has made.
+    /// An `and`: which children have quit, and the matches each child has made, by child.
     And {
-        quit: u64,
+        quit: SmallVec<[bool; 2]>,
         events: SmallVec<[SmallVec<[Bindings; 1]>; 2]>,
     },
     /// An `or` with `left` children that have not turned false.
@@ -364,8 +365,8 @@ impl PatternQuery {
                 frame
             }
             PatternNodeKind::And(children) => {
-                let events = children.iter().map(|_| SmallVec::new()).collect();
-                let frame = self.frame(parent, id, FrameKind::And { quit: 0, events });
+                let (quit, events) = children.iter().map(|_| (false, SmallVec::new())).unzip();
+                let frame = self.frame(parent, id, FrameKind::And { quit, events });
                 // Esper makes every child before starting the first, so one that turns true or false at its start
                 // (a `not`) finds its siblings counted; a child that ends the `and` leaves the rest unstarted.
                 for child in children {
@@ -443,10 +444,12 @@ impl PatternQuery {
         if quitted {
             self.detach(frame, from.0);
         }
+        let Some(up) = self.above(frame) else {
+            return;
+        };
         let Some(f) = self.frames.get_mut(frame) else {
             return;
         };
-        let up = (f.parent.unwrap_or(0), (frame, f.node));
         match &mut f.kind {
             FrameKind::Root => self.matches.push(bindings),
             // A step reports to its instance's parent; the instance itself hears nothing.
@@ -526,9 +529,7 @@ impl PatternQuery {
         let Some(index) = children.iter().position(|c| c.id == node) else {
             return;
         };
-        if quitted {
-            *quit |= 1 << index;
-        }
+        quit[index] |= quitted;
         events[index].push(bindings.clone());
         if events.iter().any(SmallVec::is_empty) {
             return;
@@ -537,8 +538,8 @@ impl PatternQuery {
         for (_, matched) in events.iter().enumerate().filter(|(i, _)| *i != index) {
             combined = (combined.iter()).flat_map(|b| matched.iter().map(|m| merged(b, m))).collect();
         }
-        let open = |(i, c): (usize, &PatternNode)| *quit & (1 << i) == 0 && !matches!(c.kind, PatternNodeKind::Not(_));
-        let ended = !children.iter().enumerate().any(open);
+        let open = |(c, quit): (&PatternNode, &bool)| !quit && !matches!(c.kind, PatternNodeKind::Not(_));
+        let ended = !children.iter().zip(quit.iter()).any(open);
         if ended {
             self.kill_children(frame);
         }
@@ -557,19 +558,22 @@ impl PatternQuery {
             return;
         }
         self.detach(frame, from.0);
+        let Some(up) = self.above(frame) else {
+            return;
+        };
         let Some(f) = self.frames.get_mut(frame) else {
             return;
         };
-        let up = (f.parent.unwrap_or(0), (frame, f.node));
         match &mut f.kind {
             FrameKind::Root => self.kill_children(0),
             FrameKind::FollowedBy => {}
             FrameKind::Step { .. } => {
                 let instance = up.0;
                 self.detach(instance, frame);
-                if let Some(f) = self.frames.get(instance).filter(|f| f.children.is_empty()) {
-                    let up = (f.parent.unwrap_or(0), (instance, f.node));
-                    self.fail(ctx, up.0, up.1);
+                if self.frames.get(instance).is_some_and(|f| f.children.is_empty())
+                    && let Some((parent, child)) = self.above(instance)
+                {
+                    self.fail(ctx, parent, child);
                 }
             }
             FrameKind::Every { .. } => self.spawn(ctx, frame),
@@ -583,6 +587,12 @@ impl PatternQuery {
             // A `not` whose child turned false stays true; a `within` waits for its deadline.
             FrameKind::Not | FrameKind::Within { .. } => {}
         }
+    }
+
+    /// The parent of `frame`, and `frame` as that parent's child.
+    fn above(&self, frame: u64) -> Option<(u64, Child)> {
+        let f = self.frames.get(frame)?;
+        Some((f.parent.unwrap_or(0), (frame, f.node)))
     }
 
     fn is_child(&self, frame: u64, child: u64) -> bool {
@@ -626,9 +636,8 @@ impl PatternQuery {
             LeafKind::Deadline => {
                 self.forget_child(leaf.frame, id);
                 self.kill_children(leaf.frame);
-                if let Some(f) = self.frames.get(leaf.frame) {
-                    let up = (f.parent.unwrap_or(0), (leaf.frame, f.node));
-                    self.fail(ctx, up.0, up.1);
+                if let Some((parent, within)) = self.above(leaf.frame) {
+                    self.fail(ctx, parent, within);
                 }
             }
             LeafKind::Timer { node } => self.report(ctx, leaf.frame, (id, node), leaf.bindings, true),
