@@ -444,10 +444,7 @@ impl PatternQuery {
         if quitted {
             self.detach(frame, from.0);
         }
-        let Some(up) = self.above(frame) else {
-            return;
-        };
-        let Some(f) = self.frames.get_mut(frame) else {
+        let (Some(up), Some(f)) = (self.above(frame), self.frames.get_mut(frame)) else {
             return;
         };
         match &mut f.kind {
@@ -558,10 +555,7 @@ impl PatternQuery {
             return;
         }
         self.detach(frame, from.0);
-        let Some(up) = self.above(frame) else {
-            return;
-        };
-        let Some(f) = self.frames.get_mut(frame) else {
+        let (Some(up), Some(f)) = (self.above(frame), self.frames.get_mut(frame)) else {
             return;
         };
         match &mut f.kind {
