@@ -632,19 +632,31 @@ fn rows_sorted_by_order_by_come_out_in_the_reference_order_on_two_and_four_worke
     }
 }
 
+/// `values` as integers.
+fn ints(values: &[i64]) -> Vec<Val> {
+    values.iter().map(|n| Val::Int(*n)).collect()
+}
+
+/// Twelve states of shutter `s` alternating codes 0 and 1 (`n` 0 to 11) from 1 s, then four commands with codes 0, 1,
+/// 2, 0 (`n` 100 to 103) from 2 s, `gap` ms apart, and time moving on to 10 s.
+fn lookup_steps(gap: i64) -> Vec<Step> {
+    let event = |stream: &str, code: f64, n: i64| -> Incoming {
+        (stream.into(), row(&[("code", Val::Double(code)), ("id", Val::String("s".into())), ("n", Val::Int(n))]))
+    };
+    let mut steps: Vec<Step> =
+        (0..12).map(|n| Step::Push(1_000 + n, vec![event("State", (n % 2) as f64, n)])).collect();
+    steps.extend((0..4).map(|n| Step::Push(2_000 + n * gap, vec![event("Cmd", (n % 3) as f64, 100 + n)])));
+    steps.push(Step::Advance(10_000));
+    steps
+}
+
 /// `ORDER BY` on a join sorts each trigger's rows where the trigger's key lives, so the dataflow gives the reference's
 /// rows in the reference's order, the join driven by a stream or by a pattern's matches; a pattern's rows keep the
 /// order of its matches.
 #[test]
 fn ordered_joins_and_patterns_give_the_reference_order_on_two_and_four_workers() {
     let join = lookup_config("win:length(5)", "c.code = S.code", " ORDER BY seen DESC, n");
-    let event = |stream: &str, code: f64, n: i64| -> Incoming {
-        (stream.into(), row(&[("code", Val::Double(code)), ("id", Val::String("s".into())), ("n", Val::Int(n))]))
-    };
-    let mut steps: Vec<Step> =
-        (0..12).map(|n| Step::Push(1_000 + n, vec![event("State", (n % 2) as f64, n)])).collect();
-    steps.extend((0..4).map(|n| Step::Push(2_000 + n, vec![event("Cmd", (n % 3) as f64, 100 + n)])));
-    steps.push(Step::Advance(10_000));
+    let steps = lookup_steps(1);
     for (config, workers) in [join.clone(), pattern_driven(&join)].iter().flat_map(|c| [(c, 2), (c, 4)]) {
         let expected = run(&mut Reference::new(&plan(config), 0).expect("reference runs"), &steps);
         assert_eq!(expected.len(), 8, "triggers of 2, 3, 1 and 2 rows: {expected:?}");
@@ -667,20 +679,13 @@ fn rows_a_policy_releases_come_out_in_the_reference_order_on_every_worker_count(
         assert_eq!(trace_outputs(&mut dataflow, &[], 7200), trace_rows(rows), "{workers} workers: {statement}");
     }
     let join = lookup_config("win:length(5)", "c.code = S.code", " OUTPUT EVERY 1 sec ORDER BY seen DESC, n");
-    let event = |stream: &str, code: f64, n: i64| -> Incoming {
-        (stream.into(), row(&[("code", Val::Double(code)), ("id", Val::String("s".into())), ("n", Val::Int(n))]))
-    };
-    let mut steps: Vec<Step> =
-        (0..12).map(|n| Step::Push(1_000 + n, vec![event("State", (n % 2) as f64, n)])).collect();
-    steps.extend((0..4).map(|n| Step::Push(2_000 + n * 400, vec![event("Cmd", (n % 3) as f64, 100 + n)])));
-    steps.push(Step::Advance(10_000));
+    let steps = lookup_steps(400);
     for (config, workers) in [join.clone(), pattern_driven(&join)].iter().flat_map(|c| [(c, 2), (c, 4)]) {
         let expected = run(&mut Reference::new(&plan(config), 0).expect("reference runs"), &steps);
         let times: Vec<i64> = expected.iter().map(|o| o.time).collect();
         assert_eq!(times, [3_000, 3_000, 3_000, 3_000, 3_000, 3_000, 4_000, 4_000], "two ticks: {expected:?}");
         // The first tick's rows, of three triggers, interleaved by `seen` (a null last), and nothing else in them.
         let seen: Vec<Val> = expected.iter().map(|o| o.row.get("seen").cloned().unwrap_or_default()).collect();
-        let ints = |v: &[i64]| v.iter().map(|n| Val::Int(*n)).collect::<Vec<_>>();
         assert_eq!(seen[..5], ints(&[11, 10, 9, 8, 7]), "{expected:?}");
         assert_eq!(seen[5], Val::Null);
         assert!(expected.iter().all(|o| o.row.keys().map(|k| &**k).eq(["n", "seen"])), "{expected:?}");
@@ -692,7 +697,6 @@ fn rows_a_policy_releases_come_out_in_the_reference_order_on_every_worker_count(
     for (config, workers) in [by_trigger.clone(), pattern_driven(&by_trigger)].iter().flat_map(|c| [(c, 2), (c, 4)]) {
         let expected = run(&mut Reference::new(&plan(config), 0).expect("reference runs"), &steps);
         let n: Vec<Val> = expected.iter().map(|o| o.row.get("n").cloned().unwrap_or_default()).collect();
-        let ints = |v: &[i64]| v.iter().map(|n| Val::Int(*n)).collect::<Vec<_>>();
         assert_eq!(n, ints(&[102, 101, 101, 101, 100, 100, 103, 103]), "{config}: {expected:?}");
         let mut dataflow = Dataflow::new(pool(workers), &plan(config), 0).expect("runs");
         assert_eq!(run(&mut dataflow, &steps), expected, "{workers} workers: {config}");
