@@ -1,8 +1,10 @@
 //! A query over one stream with state: its view (time, length, unique and last-event windows, grouped or not), grouped
 //! running aggregates, HAVING, `ORDER BY` and the `OUTPUT LAST EVERY`, (fully aggregated, or without aggregates over a
 //! data window) `OUTPUT SNAPSHOT EVERY`, (fully aggregated and grouped, or without aggregates) `OUTPUT ALL EVERY` and
-//! (without aggregates) `OUTPUT FIRST EVERY` policies, each may wait with `AFTER`, with cep-epl.md section 3's meaning
-//! (the reference evaluator's `query` module is the same semantics written as recomputation over a list of rows).
+//! `OUTPUT FIRST EVERY` policies, each may wait with `AFTER`, with cep-epl.md section 3's meaning (the reference
+//! evaluator's `query` module is the same semantics written as recomputation over a list of rows). The output tick
+//! fires among the epoch's records in stamp order, after the rows that timers firing before it at its millisecond
+//! (another query's expiry, a pattern's timer) sent.
 //! A snapshot without aggregates is the one policy that reads rows back from the view: its rows are kept by arrival
 //! number and displaced and expired by the same view that moves the aggregating queries' entries.
 //!
@@ -39,6 +41,7 @@ use crate::cep::reference::TimerOrder;
 use crate::cep::reference::query::{not_before, view_state_key};
 use crate::cep::runtime::compiled::RowExpr;
 use crate::cep::runtime::eval::{Scope, holds, project};
+use crate::cep::runtime::first::First;
 use crate::cep::runtime::key::{self, Key};
 use crate::cep::runtime::{Row, Val, order};
 
@@ -105,8 +108,9 @@ impl Args {
 enum View {
     /// No window: every row stays, so none is kept as an entry.
     All,
-    /// Each row leaves `millis` after it arrived.
-    Time { millis: i64, queue: VecDeque<(u64, usize)> },
+    /// Each row leaves `millis` after it arrived: entries by the epoch they leave at, with the epoch and position of
+    /// the arrival that made them (what `OUTPUT FIRST`'s rows at an expiry are stamped with).
+    Time { millis: i64, queue: VecDeque<(u64, usize, (u64, u64))> },
     /// The last `count` rows per view key (one key when not grouped).
     Length { count: usize, queues: HashMap<Key, VecDeque<usize>, RandomState> },
     /// The last row per view key.
@@ -227,8 +231,8 @@ struct QueryState {
     held: BTreeMap<Key, (Vec<Val>, Row)>,
     /// `OUTPUT ALL` without aggregates: every row of the interval, in arrival order, with its `ORDER BY` keys.
     interval: Vec<(Vec<Val>, Row)>,
-    /// `OUTPUT FIRST` without aggregates: whether the interval's first row went out.
-    first_out: bool,
+    /// `OUTPUT FIRST`: which rows go out as they come.
+    first: Option<First<Key>>,
     /// `OUTPUT SNAPSHOT` without aggregates: the rows in the view by arrival number, each kept when it counts (passed
     /// WHERE), none when it only takes its place in the view; the view displaces and expires them by that number.
     kept: BTreeMap<usize, Option<Row>>,
@@ -242,7 +246,7 @@ struct QueryState {
 }
 
 impl QueryState {
-    fn new(window: Option<&WindowSpec>) -> Self {
+    fn new(plan: &QueryPlan, window: Option<&WindowSpec>) -> Self {
         QueryState {
             view: View::new(window),
             entries: Slab::new(),
@@ -251,7 +255,7 @@ impl QueryState {
             changed: Vec::new(),
             held: BTreeMap::new(),
             interval: Vec::new(),
-            first_out: false,
+            first: First::of(plan),
             kept: BTreeMap::new(),
             arrivals: 0,
             tick: None,
@@ -267,7 +271,7 @@ impl QueryState {
         &mut self,
         calls: &[AggregateCall],
         slot: usize,
-        (due, counts): (u64, bool),
+        (due, counts, set): (u64, bool, (u64, u64)),
         args: impl Fn() -> I,
     ) {
         let QueryState { view, entries, groups, .. } = self;
@@ -291,14 +295,14 @@ impl QueryState {
             entries.insert(Entry { group: slot, counts, rows: 1, folded: false, due, args: Args::One(owned(args())) });
         g.pane = Some(id);
         if let View::Time { queue, .. } = view {
-            queue.push_back((due, id));
+            queue.push_back((due, id, set));
         }
     }
 }
 
 impl QueryLogic {
     pub fn new(statement: usize, plan: Arc<QueryPlan>, input: StreamInput, ids: (u32, u32), vars: Arc<Row>) -> Self {
-        let state = QueryState::new(input.window.as_ref());
+        let state = QueryState::new(&plan, input.window.as_ref());
         let per_event = PerEvent::new(&plan, &input, &vars);
         let (stream, sink, empty, done) = (ids.0, ids.1, Key::default(), Leftovers::for_this_thread());
         QueryLogic { statement, plan, input, stream, sink, vars, empty, per_event, state, done }
@@ -330,21 +334,103 @@ impl QueryLogic {
             return;
         }
         let counts = holds(&self.per_event.where_);
-        let slot = self.plan.aggregation.is_some().then(|| self.enter(epoch, row, counts));
+        let set = (epoch, stamp.position());
+        let (slot, left) = match self.plan.aggregation.is_some() {
+            true => {
+                let (slot, left) = self.enter(set, row, counts);
+                (Some(slot), left)
+            }
+            false => (None, Vec::new()),
+        };
         if self.snapshots_rows() {
-            self.keep(epoch, row, counts);
+            self.keep(set, row, counts);
         }
-        if counts {
-            // `OUTPUT AFTER d` without a period drops the rows of the statement's first `d`: `quiet` does.
-            for (i, out) in self.arrive(row, slot).into_iter().enumerate() {
-                emit.event(stamp.child(self.statement, i), self.sink, out);
+        // `OUTPUT AFTER d` without a period drops the rows of the statement's first `d`: `quiet` does.
+        let now = millis_of(epoch);
+        let out = if self.firsts_groups() {
+            let arrived = slot.filter(|_| counts).map(|slot| self.note_row(row, slot));
+            let passed = self.first_passed(now, arrived.into_iter().chain(left.iter().cloned()).collect());
+            order::ordered(passed.into_iter().map(|(_, row)| row).collect(), &self.plan.order_by)
+        } else if counts {
+            self.arrive(row, slot, now)
+        } else {
+            Vec::new()
+        };
+        self.forget_emptied(&left);
+        for (i, out) in out.into_iter().enumerate() {
+            emit.event(stamp.child(self.statement, i), self.sink, out);
+        }
+    }
+
+    /// Whether the query's rows are its groups' and `OUTPUT FIRST` lets them out as they change: a fully aggregated
+    /// query, whose changes are its arrivals, the rows they push out of the view and its expiries (as the reference's).
+    fn firsts_groups(&self) -> bool {
+        self.state.first.is_some() && self.fully_aggregated()
+    }
+
+    /// Notes a fully aggregated group's row that counted; answers the group's key.
+    fn note_row(&mut self, row: &Row, slot: usize) -> Key {
+        let g = &mut self.state.groups[slot];
+        if g.last_event.is_none() || self.per_event.latest_row {
+            g.last_event = Some(row.clone());
+        }
+        g.key.clone()
+    }
+
+    /// The rows, with their `ORDER BY` keys, of the groups of `keys` (in the order they changed) that `OUTPUT FIRST`
+    /// lets out at `now`, each group once, in that order; none before `OUTPUT AFTER`'s time.
+    fn first_passed(&mut self, now: i64, mut keys: Vec<Key>) -> Vec<(Key, (Vec<Val>, Row))> {
+        if self.state.not_before.is_some_and(|at| now < at) {
+            return Vec::new();
+        }
+        let mut seen: Vec<Key> = Vec::with_capacity(keys.len());
+        keys.retain(|k| {
+            !seen.contains(k) && {
+                seen.push(k.clone());
+                true
+            }
+        });
+        let mut rows = Vec::with_capacity(keys.len());
+        for key in keys {
+            let Some(&slot) = self.state.index.get(&key) else {
+                continue;
+            };
+            self.fold_open(slot);
+            rows.extend(self.keyed_group_row(slot).map(|row| (key, row)));
+        }
+        let Some(first) = self.state.first.as_mut() else {
+            return Vec::new();
+        };
+        rows.retain(|(key, _)| first.passes(key, now));
+        rows
+    }
+
+    /// Forgets the `OUTPUT FIRST` state of the groups of `keys` left with no row that counts in the view, and ends
+    /// those left with no row at all.
+    fn forget_emptied(&mut self, keys: &[Key]) {
+        for key in keys {
+            let slot = self.state.index.get(key).copied();
+            if let Some(slot) = slot {
+                self.fold_open(slot);
+            }
+            let QueryState { first: Some(first), groups, .. } = &mut self.state else {
+                return;
+            };
+            let g = slot.map(|slot| &groups[slot]);
+            if g.is_none_or(|g| g.acc.as_ref().is_none_or(Accumulators::is_empty)) {
+                first.forget(key);
+            }
+            if let Some(slot) = slot.filter(|slot| groups[*slot].entries == 0) {
+                self.end_group(slot);
             }
         }
     }
 
-    /// Puts the row in the view and then in its group (made if the displaced rows left none), dropping what it
-    /// displaces; answers the group's slot.
-    fn enter(&mut self, epoch: u64, row: &Row, counts: bool) -> usize {
+    /// Puts the row that `set` stamped in the view and then in its group (made if the displaced rows left none),
+    /// dropping what it displaces; answers the group's slot, and with `OUTPUT FIRST` the groups of the displaced rows
+    /// that counted, in arrival order.
+    fn enter(&mut self, set: (u64, u64), row: &Row, counts: bool) -> (usize, Vec<Key>) {
+        let epoch = set.0;
         let leaves = match &self.state.view {
             View::All => None,
             View::Time { millis, .. } => Some(timer_epoch(millis_of(epoch) + *millis).max(epoch + 1)),
@@ -363,10 +449,10 @@ impl QueryLogic {
             None => count(&mut self.state.groups[slot], calls(&self.plan), counts, args()),
             Some(due) => {
                 self.state.groups[slot].entries += 1;
-                self.state.join(calls(&self.plan), slot, (due, counts), args);
+                self.state.join(calls(&self.plan), slot, (due, counts, set), args);
             }
         }
-        slot
+        (slot, Vec::new())
     }
 
     /// Whether the view's rows are what an output tick releases: `OUTPUT SNAPSHOT` without aggregates.
@@ -375,12 +461,12 @@ impl QueryLogic {
     }
 
     /// Puts the row of a query whose ticks release its view's rows in the view, dropping the rows it displaces.
-    fn keep(&mut self, epoch: u64, row: &Row, counts: bool) {
+    fn keep(&mut self, set: (u64, u64), row: &Row, counts: bool) {
         let id = self.state.arrivals;
         self.state.arrivals += 1;
         self.state.kept.insert(id, counts.then(|| row.clone()));
         if let View::Time { millis, queue } = &mut self.state.view {
-            queue.push_back((timer_epoch(millis_of(epoch) + *millis).max(epoch + 1), id));
+            queue.push_back((timer_epoch(millis_of(set.0) + *millis).max(set.0 + 1), id, set));
             return;
         }
         let key = self.view_key(row);
@@ -391,14 +477,12 @@ impl QueryLogic {
 
     /// [`QueryLogic::enter`] for a view whose rows later rows displace. The group is found once the displaced rows
     /// are gone: they may end it.
-    fn enter_displacing(&mut self, row: &Row, group: Key, counts: bool, args: SmallVec<[Val; 1]>) -> usize {
+    fn enter_displacing(&mut self, row: &Row, group: Key, counts: bool, args: SmallVec<[Val; 1]>) -> (usize, Vec<Key>) {
         let view_key = self.view_key(row);
         let entry = Entry { group: usize::MAX, counts, rows: 1, folded: true, due: 0, args: Args::One(args) };
         let id = self.state.entries.insert(entry);
         // Lengths are positive, so the new entry is never among the displaced.
-        for gone in self.displace(id, &view_key) {
-            self.remove(gone);
-        }
+        let left: Vec<Key> = self.displace(id, &view_key).into_iter().filter_map(|gone| self.remove(gone)).collect();
         let slot = self.group(group);
         let QueryState { entries, groups, .. } = &mut self.state;
         let entry = &mut entries[id];
@@ -406,7 +490,7 @@ impl QueryLogic {
         if let Args::One(args) = &entry.args {
             count(&mut groups[slot], calls(&self.plan), counts, args.iter());
         }
-        slot
+        (slot, left)
     }
 
     /// The slot of the group of `key`, made if it has none.
@@ -455,15 +539,15 @@ impl QueryLogic {
         }
     }
 
-    fn remove(&mut self, id: usize) {
-        // Only the output tick of a fully aggregated query reads (and empties) the list of changed groups.
-        let listed = self.plan.output.is_some() && self.fully_aggregated();
-        let Some(entry) = self.state.entries.try_remove(id) else {
-            return;
-        };
-        let Some(g) = self.state.groups.get_mut(entry.group) else {
-            return;
-        };
+    /// Takes entry `id` out of the view and its group; with `OUTPUT FIRST`, answers the group's key when the entry
+    /// counted.
+    fn remove(&mut self, id: usize) -> Option<Key> {
+        // Only the output tick of a fully aggregated query reads (and empties) the list of changed groups; `OUTPUT
+        // FIRST`'s rows go out as they come.
+        let listed = self.plan.output.is_some() && self.fully_aggregated() && self.state.first.is_none();
+        let entry = self.state.entries.try_remove(id)?;
+        let g = self.state.groups.get_mut(entry.group)?;
+        let left = (entry.counts && self.state.first.is_some()).then(|| g.key.clone());
         g.entries -= entry.rows as usize;
         if g.pane == Some(id) {
             g.pane = None;
@@ -480,6 +564,7 @@ impl QueryLogic {
         if g.entries == 0 && (g.last_event.is_none() || self.plan.output.is_none()) {
             self.end_group(entry.group);
         }
+        left
     }
 
     fn end_group(&mut self, slot: usize) {
@@ -488,9 +573,9 @@ impl QueryLogic {
     }
 
     /// The rows an arrival in group `slot` (none when the query does not aggregate) gives now.
-    fn arrive(&mut self, row: &Row, slot: Option<usize>) -> Vec<Row> {
+    fn arrive(&mut self, row: &Row, slot: Option<usize>, now: i64) -> Vec<Row> {
         let (Some(aggregation), Some(slot)) = (&self.plan.aggregation, slot) else {
-            return self.emit_or_hold(self.empty.clone(), row, &[]);
+            return self.emit_or_hold(self.empty.clone(), row, &[], now);
         };
         match aggregation.kind {
             AggregationKind::FullyAggregated => {
@@ -509,7 +594,7 @@ impl QueryLogic {
                 self.fold_open(slot);
                 let aggregates = self.aggregates(slot);
                 match self.having(row, &aggregates) {
-                    true => self.emit_or_hold(self.state.groups[slot].key.clone(), row, &aggregates),
+                    true => self.emit_or_hold(self.state.groups[slot].key.clone(), row, &aggregates, now),
                     false => Vec::new(),
                 }
             }
@@ -517,19 +602,21 @@ impl QueryLogic {
     }
 
     /// The row of `event` at once, or without it until the next output tick.
-    fn emit_or_hold(&mut self, group: Key, event: &Row, aggregates: &[Val]) -> Vec<Row> {
-        // Before `OUTPUT AFTER`'s time, a query without aggregates keeps nothing for its first tick.
+    fn emit_or_hold(&mut self, group: Key, event: &Row, aggregates: &[Val], now: i64) -> Vec<Row> {
+        // Before `OUTPUT AFTER`'s time, a query without aggregates keeps nothing for its first tick, and `OUTPUT
+        // FIRST` lets nothing out.
         let waiting = self.state.not_before.is_some() && self.state.tick.is_none();
-        if self.plan.output.is_some() && self.plan.aggregation.is_none() && waiting {
+        let drops = self.plan.aggregation.is_none() || self.state.first.is_some();
+        if self.plan.output.is_some() && waiting && drops {
             return Vec::new();
         }
         let row = self.project(event, aggregates);
         match self.plan.output.as_ref().map(|o| o.kind) {
             None => return vec![row],
-            Some(OutputKind::First) if self.state.first_out => {}
             Some(OutputKind::First) => {
-                self.state.first_out = true;
-                return vec![row];
+                if self.state.first.as_mut().is_some_and(|first| first.passes(&group, now)) {
+                    return vec![row];
+                }
             }
             Some(OutputKind::All | OutputKind::Default) => {
                 self.state.interval.push((self.order_keys(event, aggregates), row));
@@ -591,23 +678,66 @@ impl QueryLogic {
         order::keys(&self.plan.order_by, &Scope { rows: &binding, aggregates, vars: &self.vars, pinned: &[] })
     }
 
-    fn expire(&mut self, epoch: u64) {
+    /// Lets the time window's entries due by `epoch` leave, together. With `OUTPUT FIRST`, the rows of the groups
+    /// they leave go out as the reference's do at its first expiry timer, in the order of the groups' first rows to
+    /// leave: each stamped by the arrival of that row, so that groups on other workers fall in between as they do
+    /// there; with `ORDER BY` (on one worker) all stamped by the first to arrive, in their order.
+    fn expire(&mut self, emit: &mut Emit, epoch: u64) {
+        let mut left: Vec<(Key, (u64, u64))> = Vec::new();
         loop {
             let due = match &mut self.state.view {
-                View::Time { queue, .. } => queue.front().filter(|(at, _)| *at <= epoch).copied(),
+                View::Time { queue, .. } => queue.front().filter(|(at, _, _)| *at <= epoch).copied(),
                 _ => None,
             };
-            let Some((_, id)) = due else {
-                return;
+            let Some((_, id, set)) = due else {
+                break;
             };
             if let View::Time { queue, .. } = &mut self.state.view {
                 queue.pop_front();
             }
             match self.snapshots_rows() {
                 true => drop(self.state.kept.remove(&id)),
-                false => self.remove(id),
+                false => left.extend(self.remove(id).map(|key| (key, set))),
             }
         }
+        let keys: Vec<Key> = left.iter().map(|(key, _)| key.clone()).collect();
+        if self.firsts_groups() {
+            let passed = self.first_passed(millis_of(epoch), keys.clone());
+            self.emit_expiry_rows(emit, &left, passed);
+        }
+        self.forget_emptied(&keys);
+    }
+
+    /// Sends the rows `OUTPUT FIRST` let out at an expiry ([`QueryLogic::expire`]); `left` has each group's first
+    /// row to leave.
+    fn emit_expiry_rows(&self, emit: &mut Emit, left: &[(Key, (u64, u64))], passed: Vec<(Key, (Vec<Val>, Row))>) {
+        let set_of = |key: &Key| left.iter().find(|(k, _)| k == key).map_or((0, 0), |(_, set)| *set);
+        let stamp = |set| Stamp::timer(TimerOrder::Expiry, set, self.statement, 0);
+        if self.plan.order_by.is_empty() {
+            for (key, (_, row)) in passed {
+                emit.event(stamp(set_of(&key)).into_child(self.statement, 0), self.sink, row);
+            }
+            return;
+        }
+        let Some((_, set)) = left.first() else {
+            return;
+        };
+        let batch = stamp(*set);
+        let rows = order::ordered(passed.into_iter().map(|(_, row)| row).collect(), &self.plan.order_by);
+        for (i, row) in rows.into_iter().enumerate() {
+            emit.event(batch.child(self.statement, i), self.sink, row);
+        }
+    }
+
+    /// Whether the output tick is due at `epoch` and goes before `record`: the rows of the timers that fire before
+    /// it at its millisecond (window expiries, pattern timers) reach the query in the tick's epoch, and go first, as
+    /// they do in the reference evaluator.
+    fn tick_precedes(&self, epoch: u64, record: &Record) -> bool {
+        let Some((_, set)) = self.state.tick.filter(|(at, _)| *at <= epoch) else {
+            return false;
+        };
+        let tick = Stamp::timer(TimerOrder::Output, set, self.statement, self.state.ticks);
+        record.stamp().is_none_or(|stamp| tick < *stamp)
     }
 
     fn fire_tick(&mut self, emit: &mut Emit, epoch: u64) {
@@ -634,8 +764,12 @@ impl QueryLogic {
                 self.state.kept.values().flatten().map(|row| (self.order_keys(row, &[]), self.project(row, &[])));
             return order::ordered(rows.collect(), &self.plan.order_by);
         }
+        if let Some(first) = self.state.first.as_mut() {
+            // Its rows went out as they came.
+            first.tick();
+            return Vec::new();
+        }
         if !self.fully_aggregated() {
-            self.state.first_out = false;
             let mut rows = std::mem::take(&mut self.state.interval);
             rows.extend(std::mem::take(&mut self.state.held).into_values());
             return order::ordered(rows, &self.plan.order_by);
@@ -740,6 +874,9 @@ fn millis_of(epoch: u64) -> i64 {
 
 impl Logic for QueryLogic {
     fn record(&mut self, emit: &mut Emit, epoch: u64, record: Record) {
+        if self.tick_precedes(epoch, &record) {
+            self.fire_tick(emit, epoch);
+        }
         match record {
             Record::Start { ms, .. } if self.state.not_before.is_none_or(|at| ms >= at) => {
                 if let (None, Some(every)) = (self.state.tick, self.every()) {
@@ -757,7 +894,7 @@ impl Logic for QueryLogic {
 
     fn next_timer(&self) -> Option<u64> {
         let expiry = match &self.state.view {
-            View::Time { queue, .. } => queue.front().map(|(at, _)| *at),
+            View::Time { queue, .. } => queue.front().map(|(at, _, _)| *at),
             _ => None,
         };
         match (expiry, self.state.tick.map(|(at, _)| at)) {
@@ -766,13 +903,17 @@ impl Logic for QueryLogic {
         }
     }
 
+    /// The output tick fires among the epoch's records ([`QueryLogic::tick_precedes`]), or after them.
     fn fire(&mut self, emit: &mut Emit, epoch: u64) {
-        self.expire(epoch);
+        self.expire(emit, epoch);
+    }
+
+    fn records_done(&mut self, emit: &mut Emit, epoch: u64) {
         self.fire_tick(emit, epoch);
     }
 
     fn export(&mut self) -> Option<State> {
-        let empty = QueryState::new(self.input.window.as_ref());
+        let empty = QueryState::new(&self.plan, self.input.window.as_ref());
         Some(Box::new(std::mem::replace(&mut self.state, empty)))
     }
 
@@ -783,7 +924,7 @@ impl Logic for QueryLogic {
     }
 
     fn stop(&mut self) {
-        self.state = QueryState::new(None);
+        self.state = QueryState::new(&self.plan, None);
     }
 }
 

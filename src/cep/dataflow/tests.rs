@@ -14,9 +14,9 @@ use crate::cep::plan::Plan;
 use crate::cep::reference::Reference;
 use crate::cep::reference::lookup_tests::{config as lookup_config, pattern_driven};
 use crate::cep::reference::tests::{
-    AFTER, ALL_AND_FIRST, ALL_GROUPS, ORDERED, ORDERED_MATCHES, PACED_ORDERED, QUIET, ROW_SNAPSHOTS, SNAPSHOT, STARTED,
-    TRACE, TURNING, TURNING_LATER, TraceEvent, TraceRow, run_trace, snapshot_expected, trace_config, trace_expected,
-    trace_outputs,
+    AFTER, ALL_AND_FIRST, ALL_GROUPS, FIRST_GROUPS, ORDERED, ORDERED_MATCHES, PACED_ORDERED, QUIET, ROW_SNAPSHOTS,
+    SNAPSHOT, STARTED, TRACE, TURNING, TURNING_LATER, TraceEvent, TraceRow, run_trace, snapshot_expected, trace_config,
+    trace_expected, trace_outputs,
 };
 use crate::cep::runtime::value::watched_shape;
 use crate::cep::runtime::{Engine, Incoming, Output, Row, Val, spare};
@@ -171,7 +171,11 @@ const ROOMS: &str = r#"{"host":"h",
     {"id":"D","type":"Shot","attributes":[{"name":"temperature","type":"double"}]},
     {"id":"M","type":"Recent","attributes":[{"name":"people","type":"int"}]},
     {"id":"I","type":"Hush","attributes":[{"name":"temperature","type":"double"}]},
-    {"id":"O","type":"Hushed","attributes":[{"name":"n","type":"int"}]}],
+    {"id":"O","type":"Hushed","attributes":[{"name":"n","type":"int"}]},
+    {"id":"FF","type":"FirstFloor","attributes":[{"name":"n","type":"int"},{"name":"temperature","type":"double"}]},
+    {"id":"FA","type":"FirstAll","attributes":[{"name":"people","type":"int"}]},
+    {"id":"FR","type":"FirstRoom","attributes":[{"name":"people","type":"int"},{"name":"temperature","type":"double"}]},
+    {"id":"FO","type":"FirstOrdered","attributes":[{"name":"n","type":"int"}]}],
   "statements":[
     "INSERT INTO Floor SELECT floor as id, avg(temperature) as temperature FROM Room.win:time(10 sec) GROUP BY floor OUTPUT LAST EVERY 2 sec",
     "INSERT INTO Stats SELECT floor as id, count(*) as n, min(temperature) as lo, max(temperature) as hi, stddev(temperature) as sd, sum(people) as people FROM Room.win:time(5 sec) WHERE temperature > 10 GROUP BY floor",
@@ -199,7 +203,25 @@ const ROOMS: &str = r#"{"host":"h",
     "INSERT INTO Hush SELECT a.id as id, a.temperature as temperature FROM pattern [every a=Room(temperature > 30) -> Room(id = a.id, temperature < 20)] OUTPUT AFTER 20 sec",
     "INSERT INTO Hushed SELECT floor as id, count(*) as n FROM Room.win:time_batch(2 sec) GROUP BY floor OUTPUT AFTER 15 sec",
     "INSERT INTO Recent SELECT id, people FROM Room(people > 2).std:groupwin(floor).win:length(2) WHERE people < 15 OUTPUT AFTER 2 sec SNAPSHOT EVERY 1500 msec",
+    "INSERT INTO FirstFloor SELECT floor as id, count(*) as n, max(temperature) as temperature FROM Room.win:time(3 sec) WHERE people > 3 GROUP BY floor HAVING count(*) < 4 OUTPUT FIRST EVERY 2 sec",
+    "INSERT INTO FirstAll SELECT 'all' as id, sum(people) as people FROM Room.win:length(4) WHERE temperature > 12 OUTPUT FIRST EVERY 1500 msec",
+    "INSERT INTO FirstRoom SELECT id, people, avg(temperature) as temperature FROM Room.std:unique(id) WHERE people > 1 GROUP BY floor OUTPUT FIRST EVERY 2 sec",
+    "INSERT INTO FirstOrdered SELECT floor as id, count(*) as n FROM Room.std:groupwin(id).win:length(2) GROUP BY floor OUTPUT AFTER 3 sec FIRST EVERY 1 sec ORDER BY n DESC",
     "INSERT INTO Flap SELECT a.flap as id, 'closed' as status FROM pattern [every a=Room(temperature > cast(25,double)) -> ( (Room(id=a.id, temperature > cast(25,double)) and not Room(id=a.id, temperature <= cast(25,double))) -> (Room(id=a.id, temperature > cast(25,double)) and not Room(id=a.id, temperature <= cast(25,double)))) where timer:within(10 seconds)]"
+  ]}"#;
+
+/// Two `OUTPUT FIRST` statements writing one stream, with rows at their expiries, and a query ticking on it: the
+/// rows of one millisecond reach it in the reference's order, the groups on other workers in between, and before its
+/// tick.
+const FIRSTS_READ: &str = r#"{"host":"h",
+  "in":[{"id":"Room.*","type":"Room","isPattern":true,"attributes":[
+    {"name":"temperature","type":"double"},{"name":"floor","type":"string"},{"name":"people","type":"int"},
+    {"name":"flap","type":"string"}]}],
+  "out":[{"id":"FL","type":"LastFirst","attributes":[{"name":"n","type":"int"}]}],
+  "statements":[
+    "INSERT INTO Firsted SELECT floor, count(*) as n FROM Room.win:time(3 sec) GROUP BY floor OUTPUT FIRST EVERY 2 sec",
+    "INSERT INTO Firsted SELECT floor, count(*) as n FROM Room.win:time(2 sec) WHERE people > 5 GROUP BY floor OUTPUT FIRST EVERY 1 sec",
+    "INSERT INTO LastFirst SELECT floor as id, n FROM Firsted OUTPUT LAST EVERY 3 sec"
   ]}"#;
 
 fn room_event() -> impl Strategy<Value = Incoming> {
@@ -248,6 +270,11 @@ proptest! {
     #[test]
     fn rooms_agree_with_the_reference(steps in steps(room_event())) {
         compare(ROOMS, &steps)?;
+    }
+
+    #[test]
+    fn first_rows_of_expiries_feeding_a_ticking_query_agree_with_the_reference(steps in steps(room_event())) {
+        compare(FIRSTS_READ, &steps)?;
     }
 
     #[test]
@@ -533,6 +560,15 @@ fn trace_rows(rows: &[TraceRow]) -> Vec<(i64, String, Option<f64>)> {
 fn esper_output_all_and_first_without_aggregates_traces_on_two_workers() {
     for (statement, rows) in ALL_AND_FIRST {
         assert_eq!(trace_on(2, statement, &[], 7200), trace_rows(rows), "{statement}");
+    }
+}
+
+/// Esper's `OUTPUT FIRST` traces of aggregating queries, and the two worked out by hand ([`FIRST_GROUPS`]), their
+/// groups split over two and four workers.
+#[test]
+fn esper_output_first_of_aggregates_traces_on_two_and_four_workers() {
+    for ((statement, rows), workers) in FIRST_GROUPS.iter().flat_map(|s| [(s, 2), (s, 4)]) {
+        assert_eq!(trace_on(workers, statement, &[], 7200), trace_rows(rows), "{workers} workers: {statement}");
     }
 }
 
@@ -1412,4 +1448,22 @@ fn a_pattern_row_made_by_a_timer_at_a_tick_is_released_by_that_tick() {
     for workers in [1, 2] {
         assert_eq!(seen(run(&mut Dataflow::new(pool(workers), &plan, 0).unwrap(), &steps)), expected);
     }
+}
+
+/// A query ticking at the millisecond another's expiry gives a row: the row goes in before the tick, as in the
+/// reference, where expiries fire before output ticks.
+#[test]
+fn a_row_an_expiry_gives_reaches_a_tick_of_the_same_millisecond_first() {
+    let config = r#"{"host":"h",
+      "in":[{"id":"Room.*","type":"Room","isPattern":true,"attributes":[
+        {"name":"floor","type":"string"},{"name":"people","type":"int"}]}],
+      "out":[{"id":"FL","type":"LastFirst","attributes":[{"name":"n","type":"int"}]}],
+      "statements":[
+        "INSERT INTO Firsted SELECT floor, count(*) as n FROM Room.win:time(3 sec) GROUP BY floor OUTPUT FIRST EVERY 2 sec",
+        "INSERT INTO LastFirst SELECT floor as id, n FROM Firsted OUTPUT LAST EVERY 3 sec"
+      ]}"#;
+    let event =
+        row(&[("id", Val::String("room1".into())), ("floor", Val::String("f0".into())), ("people", Val::Int(0))]);
+    let steps = [Step::Push(1000, vec![("Room".into(), event)]), Step::Advance(8000)];
+    compare(config, &steps).expect("agrees");
 }

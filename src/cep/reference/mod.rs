@@ -41,8 +41,8 @@ pub(crate) enum TimerOrder {
 /// What a timer does when it fires.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub(crate) enum TimerKind {
-    /// A window row (by its sequence number) leaves.
-    Expire(u64),
+    /// The rows of a time window due by now leave (one such timer per row; the first one due takes them all).
+    Expire,
     /// A pattern leaf (timer or deadline) fires.
     Pattern(u64),
     /// An output policy releases what it holds.

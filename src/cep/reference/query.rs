@@ -8,9 +8,12 @@
 //! `OUTPUT FIRST EVERY`, the interval's first row as it arrives (Esper's `ResultSetOutputLimitSimple` traces). A fully
 //! aggregated, grouped query under `OUTPUT ALL EVERY` releases at each tick a row for every group it knows, changed or
 //! not, an emptied one null once (Esper's `ResultSetOutputLimitRowPerGroup` table; Esper's helper keeps emptied groups
-//! for every later tick, which would keep every key ever seen). Esper's rows of other aggregating queries under `ALL`,
-//! `FIRST` and the default `OUTPUT EVERY` are the ones their arrivals and expiries make; this contract's rows of an
-//! aggregating query are its arrivals': refused. `OUTPUT AFTER d` (Esper's `OutputProcessViewConditionDefault` with its
+//! for every later tick, which would keep every key ever seen). `OUTPUT FIRST EVERY` of an aggregating query goes by
+//! `runtime::first` (Esper's `ResultSetOutputLimitRowPerGroup` and `RowForAll` traces): a fully aggregated query's rows
+//! are its groups' as their arrivals, the rows those push out of the view and its expiries change them, the rows due
+//! at one millisecond leaving together as Esper's time window lets them go; one with ungrouped columns writes its
+//! arrivals' rows. Esper's rows of other aggregating queries under `ALL` and the default `OUTPUT EVERY` are the ones
+//! their arrivals and expiries make; this contract's rows of an aggregating query are its arrivals': refused. `OUTPUT AFTER d` (Esper's `OutputProcessViewConditionDefault` with its
 //! after-state): the statement's first `d` after it was created give no output. The output clock starts at the first
 //! event of the stream at or after that time, rather than at the first event; before it, a query without aggregates
 //! drops its rows, and an aggregating one keeps its changes for the first tick, as Esper keeps them in its delta set.
@@ -28,12 +31,14 @@ use super::aggregate;
 use super::{Ctx, TimerKind, TimerOrder};
 use crate::cep::plan::{AggregationKind, Emits, Input, OutputKind, PlanExpr, QueryPlan, StreamInput, WindowSpec};
 use crate::cep::runtime::eval::{Scope, eval, holds, project};
+use crate::cep::runtime::first::First;
 use crate::cep::runtime::key::{self, Key};
 use crate::cep::runtime::{EngineError, Row, Val, order};
 
 #[derive(Debug)]
 struct Entry {
-    seq: u64,
+    /// When it arrived.
+    at: i64,
     row: Row,
     group: String,
     view_key: String,
@@ -53,8 +58,8 @@ pub struct StreamQuery {
     held: BTreeMap<String, (Vec<Val>, Row)>,
     /// `OUTPUT ALL` without aggregates: every row of the interval, in arrival order, with its `ORDER BY` keys.
     interval: Vec<(Vec<Val>, Row)>,
-    /// `OUTPUT FIRST` without aggregates: whether the interval's first row went out.
-    first_out: bool,
+    /// `OUTPUT FIRST`: which rows go out as they come.
+    first: Option<First<String>>,
     ticking: bool,
     /// With `OUTPUT AFTER`, the millisecond before which the output clock does not start: the statement's creation
     /// plus the delay.
@@ -67,7 +72,7 @@ pub fn check_query(number: usize, q: &QueryPlan) -> Result<(), EngineError> {
     let fully = q.aggregation.as_ref().is_some_and(|a| a.kind == AggregationKind::FullyAggregated);
     let grouped = q.aggregation.as_ref().is_some_and(|a| !a.group_by.is_empty());
     match q.output.as_ref().map(|o| o.kind) {
-        None | Some(OutputKind::Last) => {}
+        None | Some(OutputKind::Last | OutputKind::First) => {}
         Some(OutputKind::Snapshot) if fully => {}
         Some(OutputKind::Snapshot) if q.aggregation.is_some() => {
             return unsupported("OUTPUT SNAPSHOT of a query not fully aggregated");
@@ -81,7 +86,7 @@ pub fn check_query(number: usize, q: &QueryPlan) -> Result<(), EngineError> {
             Input::Stream(_) => {}
             _ => return unsupported("OUTPUT SNAPSHOT of a pattern or a join without aggregates"),
         },
-        Some(OutputKind::All | OutputKind::Default | OutputKind::First) if q.aggregation.is_none() => {}
+        Some(OutputKind::All | OutputKind::Default) if q.aggregation.is_none() => {}
         Some(OutputKind::All) if fully && grouped => {}
         // Esper's rows here are those the interval's arrivals and expiries make, and this contract's rows of an
         // aggregating query are those of its arrivals.
@@ -89,7 +94,6 @@ pub fn check_query(number: usize, q: &QueryPlan) -> Result<(), EngineError> {
         Some(OutputKind::Default) => {
             return unsupported("OUTPUT EVERY without ALL, LAST or SNAPSHOT of an aggregating query");
         }
-        Some(OutputKind::First) => return unsupported("OUTPUT FIRST of an aggregating query"),
     }
     // `SELECT IRSTREAM` under a plain `INSERT INTO` gives the rows `SELECT` gives: Esper routes only the insert stream
     // into the stream (`OutputStrategyPostProcess`), and Cepheus's listener ignores the remove stream it is handed.
@@ -126,7 +130,7 @@ impl StreamQuery {
             changed: BTreeSet::new(),
             held: BTreeMap::new(),
             interval: Vec::new(),
-            first_out: false,
+            first: First::of(q),
             ticking: false,
             not_before: not_before(q, created_ms),
         })
@@ -148,12 +152,57 @@ impl StreamQuery {
         }
         let counts = holds(self.plan.filter.as_ref(), &Scope::new(&binding, ctx.vars));
         let group = self.group_key(event, ctx.vars);
-        if self.plan.aggregation.is_some() || self.snapshots_rows() {
-            self.enter(ctx, event, &group, counts);
-        }
+        let displaced = match self.plan.aggregation.is_some() || self.snapshots_rows() {
+            true => self.enter(ctx, event, &group, counts),
+            false => Vec::new(),
+        };
         // `OUTPUT AFTER d` without a period drops the rows of the statement's first `d`: the engine does
         // (`Reference::quiet`), for every kind of statement.
-        if counts { self.arrive(ctx, event, &group) } else { Vec::new() }
+        let rows = match (self.firsts_groups(), counts) {
+            (true, _) => {
+                let arrived = counts.then(|| self.last_event.insert(group.clone(), event.clone())).map(|_| group);
+                self.first_group_rows(ctx, arrived.into_iter().chain(displaced.iter().cloned()).collect())
+            }
+            (false, true) => self.arrive(ctx, event, &group),
+            (false, false) => Vec::new(),
+        };
+        self.forget_emptied(&displaced);
+        rows
+    }
+
+    /// Whether the query's rows are its groups' and `OUTPUT FIRST` lets them out as they change: a fully aggregated
+    /// query, whose changes are its arrivals and the rows they push out of the view, and its expiries (Esper's
+    /// `ResultSetOutputLimitRowPerGroup` and `RowForAll` traces).
+    fn firsts_groups(&self) -> bool {
+        self.first.is_some()
+            && matches!(self.plan.aggregation.as_ref().map(|a| &a.kind), Some(AggregationKind::FullyAggregated))
+    }
+
+    /// The rows of `groups` (in the order they changed) that `OUTPUT FIRST` lets out now, each group once, in `ORDER
+    /// BY` order; none before `OUTPUT AFTER`'s time, when Esper does not look at its conditions.
+    fn first_group_rows(&mut self, ctx: &Ctx<'_>, mut groups: Vec<String>) -> Vec<Row> {
+        if self.not_before.is_some_and(|at| ctx.now < at) {
+            return Vec::new();
+        }
+        let mut seen = BTreeSet::new();
+        groups.retain(|g| seen.insert(g.clone()));
+        let rows: Vec<(&String, (Vec<Val>, Row))> =
+            groups.iter().filter_map(|g| self.keyed_group_row(g, ctx.vars).map(|row| (g, row))).collect();
+        let Some(first) = self.first.as_mut() else {
+            return Vec::new();
+        };
+        let passed = rows.into_iter().filter(|(g, _)| first.passes(g, ctx.now)).map(|(_, row)| row).collect();
+        order::ordered(passed, &self.plan.order_by)
+    }
+
+    /// Forgets the `OUTPUT FIRST` state of the groups among `groups` left with no row that counts in the view.
+    fn forget_emptied(&mut self, groups: &[String]) {
+        let Some(first) = self.first.as_mut() else {
+            return;
+        };
+        for group in groups.iter().filter(|g| !self.rows.iter().any(|e| e.counts && e.group == **g)) {
+            first.forget(group);
+        }
     }
 
     /// Whether the view's rows are what an output tick releases: `OUTPUT SNAPSHOT` without aggregates.
@@ -176,11 +225,13 @@ impl StreamQuery {
         key_of(exprs, &self.input.label, event, vars)
     }
 
-    /// Puts the event in the view, dropping what it displaces.
-    fn enter(&mut self, ctx: &mut Ctx<'_>, event: &Row, group: &str, counts: bool) {
+    /// Puts the event in the view, dropping what it displaces; answers the groups of the displaced rows that counted,
+    /// in arrival order.
+    fn enter(&mut self, ctx: &mut Ctx<'_>, event: &Row, group: &str, counts: bool) -> Vec<String> {
         let view_key =
             self.input.window.as_ref().map_or(String::new(), |w| view_key(w, &self.input.label, event, ctx.vars));
-        let entry = Entry { seq: ctx.seq, row: event.clone(), group: group.to_owned(), view_key, counts };
+        let (at, row, group) = (ctx.now, event.clone(), group.to_owned());
+        let entry = Entry { at, row, group, view_key, counts };
         let displaced: Vec<usize> = match &self.input.window {
             Some(WindowSpec::Unique { .. }) | Some(WindowSpec::LastEvent) => {
                 self.positions(|e| e.view_key == entry.view_key)
@@ -192,45 +243,51 @@ impl StreamQuery {
             }
             _ => Vec::new(),
         };
-        self.remove_at(displaced);
+        let mut left = self.remove_at(displaced);
         if let Some(millis) = self.input.window.as_ref().and_then(time_window) {
-            ctx.schedule(ctx.now + millis as i64, TimerOrder::Expiry, TimerKind::Expire(ctx.seq));
+            ctx.schedule(ctx.now + millis as i64, TimerOrder::Expiry, TimerKind::Expire);
         }
         self.rows.push(entry);
-        self.trim_length(&self.input.window.clone());
+        left.extend(self.trim_length(&self.input.window.clone()));
+        left
     }
 
-    fn trim_length(&mut self, window: &Option<WindowSpec>) {
+    fn trim_length(&mut self, window: &Option<WindowSpec>) -> Vec<String> {
         let (count, key) = match window {
             Some(WindowSpec::Length { count }) => (*count as usize, None),
             Some(WindowSpec::Grouped { inner, .. }) => match inner.as_ref() {
                 WindowSpec::Length { count } => (*count as usize, self.rows.last().map(|e| e.view_key.clone())),
-                _ => return,
+                _ => return Vec::new(),
             },
-            _ => return,
+            _ => return Vec::new(),
         };
         let same: Vec<usize> = self.positions(|e| key.as_ref().is_none_or(|k| *k == e.view_key));
         let excess = same.len().saturating_sub(count);
-        self.remove_at(same.into_iter().take(excess).collect());
+        self.remove_at(same.into_iter().take(excess).collect())
     }
 
     fn positions(&self, keep: impl Fn(&Entry) -> bool) -> Vec<usize> {
         self.rows.iter().enumerate().filter(|(_, e)| keep(e)).map(|(i, _)| i).collect()
     }
 
-    fn remove_at(&mut self, mut positions: Vec<usize>) {
+    /// Removes the rows at `positions`; answers the groups of those that counted, in arrival order.
+    fn remove_at(&mut self, mut positions: Vec<usize>) -> Vec<String> {
         positions.sort_unstable();
+        let mut groups: Vec<String> = Vec::new();
         for i in positions.into_iter().rev() {
             let gone = self.rows.remove(i);
             if gone.counts {
-                self.changed.insert(gone.group);
+                self.changed.insert(gone.group.clone());
+                groups.push(gone.group);
             }
         }
+        groups.reverse();
+        groups
     }
 
     fn arrive(&mut self, ctx: &mut Ctx<'_>, event: &Row, group: &str) -> Vec<Row> {
         let Some(aggregation) = &self.plan.aggregation else {
-            return self.emit_or_hold(group, event, &[], ctx.vars);
+            return self.emit_or_hold(ctx, group, event, &[]);
         };
         match aggregation.kind {
             AggregationKind::FullyAggregated => {
@@ -244,7 +301,7 @@ impl StreamQuery {
             AggregationKind::WithUngroupedColumns(_) => {
                 let aggregates = self.aggregates(group, ctx.vars);
                 match self.having(event, &aggregates, ctx.vars) {
-                    true => self.emit_or_hold(group, event, &aggregates, ctx.vars),
+                    true => self.emit_or_hold(ctx, group, event, &aggregates),
                     false => Vec::new(),
                 }
             }
@@ -252,19 +309,23 @@ impl StreamQuery {
     }
 
     /// The row of `event` at once, or without it until the next output tick.
-    fn emit_or_hold(&mut self, group: &str, event: &Row, aggregates: &[Val], vars: &Row) -> Vec<Row> {
-        // Before `OUTPUT AFTER`'s time, a query without aggregates keeps nothing for its first tick.
-        if self.plan.output.is_some() && self.plan.aggregation.is_none() && self.not_before.is_some() && !self.ticking {
+    fn emit_or_hold(&mut self, ctx: &Ctx<'_>, group: &str, event: &Row, aggregates: &[Val]) -> Vec<Row> {
+        // Before `OUTPUT AFTER`'s time, a query without aggregates keeps nothing for its first tick, and `OUTPUT
+        // FIRST` lets nothing out.
+        let early = self.not_before.is_some() && !self.ticking;
+        if self.plan.output.is_some() && early && (self.plan.aggregation.is_none() || self.first.is_some()) {
             return Vec::new();
         }
+        let vars = ctx.vars;
         let row = self.project(event, aggregates, vars);
         let keys = || self.order_keys(event, aggregates, vars);
         match self.plan.output.as_ref().map(|o| o.kind) {
             None => return vec![row],
-            Some(OutputKind::First) if self.first_out => {}
             Some(OutputKind::First) => {
-                self.first_out = true;
-                return vec![row];
+                let group = group.to_owned();
+                if self.first.as_mut().is_some_and(|first| first.passes(&group, ctx.now)) {
+                    return vec![row];
+                }
             }
             Some(OutputKind::All | OutputKind::Default) => self.interval.push((keys(), row)),
             // The tick releases the view's rows.
@@ -321,10 +382,17 @@ impl StreamQuery {
 
     pub fn on_timer(&mut self, ctx: &mut Ctx<'_>, kind: TimerKind) -> Vec<Row> {
         match kind {
-            TimerKind::Expire(seq) => {
-                let gone = self.positions(|e| e.seq == seq);
-                self.remove_at(gone);
-                Vec::new()
+            // Every row due leaves at the first of their timers, together, as Esper's time window lets them go.
+            TimerKind::Expire => {
+                let millis = self.input.window.as_ref().and_then(time_window).unwrap_or_default() as i64;
+                let gone = self.positions(|e| e.at.saturating_add(millis) <= ctx.now);
+                let left = self.remove_at(gone);
+                let rows = match self.firsts_groups() {
+                    true => self.first_group_rows(ctx, left.clone()),
+                    false => Vec::new(),
+                };
+                self.forget_emptied(&left);
+                rows
             }
             TimerKind::Tick => self.tick(ctx),
             TimerKind::Pattern(_) | TimerKind::Batch => Vec::new(),
@@ -342,9 +410,14 @@ impl StreamQuery {
             let rows = counting.map(|e| (self.order_keys(&e.row, &[], ctx.vars), self.project(&e.row, &[], ctx.vars)));
             return order::ordered(rows.collect(), &self.plan.order_by);
         }
+        if let Some(first) = self.first.as_mut() {
+            // Its rows went out as they came.
+            first.tick();
+            self.changed.clear();
+            return Vec::new();
+        }
         if !fully {
             self.changed.clear();
-            self.first_out = false;
             let mut rows: Vec<(Vec<Val>, Row)> = std::mem::take(&mut self.interval);
             rows.extend(std::mem::take(&mut self.held).into_values());
             return order::ordered(rows, &self.plan.order_by);

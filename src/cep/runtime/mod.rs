@@ -6,6 +6,7 @@
 
 pub mod compiled;
 pub mod eval;
+pub mod first;
 pub mod geometry;
 pub mod key;
 pub mod name;

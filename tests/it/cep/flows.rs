@@ -120,6 +120,30 @@ async fn a_time_batch_writes_each_floor_s_sum_when_its_period_ends() {
     wait_for(&h, "1", "Floor", "temperature", "25.0").await;
 }
 
+/// `OUTPUT FIRST EVERY 1 min` on the floor average: the floor's first average is written at once, the next ones are
+/// dropped until a minute after it, and then the next one is written at once again.
+#[tokio::test]
+async fn a_floor_s_first_average_of_its_minute_is_written_at_once() {
+    let h = Harness::new().await;
+    h.state.sinks.set_listener(OWN.parse().unwrap());
+    let first = "INSERT INTO Floor SELECT floor as id, avg(temperature) as temperature FROM Room.win:time(10 min) \
+        GROUP BY floor OUTPUT FIRST EVERY 1 min";
+    assert_eq!(post_config(&h, floor_with(first)).await.status, StatusCode::CREATED);
+    subscribe(&h, "Room", "Room.*", "temperature").await;
+    room(&h, "Room1", "20").await;
+    wait_for(&h, "1", "Floor", "temperature", "20.0").await;
+    room(&h, "Room2", "22").await;
+    h.clock.advance_ms(59_999);
+    room(&h, "Room1", "26").await;
+    let floor = json!({"entities": [{"type": "Floor", "isPattern": "false", "id": "1"}]});
+    let reply = h.json(Method::POST, "/cb/v1/queryContext", &[], Some(floor)).await;
+    let element = &reply.body["contextResponses"][0]["contextElement"];
+    assert_eq!(attr_value(element, "temperature"), Some(json!("20.0")), "the minute's later averages dropped");
+    h.clock.advance_ms(1);
+    room(&h, "Room2", "24").await;
+    wait_for(&h, "1", "Floor", "temperature", "23.0").await;
+}
+
 /// Cepheus's `OUTPUT AFTER 10 sec LAST EVERY 10 sec`: nothing in the statement's first 10 seconds; the output clock
 /// starts at the first room after them, and its first tick, 10 s later, averages the room before them too.
 #[tokio::test]
