@@ -737,7 +737,8 @@ impl QueryLogic {
             return false;
         };
         let tick = Stamp::timer(TimerOrder::Output, set, self.statement, self.state.ticks);
-        record.stamp().is_none_or(|stamp| tick < *stamp)
+        // A `Start` record (no stamp) only sets a clock not yet set.
+        record.stamp().is_some_and(|stamp| tick < *stamp)
     }
 
     fn fire_tick(&mut self, emit: &mut Emit, epoch: u64) {
