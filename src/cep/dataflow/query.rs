@@ -1,7 +1,7 @@
 //! A query over one stream with state: its view (time, length, unique and last-event windows, grouped or not), grouped
 //! running aggregates, HAVING, `ORDER BY` and the `OUTPUT LAST EVERY`, (fully aggregated, or without aggregates over a
-//! data window) `OUTPUT SNAPSHOT EVERY`, (fully aggregated and grouped, or without aggregates) `OUTPUT ALL EVERY` and
-//! `OUTPUT FIRST EVERY` policies, each may wait with `AFTER`, with cep-epl.md section 3's meaning (the reference
+//! data window) `OUTPUT SNAPSHOT EVERY`, (fully aggregated, or without aggregates) `OUTPUT [ALL] EVERY` and `OUTPUT
+//! FIRST EVERY` policies, each may wait with `AFTER`, with cep-epl.md section 3's meaning (the reference
 //! evaluator's `query` module is the same semantics written as recomputation over a list of rows). The output tick
 //! fires among the epoch's records in stamp order, after the rows that timers firing before it at its millisecond
 //! (another query's expiry, a pattern's timer) sent.
@@ -233,6 +233,11 @@ struct QueryState {
     interval: Vec<(Vec<Val>, Row)>,
     /// `OUTPUT FIRST`: which rows go out as they come.
     first: Option<First<Key>>,
+    /// Whether a change (an arrival or a row leaving that counted) reached the groups since the last tick: without
+    /// one, a fully aggregated query without groups releases its current row under `OUTPUT [ALL] EVERY`, on the one
+    /// worker its events go to, the one that `hosts` it (every worker ticks).
+    updated: bool,
+    hosts: bool,
     /// `OUTPUT SNAPSHOT` without aggregates: the rows in the view by arrival number, each kept when it counts (passed
     /// WHERE), none when it only takes its place in the view; the view displaces and expires them by that number.
     kept: BTreeMap<usize, Option<Row>>,
@@ -256,6 +261,8 @@ impl QueryState {
             held: BTreeMap::new(),
             interval: Vec::new(),
             first: First::of(plan),
+            updated: false,
+            hosts: false,
             kept: BTreeMap::new(),
             arrivals: 0,
             tick: None,
@@ -323,6 +330,7 @@ impl QueryLogic {
     }
 
     fn event(&mut self, emit: &mut Emit, epoch: u64, stamp: Stamp, row: Row) {
+        self.state.hosts = true;
         self.handle(emit, epoch, stamp, &row);
         self.done.add(std::iter::once(row));
     }
@@ -347,9 +355,9 @@ impl QueryLogic {
         }
         // `OUTPUT AFTER d` without a period drops the rows of the statement's first `d`: `quiet` does.
         let now = millis_of(epoch);
-        let out = if self.firsts_groups() {
+        let out = if self.rows_at_changes() {
             let arrived = slot.filter(|_| counts).map(|slot| self.note_row(row, slot));
-            let passed = self.first_passed(now, arrived.into_iter().chain(left.iter().cloned()).collect());
+            let passed = self.group_rows(now, arrived.into_iter().chain(left.iter().cloned()).collect());
             order::ordered(passed.into_iter().map(|(_, row)| row).collect(), &self.plan.order_by)
         } else if counts {
             self.arrive(row, slot, now)
@@ -362,10 +370,16 @@ impl QueryLogic {
         }
     }
 
-    /// Whether the query's rows are its groups' and `OUTPUT FIRST` lets them out as they change: a fully aggregated
-    /// query, whose changes are its arrivals, the rows they push out of the view and its expiries (as the reference's).
-    fn firsts_groups(&self) -> bool {
-        self.state.first.is_some() && self.fully_aggregated()
+    /// Whether the query's rows are its groups' rows at each change, as its policy lets them out: a fully aggregated
+    /// query under `OUTPUT FIRST`, the default `OUTPUT EVERY` or (without `GROUP BY`) `OUTPUT ALL`, whose changes are
+    /// its arrivals, the rows they push out of the view and its expiries (as the reference's).
+    fn rows_at_changes(&self) -> bool {
+        self.fully_aggregated()
+            && match self.plan.output.as_ref().map(|o| o.kind) {
+                Some(OutputKind::First | OutputKind::Default) => true,
+                Some(OutputKind::All) => self.per_event.group_by.is_empty(),
+                _ => false,
+            }
     }
 
     /// Notes a fully aggregated group's row that counted; answers the group's key.
@@ -377,12 +391,14 @@ impl QueryLogic {
         g.key.clone()
     }
 
-    /// The rows, with their `ORDER BY` keys, of the groups of `keys` (in the order they changed) that `OUTPUT FIRST`
-    /// lets out at `now`, each group once, in that order; none before `OUTPUT AFTER`'s time.
-    fn first_passed(&mut self, now: i64, mut keys: Vec<Key>) -> Vec<(Key, (Vec<Val>, Row))> {
-        if self.state.not_before.is_some_and(|at| now < at) {
+    /// The rows, with their `ORDER BY` keys, of the groups of `keys` (in the order they changed, each once) at a
+    /// change: those `OUTPUT FIRST` lets out at `now`, in that order (none before `OUTPUT AFTER`'s time); under the
+    /// other policies none now, all kept for the tick.
+    fn group_rows(&mut self, now: i64, mut keys: Vec<Key>) -> Vec<(Key, (Vec<Val>, Row))> {
+        if keys.is_empty() {
             return Vec::new();
         }
+        self.state.updated = true;
         let mut seen: Vec<Key> = Vec::with_capacity(keys.len());
         keys.retain(|k| {
             !seen.contains(k) && {
@@ -399,8 +415,12 @@ impl QueryLogic {
             rows.extend(self.keyed_group_row(slot).map(|row| (key, row)));
         }
         let Some(first) = self.state.first.as_mut() else {
+            self.state.interval.extend(rows.into_iter().map(|(_, row)| row));
             return Vec::new();
         };
+        if self.state.not_before.is_some_and(|at| now < at) {
+            return Vec::new();
+        }
         rows.retain(|(key, _)| first.passes(key, now));
         rows
     }
@@ -413,11 +433,11 @@ impl QueryLogic {
             if let Some(slot) = slot {
                 self.fold_open(slot);
             }
-            let QueryState { first: Some(first), groups, .. } = &mut self.state else {
-                return;
-            };
+            let QueryState { first, groups, .. } = &mut self.state;
             let g = slot.map(|slot| &groups[slot]);
-            if g.is_none_or(|g| g.acc.as_ref().is_none_or(Accumulators::is_empty)) {
+            if let Some(first) =
+                first.as_mut().filter(|_| g.is_none_or(|g| g.acc.as_ref().is_none_or(Accumulators::is_empty)))
+            {
                 first.forget(key);
             }
             if let Some(slot) = slot.filter(|slot| groups[*slot].entries == 0) {
@@ -539,15 +559,16 @@ impl QueryLogic {
         }
     }
 
-    /// Takes entry `id` out of the view and its group; with `OUTPUT FIRST`, answers the group's key when the entry
-    /// counted.
+    /// Takes entry `id` out of the view and its group; when the statement's rows go by its changes (or `OUTPUT FIRST`
+    /// forgets emptied groups), answers the group's key if the entry counted.
     fn remove(&mut self, id: usize) -> Option<Key> {
         // Only the output tick of a fully aggregated query reads (and empties) the list of changed groups; `OUTPUT
         // FIRST`'s rows go out as they come.
-        let listed = self.plan.output.is_some() && self.fully_aggregated() && self.state.first.is_none();
+        let at_changes = self.rows_at_changes();
+        let listed = self.plan.output.is_some() && self.fully_aggregated() && !at_changes;
         let entry = self.state.entries.try_remove(id)?;
         let g = self.state.groups.get_mut(entry.group)?;
-        let left = (entry.counts && self.state.first.is_some()).then(|| g.key.clone());
+        let left = (entry.counts && (at_changes || self.state.first.is_some())).then(|| g.key.clone());
         g.entries -= entry.rows as usize;
         if g.pane == Some(id) {
             g.pane = None;
@@ -672,6 +693,19 @@ impl QueryLogic {
         project(&self.plan.projection, &scope)
     }
 
+    /// The row of a fully aggregated query without groups as it stands, read with no event (as the reference's).
+    fn current_row(&mut self) -> Option<(Vec<Val>, Row)> {
+        let slot = self.state.index.get(&self.empty).copied();
+        if let Some(slot) = slot {
+            self.fold_open(slot);
+        }
+        let calls = calls(&self.plan);
+        let aggregates = slot.map_or_else(|| vec![Val::Null; calls.len()], |slot| self.aggregates(slot));
+        let event = Row::default();
+        let row = self.having(&event, &aggregates).then(|| self.project(&event, &aggregates))?;
+        Some((self.order_keys(&event, &aggregates), row))
+    }
+
     /// The `ORDER BY` keys of the row of `event`, which only the rows of an output tick need.
     fn order_keys(&self, event: &Row, aggregates: &[Val]) -> Vec<Val> {
         let binding = [(self.input.label.as_str(), event)];
@@ -701,8 +735,8 @@ impl QueryLogic {
             }
         }
         let keys: Vec<Key> = left.iter().map(|(key, _)| key.clone()).collect();
-        if self.firsts_groups() {
-            let passed = self.first_passed(millis_of(epoch), keys.clone());
+        if self.rows_at_changes() {
+            let passed = self.group_rows(millis_of(epoch), keys.clone());
             self.emit_expiry_rows(emit, &left, passed);
         }
         self.forget_emptied(&keys);
@@ -769,6 +803,13 @@ impl QueryLogic {
             // Its rows went out as they came.
             first.tick();
             return Vec::new();
+        }
+        if self.rows_at_changes() {
+            let mut rows = std::mem::take(&mut self.state.interval);
+            if !std::mem::take(&mut self.state.updated) && self.per_event.group_by.is_empty() && self.state.hosts {
+                rows.extend(self.current_row());
+            }
+            return order::ordered(rows, &self.plan.order_by);
         }
         if !self.fully_aggregated() {
             let mut rows = std::mem::take(&mut self.state.interval);

@@ -38,7 +38,10 @@ pub(super) fn plan_select(ctx: &Ctx<'_>, s: &SelectStmt, catalog: &mut dyn Catal
     let output = rate.map(|o| output(ctx, o, aggregation.as_ref())).transpose()?;
     let quiet = s.output.as_ref().filter(|o| o.every.is_none()).and_then(|o| o.after.as_ref());
     let quiet_millis = quiet.map(|a| positive_millis(ctx, a)).transpose()?;
-    let partition = match output.is_some() && !order_by.is_empty() {
+    // The default `OUTPUT EVERY` of an aggregating query releases its groups' changes of the interval in the order
+    // they came, across groups.
+    let in_order = output.as_ref().is_some_and(|o| o.kind == OutputKind::Default) && aggregation.is_some();
+    let partition = match output.is_some() && !order_by.is_empty() || in_order {
         // An output tick's rows come from every group at once, and ORDER BY sorts them all.
         true => Partitioning::Single,
         false => partition(&aggregation, output.is_some() || quiet_millis.is_some(), input_partition),

@@ -8,12 +8,14 @@
 //! `OUTPUT FIRST EVERY`, the interval's first row as it arrives (Esper's `ResultSetOutputLimitSimple` traces). A fully
 //! aggregated, grouped query under `OUTPUT ALL EVERY` releases at each tick a row for every group it knows, changed or
 //! not, an emptied one null once (Esper's `ResultSetOutputLimitRowPerGroup` table; Esper's helper keeps emptied groups
-//! for every later tick, which would keep every key ever seen). `OUTPUT FIRST EVERY` of an aggregating query goes by
-//! `runtime::first` (Esper's `ResultSetOutputLimitRowPerGroup` and `RowForAll` traces): a fully aggregated query's rows
-//! are its groups' as their arrivals, the rows those push out of the view and its expiries change them, the rows due
-//! at one millisecond leaving together as Esper's time window lets them go; one with ungrouped columns writes its
-//! arrivals' rows. Esper's rows of other aggregating queries under `ALL` and the default `OUTPUT EVERY` are the ones
-//! their arrivals and expiries make; this contract's rows of an aggregating query are its arrivals': refused. `OUTPUT AFTER d` (Esper's `OutputProcessViewConditionDefault` with its
+//! for every later tick, which would keep every key ever seen). Under `OUTPUT FIRST EVERY`, the default `OUTPUT EVERY`
+//! and (without groups) `OUTPUT ALL EVERY` a fully aggregated query's rows are its groups' as their arrivals, the rows
+//! those push out of the view and its expiries change them, the rows due at one millisecond leaving together as
+//! Esper's time window lets them go (Esper's `ResultSetOutputLimitRowPerGroup` and `RowForAll` traces): `FIRST` lets
+//! them out as they come by `runtime::first`, the others keep them for the tick, which without groups and changes
+//! releases the row as it stands. Under `FIRST` a query with ungrouped columns writes its arrivals' rows. Esper's rows
+//! of such a query under `ALL` and the default `OUTPUT EVERY` carry the columns of the events that leave too; this
+//! contract's rows of an aggregating query are its arrivals': refused. `OUTPUT AFTER d` (Esper's `OutputProcessViewConditionDefault` with its
 //! after-state): the statement's first `d` after it was created give no output. The output clock starts at the first
 //! event of the stream at or after that time, rather than at the first event; before it, a query without aggregates
 //! drops its rows, and an aggregating one keeps its changes for the first tick, as Esper keeps them in its delta set.
@@ -60,6 +62,9 @@ pub struct StreamQuery {
     interval: Vec<(Vec<Val>, Row)>,
     /// `OUTPUT FIRST`: which rows go out as they come.
     first: Option<First<String>>,
+    /// Whether a change (an arrival or a row leaving that counted) reached the groups since the last tick: without
+    /// one, a fully aggregated query without groups releases its current row under `OUTPUT [ALL] EVERY`.
+    updated: bool,
     ticking: bool,
     /// With `OUTPUT AFTER`, the millisecond before which the output clock does not start: the statement's creation
     /// plus the delay.
@@ -70,7 +75,6 @@ pub struct StreamQuery {
 pub fn check_query(number: usize, q: &QueryPlan) -> Result<(), EngineError> {
     let unsupported = |c: &str| Err(EngineError::Unsupported { statement: number, construct: c.into() });
     let fully = q.aggregation.as_ref().is_some_and(|a| a.kind == AggregationKind::FullyAggregated);
-    let grouped = q.aggregation.as_ref().is_some_and(|a| !a.group_by.is_empty());
     match q.output.as_ref().map(|o| o.kind) {
         None | Some(OutputKind::Last | OutputKind::First) => {}
         Some(OutputKind::Snapshot) if fully => {}
@@ -86,13 +90,14 @@ pub fn check_query(number: usize, q: &QueryPlan) -> Result<(), EngineError> {
             Input::Stream(_) => {}
             _ => return unsupported("OUTPUT SNAPSHOT of a pattern or a join without aggregates"),
         },
-        Some(OutputKind::All | OutputKind::Default) if q.aggregation.is_none() => {}
-        Some(OutputKind::All) if fully && grouped => {}
-        // Esper's rows here are those the interval's arrivals and expiries make, and this contract's rows of an
-        // aggregating query are those of its arrivals.
-        Some(OutputKind::All) => return unsupported("OUTPUT ALL of a query not fully aggregated and grouped"),
+        Some(OutputKind::All | OutputKind::Default) if q.aggregation.is_none() || fully => {}
+        // Esper's rows here are those the interval's arrivals and expiries make with the ungrouped columns of the
+        // events that arrive and leave, and this contract's rows of such a query are those of its arrivals.
+        Some(OutputKind::All) => return unsupported("OUTPUT ALL of a query with ungrouped columns and aggregates"),
         Some(OutputKind::Default) => {
-            return unsupported("OUTPUT EVERY without ALL, LAST or SNAPSHOT of an aggregating query");
+            return unsupported(
+                "OUTPUT EVERY without ALL, FIRST, LAST or SNAPSHOT of a query with ungrouped columns and aggregates",
+            );
         }
     }
     // `SELECT IRSTREAM` under a plain `INSERT INTO` gives the rows `SELECT` gives: Esper routes only the insert stream
@@ -131,6 +136,7 @@ impl StreamQuery {
             held: BTreeMap::new(),
             interval: Vec::new(),
             first: First::of(q),
+            updated: false,
             ticking: false,
             not_before: not_before(q, created_ms),
         })
@@ -158,10 +164,10 @@ impl StreamQuery {
         };
         // `OUTPUT AFTER d` without a period drops the rows of the statement's first `d`: the engine does
         // (`Reference::quiet`), for every kind of statement.
-        let rows = match (self.firsts_groups(), counts) {
+        let rows = match (self.rows_at_changes(), counts) {
             (true, _) => {
                 let arrived = counts.then(|| self.last_event.insert(group.clone(), event.clone())).map(|_| group);
-                self.first_group_rows(ctx, arrived.into_iter().chain(displaced.iter().cloned()).collect())
+                self.group_rows(ctx, arrived.into_iter().chain(displaced.iter().cloned()).collect())
             }
             (false, true) => self.arrive(ctx, event, &group),
             (false, false) => Vec::new(),
@@ -170,27 +176,40 @@ impl StreamQuery {
         rows
     }
 
-    /// Whether the query's rows are its groups' and `OUTPUT FIRST` lets them out as they change: a fully aggregated
-    /// query, whose changes are its arrivals and the rows they push out of the view, and its expiries (Esper's
-    /// `ResultSetOutputLimitRowPerGroup` and `RowForAll` traces).
-    fn firsts_groups(&self) -> bool {
-        self.first.is_some()
-            && matches!(self.plan.aggregation.as_ref().map(|a| &a.kind), Some(AggregationKind::FullyAggregated))
+    /// Whether the query's rows are its groups' rows at each change, as its policy lets them out: a fully aggregated
+    /// query under `OUTPUT FIRST`, the default `OUTPUT EVERY` or (without `GROUP BY`) `OUTPUT ALL`, whose changes are
+    /// its arrivals, the rows they push out of the view and its expiries (Esper's `ResultSetOutputLimitRowPerGroup`
+    /// and `RowForAll` traces).
+    fn rows_at_changes(&self) -> bool {
+        let fully = matches!(self.plan.aggregation.as_ref().map(|a| &a.kind), Some(AggregationKind::FullyAggregated));
+        let grouped = self.plan.aggregation.as_ref().is_some_and(|a| !a.group_by.is_empty());
+        fully
+            && match self.plan.output.as_ref().map(|o| o.kind) {
+                Some(OutputKind::First | OutputKind::Default) => true,
+                Some(OutputKind::All) => !grouped,
+                _ => false,
+            }
     }
 
-    /// The rows of `groups` (in the order they changed) that `OUTPUT FIRST` lets out now, each group once, in `ORDER
-    /// BY` order; none before `OUTPUT AFTER`'s time, when Esper does not look at its conditions.
-    fn first_group_rows(&mut self, ctx: &Ctx<'_>, mut groups: Vec<String>) -> Vec<Row> {
-        if self.not_before.is_some_and(|at| ctx.now < at) {
+    /// The rows of `groups` (in the order they changed, each once) at a change: those `OUTPUT FIRST` lets out now, in
+    /// `ORDER BY` order (none before `OUTPUT AFTER`'s time, when Esper does not look at its conditions); under the
+    /// other policies none now, all kept for the tick.
+    fn group_rows(&mut self, ctx: &Ctx<'_>, mut groups: Vec<String>) -> Vec<Row> {
+        if groups.is_empty() {
             return Vec::new();
         }
+        self.updated = true;
         let mut seen = BTreeSet::new();
         groups.retain(|g| seen.insert(g.clone()));
         let rows: Vec<(&String, (Vec<Val>, Row))> =
             groups.iter().filter_map(|g| self.keyed_group_row(g, ctx.vars).map(|row| (g, row))).collect();
         let Some(first) = self.first.as_mut() else {
+            self.interval.extend(rows.into_iter().map(|(_, row)| row));
             return Vec::new();
         };
+        if self.not_before.is_some_and(|at| ctx.now < at) {
+            return Vec::new();
+        }
         let passed = rows.into_iter().filter(|(g, _)| first.passes(g, ctx.now)).map(|(_, row)| row).collect();
         order::ordered(passed, &self.plan.order_by)
     }
@@ -362,6 +381,14 @@ impl StreamQuery {
         Some((self.order_keys(event, &aggregates, vars), row))
     }
 
+    /// The row of a fully aggregated query without groups as it stands, read with no event (as Esper reads it when
+    /// nothing changed in an interval): what its `OUTPUT [ALL] EVERY` releases then.
+    fn current_row(&self, vars: &Row) -> Option<(Vec<Val>, Row)> {
+        let (event, aggregates) = (Row::default(), self.aggregates("", vars));
+        let row = self.having(&event, &aggregates, vars).then(|| self.project(&event, &aggregates, vars))?;
+        Some((self.order_keys(&event, &aggregates, vars), row))
+    }
+
     /// The `ORDER BY` keys of the row of `event`.
     fn order_keys(&self, event: &Row, aggregates: &[Val], vars: &Row) -> Vec<Val> {
         let binding = [(self.input.label.as_str(), event)];
@@ -387,8 +414,8 @@ impl StreamQuery {
                 let millis = self.input.window.as_ref().and_then(time_window).unwrap_or_default() as i64;
                 let gone = self.positions(|e| e.at.saturating_add(millis) <= ctx.now);
                 let left = self.remove_at(gone);
-                let rows = match self.firsts_groups() {
-                    true => self.first_group_rows(ctx, left.clone()),
+                let rows = match self.rows_at_changes() {
+                    true => self.group_rows(ctx, left.clone()),
                     false => Vec::new(),
                 };
                 self.forget_emptied(&left);
@@ -415,6 +442,16 @@ impl StreamQuery {
             first.tick();
             self.changed.clear();
             return Vec::new();
+        }
+        if self.rows_at_changes() {
+            self.changed.clear();
+            let mut rows = std::mem::take(&mut self.interval);
+            if !std::mem::take(&mut self.updated)
+                && self.plan.aggregation.as_ref().is_some_and(|a| a.group_by.is_empty())
+            {
+                rows.extend(self.current_row(ctx.vars));
+            }
+            return order::ordered(rows, &self.plan.order_by);
         }
         if !fully {
             self.changed.clear();

@@ -675,6 +675,67 @@ pub(crate) const FIRST_GROUPS: [(&str, &[TraceRow]); 4] = [
     ),
 ];
 
+/// The default `OUTPUT EVERY` (and without groups `OUTPUT ALL`) of fully aggregated statements over the trace, and
+/// what Esper gives there (`ResultSetOutputLimitRowPerGroup` and `RowForAll`, `tryAssertion56` and `tryAssertion78`):
+/// at each tick the rows of the interval's changes, each group's row as each arrival or expiry left it (HAVING
+/// applied then); without groups, in an interval with no change (3.2 s), the row as it stands.
+pub(crate) const EVERY_GROUPS: [(&str, &[TraceRow]); 5] = [
+    (
+        "INSERT INTO Out SELECT symbol, sum(price) as value FROM S.win:time(5.5 sec) GROUP BY symbol OUTPUT EVERY 1 sec",
+        &[
+            (1200, "IBM", Some(25.0)),
+            (1200, "MSFT", Some(9.0)),
+            (2200, "IBM", Some(49.0)),
+            (2200, "IBM", Some(75.0)),
+            (2200, "YAH", Some(1.0)),
+            (4200, "YAH", Some(3.0)),
+            (5200, "IBM", Some(97.0)),
+            (5200, "YAH", Some(6.0)),
+            (6200, "IBM", Some(72.0)),
+            (6200, "YAH", Some(7.0)),
+            (7200, "IBM", Some(48.0)),
+            (7200, "MSFT", None),
+            (7200, "YAH", Some(6.0)),
+        ],
+    ),
+    (
+        "INSERT INTO Out SELECT symbol, sum(price) as value FROM S.win:time(5.5 sec) GROUP BY symbol HAVING sum(price) \
+         > 50 OUTPUT EVERY 1 sec",
+        &[(2200, "IBM", Some(75.0)), (5200, "IBM", Some(97.0)), (6200, "IBM", Some(72.0))],
+    ),
+    ("INSERT INTO Out SELECT 'ALL' as symbol, sum(price) as value FROM S.win:time(5.5 sec) OUTPUT EVERY 1 sec", SUMS),
+    (
+        "INSERT INTO Out SELECT 'ALL' as symbol, sum(price) as value FROM S.win:time(5.5 sec) OUTPUT ALL EVERY 1 sec",
+        SUMS,
+    ),
+    (
+        "INSERT INTO Out SELECT 'ALL' as symbol, sum(price) as value FROM S.win:time(5.5 sec) HAVING sum(price) > 100 \
+         OUTPUT EVERY 1 sec",
+        &[(5200, "ALL", Some(109.0)), (5200, "ALL", Some(112.0))],
+    ),
+];
+
+const SUMS: &[TraceRow] = &[
+    (1200, "ALL", Some(25.0)),
+    (1200, "ALL", Some(34.0)),
+    (2200, "ALL", Some(58.0)),
+    (2200, "ALL", Some(59.0)),
+    (2200, "ALL", Some(85.0)),
+    (3200, "ALL", Some(85.0)),
+    (4200, "ALL", Some(87.0)),
+    (5200, "ALL", Some(109.0)),
+    (5200, "ALL", Some(112.0)),
+    (6200, "ALL", Some(87.0)),
+    (6200, "ALL", Some(88.0)),
+    (7200, "ALL", Some(54.0)),
+    (7200, "ALL", Some(79.0)),
+];
+
+#[test]
+fn esper_output_every_of_fully_aggregated_traces() {
+    assert_traces(&EVERY_GROUPS, 7200);
+}
+
 const FIRST_IN_LENGTH_ONE: &[TraceRow] = &[
     (200, "IBM", Some(25.0)),
     (800, "MSFT", Some(9.0)),
@@ -1115,17 +1176,13 @@ fn constructs_the_runtime_does_not_run_are_refused_by_name() {
             "OUTPUT SNAPSHOT of a pattern or a join without aggregates",
         ),
         (
-            "INSERT INTO Out SELECT symbol, sum(price) as value FROM S GROUP BY symbol OUTPUT EVERY 1 sec",
-            "OUTPUT EVERY without ALL, LAST or SNAPSHOT of an aggregating query",
-        ),
-        (
-            "INSERT INTO Out SELECT 'all' as symbol, sum(price) as value FROM S OUTPUT ALL EVERY 1 sec",
-            "OUTPUT ALL of a query not fully aggregated and grouped",
+            "INSERT INTO Out SELECT symbol, price as value, sum(price) as total FROM S GROUP BY symbol OUTPUT EVERY 1 sec",
+            "OUTPUT EVERY without ALL, FIRST, LAST or SNAPSHOT of a query with ungrouped columns and aggregates",
         ),
         (
             "INSERT INTO Out SELECT symbol, price as value, sum(price) as total FROM S GROUP BY symbol OUTPUT ALL EVERY \
              1 sec",
-            "OUTPUT ALL of a query not fully aggregated and grouped",
+            "OUTPUT ALL of a query with ungrouped columns and aggregates",
         ),
         ("INSERT INTO Out SELECT RSTREAM symbol, price as value FROM S.win:time(1 sec)", "SELECT RSTREAM"),
     ] {

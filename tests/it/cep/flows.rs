@@ -144,6 +144,27 @@ async fn a_floor_s_first_average_of_its_minute_is_written_at_once() {
     wait_for(&h, "1", "Floor", "temperature", "23.0").await;
 }
 
+/// The default `OUTPUT EVERY 10 sec` on the floor average: nothing before the tick, then the rows of the interval's
+/// changes in order, so the floor ends at the last one.
+#[tokio::test]
+async fn a_floor_s_averages_of_ten_seconds_are_written_at_the_tick() {
+    let h = Harness::new().await;
+    h.state.sinks.set_listener(OWN.parse().unwrap());
+    let every = "INSERT INTO Floor SELECT floor as id, avg(temperature) as temperature FROM Room.win:time(10 min) \
+        GROUP BY floor OUTPUT EVERY 10 sec";
+    assert_eq!(post_config(&h, floor_with(every)).await.status, StatusCode::CREATED);
+    subscribe(&h, "Room", "Room.*", "temperature").await;
+    room(&h, "Room1", "20").await;
+    room(&h, "Room2", "22").await;
+    h.clock.advance_ms(9_999);
+    settle().await;
+    let floor = json!({"entities": [{"type": "Floor", "isPattern": "false", "id": "1"}]});
+    let reply = h.json(Method::POST, "/cb/v1/queryContext", &[], Some(floor)).await;
+    assert_eq!(reply.body["errorCode"]["code"], "404", "no floor before the tick: {}", reply.body);
+    h.clock.advance_ms(1);
+    wait_for(&h, "1", "Floor", "temperature", "21.0").await;
+}
+
 /// Cepheus's `OUTPUT AFTER 10 sec LAST EVERY 10 sec`: nothing in the statement's first 10 seconds; the output clock
 /// starts at the first room after them, and its first tick, 10 s later, averages the room before them too.
 #[tokio::test]
