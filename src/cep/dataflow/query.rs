@@ -1,12 +1,13 @@
 //! A query over one stream with state: its view (time, length, unique and last-event windows, grouped or not), grouped
-//! running aggregates, HAVING, `ORDER BY` and the `OUTPUT LAST EVERY`, (fully aggregated, or without aggregates over a
-//! data window) `OUTPUT SNAPSHOT EVERY`, (fully aggregated, or without aggregates) `OUTPUT [ALL] EVERY` and `OUTPUT
-//! FIRST EVERY` policies, each may wait with `AFTER`, with cep-epl.md section 3's meaning (the reference
-//! evaluator's `query` module is the same semantics written as recomputation over a list of rows). The output tick
-//! fires among the epoch's records in stamp order, after the rows that timers firing before it at its millisecond
-//! (another query's expiry, a pattern's timer) sent.
-//! A snapshot without aggregates is the one policy that reads rows back from the view: its rows are kept by arrival
-//! number and displaced and expired by the same view that moves the aggregating queries' entries.
+//! running aggregates, HAVING, `ORDER BY` and the `OUTPUT LAST EVERY`, (fully aggregated, or over a data window)
+//! `OUTPUT SNAPSHOT EVERY`, (fully aggregated, or without aggregates) `OUTPUT [ALL] EVERY` and `OUTPUT FIRST EVERY`
+//! policies, each may wait with `AFTER`, with cep-epl.md section 3's meaning (the reference evaluator's `query` module
+//! is the same semantics written as recomputation over a list of rows). The output tick fires among the epoch's
+//! records in stamp order, after the rows that timers firing before it at its millisecond (another query's expiry, a
+//! pattern's timer) sent.
+//! A snapshot of a query not fully aggregated is the one policy that reads rows back from the view: its rows are kept
+//! by arrival number and displaced and expired by the same view that moves the aggregating queries' entries, and its
+//! groups' aggregates are summed from them at the tick.
 //!
 //! Rows in the view are entries in a slab, named by their slot; each remembers its group, whether it counts (passed
 //! WHERE) and its aggregate arguments, so leaving the view is one subtraction. (A slab in place of a hash map by id:
@@ -343,7 +344,7 @@ impl QueryLogic {
         }
         let counts = holds(&self.per_event.where_);
         let set = (epoch, stamp.position());
-        let (slot, left) = match self.plan.aggregation.is_some() {
+        let (slot, left) = match self.plan.aggregation.is_some() && !self.snapshots_rows() {
             true => {
                 let (slot, left) = self.enter(set, row, counts);
                 (Some(slot), left)
@@ -475,9 +476,11 @@ impl QueryLogic {
         (slot, Vec::new())
     }
 
-    /// Whether the view's rows are what an output tick releases: `OUTPUT SNAPSHOT` without aggregates.
+    /// Whether the view's rows are what an output tick releases: `OUTPUT SNAPSHOT` of a query not fully aggregated,
+    /// each row with its group's aggregates when it has some (summed from the kept rows at the tick, which writes a
+    /// row for each of them anyway).
     fn snapshots_rows(&self) -> bool {
-        self.plan.aggregation.is_none() && self.plan.output.as_ref().is_some_and(|o| o.kind == OutputKind::Snapshot)
+        !self.fully_aggregated() && self.plan.output.as_ref().is_some_and(|o| o.kind == OutputKind::Snapshot)
     }
 
     /// Puts the row of a query whose ticks release its view's rows in the view, dropping the rows it displaces.
@@ -693,6 +696,20 @@ impl QueryLogic {
         project(&self.plan.projection, &scope)
     }
 
+    /// The aggregates of the groups of the rows a snapshot keeps, when the query has some.
+    fn kept_groups(&self) -> HashMap<Key, Accumulators, RandomState> {
+        let mut groups: HashMap<Key, Accumulators, RandomState> = HashMap::default();
+        if self.plan.aggregation.is_none() {
+            return groups;
+        }
+        let calls = calls(&self.plan);
+        for row in self.state.kept.values().flatten() {
+            let acc = groups.entry(self.group_key(row)).or_insert_with(|| Accumulators::new(calls));
+            acc.add(calls, self.per_event.args(row, &self.vars));
+        }
+        groups
+    }
+
     /// The row of a fully aggregated query without groups as it stands, read with no event (as the reference's).
     fn current_row(&mut self) -> Option<(Vec<Val>, Row)> {
         let slot = self.state.index.get(&self.empty).copied();
@@ -794,9 +811,17 @@ impl QueryLogic {
 
     fn tick_rows(&mut self) -> Vec<Row> {
         if self.snapshots_rows() {
-            // Every row that counts in the view, in arrival order, as the reference evaluator gives them.
-            let rows =
-                self.state.kept.values().flatten().map(|row| (self.order_keys(row, &[]), self.project(row, &[])));
+            // Every row that counts in the view, in arrival order, as the reference evaluator gives them, with its
+            // group's aggregates, if HAVING holds.
+            let groups = self.kept_groups();
+            let rows = self.state.kept.values().flatten().filter_map(|row| {
+                let aggregates = match groups.get(&self.group_key(row)) {
+                    Some(acc) => acc.values(calls(&self.plan)),
+                    None => Vec::new(),
+                };
+                self.having(row, &aggregates)
+                    .then(|| (self.order_keys(row, &aggregates), self.project(row, &aggregates)))
+            });
             return order::ordered(rows.collect(), &self.plan.order_by);
         }
         if let Some(first) = self.state.first.as_mut() {

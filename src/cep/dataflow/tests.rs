@@ -14,9 +14,9 @@ use crate::cep::plan::Plan;
 use crate::cep::reference::Reference;
 use crate::cep::reference::lookup_tests::{config as lookup_config, pattern_driven};
 use crate::cep::reference::tests::{
-    AFTER, ALL_AND_FIRST, ALL_GROUPS, EVERY_GROUPS, FIRST_GROUPS, ORDERED, ORDERED_MATCHES, PACED_ORDERED, QUIET,
-    ROW_SNAPSHOTS, SNAPSHOT, STARTED, TRACE, TURNING, TURNING_LATER, TraceEvent, TraceRow, run_trace,
-    snapshot_expected, trace_config, trace_expected, trace_outputs,
+    AFTER, ALL_AND_FIRST, ALL_GROUPS, COLUMN_SNAPSHOTS, EVERY_GROUPS, FIRST_GROUPS, ORDERED, ORDERED_MATCHES,
+    PACED_ORDERED, QUIET, ROW_SNAPSHOTS, SNAPSHOT, STARTED, TRACE, TURNING, TURNING_LATER, TraceEvent, TraceRow,
+    run_trace, snapshot_expected, trace_config, trace_expected, trace_outputs,
 };
 use crate::cep::runtime::value::watched_shape;
 use crate::cep::runtime::{Engine, Incoming, Output, Row, Val, spare};
@@ -177,7 +177,8 @@ const ROOMS: &str = r#"{"host":"h",
     {"id":"FR","type":"FirstRoom","attributes":[{"name":"people","type":"int"},{"name":"temperature","type":"double"}]},
     {"id":"FO","type":"FirstOrdered","attributes":[{"name":"n","type":"int"}]},
     {"id":"EV","type":"Changes","attributes":[{"name":"n","type":"int"},{"name":"people","type":"int"}]},
-    {"id":"EA","type":"ChangesAll","attributes":[{"name":"people","type":"int"}]}],
+    {"id":"EA","type":"ChangesAll","attributes":[{"name":"people","type":"int"}]},
+    {"id":"CS","type":"ColumnShot","attributes":[{"name":"people","type":"int"},{"name":"temperature","type":"double"}]}],
   "statements":[
     "INSERT INTO Floor SELECT floor as id, avg(temperature) as temperature FROM Room.win:time(10 sec) GROUP BY floor OUTPUT LAST EVERY 2 sec",
     "INSERT INTO Stats SELECT floor as id, count(*) as n, min(temperature) as lo, max(temperature) as hi, stddev(temperature) as sd, sum(people) as people FROM Room.win:time(5 sec) WHERE temperature > 10 GROUP BY floor",
@@ -210,13 +211,14 @@ const ROOMS: &str = r#"{"host":"h",
     "INSERT INTO FirstRoom SELECT id, people, avg(temperature) as temperature FROM Room.std:unique(id) WHERE people > 1 GROUP BY floor OUTPUT FIRST EVERY 2 sec",
     "INSERT INTO FirstOrdered SELECT floor as id, count(*) as n FROM Room.std:groupwin(id).win:length(2) GROUP BY floor OUTPUT AFTER 3 sec FIRST EVERY 1 sec ORDER BY n DESC",
     "INSERT INTO Changes SELECT floor as id, count(*) as n, sum(people) as people FROM Room.std:unique(id) WHERE temperature > 12 GROUP BY floor HAVING count(*) < 3 OUTPUT EVERY 1500 msec",
+    "INSERT INTO ColumnShot SELECT id, people, avg(temperature) as temperature FROM Room.win:length(4) WHERE people > 2 GROUP BY floor HAVING count(*) > 1 OUTPUT SNAPSHOT EVERY 2 sec",
     "INSERT INTO ChangesAll SELECT 'all' as id, sum(people) as people FROM Room.win:time(2 sec) HAVING sum(people) > 10 OUTPUT AFTER 2 sec ALL EVERY 1 sec",
     "INSERT INTO Flap SELECT a.flap as id, 'closed' as status FROM pattern [every a=Room(temperature > cast(25,double)) -> ( (Room(id=a.id, temperature > cast(25,double)) and not Room(id=a.id, temperature <= cast(25,double))) -> (Room(id=a.id, temperature > cast(25,double)) and not Room(id=a.id, temperature <= cast(25,double)))) where timer:within(10 seconds)]"
   ]}"#;
 
-/// Two `OUTPUT FIRST` statements and one `OUTPUT EVERY` writing one stream, with rows at their expiries and ticks,
-/// and a query ticking on it: the rows of one millisecond reach it in the reference's order, the groups on other
-/// workers in between, and before its tick.
+/// Two `OUTPUT FIRST` statements, one `OUTPUT EVERY` and a snapshot with an ungrouped column writing one stream, with
+/// rows at their expiries and ticks, and a query ticking on it: the rows of one millisecond reach it in the reference's
+/// order, the groups on other workers in between, and before its tick.
 const FIRSTS_READ: &str = r#"{"host":"h",
   "in":[{"id":"Room.*","type":"Room","isPattern":true,"attributes":[
     {"name":"temperature","type":"double"},{"name":"floor","type":"string"},{"name":"people","type":"int"},
@@ -226,6 +228,7 @@ const FIRSTS_READ: &str = r#"{"host":"h",
     "INSERT INTO Firsted SELECT floor, count(*) as n FROM Room.win:time(3 sec) GROUP BY floor OUTPUT FIRST EVERY 2 sec",
     "INSERT INTO Firsted SELECT floor, count(*) as n FROM Room.win:time(2 sec) WHERE people > 5 GROUP BY floor OUTPUT FIRST EVERY 1 sec",
     "INSERT INTO Firsted SELECT floor, count(*) as n FROM Room.win:time(1 sec) GROUP BY floor OUTPUT EVERY 2 sec",
+    "INSERT INTO Firsted SELECT floor, count(*) - people as n FROM Room.win:time(2 sec) GROUP BY floor HAVING count(*) > 0 OUTPUT SNAPSHOT EVERY 2500 msec",
     "INSERT INTO LastFirst SELECT floor as id, n FROM Firsted OUTPUT LAST EVERY 3 sec"
   ]}"#;
 
@@ -573,6 +576,15 @@ fn esper_output_all_and_first_without_aggregates_traces_on_two_workers() {
 #[test]
 fn esper_output_first_of_aggregates_traces_on_two_and_four_workers() {
     for ((statement, rows), workers) in FIRST_GROUPS.iter().flat_map(|s| [(s, 2), (s, 4)]) {
+        assert_eq!(trace_on(workers, statement, &[], 7200), trace_rows(rows), "{workers} workers: {statement}");
+    }
+}
+
+/// `OUTPUT SNAPSHOT` of a grouped query with an ungrouped column over the trace ([`COLUMN_SNAPSHOTS`]), on two and
+/// four workers (the query runs on one of them).
+#[test]
+fn output_snapshot_of_a_query_with_ungrouped_columns_trace_on_two_and_four_workers() {
+    for ((statement, rows), workers) in COLUMN_SNAPSHOTS.iter().flat_map(|s| [(s, 2), (s, 4)]) {
         assert_eq!(trace_on(workers, statement, &[], 7200), trace_rows(rows), "{workers} workers: {statement}");
     }
 }

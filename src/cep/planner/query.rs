@@ -39,8 +39,13 @@ pub(super) fn plan_select(ctx: &Ctx<'_>, s: &SelectStmt, catalog: &mut dyn Catal
     let quiet = s.output.as_ref().filter(|o| o.every.is_none()).and_then(|o| o.after.as_ref());
     let quiet_millis = quiet.map(|a| positive_millis(ctx, a)).transpose()?;
     // The default `OUTPUT EVERY` of an aggregating query releases its groups' changes of the interval in the order
-    // they came, across groups.
-    let in_order = output.as_ref().is_some_and(|o| o.kind == OutputKind::Default) && aggregation.is_some();
+    // they came, and a snapshot of one with ungrouped columns its rows in the view's order, across groups.
+    let with_columns = aggregation.as_ref().is_some_and(|a| a.kind != AggregationKind::FullyAggregated);
+    let in_order = match output.as_ref().map(|o| o.kind) {
+        Some(OutputKind::Default) => aggregation.is_some(),
+        Some(OutputKind::Snapshot) => with_columns,
+        _ => false,
+    };
     let partition = match output.is_some() && !order_by.is_empty() || in_order {
         // An output tick's rows come from every group at once, and ORDER BY sorts them all.
         true => Partitioning::Single,

@@ -1,27 +1,28 @@
 //! A query over one stream (or a named window's insert stream): stream filter, view, WHERE, grouped aggregation,
 //! HAVING, projection, `ORDER BY` and the `OUTPUT LAST EVERY` policy, with cep-epl.md section 3's meaning; for a fully
 //! aggregated query `OUTPUT SNAPSHOT EVERY`, which releases at each tick a row for every group with a row that counts
-//! in the view, changed or not (Esper's `ResultSetOutputLimitRowPerGroup` trace, in `tests`); for a query without
-//! aggregates over a data window `OUTPUT SNAPSHOT EVERY`, every row that counts in the view, in arrival order (Esper's
-//! `ResultSetOutputLimitSimple` trace; a stream without a data window keeps no rows, and Esper's snapshot of it is
-//! empty: refused); and for a query without aggregates `OUTPUT [ALL] EVERY`, every row of the interval at its tick, and
-//! `OUTPUT FIRST EVERY`, the interval's first row as it arrives (Esper's `ResultSetOutputLimitSimple` traces). A fully
-//! aggregated, grouped query under `OUTPUT ALL EVERY` releases at each tick a row for every group it knows, changed or
-//! not, an emptied one null once (Esper's `ResultSetOutputLimitRowPerGroup` table; Esper's helper keeps emptied groups
-//! for every later tick, which would keep every key ever seen). Under `OUTPUT FIRST EVERY`, the default `OUTPUT EVERY`
-//! and (without groups) `OUTPUT ALL EVERY` a fully aggregated query's rows are its groups' as their arrivals, the rows
-//! those push out of the view and its expiries change them, the rows due at one millisecond leaving together as
-//! Esper's time window lets them go (Esper's `ResultSetOutputLimitRowPerGroup` and `RowForAll` traces): `FIRST` lets
-//! them out as they come by `runtime::first`, the others keep them for the tick, which without groups and changes
-//! releases the row as it stands. Under `FIRST` a query with ungrouped columns writes its arrivals' rows. Esper's rows
-//! of such a query under `ALL` and the default `OUTPUT EVERY` carry the columns of the events that leave too; this
-//! contract's rows of an aggregating query are its arrivals': refused. `OUTPUT AFTER d` (Esper's `OutputProcessViewConditionDefault` with its
-//! after-state): the statement's first `d` after it was created give no output. The output clock starts at the first
-//! event of the stream at or after that time, rather than at the first event; before it, a query without aggregates
-//! drops its rows, and an aggregating one keeps its changes for the first tick, as Esper keeps them in its delta set.
-//! (Esper also starts the clock at an expiry after that time; here only an event starts it.) `OUTPUT AFTER d` alone
-//! drops the rows of the statement's first `d` and lets the later ones pass as they come, its state kept all along
-//! (Esper's direct after view).
+//! in the view, changed or not (Esper's `ResultSetOutputLimitRowPerGroup` trace, in `tests`); for another query over a
+//! data window `OUTPUT SNAPSHOT EVERY`, every row that counts in the view, in arrival order, with its group's
+//! aggregates if it has some (Esper's `ResultSetOutputLimitSimple` trace; a stream without a data window keeps no rows,
+//! and Esper's snapshot of it is empty: refused); and for a query without aggregates `OUTPUT [ALL] EVERY`, every row of
+//! the interval at its tick, and `OUTPUT FIRST EVERY`, the interval's first row as it arrives (Esper's
+//! `ResultSetOutputLimitSimple` traces). A fully aggregated, grouped query under `OUTPUT ALL EVERY` releases at each
+//! tick a row for every group it knows, changed or not, an emptied one null once (Esper's
+//! `ResultSetOutputLimitRowPerGroup` table; Esper's helper keeps emptied groups for every later tick, which would keep
+//! every key ever seen). Under `OUTPUT FIRST EVERY`, the default `OUTPUT EVERY` and (without groups) `OUTPUT ALL EVERY`
+//! a fully aggregated query's rows are its groups' as their arrivals, the rows those push out of the view and its
+//! expiries change them, the rows due at one millisecond leaving together as Esper's time window lets them go (Esper's
+//! `ResultSetOutputLimitRowPerGroup` and `RowForAll` traces): `FIRST` lets them out as they come by `runtime::first`,
+//! the others keep them for the tick, which without groups and changes releases the row as it stands. Under `FIRST` a
+//! query with ungrouped columns writes its arrivals' rows. Esper's rows of such a query under `ALL` and the default
+//! `OUTPUT EVERY` carry the columns of the events that leave too; this contract's rows of an aggregating query are its
+//! arrivals': refused. `OUTPUT AFTER d` (Esper's `OutputProcessViewConditionDefault` with its after-state): the
+//! statement's first `d` after it was created give no output. The output clock starts at the first event of the stream
+//! at or after that time, rather than at the first event; before it, a query without aggregates drops its rows, and an
+//! aggregating one keeps its changes for the first tick, as Esper keeps them in its delta set. (Esper also starts the
+//! clock at an expiry after that time; here only an event starts it.) `OUTPUT AFTER d` alone drops the rows of the
+//! statement's first `d` and lets the later ones pass as they come, its state kept all along (Esper's direct after
+//! view).
 //!
 //! The view keeps the rows it holds as a list; each row remembers its group and whether it passed WHERE, and
 //! aggregates are recomputed from the rows of a group whenever a group's row is needed. Groups touched by an
@@ -78,9 +79,6 @@ pub fn check_query(number: usize, q: &QueryPlan) -> Result<(), EngineError> {
     match q.output.as_ref().map(|o| o.kind) {
         None | Some(OutputKind::Last | OutputKind::First) => {}
         Some(OutputKind::Snapshot) if fully => {}
-        Some(OutputKind::Snapshot) if q.aggregation.is_some() => {
-            return unsupported("OUTPUT SNAPSHOT of a query not fully aggregated");
-        }
         Some(OutputKind::Snapshot) => match &q.input {
             Input::Stream(s) if s.named_window => return unsupported("OUTPUT SNAPSHOT of a named window's rows"),
             // Esper's snapshot iterates the stream's view, and a stream without one keeps nothing to iterate.
@@ -224,9 +222,11 @@ impl StreamQuery {
         }
     }
 
-    /// Whether the view's rows are what an output tick releases: `OUTPUT SNAPSHOT` without aggregates.
+    /// Whether the view's rows are what an output tick releases: `OUTPUT SNAPSHOT` of a query not fully aggregated,
+    /// each row with its group's aggregates when it has some.
     fn snapshots_rows(&self) -> bool {
-        self.plan.aggregation.is_none() && self.plan.output.as_ref().is_some_and(|o| o.kind == OutputKind::Snapshot)
+        let fully = matches!(self.plan.aggregation.as_ref().map(|a| &a.kind), Some(AggregationKind::FullyAggregated));
+        !fully && self.plan.output.as_ref().is_some_and(|o| o.kind == OutputKind::Snapshot)
     }
 
     fn start_ticking(&mut self, ctx: &mut Ctx<'_>) {
@@ -432,9 +432,15 @@ impl StreamQuery {
         }
         let fully = matches!(self.plan.aggregation.as_ref().map(|a| &a.kind), Some(AggregationKind::FullyAggregated));
         if self.snapshots_rows() {
-            // Every row that counts in the view, in arrival order (Esper's unique view iterates a hash map instead).
+            // Every row that counts in the view, in arrival order (Esper's unique view iterates a hash map instead),
+            // with its group's aggregates, if HAVING holds.
             let counting = self.rows.iter().filter(|e| e.counts);
-            let rows = counting.map(|e| (self.order_keys(&e.row, &[], ctx.vars), self.project(&e.row, &[], ctx.vars)));
+            let rows = counting.filter_map(|e| {
+                let aggregates = self.aggregates(&e.group, ctx.vars);
+                self.having(&e.row, &aggregates, ctx.vars).then(|| {
+                    (self.order_keys(&e.row, &aggregates, ctx.vars), self.project(&e.row, &aggregates, ctx.vars))
+                })
+            });
             return order::ordered(rows.collect(), &self.plan.order_by);
         }
         if let Some(first) = self.first.as_mut() {

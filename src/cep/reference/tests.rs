@@ -824,6 +824,61 @@ pub(crate) const ROW_SNAPSHOTS: [(&str, &[TraceRow]); 2] = [
     ),
 ];
 
+/// `OUTPUT SNAPSHOT` of a grouped query that also selects an ungrouped column, over the trace (Esper's
+/// `ResultSetAggregateGroupedIterator`: every row in the view with its group's aggregates), worked out by hand from
+/// the window's rows at each tick (the first table of [`ROW_SNAPSHOTS`]): each row's value is its group's sum less its
+/// own price.
+pub(crate) const COLUMN_SNAPSHOTS: [(&str, &[TraceRow]); 1] = [(
+    "INSERT INTO Out SELECT symbol, sum(price) - price as value FROM S.win:time(5.5 sec) GROUP BY symbol OUTPUT \
+     SNAPSHOT EVERY 1 sec",
+    &[
+        (1200, "IBM", Some(0.0)),
+        (1200, "MSFT", Some(0.0)),
+        (2200, "IBM", Some(49.0)),
+        (2200, "IBM", Some(50.0)),
+        (2200, "IBM", Some(51.0)),
+        (2200, "MSFT", Some(0.0)),
+        (2200, "YAH", Some(0.0)),
+        (3200, "IBM", Some(49.0)),
+        (3200, "IBM", Some(50.0)),
+        (3200, "IBM", Some(51.0)),
+        (3200, "MSFT", Some(0.0)),
+        (3200, "YAH", Some(0.0)),
+        (4200, "IBM", Some(49.0)),
+        (4200, "IBM", Some(50.0)),
+        (4200, "IBM", Some(51.0)),
+        (4200, "MSFT", Some(0.0)),
+        (4200, "YAH", Some(1.0)),
+        (4200, "YAH", Some(2.0)),
+        (5200, "IBM", Some(71.0)),
+        (5200, "IBM", Some(72.0)),
+        (5200, "IBM", Some(73.0)),
+        (5200, "IBM", Some(75.0)),
+        (5200, "MSFT", Some(0.0)),
+        (5200, "YAH", Some(3.0)),
+        (5200, "YAH", Some(4.0)),
+        (5200, "YAH", Some(5.0)),
+        (6200, "IBM", Some(46.0)),
+        (6200, "IBM", Some(48.0)),
+        (6200, "IBM", Some(50.0)),
+        (6200, "MSFT", Some(0.0)),
+        (6200, "YAH", Some(4.0)),
+        (6200, "YAH", Some(5.0)),
+        (6200, "YAH", Some(6.0)),
+        (6200, "YAH", Some(6.0)),
+        (7200, "IBM", Some(22.0)),
+        (7200, "IBM", Some(26.0)),
+        (7200, "YAH", Some(3.0)),
+        (7200, "YAH", Some(4.0)),
+        (7200, "YAH", Some(5.0)),
+    ],
+)];
+
+#[test]
+fn output_snapshot_of_a_query_with_ungrouped_columns_trace() {
+    assert_traces(&COLUMN_SNAPSHOTS, 7200);
+}
+
 #[test]
 fn esper_output_snapshot_without_aggregates_traces() {
     assert_traces(&ROW_SNAPSHOTS, 7200);
@@ -1162,9 +1217,8 @@ fn constructs_the_runtime_does_not_run_are_refused_by_name() {
             "a batch window inside std:groupwin",
         ),
         (
-            "INSERT INTO Out SELECT symbol, price as value, sum(price) as total FROM S.win:time(1 sec) OUTPUT SNAPSHOT \
-             EVERY 1 sec",
-            "OUTPUT SNAPSHOT of a query not fully aggregated",
+            "INSERT INTO Out SELECT symbol, price as value, sum(price) as total FROM S OUTPUT SNAPSHOT EVERY 1 sec",
+            "OUTPUT SNAPSHOT of a stream without a data window (Esper's is always empty)",
         ),
         (
             "INSERT INTO Out SELECT symbol, price as value FROM S OUTPUT SNAPSHOT EVERY 1 sec",
