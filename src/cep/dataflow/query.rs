@@ -39,7 +39,7 @@ use super::record::{Record, Stamp, millis, timer_epoch};
 use crate::cep::plan::{AggregateCall, AggregationKind, OutputKind, PlanExpr, QueryPlan, StreamInput, WindowSpec};
 use crate::cep::planner::has_ungrouped_column;
 use crate::cep::reference::TimerOrder;
-use crate::cep::reference::query::{not_before, view_state_key};
+use crate::cep::reference::query::{not_before, rows_at_changes, snapshots_rows, view_state_key};
 use crate::cep::runtime::compiled::RowExpr;
 use crate::cep::runtime::eval::{Scope, holds, project};
 use crate::cep::runtime::first::First;
@@ -110,7 +110,7 @@ enum View {
     /// No window: every row stays, so none is kept as an entry.
     All,
     /// Each row leaves `millis` after it arrived: entries by the epoch they leave at, with the epoch and position of
-    /// the arrival that made them (what `OUTPUT FIRST`'s rows at an expiry are stamped with).
+    /// the arrival that made them (what the rows an expiry gives are stamped with).
     Time { millis: i64, queue: VecDeque<(u64, usize, (u64, u64))> },
     /// The last `count` rows per view key (one key when not grouped).
     Length { count: usize, queues: HashMap<Key, VecDeque<usize>, RandomState> },
@@ -235,12 +235,14 @@ struct QueryState {
     /// `OUTPUT FIRST`: which rows go out as they come.
     first: Option<First<Key>>,
     /// Whether a change (an arrival or a row leaving that counted) reached the groups since the last tick: without
-    /// one, a fully aggregated query without groups releases its current row under `OUTPUT [ALL] EVERY`, on the one
-    /// worker its events go to, the one that `hosts` it (every worker ticks).
+    /// one, a fully aggregated query without groups releases its current row under `OUTPUT [ALL] EVERY`.
     updated: bool,
+    /// Whether this worker had an event of the stream: the one worker such a query runs on, which alone releases
+    /// that row (every worker ticks).
     hosts: bool,
-    /// `OUTPUT SNAPSHOT` without aggregates: the rows in the view by arrival number, each kept when it counts (passed
-    /// WHERE), none when it only takes its place in the view; the view displaces and expires them by that number.
+    /// `OUTPUT SNAPSHOT` of a query not fully aggregated: the rows in the view by arrival number, each kept when it
+    /// counts (passed WHERE), none when it only takes its place in the view; the view displaces and expires them by
+    /// that number.
     kept: BTreeMap<usize, Option<Row>>,
     arrivals: usize,
     /// The next output tick, and when and by what position the clock was set (for stamps).
@@ -371,16 +373,8 @@ impl QueryLogic {
         }
     }
 
-    /// Whether the query's rows are its groups' rows at each change, as its policy lets them out: a fully aggregated
-    /// query under `OUTPUT FIRST`, the default `OUTPUT EVERY` or (without `GROUP BY`) `OUTPUT ALL`, whose changes are
-    /// its arrivals, the rows they push out of the view and its expiries (as the reference's).
     fn rows_at_changes(&self) -> bool {
-        self.fully_aggregated()
-            && match self.plan.output.as_ref().map(|o| o.kind) {
-                Some(OutputKind::First | OutputKind::Default) => true,
-                Some(OutputKind::All) => self.per_event.group_by.is_empty(),
-                _ => false,
-            }
+        rows_at_changes(&self.plan)
     }
 
     /// Notes a fully aggregated group's row that counted; answers the group's key.
@@ -448,8 +442,8 @@ impl QueryLogic {
     }
 
     /// Puts the row that `set` stamped in the view and then in its group (made if the displaced rows left none),
-    /// dropping what it displaces; answers the group's slot, and with `OUTPUT FIRST` the groups of the displaced rows
-    /// that counted, in arrival order.
+    /// dropping what it displaces; answers the group's slot, and the groups of the displaced rows that counted (in
+    /// arrival order) that [`QueryLogic::remove`] answers.
     fn enter(&mut self, set: (u64, u64), row: &Row, counts: bool) -> (usize, Vec<Key>) {
         let epoch = set.0;
         let leaves = match &self.state.view {
@@ -476,11 +470,10 @@ impl QueryLogic {
         (slot, Vec::new())
     }
 
-    /// Whether the view's rows are what an output tick releases: `OUTPUT SNAPSHOT` of a query not fully aggregated,
-    /// each row with its group's aggregates when it has some (summed from the kept rows at the tick, which writes a
-    /// row for each of them anyway).
+    /// Whether the view's rows are what an output tick releases ([`snapshots_rows`]), each with its group's aggregates
+    /// when it has some (summed from the kept rows at the tick, which writes a row for each of them anyway).
     fn snapshots_rows(&self) -> bool {
-        !self.fully_aggregated() && self.plan.output.as_ref().is_some_and(|o| o.kind == OutputKind::Snapshot)
+        snapshots_rows(&self.plan)
     }
 
     /// Puts the row of a query whose ticks release its view's rows in the view, dropping the rows it displaces.
@@ -565,8 +558,8 @@ impl QueryLogic {
     /// Takes entry `id` out of the view and its group; when the statement's rows go by its changes (or `OUTPUT FIRST`
     /// forgets emptied groups), answers the group's key if the entry counted.
     fn remove(&mut self, id: usize) -> Option<Key> {
-        // Only the output tick of a fully aggregated query reads (and empties) the list of changed groups; `OUTPUT
-        // FIRST`'s rows go out as they come.
+        // Only the output tick of a fully aggregated query reads (and empties) the list of changed groups; one whose
+        // rows go by its changes keeps none.
         let at_changes = self.rows_at_changes();
         let listed = self.plan.output.is_some() && self.fully_aggregated() && !at_changes;
         let entry = self.state.entries.try_remove(id)?;

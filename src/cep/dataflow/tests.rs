@@ -563,6 +563,14 @@ fn trace_rows(rows: &[TraceRow]) -> Vec<(i64, String, Option<f64>)> {
     rows.iter().map(|(t, s, v)| (*t, s.to_string(), *v)).collect()
 }
 
+/// Each statement of `table` over the trace and then `later` events gives its rows until `until`, on each worker
+/// count of `workers`.
+fn assert_traces_on(table: &[(&str, &[TraceRow])], workers: &[usize], (later, until): (&[TraceEvent], i64)) {
+    for ((statement, rows), workers) in table.iter().flat_map(|s| workers.iter().map(move |w| (s, *w))) {
+        assert_eq!(trace_on(workers, statement, later, until), trace_rows(rows), "{workers} workers: {statement}");
+    }
+}
+
 /// Esper's `OUTPUT ALL`, default and `OUTPUT FIRST` traces of a query without aggregates, on two workers.
 #[test]
 fn esper_output_all_and_first_without_aggregates_traces_on_two_workers() {
@@ -575,45 +583,35 @@ fn esper_output_all_and_first_without_aggregates_traces_on_two_workers() {
 /// groups split over two and four workers.
 #[test]
 fn esper_output_first_of_aggregates_traces_on_two_and_four_workers() {
-    for ((statement, rows), workers) in FIRST_GROUPS.iter().flat_map(|s| [(s, 2), (s, 4)]) {
-        assert_eq!(trace_on(workers, statement, &[], 7200), trace_rows(rows), "{workers} workers: {statement}");
-    }
+    assert_traces_on(&FIRST_GROUPS, &[2, 4], (&[], 7200));
 }
 
 /// `OUTPUT SNAPSHOT` of a grouped query with an ungrouped column over the trace ([`COLUMN_SNAPSHOTS`]), on two and
 /// four workers (the query runs on one of them).
 #[test]
 fn output_snapshot_of_a_query_with_ungrouped_columns_trace_on_two_and_four_workers() {
-    for ((statement, rows), workers) in COLUMN_SNAPSHOTS.iter().flat_map(|s| [(s, 2), (s, 4)]) {
-        assert_eq!(trace_on(workers, statement, &[], 7200), trace_rows(rows), "{workers} workers: {statement}");
-    }
+    assert_traces_on(&COLUMN_SNAPSHOTS, &[2, 4], (&[], 7200));
 }
 
 /// Esper's default `OUTPUT EVERY` traces of fully aggregated queries ([`EVERY_GROUPS`]), their groups split over two
 /// and four workers.
 #[test]
 fn esper_output_every_of_fully_aggregated_traces_on_two_and_four_workers() {
-    for ((statement, rows), workers) in EVERY_GROUPS.iter().flat_map(|s| [(s, 2), (s, 4)]) {
-        assert_eq!(trace_on(workers, statement, &[], 7200), trace_rows(rows), "{workers} workers: {statement}");
-    }
+    assert_traces_on(&EVERY_GROUPS, &[2, 4], (&[], 7200));
 }
 
 /// Esper's `OUTPUT ALL` traces of a fully aggregated, grouped query, its groups split over two and four workers (the
 /// ordered one on one of them).
 #[test]
 fn esper_output_all_per_group_traces_on_two_and_four_workers() {
-    for ((statement, rows), workers) in ALL_GROUPS.iter().flat_map(|s| [(s, 2), (s, 4)]) {
-        assert_eq!(trace_on(workers, statement, &[], 8200), trace_rows(rows), "{workers} workers: {statement}");
-    }
+    assert_traces_on(&ALL_GROUPS, &[2, 4], (&[], 8200));
 }
 
 /// `OUTPUT SNAPSHOT` without aggregates over the trace on two and four workers (the query runs on one of them), and
 /// the ordered one's rows in the reference's order.
 #[test]
 fn esper_output_snapshot_without_aggregates_traces_on_two_and_four_workers() {
-    for ((statement, rows), workers) in ROW_SNAPSHOTS.iter().flat_map(|s| [(s, 2), (s, 4)]) {
-        assert_eq!(trace_on(workers, statement, &[], 7200), trace_rows(rows), "{workers} workers: {statement}");
-    }
+    assert_traces_on(&ROW_SNAPSHOTS, &[2, 4], (&[], 7200));
     let config = trace_config(ROW_SNAPSHOTS[1].0);
     let expected = trace_outputs(&mut Reference::new(&plan(&config), 0).expect("reference runs"), &[], 7200);
     let mut dataflow = Dataflow::new(pool(2), &plan(&config), 0).expect("runs");
@@ -624,22 +622,14 @@ fn esper_output_snapshot_without_aggregates_traces_on_two_and_four_workers() {
 /// worker its events would go to.
 #[test]
 fn patterns_start_with_their_statement_on_every_worker_count() {
-    for ((statement, rows), workers) in STARTED.iter().flat_map(|s| [(s, 1), (s, 2), (s, 4)]) {
-        assert_eq!(trace_on(workers, statement, &[], 8000), trace_rows(rows), "{workers} workers: {statement}");
-    }
+    assert_traces_on(&STARTED, &[1, 2, 4], (&[], 8000));
 }
 
 /// Patterns whose parts turn false ([`TURNING`]) on one, two and four workers: an `every` restarting what turned
 /// false, a `not` outside an `and`, a pattern true at its start.
 #[test]
 fn parts_turning_false_pass_it_up_on_every_worker_count() {
-    for ((statement, rows), workers) in TURNING.iter().flat_map(|s| [(s, 1), (s, 2), (s, 4)]) {
-        assert_eq!(
-            trace_on(workers, statement, &TURNING_LATER, 8000),
-            trace_rows(rows),
-            "{workers} workers: {statement}"
-        );
-    }
+    assert_traces_on(&TURNING, &[1, 2, 4], (&TURNING_LATER, 8000));
 }
 
 /// A pattern of timers alone kept across a replacement at 3 s keeps its clock (2 s, then 4 and 6 s), and one the
@@ -677,9 +667,7 @@ fn output_after_alone_drops_the_rows_of_the_first_period_on_two_workers() {
 /// same first event past the time, whichever worker holds it.
 #[test]
 fn output_after_starts_every_worker_s_clock_at_the_same_event_on_two_and_four_workers() {
-    for ((statement, rows), workers) in AFTER.iter().flat_map(|s| [(s, 2), (s, 4)]) {
-        assert_eq!(trace_on(workers, statement, &[], 8000), trace_rows(rows), "{workers} workers: {statement}");
-    }
+    assert_traces_on(&AFTER, &[2, 4], (&[], 8000));
 }
 
 /// An output tick sorts rows from every group, which several workers would hold apart, and a batch sorts its events:

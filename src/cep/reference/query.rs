@@ -108,6 +108,30 @@ pub fn check_query(number: usize, q: &QueryPlan) -> Result<(), EngineError> {
     Ok(())
 }
 
+/// Whether `q`'s rows are its groups' rows at each change, as its policy lets them out: a fully aggregated query
+/// under `OUTPUT FIRST`, the default `OUTPUT EVERY` or (without `GROUP BY`) `OUTPUT ALL`, whose changes are its
+/// arrivals, the rows they push out of the view and its expiries (Esper's `ResultSetOutputLimitRowPerGroup` and
+/// `RowForAll` traces).
+pub fn rows_at_changes(q: &QueryPlan) -> bool {
+    let grouped = q.aggregation.as_ref().is_some_and(|a| !a.group_by.is_empty());
+    fully_aggregated(q)
+        && match q.output.as_ref().map(|o| o.kind) {
+            Some(OutputKind::First | OutputKind::Default) => true,
+            Some(OutputKind::All) => !grouped,
+            _ => false,
+        }
+}
+
+/// Whether the view's rows are what `q`'s output tick releases: `OUTPUT SNAPSHOT` of a query not fully aggregated,
+/// each row with its group's aggregates when it has some.
+pub fn snapshots_rows(q: &QueryPlan) -> bool {
+    !fully_aggregated(q) && q.output.as_ref().is_some_and(|o| o.kind == OutputKind::Snapshot)
+}
+
+fn fully_aggregated(q: &QueryPlan) -> bool {
+    q.aggregation.as_ref().is_some_and(|a| a.kind == AggregationKind::FullyAggregated)
+}
+
 /// With `OUTPUT AFTER`, the millisecond before which a statement created at `created_ms` gives no output.
 pub fn not_before(q: &QueryPlan, created_ms: i64) -> Option<i64> {
     let after = q.output.as_ref().and_then(|o| o.after_millis).or(q.quiet_millis)?;
@@ -174,19 +198,8 @@ impl StreamQuery {
         rows
     }
 
-    /// Whether the query's rows are its groups' rows at each change, as its policy lets them out: a fully aggregated
-    /// query under `OUTPUT FIRST`, the default `OUTPUT EVERY` or (without `GROUP BY`) `OUTPUT ALL`, whose changes are
-    /// its arrivals, the rows they push out of the view and its expiries (Esper's `ResultSetOutputLimitRowPerGroup`
-    /// and `RowForAll` traces).
     fn rows_at_changes(&self) -> bool {
-        let fully = matches!(self.plan.aggregation.as_ref().map(|a| &a.kind), Some(AggregationKind::FullyAggregated));
-        let grouped = self.plan.aggregation.as_ref().is_some_and(|a| !a.group_by.is_empty());
-        fully
-            && match self.plan.output.as_ref().map(|o| o.kind) {
-                Some(OutputKind::First | OutputKind::Default) => true,
-                Some(OutputKind::All) => !grouped,
-                _ => false,
-            }
+        rows_at_changes(&self.plan)
     }
 
     /// The rows of `groups` (in the order they changed, each once) at a change: those `OUTPUT FIRST` lets out now, in
@@ -222,11 +235,8 @@ impl StreamQuery {
         }
     }
 
-    /// Whether the view's rows are what an output tick releases: `OUTPUT SNAPSHOT` of a query not fully aggregated,
-    /// each row with its group's aggregates when it has some.
     fn snapshots_rows(&self) -> bool {
-        let fully = matches!(self.plan.aggregation.as_ref().map(|a| &a.kind), Some(AggregationKind::FullyAggregated));
-        !fully && self.plan.output.as_ref().is_some_and(|o| o.kind == OutputKind::Snapshot)
+        snapshots_rows(&self.plan)
     }
 
     fn start_ticking(&mut self, ctx: &mut Ctx<'_>) {
@@ -430,7 +440,7 @@ impl StreamQuery {
         if let Some(o) = &self.plan.output {
             ctx.schedule(ctx.now + o.every_millis as i64, TimerOrder::Output, TimerKind::Tick);
         }
-        let fully = matches!(self.plan.aggregation.as_ref().map(|a| &a.kind), Some(AggregationKind::FullyAggregated));
+        let fully = fully_aggregated(&self.plan);
         if self.snapshots_rows() {
             // Every row that counts in the view, in arrival order (Esper's unique view iterates a hash map instead),
             // with its group's aggregates, if HAVING holds.

@@ -89,6 +89,21 @@ fn floor_with(statement: &str) -> Value {
     config
 }
 
+/// A gateway running the floor seed with `statement` in place of its own, its rooms subscribed to the CEP.
+async fn floor_running(statement: &str) -> Harness {
+    let h = Harness::new().await;
+    h.state.sinks.set_listener(OWN.parse().unwrap());
+    assert_eq!(post_config(&h, floor_with(statement)).await.status, StatusCode::CREATED);
+    subscribe(&h, "Room", "Room.*", "temperature").await;
+    h
+}
+
+/// The body of the broker's answer to a query of floor 1.
+async fn floor_reply(h: &Harness) -> Value {
+    let floor = json!({"entities": [{"type": "Floor", "isPattern": "false", "id": "1"}]});
+    h.json(Method::POST, "/cb/v1/queryContext", &[], Some(floor)).await.body
+}
+
 /// A time batch writes each floor's sum when its period ends, not before; a statement the runtime cannot run (a
 /// batch window with an `OUTPUT` policy) is refused with its construct named, and the running one goes on.
 #[tokio::test]
@@ -110,9 +125,8 @@ async fn a_time_batch_writes_each_floor_s_sum_when_its_period_ends() {
     room(&h, "Room2", "22").await;
     h.clock.advance_ms(4_999);
     settle().await;
-    let floor = json!({"entities": [{"type": "Floor", "isPattern": "false", "id": "1"}]});
-    let reply = h.json(Method::POST, "/cb/v1/queryContext", &[], Some(floor)).await;
-    assert_eq!(reply.body["errorCode"]["code"], "404", "no floor before the period ends: {}", reply.body);
+    let reply = floor_reply(&h).await;
+    assert_eq!(reply["errorCode"]["code"], "404", "no floor before the period ends: {reply}");
     h.clock.advance_ms(1);
     wait_for(&h, "1", "Floor", "temperature", "42.0").await;
     room(&h, "Room1", "25").await;
@@ -124,20 +138,16 @@ async fn a_time_batch_writes_each_floor_s_sum_when_its_period_ends() {
 /// dropped until a minute after it, and then the next one is written at once again.
 #[tokio::test]
 async fn a_floor_s_first_average_of_its_minute_is_written_at_once() {
-    let h = Harness::new().await;
-    h.state.sinks.set_listener(OWN.parse().unwrap());
     let first = "INSERT INTO Floor SELECT floor as id, avg(temperature) as temperature FROM Room.win:time(10 min) \
         GROUP BY floor OUTPUT FIRST EVERY 1 min";
-    assert_eq!(post_config(&h, floor_with(first)).await.status, StatusCode::CREATED);
-    subscribe(&h, "Room", "Room.*", "temperature").await;
+    let h = floor_running(first).await;
     room(&h, "Room1", "20").await;
     wait_for(&h, "1", "Floor", "temperature", "20.0").await;
     room(&h, "Room2", "22").await;
     h.clock.advance_ms(59_999);
     room(&h, "Room1", "26").await;
-    let floor = json!({"entities": [{"type": "Floor", "isPattern": "false", "id": "1"}]});
-    let reply = h.json(Method::POST, "/cb/v1/queryContext", &[], Some(floor)).await;
-    let element = &reply.body["contextResponses"][0]["contextElement"];
+    let reply = floor_reply(&h).await;
+    let element = &reply["contextResponses"][0]["contextElement"];
     assert_eq!(attr_value(element, "temperature"), Some(json!("20.0")), "the minute's later averages dropped");
     h.clock.advance_ms(1);
     room(&h, "Room2", "24").await;
@@ -148,19 +158,15 @@ async fn a_floor_s_first_average_of_its_minute_is_written_at_once() {
 /// changes in order, so the floor ends at the last one.
 #[tokio::test]
 async fn a_floor_s_averages_of_ten_seconds_are_written_at_the_tick() {
-    let h = Harness::new().await;
-    h.state.sinks.set_listener(OWN.parse().unwrap());
     let every = "INSERT INTO Floor SELECT floor as id, avg(temperature) as temperature FROM Room.win:time(10 min) \
         GROUP BY floor OUTPUT EVERY 10 sec";
-    assert_eq!(post_config(&h, floor_with(every)).await.status, StatusCode::CREATED);
-    subscribe(&h, "Room", "Room.*", "temperature").await;
+    let h = floor_running(every).await;
     room(&h, "Room1", "20").await;
     room(&h, "Room2", "22").await;
     h.clock.advance_ms(9_999);
     settle().await;
-    let floor = json!({"entities": [{"type": "Floor", "isPattern": "false", "id": "1"}]});
-    let reply = h.json(Method::POST, "/cb/v1/queryContext", &[], Some(floor)).await;
-    assert_eq!(reply.body["errorCode"]["code"], "404", "no floor before the tick: {}", reply.body);
+    let reply = floor_reply(&h).await;
+    assert_eq!(reply["errorCode"]["code"], "404", "no floor before the tick: {reply}");
     h.clock.advance_ms(1);
     wait_for(&h, "1", "Floor", "temperature", "21.0").await;
 }
@@ -169,18 +175,14 @@ async fn a_floor_s_averages_of_ten_seconds_are_written_at_the_tick() {
 /// starts at the first room after them, and its first tick, 10 s later, averages the room before them too.
 #[tokio::test]
 async fn output_after_waits_then_starts_the_floor_s_clock_at_the_next_room() {
-    let h = Harness::new().await;
-    h.state.sinks.set_listener(OWN.parse().unwrap());
     let after = "INSERT INTO Floor SELECT floor as id, avg(temperature) as temperature FROM Room.win:time(10 min) \
         GROUP BY floor OUTPUT AFTER 10 sec LAST EVERY 10 sec";
-    assert_eq!(post_config(&h, floor_with(after)).await.status, StatusCode::CREATED);
-    subscribe(&h, "Room", "Room.*", "temperature").await;
-    let floor = json!({"entities": [{"type": "Floor", "isPattern": "false", "id": "1"}]});
+    let h = floor_running(after).await;
     let no_floor = |when: &'static str| {
-        let (h, floor) = (&h, floor.clone());
+        let h = &h;
         async move {
-            let reply = h.json(Method::POST, "/cb/v1/queryContext", &[], Some(floor)).await;
-            assert_eq!(reply.body["errorCode"]["code"], "404", "no floor {when}: {}", reply.body);
+            let reply = floor_reply(h).await;
+            assert_eq!(reply["errorCode"]["code"], "404", "no floor {when}: {reply}");
         }
     };
     room(&h, "Room1", "20").await;
@@ -199,12 +201,9 @@ async fn output_after_waits_then_starts_the_floor_s_clock_at_the_next_room() {
 /// the floor, written again after the entity was overwritten and no room arrived since.
 #[tokio::test]
 async fn a_snapshot_republishes_the_last_room_of_the_floor_at_every_tick() {
-    let h = Harness::new().await;
-    h.state.sinks.set_listener(OWN.parse().unwrap());
     let snapshot = "INSERT INTO Floor SELECT floor as id, temperature FROM Room.std:unique(floor) OUTPUT SNAPSHOT \
         EVERY 10 sec";
-    assert_eq!(post_config(&h, floor_with(snapshot)).await.status, StatusCode::CREATED);
-    subscribe(&h, "Room", "Room.*", "temperature").await;
+    let h = floor_running(snapshot).await;
     room(&h, "Room1", "20").await;
     h.clock.advance_ms(10_000);
     wait_for(&h, "1", "Floor", "temperature", "20.0").await;
