@@ -39,7 +39,7 @@ use super::record::{Record, Stamp, millis, timer_epoch};
 use crate::cep::plan::{AggregateCall, AggregationKind, OutputKind, PlanExpr, QueryPlan, StreamInput, WindowSpec};
 use crate::cep::planner::has_ungrouped_column;
 use crate::cep::reference::TimerOrder;
-use crate::cep::reference::query::{not_before, rows_at_changes, snapshots_rows, view_state_key};
+use crate::cep::reference::query::{key_of, not_before, rows_at_changes, snapshots_rows, tick_rank, view_state_key};
 use crate::cep::runtime::compiled::RowExpr;
 use crate::cep::runtime::eval::{Scope, holds, project};
 use crate::cep::runtime::first::First;
@@ -797,12 +797,15 @@ impl QueryLogic {
         self.state.ticks += 1;
         let every = self.every().unwrap_or(1);
         self.state.tick = Some((timer_epoch(millis_of(epoch) + every).max(epoch + 1), (epoch, set.1)));
-        for (i, row) in self.tick_rows().into_iter().enumerate() {
-            emit.event(stamp.child(self.statement, i), self.sink, row);
+        for (position, row) in self.tick_rows() {
+            emit.event(stamp.child(self.statement, position), self.sink, row);
         }
     }
 
-    fn tick_rows(&mut self) -> Vec<Row> {
+    /// The rows of an output tick, each with its place among them: its position, or for a group's row without `ORDER
+    /// BY` the group's rank ([`tick_rank`]), which every worker computes alike for the groups it holds.
+    fn tick_rows(&mut self) -> Vec<(usize, Row)> {
+        let numbered = |rows: Vec<Row>| rows.into_iter().enumerate().collect();
         if self.snapshots_rows() {
             // Every row that counts in the view, in arrival order, as the reference evaluator gives them, with its
             // group's aggregates, if HAVING holds.
@@ -815,7 +818,7 @@ impl QueryLogic {
                 self.having(row, &aggregates)
                     .then(|| (self.order_keys(row, &aggregates), self.project(row, &aggregates)))
             });
-            return order::ordered(rows.collect(), &self.plan.order_by);
+            return numbered(order::ordered(rows.collect(), &self.plan.order_by));
         }
         if let Some(first) = self.state.first.as_mut() {
             // Its rows went out as they came.
@@ -827,24 +830,25 @@ impl QueryLogic {
             if !std::mem::take(&mut self.state.updated) && self.per_event.group_by.is_empty() && self.state.hosts {
                 rows.extend(self.current_row());
             }
-            return order::ordered(rows, &self.plan.order_by);
+            return numbered(order::ordered(rows, &self.plan.order_by));
         }
         if !self.fully_aggregated() {
             let mut rows = std::mem::take(&mut self.state.interval);
             rows.extend(std::mem::take(&mut self.state.held).into_values());
-            return order::ordered(rows, &self.plan.order_by);
+            return numbered(order::ordered(rows, &self.plan.order_by));
         }
+        self.group_tick_rows()
+    }
+
+    /// The rows of a fully aggregated query's output tick: by the groups' rank, or in `ORDER BY` order.
+    fn group_tick_rows(&mut self) -> Vec<(usize, Row)> {
         let mut changed = std::mem::take(&mut self.state.changed);
         changed.sort_unstable();
         changed.dedup();
-        // The groups still marked, in key order; a slot listed for a group that ended may hold an unmarked one.
+        // The groups still marked; a slot listed for a group that ended may hold an unmarked one.
         let groups = &self.state.groups;
-        let mut due: Vec<(Key, usize)> = changed
-            .into_iter()
-            .filter_map(|s| groups.get(s).filter(|g| g.changed).map(|g| (g.key.clone(), s)))
-            .collect();
-        due.sort_unstable();
-        for (_, slot) in &due {
+        let due: Vec<usize> = changed.into_iter().filter(|s| groups.get(*s).is_some_and(|g| g.changed)).collect();
+        for slot in &due {
             self.fold_open(*slot);
         }
         let released = match self.plan.output.as_ref().map(|o| o.kind) {
@@ -852,27 +856,49 @@ impl QueryLogic {
             Some(OutputKind::All) => self.groups_where(|g| g.last_event.is_some()),
             _ => due.clone(),
         };
-        let rows = released.iter().filter_map(|(_, slot)| self.keyed_group_row(*slot)).collect();
-        let rows = order::ordered(rows, &self.plan.order_by);
-        for (_, slot) in due {
+        let rows: Vec<(u64, (Vec<Val>, Row))> = self
+            .ranked(released)
+            .into_iter()
+            .filter_map(|(rank, slot)| Some((rank, self.keyed_group_row(slot)?)))
+            .collect();
+        for slot in due {
             let g = &mut self.state.groups[slot];
             g.changed = false;
             if g.entries == 0 {
                 self.end_group(slot);
             }
         }
-        rows
+        match self.plan.order_by.is_empty() {
+            true => rows.into_iter().map(|(rank, (_, row))| (rank as usize, row)).collect(),
+            false => order::ordered(rows.into_iter().map(|(_, row)| row).collect(), &self.plan.order_by)
+                .into_iter()
+                .enumerate()
+                .collect(),
+        }
     }
 
-    /// The groups `released` picks, in key order, their open panes folded: with a row that counts in the view, what
-    /// `OUTPUT SNAPSHOT` releases; with a row that counted since the last tick, what `OUTPUT ALL` does.
-    fn groups_where(&mut self, released: impl Fn(&Group) -> bool) -> Vec<(Key, usize)> {
+    /// The groups of `slots` in the reference's order of a tick's rows, each with its rank: by [`tick_rank`] of the
+    /// group's key as the reference writes it ([`key_of`] of its row), then by that key.
+    fn ranked(&self, slots: Vec<usize>) -> Vec<(u64, usize)> {
+        let by = self.plan.aggregation.as_ref().map_or(&[][..], |a| &a.group_by[..]);
+        let mut keyed: Vec<(u64, String, usize)> = slots
+            .into_iter()
+            .filter_map(|slot| {
+                let row = self.state.groups.get(slot)?.last_event.as_ref()?;
+                let text = key_of(by, &self.input.label, row, &self.vars);
+                Some((tick_rank(&text), text, slot))
+            })
+            .collect();
+        keyed.sort_unstable();
+        keyed.into_iter().map(|(rank, _, slot)| (rank, slot)).collect()
+    }
+
+    /// The groups `released` picks, their open panes folded: with a row that counts in the view, what `OUTPUT
+    /// SNAPSHOT` releases; with a row that counted since the last tick, what `OUTPUT ALL` does.
+    fn groups_where(&mut self, released: impl Fn(&Group) -> bool) -> Vec<usize> {
         let slots: Vec<usize> = self.state.groups.iter().map(|(slot, _)| slot).collect();
         slots.into_iter().for_each(|slot| self.fold_open(slot));
-        let groups = self.state.groups.iter().filter(|(_, g)| released(g));
-        let mut picked: Vec<(Key, usize)> = groups.map(|(slot, g)| (g.key.clone(), slot)).collect();
-        picked.sort_unstable();
-        picked
+        self.state.groups.iter().filter(|(_, g)| released(g)).map(|(slot, _)| slot).collect()
     }
 }
 

@@ -108,6 +108,19 @@ pub fn check_query(number: usize, q: &QueryPlan) -> Result<(), EngineError> {
     Ok(())
 }
 
+/// Where the row of the group of key `group` stands among the group rows an output tick releases (before `ORDER BY`
+/// sorts them): a hash of the key, which every worker of the dataflow computes alike for the groups it holds, so that
+/// the rows of one tick from several workers reach a statement reading them in this one order. Esper releases them in
+/// the order the groups changed in, which no worker alone knows; the contract fixes no order. 48 bits, the width of a
+/// stamp's row number.
+pub fn tick_rank(group: &str) -> u64 {
+    use std::hash::BuildHasher;
+    foldhash::fast::FixedState::with_seed(TICK_SEED).hash_one(group) >> 16
+}
+
+/// Any constant: only its being the same everywhere matters.
+const TICK_SEED: u64 = 0x5eed_71c4_0000_0001;
+
 /// Whether `q`'s rows are its groups' rows at each change, as its policy lets them out: a fully aggregated query
 /// under `OUTPUT FIRST`, the default `OUTPUT EVERY` or (without `GROUP BY`) `OUTPUT ALL`, whose changes are its
 /// arrivals, the rows they push out of the view and its expiries (Esper's `ResultSetOutputLimitRowPerGroup` and
@@ -476,14 +489,18 @@ impl StreamQuery {
             return order::ordered(rows, &self.plan.order_by);
         }
         let changed = std::mem::take(&mut self.changed);
-        let released = match self.plan.output.as_ref().map(|o| o.kind) {
+        let mut released: Vec<String> = match self.plan.output.as_ref().map(|o| o.kind) {
             // Every group with a row that counts in the view, changed or not (Esper's `output snapshot`).
-            Some(OutputKind::Snapshot) => self.rows.iter().filter(|e| e.counts).map(|e| e.group.clone()).collect(),
+            Some(OutputKind::Snapshot) => {
+                let groups: BTreeSet<String> = self.rows.iter().filter(|e| e.counts).map(|e| e.group.clone()).collect();
+                groups.into_iter().collect()
+            }
             // Every group with a row that counted since the last tick (Esper's `output all`): those still in the
             // view and those emptied since, null.
             Some(OutputKind::All) => self.last_event.keys().cloned().collect(),
-            _ => changed.clone(),
+            _ => changed.iter().cloned().collect(),
         };
+        released.sort_by_cached_key(|g| (tick_rank(g), g.clone()));
         let rows = released.iter().filter_map(|g| self.keyed_group_row(g, ctx.vars)).collect();
         let rows = order::ordered(rows, &self.plan.order_by);
         for group in changed {
