@@ -109,9 +109,10 @@ impl Args {
 enum View {
     /// No window: every row stays, so none is kept as an entry.
     All,
-    /// Each row leaves `millis` after it arrived: entries by the epoch they leave at, with the epoch and position of
-    /// the arrival that made them (what the rows an expiry gives are stamped with).
-    Time { millis: i64, queue: VecDeque<(u64, usize, (u64, u64))> },
+    /// Each row leaves `millis` after it arrived: entries by the epoch they leave at; and in step with them, for a
+    /// statement whose expiries give rows, the epoch and position of the arrival that made each (what those rows are
+    /// stamped with), kept apart so that the other statements' queue stays 16 bytes an entry.
+    Time { millis: i64, queue: VecDeque<(u64, usize)>, sets: VecDeque<(u64, u64)> },
     /// The last `count` rows per view key (one key when not grouped).
     Length { count: usize, queues: HashMap<Key, VecDeque<usize>, RandomState> },
     /// The last row per view key.
@@ -122,7 +123,9 @@ impl View {
     fn new(window: Option<&WindowSpec>) -> Self {
         match window {
             None => View::All,
-            Some(WindowSpec::Time { millis }) => View::Time { millis: *millis as i64, queue: VecDeque::new() },
+            Some(WindowSpec::Time { millis }) => {
+                View::Time { millis: *millis as i64, queue: VecDeque::new(), sets: VecDeque::new() }
+            }
             Some(WindowSpec::Length { count }) => View::Length { count: *count as usize, queues: HashMap::default() },
             Some(WindowSpec::Grouped { inner, .. }) => View::new(Some(inner)),
             Some(_) => View::Last { current: HashMap::default() },
@@ -155,6 +158,10 @@ pub struct QueryLogic {
     /// The key of the one group of an unkeyed query or view, shared by all its entries.
     empty: Key,
     per_event: PerEvent,
+    /// What the output policy asks of every event, read from the plan once: whether the rows go by the groups'
+    /// changes ([`rows_at_changes`]), and whether the ticks release the view's rows ([`snapshots_rows`]).
+    at_changes: bool,
+    snapshots: bool,
     state: QueryState,
     /// The events' rows, once handled: kept for the worker's reaper until the epoch ends.
     done: Leftovers,
@@ -281,7 +288,7 @@ impl QueryState {
         &mut self,
         calls: &[AggregateCall],
         slot: usize,
-        (due, counts, set): (u64, bool, (u64, u64)),
+        (due, counts, set): (u64, bool, Option<(u64, u64)>),
         args: impl Fn() -> I,
     ) {
         let QueryState { view, entries, groups, .. } = self;
@@ -304,8 +311,9 @@ impl QueryState {
         let id =
             entries.insert(Entry { group: slot, counts, rows: 1, folded: false, due, args: Args::One(owned(args())) });
         g.pane = Some(id);
-        if let View::Time { queue, .. } = view {
-            queue.push_back((due, id, set));
+        if let View::Time { queue, sets, .. } = view {
+            queue.push_back((due, id));
+            sets.extend(set);
         }
     }
 }
@@ -315,7 +323,8 @@ impl QueryLogic {
         let state = QueryState::new(&plan, input.window.as_ref());
         let per_event = PerEvent::new(&plan, &input, &vars);
         let (stream, sink, empty, done) = (ids.0, ids.1, Key::default(), Leftovers::for_this_thread());
-        QueryLogic { statement, plan, input, stream, sink, vars, empty, per_event, state, done }
+        let (at_changes, snapshots) = (rows_at_changes(&plan), snapshots_rows(&plan));
+        QueryLogic { statement, plan, input, stream, sink, vars, empty, per_event, at_changes, snapshots, state, done }
     }
 
     /// The query of a statement created at `created_ms`.
@@ -374,7 +383,7 @@ impl QueryLogic {
     }
 
     fn rows_at_changes(&self) -> bool {
-        rows_at_changes(&self.plan)
+        self.at_changes
     }
 
     /// Notes a fully aggregated group's row that counted; answers the group's key.
@@ -464,6 +473,7 @@ impl QueryLogic {
             None => count(&mut self.state.groups[slot], calls(&self.plan), counts, args()),
             Some(due) => {
                 self.state.groups[slot].entries += 1;
+                let set = self.rows_at_changes().then_some(set);
                 self.state.join(calls(&self.plan), slot, (due, counts, set), args);
             }
         }
@@ -473,7 +483,7 @@ impl QueryLogic {
     /// Whether the view's rows are what an output tick releases ([`snapshots_rows`]), each with its group's aggregates
     /// when it has some (summed from the kept rows at the tick, which writes a row for each of them anyway).
     fn snapshots_rows(&self) -> bool {
-        snapshots_rows(&self.plan)
+        self.snapshots
     }
 
     /// Puts the row of a query whose ticks release its view's rows in the view, dropping the rows it displaces.
@@ -481,8 +491,8 @@ impl QueryLogic {
         let id = self.state.arrivals;
         self.state.arrivals += 1;
         self.state.kept.insert(id, counts.then(|| row.clone()));
-        if let View::Time { millis, queue } = &mut self.state.view {
-            queue.push_back((timer_epoch(millis_of(set.0) + *millis).max(set.0 + 1), id, set));
+        if let View::Time { millis, queue, .. } = &mut self.state.view {
+            queue.push_back((timer_epoch(millis_of(set.0) + *millis).max(set.0 + 1), id));
             return;
         }
         let key = self.view_key(row);
@@ -730,15 +740,19 @@ impl QueryLogic {
         let mut left: Vec<(Key, (u64, u64))> = Vec::new();
         loop {
             let due = match &mut self.state.view {
-                View::Time { queue, .. } => queue.front().filter(|(at, _, _)| *at <= epoch).copied(),
+                View::Time { queue, .. } => queue.front().filter(|(at, _)| *at <= epoch).copied(),
                 _ => None,
             };
-            let Some((_, id, set)) = due else {
+            let Some((_, id)) = due else {
                 break;
             };
-            if let View::Time { queue, .. } = &mut self.state.view {
+            let mut set = None;
+            if let View::Time { queue, sets, .. } = &mut self.state.view {
                 queue.pop_front();
+                set = sets.pop_front();
             }
+            // Without `sets` (a statement whose expiries give no rows), the groups' keys only are read.
+            let set = set.unwrap_or_default();
             match self.snapshots_rows() {
                 true => drop(self.state.kept.remove(&id)),
                 false => left.extend(self.remove(id).map(|key| (key, set))),
@@ -752,8 +766,7 @@ impl QueryLogic {
         self.forget_emptied(&keys);
     }
 
-    /// Sends the rows `OUTPUT FIRST` let out at an expiry ([`QueryLogic::expire`]); `left` has each group's first
-    /// row to leave.
+    /// Sends the rows a statement's expiry gives ([`QueryLogic::expire`]); `left` has each group's first row to leave.
     fn emit_expiry_rows(&self, emit: &mut Emit, left: &[(Key, (u64, u64))], passed: Vec<(Key, (Vec<Val>, Row))>) {
         let set_of = |key: &Key| left.iter().find(|(k, _)| k == key).map_or((0, 0), |(_, set)| *set);
         let stamp = |set| Stamp::timer(TimerOrder::Expiry, set, self.statement, 0);
@@ -980,7 +993,7 @@ impl Logic for QueryLogic {
 
     fn next_timer(&self) -> Option<u64> {
         let expiry = match &self.state.view {
-            View::Time { queue, .. } => queue.front().map(|(at, _, _)| *at),
+            View::Time { queue, .. } => queue.front().map(|(at, _)| *at),
             _ => None,
         };
         match (expiry, self.state.tick.map(|(at, _)| at)) {
