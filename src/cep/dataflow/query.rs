@@ -25,7 +25,7 @@
 //! record every worker gets at the stream's first event.
 
 use std::borrow::{Borrow, Cow};
-use std::collections::{BTreeMap, HashMap, VecDeque};
+use std::collections::{BTreeMap, HashMap, HashSet, VecDeque};
 use std::sync::Arc;
 
 use foldhash::fast::RandomState;
@@ -403,13 +403,8 @@ impl QueryLogic {
             return Vec::new();
         }
         self.state.updated = true;
-        let mut seen: Vec<Key> = Vec::with_capacity(keys.len());
-        keys.retain(|k| {
-            !seen.contains(k) && {
-                seen.push(k.clone());
-                true
-            }
-        });
+        let mut seen: HashSet<Key, RandomState> = HashSet::default();
+        keys.retain(|k| seen.insert(k.clone()));
         let mut rows = Vec::with_capacity(keys.len());
         for key in keys {
             let Some(&slot) = self.state.index.get(&key) else {
@@ -768,11 +763,15 @@ impl QueryLogic {
 
     /// Sends the rows a statement's expiry gives ([`QueryLogic::expire`]); `left` has each group's first row to leave.
     fn emit_expiry_rows(&self, emit: &mut Emit, left: &[(Key, (u64, u64))], passed: Vec<(Key, (Vec<Val>, Row))>) {
-        let set_of = |key: &Key| left.iter().find(|(k, _)| k == key).map_or((0, 0), |(_, set)| *set);
         let stamp = |set| Stamp::timer(TimerOrder::Expiry, set, self.statement, 0);
         if self.plan.order_by.is_empty() {
+            let mut sets: HashMap<&Key, (u64, u64), RandomState> = HashMap::default();
+            for (key, set) in left {
+                sets.entry(key).or_insert(*set);
+            }
             for (key, (_, row)) in passed {
-                emit.event(stamp(set_of(&key)).into_child(self.statement, 0), self.sink, row);
+                let set = sets.get(&key).copied().unwrap_or_default();
+                emit.event(stamp(set).into_child(self.statement, 0), self.sink, row);
             }
             return;
         }
