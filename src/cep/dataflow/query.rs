@@ -1,10 +1,11 @@
 //! A query over one stream with state: its view (time, length, unique and last-event windows, grouped or not), grouped
 //! running aggregates, HAVING, `ORDER BY` and the `OUTPUT LAST EVERY`, (fully aggregated, or over a data window)
-//! `OUTPUT SNAPSHOT EVERY`, (fully aggregated, or without aggregates) `OUTPUT [ALL] EVERY` and `OUTPUT FIRST EVERY`
-//! policies, each may wait with `AFTER`, with cep-epl.md section 3's meaning (the reference evaluator's `query` module
-//! is the same semantics written as recomputation over a list of rows). The output tick fires among the epoch's
-//! records in stamp order, after the rows that timers firing before it at its millisecond (another query's expiry, a
-//! pattern's timer) sent.
+//! `OUTPUT SNAPSHOT EVERY`, `OUTPUT [ALL] EVERY` and `OUTPUT FIRST EVERY` policies, each may wait with `AFTER`, with
+//! cep-epl.md section 3's meaning (the reference evaluator's `query` module is the same semantics written as
+//! recomputation over a list of rows). Under `OUTPUT ALL` a grouped query with ungrouped columns keeps each group's
+//! last arrival, whose row stands for the group when rows of it leave and at ticks the interval left it untouched.
+//! The output tick fires among the epoch's records in stamp order, after the rows that timers firing before it at its
+//! millisecond (another query's expiry, a pattern's timer) sent.
 //! A snapshot of a query not fully aggregated is the one policy that reads rows back from the view: its rows are kept
 //! by arrival number and displaced and expired by the same view that moves the aggregating queries' entries, and its
 //! groups' aggregates are summed from them at the tick.
@@ -39,7 +40,9 @@ use super::record::{Record, Stamp, millis, timer_epoch};
 use crate::cep::plan::{AggregateCall, AggregationKind, OutputKind, PlanExpr, QueryPlan, StreamInput, WindowSpec};
 use crate::cep::planner::has_ungrouped_column;
 use crate::cep::reference::TimerOrder;
-use crate::cep::reference::query::{key_of, not_before, rows_at_changes, snapshots_rows, tick_rank, view_state_key};
+use crate::cep::reference::query::{
+    key_of, not_before, represents_groups, rows_at_changes, snapshots_rows, tick_rank, view_state_key,
+};
 use crate::cep::runtime::compiled::RowExpr;
 use crate::cep::runtime::eval::{Scope, holds, project};
 use crate::cep::runtime::first::First;
@@ -138,7 +141,8 @@ struct Group {
     /// Its key in the index.
     key: Key,
     entries: usize,
-    /// Whether the group is listed in `changed` since the last output tick.
+    /// Whether the group is listed in `changed` since the last output tick; for a query that [`represents_groups`],
+    /// whether an arrival or a row leaving touched it since.
     changed: bool,
     acc: Option<Accumulators>,
     last_event: Option<Row>,
@@ -159,9 +163,11 @@ pub struct QueryLogic {
     empty: Key,
     per_event: PerEvent,
     /// What the output policy asks of every event, read from the plan once: whether the rows go by the groups'
-    /// changes ([`rows_at_changes`]), and whether the ticks release the view's rows ([`snapshots_rows`]).
+    /// changes ([`rows_at_changes`]), whether the ticks release the view's rows ([`snapshots_rows`]), and whether
+    /// rows stand for the groups besides the arrivals' ([`represents_groups`]).
     at_changes: bool,
     snapshots: bool,
+    represents: bool,
     state: QueryState,
     /// The events' rows, once handled: kept for the worker's reaper until the epoch ends.
     done: Leftovers,
@@ -323,8 +329,23 @@ impl QueryLogic {
         let state = QueryState::new(&plan, input.window.as_ref());
         let per_event = PerEvent::new(&plan, &input, &vars);
         let (stream, sink, empty, done) = (ids.0, ids.1, Key::default(), Leftovers::for_this_thread());
-        let (at_changes, snapshots) = (rows_at_changes(&plan), snapshots_rows(&plan));
-        QueryLogic { statement, plan, input, stream, sink, vars, empty, per_event, at_changes, snapshots, state, done }
+        let (at_changes, snapshots, represents) =
+            (rows_at_changes(&plan), snapshots_rows(&plan), represents_groups(&plan));
+        QueryLogic {
+            statement,
+            plan,
+            input,
+            stream,
+            sink,
+            vars,
+            empty,
+            per_event,
+            at_changes,
+            snapshots,
+            represents,
+            state,
+            done,
+        }
     }
 
     /// The query of a statement created at `created_ms`.
@@ -376,6 +397,7 @@ impl QueryLogic {
         } else {
             Vec::new()
         };
+        self.hold_group_rows(&left);
         self.forget_emptied(&left);
         for (i, out) in out.into_iter().enumerate() {
             emit.event(stamp.child(self.statement, i), self.sink, out);
@@ -384,6 +406,44 @@ impl QueryLogic {
 
     fn rows_at_changes(&self) -> bool {
         self.at_changes
+    }
+
+    /// Keeps for the tick the rows of the groups of `keys` (each once, in the order they lost rows) of a query that
+    /// [`represents_groups`], once the rows that leave together have left.
+    fn hold_group_rows(&mut self, keys: &[Key]) {
+        if !self.represents {
+            return;
+        }
+        let mut seen: HashSet<&Key, RandomState> = HashSet::default();
+        for key in keys.iter().filter(|k| seen.insert(*k)) {
+            let Some(&slot) = self.state.index.get(key) else {
+                continue;
+            };
+            self.fold_open(slot);
+            let row = self.keyed_group_row(slot);
+            self.state.interval.extend(row);
+        }
+    }
+
+    /// At a tick of a query that [`represents_groups`], the rows of the groups no arrival or leaving row touched in
+    /// the interval, by [`tick_rank`]; then every group is untouched again, and those with no row that counts are
+    /// forgotten.
+    fn untouched_group_rows(&mut self) -> Vec<(Vec<Val>, Row)> {
+        let untouched = self.groups_where(|g| g.last_event.is_some() && !g.changed);
+        let rows: Vec<(Vec<Val>, Row)> =
+            self.ranked(untouched).into_iter().filter_map(|(_, slot)| self.keyed_group_row(slot)).collect();
+        let mut ended = Vec::new();
+        for (slot, g) in self.state.groups.iter_mut() {
+            g.changed = false;
+            if g.acc.as_ref().is_none_or(Accumulators::is_empty) {
+                g.last_event = None;
+                if g.entries == 0 {
+                    ended.push(slot);
+                }
+            }
+        }
+        ended.into_iter().for_each(|slot| self.end_group(slot));
+        rows
     }
 
     /// Notes a fully aggregated group's row that counted; answers the group's key.
@@ -561,7 +621,7 @@ impl QueryLogic {
     }
 
     /// Takes entry `id` out of the view and its group; when the statement's rows go by its changes (or `OUTPUT FIRST`
-    /// forgets emptied groups), answers the group's key if the entry counted.
+    /// forgets emptied groups, or rows stand for its groups), answers the group's key if the entry counted.
     fn remove(&mut self, id: usize) -> Option<Key> {
         // Only the output tick of a fully aggregated query reads (and empties) the list of changed groups; one whose
         // rows go by its changes keeps none.
@@ -569,7 +629,8 @@ impl QueryLogic {
         let listed = self.plan.output.is_some() && self.fully_aggregated() && !at_changes;
         let entry = self.state.entries.try_remove(id)?;
         let g = self.state.groups.get_mut(entry.group)?;
-        let left = (entry.counts && (at_changes || self.state.first.is_some())).then(|| g.key.clone());
+        let answers = at_changes || self.state.first.is_some() || self.represents;
+        let left = (entry.counts && answers).then(|| g.key.clone());
         g.entries -= entry.rows as usize;
         if g.pane == Some(id) {
             g.pane = None;
@@ -581,6 +642,7 @@ impl QueryLogic {
             if listed {
                 mark(&mut self.state.changed, g, entry.group);
             }
+            g.changed |= self.represents;
         }
         // Without an output policy a group's last event is only read on its next arrival, which replaces it.
         if g.entries == 0 && (g.last_event.is_none() || self.plan.output.is_none()) {
@@ -613,6 +675,11 @@ impl QueryLogic {
                 self.group_row(slot).into_iter().collect()
             }
             AggregationKind::WithUngroupedColumns(_) => {
+                if self.represents {
+                    let g = &mut self.state.groups[slot];
+                    g.last_event = Some(row.clone());
+                    g.changed = true;
+                }
                 self.fold_open(slot);
                 let aggregates = self.aggregates(slot);
                 match self.having(row, &aggregates) {
@@ -758,6 +825,7 @@ impl QueryLogic {
             let passed = self.group_rows(millis_of(epoch), keys.clone());
             self.emit_expiry_rows(emit, &left, passed);
         }
+        self.hold_group_rows(&keys);
         self.forget_emptied(&keys);
     }
 
@@ -846,6 +914,9 @@ impl QueryLogic {
         }
         if !self.fully_aggregated() {
             let mut rows = std::mem::take(&mut self.state.interval);
+            if self.represents {
+                rows.extend(self.untouched_group_rows());
+            }
             rows.extend(std::mem::take(&mut self.state.held).into_values());
             return numbered(order::ordered(rows, &self.plan.order_by));
         }

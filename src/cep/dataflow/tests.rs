@@ -14,9 +14,9 @@ use crate::cep::plan::Plan;
 use crate::cep::reference::Reference;
 use crate::cep::reference::lookup_tests::{config as lookup_config, pattern_driven};
 use crate::cep::reference::tests::{
-    AFTER, ALL_AND_FIRST, ALL_GROUPS, COLUMN_SNAPSHOTS, EVERY_GROUPS, FIRST_GROUPS, ORDERED, ORDERED_MATCHES,
-    PACED_ORDERED, QUIET, ROW_SNAPSHOTS, SNAPSHOT, STARTED, TRACE, TURNING, TURNING_LATER, TraceEvent, TraceRow,
-    run_trace, snapshot_expected, trace_config, trace_expected, trace_outputs,
+    AFTER, ALL_AND_FIRST, ALL_GROUPS, COLUMN_EVERY, COLUMN_SNAPSHOTS, EVERY_GROUPS, FIRST_GROUPS, ORDERED,
+    ORDERED_MATCHES, PACED_ORDERED, QUIET, ROW_SNAPSHOTS, SNAPSHOT, STARTED, TRACE, TURNING, TURNING_LATER, TraceEvent,
+    TraceRow, run_trace, snapshot_expected, trace_config, trace_expected, trace_outputs,
 };
 use crate::cep::runtime::value::watched_shape;
 use crate::cep::runtime::{Engine, Incoming, Output, Row, Val, spare};
@@ -178,7 +178,11 @@ const ROOMS: &str = r#"{"host":"h",
     {"id":"FO","type":"FirstOrdered","attributes":[{"name":"n","type":"int"}]},
     {"id":"EV","type":"Changes","attributes":[{"name":"n","type":"int"},{"name":"people","type":"int"}]},
     {"id":"EA","type":"ChangesAll","attributes":[{"name":"people","type":"int"}]},
-    {"id":"CS","type":"ColumnShot","attributes":[{"name":"people","type":"int"},{"name":"temperature","type":"double"}]}],
+    {"id":"CS","type":"ColumnShot","attributes":[{"name":"people","type":"int"},{"name":"temperature","type":"double"}]},
+    {"id":"CA","type":"ColumnAll","attributes":[{"name":"people","type":"int"},{"name":"temperature","type":"double"}]},
+    {"id":"CE","type":"ColumnEvery","attributes":[{"name":"people","type":"int"},{"name":"n","type":"int"}]},
+    {"id":"CU","type":"ColumnUnique","attributes":[{"name":"people","type":"int"},{"name":"n","type":"int"}]},
+    {"id":"CW","type":"ColumnWarm","attributes":[{"name":"people","type":"int"},{"name":"temperature","type":"double"}]}],
   "statements":[
     "INSERT INTO Floor SELECT floor as id, avg(temperature) as temperature FROM Room.win:time(10 sec) GROUP BY floor OUTPUT LAST EVERY 2 sec",
     "INSERT INTO Stats SELECT floor as id, count(*) as n, min(temperature) as lo, max(temperature) as hi, stddev(temperature) as sd, sum(people) as people FROM Room.win:time(5 sec) WHERE temperature > 10 GROUP BY floor",
@@ -212,19 +216,24 @@ const ROOMS: &str = r#"{"host":"h",
     "INSERT INTO FirstOrdered SELECT floor as id, count(*) as n FROM Room.std:groupwin(id).win:length(2) GROUP BY floor OUTPUT AFTER 3 sec FIRST EVERY 1 sec ORDER BY n DESC",
     "INSERT INTO Changes SELECT floor as id, count(*) as n, sum(people) as people FROM Room.std:unique(id) WHERE temperature > 12 GROUP BY floor HAVING count(*) < 3 OUTPUT EVERY 1500 msec",
     "INSERT INTO ColumnShot SELECT id, people, avg(temperature) as temperature FROM Room.win:length(4) WHERE people > 2 GROUP BY floor HAVING count(*) > 1 OUTPUT SNAPSHOT EVERY 2 sec",
+    "INSERT INTO ColumnAll SELECT id, people, avg(temperature) as temperature FROM Room.win:time(3 sec) WHERE people > 2 GROUP BY floor HAVING count(*) > 1 OUTPUT ALL EVERY 2 sec",
+    "INSERT INTO ColumnEvery SELECT id, people, sum(people) as n FROM Room.win:length(3) WHERE temperature > 10 OUTPUT EVERY 1500 msec",
+    "INSERT INTO ColumnUnique SELECT id, people, count(*) as n FROM Room.std:unique(id) WHERE temperature > 12 GROUP BY floor OUTPUT AFTER 2 sec ALL EVERY 1 sec ORDER BY people DESC",
+    "INSERT INTO ColumnWarm SELECT id, people, max(temperature) as temperature FROM Room.win:time(2 sec) HAVING max(temperature) > 20 OUTPUT ALL EVERY 1 sec",
     "INSERT INTO ChangesAll SELECT 'all' as id, sum(people) as people FROM Room.win:time(2 sec) HAVING sum(people) > 10 OUTPUT AFTER 2 sec ALL EVERY 1 sec",
     "INSERT INTO Flap SELECT a.flap as id, 'closed' as status FROM pattern [every a=Room(temperature > cast(25,double)) -> ( (Room(id=a.id, temperature > cast(25,double)) and not Room(id=a.id, temperature <= cast(25,double))) -> (Room(id=a.id, temperature > cast(25,double)) and not Room(id=a.id, temperature <= cast(25,double)))) where timer:within(10 seconds)]"
   ]}"#;
 
-/// Two `OUTPUT FIRST` statements, one `OUTPUT EVERY`, a snapshot with an ungrouped column, and grouped `LAST` and
-/// `SNAPSHOT` ticks over workers, writing one stream with rows at their expiries and ticks, and a query ticking on it:
-/// the rows of one millisecond reach it in the reference's order, the groups on other workers in between, and before
-/// its tick.
+/// Two `OUTPUT FIRST` statements, one `OUTPUT EVERY`, a snapshot with an ungrouped column, grouped `LAST` and
+/// `SNAPSHOT` ticks over workers, and `OUTPUT ALL` and `OUTPUT EVERY` of queries with ungrouped columns, writing one
+/// stream with rows at their expiries and ticks, and a query ticking on it: the rows of one millisecond reach it in
+/// the reference's order, the groups on other workers in between, and before its tick.
 const WRITERS_READ: &str = r#"{"host":"h",
   "in":[{"id":"Room.*","type":"Room","isPattern":true,"attributes":[
     {"name":"temperature","type":"double"},{"name":"floor","type":"string"},{"name":"people","type":"int"},
     {"name":"flap","type":"string"}]}],
-  "out":[{"id":"FL","type":"LastFirst","attributes":[{"name":"n","type":"int"}]}],
+  "out":[{"id":"FL","type":"LastFirst","attributes":[{"name":"n","type":"int"}]},
+    {"id":"PS","type":"Pairs","attributes":[{"name":"n","type":"int"}]}],
   "statements":[
     "INSERT INTO Firsted SELECT floor, count(*) as n FROM Room.win:time(3 sec) GROUP BY floor OUTPUT FIRST EVERY 2 sec",
     "INSERT INTO Firsted SELECT floor, count(*) as n FROM Room.win:time(2 sec) WHERE people > 5 GROUP BY floor OUTPUT FIRST EVERY 1 sec",
@@ -232,7 +241,10 @@ const WRITERS_READ: &str = r#"{"host":"h",
     "INSERT INTO Firsted SELECT floor, count(*) - people as n FROM Room.win:time(2 sec) GROUP BY floor HAVING count(*) > 0 OUTPUT SNAPSHOT EVERY 2500 msec",
     "INSERT INTO Firsted SELECT floor, count(*) as n FROM Room.win:time(2 sec) GROUP BY floor OUTPUT LAST EVERY 2 sec",
     "INSERT INTO Firsted SELECT floor, sum(people) as n FROM Room.win:time(4 sec) WHERE people > 3 GROUP BY floor OUTPUT SNAPSHOT EVERY 1500 msec",
-    "INSERT INTO LastFirst SELECT floor as id, n FROM Firsted OUTPUT LAST EVERY 3 sec"
+    "INSERT INTO Firsted SELECT floor, count(*) - people as n FROM Room.win:time(2 sec) GROUP BY floor OUTPUT ALL EVERY 1500 msec",
+    "INSERT INTO Firsted SELECT floor, count(*) as n FROM Room.win:length(3) WHERE people > 4 OUTPUT EVERY 2 sec",
+    "INSERT INTO LastFirst SELECT floor as id, n FROM Firsted OUTPUT LAST EVERY 3 sec",
+    "INSERT INTO Pairs SELECT 'pairs' as id, sum(n) as n FROM Firsted.win:length(2)"
   ]}"#;
 
 fn room_event() -> impl Strategy<Value = Incoming> {
@@ -601,6 +613,13 @@ fn output_snapshot_of_a_query_with_ungrouped_columns_trace_on_two_and_four_worke
 #[test]
 fn esper_output_every_of_fully_aggregated_traces_on_two_and_four_workers() {
     assert_traces_on(&EVERY_GROUPS, &[2, 4], (&[], 7200));
+}
+
+/// Esper's default `OUTPUT EVERY` and `OUTPUT ALL` traces of queries with an ungrouped column ([`COLUMN_EVERY`]), on
+/// two and four workers (each query runs on one of them).
+#[test]
+fn esper_output_every_and_all_of_queries_with_ungrouped_columns_traces_on_two_and_four_workers() {
+    assert_traces_on(&COLUMN_EVERY, &[2, 4], (&[], 8200));
 }
 
 /// Esper's `OUTPUT ALL` traces of a fully aggregated, grouped query, its groups split over two and four workers (the

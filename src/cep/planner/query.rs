@@ -39,11 +39,12 @@ pub(super) fn plan_select(ctx: &Ctx<'_>, s: &SelectStmt, catalog: &mut dyn Catal
     let quiet = s.output.as_ref().filter(|o| o.every.is_none()).and_then(|o| o.after.as_ref());
     let quiet_millis = quiet.map(|a| positive_millis(ctx, a)).transpose()?;
     // The default `OUTPUT EVERY` of an aggregating query releases its groups' changes of the interval in the order
-    // they came, and a snapshot of one with ungrouped columns its rows in the view's order, across groups.
+    // they came, and `OUTPUT ALL` and a snapshot of one with ungrouped columns its rows in the order they came or
+    // are in the view, across groups.
     let with_columns = aggregation.as_ref().is_some_and(|a| a.kind != AggregationKind::FullyAggregated);
     let in_order = match output.as_ref().map(|o| o.kind) {
         Some(OutputKind::Default) => aggregation.is_some(),
-        Some(OutputKind::Snapshot) => with_columns,
+        Some(OutputKind::Snapshot | OutputKind::All) => with_columns,
         _ => false,
     };
     let partition = match output.is_some() && !order_by.is_empty() || in_order {
@@ -388,6 +389,12 @@ fn output(ctx: &Ctx<'_>, o: &OutputClause, aggregation: Option<&Aggregation>) ->
         (OutputKind::Snapshot, _, _, _) => "the current result of the whole window",
         (OutputKind::All, true, true, true) => {
             "one row per group with a row in the window or emptied during the interval, changed or not; an emptied group's aggregates are null"
+        }
+        (OutputKind::All, true, true, false) => {
+            "the row of every arrival of the interval with the aggregates it left, of each group as rows of it leave, and of every other group at the tick, each group's from its last arrival; an emptied group's aggregates are null"
+        }
+        (OutputKind::All | OutputKind::Default, true, _, false) => {
+            "the row of every arrival of the interval, with the aggregates it left"
         }
         (OutputKind::Default, true, _, _) => "every row the interval's arrivals and expiries make",
         (OutputKind::All | OutputKind::Default, _, _, _) => "every row of the interval, in arrival order",

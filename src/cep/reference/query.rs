@@ -13,10 +13,11 @@
 //! a fully aggregated query's rows are its groups' as their arrivals, the rows those push out of the view and its
 //! expiries change them, the rows due at one millisecond leaving together as Esper's time window lets them go (Esper's
 //! `ResultSetOutputLimitRowPerGroup` and `RowForAll` traces): `FIRST` lets them out as they come by `runtime::first`,
-//! the others keep them for the tick, which without groups and changes releases the row as it stands. Under `FIRST` a
-//! query with ungrouped columns writes its arrivals' rows. Esper's rows of such a query under `ALL` and the default
-//! `OUTPUT EVERY` carry the columns of the events that leave too; this contract's rows of an aggregating query are its
-//! arrivals': refused. `OUTPUT AFTER d` (Esper's `OutputProcessViewConditionDefault` with its after-state): the
+//! the others keep them for the tick, which without groups and changes releases the row as it stands. A query with
+//! ungrouped columns writes its arrivals' rows, each with the aggregates as its arrival left them, under `FIRST` as
+//! they come, under the default `OUTPUT EVERY` and `ALL` at the tick (Esper's `ResultSetOutputLimitRowPerEvent` and
+//! `AggregateGrouped` traces); grouped, under `ALL` also a row for each group it knows ([`represents_groups`]).
+//! `OUTPUT AFTER d` (Esper's `OutputProcessViewConditionDefault` with its after-state): the
 //! statement's first `d` after it was created give no output. The output clock starts at the first event of the stream
 //! at or after that time, rather than at the first event; before it, a query without aggregates drops its rows, and an
 //! aggregating one keeps its changes for the first tick, as Esper keeps them in its delta set. (Esper also starts the
@@ -53,8 +54,10 @@ pub struct StreamQuery {
     plan: QueryPlan,
     input: StreamInput,
     rows: Vec<Entry>,
-    /// The last event of each group: what an emptied group's row is projected from.
+    /// The last event of each group: what an emptied group's row is projected from, and what stands for a group of
+    /// a query that [`represents_groups`].
     last_event: BTreeMap<String, Row>,
+    /// The groups an arrival or a row leaving touched since the last tick.
     changed: BTreeSet<String>,
     /// `OUTPUT LAST` of per-event rows: the last row per group (one group when not grouped).
     /// With each row its `ORDER BY` keys.
@@ -88,15 +91,7 @@ pub fn check_query(number: usize, q: &QueryPlan) -> Result<(), EngineError> {
             Input::Stream(_) => {}
             _ => return unsupported("OUTPUT SNAPSHOT of a pattern or a join without aggregates"),
         },
-        Some(OutputKind::All | OutputKind::Default) if q.aggregation.is_none() || fully => {}
-        // Esper's rows here are those the interval's arrivals and expiries make with the ungrouped columns of the
-        // events that arrive and leave, and this contract's rows of such a query are those of its arrivals.
-        Some(OutputKind::All) => return unsupported("OUTPUT ALL of a query with ungrouped columns and aggregates"),
-        Some(OutputKind::Default) => {
-            return unsupported(
-                "OUTPUT EVERY without ALL, FIRST, LAST or SNAPSHOT of a query with ungrouped columns and aggregates",
-            );
-        }
+        Some(OutputKind::All | OutputKind::Default) => {}
     }
     // `SELECT IRSTREAM` under a plain `INSERT INTO` gives the rows `SELECT` gives: Esper routes only the insert stream
     // into the stream (`OutputStrategyPostProcess`), and Cepheus's listener ignores the remove stream it is handed.
@@ -133,6 +128,17 @@ pub fn rows_at_changes(q: &QueryPlan) -> bool {
             Some(OutputKind::All) => !grouped,
             _ => false,
         }
+}
+
+/// Whether `q`'s ticks release, besides its arrivals' rows, a row for each group it knows: a grouped query with
+/// ungrouped columns under `OUTPUT ALL`, whose groups each stand by their last arrival, with the aggregates of the
+/// moment. A row of the group goes out when rows of it leave (after all that leave at once) and at each tick for a
+/// group that neither had an arrival nor lost a row in the interval; a group with no row left is forgotten at the
+/// tick (Esper's `ResultSetProcessorAggregateGroupedOutputAllHelper` and `ResultSetOutputLimitAggregateGrouped`
+/// traces; Esper forgets a group when its aggregation row goes).
+pub fn represents_groups(q: &QueryPlan) -> bool {
+    let grouped = q.aggregation.as_ref().is_some_and(|a| !a.group_by.is_empty());
+    grouped && !fully_aggregated(q) && q.output.as_ref().is_some_and(|o| o.kind == OutputKind::All)
 }
 
 /// Whether the view's rows are what `q`'s output tick releases: `OUTPUT SNAPSHOT` of a query not fully aggregated,
@@ -207,6 +213,7 @@ impl StreamQuery {
             (false, true) => self.arrive(ctx, event, &group),
             (false, false) => Vec::new(),
         };
+        self.hold_group_rows(ctx, &displaced);
         self.forget_emptied(&displaced);
         rows
     }
@@ -250,6 +257,36 @@ impl StreamQuery {
 
     fn snapshots_rows(&self) -> bool {
         snapshots_rows(&self.plan)
+    }
+
+    fn represents_groups(&self) -> bool {
+        represents_groups(&self.plan)
+    }
+
+    /// Keeps for the tick the rows of `groups` (each once, in the order they lost rows) of a query that
+    /// [`represents_groups`], once the rows that leave together have left.
+    fn hold_group_rows(&mut self, ctx: &Ctx<'_>, groups: &[String]) {
+        if !self.represents_groups() {
+            return;
+        }
+        let mut seen = BTreeSet::new();
+        let rows: Vec<(Vec<Val>, Row)> =
+            groups.iter().filter(|g| seen.insert(*g)).filter_map(|g| self.keyed_group_row(g, ctx.vars)).collect();
+        self.interval.extend(rows);
+    }
+
+    /// At a tick of a query that [`represents_groups`], the rows of the groups `changed` (the interval's) did not
+    /// touch, by [`tick_rank`]; then the groups with no row that counts are forgotten.
+    fn unseen_group_rows(&mut self, vars: &Row, changed: &BTreeSet<String>) -> Vec<(Vec<Val>, Row)> {
+        let mut unseen: Vec<&String> = self.last_event.keys().filter(|g| !changed.contains(*g)).collect();
+        unseen.sort_by_cached_key(|g| (tick_rank(g), (*g).clone()));
+        let rows = unseen.into_iter().filter_map(|g| self.keyed_group_row(g, vars)).collect();
+        let counting: BTreeSet<&String> = self.rows.iter().filter(|e| e.counts).map(|e| &e.group).collect();
+        let emptied: Vec<String> = self.last_event.keys().filter(|g| !counting.contains(g)).cloned().collect();
+        for group in emptied {
+            self.last_event.remove(&group);
+        }
+        rows
     }
 
     fn start_ticking(&mut self, ctx: &mut Ctx<'_>) {
@@ -341,6 +378,10 @@ impl StreamQuery {
                 self.group_row(group, ctx.vars).into_iter().collect()
             }
             AggregationKind::WithUngroupedColumns(_) => {
+                if self.represents_groups() {
+                    self.last_event.insert(group.to_owned(), event.clone());
+                    self.changed.insert(group.to_owned());
+                }
                 let aggregates = self.aggregates(group, ctx.vars);
                 match self.having(event, &aggregates, ctx.vars) {
                     true => self.emit_or_hold(ctx, group, event, &aggregates),
@@ -441,6 +482,7 @@ impl StreamQuery {
                     true => self.group_rows(ctx, left.clone()),
                     false => Vec::new(),
                 };
+                self.hold_group_rows(ctx, &left);
                 self.forget_emptied(&left);
                 rows
             }
@@ -483,8 +525,11 @@ impl StreamQuery {
             return order::ordered(rows, &self.plan.order_by);
         }
         if !fully {
-            self.changed.clear();
+            let changed = std::mem::take(&mut self.changed);
             let mut rows: Vec<(Vec<Val>, Row)> = std::mem::take(&mut self.interval);
+            if self.represents_groups() {
+                rows.extend(self.unseen_group_rows(ctx.vars, &changed));
+            }
             rows.extend(std::mem::take(&mut self.held).into_values());
             return order::ordered(rows, &self.plan.order_by);
         }

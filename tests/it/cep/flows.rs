@@ -171,6 +171,25 @@ async fn a_floor_s_averages_of_ten_seconds_are_written_at_the_tick() {
     wait_for(&h, "1", "Floor", "temperature", "21.0").await;
 }
 
+/// `OUTPUT ALL EVERY 10 sec` of a floor statement with an ungrouped column (each room's distance from its floor's
+/// average): the rooms' rows at the tick, in order, and at the next tick, with no room in between, the floor's row
+/// again from its last room, over what was written to the floor meanwhile.
+#[tokio::test]
+async fn a_floor_s_row_from_its_last_room_is_written_at_every_tick() {
+    let all = "INSERT INTO Floor SELECT floor as id, avg(temperature) - temperature as temperature FROM \
+        Room.win:time(10 min) GROUP BY floor OUTPUT ALL EVERY 10 sec";
+    let h = floor_running(all).await;
+    room(&h, "Room1", "20").await;
+    room(&h, "Room2", "23").await;
+    h.clock.advance_ms(10_000);
+    wait_for(&h, "1", "Floor", "temperature", "-1.5").await;
+    h.update("APPEND", "1", "Floor", &[("temperature", "double", "99")]).await;
+    let reply = floor_reply(&h).await;
+    assert_eq!(attr_value(&reply["contextResponses"][0]["contextElement"], "temperature"), Some(json!("99")));
+    h.clock.advance_ms(10_000);
+    wait_for(&h, "1", "Floor", "temperature", "-1.5").await;
+}
+
 /// Cepheus's `OUTPUT AFTER 10 sec LAST EVERY 10 sec`: nothing in the statement's first 10 seconds; the output clock
 /// starts at the first room after them, and its first tick, 10 s later, averages the room before them too.
 #[tokio::test]
