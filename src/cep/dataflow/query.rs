@@ -397,8 +397,7 @@ impl QueryLogic {
         } else {
             Vec::new()
         };
-        self.hold_group_rows(&left);
-        self.forget_emptied(&left);
+        self.after_leaving(&left);
         for (i, out) in out.into_iter().enumerate() {
             emit.event(stamp.child(self.statement, i), self.sink, out);
         }
@@ -406,6 +405,16 @@ impl QueryLogic {
 
     fn rows_at_changes(&self) -> bool {
         self.at_changes
+    }
+
+    /// What rows of the groups of `keys` leaving the view (each counted) leave to do: the groups' rows kept for the
+    /// tick ([`QueryLogic::hold_group_rows`]), and the groups they emptied forgotten. Nothing, mostly.
+    fn after_leaving(&mut self, keys: &[Key]) {
+        if keys.is_empty() {
+            return;
+        }
+        self.hold_group_rows(keys);
+        self.forget_emptied(keys);
     }
 
     /// Keeps for the tick the rows of the groups of `keys` (each once, in the order they lost rows) of a query that
@@ -825,8 +834,7 @@ impl QueryLogic {
             let passed = self.group_rows(millis_of(epoch), keys.clone());
             self.emit_expiry_rows(emit, &left, passed);
         }
-        self.hold_group_rows(&keys);
-        self.forget_emptied(&keys);
+        self.after_leaving(&keys);
     }
 
     /// Sends the rows a statement's expiry gives ([`QueryLogic::expire`]); `left` has each group's first row to leave.
