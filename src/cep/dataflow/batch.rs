@@ -19,7 +19,6 @@ use super::query::PerEvent;
 use super::reaper::Leftovers;
 use super::record::{Record, Stamp, due_epoch, millis};
 use crate::cep::plan::{AggregateCall, AggregationKind, QueryPlan, StreamInput, WindowSpec};
-use crate::cep::reference::TimerOrder;
 use crate::cep::runtime::compiled::RowExpr;
 use crate::cep::runtime::eval::{Scope, holds, project};
 use crate::cep::runtime::key::{self, Key};
@@ -49,8 +48,8 @@ struct BatchState {
     released: Batch,
     /// A time batch's first event's millisecond, from which its periods count.
     start: Option<i64>,
-    /// A time batch's next release: its epoch, and when and by what position it was set (for stamps).
-    clock: Option<(u64, (u64, u64))>,
+    /// The epoch of a time batch's next release.
+    clock: Option<u64>,
     releases: u64,
 }
 
@@ -107,7 +106,7 @@ impl BatchLogic {
                 }
             }
             Release::Length(_) => {}
-            Release::Time(period) => self.start_clock(epoch, &stamp, period),
+            Release::Time(period) => self.start_clock(epoch, period),
         }
     }
 
@@ -125,19 +124,19 @@ impl BatchLogic {
 
     /// Sets a time batch's next release, unless it is set: at the first period end after `epoch`, counted from the
     /// statement's first event.
-    fn start_clock(&mut self, epoch: u64, stamp: &Stamp, period: i64) {
+    fn start_clock(&mut self, epoch: u64, period: i64) {
         let now = millis(epoch);
         let start = *self.state.start.get_or_insert(now);
         if self.state.clock.is_none() {
             let end = start + ((now - start).div_euclid(period) + 1) * period;
-            self.state.clock = Some((due_epoch(end, epoch), (epoch, stamp.position())));
+            self.state.clock = Some(due_epoch(end, epoch));
         }
     }
 
     /// Ends a time batch's period, if one ends by `epoch`: releases the batch unless neither it nor the one before
     /// holds an event, which stops the clock instead.
     fn fire_period(&mut self, emit: &mut Emit, epoch: u64) {
-        let (Release::Time(period), Some((at, set))) = (self.release, self.state.clock) else {
+        let (Release::Time(period), Some(at)) = (self.release, self.state.clock) else {
             return;
         };
         if at > epoch {
@@ -147,8 +146,8 @@ impl BatchLogic {
         if self.state.collected.events == 0 && self.state.released.events == 0 {
             return;
         }
-        self.state.clock = Some((due_epoch(millis(epoch) + period, epoch), (epoch, set.1)));
-        let stamp = Stamp::timer(TimerOrder::Output, set, self.statement, self.state.releases);
+        self.state.clock = Some(due_epoch(millis(epoch) + period, epoch));
+        let stamp = Stamp::tick(self.statement, self.state.releases);
         self.state.releases += 1;
         for (i, out) in self.release().into_iter().enumerate() {
             emit.event(stamp.child(self.statement, i), self.sink, out);
@@ -254,7 +253,7 @@ impl Logic for BatchLogic {
     }
 
     fn next_timer(&self) -> Option<u64> {
-        self.state.clock.map(|(at, _)| at)
+        self.state.clock
     }
 
     fn fire(&mut self, emit: &mut Emit, epoch: u64) {

@@ -45,6 +45,7 @@ use super::quiet::{quiet_until, stateful_until};
 use super::rated::Rated;
 use super::record::{Record, millis};
 use super::select::{self, Select, Selected};
+use super::tally::Tallied;
 use super::watch::Watch;
 use super::window::{Action, Merge, WindowLogic};
 use crate::cep::plan::{
@@ -447,6 +448,14 @@ impl<'s> Compiler<'s, '_> {
             inputs.push(self.input.clone().filter(|_| false));
         }
         let merged = self.concat(inputs);
+        if q.aggregation.is_some() && drives.is_none() {
+            // On one worker, as the planner places an aggregating statement: routed by no key. Its tally makes its
+            // matches rows, under its output policy if it has one.
+            let sink = self.id(&q.sink.stream);
+            let gate = Tallied::new(number, sink, (Arc::new(q.clone()), self.created_ms), self.vars.clone());
+            let logic = Gated { gate, logic: logic.driving(sink) };
+            return stateful_until(until, (merged, by_key(routes, self.vars.clone())), "Pattern", controls, logic);
+        }
         if q.output.is_some() && drives.is_none() {
             // On one worker, as the planner places a statement with an output policy: routed by no key.
             let gate = Rated::new(number, self.id(&q.sink.stream), (q, self.created_ms));

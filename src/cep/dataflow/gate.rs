@@ -1,7 +1,9 @@
-//! A statement's logic behind a gate on the rows it emits: `OUTPUT AFTER d` alone (`quiet`) drops them for a while,
-//! an output policy on a pattern (`rated`) paces them. [`Gated`] hands the logic everything as it comes and the gate
-//! what the logic emitted each time, fires the gate's own timer after the logic's, and carries the gate's state with
-//! the logic's into a replacing dataflow.
+//! A statement's logic behind a gate on what it emits: `OUTPUT AFTER d` alone (`quiet`) drops its rows for a while,
+//! an output policy on a pattern (`rated`) paces them, and an aggregating pattern's matches are made rows (`tally`).
+//! [`Gated`] hands the logic everything as it comes and the gate what the logic emitted each time, fires the gate's
+//! own timer (an output tick) after the logic's timers and the epoch's records (what other statements' timers made
+//! at its millisecond: that millisecond's events come in a later epoch), and carries the gate's state with the
+//! logic's into a replacing dataflow.
 
 use super::operator::{Emit, Hint, Logic, State};
 use super::record::Record;
@@ -58,6 +60,11 @@ impl<G: Gate, L: Logic> Logic for Gated<G, L> {
         self.through(emit, epoch, |logic, emit| logic.hinted(emit, epoch, record, hint));
     }
 
+    fn records_done(&mut self, emit: &mut Emit, epoch: u64) {
+        self.through(emit, epoch, |logic, emit| logic.records_done(emit, epoch));
+        self.gate.fire(emit, epoch);
+    }
+
     fn seek(&mut self, stream: u32, row: &Row) -> Hint {
         self.logic.seek(stream, row)
     }
@@ -78,13 +85,13 @@ impl<G: Gate, L: Logic> Logic for Gated<G, L> {
         [self.logic.next_timer(), self.gate.next_timer()].into_iter().flatten().min()
     }
 
-    /// The logic's timers first, then the gate's: what the logic's make at the gate's millisecond goes through the
-    /// gate before its timer fires, as the reference fires a pattern's timers before an output tick due with them.
+    /// The logic's timers; the gate's fires after the records ([`Logic::records_done`]): what the logic's make at the
+    /// gate's millisecond goes through the gate before its timer fires, as the reference fires a pattern's timers
+    /// before an output tick due with them.
     fn fire(&mut self, emit: &mut Emit, epoch: u64) {
         if self.logic.next_timer().is_some_and(|due| due <= epoch) {
             self.through(emit, epoch, |logic, emit| logic.fire(emit, epoch));
         }
-        self.gate.fire(emit, epoch);
     }
 
     fn stop(&mut self) {

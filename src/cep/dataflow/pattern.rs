@@ -8,13 +8,12 @@
 //! outlives its last instance (its leftover timers are ignored by generation). A pattern without a correlation key runs
 //! as one automaton on one worker. A pattern that drives a join emits its matches, unprojected and stamped with the
 //! trigger's stamp, to the join's operator (`join`), which does the lookup, `WHERE` and the select list. A statement
-//! that aggregates its matches runs on one worker and keeps its groups' aggregates with its automata (`tally`).
+//! that aggregates its matches runs on one worker and emits them likewise to its tally, a gate behind it (`tally`).
 //! Memory is asked for ahead: the automata of the events a group or two ahead and of the timers about to fire are
 //! loaded while the ones before them are handled ([`Logic::find`], [`Logic::load`]).
 //! The automaton of a text key leaves out the filters' tests that restate the key (`id = a.id`, see [`keyed`]): they
 //! hold by construction there, and reading the start tag's event for them touched memory cold since it arrived.
 
-use std::cell::RefCell;
 use std::collections::btree_map::Entry;
 use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
@@ -27,7 +26,6 @@ use super::automaton::{Compact, Matches, Out, Queue, Set, Shape, Wake};
 use super::operator::{Emit, Hint, Logic, State};
 use super::record::{Record, Stamp, due_epoch, millis, timer_epoch};
 use super::slots::Slots;
-use super::tally::Tally;
 use crate::cep::plan::{BinaryOp, PatternNode, PatternNodeKind, PlanExpr, QueryPlan};
 use crate::cep::reference::pattern::{Nodes, PatternQuery};
 use crate::cep::reference::{Ctx, TimerKind, TimerOrder};
@@ -181,7 +179,8 @@ pub struct PatternLogic {
     key_columns: Vec<Option<Name>>,
     names: Arc<Vec<Name>>,
     sink: u32,
-    /// Set when the pattern drives a join: its matches go, unprojected, to the join's private stream.
+    /// Set when the pattern drives a join or a tally: its matches go, unprojected, to the join's private stream, or
+    /// to the tally behind it.
     drives: Option<u32>,
     vars: Arc<Row>,
     state: PatternState,
@@ -199,8 +198,6 @@ struct PatternState {
     timer_seq: u64,
     /// What the event or timer at work did, for whichever automaton it reached.
     out: Out,
-    /// An aggregating statement's aggregates, updated as the automata's matches are found.
-    tally: RefCell<Tally>,
 }
 
 impl PatternState {
@@ -362,7 +359,7 @@ impl PatternLogic {
         self
     }
 
-    /// Sends the matches, unprojected, to the join reading private stream `stream`.
+    /// Sends the matches, unprojected, to the join reading private stream `stream`, or to the statement's tally.
     pub fn driving(mut self, stream: u32) -> Self {
         self.drives = Some(stream);
         self
@@ -477,24 +474,20 @@ impl PatternLogic {
         }
     }
 
-    /// What matches make: rows through the statement's WHERE and select list (and its aggregation, `tally`), or the
-    /// matches themselves for a join; nothing when there are none, as for most events, so nothing is projected or
-    /// sent.
+    /// What matches make: rows through the statement's WHERE and select list, or the matches themselves for a join
+    /// or an aggregating statement's `tally`; nothing when there are none, as for most events, so nothing is
+    /// projected or sent.
     fn found(&self, ctx: &Ctx<'_>, matches: Matches) -> Option<Found> {
         if matches.is_empty() {
             return None;
         }
         Some(match self.drives {
             Some(_) => Found::Matches(matches),
-            None if self.plan.aggregation.is_some() => {
-                let mut tally = self.state.tally.borrow_mut();
-                Found::Rows(matches.iter().filter_map(|b| tally.row(&self.plan, ctx.vars, b)).collect())
-            }
             None => Found::Rows(matches.iter().filter_map(|b| self.nodes.project(&self.plan, ctx.vars, b)).collect()),
         })
     }
 
-    /// Rows go to the sink as children of `stamp`; a join's matches go at `stamp` itself, since the join is the
+    /// Rows go to the sink as children of `stamp`; matches go at `stamp` itself, since their join or tally is the
     /// same statement.
     fn emit(&self, emit: &mut Emit, stamp: &Stamp, found: Found) {
         match (found, self.drives) {

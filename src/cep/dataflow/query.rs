@@ -258,8 +258,8 @@ struct QueryState {
     /// that number.
     kept: BTreeMap<usize, Option<Row>>,
     arrivals: usize,
-    /// The next output tick, and when and by what position the clock was set (for stamps).
-    tick: Option<(u64, (u64, u64))>,
+    /// The epoch of the next output tick.
+    tick: Option<u64>,
     ticks: u64,
     /// With `OUTPUT AFTER`, the millisecond before which the clock does not start (`reference::query::not_before`):
     /// state, so that it stays with a statement kept across a replacement.
@@ -862,29 +862,25 @@ impl QueryLogic {
     }
 
     /// Whether the output tick is due at `epoch` and goes before `record`: the rows of the timers that fire before
-    /// it at its millisecond (window expiries, pattern timers) reach the query in the tick's epoch, and go first, as
-    /// they do in the reference evaluator.
+    /// it at its millisecond (window expiries, pattern timers, the ticks of statements before this one) reach the
+    /// query in the tick's epoch, and go first, as they do in the reference evaluator.
     fn tick_precedes(&self, epoch: u64, record: &Record) -> bool {
-        let Some((_, set)) = self.state.tick.filter(|(at, _)| *at <= epoch) else {
+        if self.state.tick.is_none_or(|at| at > epoch) {
             return false;
-        };
-        let tick = Stamp::timer(TimerOrder::Output, set, self.statement, self.state.ticks);
+        }
+        let tick = Stamp::tick(self.statement, self.state.ticks);
         // A `Start` record (no stamp) only sets a clock not yet set.
         record.stamp().is_some_and(|stamp| tick < *stamp)
     }
 
     fn fire_tick(&mut self, emit: &mut Emit, epoch: u64) {
-        let Some((at, set)) = self.state.tick.take() else {
-            return;
-        };
-        if at > epoch {
-            self.state.tick = Some((at, set));
+        if self.state.tick.is_none_or(|at| at > epoch) {
             return;
         }
-        let stamp = Stamp::timer(TimerOrder::Output, set, self.statement, self.state.ticks);
+        let stamp = Stamp::tick(self.statement, self.state.ticks);
         self.state.ticks += 1;
         let every = self.every().unwrap_or(1);
-        self.state.tick = Some((timer_epoch(millis_of(epoch) + every).max(epoch + 1), (epoch, set.1)));
+        self.state.tick = Some(timer_epoch(millis_of(epoch) + every).max(epoch + 1));
         for (position, row) in self.tick_rows() {
             emit.event(stamp.child(self.statement, position), self.sink, row);
         }
@@ -1057,7 +1053,7 @@ impl Logic for QueryLogic {
         match record {
             Record::Start { ms, .. } if self.state.not_before.is_none_or(|at| ms >= at) => {
                 if let (None, Some(every)) = (self.state.tick, self.every()) {
-                    self.state.tick = Some((timer_epoch(ms + every), (epoch, 0)));
+                    self.state.tick = Some(timer_epoch(ms + every));
                 }
             }
             Record::Event { stamp, stream, row } if stream == self.stream => self.event(emit, epoch, stamp, row),
@@ -1074,7 +1070,7 @@ impl Logic for QueryLogic {
             View::Time { queue, .. } => queue.front().map(|(at, _)| *at),
             _ => None,
         };
-        match (expiry, self.state.tick.map(|(at, _)| at)) {
+        match (expiry, self.state.tick) {
             (Some(a), Some(b)) => Some(a.min(b)),
             (a, b) => a.or(b),
         }

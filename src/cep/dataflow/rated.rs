@@ -13,7 +13,6 @@ use super::gate::Gate;
 use super::operator::Emit;
 use super::record::{Record, Stamp, due_epoch, millis};
 use crate::cep::plan::{OutputKind, PlanExpr, QueryPlan};
-use crate::cep::reference::TimerOrder;
 use crate::cep::reference::query::not_before;
 use crate::cep::runtime::{Row, order};
 
@@ -34,8 +33,8 @@ pub struct Rated {
 pub struct RateState {
     /// With `AFTER d`, the millisecond before which rows are dropped and the clock does not start.
     not_before: Option<i64>,
-    /// The next tick: its epoch, and when and by what position the clock was started (for stamps).
-    clock: Option<(u64, (u64, u64))>,
+    /// The epoch of the next tick.
+    clock: Option<u64>,
     ticks: u64,
     /// Whether the interval's first row went out (`FIRST`).
     first_out: bool,
@@ -54,15 +53,11 @@ impl Rated {
     /// One batch of rows the statement made in `epoch`, each with its stamp: the first starts the clock, then they go
     /// out, are kept or are dropped. Dropped before `AFTER`'s time.
     pub fn offer(&mut self, emit: &mut Emit, epoch: u64, batch: Vec<(Stamp, Row)>) {
-        let Some(position) = batch.first().map(|(stamp, _)| stamp.position()) else {
-            return;
-        };
-        if self.state.not_before.is_some_and(|at| millis(epoch) < at) {
+        if batch.is_empty() || self.state.not_before.is_some_and(|at| millis(epoch) < at) {
             return;
         }
         if self.state.clock.is_none() {
-            let due = due_epoch(millis(epoch) + self.every, epoch);
-            self.state.clock = Some((due, (epoch, position)));
+            self.state.clock = Some(due_epoch(millis(epoch) + self.every, epoch));
         }
         match self.kind {
             OutputKind::First if self.state.first_out => {}
@@ -84,8 +79,8 @@ impl Rated {
 
     /// The stamp of the tick, if it is due by `epoch`: a join fires it among its records, in stamp order.
     pub fn due(&self, epoch: u64) -> Option<Stamp> {
-        let (_, set) = self.state.clock.filter(|(due, _)| *due <= epoch)?;
-        Some(Stamp::timer(TimerOrder::Output, set, self.statement, self.state.ticks))
+        self.state.clock.filter(|due| *due <= epoch)?;
+        Some(Stamp::tick(self.statement, self.state.ticks))
     }
 }
 
@@ -102,16 +97,15 @@ impl Gate for Rated {
     }
 
     fn next_timer(&self) -> Option<u64> {
-        self.state.clock.map(|(due, _)| due)
+        self.state.clock
     }
 
     /// Releases what the interval kept, if the tick is due by `epoch`, and sets the next one.
     fn fire(&mut self, emit: &mut Emit, epoch: u64) {
-        let Some((_, set)) = self.state.clock.filter(|(due, _)| *due <= epoch) else {
+        let Some(stamp) = self.due(epoch) else {
             return;
         };
-        self.state.clock = Some((due_epoch(millis(epoch) + self.every, epoch), (epoch, set.1)));
-        let stamp = Stamp::timer(TimerOrder::Output, set, self.statement, self.state.ticks);
+        self.state.clock = Some(due_epoch(millis(epoch) + self.every, epoch));
         self.state.ticks += 1;
         self.state.first_out = false;
         for (i, row) in order::release(mem::take(&mut self.state.held), &self.order_by).into_iter().enumerate() {

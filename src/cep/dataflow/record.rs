@@ -72,6 +72,13 @@ impl Stamp {
         Stamp { origin: Origin::Input(position), path: SmallVec::new() }
     }
 
+    /// The stamp of `statement`'s `n`-th output tick (or a time batch's release): the ticks due at one epoch go in
+    /// statement order, as the reference evaluator fires them, and as Esper's schedule orders the callbacks of one
+    /// time by their statements' slots, so when and by what their clocks were set plays no part.
+    pub fn tick(statement: usize, n: u64) -> Self {
+        Self::timer(TimerOrder::Output, (0, 0), statement, n)
+    }
+
     pub fn timer(order: TimerOrder, set: (u64, u64), statement: usize, n: u64) -> Self {
         let origin = Origin::Timer { rank: order as u8, set_at: set.0, set_by: set.1, statement: statement as u32, n };
         Stamp { origin, path: SmallVec::new() }

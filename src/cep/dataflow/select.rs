@@ -58,6 +58,10 @@ impl<L: Logic> Logic for Selected<L> {
         self.hinted(emit, epoch, record, None);
     }
 
+    fn records_done(&mut self, emit: &mut Emit, epoch: u64) {
+        self.logic.records_done(emit, epoch);
+    }
+
     fn epoch_done(&mut self) {
         self.logic.epoch_done();
     }

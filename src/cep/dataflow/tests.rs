@@ -15,8 +15,8 @@ use crate::cep::reference::Reference;
 use crate::cep::reference::lookup_tests::{config as lookup_config, pattern_driven};
 use crate::cep::reference::tests::{
     AFTER, ALL_AND_FIRST, ALL_GROUPS, COLUMN_EVERY, COLUMN_SNAPSHOTS, EVERY_GROUPS, FIRST_GROUPS, ORDERED,
-    ORDERED_MATCHES, PACED_ORDERED, QUIET, ROW_SNAPSHOTS, SNAPSHOT, STARTED, TRACE, TURNING, TURNING_LATER, TraceEvent,
-    TraceRow, run_trace, snapshot_expected, trace_config, trace_expected, trace_outputs,
+    ORDERED_MATCHES, PACED, PACED_ORDERED, QUIET, ROW_SNAPSHOTS, SNAPSHOT, STARTED, TRACE, TURNING, TURNING_LATER,
+    TraceEvent, TraceRow, run_trace, snapshot_expected, trace_config, trace_expected, trace_outputs,
 };
 use crate::cep::runtime::value::watched_shape;
 use crate::cep::runtime::{Engine, Incoming, Output, Row, Val, spare};
@@ -333,6 +333,12 @@ proptest! {
         compare(&room_to_seen(&AGGREGATING_PATTERNS), &steps)?;
     }
 
+    /// Patterns that aggregate their matches under each output policy ([`PACED_PATTERNS`]).
+    #[test]
+    fn aggregating_patterns_under_output_policies_agree_with_the_reference(steps in steps(room_event())) {
+        compare(&paced_patterns(), &steps)?;
+    }
+
     /// Patterns under each output policy without aggregates, one waiting with `AFTER`, one whose matches come at its
     /// timers' expiry as well as at events.
     #[test]
@@ -381,6 +387,44 @@ const AGGREGATING_PATTERNS: [&str; 2] = [
     "INSERT INTO Seen SELECT b.id as id, count(*) as people, avg(b.temperature) as temperature, a.flap as flap FROM \
      pattern [every a=Room(temperature > 35) -> (b=Room(id = a.id, temperature < 25) or timer:interval(3 sec))]",
 ];
+
+/// Patterns that aggregate their matches under each output policy: fully aggregated, grouped (`LAST` with `WHERE`
+/// and `HAVING`, `ALL` sorted, `SNAPSHOT` waiting with `AFTER`, `FIRST`) and not (the default, matches made at
+/// timers too; `LAST`); with ungrouped columns, grouped (`ALL`, `LAST` with `HAVING`) and not (the default, `FIRST`);
+/// and a reader of their rows that sees their order (each row's sum with the one before).
+const PACED_PATTERNS: [&str; 11] = [
+    "INSERT INTO Seen SELECT a.floor as id, count(*) as people, max(b.temperature) as temperature, min(a.flap) as \
+     flap FROM pattern [every a=Room(temperature > 30) -> b=Room(id = a.id, temperature < 20)] WHERE b.people > 2 \
+     GROUP BY a.floor HAVING count(*) != 2 OUTPUT LAST EVERY 2 sec",
+    "INSERT INTO Seen SELECT a.floor as id, count(*) as people, avg(a.temperature) as temperature, max(a.flap) as \
+     flap FROM pattern [every a=Room(temperature > 25)] GROUP BY a.floor OUTPUT ALL EVERY 2 sec ORDER BY people DESC",
+    "INSERT INTO Seen SELECT a.floor as id, count(*) as people, sum(a.temperature) as temperature, min(a.flap) as \
+     flap FROM pattern [every a=Room(people > 12)] GROUP BY a.floor OUTPUT AFTER 3 sec SNAPSHOT EVERY 2500 msec",
+    "INSERT INTO Seen SELECT a.floor as id, count(*) as people, min(a.temperature) as temperature, max(a.flap) as \
+     flap FROM pattern [every a=Room(temperature < 12)] GROUP BY a.floor OUTPUT FIRST EVERY 2 sec",
+    "INSERT INTO Seen SELECT 'all' as id, count(*) as people, avg(b.temperature) as temperature, max(a.flap) as flap \
+     FROM pattern [every a=Room(temperature > 35) -> (b=Room(id = a.id, temperature < 25) or timer:interval(3 sec))] \
+     OUTPUT EVERY 1500 msec",
+    "INSERT INTO Seen SELECT 'n' as id, count(*) as people, sum(a.temperature) as temperature, min(a.flap) as flap \
+     FROM pattern [every a=Room(people > 15)] OUTPUT LAST EVERY 1 sec",
+    "INSERT INTO Seen SELECT a.floor as id, count(*) as people, a.temperature as temperature, a.flap as flap FROM \
+     pattern [every a=Room(temperature > 28) -> b=Room(id = a.id, temperature < 22)] GROUP BY a.floor OUTPUT ALL \
+     EVERY 1500 msec",
+    "INSERT INTO Seen SELECT a.floor as id, count(*) as people, a.temperature as temperature, a.flap as flap FROM \
+     pattern [every a=Room(people > 10)] GROUP BY a.floor HAVING count(*) > 1 OUTPUT LAST EVERY 2 sec",
+    "INSERT INTO Seen SELECT a.id as id, count(*) as people, a.temperature as temperature, a.flap as flap FROM \
+     pattern [every a=Room(temperature > 20) -> b=Room(id = a.id, temperature < 15)] OUTPUT EVERY 1 sec",
+    "INSERT INTO Seen SELECT a.id as id, sum(a.people) as people, a.temperature as temperature, a.flap as flap FROM \
+     pattern [every a=Room(temperature > 38)] OUTPUT FIRST EVERY 1500 msec",
+    "INSERT INTO Pairs SELECT sum(people) as n FROM Seen.win:length(2)",
+];
+
+/// [`PACED_PATTERNS`] in a configuration that publishes their reader's rows too.
+fn paced_patterns() -> String {
+    room_to_seen(&PACED_PATTERNS).replace(r#""out":["#, PAIRS_OUT)
+}
+
+const PAIRS_OUT: &str = r#""out":[{"id":"P","type":"Pairs","attributes":[{"name":"n","type":"int"}]},"#;
 
 proptest! {
     // Their timers make an epoch every second or so: fewer cases than the others, for the time they take.
@@ -620,6 +664,13 @@ fn esper_output_every_of_fully_aggregated_traces_on_two_and_four_workers() {
 #[test]
 fn esper_output_every_and_all_of_queries_with_ungrouped_columns_traces_on_two_and_four_workers() {
     assert_traces_on(&COLUMN_EVERY, &[2, 4], (&[], 8200));
+}
+
+/// The output policies of aggregating patterns over the trace ([`PACED`]), on one, two and four workers (each
+/// statement runs on one of them).
+#[test]
+fn output_policies_of_aggregating_patterns_traces_on_one_two_and_four_workers() {
+    assert_traces_on(&PACED, &[1, 2, 4], (&[], 7200));
 }
 
 /// Esper's `OUTPUT ALL` traces of a fully aggregated, grouped query, its groups split over two and four workers (the
@@ -1236,7 +1287,9 @@ proptest! {
     ) {
         let mut statements: Vec<&str> = AGGREGATING_PATTERNS.to_vec();
         statements.extend(rate_limited_patterns());
-        compare_across_a_replacement(&room_to_seen(&statements), "INSERT INTO Extra SELECT id FROM Room", &steps, at)?;
+        statements.extend(PACED_PATTERNS);
+        let config = room_to_seen(&statements).replace(r#""out":["#, PAIRS_OUT);
+        compare_across_a_replacement(&config, "INSERT INTO Extra SELECT id FROM Room", &steps, at)?;
     }
 
     #[test]
@@ -1524,4 +1577,47 @@ fn after_a_replacement_a_tick_still_waits_for_the_rows_of_earlier_timers() {
     };
     let steps = [Step::Push(1000, room("f1")), Step::Advance(1000), Step::Push(1340, room("f0")), Step::Advance(9000)];
     compare_across_a_replacement(WRITERS_READ, "INSERT INTO Extra SELECT id FROM Room", &steps, 2).expect("agrees");
+}
+
+/// An aggregating pattern's output tick at a millisecond: the rows other statements' timers make then (here a
+/// pattern's timer, feeding another tallied pattern) go into the interval it closes, the events of that millisecond
+/// into the next; ticks due together go in statement order. Worked out by hand, and the same in the dataflow.
+#[test]
+fn a_tallied_pattern_s_tick_takes_the_rows_of_timers_before_it_and_leaves_the_events_of_its_millisecond() {
+    let config = room_to_seen(&[
+        "INSERT INTO Later SELECT a.id as id, a.people as people FROM pattern [every a=Room -> timer:interval(1 sec)]",
+        "INSERT INTO Seen SELECT 'later' as id, count(*) as people, 0.0 as temperature, 'f' as flap FROM \
+         pattern [every b=Later] OUTPUT EVERY 1 sec",
+        "INSERT INTO Seen SELECT 'rooms' as id, count(*) as people, 0.0 as temperature, 'f' as flap FROM \
+         pattern [every r=Room] OUTPUT EVERY 1 sec",
+    ]);
+    let room = |ms: i64| {
+        let event = row(&[("id", Val::String("room1".into())), ("people", Val::Int(1)), ("floor", Val::Null)]);
+        Step::Push(ms, vec![("Room".into(), event)])
+    };
+    let steps = [room(1000), room(2000), room(3000), Step::Advance(6000)];
+    let counts = |out: Vec<Output>| -> Vec<(i64, String, Option<f64>)> {
+        let text = |v: Option<&Val>| v.map(|v| format!("{v:?}")).unwrap_or_default();
+        out.into_iter().map(|o| (o.time, text(o.row.get("id")), o.row.get("people").and_then(Val::as_f64))).collect()
+    };
+    let plan = plan(&config);
+    let seen = |(t, id, n): (i64, &str, f64)| (t, format!("String({id:?})"), Some(n));
+    let expected: Vec<_> = [
+        (2000, "rooms", 1.0),
+        (3000, "later", 1.0),
+        (3000, "later", 2.0),
+        (3000, "rooms", 2.0),
+        (4000, "later", 3.0),
+        (4000, "rooms", 3.0),
+        (5000, "later", 3.0),
+        (5000, "rooms", 3.0),
+        (6000, "later", 3.0),
+        (6000, "rooms", 3.0),
+    ]
+    .into_iter()
+    .map(seen)
+    .collect();
+    let reference = counts(run(&mut Reference::new(&plan, 0).expect("runs"), &steps));
+    assert_eq!(reference.iter().filter(|(_, id, _)| id != "String(\"room1\")").cloned().collect::<Vec<_>>(), expected);
+    compare(&config, &steps).expect("agrees");
 }

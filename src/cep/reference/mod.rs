@@ -4,14 +4,16 @@
 //!
 //! Time is engine milliseconds plus an arrival sequence: every event (received or inserted by a statement) takes
 //! the next sequence number, and timers due at a millisecond fire before the events of that millisecond, window
-//! expiries first, then pattern timers, then output ticks. Events a statement inserts are queued and processed,
-//! in order, after the event that caused them (Esper's insert-into routing), before the next input.
+//! expiries first, then pattern timers (each kind in the order they were set), then output ticks (in statement
+//! order). Events a statement inserts are queued and processed, in order, after the event or timer that caused them
+//! (Esper's insert-into routing), before the next input.
 
-mod aggregate;
+pub(crate) mod aggregate;
 pub(crate) mod arena;
 mod batch;
 pub(crate) mod join;
 pub(crate) mod named;
+mod paced;
 pub(crate) mod pattern;
 pub(crate) mod query;
 mod rate;
@@ -228,7 +230,10 @@ impl Reference {
     fn after(&mut self, i: usize, timers: Scheduled, rows: Vec<Row>) {
         for (at, order, kind) in timers {
             self.timer_seq += 1;
-            self.timers.push(Reverse(Timer { at, order, seq: self.timer_seq, statement: i, kind }));
+            // Output ticks due together fire in statement order, as Esper's schedule orders the callbacks of one
+            // time by their statements' slots; other timers in the order they were set.
+            let seq = if order == TimerOrder::Output { 0 } else { self.timer_seq };
+            self.timers.push(Reverse(Timer { at, order, seq, statement: i, kind }));
         }
         if self.quiet(i) {
             return;

@@ -20,6 +20,7 @@ use smallvec::SmallVec;
 
 use super::aggregate;
 use super::arena::Arena;
+use super::paced::Paced;
 use super::rate::Rate;
 use super::{Ctx, TimerKind, TimerOrder};
 use crate::cep::plan::{Input, PatternNode, PatternNodeKind, PatternPlan, PlanExpr, Projection, QueryPlan};
@@ -33,6 +34,9 @@ use crate::cep::runtime::{EngineError, Row, Val, order};
 /// frames 112 bytes and leaves 128 instead of 88 and 104, and `bench geofence` 9 % slower on 1 worker and 13 % on 2,
 /// `benches/results/cep.md`, fourteenth session.)
 pub type Bindings = SmallVec<[(Name, Row); 1]>;
+
+/// A row with its `ORDER BY` keys.
+type Keyed = (Vec<Val>, Row);
 
 #[derive(Debug)]
 enum FrameKind {
@@ -242,8 +246,11 @@ pub struct PatternQuery {
     /// An aggregating pattern's matches that passed `WHERE`, with their groups: its aggregates are over every one of
     /// them (a pattern has no window, so nothing leaves).
     tallied: Vec<(String, Bindings)>,
-    /// The statement's output policy, if it has one.
+    /// The statement's output policy, if it has one: of its rows (`rate`), or when it aggregates of its groups'
+    /// (`paced`).
     rate: Option<Rate>,
+    /// Boxed: the dataflow keeps a `PatternQuery` per live key, where it is always `None`.
+    paced: Option<Box<Paced>>,
 }
 
 impl PatternQuery {
@@ -253,8 +260,9 @@ impl PatternQuery {
         let Input::Pattern(pattern) = &q.input else {
             return Err(EngineError::Unsupported { statement: number, construct: "this input".into() });
         };
-        let rate = Rate::of(number, q, created_ms)?;
-        Ok(PatternQuery { rate, ..Self::shared(Arc::new(q.clone()), Nodes::new(&pattern.root, &q.projection)) })
+        let paced = Paced::of(q, created_ms).map(Box::new);
+        let rate = if paced.is_some() { None } else { Rate::of(number, q, created_ms)? };
+        Ok(PatternQuery { rate, paced, ..Self::shared(Arc::new(q.clone()), Nodes::new(&pattern.root, &q.projection)) })
     }
 
     /// The automaton of a join's driving pattern: the statement's WHERE and select list apply to the joined rows,
@@ -276,6 +284,7 @@ impl PatternQuery {
             matches: Vec::new(),
             tallied: Vec::new(),
             rate: None,
+            paced: None,
         }
     }
 
@@ -667,6 +676,13 @@ impl PatternQuery {
         if let (TimerKind::Tick, Some(rate)) = (kind, &mut self.rate) {
             return rate.tick(ctx);
         }
+        if let (TimerKind::Tick, Some(paced)) = (kind, &mut self.paced) {
+            let release = paced.tick(ctx);
+            let mut rows = release.rows;
+            rows.extend(release.groups.iter().filter_map(|g| self.group_row(g, ctx.vars)));
+            rows.extend(release.current.then(|| self.current_row(ctx.vars)).flatten());
+            return order::ordered(rows, &self.plan.order_by);
+        }
         let matches = self.matches_on_timer(ctx, kind);
         self.results(ctx, matches)
     }
@@ -695,10 +711,20 @@ impl PatternQuery {
     }
 
     fn results(&mut self, ctx: &mut Ctx<'_>, matches: Vec<Bindings>) -> Vec<Row> {
-        let rows: Vec<Row> = match self.plan.aggregation.is_some() {
-            true => matches.into_iter().filter_map(|b| self.tally(ctx, b)).collect(),
-            false => matches.into_iter().filter_map(|b| self.project(ctx, &b)).collect(),
-        };
+        if self.plan.aggregation.is_some() {
+            let mut rows = Vec::new();
+            for bindings in matches {
+                let Some((group, row)) = self.tally(ctx, bindings) else {
+                    continue;
+                };
+                match &mut self.paced {
+                    Some(paced) => rows.extend(paced.offer(ctx, group, row)),
+                    None => rows.extend(row.map(|(_, row)| row)),
+                }
+            }
+            return rows;
+        }
+        let rows: Vec<Row> = matches.into_iter().filter_map(|b| self.project(ctx, &b)).collect();
         match &mut self.rate {
             // Each match is a batch of its own.
             Some(rate) => rate.offer(ctx, rows.into_iter().map(|row| vec![row])),
@@ -706,11 +732,11 @@ impl PatternQuery {
         }
     }
 
-    /// The row an aggregating pattern's match makes, if it passes `WHERE` and `HAVING`: Esper hands each match to
-    /// the statement alone, so it is the one new row, and makes the row of its group (fully aggregated) or of itself
-    /// (with ungrouped columns), both projected from the match, with its group's aggregates over every match so far.
-    fn tally(&mut self, ctx: &Ctx<'_>, bindings: Bindings) -> Option<Row> {
-        let aggregation = self.plan.aggregation.as_ref()?;
+    /// The group of an aggregating pattern's match and the row it makes, if it passes `WHERE` (the row if it passes
+    /// `HAVING`, with its `ORDER BY` keys): Esper hands each match to the statement alone, so it is the one new row,
+    /// and makes the row of its group (fully aggregated) or of itself (with ungrouped columns), both projected from
+    /// the match, with its group's aggregates over every match so far.
+    fn tally(&mut self, ctx: &Ctx<'_>, bindings: Bindings) -> Option<(String, Option<Keyed>)> {
         let bound: Vec<(&str, &Row)> = bindings.iter().map(|(t, r)| (&**t, r)).collect();
         if !holds(self.plan.filter.as_ref(), &Scope::new(&bound, ctx.vars)) {
             return None;
@@ -718,13 +744,31 @@ impl PatternQuery {
         let group = aggregate::group_of(&self.plan, &bound, ctx.vars);
         drop(bound);
         self.tallied.push((group.clone(), bindings));
+        let row = self.group_row(&group, ctx.vars);
+        Some((group, row))
+    }
+
+    /// The row of `group` as it stands: projected from its last match, with its aggregates over all of them, if it
+    /// passes `HAVING`.
+    fn group_row(&self, group: &str, vars: &Row) -> Option<Keyed> {
+        let aggregation = self.plan.aggregation.as_ref()?;
         let members: Vec<Vec<(&str, &Row)>> = (self.tallied.iter().filter(|(g, _)| *g == group))
             .map(|(_, b)| b.iter().map(|(t, r)| (&**t, r)).collect())
             .collect();
         let sets: Vec<&[(&str, &Row)]> = members.iter().map(Vec::as_slice).collect();
-        let aggregates = aggregate::over(&aggregation.aggregates, &sets, ctx.vars);
-        let last = sets.last().expect("the match itself");
-        aggregate::having_row(&self.plan, last, &aggregates, ctx.vars).map(|(_, row)| row)
+        let aggregates = aggregate::over(&aggregation.aggregates, &sets, vars);
+        aggregate::having_row(&self.plan, sets.last()?, &aggregates, vars)
+    }
+
+    /// The row of a fully aggregated pattern without groups as it stands, read with no match (as a query over a
+    /// stream reads it after an interval with no change).
+    fn current_row(&self, vars: &Row) -> Option<Keyed> {
+        let aggregation = self.plan.aggregation.as_ref()?;
+        let members: Vec<Vec<(&str, &Row)>> =
+            self.tallied.iter().map(|(_, b)| b.iter().map(|(t, r)| (&**t, r)).collect()).collect();
+        let sets: Vec<&[(&str, &Row)]> = members.iter().map(Vec::as_slice).collect();
+        let aggregates = aggregate::over(&aggregation.aggregates, &sets, vars);
+        aggregate::having_row(&self.plan, &[], &aggregates, vars)
     }
 
     fn project(&self, ctx: &Ctx<'_>, bindings: &Bindings) -> Option<Row> {

@@ -8,8 +8,8 @@
 //! (a pattern's, or another statement's that fired before this tick) is in that tick's interval; one made by an event
 //! is in the next. With `ORDER BY`, what goes out at once or at a tick is sorted, as Esper's processor sorts what the
 //! policy hands it: the first batch, the interval's last row, or all the interval's rows together (their keys travel
-//! hidden in them, `runtime::order`). Neither has a view: `OUTPUT SNAPSHOT` is refused, and so is a policy with
-//! aggregates, or on a join writing the stream it looks up.
+//! hidden in them, `runtime::order`). Neither has a view: `OUTPUT SNAPSHOT` is refused, and so is a policy on a join
+//! with aggregates, or writing the stream it looks up. (An aggregating pattern's policy is `paced`.)
 
 use super::query::not_before;
 use super::{Ctx, TimerKind, TimerOrder};
@@ -38,9 +38,9 @@ impl Rate {
         let Some(output) = &q.output else {
             return Ok(None);
         };
-        let what = if matches!(q.input, Input::Join(_)) { "join" } else { "pattern" };
+        // An aggregating pattern's policy is `paced`'s.
         if q.aggregation.is_some() {
-            return unsupported(&format!("an OUTPUT policy on an aggregating {what}"));
+            return unsupported("an OUTPUT policy on an aggregating join");
         }
         if let Input::Join(j) = &q.input
             && j.lookup.stream == q.sink.stream

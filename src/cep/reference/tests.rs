@@ -826,6 +826,197 @@ fn esper_output_every_and_all_of_queries_with_ungrouped_columns_traces() {
     assert_traces(&COLUMN_EVERY, 8200);
 }
 
+/// Output policies on patterns aggregating the trace's events (`every a=S`: each event a match), worked out by hand:
+/// a pattern's matches only enter, so each group's sum grows with its matches and no group empties. The clock starts
+/// at the first match (0.2 s; with `AFTER 2 sec`, at the first match after it, 2.1 s, the earlier changes kept for
+/// its first tick). Fully aggregated: `LAST` gives each changed group's sum, `ALL` and `SNAPSHOT` every group's,
+/// the default every match's row, `FIRST` a group's row when none went out in the last second, without groups after
+/// an interval with no match the row as it stands (3.2 s, 7.2 s). With ungrouped columns (each row's value its
+/// group's sum less its price): `ALL` every match's row and each untouched group's from its last match, `LAST` each
+/// group's last row of the interval, the default without groups each match's.
+pub(crate) const PACED: [(&str, &[TraceRow]); 12] = [
+    (
+        "INSERT INTO Out SELECT a.symbol as symbol, sum(a.price) as value FROM pattern [every a=S] GROUP BY a.symbol \
+         OUTPUT LAST EVERY 1 sec",
+        &[
+            (1200, "IBM", Some(25.0)),
+            (1200, "MSFT", Some(9.0)),
+            (2200, "IBM", Some(75.0)),
+            (2200, "YAH", Some(1.0)),
+            (4200, "YAH", Some(3.0)),
+            (5200, "IBM", Some(97.0)),
+            (5200, "YAH", Some(6.0)),
+            (6200, "YAH", Some(7.0)),
+        ],
+    ),
+    (
+        "INSERT INTO Out SELECT a.symbol as symbol, sum(a.price) as value FROM pattern [every a=S] GROUP BY a.symbol \
+         OUTPUT ALL EVERY 1 sec",
+        EVERY_GROUP_SUM,
+    ),
+    (
+        "INSERT INTO Out SELECT a.symbol as symbol, sum(a.price) as value FROM pattern [every a=S] GROUP BY a.symbol \
+         OUTPUT SNAPSHOT EVERY 1 sec ORDER BY value DESC",
+        EVERY_GROUP_SUM,
+    ),
+    (
+        "INSERT INTO Out SELECT a.symbol as symbol, sum(a.price) as value FROM pattern [every a=S] GROUP BY a.symbol \
+         OUTPUT EVERY 1 sec",
+        &[
+            (1200, "IBM", Some(25.0)),
+            (1200, "MSFT", Some(9.0)),
+            (2200, "IBM", Some(49.0)),
+            (2200, "IBM", Some(75.0)),
+            (2200, "YAH", Some(1.0)),
+            (4200, "YAH", Some(3.0)),
+            (5200, "IBM", Some(97.0)),
+            (5200, "YAH", Some(6.0)),
+            (6200, "YAH", Some(7.0)),
+        ],
+    ),
+    (
+        "INSERT INTO Out SELECT a.symbol as symbol, sum(a.price) as value FROM pattern [every a=S] GROUP BY a.symbol \
+         OUTPUT FIRST EVERY 1 sec",
+        &[
+            (200, "IBM", Some(25.0)),
+            (800, "MSFT", Some(9.0)),
+            (1500, "IBM", Some(49.0)),
+            (1500, "YAH", Some(1.0)),
+            (3500, "YAH", Some(3.0)),
+            (4300, "IBM", Some(97.0)),
+            (4900, "YAH", Some(6.0)),
+            (5900, "YAH", Some(7.0)),
+        ],
+    ),
+    (
+        "INSERT INTO Out SELECT 'ALL' as symbol, sum(a.price) as value FROM pattern [every a=S] OUTPUT EVERY 1 sec",
+        &[
+            (1200, "ALL", Some(25.0)),
+            (1200, "ALL", Some(34.0)),
+            (2200, "ALL", Some(58.0)),
+            (2200, "ALL", Some(59.0)),
+            (2200, "ALL", Some(85.0)),
+            (3200, "ALL", Some(85.0)),
+            (4200, "ALL", Some(87.0)),
+            (5200, "ALL", Some(109.0)),
+            (5200, "ALL", Some(112.0)),
+            (6200, "ALL", Some(113.0)),
+            (7200, "ALL", Some(113.0)),
+        ],
+    ),
+    (
+        "INSERT INTO Out SELECT 'ALL' as symbol, sum(a.price) as value FROM pattern [every a=S] OUTPUT LAST EVERY 1 sec",
+        &[
+            (1200, "ALL", Some(34.0)),
+            (2200, "ALL", Some(85.0)),
+            (4200, "ALL", Some(87.0)),
+            (5200, "ALL", Some(112.0)),
+            (6200, "ALL", Some(113.0)),
+        ],
+    ),
+    (
+        "INSERT INTO Out SELECT a.symbol as symbol, sum(a.price) - a.price as value FROM pattern [every a=S] GROUP BY \
+         a.symbol OUTPUT ALL EVERY 1 sec",
+        &[
+            (1200, "IBM", Some(0.0)),
+            (1200, "MSFT", Some(0.0)),
+            (2200, "IBM", Some(25.0)),
+            (2200, "IBM", Some(49.0)),
+            (2200, "MSFT", Some(0.0)),
+            (2200, "YAH", Some(0.0)),
+            (3200, "IBM", Some(49.0)),
+            (3200, "MSFT", Some(0.0)),
+            (3200, "YAH", Some(0.0)),
+            (4200, "IBM", Some(49.0)),
+            (4200, "MSFT", Some(0.0)),
+            (4200, "YAH", Some(1.0)),
+            (5200, "IBM", Some(75.0)),
+            (5200, "MSFT", Some(0.0)),
+            (5200, "YAH", Some(3.0)),
+            (6200, "IBM", Some(75.0)),
+            (6200, "MSFT", Some(0.0)),
+            (6200, "YAH", Some(6.0)),
+            (7200, "IBM", Some(75.0)),
+            (7200, "MSFT", Some(0.0)),
+            (7200, "YAH", Some(6.0)),
+        ],
+    ),
+    (
+        "INSERT INTO Out SELECT a.symbol as symbol, sum(a.price) - a.price as value FROM pattern [every a=S] GROUP BY \
+         a.symbol OUTPUT LAST EVERY 1 sec",
+        &[
+            (1200, "IBM", Some(0.0)),
+            (1200, "MSFT", Some(0.0)),
+            (2200, "IBM", Some(49.0)),
+            (2200, "YAH", Some(0.0)),
+            (4200, "YAH", Some(1.0)),
+            (5200, "IBM", Some(75.0)),
+            (5200, "YAH", Some(3.0)),
+            (6200, "YAH", Some(6.0)),
+        ],
+    ),
+    (
+        "INSERT INTO Out SELECT a.symbol as symbol, sum(a.price) as value FROM pattern [every a=S] OUTPUT EVERY 1 sec",
+        &[
+            (1200, "IBM", Some(25.0)),
+            (1200, "MSFT", Some(34.0)),
+            (2200, "IBM", Some(58.0)),
+            (2200, "IBM", Some(85.0)),
+            (2200, "YAH", Some(59.0)),
+            (4200, "YAH", Some(87.0)),
+            (5200, "IBM", Some(109.0)),
+            (5200, "YAH", Some(112.0)),
+            (6200, "YAH", Some(113.0)),
+        ],
+    ),
+    (
+        "INSERT INTO Out SELECT a.symbol as symbol, sum(a.price) as value FROM pattern [every a=S] GROUP BY a.symbol \
+         HAVING sum(a.price) > 50 OUTPUT LAST EVERY 1 sec",
+        &[(2200, "IBM", Some(75.0)), (5200, "IBM", Some(97.0))],
+    ),
+    (
+        "INSERT INTO Out SELECT a.symbol as symbol, sum(a.price) as value FROM pattern [every a=S] GROUP BY a.symbol \
+         OUTPUT AFTER 2 sec LAST EVERY 1 sec",
+        &[
+            (3100, "IBM", Some(75.0)),
+            (3100, "MSFT", Some(9.0)),
+            (3100, "YAH", Some(1.0)),
+            (4100, "YAH", Some(3.0)),
+            (5100, "IBM", Some(97.0)),
+            (5100, "YAH", Some(6.0)),
+            (6100, "YAH", Some(7.0)),
+        ],
+    ),
+];
+
+const EVERY_GROUP_SUM: &[TraceRow] = &[
+    (1200, "IBM", Some(25.0)),
+    (1200, "MSFT", Some(9.0)),
+    (2200, "IBM", Some(75.0)),
+    (2200, "MSFT", Some(9.0)),
+    (2200, "YAH", Some(1.0)),
+    (3200, "IBM", Some(75.0)),
+    (3200, "MSFT", Some(9.0)),
+    (3200, "YAH", Some(1.0)),
+    (4200, "IBM", Some(75.0)),
+    (4200, "MSFT", Some(9.0)),
+    (4200, "YAH", Some(3.0)),
+    (5200, "IBM", Some(97.0)),
+    (5200, "MSFT", Some(9.0)),
+    (5200, "YAH", Some(6.0)),
+    (6200, "IBM", Some(97.0)),
+    (6200, "MSFT", Some(9.0)),
+    (6200, "YAH", Some(7.0)),
+    (7200, "IBM", Some(97.0)),
+    (7200, "MSFT", Some(9.0)),
+    (7200, "YAH", Some(7.0)),
+];
+
+#[test]
+fn output_policies_of_aggregating_patterns_traces() {
+    assert_traces(&PACED, 7200);
+}
+
 const FIRST_IN_LENGTH_ONE: &[TraceRow] = &[
     (200, "IBM", Some(25.0)),
     (800, "MSFT", Some(9.0)),
