@@ -89,7 +89,8 @@ pub fn check_query(number: usize, q: &QueryPlan) -> Result<(), EngineError> {
                 return unsupported("OUTPUT SNAPSHOT of a stream without a data window (Esper's is always empty)");
             }
             Input::Stream(_) => {}
-            _ => return unsupported("OUTPUT SNAPSHOT of a pattern or a join without aggregates"),
+            // Neither keeps rows to iterate: its snapshot is of its groups, when fully aggregated (`paced`).
+            _ => return unsupported("OUTPUT SNAPSHOT of a pattern or a join not fully aggregated"),
         },
         Some(OutputKind::All | OutputKind::Default) => {}
     }

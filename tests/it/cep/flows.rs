@@ -332,6 +332,34 @@ async fn a_pattern_s_first_row_of_each_minute_is_written_and_the_others_dropped(
     wait_for(&h, "1", "Floor", "temperature", "12.0").await;
 }
 
+/// `OUTPUT LAST EVERY 10 sec` on a pattern counting a floor's swings: nothing before the first tick, then the count
+/// the tick finds; swings in the next interval show only at its tick, as their last count.
+#[tokio::test]
+async fn a_floor_s_swing_count_is_written_at_each_tick() {
+    let h = Harness::new().await;
+    h.state.sinks.set_listener(OWN.parse().unwrap());
+    let swings = "INSERT INTO Floor SELECT a.floor as id, count(*) * 1.0 as temperature FROM pattern [every \
+        a=Room(temperature > 25) -> Room(id = a.id, temperature < 20)] GROUP BY a.floor OUTPUT LAST EVERY 10 sec";
+    assert_eq!(post_config(&h, floor_with(swings)).await.status, StatusCode::CREATED);
+    subscribe(&h, "Room", "Room.*", "temperature").await;
+    swing(&h, "18").await;
+    h.clock.advance_ms(9_999);
+    settle().await;
+    let reply = floor_reply(&h).await;
+    assert_eq!(reply["errorCode"]["code"], "404", "no floor before the tick: {reply}");
+    h.clock.advance_ms(1);
+    wait_for(&h, "1", "Floor", "temperature", "1.0").await;
+    swing(&h, "15").await;
+    swing(&h, "14").await;
+    h.clock.advance_ms(9_999);
+    settle().await;
+    let reply = floor_reply(&h).await;
+    let element = &reply["contextResponses"][0]["contextElement"];
+    assert_eq!(attr_value(element, "temperature"), Some(json!("1.0")), "the interval's counts wait for its tick");
+    h.clock.advance_ms(1);
+    wait_for(&h, "1", "Floor", "temperature", "3.0").await;
+}
+
 /// A pattern of timers alone starts with its statement: it counts every ten seconds, with no event at all.
 #[tokio::test]
 async fn a_pattern_of_timers_alone_counts_every_ten_seconds_with_no_event() {
