@@ -104,6 +104,13 @@ async fn floor_reply(h: &Harness) -> Value {
     h.json(Method::POST, "/cb/v1/queryContext", &[], Some(floor)).await.body
 }
 
+/// Once the engine has settled, the broker has no floor 1 (`when` says when, for the failure).
+async fn no_floor(h: &Harness, when: &str) {
+    settle().await;
+    let reply = floor_reply(h).await;
+    assert_eq!(reply["errorCode"]["code"], "404", "no floor {when}: {reply}");
+}
+
 /// A time batch writes each floor's sum when its period ends, not before; a statement the runtime cannot run (a
 /// batch window with an `OUTPUT` policy) is refused with its construct named, and the running one goes on.
 #[tokio::test]
@@ -124,9 +131,7 @@ async fn a_time_batch_writes_each_floor_s_sum_when_its_period_ends() {
     room(&h, "Room1", "20").await;
     room(&h, "Room2", "22").await;
     h.clock.advance_ms(4_999);
-    settle().await;
-    let reply = floor_reply(&h).await;
-    assert_eq!(reply["errorCode"]["code"], "404", "no floor before the period ends: {reply}");
+    no_floor(&h, "before the period ends").await;
     h.clock.advance_ms(1);
     wait_for(&h, "1", "Floor", "temperature", "42.0").await;
     room(&h, "Room1", "25").await;
@@ -164,9 +169,7 @@ async fn a_floor_s_averages_of_ten_seconds_are_written_at_the_tick() {
     room(&h, "Room1", "20").await;
     room(&h, "Room2", "22").await;
     h.clock.advance_ms(9_999);
-    settle().await;
-    let reply = floor_reply(&h).await;
-    assert_eq!(reply["errorCode"]["code"], "404", "no floor before the tick: {reply}");
+    no_floor(&h, "before the tick").await;
     h.clock.advance_ms(1);
     wait_for(&h, "1", "Floor", "temperature", "21.0").await;
 }
@@ -197,21 +200,12 @@ async fn output_after_waits_then_starts_the_floor_s_clock_at_the_next_room() {
     let after = "INSERT INTO Floor SELECT floor as id, avg(temperature) as temperature FROM Room.win:time(10 min) \
         GROUP BY floor OUTPUT AFTER 10 sec LAST EVERY 10 sec";
     let h = floor_running(after).await;
-    let no_floor = |when: &'static str| {
-        let h = &h;
-        async move {
-            let reply = floor_reply(h).await;
-            assert_eq!(reply["errorCode"]["code"], "404", "no floor {when}: {reply}");
-        }
-    };
     room(&h, "Room1", "20").await;
     h.clock.advance_ms(10_000);
-    settle().await;
-    no_floor("10 s after the first room").await;
+    no_floor(&h, "10 s after the first room").await;
     room(&h, "Room2", "22").await;
     h.clock.advance_ms(9_999);
-    settle().await;
-    no_floor("before the first tick").await;
+    no_floor(&h, "before the first tick").await;
     h.clock.advance_ms(1);
     wait_for(&h, "1", "Floor", "temperature", "21.0").await;
 }
@@ -344,9 +338,7 @@ async fn a_floor_s_swing_count_is_written_at_each_tick() {
     subscribe(&h, "Room", "Room.*", "temperature").await;
     swing(&h, "18").await;
     h.clock.advance_ms(9_999);
-    settle().await;
-    let reply = floor_reply(&h).await;
-    assert_eq!(reply["errorCode"]["code"], "404", "no floor before the tick: {reply}");
+    no_floor(&h, "before the tick").await;
     h.clock.advance_ms(1);
     wait_for(&h, "1", "Floor", "temperature", "1.0").await;
     swing(&h, "15").await;
