@@ -9,7 +9,7 @@
 //! evaluator's order: input events by arrival position, and the events a statement inserts after the event that
 //! caused them, breadth first (by depth, then by statement number and row), before the next input event. Timers that
 //! fire at the same millisecond order by kind (expiries, then pattern timers, then output ticks), then by the stamp
-//! position of the event that set them.
+//! position of the event that set them; output ticks by statement ([`Stamp::tick`]).
 
 use std::cmp::Ordering;
 

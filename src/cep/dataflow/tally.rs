@@ -19,7 +19,7 @@ use super::aggregate::Accumulators;
 use super::gate::Gate;
 use super::operator::Emit;
 use super::record::{Record, Stamp, due_epoch, millis};
-use crate::cep::plan::{AggregationKind, OutputKind, QueryPlan};
+use crate::cep::plan::{AggregateCall, AggregationKind, OutputKind, QueryPlan};
 use crate::cep::reference::aggregate::group_of;
 use crate::cep::reference::pattern::Bindings;
 use crate::cep::reference::query::{not_before, tick_rank};
@@ -223,7 +223,7 @@ fn row_of(plan: &QueryPlan, vars: &Row, bound: &[(&str, &Row)], aggregates: &[Va
     holds(having, &scope).then(|| (order::keys(&plan.order_by, &scope), project(&plan.projection, &scope)))
 }
 
-fn calls(plan: &QueryPlan) -> &[crate::cep::plan::AggregateCall] {
+fn calls(plan: &QueryPlan) -> &[AggregateCall] {
     plan.aggregation.as_ref().map_or(&[], |a| &a.aggregates)
 }
 

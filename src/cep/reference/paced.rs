@@ -88,7 +88,6 @@ impl Paced {
                 return (!early && first.passes(&group, ctx.now)).then_some(row);
             }
             OutputKind::Last if !self.fully => {
-                let group = if self.grouped { group } else { String::new() };
                 self.last.insert(group, (keys, row));
             }
             OutputKind::Default => self.held.push((keys, row)),
