@@ -242,6 +242,10 @@ impl Groups {
 
 impl Logic for BatchLogic {
     fn record(&mut self, emit: &mut Emit, epoch: u64, record: Record) {
+        let due = self.state.clock.filter(|at| *at <= epoch);
+        if Stamp::goes_before(due.map(|_| Stamp::tick(self.statement, self.state.releases)), &record) {
+            self.fire_period(emit, epoch);
+        }
         match record {
             Record::Event { stamp, stream, row } if stream == self.stream => self.event(emit, epoch, stamp, row),
             Record::Event { .. } | Record::Match { .. } | Record::Start { .. } => {}
@@ -256,7 +260,10 @@ impl Logic for BatchLogic {
         self.state.clock
     }
 
-    fn fire(&mut self, emit: &mut Emit, epoch: u64) {
+    /// A time batch's period ends among the epoch's records ([`Stamp::goes_before`]), or after them.
+    fn fire(&mut self, _emit: &mut Emit, _epoch: u64) {}
+
+    fn records_done(&mut self, emit: &mut Emit, epoch: u64) {
         self.fire_period(emit, epoch);
     }
 

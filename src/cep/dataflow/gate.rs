@@ -1,12 +1,12 @@
 //! A statement's logic behind a gate on what it emits: `OUTPUT AFTER d` alone (`quiet`) drops its rows for a while,
 //! an output policy on a pattern (`rated`) paces them, and an aggregating pattern's matches are made rows (`tally`).
 //! [`Gated`] hands the logic everything as it comes and the gate what the logic emitted each time, fires the gate's
-//! own timer (an output tick) after the logic's timers and the epoch's records (what other statements' timers made
-//! at its millisecond: that millisecond's events come in a later epoch), and carries the gate's state with the
-//! logic's into a replacing dataflow.
+//! own timer (an output tick) after the logic's timers, among the epoch's records in stamp order (after what other
+//! statements' timers and the ticks of statements listed before it made at its millisecond; that millisecond's
+//! events come in a later epoch), and carries the gate's state with the logic's into a replacing dataflow.
 
 use super::operator::{Emit, Hint, Logic, State};
-use super::record::Record;
+use super::record::{Record, Stamp};
 use crate::cep::runtime::Row;
 
 /// What stands between a statement's logic and its output.
@@ -19,6 +19,11 @@ pub trait Gate: 'static {
 
     /// The epoch of the gate's next timer.
     fn next_timer(&self) -> Option<u64> {
+        None
+    }
+
+    /// The stamp of the gate's timer, if it is due by `epoch`.
+    fn due(&self, _epoch: u64) -> Option<Stamp> {
         None
     }
 
@@ -35,6 +40,13 @@ pub struct Gated<G, L> {
 }
 
 impl<G: Gate, L: Logic> Gated<G, L> {
+    /// Fires the gate's timer first if it is due and goes before `record` ([`Stamp::goes_before`]).
+    fn before(&mut self, emit: &mut Emit, epoch: u64, record: &Record) {
+        if Stamp::goes_before(self.gate.due(epoch), record) {
+            self.gate.fire(emit, epoch);
+        }
+    }
+
     /// Runs `handle` on the logic and hands the gate what it emitted.
     fn through(&mut self, emit: &mut Emit, epoch: u64, handle: impl FnOnce(&mut L, &mut Emit)) {
         let mark = emit.mark();
@@ -53,10 +65,12 @@ impl<G: Gate, L: Logic> Logic for Gated<G, L> {
     }
 
     fn record(&mut self, emit: &mut Emit, epoch: u64, record: Record) {
+        self.before(emit, epoch, &record);
         self.through(emit, epoch, |logic, emit| logic.record(emit, epoch, record));
     }
 
     fn hinted(&mut self, emit: &mut Emit, epoch: u64, record: Record, hint: Hint) {
+        self.before(emit, epoch, &record);
         self.through(emit, epoch, |logic, emit| logic.hinted(emit, epoch, record, hint));
     }
 
@@ -85,9 +99,9 @@ impl<G: Gate, L: Logic> Logic for Gated<G, L> {
         [self.logic.next_timer(), self.gate.next_timer()].into_iter().flatten().min()
     }
 
-    /// The logic's timers; the gate's fires after the records ([`Logic::records_done`]): what the logic's make at the
-    /// gate's millisecond goes through the gate before its timer fires, as the reference fires a pattern's timers
-    /// before an output tick due with them.
+    /// The logic's timers; the gate's fires among the records or after them ([`Logic::records_done`]): what the
+    /// logic's make at the gate's millisecond goes through the gate before its timer fires, as the reference fires a
+    /// pattern's timers before an output tick due with them.
     fn fire(&mut self, emit: &mut Emit, epoch: u64) {
         if self.logic.next_timer().is_some_and(|due| due <= epoch) {
             self.through(emit, epoch, |logic, emit| logic.fire(emit, epoch));

@@ -862,15 +862,11 @@ impl QueryLogic {
     }
 
     /// Whether the output tick is due at `epoch` and goes before `record`: the rows of the timers that fire before
-    /// it at its millisecond (window expiries, pattern timers, the ticks of statements before this one) reach the
-    /// query in the tick's epoch, and go first, as they do in the reference evaluator.
+    /// it at its millisecond (window expiries, pattern timers, the ticks of statements listed before this one) reach
+    /// the query in the tick's epoch, and go first, as they do in the reference evaluator.
     fn tick_precedes(&self, epoch: u64, record: &Record) -> bool {
-        if self.state.tick.is_none_or(|at| at > epoch) {
-            return false;
-        }
-        let tick = Stamp::tick(self.statement, self.state.ticks);
-        // A `Start` record (no stamp) only sets a clock not yet set.
-        record.stamp().is_some_and(|stamp| tick < *stamp)
+        let due = self.state.tick.filter(|at| *at <= epoch);
+        Stamp::goes_before(due.map(|_| Stamp::tick(self.statement, self.state.ticks)), record)
     }
 
     fn fire_tick(&mut self, emit: &mut Emit, epoch: u64) {

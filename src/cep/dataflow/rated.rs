@@ -76,12 +76,6 @@ impl Rated {
             }
         }
     }
-
-    /// The stamp of the tick, if it is due by `epoch`: a join fires it among its records, in stamp order.
-    pub fn due(&self, epoch: u64) -> Option<Stamp> {
-        self.state.clock.filter(|due| *due <= epoch)?;
-        Some(Stamp::tick(self.statement, self.state.ticks))
-    }
 }
 
 impl Gate for Rated {
@@ -98,6 +92,12 @@ impl Gate for Rated {
 
     fn next_timer(&self) -> Option<u64> {
         self.state.clock
+    }
+
+    /// The stamp of the tick, if it is due by `epoch`: it fires among the records, in stamp order (a join's too).
+    fn due(&self, epoch: u64) -> Option<Stamp> {
+        self.state.clock.filter(|due| *due <= epoch)?;
+        Some(Stamp::tick(self.statement, self.state.ticks))
     }
 
     /// Releases what the interval kept, if the tick is due by `epoch`, and sets the next one.

@@ -9,7 +9,8 @@
 //! evaluator's order: input events by arrival position, and the events a statement inserts after the event that
 //! caused them, breadth first (by depth, then by statement number and row), before the next input event. Timers that
 //! fire at the same millisecond order by kind (expiries, then pattern timers, then output ticks), then by the stamp
-//! position of the event that set them; output ticks by statement ([`Stamp::tick`]).
+//! position of the event that set them; output ticks by statement ([`Stamp::tick`]), each among the records in stamp
+//! order.
 
 use std::cmp::Ordering;
 
@@ -73,10 +74,19 @@ impl Stamp {
     }
 
     /// The stamp of `statement`'s `n`-th output tick (or a time batch's release): the ticks due at one epoch go in
-    /// statement order, as the reference evaluator fires them, and as Esper's schedule orders the callbacks of one
-    /// time by their statements' slots, so when and by what their clocks were set plays no part.
+    /// statement order (the configuration's), as the reference evaluator fires them, and as Esper's schedule orders
+    /// the callbacks of one time by their statements' slots, so when and by what their clocks were set plays no
+    /// part. A statement may read one listed after it, whose tick rows then come after its own tick: the tick fires
+    /// among the epoch's records ([`Stamp::goes_before`]).
     pub fn tick(statement: usize, n: u64) -> Self {
         Self::timer(TimerOrder::Output, (0, 0), statement, n)
+    }
+
+    /// Whether a tick stamped so, if one is due, goes before `record` (a `Start` record, with no stamp, only starts
+    /// clocks): the records stamped before it are the rows of the timers that fire before it at its millisecond, and
+    /// the ticks of the statements listed before its own.
+    pub fn goes_before(tick: Option<Stamp>, record: &Record) -> bool {
+        tick.is_some_and(|tick| record.stamp().is_some_and(|stamp| tick < *stamp))
     }
 
     pub fn timer(order: TimerOrder, set: (u64, u64), statement: usize, n: u64) -> Self {

@@ -86,12 +86,6 @@ impl Tallied {
         self.plan.aggregation.as_ref().is_some_and(|a| !a.group_by.is_empty())
     }
 
-    /// The stamp of the tick, if it is due by `epoch`.
-    fn due(&self, epoch: u64) -> Option<Stamp> {
-        self.state.clock.filter(|due| *due <= epoch)?;
-        Some(Stamp::tick(self.statement, self.state.ticks))
-    }
-
     /// The match bound as `bindings`, at `epoch`: its group counts it if it passes `WHERE`; the row it makes, if
     /// any, goes out now (and is answered) or is kept for the tick.
     fn tally(&mut self, epoch: u64, bindings: Bindings) -> Option<Row> {
@@ -252,6 +246,12 @@ impl Gate for Tallied {
 
     fn next_timer(&self) -> Option<u64> {
         self.state.clock
+    }
+
+    /// The stamp of the tick, if it is due by `epoch`.
+    fn due(&self, epoch: u64) -> Option<Stamp> {
+        self.state.clock.filter(|due| *due <= epoch)?;
+        Some(Stamp::tick(self.statement, self.state.ticks))
     }
 
     /// Releases the tick's rows, if it is due by `epoch`, and sets the next one.

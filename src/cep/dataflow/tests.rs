@@ -226,14 +226,18 @@ const ROOMS: &str = r#"{"host":"h",
 
 /// Two `OUTPUT FIRST` statements, one `OUTPUT EVERY`, a snapshot with an ungrouped column, grouped `LAST` and
 /// `SNAPSHOT` ticks over workers, and `OUTPUT ALL` and `OUTPUT EVERY` of queries with ungrouped columns, writing one
-/// stream with rows at their expiries and ticks, and a query ticking on it: the rows of one millisecond reach it in
-/// the reference's order, the groups on other workers in between, and before its tick.
+/// stream with rows at their expiries and ticks, and readers of it that tick (a query, a pattern under `LAST`, an
+/// aggregating pattern, a time batch) or see its order (a sum of each two rows): the rows of one millisecond reach
+/// them in the reference's order, the groups on other workers in between, and before their ticks.
 const WRITERS_READ: &str = r#"{"host":"h",
   "in":[{"id":"Room.*","type":"Room","isPattern":true,"attributes":[
     {"name":"temperature","type":"double"},{"name":"floor","type":"string"},{"name":"people","type":"int"},
     {"name":"flap","type":"string"}]}],
   "out":[{"id":"FL","type":"LastFirst","attributes":[{"name":"n","type":"int"}]},
-    {"id":"PS","type":"Pairs","attributes":[{"name":"n","type":"int"}]}],
+    {"id":"PS","type":"Pairs","attributes":[{"name":"n","type":"int"}]},
+    {"id":"FP","type":"FirstPaced","attributes":[{"name":"n","type":"int"}]},
+    {"id":"CP","type":"Counted","attributes":[{"name":"n","type":"int"}]},
+    {"id":"BT","type":"Batched","attributes":[{"name":"n","type":"int"}]}],
   "statements":[
     "INSERT INTO Firsted SELECT floor, count(*) as n FROM Room.win:time(3 sec) GROUP BY floor OUTPUT FIRST EVERY 2 sec",
     "INSERT INTO Firsted SELECT floor, count(*) as n FROM Room.win:time(2 sec) WHERE people > 5 GROUP BY floor OUTPUT FIRST EVERY 1 sec",
@@ -244,8 +248,20 @@ const WRITERS_READ: &str = r#"{"host":"h",
     "INSERT INTO Firsted SELECT floor, count(*) - people as n FROM Room.win:time(2 sec) GROUP BY floor OUTPUT ALL EVERY 1500 msec",
     "INSERT INTO Firsted SELECT floor, count(*) as n FROM Room.win:length(3) WHERE people > 4 OUTPUT EVERY 2 sec",
     "INSERT INTO LastFirst SELECT floor as id, n FROM Firsted OUTPUT LAST EVERY 3 sec",
-    "INSERT INTO Pairs SELECT 'pairs' as id, sum(n) as n FROM Firsted.win:length(2)"
+    "INSERT INTO Pairs SELECT 'pairs' as id, sum(n) as n FROM Firsted.win:length(2)",
+    "INSERT INTO FirstPaced SELECT f.floor as id, f.n as n FROM pattern [every f=Firsted] OUTPUT LAST EVERY 2 sec",
+    "INSERT INTO Counted SELECT 'counted' as id, sum(f.n) as n FROM pattern [every f=Firsted] OUTPUT EVERY 1500 msec",
+    "INSERT INTO Batched SELECT 'batched' as id, sum(n) as n FROM Firsted.win:time_batch(2 sec)"
   ]}"#;
+
+/// `config` with the statements that read the stream its other statements write (`Firsted`) listed first.
+fn readers_first(config: &str) -> String {
+    let mut value: serde_json::Value = serde_json::from_str(config).expect("test configuration");
+    let statements = value["statements"].as_array_mut().expect("statements");
+    let reads = |text: &str| text.contains("Firsted") && !text.starts_with("INSERT INTO Firsted");
+    statements.sort_by_key(|s| !s.as_str().is_some_and(reads));
+    value.to_string()
+}
 
 fn room_event() -> impl Strategy<Value = Incoming> {
     (0..6u8, 0..8u8, 0..45u8, 0..20i64).prop_map(|(room, floor, temperature, people)| {
@@ -298,6 +314,13 @@ proptest! {
     #[test]
     fn rows_of_many_writers_reach_a_ticking_reader_as_in_the_reference(steps in steps(room_event())) {
         compare(WRITERS_READ, &steps)?;
+    }
+
+    /// The same with the readers listed first: the ticks of one millisecond go in the configuration's order, so a
+    /// reader's tick goes before its writers' there, and their rows reach its next interval.
+    #[test]
+    fn rows_of_many_writers_reach_readers_listed_before_them_as_in_the_reference(steps in steps(room_event())) {
+        compare(&readers_first(WRITERS_READ), &steps)?;
     }
 
     #[test]

@@ -4,8 +4,8 @@
 //!
 //! Time is engine milliseconds plus an arrival sequence: every event (received or inserted by a statement) takes
 //! the next sequence number, and timers due at a millisecond fire before the events of that millisecond, window
-//! expiries first, then pattern timers (each kind in the order they were set), then output ticks (in statement
-//! order). Events a statement inserts are queued and processed, in order, after the event or timer that caused them
+//! expiries first, then pattern timers (each kind in the order they were set), then output ticks (in the
+//! configuration's order of their statements). Events a statement inserts are queued and processed, in order, after the event or timer that caused them
 //! (Esper's insert-into routing), before the next input.
 
 pub(crate) mod aggregate;
@@ -110,6 +110,8 @@ enum Statement {
 #[derive(Debug)]
 pub struct Reference {
     plans: Vec<PlanNode>,
+    /// Each statement's number (its place in the configuration), by its place here (producers first).
+    numbers: Vec<usize>,
     statements: Vec<Statement>,
     windows: HashMap<String, NamedWindow>,
     removed: Removed,
@@ -130,6 +132,7 @@ impl Reference {
         join::check_window_lookups(plan)?;
         let mut engine = Reference {
             plans: Vec::new(),
+            numbers: Vec::new(),
             statements: Vec::new(),
             windows: HashMap::new(),
             removed: Removed::of(plan),
@@ -146,6 +149,7 @@ impl Reference {
             let statement = engine.build(s.number, &s.node)?;
             engine.statements.push(statement);
             engine.plans.push(s.node.clone());
+            engine.numbers.push(s.number);
         }
         (0..engine.statements.len()).for_each(|i| engine.create(i));
         Ok(engine)
@@ -230,9 +234,10 @@ impl Reference {
     fn after(&mut self, i: usize, timers: Scheduled, rows: Vec<Row>) {
         for (at, order, kind) in timers {
             self.timer_seq += 1;
-            // Output ticks due together fire in statement order, as Esper's schedule orders the callbacks of one
-            // time by their statements' slots; other timers in the order they were set.
-            let seq = if order == TimerOrder::Output { 0 } else { self.timer_seq };
+            // Output ticks due together fire in the configuration's order of their statements, as Esper's schedule
+            // orders the callbacks of one time by their statements' slots (Cepheus creates the statements in that
+            // order); other timers in the order they were set.
+            let seq = if order == TimerOrder::Output { self.numbers[i] as u64 } else { self.timer_seq };
             self.timers.push(Reverse(Timer { at, order, seq, statement: i, kind }));
         }
         if self.quiet(i) {
