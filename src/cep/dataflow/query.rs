@@ -865,8 +865,11 @@ impl QueryLogic {
     /// it at its millisecond (window expiries, pattern timers, the ticks of statements listed before this one) reach
     /// the query in the tick's epoch, and go first, as they do in the reference evaluator.
     fn tick_precedes(&self, epoch: u64, record: &Record) -> bool {
-        let due = self.state.tick.filter(|at| *at <= epoch);
-        Stamp::goes_before(due.map(|_| Stamp::tick(self.statement, self.state.ticks)), record)
+        // The usual case, at every record: no tick due.
+        if self.state.tick.is_none_or(|at| at > epoch) {
+            return false;
+        }
+        Stamp::goes_before(Some(Stamp::tick(self.statement, self.state.ticks)), record)
     }
 
     fn fire_tick(&mut self, emit: &mut Emit, epoch: u64) {
