@@ -6,7 +6,7 @@
 //! events come in a later epoch), and carries the gate's state with the logic's into a replacing dataflow.
 
 use super::operator::{Emit, Hint, Logic, State};
-use super::record::{Record, Stamp};
+use super::record::{Record, Stamp, due_epoch, millis};
 use crate::cep::runtime::Row;
 
 /// What stands between a statement's logic and its output.
@@ -31,6 +31,41 @@ pub trait Gate: 'static {
     fn fire(&mut self, _emit: &mut Emit, _epoch: u64) {}
 
     fn kept(&mut self) -> &mut Self::Kept;
+}
+
+/// A gate's output clock (`rated`, `tally`): started by the statement's first row, it ticks every period from there.
+#[derive(Debug, Default)]
+pub struct Clock {
+    /// The epoch of the next tick.
+    next: Option<u64>,
+    ticks: u64,
+}
+
+impl Clock {
+    /// Starts the clock at `epoch`, ticking every `every` milliseconds, unless it runs.
+    pub fn start(&mut self, epoch: u64, every: i64) {
+        if self.next.is_none() {
+            self.next = Some(due_epoch(millis(epoch) + every, epoch));
+        }
+    }
+
+    pub fn next(&self) -> Option<u64> {
+        self.next
+    }
+
+    /// The stamp of `statement`'s tick, if it is due by `epoch`.
+    pub fn due(&self, epoch: u64, statement: usize) -> Option<Stamp> {
+        self.next.filter(|due| *due <= epoch)?;
+        Some(Stamp::tick(statement, self.ticks))
+    }
+
+    /// The tick, if it is due by `epoch`: its stamp, and the next one set `every` milliseconds on.
+    pub fn tick(&mut self, epoch: u64, statement: usize, every: i64) -> Option<Stamp> {
+        let stamp = self.due(epoch, statement)?;
+        self.next = Some(due_epoch(millis(epoch) + every, epoch));
+        self.ticks += 1;
+        Some(stamp)
+    }
 }
 
 /// `logic` behind `gate`.

@@ -9,9 +9,9 @@
 
 use std::mem;
 
-use super::gate::Gate;
+use super::gate::{Clock, Gate};
 use super::operator::Emit;
-use super::record::{Record, Stamp, due_epoch, millis};
+use super::record::{Record, Stamp, millis};
 use crate::cep::plan::{OutputKind, PlanExpr, QueryPlan};
 use crate::cep::reference::query::not_before;
 use crate::cep::runtime::{Row, order};
@@ -33,9 +33,7 @@ pub struct Rated {
 pub struct RateState {
     /// With `AFTER d`, the millisecond before which rows are dropped and the clock does not start.
     not_before: Option<i64>,
-    /// The epoch of the next tick.
-    clock: Option<u64>,
-    ticks: u64,
+    clock: Clock,
     /// Whether the interval's first row went out (`FIRST`).
     first_out: bool,
     /// The rows the next tick releases, oldest first.
@@ -56,9 +54,7 @@ impl Rated {
         if batch.is_empty() || self.state.not_before.is_some_and(|at| millis(epoch) < at) {
             return;
         }
-        if self.state.clock.is_none() {
-            self.state.clock = Some(due_epoch(millis(epoch) + self.every, epoch));
-        }
+        self.state.clock.start(epoch, self.every);
         match self.kind {
             OutputKind::First if self.state.first_out => {}
             OutputKind::First => {
@@ -91,22 +87,19 @@ impl Gate for Rated {
     }
 
     fn next_timer(&self) -> Option<u64> {
-        self.state.clock
+        self.state.clock.next()
     }
 
     /// The stamp of the tick, if it is due by `epoch`: it fires among the records, in stamp order (a join's too).
     fn due(&self, epoch: u64) -> Option<Stamp> {
-        self.state.clock.filter(|due| *due <= epoch)?;
-        Some(Stamp::tick(self.statement, self.state.ticks))
+        self.state.clock.due(epoch, self.statement)
     }
 
     /// Releases what the interval kept, if the tick is due by `epoch`, and sets the next one.
     fn fire(&mut self, emit: &mut Emit, epoch: u64) {
-        let Some(stamp) = self.due(epoch) else {
+        let Some(stamp) = self.state.clock.tick(epoch, self.statement, self.every) else {
             return;
         };
-        self.state.clock = Some(due_epoch(millis(epoch) + self.every, epoch));
-        self.state.ticks += 1;
         self.state.first_out = false;
         for (i, row) in order::release(mem::take(&mut self.state.held), &self.order_by).into_iter().enumerate() {
             emit.event(stamp.child(self.statement, i), self.sink, row);

@@ -16,9 +16,9 @@ use foldhash::fast::RandomState;
 use smallvec::SmallVec;
 
 use super::aggregate::Accumulators;
-use super::gate::Gate;
+use super::gate::{Clock, Gate};
 use super::operator::Emit;
-use super::record::{Record, Stamp, due_epoch, millis};
+use super::record::{Record, Stamp, millis};
 use crate::cep::plan::{AggregateCall, AggregationKind, OutputKind, QueryPlan};
 use crate::cep::reference::aggregate::group_of;
 use crate::cep::reference::pattern::Bindings;
@@ -47,9 +47,7 @@ pub struct TallyState {
     groups: HashMap<Key, Group, RandomState>,
     /// With `AFTER d`, the millisecond before which the clock does not start.
     not_before: Option<i64>,
-    /// The epoch of the next tick.
-    clock: Option<u64>,
-    ticks: u64,
+    clock: Clock,
     first: Option<First<Key>>,
     /// Whether a match counted since the last tick.
     updated: bool,
@@ -120,8 +118,8 @@ impl Tallied {
         let (fully, grouped) = (self.fully, self.grouped());
         let state = &mut self.state;
         let early = state.not_before.is_some_and(|at| millis(epoch) < at);
-        if state.clock.is_none() && !early {
-            state.clock = Some(due_epoch(millis(epoch) + every, epoch));
+        if !early {
+            state.clock.start(epoch, every);
         }
         state.updated = true;
         let (keys, row) = row?;
@@ -245,22 +243,22 @@ impl Gate for Tallied {
     }
 
     fn next_timer(&self) -> Option<u64> {
-        self.state.clock
+        self.state.clock.next()
     }
 
     /// The stamp of the tick, if it is due by `epoch`.
     fn due(&self, epoch: u64) -> Option<Stamp> {
-        self.state.clock.filter(|due| *due <= epoch)?;
-        Some(Stamp::tick(self.statement, self.state.ticks))
+        self.state.clock.due(epoch, self.statement)
     }
 
     /// Releases the tick's rows, if it is due by `epoch`, and sets the next one.
     fn fire(&mut self, emit: &mut Emit, epoch: u64) {
-        let (Some((kind, every)), Some(stamp)) = (self.pace, self.due(epoch)) else {
+        let Some((kind, every)) = self.pace else {
             return;
         };
-        self.state.clock = Some(due_epoch(millis(epoch) + every, epoch));
-        self.state.ticks += 1;
+        let Some(stamp) = self.state.clock.tick(epoch, self.statement, every) else {
+            return;
+        };
         let rows = order::ordered(self.tick_rows(kind), &self.plan.order_by);
         for (i, row) in rows.into_iter().enumerate() {
             emit.event(stamp.child(self.statement, i), self.sink, row);
