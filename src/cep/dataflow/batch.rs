@@ -1,13 +1,17 @@
-//! A query over a batch window, `win:length_batch(n)` or `win:time_batch(d)`: the reference evaluator's `batch` module
-//! (which states the meaning) as an operator. A batch is one order of events across all keys (the n-th event of the
-//! stream releases it), so the statement runs on one worker (`Partitioning::Single`).
+//! A query over a batch window, `win:length_batch(n)` or `win:time_batch(d)`, alone or inside `std:groupwin`: the
+//! reference evaluator's `batch` module (which states the meaning) as an operator. A batch is one order of events
+//! across all keys (the n-th event of the stream releases it), and inside `std:groupwin` the releases of keys whose
+//! periods end together go in the order of the keys' first events, so the statement runs on one worker
+//! (`Partitioning::Single`).
 //!
-//! The operator keeps the rows of the batch it collects and of the one it released last that passed WHERE, with
-//! their group keys, and the number of events in each (those failing WHERE count towards a batch's length and keep a
-//! time batch's clock running). A release adds the new batch's rows to fresh running aggregates per group
-//! ([`Accumulators`]), once each, rather than recomputing a group's aggregates from its rows for each row out.
+//! For each `std:groupwin` key (one, without it) the operator keeps the rows of the batch it collects and of the one
+//! it released last that passed WHERE, with their group keys, and the number of events in each (those failing WHERE
+//! count towards a batch's length and keep a time batch's clock running). Each group's aggregates run over the
+//! view's contents, every key's released rows ([`Accumulators`]): a release takes the rows it replaces out and adds
+//! its own, once each, rather than recomputing a group's aggregates from its rows for each row out.
 
-use std::collections::HashMap;
+use std::borrow::Cow;
+use std::collections::{BTreeSet, HashMap};
 use std::mem;
 use std::sync::Arc;
 
@@ -19,6 +23,7 @@ use super::query::PerEvent;
 use super::reaper::Leftovers;
 use super::record::{Record, Stamp, due_epoch, millis};
 use crate::cep::plan::{AggregateCall, AggregationKind, QueryPlan, StreamInput, WindowSpec};
+use crate::cep::reference::query::view_state_key;
 use crate::cep::runtime::compiled::RowExpr;
 use crate::cep::runtime::eval::{Scope, holds, project};
 use crate::cep::runtime::key::{self, Key};
@@ -41,15 +46,29 @@ struct Batch {
     events: usize,
 }
 
-/// What the statement keeps between events, and carries into the dataflow replacing its own.
+/// The batches of one `std:groupwin` key (of the one empty key, without it).
 #[derive(Debug, Default)]
-struct BatchState {
+struct Batches {
     collected: Batch,
+    /// The batch released last: this key's part of the view's contents.
     released: Batch,
     /// A time batch's first event's millisecond, from which its periods count.
     start: Option<i64>,
-    /// The epoch of a time batch's next release.
-    clock: Option<u64>,
+    /// The epoch of a time batch's next release, while its clock runs.
+    due: Option<u64>,
+}
+
+/// What the statement keeps between events, and carries into the dataflow replacing its own.
+#[derive(Debug, Default)]
+struct BatchState {
+    /// Each key's batches, in the order of the keys' first events.
+    keys: Vec<Batches>,
+    /// Where each key's batches are in `keys`.
+    index: HashMap<Key, usize, RandomState>,
+    /// Each group's running aggregates over the view's contents (every key's released rows), while it has a row.
+    groups: HashMap<Key, Accumulators, RandomState>,
+    /// The time batches' next releases as (epoch, place in `keys`): by epoch, then by the keys' first events.
+    clocks: BTreeSet<(u64, usize)>,
     releases: u64,
 }
 
@@ -57,6 +76,8 @@ pub struct BatchLogic {
     statement: usize,
     plan: Arc<QueryPlan>,
     label: Name,
+    /// The batch window, inside any `std:groupwin`: each key's events batch apart.
+    window: WindowSpec,
     stream: u32,
     sink: u32,
     vars: Arc<Row>,
@@ -68,17 +89,18 @@ pub struct BatchLogic {
 }
 
 impl BatchLogic {
-    /// The query `plan` over `input`, whose window is a batch window not inside `std:groupwin` (the reference
-    /// evaluator refuses the others, and the program is checked by it first).
+    /// The query `plan` over `input`, whose window is a batch window, alone or inside `std:groupwin`.
     pub fn new(statement: usize, plan: Arc<QueryPlan>, input: &StreamInput, ids: (u32, u32), vars: Arc<Row>) -> Self {
-        let release = match input.window {
-            Some(WindowSpec::TimeBatch { millis }) => Release::Time(millis.max(1) as i64),
-            Some(WindowSpec::LengthBatch { count }) => Release::Length(count.max(1) as usize),
-            _ => unreachable!("a batch window, checked by the reference evaluator"),
+        let window = input.window.clone().expect("a batch window: WindowSpec::batches");
+        let release = match batch_window(&window) {
+            WindowSpec::TimeBatch { millis } => Release::Time((*millis).max(1) as i64),
+            WindowSpec::LengthBatch { count } => Release::Length((*count).max(1) as usize),
+            _ => unreachable!("a batch window: WindowSpec::batches"),
         };
         BatchLogic {
             statement,
             label: input.label.clone(),
+            window,
             stream: ids.0,
             sink: ids.1,
             release,
@@ -98,77 +120,104 @@ impl BatchLogic {
             return;
         }
         let counts = holds(&self.per_event.where_);
-        self.collect(row, counts);
+        let at = self.place(&row);
+        self.collect(at, row, counts);
         match self.release {
-            Release::Length(n) if self.state.collected.events >= n => {
-                for (i, out) in self.release().into_iter().enumerate() {
+            Release::Length(n) if self.state.keys[at].collected.events >= n => {
+                for (i, out) in self.release(at).into_iter().enumerate() {
                     emit.event(stamp.child(self.statement, i), self.sink, out);
                 }
             }
             Release::Length(_) => {}
-            Release::Time(period) => self.start_clock(epoch, period),
+            Release::Time(period) => self.start_clock(at, epoch, period),
         }
     }
 
-    /// Adds an event to the collected batch, keeping its row if it `counts` (passed WHERE).
-    fn collect(&mut self, row: Row, counts: bool) {
-        self.state.collected.events += 1;
+    /// Where the batches of `row`'s key are, made if it is the key's first event.
+    fn place(&mut self, row: &Row) -> usize {
+        let key = view_state_key(Some(&self.window), self.label.as_str(), row, &self.vars);
+        let BatchState { keys, index, .. } = &mut self.state;
+        *index.entry(key).or_insert_with(|| {
+            keys.push(Batches::default());
+            keys.len() - 1
+        })
+    }
+
+    /// Adds an event to key `at`'s collected batch, keeping its row if it `counts` (passed WHERE).
+    fn collect(&mut self, at: usize, row: Row, counts: bool) {
+        let collected = &mut self.state.keys[at].collected;
+        collected.events += 1;
         if !counts {
             self.done.add(std::iter::once(row));
             return;
         }
         let by = &self.per_event.group_by;
         let group = key::of_values(by.len(), by.iter().map(|e| e.eval(&[&row], &[], &self.vars)));
-        self.state.collected.rows.push((group, row));
+        collected.rows.push((group, row));
     }
 
-    /// Sets a time batch's next release, unless it is set: at the first period end after `epoch`, counted from the
-    /// statement's first event.
-    fn start_clock(&mut self, epoch: u64, period: i64) {
+    /// Sets the next release of key `at`'s time batch, unless it is set: at the first period end after `epoch`,
+    /// counted from the key's first event.
+    fn start_clock(&mut self, at: usize, epoch: u64, period: i64) {
         let now = millis(epoch);
-        let start = *self.state.start.get_or_insert(now);
-        if self.state.clock.is_none() {
+        let batches = &mut self.state.keys[at];
+        let start = *batches.start.get_or_insert(now);
+        if batches.due.is_none() {
             let end = start + ((now - start).div_euclid(period) + 1) * period;
-            self.state.clock = Some(due_epoch(end, epoch));
+            let due = due_epoch(end, epoch);
+            batches.due = Some(due);
+            self.state.clocks.insert((due, at));
         }
     }
 
-    /// Ends a time batch's period, if one ends by `epoch`: releases the batch unless neither it nor the one before
-    /// holds an event, which stops the clock instead.
-    fn fire_period(&mut self, emit: &mut Emit, epoch: u64) {
-        let (Release::Time(period), Some(at)) = (self.release, self.state.clock) else {
+    /// Ends the periods due by `epoch`, in the order of the keys' first events: each releases its key's batch
+    /// unless neither it nor the one before holds an event, which stops the key's clock instead. The rows of all
+    /// the releases go under one tick stamp, in order.
+    fn fire_periods(&mut self, emit: &mut Emit, epoch: u64) {
+        let Release::Time(period) = self.release else {
             return;
         };
-        if at > epoch {
+        let mut rows = Vec::new();
+        while let Some((_, at)) = self.state.clocks.first().copied().filter(|(due, _)| *due <= epoch) {
+            self.state.clocks.remove(&(self.state.keys[at].due.take().expect("a running clock"), at));
+            let batches = &mut self.state.keys[at];
+            if batches.collected.events == 0 && batches.released.events == 0 {
+                continue;
+            }
+            let due = due_epoch(millis(epoch) + period, epoch);
+            batches.due = Some(due);
+            self.state.clocks.insert((due, at));
+            rows.extend(self.release(at));
+        }
+        if rows.is_empty() {
             return;
         }
-        self.state.clock = None;
-        if self.state.collected.events == 0 && self.state.released.events == 0 {
-            return;
-        }
-        self.state.clock = Some(due_epoch(millis(epoch) + period, epoch));
         let stamp = Stamp::tick(self.statement, self.state.releases);
         self.state.releases += 1;
-        for (i, out) in self.release().into_iter().enumerate() {
+        for (i, out) in rows.into_iter().enumerate() {
             emit.event(stamp.child(self.statement, i), self.sink, out);
         }
     }
 
-    /// The collected batch becomes the view's contents, and the one it replaces leaves: the rows this gives, in
-    /// `ORDER BY` order.
-    fn release(&mut self) -> Vec<Row> {
-        let old = mem::replace(&mut self.state.released, mem::take(&mut self.state.collected));
-        let new = &self.state.released.rows;
-        let rows = match self.plan.aggregation.as_ref().map(|a| (&a.kind, &a.aggregates[..])) {
-            None => new.iter().filter_map(|(_, row)| self.row(row, &[])).collect(),
+    /// Key `at`'s collected batch becomes its part of the view's contents, and the one it replaces leaves: the rows
+    /// this gives, in `ORDER BY` order.
+    fn release(&mut self, at: usize) -> Vec<Row> {
+        let batches = &mut self.state.keys[at];
+        let old = mem::replace(&mut batches.released, mem::take(&mut batches.collected));
+        let plan = self.plan.clone();
+        let rows = match plan.aggregation.as_ref().map(|a| (&a.kind, &a.aggregates[..])) {
+            None => self.state.keys[at].released.rows.iter().filter_map(|(_, row)| self.row(row, &[])).collect(),
             Some((kind, calls)) => {
-                let groups = self.groups(calls, &old.rows);
+                self.leave(calls, &old.rows);
+                self.enter(calls, at);
+                let new = &self.state.keys[at].released.rows;
+                let groups = Groups::seen(new, &old.rows);
+                let values: Vec<Vec<Val>> = groups.rows.iter().map(|(group, _)| self.values(calls, group)).collect();
                 match kind {
                     AggregationKind::FullyAggregated => {
-                        groups.rows.iter().filter_map(|g| self.row(&g.event, &g.values(calls))).collect()
+                        groups.rows.iter().zip(&values).filter_map(|((_, event), v)| self.row(event, v)).collect()
                     }
                     AggregationKind::WithUngroupedColumns(_) => {
-                        let values: Vec<Vec<Val>> = groups.rows.iter().map(|g| g.values(calls)).collect();
                         new.iter().filter_map(|(group, row)| self.row(row, &values[groups.index[group]])).collect()
                     }
                 }
@@ -178,19 +227,33 @@ impl BatchLogic {
         order::ordered(rows, &self.plan.order_by)
     }
 
-    /// The groups of the released batch's rows and then of `old`'s, in order of first sight, each with its aggregates
-    /// over the released rows and the last of its events seen in that order.
-    fn groups(&self, calls: &[AggregateCall], old: &[(Key, Row)]) -> Groups {
-        let mut groups = Groups::default();
-        for (group, row) in &self.state.released.rows {
-            let g = groups.see(group, row);
-            let args = self.per_event.args(row, &self.vars);
-            g.acc.get_or_insert_with(|| Accumulators::new(calls)).add(calls, args);
+    /// The rows of a released batch leave their groups' aggregates; a group left with none is forgotten.
+    fn leave(&mut self, calls: &[AggregateCall], rows: &[(Key, Row)]) {
+        for (group, row) in rows {
+            let Some(acc) = self.state.groups.get_mut(group) else {
+                continue;
+            };
+            let args: Vec<Val> = self.per_event.args(row, &self.vars).map(Cow::into_owned).collect();
+            acc.remove(calls, &args);
+            if acc.is_empty() {
+                self.state.groups.remove(group);
+            }
         }
-        for (group, row) in old {
-            groups.see(group, row);
+    }
+
+    /// The rows key `at` released enter their groups' aggregates. After [`BatchLogic::leave`]: a batch alone empties
+    /// its groups first, so their sums restart from zero and add up in order, as the reference evaluator's do.
+    fn enter(&mut self, calls: &[AggregateCall], at: usize) {
+        let BatchState { keys, groups, .. } = &mut self.state;
+        for (group, row) in &keys[at].released.rows {
+            let acc = groups.entry(group.clone()).or_insert_with(|| Accumulators::new(calls));
+            acc.add(calls, self.per_event.args(row, &self.vars));
         }
-        groups
+    }
+
+    /// `group`'s aggregates over the view's contents: null when it has no row there.
+    fn values(&self, calls: &[AggregateCall], group: &Key) -> Vec<Val> {
+        self.state.groups.get(group).map_or_else(|| vec![Val::Null; calls.len()], |acc| acc.values(calls))
     }
 
     /// The row of `event` with `aggregates` and its `ORDER BY` keys, if it passes HAVING.
@@ -203,48 +266,43 @@ impl BatchLogic {
     }
 }
 
-/// The groups a release sees, in order of first sight.
-#[derive(Default)]
-struct Groups {
-    index: HashMap<Key, usize, RandomState>,
-    rows: Vec<GroupRow>,
-}
-
-/// A group's last event seen and its running aggregates over the released rows (none when it has no such row).
-struct GroupRow {
-    event: Row,
-    acc: Option<Accumulators>,
-}
-
-impl GroupRow {
-    /// Its aggregates: null when no released row is in it.
-    fn values(&self, calls: &[AggregateCall]) -> Vec<Val> {
-        self.acc.as_ref().map_or_else(|| vec![Val::Null; calls.len()], |acc| acc.values(calls))
+/// The batch window inside any `std:groupwin`.
+fn batch_window(window: &WindowSpec) -> &WindowSpec {
+    match window {
+        WindowSpec::Grouped { inner, .. } => batch_window(inner),
+        window => window,
     }
 }
 
+/// The groups a release sees, in order of first sight, each with the last of its events seen.
+#[derive(Default)]
+struct Groups {
+    index: HashMap<Key, usize, RandomState>,
+    rows: Vec<(Key, Row)>,
+}
+
 impl Groups {
-    /// `group`, with `row` as its last event seen (added without aggregates if it is new).
-    fn see(&mut self, group: &Key, row: &Row) -> &mut GroupRow {
-        match self.index.get(group) {
-            Some(&at) => {
-                self.rows[at].event = row.clone();
-                &mut self.rows[at]
-            }
-            None => {
-                self.index.insert(group.clone(), self.rows.len());
-                self.rows.push(GroupRow { event: row.clone(), acc: None });
-                self.rows.last_mut().expect("just pushed")
+    /// The groups of the released batch's rows `new` and then of `old`'s.
+    fn seen(new: &[(Key, Row)], old: &[(Key, Row)]) -> Self {
+        let mut groups = Groups::default();
+        for (group, row) in new.iter().chain(old) {
+            match groups.index.get(group) {
+                Some(&at) => groups.rows[at].1 = row.clone(),
+                None => {
+                    groups.index.insert(group.clone(), groups.rows.len());
+                    groups.rows.push((group.clone(), row.clone()));
+                }
             }
         }
+        groups
     }
 }
 
 impl Logic for BatchLogic {
     fn record(&mut self, emit: &mut Emit, epoch: u64, record: Record) {
-        let due = self.state.clock.filter(|at| *at <= epoch);
+        let due = self.next_timer().filter(|at| *at <= epoch);
         if Stamp::goes_before(due.map(|_| Stamp::tick(self.statement, self.state.releases)), &record) {
-            self.fire_period(emit, epoch);
+            self.fire_periods(emit, epoch);
         }
         match record {
             Record::Event { stamp, stream, row } if stream == self.stream => self.event(emit, epoch, stamp, row),
@@ -257,14 +315,14 @@ impl Logic for BatchLogic {
     }
 
     fn next_timer(&self) -> Option<u64> {
-        self.state.clock
+        self.state.clocks.first().map(|(due, _)| *due)
     }
 
     /// A time batch's period ends among the epoch's records ([`Stamp::goes_before`]), or after them.
     fn fire(&mut self, _emit: &mut Emit, _epoch: u64) {}
 
     fn records_done(&mut self, emit: &mut Emit, epoch: u64) {
-        self.fire_period(emit, epoch);
+        self.fire_periods(emit, epoch);
     }
 
     fn export(&mut self) -> Option<State> {

@@ -14,9 +14,10 @@ use crate::cep::plan::Plan;
 use crate::cep::reference::Reference;
 use crate::cep::reference::lookup_tests::{config as lookup_config, pattern_driven};
 use crate::cep::reference::tests::{
-    AFTER, ALL_AND_FIRST, ALL_GROUPS, COLUMN_EVERY, COLUMN_SNAPSHOTS, EVERY_GROUPS, FIRST_GROUPS, ORDERED,
-    ORDERED_MATCHES, PACED, PACED_ORDERED, QUIET, ROW_SNAPSHOTS, SNAPSHOT, STARTED, TRACE, TURNING, TURNING_LATER,
-    TraceEvent, TraceRow, run_trace, snapshot_expected, trace_config, trace_expected, trace_outputs,
+    AFTER, ALL_AND_FIRST, ALL_GROUPS, COLUMN_EVERY, COLUMN_SNAPSHOTS, EVERY_GROUPS, FIRST_GROUPS, GROUPWIN_TOTALS,
+    GROUPWIN_TRACES, ORDERED, ORDERED_MATCHES, PACED, PACED_ORDERED, QUIET, ROW_SNAPSHOTS, SNAPSHOT, STARTED, TRACE,
+    TURNING, TURNING_LATER, TraceEvent, TraceRow, outputs_of, run_trace, snapshot_expected, trace_config,
+    trace_expected, trace_outputs,
 };
 use crate::cep::runtime::value::watched_shape;
 use crate::cep::runtime::{Engine, Incoming, Output, Row, Val, spare};
@@ -182,7 +183,11 @@ const ROOMS: &str = r#"{"host":"h",
     {"id":"CA","type":"ColumnAll","attributes":[{"name":"people","type":"int"},{"name":"temperature","type":"double"}]},
     {"id":"CE","type":"ColumnEvery","attributes":[{"name":"people","type":"int"},{"name":"n","type":"int"}]},
     {"id":"CU","type":"ColumnUnique","attributes":[{"name":"people","type":"int"},{"name":"n","type":"int"}]},
-    {"id":"CW","type":"ColumnWarm","attributes":[{"name":"people","type":"int"},{"name":"temperature","type":"double"}]}],
+    {"id":"CW","type":"ColumnWarm","attributes":[{"name":"people","type":"int"},{"name":"temperature","type":"double"}]},
+    {"id":"RB","type":"RoomBatch","attributes":[{"name":"people","type":"int"}]},
+    {"id":"FB","type":"FloorBatch","attributes":[{"name":"people","type":"int"},{"name":"temperature","type":"double"}]},
+    {"id":"MB","type":"RoomsBatch","attributes":[{"name":"people","type":"int"},{"name":"temperature","type":"double"}]},
+    {"id":"AB","type":"AllBatch","attributes":[{"name":"n","type":"int"},{"name":"people","type":"int"}]}],
   "statements":[
     "INSERT INTO Floor SELECT floor as id, avg(temperature) as temperature FROM Room.win:time(10 sec) GROUP BY floor OUTPUT LAST EVERY 2 sec",
     "INSERT INTO Stats SELECT floor as id, count(*) as n, min(temperature) as lo, max(temperature) as hi, stddev(temperature) as sd, sum(people) as people FROM Room.win:time(5 sec) WHERE temperature > 10 GROUP BY floor",
@@ -220,6 +225,10 @@ const ROOMS: &str = r#"{"host":"h",
     "INSERT INTO ColumnEvery SELECT id, people, sum(people) as n FROM Room.win:length(3) WHERE temperature > 10 OUTPUT EVERY 1500 msec",
     "INSERT INTO ColumnUnique SELECT id, people, count(*) as n FROM Room.std:unique(id) WHERE temperature > 12 GROUP BY floor OUTPUT AFTER 2 sec ALL EVERY 1 sec ORDER BY people DESC",
     "INSERT INTO ColumnWarm SELECT id, people, max(temperature) as temperature FROM Room.win:time(2 sec) HAVING max(temperature) > 20 OUTPUT ALL EVERY 1 sec",
+    "INSERT INTO RoomBatch SELECT id, people FROM Room.std:groupwin(id).win:length_batch(2) WHERE people > 3 ORDER BY people DESC",
+    "INSERT INTO FloorBatch SELECT floor as id, sum(people) as people, avg(temperature) as temperature FROM Room(temperature > 5).std:groupwin(id).win:time_batch(1500 msec) GROUP BY floor HAVING count(*) > 1 OR people > 12",
+    "INSERT INTO RoomsBatch SELECT id, people, max(temperature) as temperature FROM Room.std:groupwin(id).win:length_batch(3) WHERE people > 1 GROUP BY floor",
+    "INSERT INTO AllBatch SELECT 'all' as id, count(*) as n, min(people) as people FROM Room.std:groupwin(floor).win:time_batch(2 sec)",
     "INSERT INTO ChangesAll SELECT 'all' as id, sum(people) as people FROM Room.win:time(2 sec) HAVING sum(people) > 10 OUTPUT AFTER 2 sec ALL EVERY 1 sec",
     "INSERT INTO Flap SELECT a.flap as id, 'closed' as status FROM pattern [every a=Room(temperature > cast(25,double)) -> ( (Room(id=a.id, temperature > cast(25,double)) and not Room(id=a.id, temperature <= cast(25,double))) -> (Room(id=a.id, temperature > cast(25,double)) and not Room(id=a.id, temperature <= cast(25,double)))) where timer:within(10 seconds)]"
   ]}"#;
@@ -247,6 +256,7 @@ const WRITERS_READ: &str = r#"{"host":"h",
     "INSERT INTO Firsted SELECT floor, sum(people) as n FROM Room.win:time(4 sec) WHERE people > 3 GROUP BY floor OUTPUT SNAPSHOT EVERY 1500 msec",
     "INSERT INTO Firsted SELECT floor, count(*) - people as n FROM Room.win:time(2 sec) GROUP BY floor OUTPUT ALL EVERY 1500 msec",
     "INSERT INTO Firsted SELECT floor, count(*) as n FROM Room.win:length(3) WHERE people > 4 OUTPUT EVERY 2 sec",
+    "INSERT INTO Firsted SELECT floor, people - count(*) as n FROM Room.std:groupwin(floor).win:time_batch(1 sec) GROUP BY floor",
     "INSERT INTO LastFirst SELECT floor as id, n FROM Firsted OUTPUT LAST EVERY 3 sec",
     "INSERT INTO Pairs SELECT 'pairs' as id, sum(n) as n FROM Firsted.win:length(2)",
     "INSERT INTO FirstPaced SELECT f.floor as id, f.n as n FROM pattern [every f=Firsted] OUTPUT LAST EVERY 2 sec",
@@ -680,6 +690,24 @@ fn output_snapshot_of_a_query_with_ungrouped_columns_trace_on_two_and_four_worke
 #[test]
 fn esper_output_every_of_fully_aggregated_traces_on_two_and_four_workers() {
     assert_traces_on(&EVERY_GROUPS, &[2, 4], (&[], 7200));
+}
+
+/// Esper's `std:groupwin` batch traces and the sums over every key's batch ([`GROUPWIN_TRACES`],
+/// [`GROUPWIN_TOTALS`]), on one, two and four workers (each query runs on one of them), in the order they come out.
+#[test]
+fn esper_groupwin_batch_traces_on_one_two_and_four_workers() {
+    for workers in [1, 2, 4] {
+        for (statement, events, until, rows) in GROUPWIN_TRACES {
+            let mut dataflow = Dataflow::new(pool(workers), &plan(&trace_config(statement)), 0).expect("runs");
+            let got = outputs_of(&mut dataflow, events, until);
+            assert_eq!(got, trace_rows(rows), "{workers} workers: {statement}");
+        }
+        for (statement, rows) in GROUPWIN_TOTALS {
+            let mut dataflow = Dataflow::new(pool(workers), &plan(&trace_config(statement)), 0).expect("runs");
+            let got = trace_outputs(&mut dataflow, &[], 10_000);
+            assert_eq!(got, trace_rows(rows), "{workers} workers: {statement}");
+        }
+    }
 }
 
 /// Esper's default `OUTPUT EVERY` and `OUTPUT ALL` traces of queries with an ungrouped column ([`COLUMN_EVERY`]), on

@@ -142,13 +142,16 @@ pub(super) fn stream_input(
 }
 
 /// How a stream's view can be split: rows of a time window live and leave independently of each other, so any
-/// split works; a unique view splits by its keys; the other views displace rows across any key.
+/// split works; a unique view splits by its keys; the other views displace rows across any key. Batches inside
+/// `std:groupwin` are each key's own, but keys whose periods end together release in the order of their first
+/// events, which no worker alone knows.
 fn window_partition(window: Option<&WindowSpec>) -> Partitioning {
     let keys = match window {
         None | Some(WindowSpec::Time { .. }) => return Partitioning::Stateless,
         Some(WindowSpec::Grouped { inner, .. }) if matches!(**inner, WindowSpec::Time { .. }) => {
             return Partitioning::Stateless;
         }
+        Some(w @ WindowSpec::Grouped { .. }) if w.batches() => return Partitioning::Single,
         Some(WindowSpec::Unique { keys }) | Some(WindowSpec::Grouped { keys, .. }) => keys,
         Some(_) => return Partitioning::Single,
     };

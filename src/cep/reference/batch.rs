@@ -1,27 +1,34 @@
-//! A query over a batch window, `win:length_batch(n)` or `win:time_batch(d)`, with Esper's meaning (its
-//! `LengthBatchView`, `TimeBatchView` and result-set processors).
+//! A query over a batch window, `win:length_batch(n)` or `win:time_batch(d)`, alone or inside `std:groupwin`, with
+//! Esper's meaning (its `LengthBatchView`, `TimeBatchView`, `GroupByView` and result-set processors).
 //!
 //! The view collects the events that pass the stream filter and releases them together: when the n-th arrives, or
 //! when a period ends. The released batch is then the view's contents until the next release replaces it, so at a
-//! release the statement sees the new batch arrive and the one before it leave, both filtered by WHERE. It emits:
+//! release the statement sees the new batch arrive and the one before it leave, both filtered by WHERE. Inside
+//! `std:groupwin(keys)` each key has batches of its own, made at its first event: a key's n-th event releases its
+//! batch alone, and its periods count from its own first event. The view's contents are then every key's released
+//! batch, and the aggregates run over all of them. A release emits:
 //!
 //! - without aggregates, one row per new event, in arrival order;
-//! - fully aggregated, one row per group with an event in either batch, its aggregates over the new batch (null for a
-//!   group the new batch left empty, as an emptied group's row under `OUTPUT LAST`), projected from the group's last
-//!   event seen, old ones seen after new ones (Esper 8's `generateGroupKeysKeepEvent`; only HAVING can tell, when it
-//!   reads a column that is neither grouped nor aggregated);
-//! - with ungrouped columns, one row per new event with its group's aggregates over the whole new batch.
+//! - fully aggregated, one row per group with an event in either batch, its aggregates over the view's contents
+//!   after the release (null for a group with no event left, as an emptied group's row under `OUTPUT LAST`),
+//!   projected from the group's last event seen, old ones seen after new ones (Esper 8's `generateGroupKeysKeepEvent`;
+//!   only HAVING can tell, when it reads a column that is neither grouped nor aggregated);
+//! - with ungrouped columns, one row per new event with its group's aggregates over the view's contents.
 //!
-//! HAVING filters each row. A time batch's periods start at its first event and follow on from it: each ends at the
-//! start plus a whole number of periods. A period that ends with neither the collected batch nor the last released one
-//! holding an event releases nothing and stops the clock; the next event starts it again, due at the next period end
-//! after it. So after its last events a time batch releases once more with nothing new (its groups' null rows), and
-//! then stops.
+//! HAVING filters each row, and `ORDER BY` sorts the rows of each release. A time batch's periods start at its first
+//! event and follow on from it: each ends at the start plus a whole number of periods. A period that ends with
+//! neither the collected batch nor the last released one holding an event releases nothing and stops the clock; the
+//! next event starts it again, due at the next period end after it. So after its last events a time batch releases
+//! once more with nothing new (its groups' null rows), and then stops. Keys whose periods end at the same
+//! millisecond release in the order of their first events, as Esper's schedule orders the views' callbacks by the
+//! slots they took when made (`ViewGroupLengthBatch` and `ViewGroupTimeBatch` of its regression suite are the fixed
+//! tests). A key's batches are kept once made, as Esper keeps its view: their number grows with the keys seen, as a
+//! `std:unique` view's does.
 
 use std::collections::BTreeMap;
 
 use super::aggregate;
-use super::query::{check_query, key_of};
+use super::query::{check_query, key_of, view_key};
 use super::{Ctx, TimerKind, TimerOrder};
 use crate::cep::plan::{AggregationKind, QueryPlan, StreamInput, WindowSpec};
 use crate::cep::runtime::eval::{Scope, holds, project};
@@ -44,19 +51,36 @@ enum Release {
     Time(i64),
 }
 
+/// The batches of one `std:groupwin` key (of the one empty key, without it).
+#[derive(Debug, Default)]
+struct Batches {
+    /// The events collected since the last release, oldest first.
+    collected: Vec<Entry>,
+    /// The batch released last: this key's part of the view's contents.
+    released: Vec<Entry>,
+    /// A time batch's first event's millisecond, from which its periods count.
+    start: Option<i64>,
+    /// The end of a time batch's current period, while its clock runs.
+    due: Option<i64>,
+}
+
 #[derive(Debug)]
 pub struct BatchQuery {
     plan: QueryPlan,
     input: StreamInput,
     release: Release,
-    /// The events collected since the last release, oldest first.
-    collected: Vec<Entry>,
-    /// The batch released last: the view's contents.
-    released: Vec<Entry>,
-    /// A time batch's first event's millisecond, from which its periods count.
-    start: Option<i64>,
-    /// Whether a time batch's clock runs (a release is scheduled).
-    ticking: bool,
+    /// Each key's batches, in the order of the keys' first events.
+    keys: Vec<Batches>,
+    /// Where each key's batches are in `keys`.
+    index: BTreeMap<String, usize>,
+}
+
+/// The batch window inside any `std:groupwin`.
+fn batch_window(window: Option<&WindowSpec>) -> Option<&WindowSpec> {
+    match window? {
+        WindowSpec::Grouped { inner, .. } => batch_window(Some(inner)),
+        window => Some(window),
+    }
 }
 
 impl BatchQuery {
@@ -64,23 +88,15 @@ impl BatchQuery {
     pub fn new(number: usize, q: &QueryPlan, input: &StreamInput) -> Result<Self, EngineError> {
         check_query(number, q)?;
         let unsupported = |c: &str| Err(EngineError::Unsupported { statement: number, construct: c.into() });
-        let release = match input.window.as_ref() {
+        let release = match batch_window(input.window.as_ref()) {
             Some(WindowSpec::LengthBatch { count }) => Release::Length((*count).max(1) as usize),
             Some(WindowSpec::TimeBatch { millis }) => Release::Time((*millis).max(1) as i64),
-            _ => return unsupported("a batch window inside std:groupwin"),
+            _ => unreachable!("a batch window: WindowSpec::batches"),
         };
         if q.output.is_some() {
             return unsupported("an OUTPUT policy on a batch window");
         }
-        Ok(BatchQuery {
-            plan: q.clone(),
-            input: input.clone(),
-            release,
-            collected: Vec::new(),
-            released: Vec::new(),
-            start: None,
-            ticking: false,
-        })
+        Ok(BatchQuery { plan: q.clone(), input: input.clone(), release, keys: Vec::new(), index: BTreeMap::new() })
     }
 
     pub fn on_event(&mut self, ctx: &mut Ctx<'_>, stream: &str, event: &Row) -> Vec<Row> {
@@ -95,15 +111,17 @@ impl BatchQuery {
         let counts = holds(self.plan.filter.as_ref(), &scope);
         let exprs = self.plan.aggregation.as_ref().map_or(&[][..], |a| &a.group_by[..]);
         let group = key_of(exprs, &self.input.label, event, ctx.vars);
-        self.collected.push(Entry { row: event.clone(), group, counts });
+        let at = self.key_of(event, ctx.vars);
+        let batches = &mut self.keys[at];
+        batches.collected.push(Entry { row: event.clone(), group, counts });
         match self.release {
-            Release::Length(n) if self.collected.len() >= n => self.release(ctx.vars),
+            Release::Length(n) if batches.collected.len() >= n => self.release(at, ctx.vars),
             Release::Length(_) => Vec::new(),
             Release::Time(period) => {
-                let start = *self.start.get_or_insert(ctx.now);
-                if !self.ticking {
-                    self.ticking = true;
+                let start = *batches.start.get_or_insert(ctx.now);
+                if batches.due.is_none() {
                     let end = start + ((ctx.now - start).div_euclid(period) + 1) * period;
+                    batches.due = Some(end);
                     ctx.schedule(end, TimerOrder::Output, TimerKind::Batch);
                 }
                 Vec::new()
@@ -111,36 +129,61 @@ impl BatchQuery {
         }
     }
 
+    /// Where the batches of `event`'s key are, made if it is the key's first event.
+    fn key_of(&mut self, event: &Row, vars: &Row) -> usize {
+        let window = self.input.window.as_ref().expect("a batch window");
+        let next = self.keys.len();
+        let at = *self.index.entry(view_key(window, &self.input.label, event, vars)).or_insert(next);
+        if at == next {
+            self.keys.push(Batches::default());
+        }
+        at
+    }
+
+    /// Ends the periods due by now, in the order of the keys' first events: each releases its key's batch unless
+    /// neither it nor the one before holds an event, which stops the key's clock instead. Each key schedules its
+    /// own timer, so the first of those due at one millisecond takes them all.
     pub fn on_timer(&mut self, ctx: &mut Ctx<'_>, kind: TimerKind) -> Vec<Row> {
         let (TimerKind::Batch, Release::Time(period)) = (kind, self.release) else {
             return Vec::new();
         };
-        self.ticking = !self.collected.is_empty() || !self.released.is_empty();
-        if !self.ticking {
-            return Vec::new();
+        let mut rows = Vec::new();
+        for at in 0..self.keys.len() {
+            let batches = &mut self.keys[at];
+            if batches.due.is_none_or(|due| due > ctx.now) {
+                continue;
+            }
+            batches.due = None;
+            if batches.collected.is_empty() && batches.released.is_empty() {
+                continue;
+            }
+            batches.due = Some(ctx.now + period);
+            ctx.schedule(ctx.now + period, TimerOrder::Output, TimerKind::Batch);
+            rows.extend(self.release(at, ctx.vars));
         }
-        ctx.schedule(ctx.now + period, TimerOrder::Output, TimerKind::Batch);
-        self.release(ctx.vars)
+        rows
     }
 
-    /// The collected events become the view's contents, and the ones they replace leave: the rows this gives, in
-    /// `ORDER BY` order.
-    fn release(&mut self, vars: &Row) -> Vec<Row> {
-        let rows = self.released_rows(vars);
+    /// Key `at`'s collected events become its part of the view's contents, and the ones they replace leave: the
+    /// rows this gives, in `ORDER BY` order.
+    fn release(&mut self, at: usize, vars: &Row) -> Vec<Row> {
+        let rows = self.released_rows(at, vars);
         order::ordered(rows, &self.plan.order_by)
     }
 
-    /// The rows of a release, with their `ORDER BY` keys, in the order they are made.
-    fn released_rows(&mut self, vars: &Row) -> Vec<(Vec<Val>, Row)> {
-        let old = std::mem::replace(&mut self.released, std::mem::take(&mut self.collected));
-        let new: Vec<&Entry> = self.released.iter().filter(|e| e.counts).collect();
+    /// The rows of key `at`'s release, with their `ORDER BY` keys, in the order they are made.
+    fn released_rows(&mut self, at: usize, vars: &Row) -> Vec<(Vec<Val>, Row)> {
+        let batches = &mut self.keys[at];
+        let old = std::mem::replace(&mut batches.released, std::mem::take(&mut batches.collected));
+        let new: Vec<&Entry> = self.keys[at].released.iter().filter(|e| e.counts).collect();
         let old: Vec<&Entry> = old.iter().filter(|e| e.counts).collect();
         let Some(aggregation) = &self.plan.aggregation else {
             return new.iter().map(|e| self.project(&e.row, &[], vars)).collect();
         };
         let calls = &aggregation.aggregates;
+        let contents: Vec<&Entry> = self.keys.iter().flat_map(|b| &b.released).filter(|e| e.counts).collect();
         let aggregates = |group: &str| {
-            let rows: Vec<&Row> = new.iter().filter(|e| e.group == group).map(|e| &e.row).collect();
+            let rows: Vec<&Row> = contents.iter().filter(|e| e.group == group).map(|e| &e.row).collect();
             match rows.is_empty() {
                 true => vec![Val::Null; calls.len()],
                 false => aggregate::compute(calls, &self.input.label, &rows, vars),

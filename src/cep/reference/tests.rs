@@ -445,8 +445,18 @@ pub(crate) fn trace_outputs(
     later: &[(i64, &str, f64)],
     until: i64,
 ) -> Vec<(i64, String, Option<f64>)> {
+    outputs_of(e, TRACE_EVENTS.iter().chain(later), until)
+}
+
+/// `events` through `e` (running a [`trace_config`]), until `until`: `(ms, symbol, value)` in the order they came
+/// out.
+pub(crate) fn outputs_of<'e>(
+    e: &mut dyn Engine,
+    events: impl IntoIterator<Item = &'e (i64, &'e str, f64)>,
+    until: i64,
+) -> Vec<(i64, String, Option<f64>)> {
     let mut out: Vec<Output> = Vec::new();
-    for (ms, symbol, price) in TRACE_EVENTS.iter().chain(later) {
+    for (ms, symbol, price) in events {
         let event = row(&[("symbol", Val::String((*symbol).into())), ("price", Val::Double(*price))]);
         out.extend(e.push(*ms, "S", event));
     }
@@ -1499,16 +1509,120 @@ fn a_length_batch_with_ungrouped_columns_gives_each_event_its_group_s_batch_tota
     assert_eq!(trace_through(statement, &[], 10_000), expected);
 }
 
+/// A statement over a batch window inside `std:groupwin`, with its own events and the rows it gives until a time, in
+/// the order they come out.
+pub(crate) type GroupwinCase = (&'static str, &'static [TraceEvent], i64, &'static [TraceRow]);
+
+/// Esper's `ViewGroupLengthBatch` and `ViewGroupTimeBatch` (`select irstream *`, whose insert stream these are: the
+/// first's events 100 ms apart), the second with a sum per symbol worked on by hand: each symbol's batches are its
+/// own, and its periods run from its own first event (S1's from 1 s, S2's from 10 s), so S1's empty release at 21 s
+/// gives its null row and stops its clock, and S1's next event, at 33 s, is released on S1's grid, at 41 s.
+pub(crate) const GROUPWIN_TRACES: [GroupwinCase; 3] = [
+    (
+        "INSERT INTO Out SELECT symbol, price as value FROM S.std:groupwin(symbol).win:length_batch(3) ORDER BY symbol",
+        &[
+            (100, "S1", 1.0),
+            (200, "S2", 20.0),
+            (300, "S2", 21.0),
+            (400, "S1", 2.0),
+            (500, "S2", 22.0),
+            (600, "S2", 23.0),
+            (700, "S1", 3.0),
+            (800, "S2", 24.0),
+            (900, "S2", 25.0),
+            (1000, "S1", 4.0),
+            (1100, "S1", 5.0),
+            (1200, "S1", 6.0),
+        ],
+        2000,
+        &[
+            (500, "S2", Some(20.0)),
+            (500, "S2", Some(21.0)),
+            (500, "S2", Some(22.0)),
+            (700, "S1", Some(1.0)),
+            (700, "S1", Some(2.0)),
+            (700, "S1", Some(3.0)),
+            (900, "S2", Some(23.0)),
+            (900, "S2", Some(24.0)),
+            (900, "S2", Some(25.0)),
+            (1200, "S1", Some(4.0)),
+            (1200, "S1", Some(5.0)),
+            (1200, "S1", Some(6.0)),
+        ],
+    ),
+    (
+        "INSERT INTO Out SELECT symbol, price as value FROM S.std:groupwin(symbol).win:time_batch(10 sec)",
+        &[(1000, "S1", 10.0), (5000, "S1", 20.0), (10_000, "S2", 30.0)],
+        30_000,
+        &[(11_000, "S1", Some(10.0)), (11_000, "S1", Some(20.0)), (20_000, "S2", Some(30.0))],
+    ),
+    (
+        "INSERT INTO Out SELECT symbol, sum(price) as value FROM S.std:groupwin(symbol).win:time_batch(10 sec) GROUP BY \
+         symbol",
+        &[(1000, "S1", 10.0), (5000, "S1", 20.0), (10_000, "S2", 30.0), (33_000, "S1", 5.0)],
+        60_000,
+        &[
+            (11_000, "S1", Some(30.0)),
+            (20_000, "S2", Some(30.0)),
+            (21_000, "S1", None),
+            (30_000, "S2", None),
+            (41_000, "S1", Some(5.0)),
+            (51_000, "S1", None),
+        ],
+    ),
+];
+
+/// Statements over the trace whose aggregates run over every symbol's released batch (worked out by hand): IBM's
+/// first two events go at 1.5 s, YAH's at 3.5 s, IBM's next two replace its first at 4.3 s and YAH's next two its
+/// first at 5.9 s; MSFT's one event is never released. Per symbol, then over all symbols with an ungrouped column
+/// (a row per new event) and fully aggregated (a row per release).
+pub(crate) const GROUPWIN_TOTALS: [(&str, &[TraceRow]); 3] = [
+    (
+        "INSERT INTO Out SELECT symbol, avg(price) as value FROM S.std:groupwin(symbol).win:length_batch(2) GROUP BY \
+         symbol",
+        &[(1500, "IBM", Some(24.5)), (3500, "YAH", Some(1.5)), (4300, "IBM", Some(24.0)), (5900, "YAH", Some(2.0))],
+    ),
+    (
+        "INSERT INTO Out SELECT symbol, sum(price) as value FROM S.std:groupwin(symbol).win:length_batch(2)",
+        &[
+            (1500, "IBM", Some(49.0)),
+            (1500, "IBM", Some(49.0)),
+            (3500, "YAH", Some(52.0)),
+            (3500, "YAH", Some(52.0)),
+            (4300, "IBM", Some(51.0)),
+            (4300, "IBM", Some(51.0)),
+            (5900, "YAH", Some(52.0)),
+            (5900, "YAH", Some(52.0)),
+        ],
+    ),
+    (
+        "INSERT INTO Out SELECT 'all' as symbol, avg(price) as value FROM S.std:groupwin(symbol).win:length_batch(2)",
+        &[(1500, "all", Some(24.5)), (3500, "all", Some(13.0)), (4300, "all", Some(12.75)), (5900, "all", Some(13.0))],
+    ),
+];
+
+#[test]
+fn esper_groupwin_batch_traces() {
+    for (statement, events, until, rows) in GROUPWIN_TRACES {
+        let got = outputs_of(&mut engine(&trace_config(statement)), events, until);
+        assert_eq!(got, out(rows), "{statement}");
+    }
+}
+
+#[test]
+fn aggregates_over_groupwin_batches_run_over_every_key_s_released_batch() {
+    for (statement, rows) in GROUPWIN_TOTALS {
+        let got = trace_outputs(&mut engine(&trace_config(statement)), &[], 10_000);
+        assert_eq!(got, out(rows), "{statement}");
+    }
+}
+
 #[test]
 fn constructs_the_runtime_does_not_run_are_refused_by_name() {
     for (statement, construct) in [
         (
             "INSERT INTO Out SELECT symbol, sum(price) as value FROM S.win:length_batch(2) GROUP BY symbol OUTPUT LAST EVERY 1 sec",
             "an OUTPUT policy on a batch window",
-        ),
-        (
-            "INSERT INTO Out SELECT symbol, price as value FROM S.std:groupwin(symbol).win:length_batch(2)",
-            "a batch window inside std:groupwin",
         ),
         (
             "INSERT INTO Out SELECT symbol, price as value, sum(price) as total FROM S OUTPUT SNAPSHOT EVERY 1 sec",

@@ -139,6 +139,25 @@ async fn a_time_batch_writes_each_floor_s_sum_when_its_period_ends() {
     wait_for(&h, "1", "Floor", "temperature", "25.0").await;
 }
 
+/// Each room's readings batched by two (`std:groupwin(id).win:length_batch(2)`): a room's second reading releases
+/// its pair alone, and the floor's average runs over every room's last released pair.
+#[tokio::test]
+async fn a_floor_s_average_runs_over_each_room_s_last_pair_of_readings() {
+    let pairs = "INSERT INTO Floor SELECT floor as id, avg(temperature) as temperature FROM \
+        Room.std:groupwin(id).win:length_batch(2) GROUP BY floor";
+    let h = floor_running(pairs).await;
+    room(&h, "Room1", "20").await;
+    room(&h, "Room2", "22").await;
+    no_floor(&h, "before a room's second reading").await;
+    room(&h, "Room1", "24").await;
+    wait_for(&h, "1", "Floor", "temperature", "22.0").await;
+    room(&h, "Room2", "26").await;
+    wait_for(&h, "1", "Floor", "temperature", "23.0").await;
+    room(&h, "Room1", "30").await;
+    room(&h, "Room1", "32").await;
+    wait_for(&h, "1", "Floor", "temperature", "27.5").await;
+}
+
 /// `OUTPUT FIRST EVERY 1 min` on the floor average: the floor's first average is written at once, the next ones are
 /// dropped until a minute after it, and then the next one is written at once again.
 #[tokio::test]
