@@ -8,7 +8,9 @@
 //! it released last that passed WHERE, with their group keys, and the number of events in each (those failing WHERE
 //! count towards a batch's length and keep a time batch's clock running). Each group's aggregates run over the
 //! view's contents, every key's released rows ([`Accumulators`]): a release takes the rows it replaces out and adds
-//! its own, once each, rather than recomputing a group's aggregates from its rows for each row out.
+//! its own, once each, rather than recomputing a group's aggregates from its rows for each row out. A query without
+//! aggregates hands each release's rows to its output policy, if it has one ([`Rated`], which the statement's own
+//! snapshot rows join at its tick).
 
 use std::borrow::Cow;
 use std::collections::{BTreeSet, HashMap};
@@ -18,11 +20,13 @@ use std::sync::Arc;
 use foldhash::fast::RandomState;
 
 use super::aggregate::Accumulators;
+use super::gate::Gate;
 use super::operator::{Emit, Logic, State};
 use super::query::PerEvent;
+use super::rated::{RateState, Rated};
 use super::reaper::Leftovers;
 use super::record::{Record, Stamp, due_epoch, millis};
-use crate::cep::plan::{AggregateCall, AggregationKind, QueryPlan, StreamInput, WindowSpec};
+use crate::cep::plan::{AggregateCall, AggregationKind, OutputKind, QueryPlan, StreamInput, WindowSpec};
 use crate::cep::reference::query::view_state_key;
 use crate::cep::runtime::compiled::RowExpr;
 use crate::cep::runtime::eval::{Scope, holds, project};
@@ -84,13 +88,22 @@ pub struct BatchLogic {
     release: Release,
     per_event: PerEvent,
     state: BatchState,
+    /// The output policy of a query without aggregates, each release a batch of rows for it.
+    rate: Option<Rated>,
     /// Rows that left, kept for the worker's reaper until the epoch ends.
     done: Leftovers,
 }
 
 impl BatchLogic {
-    /// The query `plan` over `input`, whose window is a batch window, alone or inside `std:groupwin`.
-    pub fn new(statement: usize, plan: Arc<QueryPlan>, input: &StreamInput, ids: (u32, u32), vars: Arc<Row>) -> Self {
+    /// The query `plan` over `input`, whose window is a batch window, alone or inside `std:groupwin`, created at
+    /// `created_ms`.
+    pub fn new(
+        statement: usize,
+        (plan, created_ms): (Arc<QueryPlan>, i64),
+        input: &StreamInput,
+        ids: (u32, u32),
+        vars: Arc<Row>,
+    ) -> Self {
         let window = input.window.clone().expect("a batch window: WindowSpec::batches");
         let release = match batch_window(&window) {
             WindowSpec::TimeBatch { millis } => Release::Time((*millis).max(1) as i64),
@@ -106,6 +119,7 @@ impl BatchLogic {
             release,
             per_event: PerEvent::new(&plan, input, &vars),
             state: BatchState::default(),
+            rate: plan.output.is_some().then(|| Rated::new(statement, ids.1, (&plan, created_ms))),
             done: Leftovers::for_this_thread(),
             plan,
             vars,
@@ -124,9 +138,8 @@ impl BatchLogic {
         self.collect(at, row, counts);
         match self.release {
             Release::Length(n) if self.state.keys[at].collected.events >= n => {
-                for (i, out) in self.release(at).into_iter().enumerate() {
-                    emit.event(stamp.child(self.statement, i), self.sink, out);
-                }
+                let (rows, statement) = (self.release(at), self.statement);
+                self.send(emit, epoch, rows, |i| stamp.child(statement, i));
             }
             Release::Length(_) => {}
             Release::Time(period) => self.start_clock(at, epoch, period),
@@ -177,7 +190,7 @@ impl BatchLogic {
         let Release::Time(period) = self.release else {
             return;
         };
-        let mut rows = Vec::new();
+        let mut releases = Vec::new();
         while let Some((_, at)) = self.state.clocks.first().copied().filter(|(due, _)| *due <= epoch) {
             self.state.clocks.remove(&(self.state.keys[at].due.take().expect("a running clock"), at));
             let batches = &mut self.state.keys[at];
@@ -187,21 +200,63 @@ impl BatchLogic {
             let due = due_epoch(millis(epoch) + period, epoch);
             batches.due = Some(due);
             self.state.clocks.insert((due, at));
-            rows.extend(self.release(at));
+            releases.push(self.release(at));
         }
-        if rows.is_empty() {
+        if releases.iter().all(Vec::is_empty) {
             return;
         }
-        let stamp = Stamp::tick(self.statement, self.state.releases);
+        let (stamp, statement) = (Stamp::tick(self.statement, self.state.releases), self.statement);
         self.state.releases += 1;
-        for (i, out) in rows.into_iter().enumerate() {
-            emit.event(stamp.child(self.statement, i), self.sink, out);
+        let mut first = 0;
+        for rows in releases {
+            let made = rows.len();
+            self.send(emit, epoch, rows, |i| stamp.child(statement, first + i));
+            first += made;
+        }
+    }
+
+    /// The rows of one release, with their `ORDER BY` keys, each stamped by `stamp(i)`: out in `ORDER BY` order, or
+    /// to the output policy as one batch.
+    fn send(&mut self, emit: &mut Emit, epoch: u64, rows: Vec<(Vec<Val>, Row)>, stamp: impl Fn(usize) -> Stamp) {
+        match &mut self.rate {
+            None => {
+                for (i, row) in order::ordered(rows, &self.plan.order_by).into_iter().enumerate() {
+                    emit.event(stamp(i), self.sink, row);
+                }
+            }
+            Some(rate) => {
+                let batch = rows.into_iter().enumerate();
+                rate.offer(
+                    emit,
+                    epoch,
+                    batch.map(|(i, (keys, row))| (stamp(i), order::with_keys(row, keys))).collect(),
+                );
+            }
+        }
+    }
+
+    /// The output policy's tick, if it is due by `epoch`: what the policy kept, or under `OUTPUT SNAPSHOT` every row
+    /// of the view's contents that passed WHERE (every key's released batch, keys in the order of their first
+    /// events, each batch in arrival order).
+    fn fire_rate(&mut self, emit: &mut Emit, epoch: u64) {
+        if self.rate.as_ref().and_then(|rate| rate.due(epoch)).is_none() {
+            return;
+        }
+        let snapshot = match self.plan.output.as_ref().is_some_and(|o| o.kind == OutputKind::Snapshot) {
+            true => {
+                let contents = self.state.keys.iter().flat_map(|b| &b.released.rows);
+                order::ordered(contents.filter_map(|(_, row)| self.row(row, &[])).collect(), &self.plan.order_by)
+            }
+            false => Vec::new(),
+        };
+        if let Some(rate) = &mut self.rate {
+            rate.fire_with(emit, epoch, snapshot);
         }
     }
 
     /// Key `at`'s collected batch becomes its part of the view's contents, and the one it replaces leaves: the rows
-    /// this gives, in `ORDER BY` order.
-    fn release(&mut self, at: usize) -> Vec<Row> {
+    /// this gives, with their `ORDER BY` keys.
+    fn release(&mut self, at: usize) -> Vec<(Vec<Val>, Row)> {
         let batches = &mut self.state.keys[at];
         let old = mem::replace(&mut batches.released, mem::take(&mut batches.collected));
         let plan = self.plan.clone();
@@ -224,7 +279,7 @@ impl BatchLogic {
             }
         };
         self.done.add(old.rows.into_iter().map(|(_, row)| row));
-        order::ordered(rows, &self.plan.order_by)
+        rows
     }
 
     /// The rows of a released batch leave their groups' aggregates; a group left with none is forgotten.
@@ -299,10 +354,14 @@ impl Groups {
 }
 
 impl Logic for BatchLogic {
+    /// A time batch's periods end, and then the output policy ticks, among the epoch's records
+    /// ([`Stamp::goes_before`]) or after them: a release due with a tick goes in the tick's interval, as the
+    /// reference fires a batch's period end before its statement's tick due with it.
     fn record(&mut self, emit: &mut Emit, epoch: u64, record: Record) {
         let due = self.next_timer().filter(|at| *at <= epoch);
         if Stamp::goes_before(due.map(|_| Stamp::tick(self.statement, self.state.releases)), &record) {
             self.fire_periods(emit, epoch);
+            self.fire_rate(emit, epoch);
         }
         match record {
             Record::Event { stamp, stream, row } if stream == self.stream => self.event(emit, epoch, stamp, row),
@@ -315,27 +374,37 @@ impl Logic for BatchLogic {
     }
 
     fn next_timer(&self) -> Option<u64> {
-        self.state.clocks.first().map(|(due, _)| *due)
+        let period = self.state.clocks.first().map(|(due, _)| *due);
+        [period, self.rate.as_ref().and_then(Rated::next_timer)].into_iter().flatten().min()
     }
 
-    /// A time batch's period ends among the epoch's records ([`Stamp::goes_before`]), or after them.
+    /// See [`BatchLogic::record`].
     fn fire(&mut self, _emit: &mut Emit, _epoch: u64) {}
 
     fn records_done(&mut self, emit: &mut Emit, epoch: u64) {
         self.fire_periods(emit, epoch);
+        self.fire_rate(emit, epoch);
     }
 
     fn export(&mut self) -> Option<State> {
-        Some(Box::new(mem::take(&mut self.state)))
+        let rate = self.rate.as_mut().map(|rate| mem::take(rate.kept()));
+        Some(Box::new((mem::take(&mut self.state), rate)))
     }
 
     fn adopt(&mut self, state: State) {
-        if let Ok(carried) = state.downcast::<BatchState>() {
-            self.state = *carried;
+        if let Ok(carried) = state.downcast::<(BatchState, Option<RateState>)>() {
+            let (state, kept) = *carried;
+            self.state = state;
+            if let (Some(rate), Some(kept)) = (&mut self.rate, kept) {
+                *rate.kept() = kept;
+            }
         }
     }
 
     fn stop(&mut self) {
         self.state = BatchState::default();
+        if let Some(rate) = &mut self.rate {
+            *rate.kept() = RateState::default();
+        }
     }
 }

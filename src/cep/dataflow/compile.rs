@@ -397,7 +397,7 @@ impl<'s> Compiler<'s, '_> {
     fn batch_query(&mut self, (number, q): (usize, &QueryPlan), s: &StreamInput, ending: Option<Ending>) -> Edge<'s> {
         let input = self.stream(&s.stream);
         let ids = (self.id(&s.stream), self.id(&q.sink.stream));
-        let logic = BatchLogic::new(number, Arc::new(q.clone()), s, ids, self.vars.clone());
+        let logic = BatchLogic::new(number, (Arc::new(q.clone()), self.created_ms), s, ids, self.vars.clone());
         let control = Control::new(number);
         self.built.controls.push(control.clone());
         let until = quiet_until(q, self.created_ms);

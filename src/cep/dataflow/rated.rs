@@ -66,10 +66,24 @@ impl Rated {
             OutputKind::Last => {
                 self.state.held = batch.into_iter().last().map(|(_, row)| vec![row]).unwrap_or_default()
             }
-            // A snapshot of a pattern or a join is refused (neither has a view to iterate).
-            OutputKind::All | OutputKind::Default | OutputKind::Snapshot => {
-                self.state.held.extend(batch.into_iter().map(|(_, row)| row));
-            }
+            OutputKind::All | OutputKind::Default => self.state.held.extend(batch.into_iter().map(|(_, row)| row)),
+            // A snapshot is of the statement's view, which only a batch window's query has (`batch`); a pattern's
+            // or a join's is refused.
+            OutputKind::Snapshot => {}
+        }
+    }
+}
+
+impl Rated {
+    /// As [`Gate::fire`], releasing `snapshot` (rows in order) after what the interval kept.
+    pub fn fire_with(&mut self, emit: &mut Emit, epoch: u64, snapshot: Vec<Row>) {
+        let Some(stamp) = self.state.clock.tick(epoch, self.statement, self.every) else {
+            return;
+        };
+        self.state.first_out = false;
+        let kept = order::release(mem::take(&mut self.state.held), &self.order_by);
+        for (i, row) in kept.into_iter().chain(snapshot).enumerate() {
+            emit.event(stamp.child(self.statement, i), self.sink, row);
         }
     }
 }
@@ -97,13 +111,7 @@ impl Gate for Rated {
 
     /// Releases what the interval kept, if the tick is due by `epoch`, and sets the next one.
     fn fire(&mut self, emit: &mut Emit, epoch: u64) {
-        let Some(stamp) = self.state.clock.tick(epoch, self.statement, self.every) else {
-            return;
-        };
-        self.state.first_out = false;
-        for (i, row) in order::release(mem::take(&mut self.state.held), &self.order_by).into_iter().enumerate() {
-            emit.event(stamp.child(self.statement, i), self.sink, row);
-        }
+        self.fire_with(emit, epoch, Vec::new());
     }
 
     fn kept(&mut self) -> &mut RateState {

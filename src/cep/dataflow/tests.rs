@@ -14,10 +14,10 @@ use crate::cep::plan::Plan;
 use crate::cep::reference::Reference;
 use crate::cep::reference::lookup_tests::{config as lookup_config, pattern_driven};
 use crate::cep::reference::tests::{
-    AFTER, ALL_AND_FIRST, ALL_GROUPS, COLUMN_EVERY, COLUMN_SNAPSHOTS, EVERY_GROUPS, FIRST_GROUPS, GROUPWIN_TOTALS,
-    GROUPWIN_TRACES, ORDERED, ORDERED_MATCHES, PACED, PACED_ORDERED, QUIET, ROW_SNAPSHOTS, SNAPSHOT, STARTED, TRACE,
-    TURNING, TURNING_LATER, TraceEvent, TraceRow, outputs_of, run_trace, snapshot_expected, trace_config,
-    trace_expected, trace_outputs,
+    AFTER, ALL_AND_FIRST, ALL_GROUPS, BATCH_PACED, COLUMN_EVERY, COLUMN_SNAPSHOTS, EVERY_GROUPS, FIRST_GROUPS,
+    GROUPWIN_TOTALS, GROUPWIN_TRACES, ORDERED, ORDERED_MATCHES, PACED, PACED_ORDERED, QUIET, ROW_SNAPSHOTS, SNAPSHOT,
+    STARTED, TRACE, TURNING, TURNING_LATER, TraceEvent, TraceRow, outputs_of, run_trace, snapshot_expected,
+    trace_config, trace_expected, trace_outputs,
 };
 use crate::cep::runtime::value::watched_shape;
 use crate::cep::runtime::{Engine, Incoming, Output, Row, Val, spare};
@@ -187,7 +187,11 @@ const ROOMS: &str = r#"{"host":"h",
     {"id":"RB","type":"RoomBatch","attributes":[{"name":"people","type":"int"}]},
     {"id":"FB","type":"FloorBatch","attributes":[{"name":"people","type":"int"},{"name":"temperature","type":"double"}]},
     {"id":"MB","type":"RoomsBatch","attributes":[{"name":"people","type":"int"},{"name":"temperature","type":"double"}]},
-    {"id":"AB","type":"AllBatch","attributes":[{"name":"n","type":"int"},{"name":"people","type":"int"}]}],
+    {"id":"AB","type":"AllBatch","attributes":[{"name":"n","type":"int"},{"name":"people","type":"int"}]},
+    {"id":"PB","type":"PacedBatch","attributes":[{"name":"people","type":"int"}]},
+    {"id":"IB","type":"FirstBatch","attributes":[{"name":"people","type":"int"}]},
+    {"id":"SB","type":"ShotBatch","attributes":[{"name":"people","type":"int"}]},
+    {"id":"VB","type":"EveryBatch","attributes":[{"name":"temperature","type":"double"}]}],
   "statements":[
     "INSERT INTO Floor SELECT floor as id, avg(temperature) as temperature FROM Room.win:time(10 sec) GROUP BY floor OUTPUT LAST EVERY 2 sec",
     "INSERT INTO Stats SELECT floor as id, count(*) as n, min(temperature) as lo, max(temperature) as hi, stddev(temperature) as sd, sum(people) as people FROM Room.win:time(5 sec) WHERE temperature > 10 GROUP BY floor",
@@ -229,6 +233,10 @@ const ROOMS: &str = r#"{"host":"h",
     "INSERT INTO FloorBatch SELECT floor as id, sum(people) as people, avg(temperature) as temperature FROM Room(temperature > 5).std:groupwin(id).win:time_batch(1500 msec) GROUP BY floor HAVING count(*) > 1 OR people > 12",
     "INSERT INTO RoomsBatch SELECT id, people, max(temperature) as temperature FROM Room.std:groupwin(id).win:length_batch(3) WHERE people > 1 GROUP BY floor",
     "INSERT INTO AllBatch SELECT 'all' as id, count(*) as n, min(people) as people FROM Room.std:groupwin(floor).win:time_batch(2 sec)",
+    "INSERT INTO PacedBatch SELECT id, people FROM Room.win:length_batch(3) WHERE people > 4 OUTPUT LAST EVERY 1500 msec",
+    "INSERT INTO FirstBatch SELECT id, people FROM Room.std:groupwin(floor).win:time_batch(1 sec) OUTPUT FIRST EVERY 2 sec ORDER BY people DESC, id",
+    "INSERT INTO ShotBatch SELECT id, people FROM Room(people > 2).std:groupwin(id).win:length_batch(2) OUTPUT SNAPSHOT EVERY 2 sec ORDER BY people, id",
+    "INSERT INTO EveryBatch SELECT id, temperature FROM Room.win:time_batch(1 sec) WHERE temperature > 20 OUTPUT AFTER 3 sec EVERY 1 sec",
     "INSERT INTO ChangesAll SELECT 'all' as id, sum(people) as people FROM Room.win:time(2 sec) HAVING sum(people) > 10 OUTPUT AFTER 2 sec ALL EVERY 1 sec",
     "INSERT INTO Flap SELECT a.flap as id, 'closed' as status FROM pattern [every a=Room(temperature > cast(25,double)) -> ( (Room(id=a.id, temperature > cast(25,double)) and not Room(id=a.id, temperature <= cast(25,double))) -> (Room(id=a.id, temperature > cast(25,double)) and not Room(id=a.id, temperature <= cast(25,double)))) where timer:within(10 seconds)]"
   ]}"#;
@@ -246,7 +254,8 @@ const WRITERS_READ: &str = r#"{"host":"h",
     {"id":"PS","type":"Pairs","attributes":[{"name":"n","type":"int"}]},
     {"id":"FP","type":"FirstPaced","attributes":[{"name":"n","type":"int"}]},
     {"id":"CP","type":"Counted","attributes":[{"name":"n","type":"int"}]},
-    {"id":"BT","type":"Batched","attributes":[{"name":"n","type":"int"}]}],
+    {"id":"BT","type":"Batched","attributes":[{"name":"n","type":"int"}]},
+    {"id":"BL","type":"BatchedLast","attributes":[{"name":"n","type":"int"}]}],
   "statements":[
     "INSERT INTO Firsted SELECT floor, count(*) as n FROM Room.win:time(3 sec) GROUP BY floor OUTPUT FIRST EVERY 2 sec",
     "INSERT INTO Firsted SELECT floor, count(*) as n FROM Room.win:time(2 sec) WHERE people > 5 GROUP BY floor OUTPUT FIRST EVERY 1 sec",
@@ -261,7 +270,8 @@ const WRITERS_READ: &str = r#"{"host":"h",
     "INSERT INTO Pairs SELECT 'pairs' as id, sum(n) as n FROM Firsted.win:length(2)",
     "INSERT INTO FirstPaced SELECT f.floor as id, f.n as n FROM pattern [every f=Firsted] OUTPUT LAST EVERY 2 sec",
     "INSERT INTO Counted SELECT 'counted' as id, sum(f.n) as n FROM pattern [every f=Firsted] OUTPUT EVERY 1500 msec",
-    "INSERT INTO Batched SELECT 'batched' as id, sum(n) as n FROM Firsted.win:time_batch(2 sec)"
+    "INSERT INTO Batched SELECT 'batched' as id, sum(n) as n FROM Firsted.win:time_batch(2 sec)",
+    "INSERT INTO BatchedLast SELECT floor as id, n FROM Firsted.win:length_batch(2) OUTPUT LAST EVERY 1500 msec"
   ]}"#;
 
 /// `config` with the statements that read the stream its other statements write (`Firsted`) listed first.
@@ -690,6 +700,16 @@ fn output_snapshot_of_a_query_with_ungrouped_columns_trace_on_two_and_four_worke
 #[test]
 fn esper_output_every_of_fully_aggregated_traces_on_two_and_four_workers() {
     assert_traces_on(&EVERY_GROUPS, &[2, 4], (&[], 7200));
+}
+
+/// Output policies on batch windows ([`BATCH_PACED`]) on one, two and four workers, in the order they come out.
+#[test]
+fn output_policies_on_batch_windows_on_one_two_and_four_workers() {
+    for (workers, (statement, rows)) in [1, 2, 4].into_iter().flat_map(|w| BATCH_PACED.map(|case| (w, case))) {
+        let mut dataflow = Dataflow::new(pool(workers), &plan(&trace_config(statement)), 0).expect("runs");
+        let got = trace_outputs(&mut dataflow, &[], 8000);
+        assert_eq!(got, trace_rows(rows), "{workers} workers: {statement}");
+    }
 }
 
 /// Esper's `std:groupwin` batch traces and the sums over every key's batch ([`GROUPWIN_TRACES`],

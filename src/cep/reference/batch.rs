@@ -24,13 +24,21 @@
 //! slots they took when made (`ViewGroupLengthBatch` and `ViewGroupTimeBatch` of its regression suite are the fixed
 //! tests). A key's batches are kept once made, as Esper keeps its view: their number grows with the keys seen, as a
 //! `std:unique` view's does.
+//!
+//! A query without aggregates may pace its releases with an output policy (`rate`), each release a batch of rows
+//! for it: Esper's output view sees the releases as the view's updates, so its clock starts at the first release that
+//! gives rows, `FIRST` lets an interval's first release out whole, `LAST` keeps the interval's last row, the default
+//! and `ALL` all of them, and `SNAPSHOT` iterates the view at each tick: every key's released batch, rows that passed
+//! WHERE. A period that ends with the statement's tick due goes first, so its release is in the tick's interval, as a
+//! time window's expiries go before a tick. An aggregating query with a policy is refused.
 
 use std::collections::BTreeMap;
 
 use super::aggregate;
 use super::query::{check_query, key_of, view_key};
+use super::rate::Rate;
 use super::{Ctx, TimerKind, TimerOrder};
-use crate::cep::plan::{AggregationKind, QueryPlan, StreamInput, WindowSpec};
+use crate::cep::plan::{AggregationKind, OutputKind, QueryPlan, StreamInput, WindowSpec};
 use crate::cep::runtime::eval::{Scope, holds, project};
 use crate::cep::runtime::{EngineError, Row, Val, order};
 
@@ -73,6 +81,8 @@ pub struct BatchQuery {
     keys: Vec<Batches>,
     /// Where each key's batches are in `keys`.
     index: BTreeMap<String, usize>,
+    /// The output policy of a query without aggregates, each release a batch of rows for it.
+    rate: Option<Rate>,
 }
 
 /// The batch window inside any `std:groupwin`.
@@ -84,8 +94,8 @@ fn batch_window(window: Option<&WindowSpec>) -> Option<&WindowSpec> {
 }
 
 impl BatchQuery {
-    /// The query of `q`, reading `input` through its batch window.
-    pub fn new(number: usize, q: &QueryPlan, input: &StreamInput) -> Result<Self, EngineError> {
+    /// The query of statement `number`, `q`, created at `created_ms`, reading `input` through its batch window.
+    pub fn new(number: usize, q: &QueryPlan, input: &StreamInput, created_ms: i64) -> Result<Self, EngineError> {
         check_query(number, q)?;
         let unsupported = |c: &str| Err(EngineError::Unsupported { statement: number, construct: c.into() });
         let release = match batch_window(input.window.as_ref()) {
@@ -93,10 +103,18 @@ impl BatchQuery {
             Some(WindowSpec::TimeBatch { millis }) => Release::Time((*millis).max(1) as i64),
             _ => unreachable!("a batch window: WindowSpec::batches"),
         };
-        if q.output.is_some() {
-            return unsupported("an OUTPUT policy on a batch window");
+        if q.output.is_some() && q.aggregation.is_some() {
+            return unsupported("an OUTPUT policy on an aggregating batch window");
         }
-        Ok(BatchQuery { plan: q.clone(), input: input.clone(), release, keys: Vec::new(), index: BTreeMap::new() })
+        let rate = Rate::of(number, q, created_ms)?;
+        Ok(BatchQuery {
+            plan: q.clone(),
+            input: input.clone(),
+            release,
+            keys: Vec::new(),
+            index: BTreeMap::new(),
+            rate,
+        })
     }
 
     pub fn on_event(&mut self, ctx: &mut Ctx<'_>, stream: &str, event: &Row) -> Vec<Row> {
@@ -115,7 +133,7 @@ impl BatchQuery {
         let batches = &mut self.keys[at];
         batches.collected.push(Entry { row: event.clone(), group, counts });
         match self.release {
-            Release::Length(n) if batches.collected.len() >= n => self.release(at, ctx.vars),
+            Release::Length(n) if batches.collected.len() >= n => self.release(at, ctx),
             Release::Length(_) => Vec::new(),
             Release::Time(period) => {
                 let start = *batches.start.get_or_insert(ctx.now);
@@ -144,9 +162,31 @@ impl BatchQuery {
     /// neither it nor the one before holds an event, which stops the key's clock instead. Each key schedules its
     /// own timer, so the first of those due at one millisecond takes them all.
     pub fn on_timer(&mut self, ctx: &mut Ctx<'_>, kind: TimerKind) -> Vec<Row> {
-        let (TimerKind::Batch, Release::Time(period)) = (kind, self.release) else {
+        match (kind, self.release) {
+            (TimerKind::Batch, Release::Time(period)) => self.end_periods(ctx, period),
+            (TimerKind::Tick, _) => self.tick(ctx),
+            _ => Vec::new(),
+        }
+    }
+
+    /// The output policy's tick: what it kept, or under `OUTPUT SNAPSHOT` every row of the view's contents that
+    /// passed WHERE (every key's released batch, keys in the order of their first events, each batch in arrival
+    /// order), as Esper's snapshot iterates the view.
+    fn tick(&mut self, ctx: &mut Ctx<'_>) -> Vec<Row> {
+        let Some(rate) = &mut self.rate else {
             return Vec::new();
         };
+        let mut rows = rate.tick(ctx);
+        if self.plan.output.as_ref().is_some_and(|o| o.kind == OutputKind::Snapshot) {
+            let contents = self.keys.iter().flat_map(|b| &b.released).filter(|e| e.counts);
+            let snapshot = contents.map(|e| self.project(&e.row, &[], ctx.vars)).collect();
+            rows.extend(order::ordered(snapshot, &self.plan.order_by));
+        }
+        rows
+    }
+
+    /// Ends the periods of `period` due by now (see [`BatchQuery::on_timer`]).
+    fn end_periods(&mut self, ctx: &mut Ctx<'_>, period: i64) -> Vec<Row> {
         let mut rows = Vec::new();
         for at in 0..self.keys.len() {
             let batches = &mut self.keys[at];
@@ -159,16 +199,22 @@ impl BatchQuery {
             }
             batches.due = Some(ctx.now + period);
             ctx.schedule(ctx.now + period, TimerOrder::Output, TimerKind::Batch);
-            rows.extend(self.release(at, ctx.vars));
+            rows.extend(self.release(at, ctx));
         }
         rows
     }
 
     /// Key `at`'s collected events become its part of the view's contents, and the ones they replace leave: the
-    /// rows this gives, in `ORDER BY` order.
-    fn release(&mut self, at: usize, vars: &Row) -> Vec<Row> {
-        let rows = self.released_rows(at, vars);
-        order::ordered(rows, &self.plan.order_by)
+    /// rows this gives, in `ORDER BY` order, or those its output policy lets out now.
+    fn release(&mut self, at: usize, ctx: &mut Ctx<'_>) -> Vec<Row> {
+        let rows = self.released_rows(at, ctx.vars);
+        match &mut self.rate {
+            None => order::ordered(rows, &self.plan.order_by),
+            Some(rate) => {
+                let batch = rows.into_iter().map(|(keys, row)| order::with_keys(row, keys)).collect();
+                rate.offer(ctx, [batch])
+            }
+        }
     }
 
     /// The rows of key `at`'s release, with their `ORDER BY` keys, in the order they are made.

@@ -47,10 +47,11 @@ pub(crate) enum TimerKind {
     Expire,
     /// A pattern leaf (timer or deadline) fires.
     Pattern(u64),
+    /// A time batch's period ends: before its statement's output tick due with it, as a time window's expiries go
+    /// before one.
+    Batch,
     /// An output policy releases what it holds.
     Tick,
-    /// A time batch's period ends.
-    Batch,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
@@ -180,7 +181,7 @@ impl Reference {
             }
             PlanNode::Query(q) => match &q.input {
                 Input::Stream(s) if s.window.as_ref().is_some_and(WindowSpec::batches) => {
-                    Statement::Batch(Box::new(BatchQuery::new(number, q, s)?))
+                    Statement::Batch(Box::new(BatchQuery::new(number, q, s, self.created_ms)?))
                 }
                 Input::Stream(_) => Statement::Stream(Box::new(StreamQuery::new(number, q, self.created_ms)?)),
                 Input::Pattern(_) => Statement::Pattern(Box::new(PatternQuery::new(number, q, self.created_ms)?)),

@@ -9,7 +9,9 @@
 //! is in the next. With `ORDER BY`, what goes out at once or at a tick is sorted, as Esper's processor sorts what the
 //! policy hands it: the first batch, the interval's last row, or all the interval's rows together (their keys travel
 //! hidden in them, `runtime::order`). Neither has a view: `OUTPUT SNAPSHOT` is refused, and so is a policy on a join
-//! with aggregates, or writing the stream it looks up. (An aggregating pattern's policy is `paced`.)
+//! with aggregates, or writing the stream it looks up. (An aggregating pattern's policy is `paced`.) A query over a
+//! batch window without aggregates paces its releases so too, each release a batch (`batch`, which makes its own
+//! snapshots).
 
 use super::query::not_before;
 use super::{Ctx, TimerKind, TimerOrder};
@@ -77,7 +79,9 @@ impl Rate {
                     out.extend(order::release(batch, &self.order_by));
                 }
                 OutputKind::Last => self.held = batch.into_iter().last().into_iter().collect(),
-                OutputKind::All | OutputKind::Default | OutputKind::Snapshot => self.held.extend(batch),
+                OutputKind::All | OutputKind::Default => self.held.extend(batch),
+                // A snapshot is of the statement's view, which only a batch window's query has (`batch`).
+                OutputKind::Snapshot => {}
             }
         }
         out

@@ -1617,12 +1617,103 @@ fn aggregates_over_groupwin_batches_run_over_every_key_s_released_batch() {
     }
 }
 
+/// Output policies on batch windows without aggregates over the trace (worked out by hand), each release a batch of
+/// rows for the policy. A length batch of two releases at 0.8, 1.5, 3.5 and 4.9 s, whose first rows start the
+/// clock (ticks at 1.8, 2.8, ...): the default and `ALL` let out every row at the tick, `LAST` the interval's last,
+/// `FIRST` the interval's first release whole, as it comes, and `SNAPSHOT` the view's contents (the last batch) at
+/// every tick (to 7.8 s here). A time batch of a second releases at 1.2, 2.2, ... s; its clock starts at its first rows (1.2 s), so
+/// its ticks fall with its releases, which go first and reach the tick. Per symbol, the releases are IBM's at 1.5
+/// and 4.3 s and YAH's at 3.5 and 5.9 s; YAH's at 3.5 s comes after the tick due then. With `AFTER 2 sec`, the
+/// releases before 2 s are dropped and the clock starts at 3.5 s.
+pub(crate) const BATCH_PACED: [(&str, &[TraceRow]); 8] = [
+    ("INSERT INTO Out SELECT symbol, price as value FROM S.win:length_batch(2) OUTPUT EVERY 1 sec", PAIRS_EVERY),
+    ("INSERT INTO Out SELECT symbol, price as value FROM S.win:length_batch(2) OUTPUT ALL EVERY 1 sec", PAIRS_EVERY),
+    (
+        "INSERT INTO Out SELECT symbol, price as value FROM S.win:length_batch(2) OUTPUT LAST EVERY 1 sec",
+        &[(1800, "YAH", Some(1.0)), (3800, "YAH", Some(2.0)), (5800, "YAH", Some(3.0))],
+    ),
+    (
+        "INSERT INTO Out SELECT symbol, price as value FROM S.win:length_batch(2) OUTPUT FIRST EVERY 1 sec",
+        &[
+            (800, "IBM", Some(25.0)),
+            (800, "MSFT", Some(9.0)),
+            (3500, "IBM", Some(26.0)),
+            (3500, "YAH", Some(2.0)),
+            (4900, "IBM", Some(22.0)),
+            (4900, "YAH", Some(3.0)),
+        ],
+    ),
+    (
+        "INSERT INTO Out SELECT symbol, price as value FROM S.win:length_batch(2) OUTPUT SNAPSHOT EVERY 1 sec ORDER BY \
+         price",
+        &[
+            (1800, "YAH", Some(1.0)),
+            (1800, "IBM", Some(24.0)),
+            (2800, "YAH", Some(1.0)),
+            (2800, "IBM", Some(24.0)),
+            (3800, "YAH", Some(2.0)),
+            (3800, "IBM", Some(26.0)),
+            (4800, "YAH", Some(2.0)),
+            (4800, "IBM", Some(26.0)),
+            (5800, "YAH", Some(3.0)),
+            (5800, "IBM", Some(22.0)),
+            (6800, "YAH", Some(3.0)),
+            (6800, "IBM", Some(22.0)),
+            (7800, "YAH", Some(3.0)),
+            (7800, "IBM", Some(22.0)),
+        ],
+    ),
+    (
+        "INSERT INTO Out SELECT symbol, price as value FROM S.win:time_batch(1 sec) OUTPUT EVERY 1 sec",
+        &[
+            (2200, "IBM", Some(25.0)),
+            (2200, "MSFT", Some(9.0)),
+            (2200, "IBM", Some(24.0)),
+            (2200, "YAH", Some(1.0)),
+            (2200, "IBM", Some(26.0)),
+            (4200, "YAH", Some(2.0)),
+            (5200, "IBM", Some(22.0)),
+            (5200, "YAH", Some(3.0)),
+            (6200, "YAH", Some(1.0)),
+        ],
+    ),
+    (
+        "INSERT INTO Out SELECT symbol, price as value FROM S.std:groupwin(symbol).win:length_batch(2) OUTPUT LAST \
+         EVERY 2 sec",
+        &[(3500, "IBM", Some(24.0)), (5500, "IBM", Some(22.0)), (7500, "YAH", Some(1.0))],
+    ),
+    (
+        "INSERT INTO Out SELECT symbol, price as value FROM S.win:length_batch(2) OUTPUT AFTER 2 sec EVERY 1 sec",
+        &[(4500, "IBM", Some(26.0)), (4500, "YAH", Some(2.0)), (5500, "IBM", Some(22.0)), (5500, "YAH", Some(3.0))],
+    ),
+];
+
+/// The default and `ALL` rows of [`BATCH_PACED`]'s length batch.
+const PAIRS_EVERY: &[TraceRow] = &[
+    (1800, "IBM", Some(25.0)),
+    (1800, "MSFT", Some(9.0)),
+    (1800, "IBM", Some(24.0)),
+    (1800, "YAH", Some(1.0)),
+    (3800, "IBM", Some(26.0)),
+    (3800, "YAH", Some(2.0)),
+    (5800, "IBM", Some(22.0)),
+    (5800, "YAH", Some(3.0)),
+];
+
+#[test]
+fn output_policies_pace_the_releases_of_batch_windows() {
+    for (statement, rows) in BATCH_PACED {
+        let got = trace_outputs(&mut engine(&trace_config(statement)), &[], 8000);
+        assert_eq!(got, out(rows), "{statement}");
+    }
+}
+
 #[test]
 fn constructs_the_runtime_does_not_run_are_refused_by_name() {
     for (statement, construct) in [
         (
             "INSERT INTO Out SELECT symbol, sum(price) as value FROM S.win:length_batch(2) GROUP BY symbol OUTPUT LAST EVERY 1 sec",
-            "an OUTPUT policy on a batch window",
+            "an OUTPUT policy on an aggregating batch window",
         ),
         (
             "INSERT INTO Out SELECT symbol, price as value, sum(price) as total FROM S OUTPUT SNAPSHOT EVERY 1 sec",

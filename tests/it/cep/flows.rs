@@ -111,8 +111,9 @@ async fn no_floor(h: &Harness, when: &str) {
     assert_eq!(reply["errorCode"]["code"], "404", "no floor {when}: {reply}");
 }
 
-/// A time batch writes each floor's sum when its period ends, not before; a statement the runtime cannot run (a
-/// batch window with an `OUTPUT` policy) is refused with its construct named, and the running one goes on.
+/// A time batch writes each floor's sum when its period ends, not before; a statement the runtime cannot run (an
+/// aggregating batch window with an `OUTPUT` policy) is refused with its construct named, and the running one goes
+/// on.
 #[tokio::test]
 async fn a_time_batch_writes_each_floor_s_sum_when_its_period_ends() {
     let h = Harness::new().await;
@@ -125,7 +126,7 @@ async fn a_time_batch_writes_each_floor_s_sum_when_its_period_ends() {
     let details = reply.body["details"].as_str().unwrap();
     assert_eq!(
         details,
-        "statement 1: an OUTPUT policy on a batch window is not supported by the runtime yet (issue 6)"
+        "statement 1: an OUTPUT policy on an aggregating batch window is not supported by the runtime yet (issue 6)"
     );
     subscribe(&h, "Room", "Room.*", "temperature").await;
     room(&h, "Room1", "20").await;
@@ -156,6 +157,26 @@ async fn a_floor_s_average_runs_over_each_room_s_last_pair_of_readings() {
     room(&h, "Room1", "30").await;
     room(&h, "Room1", "32").await;
     wait_for(&h, "1", "Floor", "temperature", "27.5").await;
+}
+
+/// `OUTPUT LAST EVERY 10 sec` on a length batch of two readings: its first release starts the clock, and each tick
+/// writes the last reading the interval's releases held; a reading not yet released waits for its batch.
+#[tokio::test]
+async fn a_floor_gets_the_last_released_reading_of_each_ten_seconds() {
+    let last =
+        "INSERT INTO Floor SELECT floor as id, temperature FROM Room.win:length_batch(2) OUTPUT LAST EVERY 10 sec";
+    let h = floor_running(last).await;
+    room(&h, "Room1", "20").await;
+    room(&h, "Room2", "22").await;
+    h.clock.advance_ms(9_999);
+    no_floor(&h, "before the tick").await;
+    h.clock.advance_ms(1);
+    wait_for(&h, "1", "Floor", "temperature", "22.0").await;
+    room(&h, "Room1", "25").await;
+    room(&h, "Room2", "21").await;
+    room(&h, "Room1", "30").await;
+    h.clock.advance_ms(10_000);
+    wait_for(&h, "1", "Floor", "temperature", "21.0").await;
 }
 
 /// `OUTPUT FIRST EVERY 1 min` on the floor average: the floor's first average is written at once, the next ones are
