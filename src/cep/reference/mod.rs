@@ -4,9 +4,10 @@
 //!
 //! Time is engine milliseconds plus an arrival sequence: every event (received or inserted by a statement) takes
 //! the next sequence number, and timers due at a millisecond fire before the events of that millisecond, window
-//! expiries first, then pattern timers (each kind in the order they were set), then output ticks (in the
-//! configuration's order of their statements). Events a statement inserts are queued and processed, in order, after the event or timer that caused them
-//! (Esper's insert-into routing), before the next input.
+//! expiries first, then pattern timers (each kind in the order they were set), then output ticks and time batch
+//! releases (in the configuration's order of their statements; a statement's release before its tick). Events a
+//! statement inserts are queued and processed, in order, after the event or timer that caused them (Esper's
+//! insert-into routing), before the next input.
 
 pub(crate) mod aggregate;
 pub(crate) mod arena;
