@@ -10,7 +10,8 @@
 //! view's contents, every key's released rows ([`Accumulators`]): a release takes the rows it replaces out and adds
 //! its own, once each, rather than recomputing a group's aggregates from its rows for each row out. A query without
 //! aggregates hands each release's rows to its output policy, if it has one ([`Rated`], which the statement's own
-//! snapshot rows join at its tick).
+//! snapshot rows join at its tick); a fully aggregated one the groups each release touched ([`BatchPace`]), whose rows
+//! it makes from their running aggregates when a tick names them.
 
 use std::borrow::Cow;
 use std::collections::{BTreeSet, HashMap};
@@ -20,14 +21,15 @@ use std::sync::Arc;
 use foldhash::fast::RandomState;
 
 use super::aggregate::Accumulators;
-use super::gate::Gate;
+use super::gate::{Clock, Gate};
 use super::operator::{Emit, Logic, State};
 use super::query::PerEvent;
 use super::rated::{RateState, Rated};
 use super::reaper::Leftovers;
 use super::record::{Record, Stamp, due_epoch, millis};
 use crate::cep::plan::{AggregateCall, AggregationKind, OutputKind, QueryPlan, StreamInput, WindowSpec};
-use crate::cep::reference::query::view_state_key;
+use crate::cep::reference::query::{key_of, not_before, tick_rank, view_state_key};
+use crate::cep::runtime::batch_pace::{BatchPace, Ticked, Touch};
 use crate::cep::runtime::compiled::RowExpr;
 use crate::cep::runtime::eval::{Scope, holds, project};
 use crate::cep::runtime::key::{self, Key};
@@ -90,6 +92,8 @@ pub struct BatchLogic {
     state: BatchState,
     /// The output policy of a query without aggregates, each release a batch of rows for it.
     rate: Option<Rated>,
+    /// The output policy of a fully aggregated query, each release touching groups.
+    paced: Option<PacedGroups>,
     /// Rows that left, kept for the worker's reaper until the epoch ends.
     done: Leftovers,
 }
@@ -119,7 +123,9 @@ impl BatchLogic {
             release,
             per_event: PerEvent::new(&plan, input, &vars),
             state: BatchState::default(),
-            rate: plan.output.is_some().then(|| Rated::new(statement, ids.1, (&plan, created_ms))),
+            rate: (plan.output.is_some() && plan.aggregation.is_none())
+                .then(|| Rated::new(statement, ids.1, (&plan, created_ms))),
+            paced: PacedGroups::of(&plan, created_ms),
             done: Leftovers::for_this_thread(),
             plan,
             vars,
@@ -138,8 +144,8 @@ impl BatchLogic {
         self.collect(at, row, counts);
         match self.release {
             Release::Length(n) if self.state.keys[at].collected.events >= n => {
-                let (rows, statement) = (self.release(at), self.statement);
-                self.send(emit, epoch, rows, |i| stamp.child(statement, i));
+                let statement = self.statement;
+                self.release_out(emit, epoch, at, |i| stamp.child(statement, i));
             }
             Release::Length(_) => {}
             Release::Time(period) => self.start_clock(at, epoch, period),
@@ -190,7 +196,8 @@ impl BatchLogic {
         let Release::Time(period) = self.release else {
             return;
         };
-        let mut releases = Vec::new();
+        let (stamp, statement) = (Stamp::tick(self.statement, self.state.releases), self.statement);
+        let mut made = 0;
         while let Some((_, at)) = self.state.clocks.first().copied().filter(|(due, _)| *due <= epoch) {
             self.state.clocks.remove(&(self.state.keys[at].due.take().expect("a running clock"), at));
             let batches = &mut self.state.keys[at];
@@ -200,24 +207,45 @@ impl BatchLogic {
             let due = due_epoch(millis(epoch) + period, epoch);
             batches.due = Some(due);
             self.state.clocks.insert((due, at));
-            releases.push(self.release(at));
+            let first = made;
+            made += self.release_out(emit, epoch, at, |i| stamp.child(statement, first + i));
         }
-        if releases.iter().all(Vec::is_empty) {
-            return;
-        }
-        let (stamp, statement) = (Stamp::tick(self.statement, self.state.releases), self.statement);
-        self.state.releases += 1;
-        let mut first = 0;
-        for rows in releases {
-            let made = rows.len();
-            self.send(emit, epoch, rows, |i| stamp.child(statement, first + i));
-            first += made;
+        if made > 0 {
+            self.state.releases += 1;
         }
     }
 
+    /// Releases key `at`'s batch: what goes out now is stamped by `stamp(i)`, and the rest goes to the output policy.
+    /// Answers how many stamps it used.
+    fn release_out(&mut self, emit: &mut Emit, epoch: u64, at: usize, stamp: impl Fn(usize) -> Stamp) -> usize {
+        let rows = match (self.release(at), &mut self.paced) {
+            (Released::Touches(touches), Some(paced)) => {
+                let rows = paced.offer(touches, epoch);
+                order::ordered(rows, &self.plan.order_by)
+            }
+            (Released::Touches(touches), None) => {
+                let rows = touches.into_iter().filter_map(|touch| touch.row).collect();
+                return self.send(emit, epoch, rows, stamp);
+            }
+            (Released::Rows(rows), _) => return self.send(emit, epoch, rows, stamp),
+        };
+        let made = rows.len();
+        for (i, row) in rows.into_iter().enumerate() {
+            emit.event(stamp(i), self.sink, row);
+        }
+        made
+    }
+
     /// The rows of one release, with their `ORDER BY` keys, each stamped by `stamp(i)`: out in `ORDER BY` order, or
-    /// to the output policy as one batch.
-    fn send(&mut self, emit: &mut Emit, epoch: u64, rows: Vec<(Vec<Val>, Row)>, stamp: impl Fn(usize) -> Stamp) {
+    /// to the output policy as one batch. Answers how many stamps it used.
+    fn send(
+        &mut self,
+        emit: &mut Emit,
+        epoch: u64,
+        rows: Vec<(Vec<Val>, Row)>,
+        stamp: impl Fn(usize) -> Stamp,
+    ) -> usize {
+        let made = rows.len();
         match &mut self.rate {
             None => {
                 for (i, row) in order::ordered(rows, &self.plan.order_by).into_iter().enumerate() {
@@ -226,13 +254,38 @@ impl BatchLogic {
             }
             Some(rate) => {
                 let batch = rows.into_iter().enumerate();
-                rate.offer(
-                    emit,
-                    epoch,
-                    batch.map(|(i, (keys, row))| (stamp(i), order::with_keys(row, keys))).collect(),
-                );
+                let stamped = batch.map(|(i, (keys, row))| (stamp(i), order::with_keys(row, keys)));
+                rate.offer(emit, epoch, stamped.collect());
             }
         }
+        made
+    }
+
+    /// A fully aggregated query's output tick, if it is due by `epoch`: the rows its policy kept, then the rows of
+    /// the groups it names as they stand, ranked as the reference ranks them (by [`tick_rank`] of the group's key
+    /// text), all in `ORDER BY` order.
+    fn fire_paced(&mut self, emit: &mut Emit, epoch: u64) {
+        let Some(mut paced) = self.paced.take() else {
+            return;
+        };
+        if let Some(stamp) = paced.clock.tick(epoch, self.statement, paced.every) {
+            let Ticked { mut rows, groups } = paced.policy.tick(|group| self.state.groups.contains_key(group));
+            let calls = self.plan.aggregation.as_ref().map_or(&[][..], |a| &a.aggregates[..]);
+            let by = self.plan.aggregation.as_ref().map_or(&[][..], |a| &a.group_by[..]);
+            let mut ranked: Vec<(u64, String, Key, Row)> = groups
+                .into_iter()
+                .map(|(group, event)| {
+                    let text = key_of(by, self.label.as_str(), &event, &self.vars);
+                    (tick_rank(&text), text, group, event)
+                })
+                .collect();
+            ranked.sort_unstable_by(|a, b| (a.0, &a.1).cmp(&(b.0, &b.1)));
+            rows.extend(ranked.iter().filter_map(|(_, _, group, event)| self.row(event, &self.values(calls, group))));
+            for (i, row) in order::ordered(rows, &self.plan.order_by).into_iter().enumerate() {
+                emit.event(stamp.child(self.statement, i), self.sink, row);
+            }
+        }
+        self.paced = Some(paced);
     }
 
     /// The output policy's tick, if it is due by `epoch`: what the policy kept, or under `OUTPUT SNAPSHOT` every row
@@ -255,13 +308,15 @@ impl BatchLogic {
     }
 
     /// Key `at`'s collected batch becomes its part of the view's contents, and the one it replaces leaves: the rows
-    /// this gives, with their `ORDER BY` keys.
-    fn release(&mut self, at: usize) -> Vec<(Vec<Val>, Row)> {
+    /// this gives, with their `ORDER BY` keys; fully aggregated, the groups it touched, each with its row.
+    fn release(&mut self, at: usize) -> Released {
         let batches = &mut self.state.keys[at];
         let old = mem::replace(&mut batches.released, mem::take(&mut batches.collected));
         let plan = self.plan.clone();
-        let rows = match plan.aggregation.as_ref().map(|a| (&a.kind, &a.aggregates[..])) {
-            None => self.state.keys[at].released.rows.iter().filter_map(|(_, row)| self.row(row, &[])).collect(),
+        let released = match plan.aggregation.as_ref().map(|a| (&a.kind, &a.aggregates[..])) {
+            None => Released::Rows(
+                self.state.keys[at].released.rows.iter().filter_map(|(_, row)| self.row(row, &[])).collect(),
+            ),
             Some((kind, calls)) => {
                 self.leave(calls, &old.rows);
                 self.enter(calls, at);
@@ -270,16 +325,22 @@ impl BatchLogic {
                 let values: Vec<Vec<Val>> = groups.rows.iter().map(|(group, _)| self.values(calls, group)).collect();
                 match kind {
                     AggregationKind::FullyAggregated => {
-                        groups.rows.iter().zip(&values).filter_map(|((_, event), v)| self.row(event, v)).collect()
+                        let touch = |((group, event), values): ((Key, Row), Vec<Val>)| Touch {
+                            row: self.row(&event, &values),
+                            emptied: !self.state.groups.contains_key(&group),
+                            group,
+                            event,
+                        };
+                        Released::Touches(groups.rows.into_iter().zip(values).map(touch).collect())
                     }
-                    AggregationKind::WithUngroupedColumns(_) => {
-                        new.iter().filter_map(|(group, row)| self.row(row, &values[groups.index[group]])).collect()
-                    }
+                    AggregationKind::WithUngroupedColumns(_) => Released::Rows(
+                        new.iter().filter_map(|(group, row)| self.row(row, &values[groups.index[group]])).collect(),
+                    ),
                 }
             }
         };
         self.done.add(old.rows.into_iter().map(|(_, row)| row));
-        rows
+        released
     }
 
     /// The rows of a released batch leave their groups' aggregates; a group left with none is forgotten.
@@ -318,6 +379,42 @@ impl BatchLogic {
         let scope = Scope { rows: &binding, aggregates, vars: &self.vars, pinned: &[] };
         holds(having, &scope)
             .then(|| (order::keys(&self.plan.order_by, &scope), project(&self.plan.projection, &scope)))
+    }
+}
+
+/// What a release gives: rows, or (fully aggregated) the groups it touched, each with its row.
+enum Released {
+    Rows(Vec<(Vec<Val>, Row)>),
+    Touches(Vec<Touch<Key>>),
+}
+
+/// What a replacing dataflow's statement adopts: the state, its output policy's, if any.
+type Carried = (BatchState, Option<RateState>, Option<PacedGroups>);
+
+/// A fully aggregated query's output policy ([`BatchPace`]) and its clock, which the first release touching a group at
+/// or after `AFTER`'s time starts.
+#[derive(Debug)]
+struct PacedGroups {
+    policy: BatchPace<Key>,
+    clock: Clock,
+    every: i64,
+    not_before: Option<i64>,
+}
+
+impl PacedGroups {
+    fn of(plan: &QueryPlan, created_ms: i64) -> Option<Self> {
+        let every = plan.output.as_ref().map_or(1, |o| o.every_millis.max(1) as i64);
+        let not_before = not_before(plan, created_ms);
+        BatchPace::of(plan).map(|policy| PacedGroups { policy, clock: Clock::default(), every, not_before })
+    }
+
+    /// A release in `epoch` touched `touches`: the rows that go out now.
+    fn offer(&mut self, touches: Vec<Touch<Key>>, epoch: u64) -> Vec<(Vec<Val>, Row)> {
+        let early = self.not_before.is_some_and(|at| millis(epoch) < at);
+        if !early && !touches.is_empty() {
+            self.clock.start(epoch, self.every);
+        }
+        self.policy.offer(touches, millis(epoch), early)
     }
 }
 
@@ -362,6 +459,7 @@ impl Logic for BatchLogic {
         if Stamp::goes_before(due.map(|_| Stamp::tick(self.statement, self.state.releases)), &record) {
             self.fire_periods(emit, epoch);
             self.fire_rate(emit, epoch);
+            self.fire_paced(emit, epoch);
         }
         match record {
             Record::Event { stamp, stream, row } if stream == self.stream => self.event(emit, epoch, stamp, row),
@@ -375,7 +473,8 @@ impl Logic for BatchLogic {
 
     fn next_timer(&self) -> Option<u64> {
         let period = self.state.clocks.first().map(|(due, _)| *due);
-        [period, self.rate.as_ref().and_then(Rated::next_timer)].into_iter().flatten().min()
+        let ticks = [self.rate.as_ref().and_then(Rated::next_timer), self.paced.as_ref().and_then(|p| p.clock.next())];
+        [period].into_iter().chain(ticks).flatten().min()
     }
 
     /// See [`BatchLogic::record`].
@@ -384,17 +483,21 @@ impl Logic for BatchLogic {
     fn records_done(&mut self, emit: &mut Emit, epoch: u64) {
         self.fire_periods(emit, epoch);
         self.fire_rate(emit, epoch);
+        self.fire_paced(emit, epoch);
     }
 
     fn export(&mut self) -> Option<State> {
         let rate = self.rate.as_mut().map(|rate| mem::take(rate.kept()));
-        Some(Box::new((mem::take(&mut self.state), rate)))
+        Some(Box::new((mem::take(&mut self.state), rate, self.paced.take())))
     }
 
     fn adopt(&mut self, state: State) {
-        if let Ok(carried) = state.downcast::<(BatchState, Option<RateState>)>() {
-            let (state, kept) = *carried;
+        if let Ok(carried) = state.downcast::<Carried>() {
+            let (state, kept, paced) = *carried;
             self.state = state;
+            if paced.is_some() {
+                self.paced = paced;
+            }
             if let (Some(rate), Some(kept)) = (&mut self.rate, kept) {
                 *rate.kept() = kept;
             }
@@ -403,6 +506,7 @@ impl Logic for BatchLogic {
 
     fn stop(&mut self) {
         self.state = BatchState::default();
+        self.paced = None;
         if let Some(rate) = &mut self.rate {
             *rate.kept() = RateState::default();
         }

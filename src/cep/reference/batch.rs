@@ -29,16 +29,19 @@
 //! for it: Esper's output view sees the releases as the view's updates, so its clock starts at the first release that
 //! gives rows, `FIRST` lets an interval's first release out whole, `LAST` keeps the interval's last row, the default
 //! and `ALL` all of them, and `SNAPSHOT` iterates the view at each tick: every key's released batch, rows that passed
-//! WHERE. A period that ends with the statement's tick due goes first, so its release is in the tick's interval, as a
-//! time window's expiries go before a tick. An aggregating query with a policy is refused.
+//! WHERE. A fully aggregated query's policy sees each release as touching its groups (`runtime::batch_pace`, which says
+//! what each policy releases), and makes the rows of the groups it names at a tick from the view's contents. A
+//! period that ends with the statement's tick due goes first, so its release is in the tick's interval, as a time
+//! window's expiries go before a tick. A query with ungrouped columns and a policy is refused.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 use super::aggregate;
-use super::query::{check_query, key_of, view_key};
+use super::query::{check_query, key_of, not_before, tick_rank, view_key};
 use super::rate::Rate;
 use super::{Ctx, TimerKind, TimerOrder};
 use crate::cep::plan::{AggregationKind, OutputKind, QueryPlan, StreamInput, WindowSpec};
+use crate::cep::runtime::batch_pace::{BatchPace, Ticked, Touch};
 use crate::cep::runtime::eval::{Scope, holds, project};
 use crate::cep::runtime::{EngineError, Row, Val, order};
 
@@ -83,6 +86,13 @@ pub struct BatchQuery {
     index: BTreeMap<String, usize>,
     /// The output policy of a query without aggregates, each release a batch of rows for it.
     rate: Option<Rate>,
+    /// The output policy of a fully aggregated query, each release touching groups.
+    paced: Option<BatchPace<String>>,
+    /// Whether a fully aggregated query's output clock runs, and its period.
+    ticking: bool,
+    every: i64,
+    /// With `OUTPUT AFTER d`, the millisecond before which its output clock does not start.
+    not_before: Option<i64>,
 }
 
 /// The batch window inside any `std:groupwin`.
@@ -103,17 +113,21 @@ impl BatchQuery {
             Some(WindowSpec::TimeBatch { millis }) => Release::Time((*millis).max(1) as i64),
             _ => unreachable!("a batch window: WindowSpec::batches"),
         };
-        if q.output.is_some() && q.aggregation.is_some() {
-            return unsupported("an OUTPUT policy on an aggregating batch window");
+        let paced = BatchPace::of(q);
+        if q.output.is_some() && q.aggregation.is_some() && paced.is_none() {
+            return unsupported("an OUTPUT policy on a batch window with ungrouped columns");
         }
-        let rate = Rate::of(number, q, created_ms)?;
         Ok(BatchQuery {
             plan: q.clone(),
             input: input.clone(),
             release,
             keys: Vec::new(),
             index: BTreeMap::new(),
-            rate,
+            rate: if paced.is_some() { None } else { Rate::of(number, q, created_ms)? },
+            paced,
+            ticking: false,
+            every: q.output.as_ref().map_or(1, |o| o.every_millis.max(1) as i64),
+            not_before: not_before(q, created_ms),
         })
     }
 
@@ -173,16 +187,35 @@ impl BatchQuery {
     /// passed WHERE (every key's released batch, keys in the order of their first events, each batch in arrival
     /// order), as Esper's snapshot iterates the view.
     fn tick(&mut self, ctx: &mut Ctx<'_>) -> Vec<Row> {
+        if self.paced.is_some() {
+            return self.paced_tick(ctx);
+        }
         let Some(rate) = &mut self.rate else {
             return Vec::new();
         };
         let mut rows = rate.tick(ctx);
         if self.plan.output.as_ref().is_some_and(|o| o.kind == OutputKind::Snapshot) {
-            let contents = self.keys.iter().flat_map(|b| &b.released).filter(|e| e.counts);
-            let snapshot = contents.map(|e| self.project(&e.row, &[], ctx.vars)).collect();
+            let snapshot = self.contents().map(|e| self.project(&e.row, &[], ctx.vars)).collect();
             rows.extend(order::ordered(snapshot, &self.plan.order_by));
         }
         rows
+    }
+
+    /// A fully aggregated query's tick: the rows its policy kept, then the rows of the groups it names as they stand
+    /// (by [`tick_rank`]), together in `ORDER BY` order. The next tick is set.
+    fn paced_tick(&mut self, ctx: &mut Ctx<'_>) -> Vec<Row> {
+        ctx.schedule(ctx.now + self.every, TimerOrder::Output, TimerKind::Tick);
+        let in_view: BTreeSet<String> = self.contents().map(|e| e.group.clone()).collect();
+        let paced = self.paced.as_mut().expect("a paced query");
+        let Ticked { mut rows, mut groups } = paced.tick(|group| in_view.contains(group));
+        groups.sort_by_cached_key(|(group, _)| (tick_rank(group), group.clone()));
+        for (group, event) in groups {
+            let aggregates = self.aggregates(&group, ctx.vars);
+            if self.having(&event, &aggregates, ctx.vars) {
+                rows.push(self.project(&event, &aggregates, ctx.vars));
+            }
+        }
+        order::ordered(rows, &self.plan.order_by)
     }
 
     /// Ends the periods of `period` due by now (see [`BatchQuery::on_timer`]).
@@ -207,7 +240,13 @@ impl BatchQuery {
     /// Key `at`'s collected events become its part of the view's contents, and the ones they replace leave: the
     /// rows this gives, in `ORDER BY` order, or those its output policy lets out now.
     fn release(&mut self, at: usize, ctx: &mut Ctx<'_>) -> Vec<Row> {
-        let rows = self.released_rows(at, ctx.vars);
+        let batches = &mut self.keys[at];
+        let old = std::mem::replace(&mut batches.released, std::mem::take(&mut batches.collected));
+        if self.paced.is_some() {
+            let touches = self.touches(at, &old, ctx.vars);
+            return self.pace(ctx, touches);
+        }
+        let rows = self.released_rows(at, &old, ctx.vars);
         match &mut self.rate {
             None => order::ordered(rows, &self.plan.order_by),
             Some(rate) => {
@@ -217,46 +256,32 @@ impl BatchQuery {
         }
     }
 
-    /// The rows of key `at`'s release, with their `ORDER BY` keys, in the order they are made.
-    fn released_rows(&mut self, at: usize, vars: &Row) -> Vec<(Vec<Val>, Row)> {
-        let batches = &mut self.keys[at];
-        let old = std::mem::replace(&mut batches.released, std::mem::take(&mut batches.collected));
+    /// A fully aggregated query's release under its output policy: the rows that go out now. The first release that
+    /// touches a group at or after `AFTER`'s time starts the output clock.
+    fn pace(&mut self, ctx: &mut Ctx<'_>, touches: Vec<Touch<String>>) -> Vec<Row> {
+        let early = self.not_before.is_some_and(|at| ctx.now < at);
+        if !self.ticking && !early && !touches.is_empty() {
+            self.ticking = true;
+            ctx.schedule(ctx.now + self.every, TimerOrder::Output, TimerKind::Tick);
+        }
+        let paced = self.paced.as_mut().expect("a paced query");
+        order::ordered(paced.offer(touches, ctx.now, early), &self.plan.order_by)
+    }
+
+    /// The rows of key `at`'s release, which replaced `old`, with their `ORDER BY` keys, in the order they are made.
+    fn released_rows(&self, at: usize, old: &[Entry], vars: &Row) -> Vec<(Vec<Val>, Row)> {
         let new: Vec<&Entry> = self.keys[at].released.iter().filter(|e| e.counts).collect();
-        let old: Vec<&Entry> = old.iter().filter(|e| e.counts).collect();
         let Some(aggregation) = &self.plan.aggregation else {
             return new.iter().map(|e| self.project(&e.row, &[], vars)).collect();
         };
-        let calls = &aggregation.aggregates;
-        let contents: Vec<&Entry> = self.keys.iter().flat_map(|b| &b.released).filter(|e| e.counts).collect();
-        let aggregates = |group: &str| {
-            let rows: Vec<&Row> = contents.iter().filter(|e| e.group == group).map(|e| &e.row).collect();
-            match rows.is_empty() {
-                true => vec![Val::Null; calls.len()],
-                false => aggregate::compute(calls, &self.input.label, &rows, vars),
-            }
-        };
         match aggregation.kind {
             AggregationKind::FullyAggregated => {
-                // Each group's last event seen, the new batch's seen before the old one's; groups in order of first
-                // sight.
-                let mut order: Vec<&str> = Vec::new();
-                let mut last: BTreeMap<&str, &Row> = BTreeMap::new();
-                for e in new.iter().chain(&old) {
-                    if last.insert(&e.group, &e.row).is_none() {
-                        order.push(&e.group);
-                    }
-                }
-                let row = |group: &str| {
-                    let event = last[group];
-                    let aggregates = aggregates(group);
-                    self.having(event, &aggregates, vars).then(|| self.project(event, &aggregates, vars))
-                };
-                order.into_iter().filter_map(row).collect()
+                self.touches(at, old, vars).into_iter().filter_map(|touch| touch.row).collect()
             }
             AggregationKind::WithUngroupedColumns(_) => {
                 let mut by_group: BTreeMap<&str, Vec<Val>> = BTreeMap::new();
                 for e in &new {
-                    by_group.entry(&e.group).or_insert_with(|| aggregates(&e.group));
+                    by_group.entry(&e.group).or_insert_with(|| self.aggregates(&e.group, vars));
                 }
                 let row = |e: &&Entry| {
                     let aggregates = &by_group[e.group.as_str()];
@@ -264,6 +289,43 @@ impl BatchQuery {
                 };
                 new.iter().filter_map(row).collect()
             }
+        }
+    }
+
+    /// The groups key `at`'s release (which replaced `old`) touched, fully aggregated: in order of first sight, each
+    /// with its last event seen (the new batch's seen before the old one's), its row if it passes HAVING, and
+    /// whether it is left without a row in the view.
+    fn touches(&self, at: usize, old: &[Entry], vars: &Row) -> Vec<Touch<String>> {
+        let new = self.keys[at].released.iter();
+        let mut order: Vec<&str> = Vec::new();
+        let mut last: BTreeMap<&str, &Row> = BTreeMap::new();
+        for e in new.chain(old).filter(|e| e.counts) {
+            if last.insert(&e.group, &e.row).is_none() {
+                order.push(&e.group);
+            }
+        }
+        let touch = |group: &str| {
+            let event = last[group];
+            let aggregates = self.aggregates(group, vars);
+            let row = self.having(event, &aggregates, vars).then(|| self.project(event, &aggregates, vars));
+            let emptied = !self.contents().any(|e| e.group == group);
+            Touch { group: group.to_owned(), event: event.clone(), row, emptied }
+        };
+        order.into_iter().map(touch).collect()
+    }
+
+    /// The events of the view's contents that passed WHERE: every key's released batch.
+    fn contents(&self) -> impl Iterator<Item = &Entry> {
+        self.keys.iter().flat_map(|b| &b.released).filter(|e| e.counts)
+    }
+
+    /// The aggregates of `group` over the view's contents: null when it has no row there.
+    fn aggregates(&self, group: &str, vars: &Row) -> Vec<Val> {
+        let calls = self.plan.aggregation.as_ref().map_or(&[][..], |a| &a.aggregates[..]);
+        let rows: Vec<&Row> = self.contents().filter(|e| e.group == group).map(|e| &e.row).collect();
+        match rows.is_empty() {
+            true => vec![Val::Null; calls.len()],
+            false => aggregate::compute(calls, &self.input.label, &rows, vars),
         }
     }
 

@@ -1624,8 +1624,13 @@ fn aggregates_over_groupwin_batches_run_over_every_key_s_released_batch() {
 /// every tick (to 7.8 s here). A time batch of a second releases at 1.2, 2.2, ... s; its clock starts at its first rows (1.2 s), so
 /// its ticks fall with its releases, which go first and reach the tick. Per symbol, the releases are IBM's at 1.5
 /// and 4.3 s and YAH's at 3.5 and 5.9 s; YAH's at 3.5 s comes after the tick due then. With `AFTER 2 sec`, the
-/// releases before 2 s are dropped and the clock starts at 3.5 s.
-pub(crate) const BATCH_PACED: [(&str, &[TraceRow]); 8] = [
+/// releases before 2 s are dropped and the clock starts at 3.5 s. Fully aggregated, per symbol, the releases touch
+/// IBM and MSFT at 0.8 s, IBM, YAH and MSFT (emptied) at 1.5 s, IBM and YAH at 3.5 and 4.9 s: the default keeps each
+/// release's rows, `LAST` makes each touched group's row at the tick, `ALL` every known group's (MSFT's null once),
+/// `SNAPSHOT` those in the view, `FIRST` lets a group's row out when none of its group did in the last second;
+/// without groups, an interval with no release gives the row as it stands; with `AFTER 2 sec` the clock starts at
+/// 3.5 s and its first tick takes the changes from before (MSFT's, which `HAVING` drops with YAH's).
+pub(crate) const BATCH_PACED: [(&str, &[TraceRow]); 15] = [
     ("INSERT INTO Out SELECT symbol, price as value FROM S.win:length_batch(2) OUTPUT EVERY 1 sec", PAIRS_EVERY),
     ("INSERT INTO Out SELECT symbol, price as value FROM S.win:length_batch(2) OUTPUT ALL EVERY 1 sec", PAIRS_EVERY),
     (
@@ -1686,6 +1691,106 @@ pub(crate) const BATCH_PACED: [(&str, &[TraceRow]); 8] = [
         "INSERT INTO Out SELECT symbol, price as value FROM S.win:length_batch(2) OUTPUT AFTER 2 sec EVERY 1 sec",
         &[(4500, "IBM", Some(26.0)), (4500, "YAH", Some(2.0)), (5500, "IBM", Some(22.0)), (5500, "YAH", Some(3.0))],
     ),
+    (
+        "INSERT INTO Out SELECT symbol, sum(price) as value FROM S.win:length_batch(2) GROUP BY symbol OUTPUT EVERY 1 \
+         sec",
+        &[
+            (1800, "IBM", Some(25.0)),
+            (1800, "MSFT", Some(9.0)),
+            (1800, "IBM", Some(24.0)),
+            (1800, "YAH", Some(1.0)),
+            (1800, "MSFT", None),
+            (3800, "IBM", Some(26.0)),
+            (3800, "YAH", Some(2.0)),
+            (5800, "IBM", Some(22.0)),
+            (5800, "YAH", Some(3.0)),
+        ],
+    ),
+    (
+        "INSERT INTO Out SELECT symbol, sum(price) as value FROM S.win:length_batch(2) GROUP BY symbol OUTPUT LAST \
+         EVERY 1 sec ORDER BY symbol",
+        &[
+            (1800, "IBM", Some(24.0)),
+            (1800, "MSFT", None),
+            (1800, "YAH", Some(1.0)),
+            (3800, "IBM", Some(26.0)),
+            (3800, "YAH", Some(2.0)),
+            (5800, "IBM", Some(22.0)),
+            (5800, "YAH", Some(3.0)),
+        ],
+    ),
+    (
+        "INSERT INTO Out SELECT symbol, sum(price) as value FROM S.win:length_batch(2) GROUP BY symbol OUTPUT ALL \
+         EVERY 1 sec ORDER BY symbol",
+        &[
+            (1800, "IBM", Some(24.0)),
+            (1800, "MSFT", None),
+            (1800, "YAH", Some(1.0)),
+            (2800, "IBM", Some(24.0)),
+            (2800, "YAH", Some(1.0)),
+            (3800, "IBM", Some(26.0)),
+            (3800, "YAH", Some(2.0)),
+            (4800, "IBM", Some(26.0)),
+            (4800, "YAH", Some(2.0)),
+            (5800, "IBM", Some(22.0)),
+            (5800, "YAH", Some(3.0)),
+            (6800, "IBM", Some(22.0)),
+            (6800, "YAH", Some(3.0)),
+            (7800, "IBM", Some(22.0)),
+            (7800, "YAH", Some(3.0)),
+        ],
+    ),
+    (
+        "INSERT INTO Out SELECT symbol, sum(price) as value FROM S.win:length_batch(2) GROUP BY symbol OUTPUT \
+         SNAPSHOT EVERY 1 sec ORDER BY symbol",
+        &[
+            (1800, "IBM", Some(24.0)),
+            (1800, "YAH", Some(1.0)),
+            (2800, "IBM", Some(24.0)),
+            (2800, "YAH", Some(1.0)),
+            (3800, "IBM", Some(26.0)),
+            (3800, "YAH", Some(2.0)),
+            (4800, "IBM", Some(26.0)),
+            (4800, "YAH", Some(2.0)),
+            (5800, "IBM", Some(22.0)),
+            (5800, "YAH", Some(3.0)),
+            (6800, "IBM", Some(22.0)),
+            (6800, "YAH", Some(3.0)),
+            (7800, "IBM", Some(22.0)),
+            (7800, "YAH", Some(3.0)),
+        ],
+    ),
+    (
+        "INSERT INTO Out SELECT symbol, sum(price) as value FROM S.win:length_batch(2) GROUP BY symbol OUTPUT FIRST \
+         EVERY 1 sec",
+        &[
+            (800, "IBM", Some(25.0)),
+            (800, "MSFT", Some(9.0)),
+            (1500, "YAH", Some(1.0)),
+            (3500, "IBM", Some(26.0)),
+            (3500, "YAH", Some(2.0)),
+            (4900, "IBM", Some(22.0)),
+            (4900, "YAH", Some(3.0)),
+        ],
+    ),
+    (
+        "INSERT INTO Out SELECT 'all' as symbol, sum(price) as value FROM S.win:length_batch(2) OUTPUT EVERY 1 sec",
+        &[
+            (1800, "all", Some(34.0)),
+            (1800, "all", Some(25.0)),
+            (2800, "all", Some(25.0)),
+            (3800, "all", Some(28.0)),
+            (4800, "all", Some(28.0)),
+            (5800, "all", Some(25.0)),
+            (6800, "all", Some(25.0)),
+            (7800, "all", Some(25.0)),
+        ],
+    ),
+    (
+        "INSERT INTO Out SELECT symbol, sum(price) as value FROM S.win:length_batch(2) GROUP BY symbol HAVING \
+         sum(price) > 20 OUTPUT AFTER 2 sec LAST EVERY 1 sec ORDER BY symbol",
+        &[(4500, "IBM", Some(26.0)), (5500, "IBM", Some(22.0))],
+    ),
 ];
 
 /// The default and `ALL` rows of [`BATCH_PACED`]'s length batch.
@@ -1712,8 +1817,8 @@ fn output_policies_pace_the_releases_of_batch_windows() {
 fn constructs_the_runtime_does_not_run_are_refused_by_name() {
     for (statement, construct) in [
         (
-            "INSERT INTO Out SELECT symbol, sum(price) as value FROM S.win:length_batch(2) GROUP BY symbol OUTPUT LAST EVERY 1 sec",
-            "an OUTPUT policy on an aggregating batch window",
+            "INSERT INTO Out SELECT symbol, sum(price) as value, price FROM S.win:length_batch(2) GROUP BY symbol OUTPUT LAST EVERY 1 sec",
+            "an OUTPUT policy on a batch window with ungrouped columns",
         ),
         (
             "INSERT INTO Out SELECT symbol, price as value, sum(price) as total FROM S OUTPUT SNAPSHOT EVERY 1 sec",

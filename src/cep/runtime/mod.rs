@@ -4,6 +4,7 @@
 //! calls. The timely dataflow runtime (`cep::dataflow`) is the engine in service; the single-threaded reference
 //! evaluator (`cep::reference`) implements the same trait, and the dataflow must produce its outputs.
 
+pub mod batch_pace;
 pub mod compiled;
 pub mod eval;
 pub mod first;
