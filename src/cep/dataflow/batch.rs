@@ -189,6 +189,13 @@ impl BatchLogic {
         }
     }
 
+    /// Fires what is due by `epoch`: the periods that end, then the output policy's tick.
+    fn fire_due(&mut self, emit: &mut Emit, epoch: u64) {
+        self.fire_periods(emit, epoch);
+        self.fire_rate(emit, epoch);
+        self.fire_paced(emit, epoch);
+    }
+
     /// Ends the periods due by `epoch`, in the order of the keys' first events: each releases its key's batch
     /// unless neither it nor the one before holds an event, which stops the key's clock instead. The rows of all
     /// the releases go under one tick stamp, in order.
@@ -457,9 +464,7 @@ impl Logic for BatchLogic {
     fn record(&mut self, emit: &mut Emit, epoch: u64, record: Record) {
         let due = self.next_timer().filter(|at| *at <= epoch);
         if Stamp::goes_before(due.map(|_| Stamp::tick(self.statement, self.state.releases)), &record) {
-            self.fire_periods(emit, epoch);
-            self.fire_rate(emit, epoch);
-            self.fire_paced(emit, epoch);
+            self.fire_due(emit, epoch);
         }
         match record {
             Record::Event { stamp, stream, row } if stream == self.stream => self.event(emit, epoch, stamp, row),
@@ -481,9 +486,7 @@ impl Logic for BatchLogic {
     fn fire(&mut self, _emit: &mut Emit, _epoch: u64) {}
 
     fn records_done(&mut self, emit: &mut Emit, epoch: u64) {
-        self.fire_periods(emit, epoch);
-        self.fire_rate(emit, epoch);
-        self.fire_paced(emit, epoch);
+        self.fire_due(emit, epoch);
     }
 
     fn export(&mut self) -> Option<State> {
