@@ -9,9 +9,9 @@
 //! count towards a batch's length and keep a time batch's clock running). Each group's aggregates run over the
 //! view's contents, every key's released rows ([`Accumulators`]): a release takes the rows it replaces out and adds
 //! its own, once each, rather than recomputing a group's aggregates from its rows for each row out. A query without
-//! aggregates hands each release's rows to its output policy, if it has one ([`Rated`], which the statement's own
-//! snapshot rows join at its tick); a fully aggregated one the groups each release touched ([`BatchPace`]), whose rows
-//! it makes from their running aggregates when a tick names them.
+//! aggregates (or with ungrouped columns) hands each release's rows to its output policy, if it has one ([`Rated`],
+//! which the statement's own snapshot rows join at its tick); a fully aggregated one the groups each release touched
+//! ([`BatchPace`]), whose rows it makes from their running aggregates when a tick names them.
 
 use std::borrow::Cow;
 use std::collections::{BTreeSet, HashMap};
@@ -123,7 +123,7 @@ impl BatchLogic {
             release,
             per_event: PerEvent::new(&plan, input, &vars),
             state: BatchState::default(),
-            rate: (plan.output.is_some() && plan.aggregation.is_none())
+            rate: (plan.output.is_some() && BatchPace::<Key>::of(&plan).is_none())
                 .then(|| Rated::new(statement, ids.1, (&plan, created_ms))),
             paced: PacedGroups::of(&plan, created_ms),
             done: Leftovers::for_this_thread(),
@@ -304,8 +304,10 @@ impl BatchLogic {
         }
         let snapshot = match self.plan.output.as_ref().is_some_and(|o| o.kind == OutputKind::Snapshot) {
             true => {
+                let calls = self.plan.aggregation.as_ref().map_or(&[][..], |a| &a.aggregates[..]);
                 let contents = self.state.keys.iter().flat_map(|b| &b.released.rows);
-                order::ordered(contents.filter_map(|(_, row)| self.row(row, &[])).collect(), &self.plan.order_by)
+                let rows = contents.filter_map(|(group, row)| self.row(row, &self.values(calls, group)));
+                order::ordered(rows.collect(), &self.plan.order_by)
             }
             false => Vec::new(),
         };

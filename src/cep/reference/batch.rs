@@ -32,7 +32,10 @@
 //! WHERE. A fully aggregated query's policy sees each release as touching its groups (`runtime::batch_pace`, which says
 //! what each policy releases), and makes the rows of the groups it names at a tick from the view's contents. A
 //! period that ends with the statement's tick due goes first, so its release is in the tick's interval, as a time
-//! window's expiries go before a tick. A query with ungrouped columns and a policy is refused.
+//! window's expiries go before a tick. A query with ungrouped columns paces its release's rows as one without
+//! aggregates does (Esper's `ResultSetProcessorAggregateAll` under a non-grouped output view), its snapshot rows each
+//! with its group's aggregates; grouped, only the default and `SNAPSHOT` run (Esper's `AggregateGrouped` keeps a
+//! row or a gate per group under the others): `LAST`, `ALL` and `FIRST` are refused.
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -114,8 +117,11 @@ impl BatchQuery {
             _ => unreachable!("a batch window: WindowSpec::batches"),
         };
         let paced = BatchPace::of(q);
-        if q.output.is_some() && q.aggregation.is_some() && paced.is_none() {
-            return unsupported("an OUTPUT policy on a batch window with ungrouped columns");
+        let grouped = q.aggregation.as_ref().is_some_and(|a| !a.group_by.is_empty());
+        let per_group =
+            q.output.as_ref().is_some_and(|o| matches!(o.kind, OutputKind::Last | OutputKind::All | OutputKind::First));
+        if grouped && per_group && paced.is_none() {
+            return unsupported("OUTPUT LAST, ALL or FIRST on a grouped batch window with ungrouped columns");
         }
         Ok(BatchQuery {
             plan: q.clone(),
@@ -123,7 +129,7 @@ impl BatchQuery {
             release,
             keys: Vec::new(),
             index: BTreeMap::new(),
-            rate: if paced.is_some() { None } else { Rate::of(number, q, created_ms)? },
+            rate: if paced.is_some() { None } else { Rate::of_rows(q, created_ms) },
             paced,
             ticking: false,
             every: q.output.as_ref().map_or(1, |o| o.every_millis.max(1) as i64),
@@ -195,8 +201,15 @@ impl BatchQuery {
         };
         let mut rows = rate.tick(ctx);
         if self.plan.output.as_ref().is_some_and(|o| o.kind == OutputKind::Snapshot) {
-            let snapshot = self.contents().map(|e| self.project(&e.row, &[], ctx.vars)).collect();
-            rows.extend(order::ordered(snapshot, &self.plan.order_by));
+            let with_aggregates = |e: &Entry| match self.plan.aggregation {
+                Some(_) => self.aggregates(&e.group, ctx.vars),
+                None => Vec::new(),
+            };
+            let snapshot = self.contents().filter_map(|e| {
+                let aggregates = with_aggregates(e);
+                self.having(&e.row, &aggregates, ctx.vars).then(|| self.project(&e.row, &aggregates, ctx.vars))
+            });
+            rows.extend(order::ordered(snapshot.collect(), &self.plan.order_by));
         }
         rows
     }

@@ -37,9 +37,9 @@ impl Rate {
     /// The policy of pattern or join statement `number` created at `created_ms`, if it has one it can run.
     pub fn of(number: usize, q: &QueryPlan, created_ms: i64) -> Result<Option<Rate>, EngineError> {
         let unsupported = |c: &str| Err(EngineError::Unsupported { statement: number, construct: c.into() });
-        let Some(output) = &q.output else {
+        if q.output.is_none() {
             return Ok(None);
-        };
+        }
         // An aggregating pattern's policy is `paced`'s.
         if q.aggregation.is_some() {
             return unsupported("an OUTPUT policy on an aggregating join");
@@ -49,7 +49,14 @@ impl Rate {
         {
             return unsupported("an OUTPUT policy on a join writing the stream it looks up");
         }
-        Ok(Some(Rate {
+        Ok(Rate::of_rows(q, created_ms))
+    }
+
+    /// The policy of `q`, created at `created_ms`, over the rows it makes as they come, if it has one: what
+    /// [`Rate::of`] makes once its checks pass, and a batch window's query has (`batch`).
+    pub fn of_rows(q: &QueryPlan, created_ms: i64) -> Option<Rate> {
+        let output = q.output.as_ref()?;
+        Some(Rate {
             kind: output.kind,
             every: output.every_millis.max(1) as i64,
             not_before: not_before(q, created_ms),
@@ -57,7 +64,7 @@ impl Rate {
             first_out: false,
             held: Vec::new(),
             order_by: q.order_by.clone(),
-        }))
+        })
     }
 
     /// The rows of the batches the statement made at `ctx.now` that go out now; the others are kept for the tick or

@@ -1629,8 +1629,11 @@ fn aggregates_over_groupwin_batches_run_over_every_key_s_released_batch() {
 /// release's rows, `LAST` makes each touched group's row at the tick, `ALL` every known group's (MSFT's null once),
 /// `SNAPSHOT` those in the view, `FIRST` lets a group's row out when none of its group did in the last second;
 /// without groups, an interval with no release gives the row as it stands; with `AFTER 2 sec` the clock starts at
-/// 3.5 s and its first tick takes the changes from before (MSFT's, which `HAVING` drops with YAH's).
-pub(crate) const BATCH_PACED: [(&str, &[TraceRow]); 15] = [
+/// 3.5 s and its first tick takes the changes from before (MSFT's, which `HAVING` drops with YAH's). With an
+/// ungrouped column and no groups, each release's rows (one per new event, with the batch's sum) are a batch for the
+/// policy, as rows without aggregates are; grouped, the default keeps every release's rows, and `SNAPSHOT` makes each
+/// row of the view with its group's aggregates (a length batch of four: IBM's sum 49 at 1.5 s, 48 at 4.9 s).
+pub(crate) const BATCH_PACED: [(&str, &[TraceRow]); 19] = [
     ("INSERT INTO Out SELECT symbol, price as value FROM S.win:length_batch(2) OUTPUT EVERY 1 sec", PAIRS_EVERY),
     ("INSERT INTO Out SELECT symbol, price as value FROM S.win:length_batch(2) OUTPUT ALL EVERY 1 sec", PAIRS_EVERY),
     (
@@ -1791,6 +1794,65 @@ pub(crate) const BATCH_PACED: [(&str, &[TraceRow]); 15] = [
          sum(price) > 20 OUTPUT AFTER 2 sec LAST EVERY 1 sec ORDER BY symbol",
         &[(4500, "IBM", Some(26.0)), (5500, "IBM", Some(22.0))],
     ),
+    (
+        "INSERT INTO Out SELECT symbol, sum(price) as value FROM S.win:length_batch(2) OUTPUT LAST EVERY 1 sec",
+        &[(1800, "YAH", Some(25.0)), (3800, "YAH", Some(28.0)), (5800, "YAH", Some(25.0))],
+    ),
+    (
+        "INSERT INTO Out SELECT symbol, sum(price) as value FROM S.win:length_batch(2) OUTPUT FIRST EVERY 1 sec",
+        &[
+            (800, "IBM", Some(34.0)),
+            (800, "MSFT", Some(34.0)),
+            (3500, "IBM", Some(28.0)),
+            (3500, "YAH", Some(28.0)),
+            (4900, "IBM", Some(25.0)),
+            (4900, "YAH", Some(25.0)),
+        ],
+    ),
+    (
+        "INSERT INTO Out SELECT symbol, sum(price) - price as value FROM S.win:length_batch(4) GROUP BY symbol OUTPUT \
+         EVERY 1 sec",
+        &[
+            (2500, "IBM", Some(24.0)),
+            (2500, "MSFT", Some(0.0)),
+            (2500, "IBM", Some(25.0)),
+            (2500, "YAH", Some(0.0)),
+            (5500, "IBM", Some(22.0)),
+            (5500, "YAH", Some(3.0)),
+            (5500, "IBM", Some(26.0)),
+            (5500, "YAH", Some(2.0)),
+        ],
+    ),
+    (
+        "INSERT INTO Out SELECT symbol, sum(price) - price as value FROM S.win:length_batch(4) GROUP BY symbol OUTPUT \
+         SNAPSHOT EVERY 1 sec",
+        &[
+            (2500, "IBM", Some(24.0)),
+            (2500, "MSFT", Some(0.0)),
+            (2500, "IBM", Some(25.0)),
+            (2500, "YAH", Some(0.0)),
+            (3500, "IBM", Some(24.0)),
+            (3500, "MSFT", Some(0.0)),
+            (3500, "IBM", Some(25.0)),
+            (3500, "YAH", Some(0.0)),
+            (4500, "IBM", Some(24.0)),
+            (4500, "MSFT", Some(0.0)),
+            (4500, "IBM", Some(25.0)),
+            (4500, "YAH", Some(0.0)),
+            (5500, "IBM", Some(22.0)),
+            (5500, "YAH", Some(3.0)),
+            (5500, "IBM", Some(26.0)),
+            (5500, "YAH", Some(2.0)),
+            (6500, "IBM", Some(22.0)),
+            (6500, "YAH", Some(3.0)),
+            (6500, "IBM", Some(26.0)),
+            (6500, "YAH", Some(2.0)),
+            (7500, "IBM", Some(22.0)),
+            (7500, "YAH", Some(3.0)),
+            (7500, "IBM", Some(26.0)),
+            (7500, "YAH", Some(2.0)),
+        ],
+    ),
 ];
 
 /// The default and `ALL` rows of [`BATCH_PACED`]'s length batch.
@@ -1818,7 +1880,7 @@ fn constructs_the_runtime_does_not_run_are_refused_by_name() {
     for (statement, construct) in [
         (
             "INSERT INTO Out SELECT symbol, sum(price) as value, price FROM S.win:length_batch(2) GROUP BY symbol OUTPUT LAST EVERY 1 sec",
-            "an OUTPUT policy on a batch window with ungrouped columns",
+            "OUTPUT LAST, ALL or FIRST on a grouped batch window with ungrouped columns",
         ),
         (
             "INSERT INTO Out SELECT symbol, price as value, sum(price) as total FROM S OUTPUT SNAPSHOT EVERY 1 sec",

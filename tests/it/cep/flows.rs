@@ -112,8 +112,8 @@ async fn no_floor(h: &Harness, when: &str) {
 }
 
 /// A time batch writes each floor's sum when its period ends, not before; a statement the runtime cannot run (a
-/// batch window with ungrouped columns and an `OUTPUT` policy) is refused with its construct named, and the running
-/// one goes on.
+/// grouped batch window with ungrouped columns under `OUTPUT LAST`) is refused with its construct named, and the
+/// running one goes on.
 #[tokio::test]
 async fn a_time_batch_writes_each_floor_s_sum_when_its_period_ends() {
     let h = Harness::new().await;
@@ -127,8 +127,8 @@ async fn a_time_batch_writes_each_floor_s_sum_when_its_period_ends() {
     let details = reply.body["details"].as_str().unwrap();
     assert_eq!(
         details,
-        "statement 1: an OUTPUT policy on a batch window with ungrouped columns is not supported by the runtime yet \
-         (issue 6)"
+        "statement 1: OUTPUT LAST, ALL or FIRST on a grouped batch window with ungrouped columns is not supported by \
+         the runtime yet (issue 6)"
     );
     subscribe(&h, "Room", "Room.*", "temperature").await;
     room(&h, "Room1", "20").await;
