@@ -114,6 +114,9 @@ impl BatchLogic {
             WindowSpec::LengthBatch { count } => Release::Length((*count).max(1) as usize),
             _ => unreachable!("a batch window: WindowSpec::batches"),
         };
+        let paced = PacedGroups::of(&plan, created_ms);
+        let rate =
+            (plan.output.is_some() && paced.is_none()).then(|| Rated::new(statement, ids.1, (&plan, created_ms)));
         BatchLogic {
             statement,
             label: input.label.clone(),
@@ -123,9 +126,8 @@ impl BatchLogic {
             release,
             per_event: PerEvent::new(&plan, input, &vars),
             state: BatchState::default(),
-            rate: (plan.output.is_some() && BatchPace::<Key>::of(&plan).is_none())
-                .then(|| Rated::new(statement, ids.1, (&plan, created_ms))),
-            paced: PacedGroups::of(&plan, created_ms),
+            rate,
+            paced,
             done: Leftovers::for_this_thread(),
             plan,
             vars,

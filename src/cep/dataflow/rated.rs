@@ -72,9 +72,7 @@ impl Rated {
             OutputKind::Snapshot => {}
         }
     }
-}
 
-impl Rated {
     /// As [`Gate::fire`], releasing `snapshot` (rows in order) after what the interval kept.
     pub fn fire_with(&mut self, emit: &mut Emit, epoch: u64, snapshot: Vec<Row>) {
         let Some(stamp) = self.state.clock.tick(epoch, self.statement, self.every) else {

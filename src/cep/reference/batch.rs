@@ -149,7 +149,7 @@ impl BatchQuery {
         let counts = holds(self.plan.filter.as_ref(), &scope);
         let exprs = self.plan.aggregation.as_ref().map_or(&[][..], |a| &a.group_by[..]);
         let group = key_of(exprs, &self.input.label, event, ctx.vars);
-        let at = self.key_of(event, ctx.vars);
+        let at = self.place(event, ctx.vars);
         let batches = &mut self.keys[at];
         batches.collected.push(Entry { row: event.clone(), group, counts });
         match self.release {
@@ -168,7 +168,7 @@ impl BatchQuery {
     }
 
     /// Where the batches of `event`'s key are, made if it is the key's first event.
-    fn key_of(&mut self, event: &Row, vars: &Row) -> usize {
+    fn place(&mut self, event: &Row, vars: &Row) -> usize {
         let window = self.input.window.as_ref().expect("a batch window");
         let next = self.keys.len();
         let at = *self.index.entry(view_key(window, &self.input.label, event, vars)).or_insert(next);

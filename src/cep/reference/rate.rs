@@ -10,8 +10,8 @@
 //! policy hands it: the first batch, the interval's last row, or all the interval's rows together (their keys travel
 //! hidden in them, `runtime::order`). Neither has a view: `OUTPUT SNAPSHOT` is refused, and so is a policy on a join
 //! with aggregates, or writing the stream it looks up. (An aggregating pattern's policy is `paced`.) A query over a
-//! batch window without aggregates paces its releases so too, each release a batch (`batch`, which makes its own
-//! snapshots).
+//! batch window without aggregates or with ungrouped columns paces its releases so too, each release a batch
+//! (`batch`, which makes its own snapshots).
 
 use super::query::not_before;
 use super::{Ctx, TimerKind, TimerOrder};
