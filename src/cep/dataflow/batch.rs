@@ -28,7 +28,7 @@ use super::rated::{RateState, Rated};
 use super::reaper::Leftovers;
 use super::record::{Record, Stamp, due_epoch, millis};
 use crate::cep::plan::{AggregateCall, AggregationKind, OutputKind, QueryPlan, StreamInput, WindowSpec};
-use crate::cep::reference::query::{key_of, not_before, tick_rank, view_state_key};
+use crate::cep::reference::query::{by_tick_rank, key_of, not_before, view_state_key};
 use crate::cep::runtime::batch_pace::{BatchPace, Ticked, Touch};
 use crate::cep::runtime::compiled::RowExpr;
 use crate::cep::runtime::eval::{Scope, holds, project};
@@ -271,8 +271,8 @@ impl BatchLogic {
     }
 
     /// A fully aggregated query's output tick, if it is due by `epoch`: the rows its policy kept, then the rows of
-    /// the groups it names as they stand, ranked as the reference ranks them (by [`tick_rank`] of the group's key
-    /// text), all in `ORDER BY` order.
+    /// the groups it names as they stand, ranked as the reference ranks them ([`by_tick_rank`]), all in `ORDER BY`
+    /// order.
     fn fire_paced(&mut self, emit: &mut Emit, epoch: u64) {
         let Some(mut paced) = self.paced.take() else {
             return;
@@ -281,15 +281,8 @@ impl BatchLogic {
             let Ticked { mut rows, groups } = paced.policy.tick(|group| self.state.groups.contains_key(group));
             let calls = self.plan.aggregation.as_ref().map_or(&[][..], |a| &a.aggregates[..]);
             let by = self.plan.aggregation.as_ref().map_or(&[][..], |a| &a.group_by[..]);
-            let mut ranked: Vec<(u64, String, Key, Row)> = groups
-                .into_iter()
-                .map(|(group, event)| {
-                    let text = key_of(by, self.label.as_str(), &event, &self.vars);
-                    (tick_rank(&text), text, group, event)
-                })
-                .collect();
-            ranked.sort_unstable_by(|a, b| (a.0, &a.1).cmp(&(b.0, &b.1)));
-            rows.extend(ranked.iter().filter_map(|(_, _, group, event)| self.row(event, &self.values(calls, group))));
+            let ranked = by_tick_rank(groups, |(_, event)| Some(key_of(by, self.label.as_str(), event, &self.vars)));
+            rows.extend(ranked.iter().filter_map(|(_, (group, event))| self.row(event, &self.values(calls, group))));
             for (i, row) in order::ordered(rows, &self.plan.order_by).into_iter().enumerate() {
                 emit.event(stamp.child(self.statement, i), self.sink, row);
             }

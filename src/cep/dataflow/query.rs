@@ -41,7 +41,7 @@ use crate::cep::plan::{AggregateCall, AggregationKind, OutputKind, PlanExpr, Que
 use crate::cep::planner::has_ungrouped_column;
 use crate::cep::reference::TimerOrder;
 use crate::cep::reference::query::{
-    key_of, not_before, represents_groups, rows_at_changes, snapshots_rows, tick_rank, view_state_key,
+    by_tick_rank, key_of, not_before, represents_groups, rows_at_changes, snapshots_rows, view_state_key,
 };
 use crate::cep::runtime::compiled::RowExpr;
 use crate::cep::runtime::eval::{Scope, holds, project};
@@ -435,7 +435,7 @@ impl QueryLogic {
     }
 
     /// At a tick of a query that [`represents_groups`], the rows of the groups no arrival or leaving row touched in
-    /// the interval, by [`tick_rank`]; then every group is untouched again, and those with no row that counts are
+    /// the interval, by `tick_rank`; then every group is untouched again, and those with no row that counts are
     /// forgotten.
     fn untouched_group_rows(&mut self) -> Vec<(Vec<Val>, Row)> {
         let untouched = self.groups_where(|g| g.last_event.is_some() && !g.changed);
@@ -886,7 +886,7 @@ impl QueryLogic {
     }
 
     /// The rows of an output tick, each with its place among them: its position, or for a group's row without `ORDER
-    /// BY` the group's rank ([`tick_rank`]), which every worker computes alike for the groups it holds.
+    /// BY` the group's rank (`tick_rank`), which every worker computes alike for the groups it holds.
     fn tick_rows(&mut self) -> Vec<(usize, Row)> {
         let numbered = |rows: Vec<Row>| rows.into_iter().enumerate().collect();
         if self.snapshots_rows() {
@@ -963,20 +963,14 @@ impl QueryLogic {
         }
     }
 
-    /// The groups of `slots` in the reference's order of a tick's rows, each with its rank: by [`tick_rank`] of the
+    /// The groups of `slots` in the reference's order of a tick's rows, each with its rank: by `tick_rank` of the
     /// group's key as the reference writes it ([`key_of`] of its row), then by that key.
     fn ranked(&self, slots: Vec<usize>) -> Vec<(u64, usize)> {
         let by = self.plan.aggregation.as_ref().map_or(&[][..], |a| &a.group_by[..]);
-        let mut keyed: Vec<(u64, String, usize)> = slots
-            .into_iter()
-            .filter_map(|slot| {
-                let row = self.state.groups.get(slot)?.last_event.as_ref()?;
-                let text = key_of(by, &self.input.label, row, &self.vars);
-                Some((tick_rank(&text), text, slot))
-            })
-            .collect();
-        keyed.sort_unstable();
-        keyed.into_iter().map(|(rank, _, slot)| (rank, slot)).collect()
+        by_tick_rank(slots, |slot| {
+            let row = self.state.groups.get(*slot)?.last_event.as_ref()?;
+            Some(key_of(by, &self.input.label, row, &self.vars))
+        })
     }
 
     /// The groups `released` picks, their open panes folded: with a row that counts in the view, what `OUTPUT

@@ -6,7 +6,7 @@
 //! with its group's aggregates, if it passes `HAVING`: at once without a policy, else as the policy says (`paced`):
 //! `FIRST` lets it out as it comes or drops it, the others keep it or the group's change for the clock's tick, which
 //! releases groups' rows as they stand (projected from each group's last match) in the reference's order of them
-//! ([`tick_rank`]). Such a statement runs on one worker (the planner's partition of an aggregating query), so a
+//! (`tick_rank`). Such a statement runs on one worker (the planner's partition of an aggregating query), so a
 //! group's aggregates and the clock are all in one place.
 
 use std::collections::HashMap;
@@ -22,7 +22,7 @@ use super::record::{Record, Stamp, millis};
 use crate::cep::plan::{AggregateCall, AggregationKind, OutputKind, QueryPlan};
 use crate::cep::reference::aggregate::group_of;
 use crate::cep::reference::pattern::Bindings;
-use crate::cep::reference::query::{not_before, tick_rank};
+use crate::cep::reference::query::{by_tick_rank, not_before};
 use crate::cep::runtime::eval::{Scope, eval, holds, project};
 use crate::cep::runtime::first::First;
 use crate::cep::runtime::key::{self, Key};
@@ -177,20 +177,15 @@ impl Tallied {
         self.ranked(keys)
     }
 
-    /// `keys` in the order the reference releases its groups' rows at a tick: by [`tick_rank`] of the group's text
+    /// `keys` in the order the reference releases its groups' rows at a tick: by `tick_rank` of the group's text
     /// as the reference writes it ([`group_of`], of the group's last match), then by that text.
     fn ranked(&self, keys: Vec<Key>) -> Vec<Key> {
-        let mut ranked: Vec<(u64, String, Key)> = keys
-            .into_iter()
-            .filter_map(|key| {
-                let bindings = self.state.groups.get(&key)?.last.as_ref()?;
-                let bound: SmallVec<[(&str, &Row); 2]> = bindings.iter().map(|(tag, row)| (&**tag, row)).collect();
-                let text = group_of(&self.plan, &bound, &self.vars);
-                Some((tick_rank(&text), text, key))
-            })
-            .collect();
-        ranked.sort_unstable_by(|a, b| (a.0, &a.1).cmp(&(b.0, &b.1)));
-        ranked.into_iter().map(|(_, _, key)| key).collect()
+        let ranked = by_tick_rank(keys, |key| {
+            let bindings = self.state.groups.get(key)?.last.as_ref()?;
+            let bound: SmallVec<[(&str, &Row); 2]> = bindings.iter().map(|(tag, row)| (&**tag, row)).collect();
+            Some(group_of(&self.plan, &bound, &self.vars))
+        });
+        ranked.into_iter().map(|(_, key)| key).collect()
     }
 
     /// The row of group `key` as it stands: projected from its last match with its aggregates, if it passes `HAVING`.

@@ -114,6 +114,16 @@ pub fn tick_rank(group: &str) -> u64 {
     foldhash::fast::FixedState::with_seed(TICK_SEED).hash_one(group) >> 16
 }
 
+/// `items` in the order a tick releases their groups' rows, each with its rank: by [`tick_rank`] of its group's text
+/// as the reference writes it (`text`; an item without one is dropped), then by that text. The dataflow's workers
+/// order the groups they hold so.
+pub fn by_tick_rank<T>(items: impl IntoIterator<Item = T>, text: impl Fn(&T) -> Option<String>) -> Vec<(u64, T)> {
+    let mut ranked: Vec<(u64, String, T)> =
+        items.into_iter().filter_map(|item| text(&item).map(|t| (tick_rank(&t), t, item))).collect();
+    ranked.sort_by(|a, b| (a.0, &a.1).cmp(&(b.0, &b.1)));
+    ranked.into_iter().map(|(rank, _, item)| (rank, item)).collect()
+}
+
 /// Any constant: only its being the same everywhere matters.
 const TICK_SEED: u64 = 0x5eed_71c4_0000_0001;
 
