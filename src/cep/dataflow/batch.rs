@@ -11,7 +11,8 @@
 //! its own, once each, rather than recomputing a group's aggregates from its rows for each row out. A query without
 //! aggregates (or with ungrouped columns) hands each release's rows to its output policy, if it has one ([`Rated`],
 //! which the statement's own snapshot rows join at its tick); a fully aggregated one the groups each release touched
-//! ([`BatchPace`]), whose rows it makes from their running aggregates when a tick names them.
+//! ([`BatchPace`]), whose rows it makes from their running aggregates when a tick names them, and a grouped one with
+//! ungrouped columns under `FIRST`, `LAST` or `ALL` the release's events, new and replaced, to the same policy.
 
 use std::borrow::Cow;
 use std::collections::{BTreeSet, HashMap};
@@ -29,7 +30,7 @@ use super::reaper::Leftovers;
 use super::record::{Record, Stamp, due_epoch, millis};
 use crate::cep::plan::{AggregateCall, AggregationKind, OutputKind, QueryPlan, StreamInput, WindowSpec};
 use crate::cep::reference::query::{by_tick_rank, key_of, not_before, view_state_key};
-use crate::cep::runtime::batch_pace::{BatchPace, Ticked, Touch};
+use crate::cep::runtime::batch_pace::{BatchPace, Offer, Ticked, Touch};
 use crate::cep::runtime::compiled::RowExpr;
 use crate::cep::runtime::eval::{Scope, holds, project};
 use crate::cep::runtime::key::{self, Key};
@@ -227,17 +228,23 @@ impl BatchLogic {
     /// Releases key `at`'s batch: what goes out now is stamped by `stamp(i)`, and the rest goes to the output policy.
     /// Answers how many stamps it used.
     fn release_out(&mut self, emit: &mut Emit, epoch: u64, at: usize, stamp: impl Fn(usize) -> Stamp) -> usize {
-        let rows = match (self.release(at), &mut self.paced) {
-            (Released::Touches(touches), Some(paced)) => {
-                let rows = paced.offer(touches, epoch);
-                order::ordered(rows, &self.plan.order_by)
-            }
-            (Released::Touches(touches), None) => {
+        let offer = match (self.release(at), self.paced.take()) {
+            (Released::Offered(offer), Some(paced)) => (offer, paced),
+            (Released::Offered(Offer::Groups(touches)), None) => {
                 let rows = touches.into_iter().filter_map(|touch| touch.row).collect();
                 return self.send(emit, epoch, rows, stamp);
             }
-            (Released::Rows(rows), _) => return self.send(emit, epoch, rows, stamp),
+            (Released::Offered(Offer::Events { .. }), None) => unreachable!("events are offered to a policy"),
+            (Released::Rows(rows), paced) => {
+                self.paced = paced;
+                return self.send(emit, epoch, rows, stamp);
+            }
         };
+        let (offer, mut paced) = offer;
+        let calls = self.plan.aggregation.as_ref().map_or(&[][..], |a| &a.aggregates[..]);
+        let rows = paced.offer(offer, epoch, |group, event| self.row(event, &self.values(calls, group)));
+        self.paced = Some(paced);
+        let rows = order::ordered(rows, &self.plan.order_by);
         let made = rows.len();
         for (i, row) in rows.into_iter().enumerate() {
             emit.event(stamp(i), self.sink, row);
@@ -335,7 +342,17 @@ impl BatchLogic {
                             group,
                             event,
                         };
-                        Released::Touches(groups.rows.into_iter().zip(values).map(touch).collect())
+                        Released::Offered(Offer::Groups(groups.rows.into_iter().zip(values).map(touch).collect()))
+                    }
+                    AggregationKind::WithUngroupedColumns(_) if self.paced.is_some() => {
+                        let touch = |(group, event): &(Key, Row)| Touch {
+                            row: self.row(event, &values[groups.index[group]]),
+                            emptied: !self.state.groups.contains_key(group),
+                            group: group.clone(),
+                            event: event.clone(),
+                        };
+                        let new = new.iter().map(touch).collect();
+                        Released::Offered(Offer::Events { new, old: old.rows.iter().map(touch).collect() })
                     }
                     AggregationKind::WithUngroupedColumns(_) => Released::Rows(
                         new.iter().filter_map(|(group, row)| self.row(row, &values[groups.index[group]])).collect(),
@@ -386,10 +403,11 @@ impl BatchLogic {
     }
 }
 
-/// What a release gives: rows, or (fully aggregated) the groups it touched, each with its row.
+/// What a release gives: rows, or what it offers an output policy (fully aggregated, the groups it touched, each with
+/// its row, also without one).
 enum Released {
     Rows(Vec<(Vec<Val>, Row)>),
-    Touches(Vec<Touch<Key>>),
+    Offered(Offer<Key>),
 }
 
 /// What a replacing dataflow's statement adopts: the state, its output policy's, if any.
@@ -412,13 +430,18 @@ impl PacedGroups {
         BatchPace::of(plan).map(|policy| PacedGroups { policy, clock: Clock::default(), every, not_before })
     }
 
-    /// A release in `epoch` touched `touches`: the rows that go out now.
-    fn offer(&mut self, touches: Vec<Touch<Key>>, epoch: u64) -> Vec<(Vec<Val>, Row)> {
+    /// A release in `epoch` offered `offer`: the rows that go out now (`make` makes a group's row from an event).
+    fn offer(
+        &mut self,
+        offer: Offer<Key>,
+        epoch: u64,
+        make: impl Fn(&Key, &Row) -> Option<(Vec<Val>, Row)>,
+    ) -> Vec<(Vec<Val>, Row)> {
         let early = self.not_before.is_some_and(|at| millis(epoch) < at);
-        if !early && !touches.is_empty() {
+        if !early && !offer.is_empty() {
             self.clock.start(epoch, self.every);
         }
-        self.policy.offer(touches, millis(epoch), early)
+        self.policy.offer(offer, millis(epoch), early, make)
     }
 }
 

@@ -34,8 +34,9 @@
 //! period that ends with the statement's tick due goes first, so its release is in the tick's interval, as a time
 //! window's expiries go before a tick. A query with ungrouped columns paces its release's rows as one without
 //! aggregates does (Esper's `ResultSetProcessorAggregateAll` under a non-grouped output view), its snapshot rows each
-//! with its group's aggregates; grouped, only the default and `SNAPSHOT` run (Esper's `AggregateGrouped` keeps a
-//! row or a gate per group under the others): `LAST`, `ALL` and `FIRST` are refused.
+//! with its group's aggregates; grouped, under `LAST`, `ALL` and `FIRST` its policy keeps a row or a gate per group
+//! (Esper's `AggregateGrouped`), and sees each release's events, the new ones and those they replaced
+//! (`runtime::batch_pace` again).
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -44,7 +45,7 @@ use super::query::{check_query, key_of, not_before, tick_rank, view_key};
 use super::rate::Rate;
 use super::{Ctx, TimerKind, TimerOrder};
 use crate::cep::plan::{AggregationKind, OutputKind, QueryPlan, StreamInput, WindowSpec};
-use crate::cep::runtime::batch_pace::{BatchPace, Ticked, Touch};
+use crate::cep::runtime::batch_pace::{BatchPace, Offer, Ticked, Touch};
 use crate::cep::runtime::eval::{Scope, holds, project};
 use crate::cep::runtime::{EngineError, Row, Val, order};
 
@@ -110,19 +111,12 @@ impl BatchQuery {
     /// The query of statement `number`, `q`, created at `created_ms`, reading `input` through its batch window.
     pub fn new(number: usize, q: &QueryPlan, input: &StreamInput, created_ms: i64) -> Result<Self, EngineError> {
         check_query(number, q)?;
-        let unsupported = |c: &str| Err(EngineError::Unsupported { statement: number, construct: c.into() });
         let release = match batch_window(input.window.as_ref()) {
             Some(WindowSpec::LengthBatch { count }) => Release::Length((*count).max(1) as usize),
             Some(WindowSpec::TimeBatch { millis }) => Release::Time((*millis).max(1) as i64),
             _ => unreachable!("a batch window: WindowSpec::batches"),
         };
         let paced = BatchPace::of(q);
-        let grouped = q.aggregation.as_ref().is_some_and(|a| !a.group_by.is_empty());
-        let per_group =
-            q.output.as_ref().is_some_and(|o| matches!(o.kind, OutputKind::Last | OutputKind::All | OutputKind::First));
-        if grouped && per_group && paced.is_none() {
-            return unsupported("OUTPUT LAST, ALL or FIRST on a grouped batch window with ungrouped columns");
-        }
         Ok(BatchQuery {
             plan: q.clone(),
             input: input.clone(),
@@ -256,8 +250,11 @@ impl BatchQuery {
         let batches = &mut self.keys[at];
         let old = std::mem::replace(&mut batches.released, std::mem::take(&mut batches.collected));
         if self.paced.is_some() {
-            let touches = self.touches(at, &old, ctx.vars);
-            return self.pace(ctx, touches);
+            let offer = match self.plan.aggregation.as_ref().map(|a| &a.kind) {
+                Some(AggregationKind::FullyAggregated) => Offer::Groups(self.touches(at, &old, ctx.vars)),
+                _ => self.events(at, &old, ctx.vars),
+            };
+            return self.pace(ctx, offer);
         }
         let rows = self.released_rows(at, &old, ctx.vars);
         match &mut self.rate {
@@ -271,14 +268,21 @@ impl BatchQuery {
 
     /// A fully aggregated query's release under its output policy: the rows that go out now. The first release that
     /// touches a group at or after `AFTER`'s time starts the output clock.
-    fn pace(&mut self, ctx: &mut Ctx<'_>, touches: Vec<Touch<String>>) -> Vec<Row> {
+    fn pace(&mut self, ctx: &mut Ctx<'_>, offer: Offer<String>) -> Vec<Row> {
         let early = self.not_before.is_some_and(|at| ctx.now < at);
-        if !self.ticking && !early && !touches.is_empty() {
+        if !self.ticking && !early && !offer.is_empty() {
             self.ticking = true;
             ctx.schedule(ctx.now + self.every, TimerOrder::Output, TimerKind::Tick);
         }
-        let paced = self.paced.as_mut().expect("a paced query");
-        order::ordered(paced.offer(touches, ctx.now, early), &self.plan.order_by)
+        let mut paced = self.paced.take().expect("a paced query");
+        let vars = ctx.vars;
+        let make = |group: &String, event: &Row| {
+            let aggregates = self.aggregates(group, vars);
+            self.having(event, &aggregates, vars).then(|| self.project(event, &aggregates, vars))
+        };
+        let rows = paced.offer(offer, ctx.now, early, make);
+        self.paced = Some(paced);
+        order::ordered(rows, &self.plan.order_by)
     }
 
     /// The rows of key `at`'s release, which replaced `old`, with their `ORDER BY` keys, in the order they are made.
@@ -325,6 +329,19 @@ impl BatchQuery {
             Touch { group: group.to_owned(), event: event.clone(), row, emptied }
         };
         order.into_iter().map(touch).collect()
+    }
+
+    /// The events of key `at`'s release (which replaced `old`) that passed WHERE, grouped with ungrouped columns: the
+    /// new ones and then the replaced ones, each with its row made with its group's aggregates after the release.
+    fn events(&self, at: usize, old: &[Entry], vars: &Row) -> Offer<String> {
+        let touch = |e: &Entry| {
+            let aggregates = self.aggregates(&e.group, vars);
+            let row = self.having(&e.row, &aggregates, vars).then(|| self.project(&e.row, &aggregates, vars));
+            let emptied = !self.contents().any(|c| c.group == e.group);
+            Touch { group: e.group.clone(), event: e.row.clone(), row, emptied }
+        };
+        let new = self.keys[at].released.iter().filter(|e| e.counts).map(touch).collect();
+        Offer::Events { new, old: old.iter().filter(|e| e.counts).map(touch).collect() }
     }
 
     /// The events of the view's contents that passed WHERE: every key's released batch.
