@@ -80,7 +80,9 @@ pub trait Logic: 'static {
     const AHEAD: bool = false;
     /// Puts the records of one epoch in the order they are handled in.
     fn sort(&self, records: &mut [Record]) {
-        records.sort_by(Record::order);
+        if !Record::in_arrival_order(records) {
+            records.sort_by(Record::order);
+        }
     }
     /// Handles one record of epoch `epoch`, in the order of [`Logic::sort`].
     fn record(&mut self, emit: &mut Emit, epoch: u64, record: Record);

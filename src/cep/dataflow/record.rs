@@ -166,6 +166,19 @@ impl Record {
         }
     }
 
+    /// Whether `records` are input events in strictly rising arrival order, so already in [`Record::order`]: an epoch
+    /// of input that no timer or statement added to, the busy case. Checking the arrival numbers alone, before
+    /// sorting, costs a fraction of what the stable sort's run check does through [`Record::order`].
+    pub fn in_arrival_order(records: &[Record]) -> bool {
+        let mut last = None;
+        records.iter().all(|record| match record {
+            Record::Event { stamp: Stamp { origin: Origin::Input(at), .. }, .. } => {
+                last.replace(*at).is_none_or(|before| before < *at)
+            }
+            _ => false,
+        })
+    }
+
     /// Start markers first (they only start clocks), then events and matches by stamp.
     pub fn order(a: &Record, b: &Record) -> Ordering {
         match (a, b) {
@@ -197,6 +210,26 @@ mod tests {
         let mut all = vec![second.clone(), aa.clone(), b.clone(), a.clone(), first.clone()];
         all.sort();
         assert_eq!(all, vec![first, a, b, aa, second]);
+    }
+
+    #[test]
+    fn only_input_events_in_rising_arrival_order_skip_the_sort() {
+        let event = |stamp: Stamp| Record::Event { stamp, stream: 0, row: Row::default() };
+        let rising = [event(Stamp::input(1)), event(Stamp::input(2)), event(Stamp::input(5))];
+        assert!(Record::in_arrival_order(&rising));
+        assert!(Record::in_arrival_order(&[]));
+        let cases = [
+            vec![event(Stamp::input(2)), event(Stamp::input(1))],
+            vec![event(Stamp::input(1).child(3, 0)), event(Stamp::input(1))],
+            vec![event(Stamp::input(1)), event(Stamp::tick(1, 0))],
+            vec![event(Stamp::input(1)), Record::Start { ms: 0, worker: 0, stream: 0 }],
+        ];
+        for records in cases {
+            assert!(!Record::in_arrival_order(&records), "{records:?}");
+            let mut sorted = records.clone();
+            sorted.sort_by(Record::order);
+            assert_ne!(sorted, records, "each case is out of order: the check must not skip its sort");
+        }
     }
 
     #[test]
