@@ -29,7 +29,7 @@ use super::rated::{RateState, Rated};
 use super::reaper::Leftovers;
 use super::record::{Record, Stamp, due_epoch, millis};
 use crate::cep::plan::{AggregateCall, AggregationKind, OutputKind, QueryPlan, StreamInput, WindowSpec};
-use crate::cep::reference::query::{by_tick_rank, key_of, not_before, view_state_key};
+use crate::cep::reference::query::{by_tick_rank, key_of, not_before, removes, view_state_key};
 use crate::cep::runtime::batch_pace::{BatchPace, Offer, Ticked, Touch};
 use crate::cep::runtime::compiled::RowExpr;
 use crate::cep::runtime::eval::{Scope, holds, project};
@@ -325,6 +325,10 @@ impl BatchLogic {
         let old = mem::replace(&mut batches.released, mem::take(&mut batches.collected));
         let plan = self.plan.clone();
         let released = match plan.aggregation.as_ref().map(|a| (&a.kind, &a.aggregates[..])) {
+            // `SELECT RSTREAM`: the rows the release replaced.
+            None if removes(&plan) => {
+                Released::Rows(old.rows.iter().filter_map(|(_, row)| self.row(row, &[])).collect())
+            }
             None => Released::Rows(
                 self.state.keys[at].released.rows.iter().filter_map(|(_, row)| self.row(row, &[])).collect(),
             ),

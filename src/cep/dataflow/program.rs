@@ -12,9 +12,9 @@ use crate::cep::plan::{
     Input, JoinPlan, PartitionKey, Partitioning, PatternNodeKind, PatternPlan, Plan, PlanExpr, PlanNode, Projection,
     QueryPlan, SinkKind, StatementPlan, StreamInput, WindowSpec,
 };
-use crate::cep::reference::Reference;
 use crate::cep::reference::join::{driver_streams, held_by, removed_from};
 pub use crate::cep::reference::pattern::streams_of;
+use crate::cep::reference::{Reference, reads_and_writes};
 use crate::cep::runtime::eval::{Scope, eval};
 use crate::cep::runtime::value::Name;
 use crate::cep::runtime::{EngineError, Row, Val};
@@ -480,28 +480,6 @@ fn reads(plan: &Plan, statement: &StatementPlan) -> Vec<String> {
         all.extend(reads_and_writes(writer).0);
     }
     all
-}
-
-/// The streams a statement reads and the named window it writes, if any.
-fn reads_and_writes(node: &PlanNode) -> (Vec<String>, Option<&str>) {
-    match node {
-        PlanNode::Query(q) => {
-            let reads = match &q.input {
-                Input::Stream(s) => vec![s.stream.clone()],
-                Input::Pattern(p) => streams_of(&p.root),
-                Input::Join(j) => {
-                    let mut reads = driver_streams(j);
-                    reads.push(j.lookup.stream.clone());
-                    reads
-                }
-            };
-            let writes = matches!(q.sink.kind, SinkKind::NamedWindow).then_some(q.sink.stream.as_str());
-            (reads, writes)
-        }
-        PlanNode::Merge(m) => (vec![m.trigger.stream.clone()], Some(m.window.as_str())),
-        PlanNode::Delete(a) | PlanNode::Update(a) => (vec![a.trigger.stream.clone()], Some(a.window.as_str())),
-        PlanNode::Variable(_) | PlanNode::NamedWindow(_) => (Vec::new(), None),
-    }
 }
 
 /// The join statements looking up one stream run as one operator (see `join`) built where the first of them stands,

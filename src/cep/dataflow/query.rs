@@ -41,7 +41,7 @@ use crate::cep::plan::{AggregateCall, AggregationKind, OutputKind, PlanExpr, Que
 use crate::cep::planner::has_ungrouped_column;
 use crate::cep::reference::TimerOrder;
 use crate::cep::reference::query::{
-    by_tick_rank, key_of, not_before, represents_groups, rows_at_changes, snapshots_rows, view_state_key,
+    by_tick_rank, key_of, not_before, removes, represents_groups, rows_at_changes, snapshots_rows, view_state_key,
 };
 use crate::cep::runtime::compiled::RowExpr;
 use crate::cep::runtime::eval::{Scope, holds, project};
@@ -163,11 +163,13 @@ pub struct QueryLogic {
     empty: Key,
     per_event: PerEvent,
     /// What the output policy asks of every event, read from the plan once: whether the rows go by the groups'
-    /// changes ([`rows_at_changes`]), whether the ticks release the view's rows ([`snapshots_rows`]), and whether
-    /// rows stand for the groups besides the arrivals' ([`represents_groups`]).
+    /// changes ([`rows_at_changes`]), whether the ticks release the view's rows ([`snapshots_rows`]), whether
+    /// rows stand for the groups besides the arrivals' ([`represents_groups`]), and whether the rows are those the
+    /// view lets go ([`removes`], which keeps them as a snapshot does).
     at_changes: bool,
     snapshots: bool,
     represents: bool,
+    removes: bool,
     state: QueryState,
     /// The events' rows, once handled: kept for the worker's reaper until the epoch ends.
     done: Leftovers,
@@ -331,6 +333,7 @@ impl QueryLogic {
         let (stream, sink, empty, done) = (ids.0, ids.1, Key::default(), Leftovers::for_this_thread());
         let (at_changes, snapshots, represents) =
             (rows_at_changes(&plan), snapshots_rows(&plan), represents_groups(&plan));
+        let removes = removes(&plan);
         QueryLogic {
             statement,
             plan,
@@ -343,6 +346,7 @@ impl QueryLogic {
             at_changes,
             snapshots,
             represents,
+            removes,
             state,
             done,
         }
@@ -383,12 +387,15 @@ impl QueryLogic {
             }
             false => (None, Vec::new()),
         };
-        if self.snapshots_rows() {
-            self.keep(set, row, counts);
-        }
+        let removed = match self.snapshots_rows() || self.removes {
+            true => self.keep(set, row, counts),
+            false => Vec::new(),
+        };
         // `OUTPUT AFTER d` without a period drops the rows of the statement's first `d`: `quiet` does.
         let now = millis_of(epoch);
-        let out = if self.rows_at_changes() {
+        let out = if self.removes {
+            self.removed_rows(removed)
+        } else if self.rows_at_changes() {
             let arrived = slot.filter(|_| counts).map(|slot| self.note_row(row, slot));
             let passed = self.group_rows(now, arrived.into_iter().chain(left.iter().cloned()).collect());
             order::ordered(passed.into_iter().map(|(_, row)| row).collect(), &self.plan.order_by)
@@ -551,19 +558,26 @@ impl QueryLogic {
         self.snapshots
     }
 
-    /// Puts the row of a query whose ticks release its view's rows in the view, dropping the rows it displaces.
-    fn keep(&mut self, set: (u64, u64), row: &Row, counts: bool) {
+    /// Puts the row of a query whose ticks release its view's rows (or that removes rows) in the view, dropping the
+    /// rows it displaces; answers those of them that counted, in arrival order. A time window keeps the arrival's
+    /// place of a query that removes rows, for the stamp of its expiry's rows.
+    fn keep(&mut self, set: (u64, u64), row: &Row, counts: bool) -> Vec<Row> {
         let id = self.state.arrivals;
         self.state.arrivals += 1;
         self.state.kept.insert(id, counts.then(|| row.clone()));
-        if let View::Time { millis, queue, .. } = &mut self.state.view {
+        if let View::Time { millis, queue, sets } = &mut self.state.view {
             queue.push_back((timer_epoch(millis_of(set.0) + *millis).max(set.0 + 1), id));
-            return;
+            sets.extend(self.removes.then_some(set));
+            return Vec::new();
         }
         let key = self.view_key(row);
-        for gone in self.displace(id, &key) {
-            self.state.kept.remove(&gone);
-        }
+        self.displace(id, &key).into_iter().filter_map(|gone| self.state.kept.remove(&gone).flatten()).collect()
+    }
+
+    /// The rows of `SELECT RSTREAM` when `gone` left the view together, in `ORDER BY` order.
+    fn removed_rows(&self, gone: Vec<Row>) -> Vec<Row> {
+        let rows = gone.iter().map(|row| (self.order_keys(row, &[]), self.project(row, &[])));
+        order::ordered(rows.collect(), &self.plan.order_by)
     }
 
     /// [`QueryLogic::enter`] for a view whose rows later rows displace. The group is found once the displaced rows
@@ -810,6 +824,7 @@ impl QueryLogic {
     /// there; with `ORDER BY` (on one worker) all stamped by the first to arrive, in their order.
     fn expire(&mut self, emit: &mut Emit, epoch: u64) {
         let mut left: Vec<(Key, (u64, u64))> = Vec::new();
+        let mut removed: Vec<((u64, u64), Row)> = Vec::new();
         loop {
             let due = match &mut self.state.view {
                 View::Time { queue, .. } => queue.front().filter(|(at, _)| *at <= epoch).copied(),
@@ -825,9 +840,19 @@ impl QueryLogic {
             }
             // Without `sets` (a statement whose expiries give no rows), the groups' keys only are read.
             let set = set.unwrap_or_default();
-            match self.snapshots_rows() {
-                true => drop(self.state.kept.remove(&id)),
+            match self.snapshots_rows() || self.removes {
+                true => {
+                    removed.extend(self.state.kept.remove(&id).flatten().filter(|_| self.removes).map(|row| (set, row)))
+                }
                 false => left.extend(self.remove(id).map(|key| (key, set))),
+            }
+        }
+        if let Some(&(set, _)) = removed.first() {
+            // One remove stream, stamped by the first of its rows' expiry timers, as the reference lets them go.
+            let batch = Stamp::timer(TimerOrder::Expiry, set, self.statement, 0);
+            let rows = self.removed_rows(removed.into_iter().map(|(_, row)| row).collect());
+            for (i, row) in rows.into_iter().enumerate() {
+                emit.event(batch.child(self.statement, i), self.sink, row);
             }
         }
         let keys: Vec<Key> = left.iter().map(|(key, _)| key.clone()).collect();

@@ -15,8 +15,8 @@ use crate::cep::reference::Reference;
 use crate::cep::reference::lookup_tests::{config as lookup_config, pattern_driven};
 use crate::cep::reference::tests::{
     AFTER, ALL_AND_FIRST, ALL_GROUPS, BATCH_PACED, COLUMN_EVERY, COLUMN_SNAPSHOTS, EVERY_GROUPS, FIRST_GROUPS,
-    GROUPWIN_TOTALS, GROUPWIN_TRACES, ORDERED, ORDERED_MATCHES, PACED, PACED_ORDERED, QUIET, ROW_SNAPSHOTS, SNAPSHOT,
-    STARTED, TRACE, TURNING, TURNING_LATER, TraceEvent, TraceRow, outputs_of, run_trace, snapshot_expected,
+    GROUPWIN_TOTALS, GROUPWIN_TRACES, ORDERED, ORDERED_MATCHES, PACED, PACED_ORDERED, QUIET, REMOVED, ROW_SNAPSHOTS,
+    SNAPSHOT, STARTED, TRACE, TURNING, TURNING_LATER, TraceEvent, TraceRow, outputs_of, run_trace, snapshot_expected,
     trace_config, trace_expected, trace_outputs,
 };
 use crate::cep::runtime::value::watched_shape;
@@ -204,7 +204,12 @@ const ROOMS: &str = r#"{"host":"h",
     {"id":"CLB","type":"ColumnLastBatch","attributes":[{"name":"people","type":"int"},{"name":"n","type":"int"}]},
     {"id":"CAB","type":"ColumnAllBatch","attributes":[{"name":"people","type":"int"},{"name":"temperature","type":"double"}]},
     {"id":"CFB","type":"ColumnFirstBatch","attributes":[{"name":"people","type":"int"},{"name":"n","type":"int"}]},
-    {"id":"CTB","type":"ColumnLateBatch","attributes":[{"name":"people","type":"int"},{"name":"temperature","type":"double"}]}],
+    {"id":"CTB","type":"ColumnLateBatch","attributes":[{"name":"people","type":"int"},{"name":"temperature","type":"double"}]},
+    {"id":"GN","type":"Gone","attributes":[{"name":"temperature","type":"double"}]},
+    {"id":"RP","type":"Replaced","attributes":[{"name":"people","type":"int"}]},
+    {"id":"PU","type":"Pushed","attributes":[{"name":"people","type":"int"}]},
+    {"id":"UB","type":"Unbatched","attributes":[{"name":"temperature","type":"double"}]},
+    {"id":"GL","type":"GoneLater","attributes":[{"name":"people","type":"int"}]}],
   "statements":[
     "INSERT INTO Floor SELECT floor as id, avg(temperature) as temperature FROM Room.win:time(10 sec) GROUP BY floor OUTPUT LAST EVERY 2 sec",
     "INSERT INTO Stats SELECT floor as id, count(*) as n, min(temperature) as lo, max(temperature) as hi, stddev(temperature) as sd, sum(people) as people FROM Room.win:time(5 sec) WHERE temperature > 10 GROUP BY floor",
@@ -263,6 +268,11 @@ const ROOMS: &str = r#"{"host":"h",
     "INSERT INTO ColumnAllBatch SELECT id, people, max(temperature) as temperature FROM Room.std:groupwin(id).win:length_batch(2) GROUP BY floor HAVING count(*) > 1 OUTPUT ALL EVERY 2 sec",
     "INSERT INTO ColumnFirstBatch SELECT id, people, count(*) as n FROM Room.win:time_batch(1 sec) WHERE people > 2 GROUP BY floor OUTPUT FIRST EVERY 3 sec",
     "INSERT INTO ColumnLateBatch SELECT id, people, avg(temperature) as temperature FROM Room.win:time_batch(1500 msec) GROUP BY floor OUTPUT AFTER 3 sec LAST EVERY 2 sec ORDER BY people DESC, id",
+    "INSERT INTO Gone SELECT RSTREAM id, temperature FROM Room.win:time(3 sec) WHERE people > 2",
+    "INSERT INTO Replaced SELECT RSTREAM id, people FROM Room.std:unique(id) WHERE temperature > 12 ORDER BY people DESC",
+    "INSERT INTO Pushed SELECT RSTREAM id, people FROM Room(people > 1).std:groupwin(floor).win:length(2)",
+    "INSERT INTO Unbatched SELECT RSTREAM id, temperature FROM Room.win:time_batch(1 sec) WHERE temperature > 10",
+    "INSERT INTO GoneLater SELECT RSTREAM id, people FROM Room.win:time(2 sec) OUTPUT AFTER 3 sec",
     "INSERT INTO ChangesAll SELECT 'all' as id, sum(people) as people FROM Room.win:time(2 sec) HAVING sum(people) > 10 OUTPUT AFTER 2 sec ALL EVERY 1 sec",
     "INSERT INTO Flap SELECT a.flap as id, 'closed' as status FROM pattern [every a=Room(temperature > cast(25,double)) -> ( (Room(id=a.id, temperature > cast(25,double)) and not Room(id=a.id, temperature <= cast(25,double))) -> (Room(id=a.id, temperature > cast(25,double)) and not Room(id=a.id, temperature <= cast(25,double)))) where timer:within(10 seconds)]"
   ]}"#;
@@ -728,6 +738,17 @@ fn output_snapshot_of_a_query_with_ungrouped_columns_trace_on_two_and_four_worke
 #[test]
 fn esper_output_every_of_fully_aggregated_traces_on_two_and_four_workers() {
     assert_traces_on(&EVERY_GROUPS, &[2, 4], (&[], 7200));
+}
+
+/// `SELECT RSTREAM` over each kind of data window ([`REMOVED`]) on one, two and four workers, in the order the rows
+/// come out.
+#[test]
+fn removed_rows_on_one_two_and_four_workers() {
+    for (workers, (statement, rows)) in [1, 2, 4].into_iter().flat_map(|w| REMOVED.map(|case| (w, case))) {
+        let mut dataflow = Dataflow::new(pool(workers), &plan(&trace_config(statement)), 0).expect("runs");
+        let got = trace_outputs(&mut dataflow, &[], 8000);
+        assert_eq!(got, trace_rows(rows), "{workers} workers: {statement}");
+    }
 }
 
 /// Output policies on batch windows ([`BATCH_PACED`]) on one, two and four workers, in the order they come out.

@@ -153,6 +153,7 @@ impl QueryPlan {
         match &self.input {
             Input::Stream(s)
                 if self.aggregation.is_none()
+                    && self.emits != Emits::Removed
                     && self.output.is_none()
                     && self.quiet_millis.is_none()
                     && !s.window.as_ref().is_some_and(WindowSpec::batches) =>

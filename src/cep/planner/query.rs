@@ -47,17 +47,18 @@ pub(super) fn plan_select(ctx: &Ctx<'_>, s: &SelectStmt, catalog: &mut dyn Catal
         Some(OutputKind::Snapshot | OutputKind::All) => with_columns,
         _ => false,
     };
-    let partition = match output.is_some() && !order_by.is_empty() || in_order {
-        // An output tick's rows come from every group at once, and ORDER BY sorts them all.
-        true => Partitioning::Single,
-        false => partition(&aggregation, output.is_some() || quiet_millis.is_some(), input_partition),
-    };
-    let sink = super::sink::sink(ctx, s.insert_into.as_ref(), &projection, catalog)?;
     let emits = match s.selector {
         Some(StreamSelector::IrStream) => Emits::InsertedAndRemoved,
         Some(StreamSelector::RStream) => Emits::Removed,
         _ => Emits::Inserted,
     };
+    // An output tick's rows come from every group at once, and ORDER BY sorts them all; the rows a time window lets
+    // go at one millisecond are one remove stream.
+    let partition = match output.is_some() && !order_by.is_empty() || in_order || emits == Emits::Removed {
+        true => Partitioning::Single,
+        false => partition(&aggregation, output.is_some() || quiet_millis.is_some(), input_partition),
+    };
+    let sink = super::sink::sink(ctx, s.insert_into.as_ref(), &projection, catalog)?;
     Ok(QueryPlan { input, filter, aggregation, projection, output, quiet_millis, order_by, emits, sink, partition })
 }
 

@@ -8,7 +8,7 @@
 //! batch alone, and its periods count from its own first event. The view's contents are then every key's released
 //! batch, and the aggregates run over all of them. A release emits:
 //!
-//! - without aggregates, one row per new event, in arrival order;
+//! - without aggregates, one row per new event, in arrival order (under `SELECT RSTREAM`, per replaced event);
 //! - fully aggregated, one row per group with an event in either batch, its aggregates over the view's contents
 //!   after the release (null for a group with no event left, as an emptied group's row under `OUTPUT LAST`),
 //!   projected from the group's last event seen, old ones seen after new ones (Esper 8's `generateGroupKeysKeepEvent`;
@@ -41,7 +41,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use super::aggregate;
-use super::query::{check_query, key_of, not_before, tick_rank, view_key};
+use super::query::{check_query, key_of, not_before, removes, tick_rank, view_key};
 use super::rate::Rate;
 use super::{Ctx, TimerKind, TimerOrder};
 use crate::cep::plan::{AggregationKind, OutputKind, QueryPlan, StreamInput, WindowSpec};
@@ -285,11 +285,13 @@ impl BatchQuery {
         order::ordered(rows, &self.plan.order_by)
     }
 
-    /// The rows of key `at`'s release, which replaced `old`, with their `ORDER BY` keys, in the order they are made.
+    /// The rows of key `at`'s release, which replaced `old`, with their `ORDER BY` keys, in the order they are made:
+    /// under `SELECT RSTREAM`, `old`'s.
     fn released_rows(&self, at: usize, old: &[Entry], vars: &Row) -> Vec<(Vec<Val>, Row)> {
         let new: Vec<&Entry> = self.keys[at].released.iter().filter(|e| e.counts).collect();
         let Some(aggregation) = &self.plan.aggregation else {
-            return new.iter().map(|e| self.project(&e.row, &[], vars)).collect();
+            let rows = if removes(&self.plan) { old.iter().filter(|e| e.counts).collect() } else { new };
+            return rows.iter().map(|e| self.project(&e.row, &[], vars)).collect();
         };
         match aggregation.kind {
             AggregationKind::FullyAggregated => {

@@ -29,7 +29,7 @@ use self::join::JoinQuery;
 use self::named::{ActionState, Changes, MergeState, NamedWindow};
 use self::pattern::PatternQuery;
 use self::query::StreamQuery;
-use super::plan::{Input, Plan, PlanNode, Sink, SinkKind, StatementPlan, WindowSpec};
+use super::plan::{Emits, Input, Plan, PlanNode, Sink, SinkKind, StatementPlan, WindowSpec};
 use super::runtime::eval::{Scope, eval};
 use super::runtime::{Engine, EngineError, Output, Row, Val};
 
@@ -132,6 +132,7 @@ impl Reference {
     /// Builds the statements' empty state, created at `created_ms`, and evaluates the variables.
     pub fn new(plan: &Plan, created_ms: i64) -> Result<Self, EngineError> {
         join::check_window_lookups(plan)?;
+        check_removed(plan)?;
         let mut engine = Reference {
             plans: Vec::new(),
             numbers: Vec::new(),
@@ -345,6 +346,54 @@ impl Engine for Reference {
 
     fn next_timer(&self) -> Option<i64> {
         self.timers.peek().map(|Reverse(t)| t.at)
+    }
+}
+
+/// `SELECT RSTREAM` hands Esper's listener, which writes Cepheus's rows to the brokers, the statement's remove stream
+/// as its new rows, while `INSERT INTO` still routes its insert stream (`OutputStrategyPostProcess`): a statement
+/// reading that stream, or a named window filled from it, would get rows the brokers never see. Refused.
+fn check_removed(plan: &Plan) -> Result<(), EngineError> {
+    for s in &plan.statements {
+        let PlanNode::Query(q) = &s.node else {
+            continue;
+        };
+        if q.emits != Emits::Removed {
+            continue;
+        }
+        let refuse = |construct: String| Err(EngineError::Unsupported { statement: s.number, construct });
+        if q.sink.kind == SinkKind::NamedWindow {
+            return refuse(format!("SELECT RSTREAM into the named window {}", q.sink.stream));
+        }
+        let reads = |r: &&StatementPlan| reads_and_writes(&r.node).0.contains(&q.sink.stream);
+        if let Some(reader) = plan.statements.iter().find(reads) {
+            let (stream, by) = (&q.sink.stream, reader.number);
+            return refuse(format!(
+                "SELECT RSTREAM into {stream}, which statement {by} reads (it would get the insert stream)"
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// The streams a statement reads and the named window it writes, if any.
+pub fn reads_and_writes(node: &PlanNode) -> (Vec<String>, Option<&str>) {
+    match node {
+        PlanNode::Query(q) => {
+            let reads = match &q.input {
+                Input::Stream(s) => vec![s.stream.clone()],
+                Input::Pattern(p) => pattern::streams_of(&p.root),
+                Input::Join(j) => {
+                    let mut reads = join::driver_streams(j);
+                    reads.push(j.lookup.stream.clone());
+                    reads
+                }
+            };
+            let writes = matches!(q.sink.kind, SinkKind::NamedWindow).then_some(q.sink.stream.as_str());
+            (reads, writes)
+        }
+        PlanNode::Merge(m) => (vec![m.trigger.stream.clone()], Some(m.window.as_str())),
+        PlanNode::Delete(a) | PlanNode::Update(a) => (vec![a.trigger.stream.clone()], Some(a.window.as_str())),
+        PlanNode::Variable(_) | PlanNode::NamedWindow(_) => (Vec::new(), None),
     }
 }
 

@@ -23,7 +23,9 @@
 //! aggregating one keeps its changes for the first tick, as Esper keeps them in its delta set. (Esper also starts the
 //! clock at an expiry after that time; here only an event starts it.) `OUTPUT AFTER d` alone drops the rows of the
 //! statement's first `d` and lets the later ones pass as they come, its state kept all along (Esper's direct after
-//! view).
+//! view). `SELECT RSTREAM` of a query without aggregates or policy gives its remove stream (what Esper hands Cepheus's
+//! listener): the rows that passed WHERE as the view lets them go, at the arrival that pushes them out or, expiring,
+//! all those due at one millisecond together, each set in `ORDER BY` order.
 //!
 //! The view keeps the rows it holds as a list; each row remembers its group and whether it passed WHERE, and
 //! aggregates are recomputed from the rows of a group whenever a group's row is needed. Groups touched by an
@@ -96,10 +98,23 @@ pub fn check_query(number: usize, q: &QueryPlan) -> Result<(), EngineError> {
     }
     // `SELECT IRSTREAM` under a plain `INSERT INTO` gives the rows `SELECT` gives: Esper routes only the insert stream
     // into the stream (`OutputStrategyPostProcess`), and Cepheus's listener ignores the remove stream it is handed.
-    // `SELECT RSTREAM` hands that listener the remove stream as its new rows, while the stream still gets the insert
-    // stream: rows published and rows routed would differ.
+    // `SELECT RSTREAM` hands that listener the remove stream as its new rows (`check_removed` keeps other statements
+    // from reading the insert stream it still routes): the rows leaving a data window.
     if q.emits == Emits::Removed {
-        return unsupported("SELECT RSTREAM");
+        match &q.input {
+            Input::Stream(s) if s.named_window => return unsupported("SELECT RSTREAM of a named window's rows"),
+            Input::Stream(s) if s.window.is_none() => {
+                return unsupported("SELECT RSTREAM of a stream without a data window (its remove stream is empty)");
+            }
+            Input::Stream(_) => {}
+            _ => return unsupported("SELECT RSTREAM of a pattern or a join (neither has a remove stream)"),
+        }
+        if q.aggregation.is_some() {
+            return unsupported("SELECT RSTREAM with aggregates");
+        }
+        if q.output.is_some() {
+            return unsupported("SELECT RSTREAM under an OUTPUT policy");
+        }
     }
     Ok(())
 }
@@ -158,6 +173,16 @@ pub fn snapshots_rows(q: &QueryPlan) -> bool {
     !fully_aggregated(q) && q.output.as_ref().is_some_and(|o| o.kind == OutputKind::Snapshot)
 }
 
+/// Whether `q`'s rows are its remove stream's (`SELECT RSTREAM`): the rows its data window lets go.
+pub fn removes(q: &QueryPlan) -> bool {
+    q.emits == Emits::Removed
+}
+
+/// The groups of `entries`, in order.
+fn groups_of(entries: &[Entry]) -> Vec<String> {
+    entries.iter().map(|e| e.group.clone()).collect()
+}
+
 fn fully_aggregated(q: &QueryPlan) -> bool {
     q.aggregation.as_ref().is_some_and(|a| a.kind == AggregationKind::FullyAggregated)
 }
@@ -210,10 +235,14 @@ impl StreamQuery {
         }
         let counts = holds(self.plan.filter.as_ref(), &Scope::new(&binding, ctx.vars));
         let group = self.group_key(event, ctx.vars);
-        let displaced = match self.plan.aggregation.is_some() || self.snapshots_rows() {
+        let displaced = match self.plan.aggregation.is_some() || self.snapshots_rows() || removes(&self.plan) {
             true => self.enter(ctx, event, &group, counts),
             false => Vec::new(),
         };
+        if removes(&self.plan) {
+            return self.removed_rows(&displaced, ctx.vars);
+        }
+        let displaced = groups_of(&displaced);
         // `OUTPUT AFTER d` without a period drops the rows of the statement's first `d`: the engine does
         // (`Reference::quiet`), for every kind of statement.
         let rows = match (self.rows_at_changes(), counts) {
@@ -315,9 +344,9 @@ impl StreamQuery {
         key_of(exprs, &self.input.label, event, vars)
     }
 
-    /// Puts the event in the view, dropping what it displaces; answers the groups of the displaced rows that counted,
-    /// in arrival order.
-    fn enter(&mut self, ctx: &mut Ctx<'_>, event: &Row, group: &str, counts: bool) -> Vec<String> {
+    /// Puts the event in the view, dropping what it displaces; answers the displaced rows that counted, in arrival
+    /// order.
+    fn enter(&mut self, ctx: &mut Ctx<'_>, event: &Row, group: &str, counts: bool) -> Vec<Entry> {
         let view_key =
             self.input.window.as_ref().map_or(String::new(), |w| view_key(w, &self.input.label, event, ctx.vars));
         let (at, row, group) = (ctx.now, event.clone(), group.to_owned());
@@ -342,7 +371,7 @@ impl StreamQuery {
         left
     }
 
-    fn trim_length(&mut self, window: &Option<WindowSpec>) -> Vec<String> {
+    fn trim_length(&mut self, window: &Option<WindowSpec>) -> Vec<Entry> {
         let (count, key) = match window {
             Some(WindowSpec::Length { count }) => (*count as usize, None),
             Some(WindowSpec::Grouped { inner, .. }) => match inner.as_ref() {
@@ -360,19 +389,25 @@ impl StreamQuery {
         self.rows.iter().enumerate().filter(|(_, e)| keep(e)).map(|(i, _)| i).collect()
     }
 
-    /// Removes the rows at `positions`; answers the groups of those that counted, in arrival order.
-    fn remove_at(&mut self, mut positions: Vec<usize>) -> Vec<String> {
+    /// Removes the rows at `positions`; answers those that counted, in arrival order.
+    fn remove_at(&mut self, mut positions: Vec<usize>) -> Vec<Entry> {
         positions.sort_unstable();
-        let mut groups: Vec<String> = Vec::new();
+        let mut gone: Vec<Entry> = Vec::new();
         for i in positions.into_iter().rev() {
-            let gone = self.rows.remove(i);
-            if gone.counts {
-                self.changed.insert(gone.group.clone());
-                groups.push(gone.group);
+            let entry = self.rows.remove(i);
+            if entry.counts {
+                self.changed.insert(entry.group.clone());
+                gone.push(entry);
             }
         }
-        groups.reverse();
-        groups
+        gone.reverse();
+        gone
+    }
+
+    /// The rows of `SELECT RSTREAM` when `gone` left the view together, in `ORDER BY` order.
+    fn removed_rows(&self, gone: &[Entry], vars: &Row) -> Vec<Row> {
+        let rows = gone.iter().map(|e| (self.order_keys(&e.row, &[], vars), self.project(&e.row, &[], vars)));
+        order::ordered(rows.collect(), &self.plan.order_by)
     }
 
     fn arrive(&mut self, ctx: &mut Ctx<'_>, event: &Row, group: &str) -> Vec<Row> {
@@ -489,6 +524,10 @@ impl StreamQuery {
                 let millis = self.input.window.as_ref().and_then(time_window).unwrap_or_default() as i64;
                 let gone = self.positions(|e| e.at.saturating_add(millis) <= ctx.now);
                 let left = self.remove_at(gone);
+                if removes(&self.plan) {
+                    return self.removed_rows(&left, ctx.vars);
+                }
+                let left = groups_of(&left);
                 let rows = match self.rows_at_changes() {
                     true => self.group_rows(ctx, left.clone()),
                     false => Vec::new(),

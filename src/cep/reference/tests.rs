@@ -1955,6 +1955,88 @@ fn output_policies_pace_the_releases_of_batch_windows() {
     }
 }
 
+/// `SELECT RSTREAM` over the trace (worked out by hand): the rows each data window lets go, as they go. A time
+/// window of 2 s lets each row go 2 s after it came, IBM's 24 and YAH's 1 together at 3.5 s (in `ORDER BY` order
+/// when sorted); a length window of two pushes out the oldest row at each arrival from the third; a unique window the
+/// row of the symbol it replaces, if it passed `WHERE` (YAH's never do); a length batch of two the batch its next
+/// release replaces; `std:groupwin(symbol).win:length(1)` each symbol's last row at its next.
+pub(crate) const REMOVED: [(&str, &[TraceRow]); 6] = [
+    (
+        "INSERT INTO Out SELECT RSTREAM symbol, price as value FROM S.win:time(2 sec)",
+        &[
+            (2200, "IBM", Some(25.0)),
+            (2800, "MSFT", Some(9.0)),
+            (3500, "IBM", Some(24.0)),
+            (3500, "YAH", Some(1.0)),
+            (4100, "IBM", Some(26.0)),
+            (5500, "YAH", Some(2.0)),
+            (6300, "IBM", Some(22.0)),
+            (6900, "YAH", Some(3.0)),
+            (7900, "YAH", Some(1.0)),
+        ],
+    ),
+    (
+        "INSERT INTO Out SELECT RSTREAM symbol, price as value FROM S.win:time(2 sec) ORDER BY price",
+        &[
+            (2200, "IBM", Some(25.0)),
+            (2800, "MSFT", Some(9.0)),
+            (3500, "YAH", Some(1.0)),
+            (3500, "IBM", Some(24.0)),
+            (4100, "IBM", Some(26.0)),
+            (5500, "YAH", Some(2.0)),
+            (6300, "IBM", Some(22.0)),
+            (6900, "YAH", Some(3.0)),
+            (7900, "YAH", Some(1.0)),
+        ],
+    ),
+    (
+        "INSERT INTO Out SELECT RSTREAM symbol, price as value FROM S.win:length(2)",
+        &[
+            (1500, "IBM", Some(25.0)),
+            (1500, "MSFT", Some(9.0)),
+            (2100, "IBM", Some(24.0)),
+            (3500, "YAH", Some(1.0)),
+            (4300, "IBM", Some(26.0)),
+            (4900, "YAH", Some(2.0)),
+            (5900, "IBM", Some(22.0)),
+        ],
+    ),
+    (
+        "INSERT INTO Out SELECT RSTREAM symbol, price as value FROM S.std:unique(symbol) WHERE price > 5",
+        &[(1500, "IBM", Some(25.0)), (2100, "IBM", Some(24.0)), (4300, "IBM", Some(26.0))],
+    ),
+    (
+        "INSERT INTO Out SELECT RSTREAM symbol, price as value FROM S.win:length_batch(2)",
+        &[
+            (1500, "IBM", Some(25.0)),
+            (1500, "MSFT", Some(9.0)),
+            (3500, "IBM", Some(24.0)),
+            (3500, "YAH", Some(1.0)),
+            (4900, "IBM", Some(26.0)),
+            (4900, "YAH", Some(2.0)),
+        ],
+    ),
+    (
+        "INSERT INTO Out SELECT RSTREAM symbol, price as value FROM S.std:groupwin(symbol).win:length(1)",
+        &[
+            (1500, "IBM", Some(25.0)),
+            (2100, "IBM", Some(24.0)),
+            (3500, "YAH", Some(1.0)),
+            (4300, "IBM", Some(26.0)),
+            (4900, "YAH", Some(2.0)),
+            (5900, "YAH", Some(3.0)),
+        ],
+    ),
+];
+
+#[test]
+fn select_rstream_gives_the_rows_each_data_window_lets_go() {
+    for (statement, rows) in REMOVED {
+        let got = trace_outputs(&mut engine(&trace_config(statement)), &[], 8000);
+        assert_eq!(got, out(rows), "{statement}");
+    }
+}
+
 #[test]
 fn constructs_the_runtime_does_not_run_are_refused_by_name() {
     for (statement, construct) in [
@@ -1976,7 +2058,26 @@ fn constructs_the_runtime_does_not_run_are_refused_by_name() {
              BY a.symbol OUTPUT SNAPSHOT EVERY 1 sec",
             "OUTPUT SNAPSHOT of a pattern or a join not fully aggregated",
         ),
-        ("INSERT INTO Out SELECT RSTREAM symbol, price as value FROM S.win:time(1 sec)", "SELECT RSTREAM"),
+        (
+            "INSERT INTO Out SELECT RSTREAM symbol, price as value FROM S",
+            "SELECT RSTREAM of a stream without a data window (its remove stream is empty)",
+        ),
+        (
+            "INSERT INTO Out SELECT RSTREAM symbol, sum(price) as value FROM S.win:time(1 sec)",
+            "SELECT RSTREAM with aggregates",
+        ),
+        (
+            "INSERT INTO Out SELECT RSTREAM symbol, price as value FROM S.win:time(1 sec) OUTPUT LAST EVERY 1 sec",
+            "SELECT RSTREAM under an OUTPUT policy",
+        ),
+        (
+            "INSERT INTO Out SELECT RSTREAM a.symbol as symbol, a.price as value FROM pattern [every a=S]",
+            "SELECT RSTREAM of a pattern or a join (neither has a remove stream)",
+        ),
+        (
+            r#"INSERT INTO Out SELECT RSTREAM symbol, price as value FROM S.win:time(1 sec)","INSERT INTO Again SELECT symbol FROM Out"#,
+            "SELECT RSTREAM into Out, which statement 2 reads (it would get the insert stream)",
+        ),
     ] {
         let config: CepConfig = serde_json::from_str(&trace_config(statement)).expect("test configuration");
         let error = Reference::new(&plan_config(&config, true).expect("plans"), 0).unwrap_err();

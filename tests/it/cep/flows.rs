@@ -112,8 +112,8 @@ async fn no_floor(h: &Harness, when: &str) {
 }
 
 /// A time batch writes each floor's sum when its period ends, not before; a statement the runtime cannot run (one
-/// that selects its remove stream, `SELECT RSTREAM`) is refused with its construct named, and the running one goes
-/// on.
+/// that selects the remove stream of its aggregates, `SELECT RSTREAM`) is refused with its construct named, and the
+/// running one goes on.
 #[tokio::test]
 async fn a_time_batch_writes_each_floor_s_sum_when_its_period_ends() {
     let h = Harness::new().await;
@@ -124,7 +124,7 @@ async fn a_time_batch_writes_each_floor_s_sum_when_its_period_ends() {
     let reply = post_config(&h, floor_with(&batch.replace("SELECT", "SELECT RSTREAM"))).await;
     assert_eq!(reply.status, StatusCode::BAD_REQUEST);
     let details = reply.body["details"].as_str().unwrap();
-    assert_eq!(details, "statement 1: SELECT RSTREAM is not supported by the runtime yet (issue 6)");
+    assert_eq!(details, "statement 1: SELECT RSTREAM with aggregates is not supported by the runtime yet (issue 6)");
     subscribe(&h, "Room", "Room.*", "temperature").await;
     room(&h, "Room1", "20").await;
     room(&h, "Room2", "22").await;
@@ -155,6 +155,24 @@ async fn a_floor_s_time_batch_writes_its_last_room_s_row_at_the_tick() {
     room(&h, "Room2", "30").await;
     h.clock.advance_ms(10_000);
     wait_for(&h, "1", "Floor", "temperature", "25.0").await;
+}
+
+/// `SELECT RSTREAM` over a 10-second time window: a reading is written to its floor when it leaves the window, not
+/// when it comes; readings leaving together are written in order, so the floor ends with the last.
+#[tokio::test]
+async fn a_reading_is_written_when_it_leaves_the_window() {
+    let gone = "INSERT INTO Floor SELECT RSTREAM floor as id, temperature FROM Room.win:time(10 sec)";
+    let h = floor_running(gone).await;
+    room(&h, "Room1", "20").await;
+    h.clock.advance_ms(5_000);
+    room(&h, "Room2", "22").await;
+    room(&h, "Room1", "24").await;
+    h.clock.advance_ms(4_999);
+    no_floor(&h, "while the first reading is in the window").await;
+    h.clock.advance_ms(1);
+    wait_for(&h, "1", "Floor", "temperature", "20.0").await;
+    h.clock.advance_ms(5_000);
+    wait_for(&h, "1", "Floor", "temperature", "24.0").await;
 }
 
 /// Each room's readings batched by two (`std:groupwin(id).win:length_batch(2)`): a room's second reading releases
