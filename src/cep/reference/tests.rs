@@ -1959,8 +1959,9 @@ fn output_policies_pace_the_releases_of_batch_windows() {
 /// window of 2 s lets each row go 2 s after it came, IBM's 24 and YAH's 1 together at 3.5 s (in `ORDER BY` order
 /// when sorted); a length window of two pushes out the oldest row at each arrival from the third; a unique window the
 /// row of the symbol it replaces, if it passed `WHERE` (YAH's never do); a length batch of two the batch its next
-/// release replaces; `std:groupwin(symbol).win:length(1)` each symbol's last row at its next.
-pub(crate) const REMOVED: [(&str, &[TraceRow]); 6] = [
+/// release replaces; `std:groupwin(symbol).win:length(1)` each symbol's last row at its next; `std:lastevent()` each
+/// row at the next.
+pub(crate) const REMOVED: [(&str, &[TraceRow]); 7] = [
     (
         "INSERT INTO Out SELECT RSTREAM symbol, price as value FROM S.win:time(2 sec)",
         &[
@@ -2024,6 +2025,19 @@ pub(crate) const REMOVED: [(&str, &[TraceRow]); 6] = [
             (3500, "YAH", Some(1.0)),
             (4300, "IBM", Some(26.0)),
             (4900, "YAH", Some(2.0)),
+            (5900, "YAH", Some(3.0)),
+        ],
+    ),
+    (
+        "INSERT INTO Out SELECT RSTREAM symbol, price as value FROM S.std:lastevent()",
+        &[
+            (800, "IBM", Some(25.0)),
+            (1500, "MSFT", Some(9.0)),
+            (1500, "IBM", Some(24.0)),
+            (2100, "YAH", Some(1.0)),
+            (3500, "IBM", Some(26.0)),
+            (4300, "YAH", Some(2.0)),
+            (4900, "IBM", Some(22.0)),
             (5900, "YAH", Some(3.0)),
         ],
     ),
