@@ -840,11 +840,11 @@ impl QueryLogic {
             }
             // Without `sets` (a statement whose expiries give no rows), the groups' keys only are read.
             let set = set.unwrap_or_default();
-            match self.snapshots_rows() || self.removes {
-                true => {
-                    removed.extend(self.state.kept.remove(&id).flatten().filter(|_| self.removes).map(|row| (set, row)))
-                }
-                false => left.extend(self.remove(id).map(|key| (key, set))),
+            if self.snapshots_rows() || self.removes {
+                let row = self.state.kept.remove(&id).flatten();
+                removed.extend(row.filter(|_| self.removes).map(|row| (set, row)));
+            } else {
+                left.extend(self.remove(id).map(|key| (key, set)));
             }
         }
         if let Some(&(set, _)) = removed.first() {

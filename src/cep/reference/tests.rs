@@ -318,6 +318,25 @@ const WINDOW_LOOKUP: &str = r#"{"host":"h",
     "ON State s MERGE Latest l WHERE s.id = l.id WHEN NOT MATCHED THEN INSERT SELECT * WHEN MATCHED AND s.status != 'broken' THEN UPDATE SET status = s.status",
     "INSERT INTO Log SELECT c.shutter as id, l.status as seen FROM Cmd as c unidirectional LEFT OUTER JOIN Latest as l ON c.shutter = l.id"]}"#;
 
+/// `SELECT RSTREAM` of a named window's rows, and into a named window (which takes the insert stream), are refused by
+/// name.
+#[test]
+fn select_rstream_of_or_into_a_named_window_is_refused() {
+    let join = "INSERT INTO Log SELECT c.shutter as id, l.status as seen FROM Cmd as c unidirectional LEFT OUTER JOIN \
+        Latest as l ON c.shutter = l.id";
+    for (statement, construct) in [
+        ("INSERT INTO Log SELECT RSTREAM id, status as seen FROM Latest", "SELECT RSTREAM of a named window's rows"),
+        (
+            "INSERT INTO Latest SELECT RSTREAM id, status FROM State.win:time(1 sec)",
+            "SELECT RSTREAM into the named window Latest",
+        ),
+    ] {
+        let config: CepConfig = serde_json::from_str(&WINDOW_LOOKUP.replace(join, statement)).expect("configuration");
+        let error = Reference::new(&plan_config(&config, true).expect("plans"), 0).unwrap_err();
+        assert!(error.to_string().contains(construct), "{error}");
+    }
+}
+
 /// An output policy on a join that aggregates is refused by name (its rows are each trigger's afresh).
 #[test]
 fn an_output_policy_on_an_aggregating_join_is_refused() {
