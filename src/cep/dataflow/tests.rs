@@ -693,10 +693,20 @@ fn esper_output_snapshot_per_group_trace_on_two_and_four_workers() {
 /// The rows of `statement` over the trace and then `later` events on `workers` workers, created at 0, until `until`:
 /// each timestamp's sorted.
 fn trace_on(workers: usize, statement: &str, later: &[TraceEvent], until: i64) -> Vec<(i64, String, Option<f64>)> {
-    let mut dataflow = Dataflow::new(pool(workers), &plan(&trace_config(statement)), 0).expect("runs");
-    let mut out = trace_outputs(&mut dataflow, later, until);
+    let mut out = trace_in_order(workers, statement, later, until);
     out.sort_by(|a, b| (a.0, &a.1, a.2.map(f64::to_bits)).cmp(&(b.0, &b.1, b.2.map(f64::to_bits))));
     out
+}
+
+/// The trace's rows from `statement` on `workers` workers, in the order they come out.
+fn trace_in_order(
+    workers: usize,
+    statement: &str,
+    later: &[TraceEvent],
+    until: i64,
+) -> Vec<(i64, String, Option<f64>)> {
+    let mut dataflow = Dataflow::new(pool(workers), &plan(&trace_config(statement)), 0).expect("runs");
+    trace_outputs(&mut dataflow, later, until)
 }
 
 fn trace_rows(rows: &[TraceRow]) -> Vec<(i64, String, Option<f64>)> {
@@ -745,9 +755,7 @@ fn esper_output_every_of_fully_aggregated_traces_on_two_and_four_workers() {
 #[test]
 fn removed_rows_on_one_two_and_four_workers() {
     for (workers, (statement, rows)) in [1, 2, 4].into_iter().flat_map(|w| REMOVED.map(|case| (w, case))) {
-        let mut dataflow = Dataflow::new(pool(workers), &plan(&trace_config(statement)), 0).expect("runs");
-        let got = trace_outputs(&mut dataflow, &[], 8000);
-        assert_eq!(got, trace_rows(rows), "{workers} workers: {statement}");
+        assert_eq!(trace_in_order(workers, statement, &[], 8000), trace_rows(rows), "{workers} workers: {statement}");
     }
 }
 
@@ -755,9 +763,7 @@ fn removed_rows_on_one_two_and_four_workers() {
 #[test]
 fn output_policies_on_batch_windows_on_one_two_and_four_workers() {
     for (workers, (statement, rows)) in [1, 2, 4].into_iter().flat_map(|w| BATCH_PACED.map(|case| (w, case))) {
-        let mut dataflow = Dataflow::new(pool(workers), &plan(&trace_config(statement)), 0).expect("runs");
-        let got = trace_outputs(&mut dataflow, &[], 8000);
-        assert_eq!(got, trace_rows(rows), "{workers} workers: {statement}");
+        assert_eq!(trace_in_order(workers, statement, &[], 8000), trace_rows(rows), "{workers} workers: {statement}");
     }
 }
 
@@ -772,8 +778,7 @@ fn esper_groupwin_batch_traces_on_one_two_and_four_workers() {
             assert_eq!(got, trace_rows(rows), "{workers} workers: {statement}");
         }
         for (statement, rows) in GROUPWIN_TOTALS {
-            let mut dataflow = Dataflow::new(pool(workers), &plan(&trace_config(statement)), 0).expect("runs");
-            let got = trace_outputs(&mut dataflow, &[], 10_000);
+            let got = trace_in_order(workers, statement, &[], 10_000);
             assert_eq!(got, trace_rows(rows), "{workers} workers: {statement}");
         }
     }
