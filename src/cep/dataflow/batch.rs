@@ -332,6 +332,16 @@ impl BatchLogic {
             None => Released::Rows(
                 self.state.keys[at].released.rows.iter().filter_map(|(_, row)| self.row(row, &[])).collect(),
             ),
+            // `SELECT RSTREAM` of a fully aggregated query: the rows of the groups the release touches, before it.
+            Some((AggregationKind::FullyAggregated, calls)) if removes(&plan) => {
+                let groups = Groups::seen(&self.state.keys[at].released.rows, &old.rows);
+                let before =
+                    groups.rows.iter().filter_map(|(group, event)| self.row(event, &self.values(calls, group)));
+                let rows = Released::Rows(before.collect());
+                self.leave(calls, &old.rows);
+                self.enter(calls, at);
+                rows
+            }
             Some((kind, calls)) => {
                 self.leave(calls, &old.rows);
                 self.enter(calls, at);
@@ -358,9 +368,12 @@ impl BatchLogic {
                         let new = new.iter().map(touch).collect();
                         Released::Offered(Offer::Events { new, old: old.rows.iter().map(touch).collect() })
                     }
-                    AggregationKind::WithUngroupedColumns(_) => Released::Rows(
-                        new.iter().filter_map(|(group, row)| self.row(row, &values[groups.index[group]])).collect(),
-                    ),
+                    // Under `SELECT RSTREAM`, the replaced rows, with the aggregates over the new batch.
+                    AggregationKind::WithUngroupedColumns(_) => {
+                        let events = if removes(&plan) { &old.rows } else { new };
+                        let rows = events.iter().filter_map(|(group, row)| self.row(row, &values[groups.index[group]]));
+                        Released::Rows(rows.collect())
+                    }
                 }
             }
         };

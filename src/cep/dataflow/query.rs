@@ -8,7 +8,9 @@
 //! millisecond (another query's expiry, a pattern's timer) sent.
 //! A snapshot of a query not fully aggregated is the one policy that reads rows back from the view: its rows are kept
 //! by arrival number and displaced and expired by the same view that moves the aggregating queries' entries, and its
-//! groups' aggregates are summed from them at the tick.
+//! groups' aggregates are summed from them at the tick. `SELECT RSTREAM` keeps its rows so too, to give them back as
+//! they leave, with running aggregates of its own for the kept rows' groups when it has ungrouped columns; fully
+//! aggregated, it keeps no rows, and reads an arrival's group's row before the arrival enters.
 //!
 //! Rows in the view are entries in a slab, named by their slot; each remembers its group, whether it counts (passed
 //! WHERE) and its aggregate arguments, so leaving the view is one subtraction. (A slab in place of a hash map by id:
@@ -164,12 +166,14 @@ pub struct QueryLogic {
     per_event: PerEvent,
     /// What the output policy asks of every event, read from the plan once: whether the rows go by the groups'
     /// changes ([`rows_at_changes`]), whether the ticks release the view's rows ([`snapshots_rows`]), whether
-    /// rows stand for the groups besides the arrivals' ([`represents_groups`]), and whether the rows are those the
-    /// view lets go ([`removes`], which keeps them as a snapshot does).
+    /// rows stand for the groups besides the arrivals' ([`represents_groups`]), and, under `SELECT RSTREAM`
+    /// ([`removes`]), whether the rows are those the view lets go (kept as a snapshot keeps them) or, fully
+    /// aggregated, each arrival's group's row before it (`before`).
     at_changes: bool,
     snapshots: bool,
     represents: bool,
     removes: bool,
+    before: bool,
     state: QueryState,
     /// The events' rows, once handled: kept for the worker's reaper until the epoch ends.
     done: Leftovers,
@@ -259,6 +263,8 @@ struct QueryState {
     /// counts (passed WHERE), none when it only takes its place in the view; the view displaces and expires them by
     /// that number.
     kept: BTreeMap<usize, Option<Row>>,
+    /// `SELECT RSTREAM` with ungrouped columns: the aggregates of the kept rows' groups.
+    kept_aggregates: HashMap<Key, Accumulators, RandomState>,
     arrivals: usize,
     /// The epoch of the next output tick.
     tick: Option<u64>,
@@ -282,6 +288,7 @@ impl QueryState {
             updated: false,
             hosts: false,
             kept: BTreeMap::new(),
+            kept_aggregates: HashMap::default(),
             arrivals: 0,
             tick: None,
             ticks: 0,
@@ -333,7 +340,8 @@ impl QueryLogic {
         let (stream, sink, empty, done) = (ids.0, ids.1, Key::default(), Leftovers::for_this_thread());
         let (at_changes, snapshots, represents) =
             (rows_at_changes(&plan), snapshots_rows(&plan), represents_groups(&plan));
-        let removes = removes(&plan);
+        let fully = plan.aggregation.as_ref().is_some_and(|a| a.kind == AggregationKind::FullyAggregated);
+        let (removes, before) = (removes(&plan) && !fully, removes(&plan) && fully);
         QueryLogic {
             statement,
             plan,
@@ -347,6 +355,7 @@ impl QueryLogic {
             snapshots,
             represents,
             removes,
+            before,
             state,
             done,
         }
@@ -380,7 +389,11 @@ impl QueryLogic {
         }
         let counts = holds(&self.per_event.where_);
         let set = (epoch, stamp.position());
-        let (slot, left) = match self.plan.aggregation.is_some() && !self.snapshots_rows() {
+        let before = match self.before && counts {
+            true => self.row_before(row),
+            false => None,
+        };
+        let (slot, left) = match self.plan.aggregation.is_some() && !self.snapshots_rows() && !self.removes {
             true => {
                 let (slot, left) = self.enter(set, row, counts);
                 (Some(slot), left)
@@ -393,7 +406,9 @@ impl QueryLogic {
         };
         // `OUTPUT AFTER d` without a period drops the rows of the statement's first `d`: `quiet` does.
         let now = millis_of(epoch);
-        let out = if self.removes {
+        let out = if self.before {
+            before.into_iter().collect()
+        } else if self.removes {
             self.removed_rows(removed)
         } else if self.rows_at_changes() {
             let arrived = slot.filter(|_| counts).map(|slot| self.note_row(row, slot));
@@ -565,19 +580,81 @@ impl QueryLogic {
         let id = self.state.arrivals;
         self.state.arrivals += 1;
         self.state.kept.insert(id, counts.then(|| row.clone()));
+        if counts && self.removes {
+            self.tally_kept(row, true);
+        }
         if let View::Time { millis, queue, sets } = &mut self.state.view {
             queue.push_back((timer_epoch(millis_of(set.0) + *millis).max(set.0 + 1), id));
             sets.extend(self.removes.then_some(set));
             return Vec::new();
         }
         let key = self.view_key(row);
-        self.displace(id, &key).into_iter().filter_map(|gone| self.state.kept.remove(&gone).flatten()).collect()
+        let gone: Vec<Row> =
+            self.displace(id, &key).into_iter().filter_map(|gone| self.state.kept.remove(&gone).flatten()).collect();
+        if self.removes {
+            gone.iter().for_each(|row| self.tally_kept(row, false));
+        }
+        gone
     }
 
-    /// The rows of `SELECT RSTREAM` when `gone` left the view together, in `ORDER BY` order.
+    /// Adds a kept row that counts to its group's aggregates under `SELECT RSTREAM` (`enters`), or takes it out as it
+    /// leaves the view; a group left with no row is forgotten. Nothing when the query does not aggregate.
+    fn tally_kept(&mut self, row: &Row, enters: bool) {
+        let Some(aggregation) = &self.plan.aggregation else {
+            return;
+        };
+        let calls = &aggregation.aggregates[..];
+        let key = self.group_key(row);
+        let QueryLogic { per_event, vars, state, .. } = self;
+        let args = per_event.args(row, vars);
+        if enters {
+            state.kept_aggregates.entry(key).or_insert_with(|| Accumulators::new(calls)).add(calls, args);
+            return;
+        }
+        let args: Vec<Val> = args.map(Cow::into_owned).collect();
+        if let Some(acc) = state.kept_aggregates.get_mut(&key) {
+            acc.remove(calls, &args);
+            if acc.is_empty() {
+                state.kept_aggregates.remove(&key);
+            }
+        }
+    }
+
+    /// The rows of `SELECT RSTREAM` when `gone` left the view together, each with its group's aggregates once they
+    /// left (if the query has some, and the row passes HAVING), in `ORDER BY` order.
     fn removed_rows(&self, gone: Vec<Row>) -> Vec<Row> {
-        let rows = gone.iter().map(|row| (self.order_keys(row, &[]), self.project(row, &[])));
+        let rows = gone.iter().filter_map(|row| {
+            let aggregates = self.kept_values(row);
+            self.having(row, &aggregates).then(|| (self.order_keys(row, &aggregates), self.project(row, &aggregates)))
+        });
         order::ordered(rows.collect(), &self.plan.order_by)
+    }
+
+    /// The aggregates of the kept rows of `row`'s group (none when the query does not aggregate; null when the
+    /// group has no row that counts).
+    fn kept_values(&self, row: &Row) -> Vec<Val> {
+        let Some(aggregation) = &self.plan.aggregation else {
+            return Vec::new();
+        };
+        match self.state.kept_aggregates.get(&self.group_key(row)) {
+            Some(acc) => acc.values(&aggregation.aggregates),
+            None => vec![Val::Null; aggregation.aggregates.len()],
+        }
+    }
+
+    /// `SELECT RSTREAM` of a fully aggregated query at the arrival of `row` (which counts), before it enters: its
+    /// group's row as it stands (null aggregates for a group with no row that counts), projected from `row`, if it
+    /// passes HAVING.
+    fn row_before(&mut self, row: &Row) -> Option<Row> {
+        let slot = self.state.index.get(&self.group_key(row)).copied();
+        let aggregates = match slot {
+            Some(slot) => {
+                self.fold_open(slot);
+                self.aggregates(slot)
+            }
+            None => vec![Val::Null; calls(&self.plan).len()],
+        };
+        self.having(row, &aggregates).then(|| self.project(row, &aggregates))
     }
 
     /// [`QueryLogic::enter`] for a view whose rows later rows displace. The group is found once the displaced rows
@@ -841,8 +918,11 @@ impl QueryLogic {
             // Without `sets` (a statement whose expiries give no rows), the groups' keys only are read.
             let set = set.unwrap_or_default();
             if self.snapshots_rows() || self.removes {
-                let row = self.state.kept.remove(&id).flatten();
-                removed.extend(row.filter(|_| self.removes).map(|row| (set, row)));
+                let row = self.state.kept.remove(&id).flatten().filter(|_| self.removes);
+                if let Some(row) = &row {
+                    self.tally_kept(row, false);
+                }
+                removed.extend(row.map(|row| (set, row)));
             } else {
                 left.extend(self.remove(id).map(|key| (key, set)));
             }

@@ -15,9 +15,9 @@ use crate::cep::reference::Reference;
 use crate::cep::reference::lookup_tests::{config as lookup_config, pattern_driven};
 use crate::cep::reference::tests::{
     AFTER, ALL_AND_FIRST, ALL_GROUPS, BATCH_PACED, COLUMN_EVERY, COLUMN_SNAPSHOTS, EVERY_GROUPS, FIRST_GROUPS,
-    GROUPWIN_TOTALS, GROUPWIN_TRACES, ORDERED, ORDERED_MATCHES, PACED, PACED_ORDERED, QUIET, REMOVED, ROW_SNAPSHOTS,
-    SNAPSHOT, STARTED, TRACE, TURNING, TURNING_LATER, TraceEvent, TraceRow, outputs_of, run_trace, snapshot_expected,
-    trace_config, trace_expected, trace_outputs,
+    GROUPWIN_TOTALS, GROUPWIN_TRACES, ORDERED, ORDERED_MATCHES, PACED, PACED_ORDERED, QUIET, REMOVED,
+    REMOVED_AGGREGATES, ROW_SNAPSHOTS, SNAPSHOT, STARTED, TRACE, TURNING, TURNING_LATER, TraceEvent, TraceRow,
+    outputs_of, run_trace, snapshot_expected, trace_config, trace_expected, trace_outputs,
 };
 use crate::cep::runtime::value::watched_shape;
 use crate::cep::runtime::{Engine, Incoming, Output, Row, Val, spare};
@@ -209,7 +209,14 @@ const ROOMS: &str = r#"{"host":"h",
     {"id":"RP","type":"Replaced","attributes":[{"name":"people","type":"int"}]},
     {"id":"PU","type":"Pushed","attributes":[{"name":"people","type":"int"}]},
     {"id":"UB","type":"Unbatched","attributes":[{"name":"temperature","type":"double"}]},
-    {"id":"GL","type":"GoneLater","attributes":[{"name":"people","type":"int"}]}],
+    {"id":"GL","type":"GoneLater","attributes":[{"name":"people","type":"int"}]},
+    {"id":"BF","type":"Before","attributes":[{"name":"people","type":"int"}]},
+    {"id":"BA","type":"BeforeAll","attributes":[{"name":"n","type":"int"}]},
+    {"id":"BU","type":"BeforeUnique","attributes":[{"name":"temperature","type":"double"}]},
+    {"id":"LW","type":"LeftWith","attributes":[{"name":"people","type":"int"},{"name":"n","type":"int"}]},
+    {"id":"RW","type":"ReplacedWith","attributes":[{"name":"people","type":"int"},{"name":"n","type":"int"}]},
+    {"id":"BB","type":"BatchBefore","attributes":[{"name":"temperature","type":"double"}]},
+    {"id":"BL","type":"BatchLeft","attributes":[{"name":"people","type":"int"},{"name":"n","type":"int"}]}],
   "statements":[
     "INSERT INTO Floor SELECT floor as id, avg(temperature) as temperature FROM Room.win:time(10 sec) GROUP BY floor OUTPUT LAST EVERY 2 sec",
     "INSERT INTO Stats SELECT floor as id, count(*) as n, min(temperature) as lo, max(temperature) as hi, stddev(temperature) as sd, sum(people) as people FROM Room.win:time(5 sec) WHERE temperature > 10 GROUP BY floor",
@@ -273,6 +280,13 @@ const ROOMS: &str = r#"{"host":"h",
     "INSERT INTO Pushed SELECT RSTREAM id, people FROM Room(people > 1).std:groupwin(floor).win:length(2)",
     "INSERT INTO Unbatched SELECT RSTREAM id, temperature FROM Room.win:time_batch(1 sec) WHERE temperature > 10",
     "INSERT INTO GoneLater SELECT RSTREAM id, people FROM Room.win:time(2 sec) OUTPUT AFTER 3 sec",
+    "INSERT INTO Before SELECT RSTREAM floor as id, sum(people) as people FROM Room.win:time(2 sec) WHERE temperature > 10 GROUP BY floor",
+    "INSERT INTO BeforeAll SELECT RSTREAM 'all' as id, count(*) as n FROM Room(people > 1)",
+    "INSERT INTO BeforeUnique SELECT RSTREAM floor as id, max(temperature) as temperature FROM Room.std:unique(id) GROUP BY floor HAVING count(*) > 1",
+    "INSERT INTO LeftWith SELECT RSTREAM id, people, sum(people) as n FROM Room.win:time(2 sec) WHERE temperature > 8 GROUP BY floor ORDER BY people DESC",
+    "INSERT INTO ReplacedWith SELECT RSTREAM id, people, count(*) as n FROM Room.std:groupwin(floor).win:length(2) HAVING count(*) > 2",
+    "INSERT INTO BatchBefore SELECT RSTREAM floor as id, avg(temperature) as temperature FROM Room.win:time_batch(1 sec) GROUP BY floor",
+    "INSERT INTO BatchLeft SELECT RSTREAM id, people, sum(people) as n FROM Room.std:groupwin(floor).win:length_batch(2) GROUP BY floor",
     "INSERT INTO ChangesAll SELECT 'all' as id, sum(people) as people FROM Room.win:time(2 sec) HAVING sum(people) > 10 OUTPUT AFTER 2 sec ALL EVERY 1 sec",
     "INSERT INTO Flap SELECT a.flap as id, 'closed' as status FROM pattern [every a=Room(temperature > cast(25,double)) -> ( (Room(id=a.id, temperature > cast(25,double)) and not Room(id=a.id, temperature <= cast(25,double))) -> (Room(id=a.id, temperature > cast(25,double)) and not Room(id=a.id, temperature <= cast(25,double)))) where timer:within(10 seconds)]"
   ]}"#;
@@ -755,6 +769,16 @@ fn esper_output_every_of_fully_aggregated_traces_on_two_and_four_workers() {
 #[test]
 fn removed_rows_on_one_two_and_four_workers() {
     for (workers, (statement, rows)) in [1, 2, 4].into_iter().flat_map(|w| REMOVED.map(|case| (w, case))) {
+        assert_eq!(trace_in_order(workers, statement, &[], 8000), trace_rows(rows), "{workers} workers: {statement}");
+    }
+}
+
+/// `SELECT RSTREAM` with aggregates ([`REMOVED_AGGREGATES`]) on one, two and four workers, in the order the rows
+/// come out.
+#[test]
+fn removed_rows_with_aggregates_on_one_two_and_four_workers() {
+    let cases = [1, 2, 4].into_iter().flat_map(|w| REMOVED_AGGREGATES.map(|case| (w, case)));
+    for (workers, (statement, rows)) in cases {
         assert_eq!(trace_in_order(workers, statement, &[], 8000), trace_rows(rows), "{workers} workers: {statement}");
     }
 }

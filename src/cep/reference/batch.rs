@@ -8,7 +8,9 @@
 //! batch alone, and its periods count from its own first event. The view's contents are then every key's released
 //! batch, and the aggregates run over all of them. A release emits:
 //!
-//! - without aggregates, one row per new event, in arrival order (under `SELECT RSTREAM`, per replaced event);
+//! - without aggregates, one row per new event, in arrival order (under `SELECT RSTREAM`, per replaced event, with
+//!   its group's aggregates as below when the query has ungrouped columns; fully aggregated, the rows below as they
+//!   stood before the release);
 //! - fully aggregated, one row per group with an event in either batch, its aggregates over the view's contents
 //!   after the release (null for a group with no event left, as an emptied group's row under `OUTPUT LAST`),
 //!   projected from the group's last event seen, old ones seen after new ones (Esper 8's `generateGroupKeysKeepEvent`;
@@ -105,6 +107,19 @@ fn batch_window(window: Option<&WindowSpec>) -> Option<&WindowSpec> {
         WindowSpec::Grouped { inner, .. } => batch_window(Some(inner)),
         window => Some(window),
     }
+}
+
+/// The groups of the events of `new` and then `old` that passed WHERE, in order of first sight, each with its last
+/// event seen.
+fn seen<'e>(new: &'e [Entry], old: &'e [Entry]) -> Vec<(&'e str, &'e Row)> {
+    let mut order: Vec<&str> = Vec::new();
+    let mut last: BTreeMap<&str, &Row> = BTreeMap::new();
+    for e in new.iter().chain(old).filter(|e| e.counts) {
+        if last.insert(&e.group, &e.row).is_none() {
+            order.push(&e.group);
+        }
+    }
+    order.into_iter().map(|group| (group, last[group])).collect()
 }
 
 impl BatchQuery {
@@ -247,6 +262,8 @@ impl BatchQuery {
     /// Key `at`'s collected events become its part of the view's contents, and the ones they replace leave: the
     /// rows this gives, in `ORDER BY` order, or those its output policy lets out now.
     fn release(&mut self, at: usize, ctx: &mut Ctx<'_>) -> Vec<Row> {
+        let fully = self.plan.aggregation.as_ref().is_some_and(|a| a.kind == AggregationKind::FullyAggregated);
+        let before = (removes(&self.plan) && fully).then(|| self.rows_before(at, ctx.vars));
         let batches = &mut self.keys[at];
         let old = std::mem::replace(&mut batches.released, std::mem::take(&mut batches.collected));
         if self.paced.is_some() {
@@ -256,7 +273,7 @@ impl BatchQuery {
             };
             return self.pace(ctx, offer);
         }
-        let rows = self.released_rows(at, &old, ctx.vars);
+        let rows = before.unwrap_or_else(|| self.released_rows(at, &old, ctx.vars));
         match &mut self.rate {
             None => order::ordered(rows, &self.plan.order_by),
             Some(rate) => {
@@ -286,51 +303,57 @@ impl BatchQuery {
     }
 
     /// The rows of key `at`'s release, which replaced `old`, with their `ORDER BY` keys, in the order they are made:
-    /// under `SELECT RSTREAM`, `old`'s.
+    /// under `SELECT RSTREAM`, `old`'s (a fully aggregated query's are [`BatchQuery::rows_before`]).
     fn released_rows(&self, at: usize, old: &[Entry], vars: &Row) -> Vec<(Vec<Val>, Row)> {
         let new: Vec<&Entry> = self.keys[at].released.iter().filter(|e| e.counts).collect();
-        let Some(aggregation) = &self.plan.aggregation else {
-            let rows = if removes(&self.plan) { old.iter().filter(|e| e.counts).collect() } else { new };
-            return rows.iter().map(|e| self.project(&e.row, &[], vars)).collect();
+        let events = match removes(&self.plan) {
+            true => old.iter().filter(|e| e.counts).collect(),
+            false => new,
         };
-        match aggregation.kind {
-            AggregationKind::FullyAggregated => {
+        match self.plan.aggregation.as_ref().map(|a| &a.kind) {
+            Some(AggregationKind::FullyAggregated) => {
                 self.touches(at, old, vars).into_iter().filter_map(|touch| touch.row).collect()
             }
-            AggregationKind::WithUngroupedColumns(_) => {
-                let mut by_group: BTreeMap<&str, Vec<Val>> = BTreeMap::new();
-                for e in &new {
-                    by_group.entry(&e.group).or_insert_with(|| self.aggregates(&e.group, vars));
-                }
-                let row = |e: &&Entry| {
-                    let aggregates = &by_group[e.group.as_str()];
-                    self.having(&e.row, aggregates, vars).then(|| self.project(&e.row, aggregates, vars))
-                };
-                new.iter().filter_map(row).collect()
-            }
+            _ => self.event_rows(&events, vars),
         }
+    }
+
+    /// The rows of `events`, each with its group's aggregates over the view's contents (if the query has some) and
+    /// passing HAVING.
+    fn event_rows(&self, events: &[&Entry], vars: &Row) -> Vec<(Vec<Val>, Row)> {
+        let mut by_group: BTreeMap<&str, Vec<Val>> = BTreeMap::new();
+        for e in events {
+            by_group.entry(&e.group).or_insert_with(|| self.aggregates(&e.group, vars));
+        }
+        let row = |e: &&Entry| {
+            let aggregates = &by_group[e.group.as_str()];
+            self.having(&e.row, aggregates, vars).then(|| self.project(&e.row, aggregates, vars))
+        };
+        events.iter().filter_map(row).collect()
     }
 
     /// The groups key `at`'s release (which replaced `old`) touched, fully aggregated: in order of first sight, each
     /// with its last event seen (the new batch's seen before the old one's), its row if it passes HAVING, and
     /// whether it is left without a row in the view.
     fn touches(&self, at: usize, old: &[Entry], vars: &Row) -> Vec<Touch<String>> {
-        let new = self.keys[at].released.iter();
-        let mut order: Vec<&str> = Vec::new();
-        let mut last: BTreeMap<&str, &Row> = BTreeMap::new();
-        for e in new.chain(old).filter(|e| e.counts) {
-            if last.insert(&e.group, &e.row).is_none() {
-                order.push(&e.group);
-            }
-        }
-        let touch = |group: &str| {
-            let event = last[group];
+        let touch = |(group, event): (&str, &Row)| {
             let aggregates = self.aggregates(group, vars);
             let row = self.having(event, &aggregates, vars).then(|| self.project(event, &aggregates, vars));
             let emptied = !self.contents().any(|e| e.group == group);
             Touch { group: group.to_owned(), event: event.clone(), row, emptied }
         };
-        order.into_iter().map(touch).collect()
+        seen(&self.keys[at].released, old).into_iter().map(touch).collect()
+    }
+
+    /// `SELECT RSTREAM` of a fully aggregated query at key `at`'s release, before it: the rows of the groups it will
+    /// touch as they stand, with the aggregates of the view's contents before it (null for a group with no row there).
+    fn rows_before(&self, at: usize, vars: &Row) -> Vec<(Vec<Val>, Row)> {
+        let batches = &self.keys[at];
+        let row = |(group, event): (&str, &Row)| {
+            let aggregates = self.aggregates(group, vars);
+            self.having(event, &aggregates, vars).then(|| self.project(event, &aggregates, vars))
+        };
+        seen(&batches.collected, &batches.released).into_iter().filter_map(row).collect()
     }
 
     /// The events of key `at`'s release (which replaced `old`) that passed WHERE, grouped with ungrouped columns: the

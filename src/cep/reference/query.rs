@@ -23,9 +23,12 @@
 //! aggregating one keeps its changes for the first tick, as Esper keeps them in its delta set. (Esper also starts the
 //! clock at an expiry after that time; here only an event starts it.) `OUTPUT AFTER d` alone drops the rows of the
 //! statement's first `d` and lets the later ones pass as they come, its state kept all along (Esper's direct after
-//! view). `SELECT RSTREAM` of a query without aggregates or policy gives its remove stream (what Esper hands Cepheus's
-//! listener): the rows that passed WHERE as the view lets them go, at the arrival that pushes them out or, expiring,
-//! all those due at one millisecond together, each set in `ORDER BY` order.
+//! view). `SELECT RSTREAM` of a query without a policy gives its remove stream (what Esper hands Cepheus's listener):
+//! the rows that passed WHERE as the view lets them go, at the arrival that pushes them out or, expiring, all those
+//! due at one millisecond together, each set in `ORDER BY` order, each with its group's aggregates once they left
+//! when it has some (Esper's `AggregateGrouped` and `RowPerEvent`); fully aggregated, the row of each arrival's group
+//! as it stood before the arrival, projected from the arriving event (Esper's `RowPerGroup` and `RowForAll` make
+//! their old rows before applying a change; their old rows at expiries are left out, as the new rows are).
 //!
 //! The view keeps the rows it holds as a list; each row remembers its group and whether it passed WHERE, and
 //! aggregates are recomputed from the rows of a group whenever a group's row is needed. Groups touched by an
@@ -100,17 +103,16 @@ pub fn check_query(number: usize, q: &QueryPlan) -> Result<(), EngineError> {
     // into the stream (`OutputStrategyPostProcess`), and Cepheus's listener ignores the remove stream it is handed.
     // `SELECT RSTREAM` hands that listener the remove stream as its new rows (`check_removed` keeps other statements
     // from reading the insert stream it still routes): the rows leaving a data window.
+    // A fully aggregated query's remove stream holds its groups' rows as they were before each change, with or
+    // without a data window.
     if q.emits == Emits::Removed {
         match &q.input {
             Input::Stream(s) if s.named_window => return unsupported("SELECT RSTREAM of a named window's rows"),
-            Input::Stream(s) if s.window.is_none() => {
+            Input::Stream(s) if s.window.is_none() && !fully => {
                 return unsupported("SELECT RSTREAM of a stream without a data window (its remove stream is empty)");
             }
             Input::Stream(_) => {}
             _ => return unsupported("SELECT RSTREAM of a pattern or a join (neither has a remove stream)"),
-        }
-        if q.aggregation.is_some() {
-            return unsupported("SELECT RSTREAM with aggregates");
         }
         if q.output.is_some() {
             return unsupported("SELECT RSTREAM under an OUTPUT policy");
@@ -235,12 +237,19 @@ impl StreamQuery {
         }
         let counts = holds(self.plan.filter.as_ref(), &Scope::new(&binding, ctx.vars));
         let group = self.group_key(event, ctx.vars);
+        let before = match removes(&self.plan) && fully_aggregated(&self.plan) && counts {
+            true => self.row_before(event, &group, ctx.vars),
+            false => None,
+        };
         let displaced = match self.plan.aggregation.is_some() || self.snapshots_rows() || removes(&self.plan) {
             true => self.enter(ctx, event, &group, counts),
             false => Vec::new(),
         };
         if removes(&self.plan) {
-            return self.removed_rows(&displaced, ctx.vars);
+            return match fully_aggregated(&self.plan) {
+                true => before.into_iter().collect(),
+                false => self.removed_rows(&displaced, ctx.vars),
+            };
         }
         let displaced = groups_of(&displaced);
         // `OUTPUT AFTER d` without a period drops the rows of the statement's first `d`: the engine does
@@ -404,10 +413,23 @@ impl StreamQuery {
         gone
     }
 
-    /// The rows of `SELECT RSTREAM` when `gone` left the view together, in `ORDER BY` order.
+    /// The rows of `SELECT RSTREAM` when `gone` left the view together, each with its group's aggregates once they
+    /// left (if it has some, and passes HAVING), in `ORDER BY` order.
     fn removed_rows(&self, gone: &[Entry], vars: &Row) -> Vec<Row> {
-        let rows = gone.iter().map(|e| (self.order_keys(&e.row, &[], vars), self.project(&e.row, &[], vars)));
+        let rows = gone.iter().filter_map(|e| {
+            let aggregates = self.aggregates(&e.group, vars);
+            self.having(&e.row, &aggregates, vars)
+                .then(|| (self.order_keys(&e.row, &aggregates, vars), self.project(&e.row, &aggregates, vars)))
+        });
         order::ordered(rows.collect(), &self.plan.order_by)
+    }
+
+    /// The row of `SELECT RSTREAM` of a fully aggregated query at an arrival in `group`, before it enters: the group's
+    /// aggregates as they stand (null for a group with no row that counts), projected from the arriving `event`, if
+    /// it passes HAVING.
+    fn row_before(&self, event: &Row, group: &str, vars: &Row) -> Option<Row> {
+        let aggregates = self.aggregates(group, vars);
+        self.having(event, &aggregates, vars).then(|| self.project(event, &aggregates, vars))
     }
 
     fn arrive(&mut self, ctx: &mut Ctx<'_>, event: &Row, group: &str) -> Vec<Row> {
@@ -524,8 +546,12 @@ impl StreamQuery {
                 let millis = self.input.window.as_ref().and_then(time_window).unwrap_or_default() as i64;
                 let gone = self.positions(|e| e.at.saturating_add(millis) <= ctx.now);
                 let left = self.remove_at(gone);
+                // A fully aggregated query's rows go by its arrivals, the remove stream's as the insert stream's.
                 if removes(&self.plan) {
-                    return self.removed_rows(&left, ctx.vars);
+                    return match fully_aggregated(&self.plan) {
+                        true => Vec::new(),
+                        false => self.removed_rows(&left, ctx.vars),
+                    };
                 }
                 let left = groups_of(&left);
                 let rows = match self.rows_at_changes() {

@@ -112,8 +112,8 @@ async fn no_floor(h: &Harness, when: &str) {
 }
 
 /// A time batch writes each floor's sum when its period ends, not before; a statement the runtime cannot run (one
-/// that selects the remove stream of its aggregates, `SELECT RSTREAM`) is refused with its construct named, and the
-/// running one goes on.
+/// that paces the remove stream of its aggregates, `SELECT RSTREAM ... OUTPUT`) is refused with its construct named,
+/// and the running one goes on.
 #[tokio::test]
 async fn a_time_batch_writes_each_floor_s_sum_when_its_period_ends() {
     let h = Harness::new().await;
@@ -121,10 +121,14 @@ async fn a_time_batch_writes_each_floor_s_sum_when_its_period_ends() {
     let batch = "INSERT INTO Floor SELECT floor as id, sum(temperature) as temperature FROM Room.win:time_batch(5 sec) \
         GROUP BY floor";
     assert_eq!(post_config(&h, floor_with(batch)).await.status, StatusCode::CREATED);
-    let reply = post_config(&h, floor_with(&batch.replace("SELECT", "SELECT RSTREAM"))).await;
+    let paced = format!("{} OUTPUT LAST EVERY 10 sec", batch.replace("SELECT", "SELECT RSTREAM"));
+    let reply = post_config(&h, floor_with(&paced)).await;
     assert_eq!(reply.status, StatusCode::BAD_REQUEST);
     let details = reply.body["details"].as_str().unwrap();
-    assert_eq!(details, "statement 1: SELECT RSTREAM with aggregates is not supported by the runtime yet (issue 6)");
+    assert_eq!(
+        details,
+        "statement 1: SELECT RSTREAM under an OUTPUT policy is not supported by the runtime yet (issue 6)"
+    );
     subscribe(&h, "Room", "Room.*", "temperature").await;
     room(&h, "Room1", "20").await;
     room(&h, "Room2", "22").await;
@@ -173,6 +177,27 @@ async fn a_reading_is_written_when_it_leaves_the_window() {
     wait_for(&h, "1", "Floor", "temperature", "20.0").await;
     h.clock.advance_ms(5_000);
     wait_for(&h, "1", "Floor", "temperature", "24.0").await;
+}
+
+/// `SELECT RSTREAM` of a floor's average over 10 seconds: each reading writes the average as it stood before the
+/// reading came; a floor with no reading in the window has a null average, which writes nothing.
+#[tokio::test]
+async fn each_reading_writes_its_floor_s_average_from_before_it() {
+    let before = "INSERT INTO Floor SELECT RSTREAM floor as id, avg(temperature) as temperature FROM \
+        Room.win:time(10 sec) GROUP BY floor";
+    let h = floor_running(before).await;
+    room(&h, "Room1", "20").await;
+    no_floor(&h, "after the floor's first reading").await;
+    room(&h, "Room2", "22").await;
+    wait_for(&h, "1", "Floor", "temperature", "20.0").await;
+    room(&h, "Room1", "24").await;
+    wait_for(&h, "1", "Floor", "temperature", "21.0").await;
+    h.clock.advance_ms(10_000);
+    room(&h, "Room1", "30").await;
+    settle().await;
+    assert_eq!(floor_reply(&h).await["contextResponses"][0]["contextElement"]["attributes"][0]["value"], "21.0");
+    room(&h, "Room2", "28").await;
+    wait_for(&h, "1", "Floor", "temperature", "30.0").await;
 }
 
 /// Each room's readings batched by two (`std:groupwin(id).win:length_batch(2)`): a room's second reading releases
