@@ -228,7 +228,13 @@ impl BatchLogic {
     /// Releases key `at`'s batch: what goes out now is stamped by `stamp(i)`, and the rest goes to the output policy.
     /// Answers how many stamps it used.
     fn release_out(&mut self, emit: &mut Emit, epoch: u64, at: usize, stamp: impl Fn(usize) -> Stamp) -> usize {
-        let offer = match (self.release(at), self.paced.take()) {
+        let released = self.release(at);
+        // The rows a release replaces (`SELECT RSTREAM`) run on the clock its new rows would have started.
+        let started = removes(&self.plan) && !self.state.keys[at].released.rows.is_empty();
+        if let Some(rate) = self.rate.as_mut().filter(|_| started) {
+            rate.start(epoch);
+        }
+        let offer = match (released, self.paced.take()) {
             (Released::Offered(offer), Some(paced)) => (offer, paced),
             (Released::Offered(Offer::Groups(touches)), None) => {
                 let rows = touches.into_iter().filter_map(|touch| touch.row).collect();

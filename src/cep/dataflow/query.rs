@@ -409,7 +409,7 @@ impl QueryLogic {
         let out = if self.before {
             before.into_iter().collect()
         } else if self.removes {
-            self.removed_rows(removed)
+            self.removed_rows(removed, now)
         } else if self.rows_at_changes() {
             let arrived = slot.filter(|_| counts).map(|slot| self.note_row(row, slot));
             let passed = self.group_rows(now, arrived.into_iter().chain(left.iter().cloned()).collect());
@@ -620,9 +620,17 @@ impl QueryLogic {
         }
     }
 
-    /// The rows of `SELECT RSTREAM` when `gone` left the view together, each with its group's aggregates once they
-    /// left (if the query has some, and the row passes HAVING), in `ORDER BY` order.
-    fn removed_rows(&self, gone: Vec<Row>) -> Vec<Row> {
+    /// The rows of `SELECT RSTREAM` when `gone` left the view together at `now`, each with its group's aggregates
+    /// once they left (if the query has some, and the row passes HAVING), in `ORDER BY` order; under an output policy,
+    /// none now: each is kept for the tick, in the order they were in the view.
+    fn removed_rows(&mut self, gone: Vec<Row>, now: i64) -> Vec<Row> {
+        if self.plan.output.is_some() {
+            let mut rows = Vec::new();
+            for row in &gone {
+                rows.extend(self.emit_or_hold(self.empty.clone(), row, &[], now));
+            }
+            return rows;
+        }
         let rows = gone.iter().filter_map(|row| {
             let aggregates = self.kept_values(row);
             self.having(row, &aggregates).then(|| (self.order_keys(row, &aggregates), self.project(row, &aggregates)))
@@ -930,7 +938,7 @@ impl QueryLogic {
         if let Some(&(set, _)) = removed.first() {
             // One remove stream, stamped by the first of its rows' expiry timers, as the reference lets them go.
             let batch = Stamp::timer(TimerOrder::Expiry, set, self.statement, 0);
-            let rows = self.removed_rows(removed.into_iter().map(|(_, row)| row).collect());
+            let rows = self.removed_rows(removed.into_iter().map(|(_, row)| row).collect(), millis_of(epoch));
             for (i, row) in rows.into_iter().enumerate() {
                 emit.event(batch.child(self.statement, i), self.sink, row);
             }

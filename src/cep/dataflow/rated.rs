@@ -3,7 +3,8 @@
 //! The rows the statement makes are taken as it emits them, in batches (a pattern's match, a join's rows for one
 //! trigger): `FIRST` lets the interval's first batch through and drops the rest, `LAST` keeps the last row and `ALL`
 //! every one until the tick releases them; with `ORDER BY`, what goes out is sorted. The clock is the statement's own:
-//! it starts at its first row (at or after `d`, before which rows are dropped) and ticks every `p` from there. A
+//! it starts at its first row (at or after `d`, before which rows are dropped; a batch window's query under `SELECT
+//! RSTREAM` starts it at its first release with new rows, [`Rated::start`]) and ticks every `p` from there. A
 //! statement with an output policy runs on one worker (the planner's partition; a join group with such a member is
 //! not split), so its rows and its clock are all in one place.
 
@@ -54,7 +55,7 @@ impl Rated {
         if batch.is_empty() || self.state.not_before.is_some_and(|at| millis(epoch) < at) {
             return;
         }
-        self.state.clock.start(epoch, self.every);
+        self.start(epoch);
         match self.kind {
             OutputKind::First if self.state.first_out => {}
             OutputKind::First => {
@@ -70,6 +71,13 @@ impl Rated {
             // A snapshot is of the statement's view, which only a batch window's query has (`batch`); a pattern's
             // or a join's is refused.
             OutputKind::Snapshot => {}
+        }
+    }
+
+    /// Starts the clock in `epoch` unless it runs (or `AFTER`'s time has not come).
+    pub fn start(&mut self, epoch: u64) {
+        if self.state.not_before.is_none_or(|at| millis(epoch) >= at) {
+            self.state.clock.start(epoch, self.every);
         }
     }
 

@@ -16,8 +16,8 @@ use crate::cep::reference::lookup_tests::{config as lookup_config, pattern_drive
 use crate::cep::reference::tests::{
     AFTER, ALL_AND_FIRST, ALL_GROUPS, BATCH_PACED, COLUMN_EVERY, COLUMN_SNAPSHOTS, EVERY_GROUPS, FIRST_GROUPS,
     GROUPWIN_TOTALS, GROUPWIN_TRACES, ORDERED, ORDERED_MATCHES, PACED, PACED_ORDERED, QUIET, REMOVED,
-    REMOVED_AGGREGATES, ROW_SNAPSHOTS, SNAPSHOT, STARTED, TRACE, TURNING, TURNING_LATER, TraceEvent, TraceRow,
-    outputs_of, run_trace, snapshot_expected, trace_config, trace_expected, trace_outputs,
+    REMOVED_AGGREGATES, REMOVED_PACED, ROW_SNAPSHOTS, SNAPSHOT, STARTED, TRACE, TURNING, TURNING_LATER, TraceEvent,
+    TraceRow, outputs_of, run_trace, snapshot_expected, trace_config, trace_expected, trace_outputs,
 };
 use crate::cep::runtime::value::watched_shape;
 use crate::cep::runtime::{Engine, Incoming, Output, Row, Val, spare};
@@ -216,7 +216,10 @@ const ROOMS: &str = r#"{"host":"h",
     {"id":"LW","type":"LeftWith","attributes":[{"name":"people","type":"int"},{"name":"n","type":"int"}]},
     {"id":"RW","type":"ReplacedWith","attributes":[{"name":"people","type":"int"},{"name":"n","type":"int"}]},
     {"id":"BB","type":"BatchBefore","attributes":[{"name":"temperature","type":"double"}]},
-    {"id":"BL","type":"BatchLeft","attributes":[{"name":"people","type":"int"},{"name":"n","type":"int"}]}],
+    {"id":"BL","type":"BatchLeft","attributes":[{"name":"people","type":"int"},{"name":"n","type":"int"}]},
+    {"id":"GE","type":"GoneEvery","attributes":[{"name":"temperature","type":"double"}]},
+    {"id":"RL","type":"ReplacedLast","attributes":[{"name":"people","type":"int"}]},
+    {"id":"UA","type":"UnbatchedAll","attributes":[{"name":"temperature","type":"double"}]}],
   "statements":[
     "INSERT INTO Floor SELECT floor as id, avg(temperature) as temperature FROM Room.win:time(10 sec) GROUP BY floor OUTPUT LAST EVERY 2 sec",
     "INSERT INTO Stats SELECT floor as id, count(*) as n, min(temperature) as lo, max(temperature) as hi, stddev(temperature) as sd, sum(people) as people FROM Room.win:time(5 sec) WHERE temperature > 10 GROUP BY floor",
@@ -287,6 +290,9 @@ const ROOMS: &str = r#"{"host":"h",
     "INSERT INTO ReplacedWith SELECT RSTREAM id, people, count(*) as n FROM Room.std:groupwin(floor).win:length(2) HAVING count(*) > 2",
     "INSERT INTO BatchBefore SELECT RSTREAM floor as id, avg(temperature) as temperature FROM Room.win:time_batch(1 sec) GROUP BY floor",
     "INSERT INTO BatchLeft SELECT RSTREAM id, people, sum(people) as n FROM Room.std:groupwin(floor).win:length_batch(2) GROUP BY floor",
+    "INSERT INTO GoneEvery SELECT RSTREAM id, temperature FROM Room.win:time(2 sec) WHERE people > 1 OUTPUT EVERY 1500 msec ORDER BY temperature DESC",
+    "INSERT INTO ReplacedLast SELECT RSTREAM id, people FROM Room.std:unique(id) OUTPUT AFTER 2 sec LAST EVERY 1 sec",
+    "INSERT INTO UnbatchedAll SELECT RSTREAM id, temperature FROM Room(people > 2).win:time_batch(1 sec) OUTPUT ALL EVERY 2 sec",
     "INSERT INTO ChangesAll SELECT 'all' as id, sum(people) as people FROM Room.win:time(2 sec) HAVING sum(people) > 10 OUTPUT AFTER 2 sec ALL EVERY 1 sec",
     "INSERT INTO Flap SELECT a.flap as id, 'closed' as status FROM pattern [every a=Room(temperature > cast(25,double)) -> ( (Room(id=a.id, temperature > cast(25,double)) and not Room(id=a.id, temperature <= cast(25,double))) -> (Room(id=a.id, temperature > cast(25,double)) and not Room(id=a.id, temperature <= cast(25,double)))) where timer:within(10 seconds)]"
   ]}"#;
@@ -778,6 +784,16 @@ fn removed_rows_on_one_two_and_four_workers() {
 #[test]
 fn removed_rows_with_aggregates_on_one_two_and_four_workers() {
     let cases = [1, 2, 4].into_iter().flat_map(|w| REMOVED_AGGREGATES.map(|case| (w, case)));
+    for (workers, (statement, rows)) in cases {
+        assert_eq!(trace_in_order(workers, statement, &[], 8000), trace_rows(rows), "{workers} workers: {statement}");
+    }
+}
+
+/// `SELECT RSTREAM` under output policies ([`REMOVED_PACED`]) on one, two and four workers, in the order the rows
+/// come out.
+#[test]
+fn removed_rows_under_output_policies_on_one_two_and_four_workers() {
+    let cases = [1, 2, 4].into_iter().flat_map(|w| REMOVED_PACED.map(|case| (w, case)));
     for (workers, (statement, rows)) in cases {
         assert_eq!(trace_in_order(workers, statement, &[], 8000), trace_rows(rows), "{workers} workers: {statement}");
     }

@@ -29,7 +29,8 @@
 //!
 //! A query without aggregates may pace its releases with an output policy (`rate`), each release a batch of rows
 //! for it: Esper's output view sees the releases as the view's updates, so its clock starts at the first release that
-//! gives rows, `FIRST` lets an interval's first release out whole, `LAST` keeps the interval's last row, the default
+//! gives rows (under `SELECT RSTREAM`, whose rows are the replaced batch's, the first whose new batch has one),
+//! `FIRST` lets an interval's first release out whole, `LAST` keeps the interval's last row, the default
 //! and `ALL` all of them, and `SNAPSHOT` iterates the view at each tick: every key's released batch, rows that passed
 //! WHERE. A fully aggregated query's policy sees each release as touching its groups (`runtime::batch_pace`, which says
 //! what each policy releases), and makes the rows of the groups it names at a tick from the view's contents. A
@@ -274,9 +275,14 @@ impl BatchQuery {
             return self.pace(ctx, offer);
         }
         let rows = before.unwrap_or_else(|| self.released_rows(at, &old, ctx.vars));
+        // The rows a release replaces (`SELECT RSTREAM`) run on the clock its new rows would have started.
+        let started = self.keys[at].released.iter().any(|e| e.counts);
         match &mut self.rate {
             None => order::ordered(rows, &self.plan.order_by),
             Some(rate) => {
+                if started && removes(&self.plan) {
+                    rate.start(ctx);
+                }
                 let batch = rows.into_iter().map(|(keys, row)| order::with_keys(row, keys)).collect();
                 rate.offer(ctx, [batch])
             }

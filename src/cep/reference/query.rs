@@ -28,7 +28,9 @@
 //! due at one millisecond together, each set in `ORDER BY` order, each with its group's aggregates once they left
 //! when it has some (Esper's `AggregateGrouped` and `RowPerEvent`); fully aggregated, the row of each arrival's group
 //! as it stood before the arrival, projected from the arriving event (Esper's `RowPerGroup` and `RowForAll` make
-//! their old rows before applying a change; their old rows at expiries are left out, as the new rows are).
+//! their old rows before applying a change; their old rows at expiries are left out, as the new rows are). Without
+//! aggregates the rows leaving go to `OUTPUT LAST`, `ALL` and the default `OUTPUT EVERY` in the order they were in the
+//! view, as the insert stream's rows would (Esper's `ResultSetProcessorSimple` output helpers).
 //!
 //! The view keeps the rows it holds as a list; each row remembers its group and whether it passed WHERE, and
 //! aggregates are recomputed from the rows of a group whenever a group's row is needed. Groups touched by an
@@ -114,8 +116,12 @@ pub fn check_query(number: usize, q: &QueryPlan) -> Result<(), EngineError> {
             Input::Stream(_) => {}
             _ => return unsupported("SELECT RSTREAM of a pattern or a join (neither has a remove stream)"),
         }
-        if q.output.is_some() {
-            return unsupported("SELECT RSTREAM under an OUTPUT policy");
+        // Without aggregates the rows leaving go to `LAST`, `ALL` and the default `OUTPUT EVERY` as the insert stream's
+        // do (Esper's `ResultSetProcessorSimple` output helpers keep the old events as they keep the new).
+        match (q.output.as_ref().map(|o| o.kind), q.aggregation.is_some()) {
+            (None, _) | (Some(OutputKind::Last | OutputKind::All | OutputKind::Default), false) => {}
+            (Some(_), true) => return unsupported("SELECT RSTREAM with aggregates under an OUTPUT policy"),
+            (Some(_), false) => return unsupported("SELECT RSTREAM under OUTPUT FIRST or SNAPSHOT"),
         }
     }
     Ok(())
@@ -248,7 +254,7 @@ impl StreamQuery {
         if removes(&self.plan) {
             return match fully_aggregated(&self.plan) {
                 true => before.into_iter().collect(),
-                false => self.removed_rows(&displaced, ctx.vars),
+                false => self.removed_rows(ctx, &displaced),
             };
         }
         let displaced = groups_of(&displaced);
@@ -414,8 +420,17 @@ impl StreamQuery {
     }
 
     /// The rows of `SELECT RSTREAM` when `gone` left the view together, each with its group's aggregates once they
-    /// left (if it has some, and passes HAVING), in `ORDER BY` order.
-    fn removed_rows(&self, gone: &[Entry], vars: &Row) -> Vec<Row> {
+    /// left (if it has some, and passes HAVING), in `ORDER BY` order; under an output policy, none now: each is kept
+    /// for the tick, in the order they were in the view.
+    fn removed_rows(&mut self, ctx: &Ctx<'_>, gone: &[Entry]) -> Vec<Row> {
+        if self.plan.output.is_some() {
+            let mut rows = Vec::new();
+            for e in gone {
+                rows.extend(self.emit_or_hold(ctx, "", &e.row, &[]));
+            }
+            return rows;
+        }
+        let vars = ctx.vars;
         let rows = gone.iter().filter_map(|e| {
             let aggregates = self.aggregates(&e.group, vars);
             self.having(&e.row, &aggregates, vars)
@@ -550,7 +565,7 @@ impl StreamQuery {
                 if removes(&self.plan) {
                     return match fully_aggregated(&self.plan) {
                         true => Vec::new(),
-                        false => self.removed_rows(&left, ctx.vars),
+                        false => self.removed_rows(ctx, &left),
                     };
                 }
                 let left = groups_of(&left);

@@ -11,7 +11,8 @@
 //! hidden in them, `runtime::order`). Neither has a view: `OUTPUT SNAPSHOT` is refused, and so is a policy on a join
 //! with aggregates, or writing the stream it looks up. (An aggregating pattern's policy is `paced`.) A query over a
 //! batch window without aggregates or with ungrouped columns paces its releases so too, each release a batch
-//! (`batch`, which makes its own snapshots).
+//! (`batch`, which makes its own snapshots); under `SELECT RSTREAM` a release's batch is the rows it replaced, on the
+//! clock its new rows started ([`Rate::start`]).
 
 use super::query::not_before;
 use super::{Ctx, TimerKind, TimerOrder};
@@ -75,10 +76,7 @@ impl Rate {
             if self.not_before.is_some_and(|at| ctx.now < at) {
                 return Vec::new();
             }
-            if !self.ticking {
-                self.ticking = true;
-                ctx.schedule(ctx.now + self.every, TimerOrder::Output, TimerKind::Tick);
-            }
+            self.start(ctx);
             match self.kind {
                 OutputKind::First if self.first_out => {}
                 OutputKind::First => {
@@ -92,6 +90,14 @@ impl Rate {
             }
         }
         out
+    }
+
+    /// Starts the clock at `ctx.now` unless it runs (or `AFTER`'s time has not come).
+    pub fn start(&mut self, ctx: &mut Ctx<'_>) {
+        if !self.ticking && self.not_before.is_none_or(|at| ctx.now >= at) {
+            self.ticking = true;
+            ctx.schedule(ctx.now + self.every, TimerOrder::Output, TimerKind::Tick);
+        }
     }
 
     /// The rows a tick releases; the next tick is set.
