@@ -343,8 +343,7 @@ impl BatchQuery {
     /// whether it is left without a row in the view.
     fn touches(&self, at: usize, old: &[Entry], vars: &Row) -> Vec<Touch<String>> {
         let touch = |(group, event): (&str, &Row)| {
-            let aggregates = self.aggregates(group, vars);
-            let row = self.having(event, &aggregates, vars).then(|| self.project(event, &aggregates, vars));
+            let row = self.group_row(group, event, vars);
             let emptied = !self.contents().any(|e| e.group == group);
             Touch { group: group.to_owned(), event: event.clone(), row, emptied }
         };
@@ -355,11 +354,15 @@ impl BatchQuery {
     /// touch as they stand, with the aggregates of the view's contents before it (null for a group with no row there).
     fn rows_before(&self, at: usize, vars: &Row) -> Vec<(Vec<Val>, Row)> {
         let batches = &self.keys[at];
-        let row = |(group, event): (&str, &Row)| {
-            let aggregates = self.aggregates(group, vars);
-            self.having(event, &aggregates, vars).then(|| self.project(event, &aggregates, vars))
-        };
+        let row = |(group, event): (&str, &Row)| self.group_row(group, event, vars);
         seen(&batches.collected, &batches.released).into_iter().filter_map(row).collect()
+    }
+
+    /// The row of `group` projected from `event`, with the group's aggregates over the view's contents as they stand,
+    /// if it passes HAVING.
+    fn group_row(&self, group: &str, event: &Row, vars: &Row) -> Option<(Vec<Val>, Row)> {
+        let aggregates = self.aggregates(group, vars);
+        self.having(event, &aggregates, vars).then(|| self.project(event, &aggregates, vars))
     }
 
     /// The events of key `at`'s release (which replaced `old`) that passed WHERE, grouped with ungrouped columns: the
