@@ -770,41 +770,39 @@ fn esper_output_every_of_fully_aggregated_traces_on_two_and_four_workers() {
     assert_traces_on(&EVERY_GROUPS, &[2, 4], (&[], 7200));
 }
 
+/// Each statement of `table` over the trace until 8 s on one, two and four workers gives its rows, in the order they
+/// come out.
+fn assert_in_order_on_one_two_and_four(table: &[(&str, &[TraceRow])]) {
+    for (workers, (statement, rows)) in [1, 2, 4].into_iter().flat_map(|w| table.iter().map(move |case| (w, case))) {
+        assert_eq!(trace_in_order(workers, statement, &[], 8000), trace_rows(rows), "{workers} workers: {statement}");
+    }
+}
+
 /// `SELECT RSTREAM` over each kind of data window ([`REMOVED`]) on one, two and four workers, in the order the rows
 /// come out.
 #[test]
 fn removed_rows_on_one_two_and_four_workers() {
-    for (workers, (statement, rows)) in [1, 2, 4].into_iter().flat_map(|w| REMOVED.map(|case| (w, case))) {
-        assert_eq!(trace_in_order(workers, statement, &[], 8000), trace_rows(rows), "{workers} workers: {statement}");
-    }
+    assert_in_order_on_one_two_and_four(&REMOVED);
 }
 
 /// `SELECT RSTREAM` with aggregates ([`REMOVED_AGGREGATES`]) on one, two and four workers, in the order the rows
 /// come out.
 #[test]
 fn removed_rows_with_aggregates_on_one_two_and_four_workers() {
-    let cases = [1, 2, 4].into_iter().flat_map(|w| REMOVED_AGGREGATES.map(|case| (w, case)));
-    for (workers, (statement, rows)) in cases {
-        assert_eq!(trace_in_order(workers, statement, &[], 8000), trace_rows(rows), "{workers} workers: {statement}");
-    }
+    assert_in_order_on_one_two_and_four(&REMOVED_AGGREGATES);
 }
 
 /// `SELECT RSTREAM` under output policies ([`REMOVED_PACED`]) on one, two and four workers, in the order the rows
 /// come out.
 #[test]
 fn removed_rows_under_output_policies_on_one_two_and_four_workers() {
-    let cases = [1, 2, 4].into_iter().flat_map(|w| REMOVED_PACED.map(|case| (w, case)));
-    for (workers, (statement, rows)) in cases {
-        assert_eq!(trace_in_order(workers, statement, &[], 8000), trace_rows(rows), "{workers} workers: {statement}");
-    }
+    assert_in_order_on_one_two_and_four(&REMOVED_PACED);
 }
 
 /// Output policies on batch windows ([`BATCH_PACED`]) on one, two and four workers, in the order they come out.
 #[test]
 fn output_policies_on_batch_windows_on_one_two_and_four_workers() {
-    for (workers, (statement, rows)) in [1, 2, 4].into_iter().flat_map(|w| BATCH_PACED.map(|case| (w, case))) {
-        assert_eq!(trace_in_order(workers, statement, &[], 8000), trace_rows(rows), "{workers} workers: {statement}");
-    }
+    assert_in_order_on_one_two_and_four(&BATCH_PACED);
 }
 
 /// Esper's `std:groupwin` batch traces and the sums over every key's batch ([`GROUPWIN_TRACES`],
