@@ -1,0 +1,126 @@
+//! The rows a query keeps to give back: `OUTPUT SNAPSHOT` of a query not fully aggregated, and `SELECT RSTREAM`.
+//!
+//! A snapshot is the one policy that reads rows back from the view: its rows are kept by arrival number and displaced
+//! and expired by the same view that moves the aggregating queries' entries, and its groups' aggregates are summed
+//! from them at the tick. `SELECT RSTREAM` keeps its rows so too, to give them back as they leave, with running
+//! aggregates of its own for the kept rows' groups when it has ungrouped columns; fully aggregated, it keeps no rows,
+//! and reads an arrival's group's row before the arrival enters.
+
+use std::borrow::Cow;
+use std::collections::HashMap;
+
+use foldhash::fast::RandomState;
+
+use super::{QueryLogic, View, calls, millis_of};
+use crate::cep::dataflow::aggregate::Accumulators;
+use crate::cep::dataflow::record::timer_epoch;
+use crate::cep::runtime::key::Key;
+use crate::cep::runtime::{Row, Val, order};
+
+impl QueryLogic {
+    /// Puts the row of a query whose ticks release its view's rows (or that removes rows) in the view, dropping the
+    /// rows it displaces; answers those of them that counted, in arrival order. A time window keeps the arrival's
+    /// place of a query that removes rows, for the stamp of its expiry's rows.
+    pub(super) fn keep(&mut self, set: (u64, u64), row: &Row, counts: bool) -> Vec<Row> {
+        let id = self.state.arrivals;
+        self.state.arrivals += 1;
+        self.state.kept.insert(id, counts.then(|| row.clone()));
+        if counts && self.removes {
+            self.tally_kept(row, true);
+        }
+        if let View::Time { millis, queue, sets } = &mut self.state.view {
+            queue.push_back((timer_epoch(millis_of(set.0) + *millis).max(set.0 + 1), id));
+            sets.extend(self.removes.then_some(set));
+            return Vec::new();
+        }
+        let key = self.view_key(row);
+        let gone: Vec<Row> =
+            self.displace(id, &key).into_iter().filter_map(|gone| self.state.kept.remove(&gone).flatten()).collect();
+        if self.removes {
+            gone.iter().for_each(|row| self.tally_kept(row, false));
+        }
+        gone
+    }
+
+    /// Adds a kept row that counts to its group's aggregates under `SELECT RSTREAM` (`enters`), or takes it out as it
+    /// leaves the view; a group left with no row is forgotten. Nothing when the query does not aggregate.
+    pub(super) fn tally_kept(&mut self, row: &Row, enters: bool) {
+        let Some(aggregation) = &self.plan.aggregation else {
+            return;
+        };
+        let calls = &aggregation.aggregates[..];
+        let key = self.group_key(row);
+        let QueryLogic { per_event, vars, state, .. } = self;
+        let args = per_event.args(row, vars);
+        if enters {
+            state.kept_aggregates.entry(key).or_insert_with(|| Accumulators::new(calls)).add(calls, args);
+            return;
+        }
+        let args: Vec<Val> = args.map(Cow::into_owned).collect();
+        if let Some(acc) = state.kept_aggregates.get_mut(&key) {
+            acc.remove(calls, &args);
+            if acc.is_empty() {
+                state.kept_aggregates.remove(&key);
+            }
+        }
+    }
+
+    /// The rows of `SELECT RSTREAM` when `gone` left the view together at `now`, each with its group's aggregates
+    /// once they left (if the query has some, and the row passes HAVING), in `ORDER BY` order; under an output policy,
+    /// none now: each is kept for the tick, in the order they were in the view.
+    pub(super) fn removed_rows(&mut self, gone: Vec<Row>, now: i64) -> Vec<Row> {
+        if self.plan.output.is_some() {
+            let mut rows = Vec::new();
+            for row in &gone {
+                rows.extend(self.emit_or_hold(self.empty.clone(), row, &[], now));
+            }
+            return rows;
+        }
+        let rows = gone.iter().filter_map(|row| {
+            let aggregates = self.kept_values(row);
+            self.having(row, &aggregates).then(|| (self.order_keys(row, &aggregates), self.project(row, &aggregates)))
+        });
+        order::ordered(rows.collect(), &self.plan.order_by)
+    }
+
+    /// The aggregates of the kept rows of `row`'s group (none when the query does not aggregate; null when the
+    /// group has no row that counts).
+    pub(super) fn kept_values(&self, row: &Row) -> Vec<Val> {
+        let Some(aggregation) = &self.plan.aggregation else {
+            return Vec::new();
+        };
+        match self.state.kept_aggregates.get(&self.group_key(row)) {
+            Some(acc) => acc.values(&aggregation.aggregates),
+            None => vec![Val::Null; aggregation.aggregates.len()],
+        }
+    }
+
+    /// `SELECT RSTREAM` of a fully aggregated query at the arrival of `row` (which counts), before it enters: its
+    /// group's row as it stands (null aggregates for a group with no row that counts), projected from `row`, if it
+    /// passes HAVING.
+    pub(super) fn row_before(&mut self, row: &Row) -> Option<Row> {
+        let slot = self.state.index.get(&self.group_key(row)).copied();
+        let aggregates = match slot {
+            Some(slot) => {
+                self.fold_open(slot);
+                self.aggregates(slot)
+            }
+            None => vec![Val::Null; calls(&self.plan).len()],
+        };
+        self.having(row, &aggregates).then(|| self.project(row, &aggregates))
+    }
+
+    /// The aggregates of the groups of the rows a snapshot keeps, when the query has some.
+    pub(super) fn kept_groups(&self) -> HashMap<Key, Accumulators, RandomState> {
+        let mut groups: HashMap<Key, Accumulators, RandomState> = HashMap::default();
+        if self.plan.aggregation.is_none() {
+            return groups;
+        }
+        let calls = calls(&self.plan);
+        for row in self.state.kept.values().flatten() {
+            let acc = groups.entry(self.group_key(row)).or_insert_with(|| Accumulators::new(calls));
+            acc.add(calls, self.per_event.args(row, &self.vars));
+        }
+        groups
+    }
+}

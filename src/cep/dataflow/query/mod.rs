@@ -1,0 +1,539 @@
+//! A query over one stream with state: its view (time, length, unique and last-event windows, grouped or not), grouped
+//! running aggregates, HAVING, `ORDER BY` and the `OUTPUT LAST EVERY`, (fully aggregated, or over a data window)
+//! `OUTPUT SNAPSHOT EVERY`, `OUTPUT [ALL] EVERY` and `OUTPUT FIRST EVERY` policies, each may wait with `AFTER`, with
+//! cep-epl.md section 3's meaning (the reference evaluator's `query` module is the same semantics written as
+//! recomputation over a list of rows).
+//!
+//! This module holds the query's state and takes each event through it; the parts of that are modules of their own:
+//! the view and its groups, where rows enter, are displaced and expire ([`view`]); the rows an arrival or a change
+//! gives, or holds for the tick ([`rows`]); the output tick ([`tick`]); and the rows kept for `OUTPUT SNAPSHOT` and
+//! `SELECT RSTREAM` ([`kept`]).
+//! Each worker holds the groups routed to it; output ticks are the same on every worker, started by the `Start`
+//! record every worker gets at the stream's first event.
+
+mod kept;
+mod rows;
+mod tick;
+mod view;
+
+use std::borrow::{Borrow, Cow};
+use std::collections::{BTreeMap, HashMap, VecDeque};
+use std::sync::Arc;
+
+use foldhash::fast::RandomState;
+use slab::Slab;
+use smallvec::SmallVec;
+
+use super::aggregate::Accumulators;
+use super::operator::{Emit, Logic, State};
+use super::reaper::Leftovers;
+use super::record::{Record, Stamp, millis, timer_epoch};
+use crate::cep::plan::{AggregateCall, AggregationKind, PlanExpr, QueryPlan, StreamInput, WindowSpec};
+use crate::cep::planner::has_ungrouped_column;
+use crate::cep::reference::query::{not_before, removes, represents_groups, rows_at_changes, snapshots_rows};
+use crate::cep::runtime::compiled::RowExpr;
+use crate::cep::runtime::first::First;
+use crate::cep::runtime::key::Key;
+use crate::cep::runtime::{Row, Val, order};
+
+/// Rows in the view that leave together: one row, or in a time window a pane of rows of one group that arrived in
+/// one epoch. Kept small: a ten-minute window holds millions. Its view key is not kept, since only a displacement
+/// removes it from a keyed view, and the arrival that displaces it knows the key.
+#[derive(Debug)]
+struct Entry {
+    /// The slot of its group, live while the entry is.
+    group: usize,
+    /// Whether its rows count (passed WHERE); a pane's rows all do or all do not.
+    counts: bool,
+    rows: u32,
+    /// Whether its rows are in its group's aggregates. A time window's pane joins them only when the group's next
+    /// pane opens or the aggregates are read, so a row is added once, to its pane, rather than to both.
+    folded: bool,
+    /// The epoch at which a time window's entry leaves (0 in other views).
+    due: u64,
+    args: Args,
+}
+
+/// The aggregate arguments of what an entry holds.
+#[derive(Debug)]
+enum Args {
+    /// One row's, inline for one aggregate, on the heap for more.
+    One(SmallVec<[Val; 1]>),
+    /// The running aggregates of a pane's rows.
+    Many(Box<Accumulators>),
+}
+
+impl Args {
+    /// Adds a row's arguments, making a pane of a single row's.
+    fn add<V: Borrow<Val>>(&mut self, calls: &[AggregateCall], args: impl IntoIterator<Item = V>) {
+        match self {
+            Args::One(first) => {
+                let mut pane = Accumulators::new(calls);
+                pane.add(calls, first.iter());
+                pane.add(calls, args);
+                *self = Args::Many(Box::new(pane));
+            }
+            Args::Many(pane) => pane.add(calls, args),
+        }
+    }
+
+    /// Adds what it holds to a group's aggregates.
+    fn join(&self, calls: &[AggregateCall], acc: &mut Accumulators) {
+        match self {
+            Args::One(args) => acc.add(calls, args.iter()),
+            Args::Many(pane) => acc.merge(pane),
+        }
+    }
+
+    /// Takes what it holds out of a group's aggregates.
+    fn leave(&self, calls: &[AggregateCall], acc: &mut Accumulators) {
+        match self {
+            Args::One(args) => acc.remove(calls, args),
+            Args::Many(pane) => acc.subtract(pane),
+        }
+    }
+}
+
+/// Which entries a new arrival displaces.
+#[derive(Debug)]
+enum View {
+    /// No window: every row stays, so none is kept as an entry.
+    All,
+    /// Each row leaves `millis` after it arrived: entries by the epoch they leave at; and in step with them, for a
+    /// statement whose expiries give rows, the epoch and position of the arrival that made each (what those rows are
+    /// stamped with), kept apart so that the other statements' queue stays 16 bytes an entry.
+    Time { millis: i64, queue: VecDeque<(u64, usize)>, sets: VecDeque<(u64, u64)> },
+    /// The last `count` rows per view key (one key when not grouped).
+    Length { count: usize, queues: HashMap<Key, VecDeque<usize>, RandomState> },
+    /// The last row per view key.
+    Last { current: HashMap<Key, usize, RandomState> },
+}
+
+impl View {
+    fn new(window: Option<&WindowSpec>) -> Self {
+        match window {
+            None => View::All,
+            Some(WindowSpec::Time { millis }) => {
+                View::Time { millis: *millis as i64, queue: VecDeque::new(), sets: VecDeque::new() }
+            }
+            Some(WindowSpec::Length { count }) => View::Length { count: *count as usize, queues: HashMap::default() },
+            Some(WindowSpec::Grouped { inner, .. }) => View::new(Some(inner)),
+            Some(_) => View::Last { current: HashMap::default() },
+        }
+    }
+}
+
+#[derive(Debug)]
+struct Group {
+    /// Its key in the index.
+    key: Key,
+    entries: usize,
+    /// Whether the group is listed in `changed` since the last output tick; for a query that [`represents_groups`],
+    /// whether an arrival or a row leaving touched it since.
+    changed: bool,
+    acc: Option<Accumulators>,
+    last_event: Option<Row>,
+    /// In a time window, the entry its latest rows joined.
+    pane: Option<usize>,
+}
+
+/// One partitioned stream query.
+#[derive(Debug)]
+pub struct QueryLogic {
+    statement: usize,
+    plan: Arc<QueryPlan>,
+    input: StreamInput,
+    stream: u32,
+    sink: u32,
+    vars: Arc<Row>,
+    /// The key of the one group of an unkeyed query or view, shared by all its entries.
+    empty: Key,
+    per_event: PerEvent,
+    /// What the output policy asks of every event, read from the plan once: whether the rows go by the groups'
+    /// changes ([`rows_at_changes`]), whether the ticks release the view's rows ([`snapshots_rows`]), whether
+    /// rows stand for the groups besides the arrivals' ([`represents_groups`]), and, under `SELECT RSTREAM`
+    /// ([`removes`]), whether the rows are those the view lets go (kept as a snapshot keeps them) or, fully
+    /// aggregated, each arrival's group's row before it (`before`).
+    at_changes: bool,
+    snapshots: bool,
+    represents: bool,
+    removes: bool,
+    before: bool,
+    state: QueryState,
+    /// The events' rows, once handled: kept for the worker's reaper until the epoch ends.
+    done: Leftovers,
+}
+
+/// What the query evaluates for every event, compiled for its input row (a batch window's query too, `batch`).
+#[derive(Debug)]
+pub(super) struct PerEvent {
+    /// The input's filter: an event failing it is not seen at all.
+    pub(super) filter: Option<RowExpr>,
+    /// The statement's WHERE: an event failing it enters the view but does not count.
+    pub(super) where_: Option<RowExpr>,
+    pub(super) group_by: Vec<RowExpr>,
+    /// Each aggregate's argument (none for `count(*)`).
+    args: Vec<Option<RowExpr>>,
+    /// Whether a fully aggregated query's group keeps its latest row rather than its first. Its projection reads of
+    /// a row only the group keys, which every row of the group has alike (a key is equal exactly when the values'
+    /// text forms are), so the first row serves unless HAVING or ORDER BY reads another column. Keeping the first
+    /// spares each arrival a reference count taken and one dropped on the group's previous row, cold by then:
+    /// `bench floor --per-ms 5000` on one worker ran 2–4 % faster (`benches/results/cep.md`, twenty-eighth session).
+    latest_row: bool,
+}
+
+impl PerEvent {
+    pub(super) fn new(plan: &QueryPlan, input: &StreamInput, vars: &Row) -> Self {
+        let labels = [input.label.as_str()];
+        let compile = |e: &PlanExpr| RowExpr::new(e, &labels, vars);
+        let aggregation = plan.aggregation.as_ref();
+        PerEvent {
+            filter: input.filter.as_ref().map(compile),
+            where_: plan.filter.as_ref().map(compile),
+            group_by: aggregation.map(|a| a.group_by.iter().map(compile).collect()).unwrap_or_default(),
+            args: aggregation
+                .map(|a| a.aggregates.iter().map(|c| c.arg.as_ref().map(compile)).collect())
+                .unwrap_or_default(),
+            latest_row: aggregation.is_some_and(|a| {
+                let ungrouped = |e: &PlanExpr| has_ungrouped_column(e, &a.group_by);
+                a.having.as_ref().is_some_and(ungrouped) || plan.order_by.iter().any(|(e, _)| ungrouped(e))
+            }),
+        }
+    }
+
+    /// The aggregate arguments of `row` in order (`Null` for `count(*)`), each borrowed from the row when it is a
+    /// column of it, the usual case, else evaluated. Adding them to a pane as they are read, rather than collecting
+    /// owned copies and moving those, spares each event three copies of its value: in a profile of `bench floor`,
+    /// the loads just after them held 41 % of `run_epoch`'s samples, by my reading each waiting on the stores it
+    /// overlaps. One worker then ran the floor faster in 14 of 18 pairs, by 8 % in the median pair
+    /// (`benches/results/cep.md`, forty-fifth session).
+    pub(super) fn args<'r>(&'r self, row: &'r Row, vars: &'r Row) -> impl Iterator<Item = Cow<'r, Val>> {
+        self.args.iter().map(move |arg| match arg {
+            None => Cow::Owned(Val::Null),
+            Some(e) => e.column_of(row).map_or_else(|| Cow::Owned(e.eval(&[row], &[], vars)), Cow::Borrowed),
+        })
+    }
+}
+
+/// What a query keeps between events (its view, groups and output clock), and carries into the dataflow replacing
+/// its own.
+#[derive(Debug)]
+struct QueryState {
+    view: View,
+    /// The slot of each group by key. Hashed with foldhash (seeded per map), as are the view's maps: cheaper than
+    /// SipHash on short keys.
+    index: HashMap<Key, usize, RandomState>,
+    /// The groups by slot: an entry names its own.
+    groups: Slab<Group>,
+    /// The view's entries, dense and indexed by their id (freed ids are reused), so a long window is one array.
+    entries: Slab<Entry>,
+    /// The slots of the groups of a fully aggregated query whose aggregates changed since the last output tick, each
+    /// listed once while its group lives (a slot whose group ended and was reused may be listed twice): marking one
+    /// is a flag test, not a search of a set.
+    changed: Vec<usize>,
+    /// The rows held for the next output tick (non-aggregated or with ungrouped columns), each with its `ORDER BY`
+    /// keys.
+    held: BTreeMap<Key, (Vec<Val>, Row)>,
+    /// `OUTPUT ALL` without aggregates: every row of the interval, in arrival order, with its `ORDER BY` keys.
+    interval: Vec<(Vec<Val>, Row)>,
+    /// `OUTPUT FIRST`: which rows go out as they come.
+    first: Option<First<Key>>,
+    /// Whether a change (an arrival or a row leaving that counted) reached the groups since the last tick: without
+    /// one, a fully aggregated query without groups releases its current row under `OUTPUT [ALL] EVERY`.
+    updated: bool,
+    /// Whether this worker had an event of the stream: the one worker such a query runs on, which alone releases
+    /// that row (every worker ticks).
+    hosts: bool,
+    /// `OUTPUT SNAPSHOT` of a query not fully aggregated: the rows in the view by arrival number, each kept when it
+    /// counts (passed WHERE), none when it only takes its place in the view; the view displaces and expires them by
+    /// that number.
+    kept: BTreeMap<usize, Option<Row>>,
+    /// `SELECT RSTREAM` with ungrouped columns: the aggregates of the kept rows' groups.
+    kept_aggregates: HashMap<Key, Accumulators, RandomState>,
+    arrivals: usize,
+    /// The epoch of the next output tick.
+    tick: Option<u64>,
+    ticks: u64,
+    /// With `OUTPUT AFTER`, the millisecond before which the clock does not start (`reference::query::not_before`):
+    /// state, so that it stays with a statement kept across a replacement.
+    not_before: Option<i64>,
+}
+
+impl QueryState {
+    fn new(plan: &QueryPlan, window: Option<&WindowSpec>) -> Self {
+        QueryState {
+            view: View::new(window),
+            entries: Slab::new(),
+            index: HashMap::default(),
+            groups: Slab::new(),
+            changed: Vec::new(),
+            held: BTreeMap::new(),
+            interval: Vec::new(),
+            first: First::of(plan),
+            updated: false,
+            hosts: false,
+            kept: BTreeMap::new(),
+            kept_aggregates: HashMap::default(),
+            arrivals: 0,
+            tick: None,
+            ticks: 0,
+            not_before: None,
+        }
+    }
+
+    /// Puts a row of group `slot` that leaves at `due` into the group's pane of that epoch when it has one of rows
+    /// that count as this one does, else into a new one queued to leave then, folding the group's last pane. `args`
+    /// reads the row's aggregate arguments; a pane already in the group's aggregates reads them twice.
+    fn join<'r, I: Iterator<Item = Cow<'r, Val>>>(
+        &mut self,
+        calls: &[AggregateCall],
+        slot: usize,
+        (due, counts, set): (u64, bool, Option<(u64, u64)>),
+        args: impl Fn() -> I,
+    ) {
+        let QueryState { view, entries, groups, .. } = self;
+        let g = &mut groups[slot];
+        let open = g.open_pane(entries, slot);
+        match open {
+            Some(pane) if pane.due == due && pane.counts == counts && pane.rows < u32::MAX => {
+                pane.rows += 1;
+                if counts {
+                    if pane.folded {
+                        g.acc(calls).add(calls, args());
+                    }
+                    pane.args.add(calls, args());
+                }
+                return;
+            }
+            Some(pane) => fold(pane, g, calls),
+            None => {}
+        }
+        let id =
+            entries.insert(Entry { group: slot, counts, rows: 1, folded: false, due, args: Args::One(owned(args())) });
+        g.pane = Some(id);
+        if let View::Time { queue, sets, .. } = view {
+            queue.push_back((due, id));
+            sets.extend(set);
+        }
+    }
+}
+
+impl QueryLogic {
+    pub fn new(statement: usize, plan: Arc<QueryPlan>, input: StreamInput, ids: (u32, u32), vars: Arc<Row>) -> Self {
+        let state = QueryState::new(&plan, input.window.as_ref());
+        let per_event = PerEvent::new(&plan, &input, &vars);
+        let (stream, sink, empty, done) = (ids.0, ids.1, Key::default(), Leftovers::for_this_thread());
+        let (at_changes, snapshots, represents) =
+            (rows_at_changes(&plan), snapshots_rows(&plan), represents_groups(&plan));
+        let fully = plan.aggregation.as_ref().is_some_and(|a| a.kind == AggregationKind::FullyAggregated);
+        let (removes, before) = (removes(&plan) && !fully, removes(&plan) && fully);
+        QueryLogic {
+            statement,
+            plan,
+            input,
+            stream,
+            sink,
+            vars,
+            empty,
+            per_event,
+            at_changes,
+            snapshots,
+            represents,
+            removes,
+            before,
+            state,
+            done,
+        }
+    }
+
+    /// The query of a statement created at `created_ms`.
+    pub fn created_at(mut self, created_ms: i64) -> Self {
+        self.state.not_before = not_before(&self.plan, created_ms);
+        self
+    }
+
+    fn every(&self) -> Option<i64> {
+        self.plan.output.as_ref().map(|o| o.every_millis as i64)
+    }
+
+    fn fully_aggregated(&self) -> bool {
+        matches!(self.plan.aggregation.as_ref().map(|a| &a.kind), Some(AggregationKind::FullyAggregated))
+    }
+
+    fn event(&mut self, emit: &mut Emit, epoch: u64, stamp: Stamp, row: Row) {
+        self.state.hosts = true;
+        self.handle(emit, epoch, stamp, &row);
+        self.done.add(std::iter::once(row));
+    }
+
+    fn handle(&mut self, emit: &mut Emit, epoch: u64, stamp: Stamp, row: &Row) {
+        let rows = [row];
+        let holds = |e: &Option<RowExpr>| e.as_ref().is_none_or(|e| e.holds(&rows, &[], &self.vars));
+        if !holds(&self.per_event.filter) {
+            return;
+        }
+        let counts = holds(&self.per_event.where_);
+        let set = (epoch, stamp.position());
+        let before = match self.before && counts {
+            true => self.row_before(row),
+            false => None,
+        };
+        let (slot, left) = match self.plan.aggregation.is_some() && !self.snapshots_rows() && !self.removes {
+            true => {
+                let (slot, left) = self.enter(set, row, counts);
+                (Some(slot), left)
+            }
+            false => (None, Vec::new()),
+        };
+        let removed = match self.snapshots_rows() || self.removes {
+            true => self.keep(set, row, counts),
+            false => Vec::new(),
+        };
+        // `OUTPUT AFTER d` without a period drops the rows of the statement's first `d`: `quiet` does.
+        let now = millis_of(epoch);
+        let out = if self.before {
+            before.into_iter().collect()
+        } else if self.removes {
+            self.removed_rows(removed, now)
+        } else if self.rows_at_changes() {
+            let arrived = slot.filter(|_| counts).map(|slot| self.note_row(row, slot));
+            let passed = self.group_rows(now, arrived.into_iter().chain(left.iter().cloned()).collect());
+            order::ordered(passed.into_iter().map(|(_, row)| row).collect(), &self.plan.order_by)
+        } else if counts {
+            self.arrive(row, slot, now)
+        } else {
+            Vec::new()
+        };
+        if !left.is_empty() {
+            self.after_leaving(&left);
+        }
+        for (i, out) in out.into_iter().enumerate() {
+            emit.event(stamp.child(self.statement, i), self.sink, out);
+        }
+    }
+
+    fn rows_at_changes(&self) -> bool {
+        self.at_changes
+    }
+
+    /// Whether the view's rows are what an output tick releases ([`snapshots_rows`]), each with its group's aggregates
+    /// when it has some (summed from the kept rows at the tick, which writes a row for each of them anyway).
+    fn snapshots_rows(&self) -> bool {
+        self.snapshots
+    }
+}
+
+impl Group {
+    fn new(key: Key) -> Self {
+        Group { key, entries: 0, changed: false, acc: None, last_event: None, pane: None }
+    }
+
+    /// Its aggregates, made empty at its first row that counts.
+    fn acc(&mut self, calls: &[AggregateCall]) -> &mut Accumulators {
+        self.acc.get_or_insert_with(|| Accumulators::new(calls))
+    }
+
+    /// Its latest pane, when it is still in the view.
+    fn open_pane<'e>(&self, entries: &'e mut Slab<Entry>, slot: usize) -> Option<&'e mut Entry> {
+        self.pane.and_then(|id| entries.get_mut(id)).filter(|e| e.group == slot)
+    }
+}
+
+/// A row entered group `g`, with its aggregate arguments if it `counts`.
+fn count<V: Borrow<Val>>(g: &mut Group, calls: &[AggregateCall], counts: bool, args: impl IntoIterator<Item = V>) {
+    g.entries += 1;
+    if counts {
+        g.acc(calls).add(calls, args);
+    }
+}
+
+/// Aggregate arguments ([`PerEvent::args`]) owned, as an entry of a single row keeps them.
+fn owned<'r>(args: impl Iterator<Item = Cow<'r, Val>>) -> SmallVec<[Val; 1]> {
+    args.map(Cow::into_owned).collect()
+}
+
+/// Adds the rows of `entry`, a pane of group `g`, to the group's aggregates unless they are there.
+fn fold(entry: &mut Entry, g: &mut Group, calls: &[AggregateCall]) {
+    if !entry.folded {
+        entry.folded = true;
+        if entry.counts {
+            entry.args.join(calls, g.acc(calls));
+        }
+    }
+}
+
+/// Lists the group in `slot` as changed unless it already is.
+fn mark(changed: &mut Vec<usize>, g: &mut Group, slot: usize) {
+    if !g.changed {
+        g.changed = true;
+        changed.push(slot);
+    }
+}
+
+/// The aggregate calls of a query that aggregates (the only kind whose rows enter a view).
+fn calls(plan: &QueryPlan) -> &[AggregateCall] {
+    &plan.aggregation.as_ref().expect("rows enter a view only when aggregating").aggregates
+}
+
+fn millis_of(epoch: u64) -> i64 {
+    millis(epoch)
+}
+
+impl Logic for QueryLogic {
+    fn record(&mut self, emit: &mut Emit, epoch: u64, record: Record) {
+        if self.tick_precedes(epoch, &record) {
+            self.fire_tick(emit, epoch);
+        }
+        match record {
+            Record::Start { ms, .. } if self.state.not_before.is_none_or(|at| ms >= at) => {
+                if let (None, Some(every)) = (self.state.tick, self.every()) {
+                    self.state.tick = Some(timer_epoch(ms + every));
+                }
+            }
+            Record::Event { stamp, stream, row } if stream == self.stream => self.event(emit, epoch, stamp, row),
+            Record::Start { .. } | Record::Event { .. } | Record::Match { .. } => {}
+        }
+    }
+
+    fn epoch_done(&mut self) {
+        self.done.reap();
+    }
+
+    fn next_timer(&self) -> Option<u64> {
+        let expiry = match &self.state.view {
+            View::Time { queue, .. } => queue.front().map(|(at, _)| *at),
+            _ => None,
+        };
+        match (expiry, self.state.tick) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        }
+    }
+
+    /// The output tick fires among the epoch's records ([`QueryLogic::tick_precedes`]), or after them.
+    fn fire(&mut self, emit: &mut Emit, epoch: u64) {
+        self.expire(emit, epoch);
+    }
+
+    fn records_done(&mut self, emit: &mut Emit, epoch: u64) {
+        self.fire_tick(emit, epoch);
+    }
+
+    fn export(&mut self) -> Option<State> {
+        let empty = QueryState::new(&self.plan, self.input.window.as_ref());
+        Some(Box::new(std::mem::replace(&mut self.state, empty)))
+    }
+
+    fn adopt(&mut self, state: State) {
+        if let Ok(carried) = state.downcast::<QueryState>() {
+            self.state = *carried;
+        }
+    }
+
+    fn stop(&mut self) {
+        self.state = QueryState::new(&self.plan, None);
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,84 @@
+//! Tests of the query's state: panes, rows kept for the reaper, windows that keep no rows.
+
+use super::*;
+use crate::cep::config::CepConfig;
+use crate::cep::explain::plan_config;
+use crate::cep::plan::{Input, PlanNode};
+
+/// The seed's floor statement (`Room.win:time(10 min)`, grouped by floor), planned as the service plans it.
+fn floor_query() -> QueryLogic {
+    let config: CepConfig =
+        serde_json::from_str(include_str!("../../../../queries/floor-average.json")).expect("the seed");
+    let plan = plan_config(&config, true).expect("plans");
+    let PlanNode::Query(q) = &plan.statements[0].node else { panic!("a query") };
+    let Input::Stream(input) = &q.input else { panic!("over a stream") };
+    QueryLogic::new(0, Arc::new((**q).clone()), input.clone(), (0, 1), Arc::new(Row::new()))
+}
+
+fn room(query: &mut QueryLogic, ms: i64, (floor, temperature): (&str, f64)) {
+    let row = Row::from([("floor", Val::String(floor.into())), ("temperature", Val::Double(temperature))]);
+    let record = Record::Event { stamp: Stamp::input(ms as u64), stream: 0, row };
+    query.record(&mut Emit::default(), timer_epoch(ms), record);
+}
+
+/// A floor's aggregates as an output reads them, its open pane folded in first.
+fn average(query: &mut QueryLogic, floor: &str) -> Option<Vec<Val>> {
+    let slot = *query.state.index.get(floor)?;
+    query.fold_open(slot);
+    Some(query.aggregates(slot))
+}
+
+#[test]
+fn a_handled_row_waits_for_the_reaper_until_the_epoch_is_done() {
+    let mut query = floor_query();
+    query.done = Leftovers::kept();
+    room(&mut query, 1_000, ("f1", 20.0));
+    assert_eq!(query.done.rows().map(<[Row]>::len), Some(1), "kept, its value in the window");
+    query.epoch_done();
+    assert_eq!(query.done.rows().map(<[Row]>::len), Some(0), "handed to the reaper");
+    assert!(average(&mut query, "f1").is_some_and(|a| a.contains(&Val::Double(20.0))), "{:?}", query.state.groups);
+}
+
+#[test]
+fn rows_without_a_window_are_counted_not_kept() {
+    let statement = "INSERT INTO Floor SELECT floor as id, avg(temperature) as temperature FROM Room GROUP BY floor";
+    let mut config: serde_json::Value =
+        serde_json::from_str(include_str!("../../../../queries/floor-average.json")).expect("the seed");
+    config["statements"] = serde_json::json!([statement]);
+    let config: CepConfig = serde_json::from_value(config).expect("a configuration");
+    let plan = plan_config(&config, true).expect("plans");
+    let PlanNode::Query(q) = &plan.statements[0].node else { panic!("a query") };
+    let Input::Stream(input) = &q.input else { panic!("over a stream") };
+    let mut query = QueryLogic::new(0, Arc::new((**q).clone()), input.clone(), (0, 1), Arc::new(Row::new()));
+    for (ms, t) in [(1_000, 20.0), (2_000, 21.0), (3_000, 25.0)] {
+        room(&mut query, ms, ("1", t));
+    }
+    assert!(query.state.entries.is_empty());
+    assert_eq!(average(&mut query, "1"), Some(vec![Val::Double(22.0)]));
+}
+
+#[test]
+fn a_time_window_keeps_a_group_s_rows_of_one_epoch_as_one_entry_that_leaves_whole() {
+    let mut query = floor_query();
+    for room_of in [("1", 20.0), ("1", 21.0), ("2", 22.0), ("1", 22.0)] {
+        room(&mut query, 1_000, room_of);
+    }
+    assert_eq!(query.state.entries.len(), 2, "one pane per floor");
+    room(&mut query, 2_000, ("1", 25.0));
+    assert_eq!(query.state.entries.len(), 3, "a later epoch starts a pane");
+    assert_eq!(average(&mut query, "1"), Some(vec![Val::Double(22.0)]));
+
+    // Ten minutes after the first epoch its panes leave whole; floor 2 has nothing left.
+    query.fire(&mut Emit::default(), timer_epoch(1_000 + 600_000));
+    assert_eq!(query.state.entries.len(), 1);
+    assert_eq!(average(&mut query, "1"), Some(vec![Val::Double(25.0)]));
+    assert_eq!(query.state.groups.iter().find(|(_, g)| &*g.key == "2").map(|(_, g)| g.entries), Some(0));
+    query.fire(&mut Emit::default(), timer_epoch(2_000 + 600_000));
+    assert!(query.state.entries.is_empty());
+}
+
+/// A window's memory is its entries: this keeps one within a cache line.
+#[test]
+fn an_entry_fits_in_64_bytes() {
+    assert!(size_of::<Entry>() <= 64, "{} bytes", size_of::<Entry>());
+}

@@ -1,0 +1,262 @@
+//! The query's view and its groups. A row enters its group's aggregates and the view; a later row displaces it, or
+//! its time runs out, and it leaves the aggregates.
+//!
+//! Rows in the view are entries in a slab, named by their slot; each remembers its group, whether it counts (passed
+//! WHERE) and its aggregate arguments, so leaving the view is one subtraction. (A slab in place of a hash map by id:
+//! the floor bench ran at 467 k events/s against 384 k, benches/results/cep.md, ninth session.) Groups are a slab too,
+//! found by key through one hash lookup per arrival; an entry names its group by slot, so an expiry finds its group
+//! without hashing.
+//! A time window's expiries are a queue in arrival order; the view's other displacements are maps from view key to
+//! entry. In a time window the rows of one group that arrive in one epoch leave together, so they are one entry, a
+//! pane holding their running aggregates, which leaves by one subtraction: the window's memory grows with the groups
+//! and epochs it spans rather than with its rows. No row in a view is read again on its own, only subtracted, so
+//! this changes nothing but the rounding of sums of doubles. A group's open pane joins the group's aggregates only
+//! when its next pane opens or they are read, so a row is added once, not to both: on `bench floor --per-ms 5000` the
+//! worker ran 7.5 % fewer instructions (twenty-eighth session).
+
+use std::collections::HashMap;
+
+use foldhash::fast::RandomState;
+use smallvec::SmallVec;
+
+use super::{Args, Entry, Group, QueryLogic, QueryState, View, calls, count, fold, mark, millis_of, owned};
+use crate::cep::dataflow::operator::Emit;
+use crate::cep::dataflow::record::{Stamp, timer_epoch};
+use crate::cep::reference::TimerOrder;
+use crate::cep::reference::query::view_state_key;
+use crate::cep::runtime::key::{self, Key};
+use crate::cep::runtime::{Row, Val, order};
+
+impl QueryLogic {
+    /// Puts the row that `set` stamped in the view and then in its group (made if the displaced rows left none),
+    /// dropping what it displaces; answers the group's slot, and the groups of the displaced rows that counted (in
+    /// arrival order) that [`QueryLogic::remove`] answers.
+    pub(super) fn enter(&mut self, set: (u64, u64), row: &Row, counts: bool) -> (usize, Vec<Key>) {
+        let epoch = set.0;
+        let leaves = match &self.state.view {
+            View::All => None,
+            View::Time { millis, .. } => Some(timer_epoch(millis_of(epoch) + *millis).max(epoch + 1)),
+            View::Length { .. } | View::Last { .. } => {
+                let args = owned(self.per_event.args(row, &self.vars));
+                return self.enter_displacing(row, self.group_key(row), counts, args);
+            }
+        };
+        let slot = match self.known_group(row) {
+            Some(slot) => slot,
+            None => self.group(self.group_key(row)),
+        };
+        let args = || self.per_event.args(row, &self.vars);
+        match leaves {
+            // Without a window a row never leaves, so nothing of it is kept but its part in the aggregates.
+            None => count(&mut self.state.groups[slot], calls(&self.plan), counts, args()),
+            Some(due) => {
+                self.state.groups[slot].entries += 1;
+                let set = self.rows_at_changes().then_some(set);
+                self.state.join(calls(&self.plan), slot, (due, counts, set), args);
+            }
+        }
+        (slot, Vec::new())
+    }
+
+    /// [`QueryLogic::enter`] for a view whose rows later rows displace. The group is found once the displaced rows
+    /// are gone: they may end it.
+    pub(super) fn enter_displacing(
+        &mut self,
+        row: &Row,
+        group: Key,
+        counts: bool,
+        args: SmallVec<[Val; 1]>,
+    ) -> (usize, Vec<Key>) {
+        let view_key = self.view_key(row);
+        let entry = Entry { group: usize::MAX, counts, rows: 1, folded: true, due: 0, args: Args::One(args) };
+        let id = self.state.entries.insert(entry);
+        // Lengths are positive, so the new entry is never among the displaced.
+        let left: Vec<Key> = self.displace(id, &view_key).into_iter().filter_map(|gone| self.remove(gone)).collect();
+        let slot = self.group(group);
+        let QueryState { entries, groups, .. } = &mut self.state;
+        let entry = &mut entries[id];
+        entry.group = slot;
+        if let Args::One(args) = &entry.args {
+            count(&mut groups[slot], calls(&self.plan), counts, args.iter());
+        }
+        (slot, left)
+    }
+
+    /// The slot of the group of `key`, made if it has none.
+    pub(super) fn group(&mut self, key: Key) -> usize {
+        let QueryState { index, groups, .. } = &mut self.state;
+        *index.entry(key).or_insert_with_key(|key| groups.insert(Group::new(key.clone())))
+    }
+
+    /// The slot of `row`'s group, found without making its key, when the query groups by one column and the row's
+    /// value there is a text that is its own key (a floor), and the group exists: the usual case. Reading the
+    /// column into a key, hashing it as a `SmolStr` and dropping it cost `bench floor` about 200 instructions an
+    /// event more than this (`benches/results/cep.md`, twenty-ninth session).
+    pub(super) fn known_group(&self, row: &Row) -> Option<usize> {
+        let [by] = self.per_event.group_by.as_slice() else {
+            return None;
+        };
+        let key = key::own_text(by.column_of(row)?)?;
+        self.state.index.get(key).copied()
+    }
+
+    /// The key of the group of `row` ([`key::of_values`]); a text key is the value itself, not formatted.
+    pub(super) fn group_key(&self, row: &Row) -> Key {
+        match self.per_event.group_by.as_slice() {
+            [] => self.empty.clone(),
+            exprs => key::of_values(exprs.len(), exprs.iter().map(|e| e.eval(&[row], &[], &self.vars))),
+        }
+    }
+
+    /// The key of the row's place in a keyed view ([`view_state_key`]).
+    pub(super) fn view_key(&self, row: &Row) -> Key {
+        view_state_key(self.input.window.as_ref(), &self.input.label, row, &self.vars)
+    }
+
+    /// Records entry `id` in the view; answers the entries it pushes out.
+    pub(super) fn displace(&mut self, id: usize, key: &Key) -> Vec<usize> {
+        match &mut self.state.view {
+            // Their rows never come here: they stay for good, or join a time window's panes.
+            View::All | View::Time { .. } => Vec::new(),
+            View::Length { count, queues } => {
+                let queue = queues.entry(key.clone()).or_default();
+                queue.push_back(id);
+                let excess = queue.len().saturating_sub(*count);
+                queue.drain(..excess).collect()
+            }
+            View::Last { current } => current.insert(key.clone(), id).into_iter().collect(),
+        }
+    }
+
+    /// Takes entry `id` out of the view and its group; when the statement's rows go by its changes (or `OUTPUT FIRST`
+    /// forgets emptied groups, or rows stand for its groups), answers the group's key if the entry counted.
+    pub(super) fn remove(&mut self, id: usize) -> Option<Key> {
+        // Only the output tick of a fully aggregated query reads (and empties) the list of changed groups; one whose
+        // rows go by its changes keeps none.
+        let at_changes = self.rows_at_changes();
+        let listed = self.plan.output.is_some() && self.fully_aggregated() && !at_changes;
+        let entry = self.state.entries.try_remove(id)?;
+        let g = self.state.groups.get_mut(entry.group)?;
+        let answers = at_changes || self.state.first.is_some() || self.represents;
+        let left = (entry.counts && answers).then(|| g.key.clone());
+        g.entries -= entry.rows as usize;
+        if g.pane == Some(id) {
+            g.pane = None;
+        }
+        if entry.counts {
+            if let Some(acc) = g.acc.as_mut().filter(|_| entry.folded) {
+                entry.args.leave(calls(&self.plan), acc);
+            }
+            if listed {
+                mark(&mut self.state.changed, g, entry.group);
+            }
+            g.changed |= self.represents;
+        }
+        // Without an output policy a group's last event is only read on its next arrival, which replaces it.
+        if g.entries == 0 && (g.last_event.is_none() || self.plan.output.is_none()) {
+            self.end_group(entry.group);
+        }
+        left
+    }
+
+    pub(super) fn end_group(&mut self, slot: usize) {
+        let group = self.state.groups.remove(slot);
+        self.state.index.remove(&group.key);
+    }
+
+    /// Folds the group's open pane into its aggregates, which are about to be read.
+    pub(super) fn fold_open(&mut self, slot: usize) {
+        let QueryState { entries, groups, .. } = &mut self.state;
+        let g = &mut groups[slot];
+        if let Some(pane) = g.open_pane(entries, slot) {
+            fold(pane, g, calls(&self.plan));
+        }
+    }
+
+    pub(super) fn aggregates(&self, slot: usize) -> Vec<Val> {
+        let calls = self.plan.aggregation.as_ref().map_or(&[][..], |a| &a.aggregates[..]);
+        match self.state.groups.get(slot).and_then(|g| g.acc.as_ref()) {
+            Some(acc) => acc.values(calls),
+            None => vec![Val::Null; calls.len()],
+        }
+    }
+
+    /// Lets the time window's entries due by `epoch` leave, together. With `OUTPUT FIRST`, the rows of the groups
+    /// they leave go out as the reference's do at its first expiry timer, in the order of the groups' first rows to
+    /// leave: each stamped by the arrival of that row, so that groups on other workers fall in between as they do
+    /// there; with `ORDER BY` (on one worker) all stamped by the first to arrive, in their order.
+    pub(super) fn expire(&mut self, emit: &mut Emit, epoch: u64) {
+        let mut left: Vec<(Key, (u64, u64))> = Vec::new();
+        let mut removed: Vec<((u64, u64), Row)> = Vec::new();
+        loop {
+            let due = match &mut self.state.view {
+                View::Time { queue, .. } => queue.front().filter(|(at, _)| *at <= epoch).copied(),
+                _ => None,
+            };
+            let Some((_, id)) = due else {
+                break;
+            };
+            let mut set = None;
+            if let View::Time { queue, sets, .. } = &mut self.state.view {
+                queue.pop_front();
+                set = sets.pop_front();
+            }
+            // Without `sets` (a statement whose expiries give no rows), the groups' keys only are read.
+            let set = set.unwrap_or_default();
+            if self.snapshots_rows() || self.removes {
+                let row = self.state.kept.remove(&id).flatten().filter(|_| self.removes);
+                if let Some(row) = &row {
+                    self.tally_kept(row, false);
+                }
+                removed.extend(row.map(|row| (set, row)));
+            } else {
+                left.extend(self.remove(id).map(|key| (key, set)));
+            }
+        }
+        if let Some(&(set, _)) = removed.first() {
+            // One remove stream, stamped by the first of its rows' expiry timers, as the reference lets them go.
+            let batch = Stamp::timer(TimerOrder::Expiry, set, self.statement, 0);
+            let rows = self.removed_rows(removed.into_iter().map(|(_, row)| row).collect(), millis_of(epoch));
+            for (i, row) in rows.into_iter().enumerate() {
+                emit.event(batch.child(self.statement, i), self.sink, row);
+            }
+        }
+        let keys: Vec<Key> = left.iter().map(|(key, _)| key.clone()).collect();
+        if self.rows_at_changes() {
+            let passed = self.group_rows(millis_of(epoch), keys.clone());
+            self.emit_expiry_rows(emit, &left, passed);
+        }
+        if !keys.is_empty() {
+            self.after_leaving(&keys);
+        }
+    }
+
+    /// Sends the rows a statement's expiry gives ([`QueryLogic::expire`]); `left` has each group's first row to leave.
+    pub(super) fn emit_expiry_rows(
+        &self,
+        emit: &mut Emit,
+        left: &[(Key, (u64, u64))],
+        passed: Vec<(Key, (Vec<Val>, Row))>,
+    ) {
+        let stamp = |set| Stamp::timer(TimerOrder::Expiry, set, self.statement, 0);
+        if self.plan.order_by.is_empty() {
+            let mut sets: HashMap<&Key, (u64, u64), RandomState> = HashMap::default();
+            for (key, set) in left {
+                sets.entry(key).or_insert(*set);
+            }
+            for (key, (_, row)) in passed {
+                let set = sets.get(&key).copied().unwrap_or_default();
+                emit.event(stamp(set).into_child(self.statement, 0), self.sink, row);
+            }
+            return;
+        }
+        let Some((_, set)) = left.first() else {
+            return;
+        };
+        let batch = stamp(*set);
+        let rows = order::ordered(passed.into_iter().map(|(_, row)| row).collect(), &self.plan.order_by);
+        for (i, row) in rows.into_iter().enumerate() {
+            emit.event(batch.child(self.statement, i), self.sink, row);
+        }
+    }
+}
