@@ -1,0 +1,540 @@
+//! The configurations and event streams the tests share: rooms, patterns, named windows, joins and trackers.
+
+use super::*;
+
+pub(super) const ROOMS: &str = r#"{"host":"h",
+  "in":[{"id":"Room.*","type":"Room","isPattern":true,"attributes":[
+    {"name":"temperature","type":"double"},{"name":"floor","type":"string"},{"name":"people","type":"int"},
+    {"name":"flap","type":"string"}]}],
+  "out":[
+    {"id":"F","type":"Floor","attributes":[{"name":"temperature","type":"double"}]},
+    {"id":"S","type":"Stats","attributes":[{"name":"n","type":"int"},{"name":"lo","type":"double"},
+      {"name":"hi","type":"double"},{"name":"sd","type":"double"},{"name":"people","type":"int"}]},
+    {"id":"H","type":"Hot","attributes":[{"name":"floor","type":"string"},{"name":"temperature","type":"double"},
+      {"name":"mean","type":"double"}]},
+    {"id":"L","type":"Warm","attributes":[{"name":"temperature","type":"double"}]},
+    {"id":"N","type":"Len","attributes":[{"name":"people","type":"int"}]},
+    {"id":"P","type":"Flap","attributes":[{"name":"status","type":"string"}]},
+    {"id":"U","type":"Upper","attributes":[{"name":"temperature","type":"double"}]},
+    {"id":"C","type":"Crowd","attributes":[{"name":"n","type":"int"}]},
+    {"id":"B","type":"Brief","attributes":[{"name":"people","type":"int"},{"name":"lo","type":"double"}]},
+    {"id":"G","type":"Batched","attributes":[{"name":"people","type":"int"},{"name":"temperature","type":"double"}]},
+    {"id":"K","type":"Kept","attributes":[{"name":"people","type":"int"}]},
+    {"id":"E","type":"Each","attributes":[{"name":"people","type":"int"},{"name":"n","type":"int"}]},
+    {"id":"T","type":"Total","attributes":[{"name":"n","type":"int"}]},
+    {"id":"Q","type":"Snap","attributes":[{"name":"n","type":"int"},{"name":"temperature","type":"double"}]},
+    {"id":"V","type":"Above","attributes":[{"name":"temperature","type":"double"}]},
+    {"id":"W","type":"Firsts","attributes":[{"name":"people","type":"int"}]},
+    {"id":"A","type":"Later","attributes":[{"name":"temperature","type":"double"}]},
+    {"id":"R","type":"Tardy","attributes":[{"name":"people","type":"int"}]},
+    {"id":"Y","type":"Late","attributes":[{"name":"temperature","type":"double"}]},
+    {"id":"Z","type":"Early","attributes":[{"name":"temperature","type":"double"}]},
+    {"id":"X","type":"AllGroups","attributes":[{"name":"n","type":"int"},{"name":"people","type":"int"}]},
+    {"id":"J","type":"Quiet","attributes":[{"name":"temperature","type":"double"}]},
+    {"id":"D","type":"Shot","attributes":[{"name":"temperature","type":"double"}]},
+    {"id":"M","type":"Recent","attributes":[{"name":"people","type":"int"}]},
+    {"id":"I","type":"Hush","attributes":[{"name":"temperature","type":"double"}]},
+    {"id":"O","type":"Hushed","attributes":[{"name":"n","type":"int"}]},
+    {"id":"FF","type":"FirstFloor","attributes":[{"name":"n","type":"int"},{"name":"temperature","type":"double"}]},
+    {"id":"FA","type":"FirstAll","attributes":[{"name":"people","type":"int"}]},
+    {"id":"FR","type":"FirstRoom","attributes":[{"name":"people","type":"int"},{"name":"temperature","type":"double"}]},
+    {"id":"FO","type":"FirstOrdered","attributes":[{"name":"n","type":"int"}]},
+    {"id":"EV","type":"Changes","attributes":[{"name":"n","type":"int"},{"name":"people","type":"int"}]},
+    {"id":"EA","type":"ChangesAll","attributes":[{"name":"people","type":"int"}]},
+    {"id":"CS","type":"ColumnShot","attributes":[{"name":"people","type":"int"},{"name":"temperature","type":"double"}]},
+    {"id":"CA","type":"ColumnAll","attributes":[{"name":"people","type":"int"},{"name":"temperature","type":"double"}]},
+    {"id":"CE","type":"ColumnEvery","attributes":[{"name":"people","type":"int"},{"name":"n","type":"int"}]},
+    {"id":"CU","type":"ColumnUnique","attributes":[{"name":"people","type":"int"},{"name":"n","type":"int"}]},
+    {"id":"CW","type":"ColumnWarm","attributes":[{"name":"people","type":"int"},{"name":"temperature","type":"double"}]},
+    {"id":"RB","type":"RoomBatch","attributes":[{"name":"people","type":"int"}]},
+    {"id":"FB","type":"FloorBatch","attributes":[{"name":"people","type":"int"},{"name":"temperature","type":"double"}]},
+    {"id":"MB","type":"RoomsBatch","attributes":[{"name":"people","type":"int"},{"name":"temperature","type":"double"}]},
+    {"id":"AB","type":"AllBatch","attributes":[{"name":"n","type":"int"},{"name":"people","type":"int"}]},
+    {"id":"PB","type":"PacedBatch","attributes":[{"name":"people","type":"int"}]},
+    {"id":"IB","type":"FirstBatch","attributes":[{"name":"people","type":"int"}]},
+    {"id":"SB","type":"ShotBatch","attributes":[{"name":"people","type":"int"}]},
+    {"id":"VB","type":"EveryBatch","attributes":[{"name":"temperature","type":"double"}]},
+    {"id":"LB","type":"LastBatch","attributes":[{"name":"people","type":"int"}]},
+    {"id":"AF","type":"AllFloors","attributes":[{"name":"n","type":"int"},{"name":"temperature","type":"double"}]},
+    {"id":"SF","type":"ShotFloors","attributes":[{"name":"temperature","type":"double"}]},
+    {"id":"IF","type":"FirstFloors","attributes":[{"name":"n","type":"int"}]},
+    {"id":"ET","type":"EveryTotal","attributes":[{"name":"people","type":"int"}]},
+    {"id":"DF","type":"DefaultFloors","attributes":[{"name":"people","type":"int"}]},
+    {"id":"CB","type":"ColumnBatch","attributes":[{"name":"people","type":"int"},{"name":"n","type":"int"}]},
+    {"id":"CSB","type":"ColumnShotBatch","attributes":[{"name":"people","type":"int"},{"name":"n","type":"int"}]},
+    {"id":"CEB","type":"ColumnEveryBatch","attributes":[{"name":"people","type":"int"},{"name":"temperature","type":"double"}]},
+    {"id":"CLB","type":"ColumnLastBatch","attributes":[{"name":"people","type":"int"},{"name":"n","type":"int"}]},
+    {"id":"CAB","type":"ColumnAllBatch","attributes":[{"name":"people","type":"int"},{"name":"temperature","type":"double"}]},
+    {"id":"CFB","type":"ColumnFirstBatch","attributes":[{"name":"people","type":"int"},{"name":"n","type":"int"}]},
+    {"id":"CTB","type":"ColumnLateBatch","attributes":[{"name":"people","type":"int"},{"name":"temperature","type":"double"}]},
+    {"id":"GN","type":"Gone","attributes":[{"name":"temperature","type":"double"}]},
+    {"id":"RP","type":"Replaced","attributes":[{"name":"people","type":"int"}]},
+    {"id":"PU","type":"Pushed","attributes":[{"name":"people","type":"int"}]},
+    {"id":"UB","type":"Unbatched","attributes":[{"name":"temperature","type":"double"}]},
+    {"id":"GL","type":"GoneLater","attributes":[{"name":"people","type":"int"}]},
+    {"id":"BF","type":"Before","attributes":[{"name":"people","type":"int"}]},
+    {"id":"BA","type":"BeforeAll","attributes":[{"name":"n","type":"int"}]},
+    {"id":"BU","type":"BeforeUnique","attributes":[{"name":"temperature","type":"double"}]},
+    {"id":"LW","type":"LeftWith","attributes":[{"name":"people","type":"int"},{"name":"n","type":"int"}]},
+    {"id":"RW","type":"ReplacedWith","attributes":[{"name":"people","type":"int"},{"name":"n","type":"int"}]},
+    {"id":"BB","type":"BatchBefore","attributes":[{"name":"temperature","type":"double"}]},
+    {"id":"BL","type":"BatchLeft","attributes":[{"name":"people","type":"int"},{"name":"n","type":"int"}]},
+    {"id":"GE","type":"GoneEvery","attributes":[{"name":"temperature","type":"double"}]},
+    {"id":"RL","type":"ReplacedLast","attributes":[{"name":"people","type":"int"}]},
+    {"id":"UA","type":"UnbatchedAll","attributes":[{"name":"temperature","type":"double"}]}],
+  "statements":[
+    "INSERT INTO Floor SELECT floor as id, avg(temperature) as temperature FROM Room.win:time(10 sec) GROUP BY floor OUTPUT LAST EVERY 2 sec",
+    "INSERT INTO Stats SELECT floor as id, count(*) as n, min(temperature) as lo, max(temperature) as hi, stddev(temperature) as sd, sum(people) as people FROM Room.win:time(5 sec) WHERE temperature > 10 GROUP BY floor",
+    "INSERT INTO Hot SELECT id, floor, temperature, avg(temperature) as mean FROM Room.std:unique(id) GROUP BY floor HAVING avg(temperature) > 20",
+    "INSERT INTO Warm SELECT id, temperature FROM Room(temperature > 30) OUTPUT LAST EVERY 3 sec",
+    "INSERT INTO Crowd SELECT floor as id, count(*) as n FROM Room.win:time(3 sec) GROUP BY floor HAVING people > 9",
+    "INSERT INTO Brief SELECT floor as id, sum(people) as people, min(temperature) as lo FROM Room.win:time(1 sec) GROUP BY floor OUTPUT LAST EVERY 3 sec",
+    "INSERT INTO Len SELECT floor as id, sum(people) as people FROM Room.win:length(5) GROUP BY floor",
+    "INSERT INTO Batched SELECT floor as id, sum(people) as people, avg(temperature) as temperature FROM Room.win:time_batch(2 sec) GROUP BY floor HAVING count(*) > 1 OR people > 15",
+    "INSERT INTO Kept SELECT id, people FROM Room.win:length_batch(3) WHERE people > 5",
+    "INSERT INTO Each SELECT id, people, count(*) as n FROM Room(temperature > 10).win:length_batch(4) GROUP BY floor ORDER BY people DESC, id",
+    "INSERT INTO Total SELECT count(*) as n FROM Room.win:time_batch(1500 msec)",
+    "INSERT INTO Snap SELECT floor as id, count(*) as n, max(temperature) as temperature FROM Room.win:time(3 sec) WHERE people > 3 GROUP BY floor HAVING count(*) < 4 OUTPUT SNAPSHOT EVERY 2 sec",
+    "INSERT INTO Above SELECT id, temperature FROM Room(temperature > 25) OUTPUT ALL EVERY 2 sec ORDER BY temperature",
+    "INSERT INTO Firsts SELECT id, people FROM Room.win:length(3) WHERE people > 10 OUTPUT FIRST EVERY 1500 msec",
+    "INSERT INTO Warmish SELECT id, floor, temperature FROM Room(temperature > 20)",
+    "INSERT INTO Upper SELECT floor as id, max(temperature) as temperature FROM Warmish GROUP BY floor OUTPUT LAST EVERY 4 sec ORDER BY temperature DESC",
+    "INSERT INTO Later SELECT floor as id, avg(temperature) as temperature FROM Room.win:time(4 sec) GROUP BY floor OUTPUT AFTER 5 sec LAST EVERY 2 sec",
+    "INSERT INTO Tardy SELECT id, people FROM Room(people > 8) OUTPUT AFTER 4 sec EVERY 1500 msec",
+    "INSERT INTO Late SELECT floor as id, max(temperature) as temperature FROM Warmish GROUP BY floor OUTPUT AFTER 6 sec LAST EVERY 2 sec",
+    "INSERT INTO Early SELECT id, temperature FROM Warmish OUTPUT AFTER 3 sec FIRST EVERY 2 sec",
+    "INSERT INTO AllGroups SELECT floor as id, count(*) as n, sum(people) as people FROM Room.win:time(3 sec) WHERE people > 2 GROUP BY floor HAVING count(*) < 5 OUTPUT ALL EVERY 2 sec",
+    "INSERT INTO Quiet SELECT floor as id, max(temperature) as temperature FROM Room.win:time(2 sec) GROUP BY floor OUTPUT AFTER 4 sec",
+    "INSERT INTO Shot SELECT id, temperature FROM Room.std:unique(id) WHERE temperature > 15 OUTPUT SNAPSHOT EVERY 2 sec ORDER BY temperature DESC",
+    "INSERT INTO Hush SELECT a.id as id, a.temperature as temperature FROM pattern [every a=Room(temperature > 30) -> Room(id = a.id, temperature < 20)] OUTPUT AFTER 20 sec",
+    "INSERT INTO Hushed SELECT floor as id, count(*) as n FROM Room.win:time_batch(2 sec) GROUP BY floor OUTPUT AFTER 15 sec",
+    "INSERT INTO Recent SELECT id, people FROM Room(people > 2).std:groupwin(floor).win:length(2) WHERE people < 15 OUTPUT AFTER 2 sec SNAPSHOT EVERY 1500 msec",
+    "INSERT INTO FirstFloor SELECT floor as id, count(*) as n, max(temperature) as temperature FROM Room.win:time(3 sec) WHERE people > 3 GROUP BY floor HAVING count(*) < 4 OUTPUT FIRST EVERY 2 sec",
+    "INSERT INTO FirstAll SELECT 'all' as id, sum(people) as people FROM Room.win:length(4) WHERE temperature > 12 OUTPUT FIRST EVERY 1500 msec",
+    "INSERT INTO FirstRoom SELECT id, people, avg(temperature) as temperature FROM Room.std:unique(id) WHERE people > 1 GROUP BY floor OUTPUT FIRST EVERY 2 sec",
+    "INSERT INTO FirstOrdered SELECT floor as id, count(*) as n FROM Room.std:groupwin(id).win:length(2) GROUP BY floor OUTPUT AFTER 3 sec FIRST EVERY 1 sec ORDER BY n DESC",
+    "INSERT INTO Changes SELECT floor as id, count(*) as n, sum(people) as people FROM Room.std:unique(id) WHERE temperature > 12 GROUP BY floor HAVING count(*) < 3 OUTPUT EVERY 1500 msec",
+    "INSERT INTO ColumnShot SELECT id, people, avg(temperature) as temperature FROM Room.win:length(4) WHERE people > 2 GROUP BY floor HAVING count(*) > 1 OUTPUT SNAPSHOT EVERY 2 sec",
+    "INSERT INTO ColumnAll SELECT id, people, avg(temperature) as temperature FROM Room.win:time(3 sec) WHERE people > 2 GROUP BY floor HAVING count(*) > 1 OUTPUT ALL EVERY 2 sec",
+    "INSERT INTO ColumnEvery SELECT id, people, sum(people) as n FROM Room.win:length(3) WHERE temperature > 10 OUTPUT EVERY 1500 msec",
+    "INSERT INTO ColumnUnique SELECT id, people, count(*) as n FROM Room.std:unique(id) WHERE temperature > 12 GROUP BY floor OUTPUT AFTER 2 sec ALL EVERY 1 sec ORDER BY people DESC",
+    "INSERT INTO ColumnWarm SELECT id, people, max(temperature) as temperature FROM Room.win:time(2 sec) HAVING max(temperature) > 20 OUTPUT ALL EVERY 1 sec",
+    "INSERT INTO RoomBatch SELECT id, people FROM Room.std:groupwin(id).win:length_batch(2) WHERE people > 3 ORDER BY people DESC",
+    "INSERT INTO FloorBatch SELECT floor as id, sum(people) as people, avg(temperature) as temperature FROM Room(temperature > 5).std:groupwin(id).win:time_batch(1500 msec) GROUP BY floor HAVING count(*) > 1 OR people > 12",
+    "INSERT INTO RoomsBatch SELECT id, people, max(temperature) as temperature FROM Room.std:groupwin(id).win:length_batch(3) WHERE people > 1 GROUP BY floor",
+    "INSERT INTO AllBatch SELECT 'all' as id, count(*) as n, min(people) as people FROM Room.std:groupwin(floor).win:time_batch(2 sec)",
+    "INSERT INTO PacedBatch SELECT id, people FROM Room.win:length_batch(3) WHERE people > 4 OUTPUT LAST EVERY 1500 msec",
+    "INSERT INTO FirstBatch SELECT id, people FROM Room.std:groupwin(floor).win:time_batch(1 sec) OUTPUT FIRST EVERY 2 sec ORDER BY people DESC, id",
+    "INSERT INTO ShotBatch SELECT id, people FROM Room(people > 2).std:groupwin(id).win:length_batch(2) OUTPUT SNAPSHOT EVERY 2 sec ORDER BY people, id",
+    "INSERT INTO EveryBatch SELECT id, temperature FROM Room.win:time_batch(1 sec) WHERE temperature > 20 OUTPUT AFTER 3 sec EVERY 1 sec",
+    "INSERT INTO LastBatch SELECT floor as id, sum(people) as people FROM Room.std:groupwin(id).win:length_batch(2) WHERE temperature > 8 GROUP BY floor HAVING count(*) > 1 OR people > 10 OUTPUT LAST EVERY 1500 msec",
+    "INSERT INTO AllFloors SELECT floor as id, count(*) as n, max(temperature) as temperature FROM Room.win:time_batch(1 sec) GROUP BY floor OUTPUT ALL EVERY 2 sec ORDER BY n DESC",
+    "INSERT INTO ShotFloors SELECT floor as id, avg(temperature) as temperature FROM Room(people > 3).win:length_batch(3) GROUP BY floor OUTPUT AFTER 2 sec SNAPSHOT EVERY 1 sec",
+    "INSERT INTO FirstFloors SELECT floor as id, count(*) as n FROM Room.std:groupwin(floor).win:time_batch(1 sec) GROUP BY floor HAVING count(*) < 4 OUTPUT FIRST EVERY 6 sec",
+    "INSERT INTO EveryTotal SELECT 'all' as id, sum(people) as people FROM Room.win:length_batch(2) WHERE people > 2 OUTPUT EVERY 1 sec",
+    "INSERT INTO DefaultFloors SELECT floor as id, sum(people) as people FROM Room.win:time_batch(1 sec) GROUP BY floor OUTPUT EVERY 1500 msec",
+    "INSERT INTO ColumnBatch SELECT id, people, sum(people) as n FROM Room.win:length_batch(3) WHERE temperature > 10 OUTPUT LAST EVERY 1500 msec",
+    "INSERT INTO ColumnShotBatch SELECT id, people, count(*) as n FROM Room.std:groupwin(id).win:length_batch(2) GROUP BY floor HAVING count(*) > 1 OUTPUT SNAPSHOT EVERY 2 sec",
+    "INSERT INTO ColumnEveryBatch SELECT id, people, max(temperature) as temperature FROM Room.win:time_batch(1 sec) GROUP BY floor OUTPUT EVERY 1500 msec ORDER BY temperature DESC",
+    "INSERT INTO ColumnLastBatch SELECT id, people, sum(people) as n FROM Room.win:length_batch(3) WHERE temperature > 10 GROUP BY floor OUTPUT LAST EVERY 1500 msec",
+    "INSERT INTO ColumnAllBatch SELECT id, people, max(temperature) as temperature FROM Room.std:groupwin(id).win:length_batch(2) GROUP BY floor HAVING count(*) > 1 OUTPUT ALL EVERY 2 sec",
+    "INSERT INTO ColumnFirstBatch SELECT id, people, count(*) as n FROM Room.win:time_batch(1 sec) WHERE people > 2 GROUP BY floor OUTPUT FIRST EVERY 3 sec",
+    "INSERT INTO ColumnLateBatch SELECT id, people, avg(temperature) as temperature FROM Room.win:time_batch(1500 msec) GROUP BY floor OUTPUT AFTER 3 sec LAST EVERY 2 sec ORDER BY people DESC, id",
+    "INSERT INTO Gone SELECT RSTREAM id, temperature FROM Room.win:time(3 sec) WHERE people > 2",
+    "INSERT INTO Replaced SELECT RSTREAM id, people FROM Room.std:unique(id) WHERE temperature > 12 ORDER BY people DESC",
+    "INSERT INTO Pushed SELECT RSTREAM id, people FROM Room(people > 1).std:groupwin(floor).win:length(2)",
+    "INSERT INTO Unbatched SELECT RSTREAM id, temperature FROM Room.win:time_batch(1 sec) WHERE temperature > 10",
+    "INSERT INTO GoneLater SELECT RSTREAM id, people FROM Room.win:time(2 sec) OUTPUT AFTER 3 sec",
+    "INSERT INTO Before SELECT RSTREAM floor as id, sum(people) as people FROM Room.win:time(2 sec) WHERE temperature > 10 GROUP BY floor",
+    "INSERT INTO BeforeAll SELECT RSTREAM 'all' as id, count(*) as n FROM Room(people > 1)",
+    "INSERT INTO BeforeUnique SELECT RSTREAM floor as id, max(temperature) as temperature FROM Room.std:unique(id) GROUP BY floor HAVING count(*) > 1",
+    "INSERT INTO LeftWith SELECT RSTREAM id, people, sum(people) as n FROM Room.win:time(2 sec) WHERE temperature > 8 GROUP BY floor ORDER BY people DESC",
+    "INSERT INTO ReplacedWith SELECT RSTREAM id, people, count(*) as n FROM Room.std:groupwin(floor).win:length(2) HAVING count(*) > 2",
+    "INSERT INTO BatchBefore SELECT RSTREAM floor as id, avg(temperature) as temperature FROM Room.win:time_batch(1 sec) GROUP BY floor",
+    "INSERT INTO BatchLeft SELECT RSTREAM id, people, sum(people) as n FROM Room.std:groupwin(floor).win:length_batch(2) GROUP BY floor",
+    "INSERT INTO GoneEvery SELECT RSTREAM id, temperature FROM Room.win:time(2 sec) WHERE people > 1 OUTPUT EVERY 1500 msec ORDER BY temperature DESC",
+    "INSERT INTO ReplacedLast SELECT RSTREAM id, people FROM Room.std:unique(id) OUTPUT AFTER 2 sec LAST EVERY 1 sec",
+    "INSERT INTO UnbatchedAll SELECT RSTREAM id, temperature FROM Room(people > 2).win:time_batch(1 sec) OUTPUT ALL EVERY 2 sec",
+    "INSERT INTO ChangesAll SELECT 'all' as id, sum(people) as people FROM Room.win:time(2 sec) HAVING sum(people) > 10 OUTPUT AFTER 2 sec ALL EVERY 1 sec",
+    "INSERT INTO Flap SELECT a.flap as id, 'closed' as status FROM pattern [every a=Room(temperature > cast(25,double)) -> ( (Room(id=a.id, temperature > cast(25,double)) and not Room(id=a.id, temperature <= cast(25,double))) -> (Room(id=a.id, temperature > cast(25,double)) and not Room(id=a.id, temperature <= cast(25,double)))) where timer:within(10 seconds)]"
+  ]}"#;
+
+/// Two `OUTPUT FIRST` statements, one `OUTPUT EVERY`, a snapshot with an ungrouped column, grouped `LAST` and
+/// `SNAPSHOT` ticks over workers, and `OUTPUT ALL` and `OUTPUT EVERY` of queries with ungrouped columns, writing one
+/// stream with rows at their expiries and ticks, and readers of it that tick (a query, a pattern under `LAST`, an
+/// aggregating pattern, a time batch) or see its order (a sum of each two rows): the rows of one millisecond reach
+/// them in the reference's order, the groups on other workers in between, and before their ticks.
+pub(super) const WRITERS_READ: &str = r#"{"host":"h",
+  "in":[{"id":"Room.*","type":"Room","isPattern":true,"attributes":[
+    {"name":"temperature","type":"double"},{"name":"floor","type":"string"},{"name":"people","type":"int"},
+    {"name":"flap","type":"string"}]}],
+  "out":[{"id":"FL","type":"LastFirst","attributes":[{"name":"n","type":"int"}]},
+    {"id":"PS","type":"Pairs","attributes":[{"name":"n","type":"int"}]},
+    {"id":"FP","type":"FirstPaced","attributes":[{"name":"n","type":"int"}]},
+    {"id":"CP","type":"Counted","attributes":[{"name":"n","type":"int"}]},
+    {"id":"BT","type":"Batched","attributes":[{"name":"n","type":"int"}]},
+    {"id":"BL","type":"BatchedLast","attributes":[{"name":"n","type":"int"}]}],
+  "statements":[
+    "INSERT INTO Firsted SELECT floor, count(*) as n FROM Room.win:time(3 sec) GROUP BY floor OUTPUT FIRST EVERY 2 sec",
+    "INSERT INTO Firsted SELECT floor, count(*) as n FROM Room.win:time(2 sec) WHERE people > 5 GROUP BY floor OUTPUT FIRST EVERY 1 sec",
+    "INSERT INTO Firsted SELECT floor, count(*) as n FROM Room.win:time(1 sec) GROUP BY floor OUTPUT EVERY 2 sec",
+    "INSERT INTO Firsted SELECT floor, count(*) - people as n FROM Room.win:time(2 sec) GROUP BY floor HAVING count(*) > 0 OUTPUT SNAPSHOT EVERY 2500 msec",
+    "INSERT INTO Firsted SELECT floor, count(*) as n FROM Room.win:time(2 sec) GROUP BY floor OUTPUT LAST EVERY 2 sec",
+    "INSERT INTO Firsted SELECT floor, sum(people) as n FROM Room.win:time(4 sec) WHERE people > 3 GROUP BY floor OUTPUT SNAPSHOT EVERY 1500 msec",
+    "INSERT INTO Firsted SELECT floor, count(*) - people as n FROM Room.win:time(2 sec) GROUP BY floor OUTPUT ALL EVERY 1500 msec",
+    "INSERT INTO Firsted SELECT floor, count(*) as n FROM Room.win:length(3) WHERE people > 4 OUTPUT EVERY 2 sec",
+    "INSERT INTO Firsted SELECT floor, people - count(*) as n FROM Room.std:groupwin(floor).win:time_batch(1 sec) GROUP BY floor",
+    "INSERT INTO Firsted SELECT floor, count(*) as n FROM Room.win:length_batch(2) GROUP BY floor OUTPUT LAST EVERY 1 sec",
+    "INSERT INTO Firsted SELECT floor, people - count(*) as n FROM Room.win:length_batch(3) GROUP BY floor OUTPUT ALL EVERY 1500 msec",
+    "INSERT INTO LastFirst SELECT floor as id, n FROM Firsted OUTPUT LAST EVERY 3 sec",
+    "INSERT INTO Pairs SELECT 'pairs' as id, sum(n) as n FROM Firsted.win:length(2)",
+    "INSERT INTO FirstPaced SELECT f.floor as id, f.n as n FROM pattern [every f=Firsted] OUTPUT LAST EVERY 2 sec",
+    "INSERT INTO Counted SELECT 'counted' as id, sum(f.n) as n FROM pattern [every f=Firsted] OUTPUT EVERY 1500 msec",
+    "INSERT INTO Batched SELECT 'batched' as id, sum(n) as n FROM Firsted.win:time_batch(2 sec)",
+    "INSERT INTO BatchedLast SELECT floor as id, n FROM Firsted.win:length_batch(2) OUTPUT LAST EVERY 1500 msec"
+  ]}"#;
+
+/// `config` with the statements that read the stream its other statements write (`Firsted`) listed first.
+pub(super) fn readers_first(config: &str) -> String {
+    let mut value: serde_json::Value = serde_json::from_str(config).expect("test configuration");
+    let statements = value["statements"].as_array_mut().expect("statements");
+    let reads = |text: &str| text.contains("Firsted") && !text.starts_with("INSERT INTO Firsted");
+    statements.sort_by_key(|s| !s.as_str().is_some_and(reads));
+    value.to_string()
+}
+
+pub(super) fn room_event() -> impl Strategy<Value = Incoming> {
+    (0..6u8, 0..8u8, 0..45u8, 0..20i64).prop_map(|(room, floor, temperature, people)| {
+        // Mostly text floors; now and then values whose text forms look alike, which must still group apart.
+        let floor = match floor {
+            4 => Val::Int(1),
+            5 => Val::String("Int(1)".into()),
+            6 => Val::Null,
+            7 => Val::String("\0f1".into()),
+            n => Val::String(format!("f{}", n % 3).into()),
+        };
+        let event = row(&[
+            ("id", Val::String(format!("room{room}").into())),
+            ("floor", floor),
+            ("temperature", Val::Double(f64::from(temperature) + 0.25)),
+            ("people", Val::Int(people)),
+            ("flap", Val::String(format!("flap{room}").into())),
+        ]);
+        ("Room".into(), event)
+    })
+}
+
+/// Batches at increasing milliseconds, several sharing one, with time moving on between some of them.
+pub(super) fn steps(event: impl Strategy<Value = Incoming>) -> impl Strategy<Value = Vec<Step>> {
+    let batch = (0..2500i64, prop::collection::vec(event, 1..4), any::<bool>());
+    prop::collection::vec(batch, 1..40).prop_map(|batches| {
+        let mut ms = 1_000;
+        let mut steps = Vec::new();
+        for (delta, events, pause) in batches {
+            ms += delta;
+            steps.push(Step::Push(ms, events));
+            if pause {
+                ms += delta / 2;
+                steps.push(Step::Advance(ms));
+            }
+        }
+        steps.push(Step::Advance(ms + 30_000));
+        steps
+    })
+}
+
+/// Patterns that aggregate their matches: grouped, with `WHERE` and `HAVING`, and not, with a timer.
+pub(super) const AGGREGATING_PATTERNS: [&str; 2] = [
+    "INSERT INTO Seen SELECT a.floor as id, count(*) as people, max(a.temperature - b.temperature) as temperature, \
+     min(a.flap) as flap FROM pattern [every a=Room(temperature > 30) -> b=Room(id = a.id, temperature < 20)] \
+     WHERE b.people > 2 GROUP BY a.floor HAVING count(*) != 2",
+    "INSERT INTO Seen SELECT b.id as id, count(*) as people, avg(b.temperature) as temperature, a.flap as flap FROM \
+     pattern [every a=Room(temperature > 35) -> (b=Room(id = a.id, temperature < 25) or timer:interval(3 sec))]",
+];
+
+/// Patterns that aggregate their matches under each output policy: fully aggregated, grouped (`LAST` with `WHERE`
+/// and `HAVING`, `ALL` sorted, `SNAPSHOT` waiting with `AFTER`, `FIRST`) and not (the default, matches made at
+/// timers too; `LAST`); with ungrouped columns, grouped (`ALL`, `LAST` with `HAVING`) and not (the default, `FIRST`);
+/// and a reader of their rows that sees their order (each row's sum with the one before).
+pub(super) const PACED_PATTERNS: [&str; 11] = [
+    "INSERT INTO Seen SELECT a.floor as id, count(*) as people, max(b.temperature) as temperature, min(a.flap) as \
+     flap FROM pattern [every a=Room(temperature > 30) -> b=Room(id = a.id, temperature < 20)] WHERE b.people > 2 \
+     GROUP BY a.floor HAVING count(*) != 2 OUTPUT LAST EVERY 2 sec",
+    "INSERT INTO Seen SELECT a.floor as id, count(*) as people, avg(a.temperature) as temperature, max(a.flap) as \
+     flap FROM pattern [every a=Room(temperature > 25)] GROUP BY a.floor OUTPUT ALL EVERY 2 sec ORDER BY people DESC",
+    "INSERT INTO Seen SELECT a.floor as id, count(*) as people, sum(a.temperature) as temperature, min(a.flap) as \
+     flap FROM pattern [every a=Room(people > 12)] GROUP BY a.floor OUTPUT AFTER 3 sec SNAPSHOT EVERY 2500 msec",
+    "INSERT INTO Seen SELECT a.floor as id, count(*) as people, min(a.temperature) as temperature, max(a.flap) as \
+     flap FROM pattern [every a=Room(temperature < 12)] GROUP BY a.floor OUTPUT FIRST EVERY 2 sec",
+    "INSERT INTO Seen SELECT 'all' as id, count(*) as people, avg(b.temperature) as temperature, max(a.flap) as flap \
+     FROM pattern [every a=Room(temperature > 35) -> (b=Room(id = a.id, temperature < 25) or timer:interval(3 sec))] \
+     OUTPUT EVERY 1500 msec",
+    "INSERT INTO Seen SELECT 'n' as id, count(*) as people, sum(a.temperature) as temperature, min(a.flap) as flap \
+     FROM pattern [every a=Room(people > 15)] OUTPUT LAST EVERY 1 sec",
+    "INSERT INTO Seen SELECT a.floor as id, count(*) as people, a.temperature as temperature, a.flap as flap FROM \
+     pattern [every a=Room(temperature > 28) -> b=Room(id = a.id, temperature < 22)] GROUP BY a.floor OUTPUT ALL \
+     EVERY 1500 msec",
+    "INSERT INTO Seen SELECT a.floor as id, count(*) as people, a.temperature as temperature, a.flap as flap FROM \
+     pattern [every a=Room(people > 10)] GROUP BY a.floor HAVING count(*) > 1 OUTPUT LAST EVERY 2 sec",
+    "INSERT INTO Seen SELECT a.id as id, count(*) as people, a.temperature as temperature, a.flap as flap FROM \
+     pattern [every a=Room(temperature > 20) -> b=Room(id = a.id, temperature < 15)] OUTPUT EVERY 1 sec",
+    "INSERT INTO Seen SELECT a.id as id, sum(a.people) as people, a.temperature as temperature, a.flap as flap FROM \
+     pattern [every a=Room(temperature > 38)] OUTPUT FIRST EVERY 1500 msec",
+    "INSERT INTO Pairs SELECT sum(people) as n FROM Seen.win:length(2)",
+];
+
+/// [`PACED_PATTERNS`] in a configuration that publishes their reader's rows too.
+pub(super) fn paced_patterns() -> String {
+    room_to_seen(&PACED_PATTERNS).replace(r#""out":["#, PAIRS_OUT)
+}
+
+pub(super) const PAIRS_OUT: &str = r#""out":[{"id":"P","type":"Pairs","attributes":[{"name":"n","type":"int"}]},"#;
+
+/// A random part of a pattern over rooms: followed-by, `and`, `or`, `not` anywhere, `within`, over room matches and
+/// timers. With `keyed`, each match reads `id = a.id`, so the pattern is partitioned by room (after `every a=Room`);
+/// without, none does. (No `every` inside: `every (every S)` doubles its instances at each event, in Esper too.)
+pub(super) fn pattern_part(keyed: bool) -> impl Strategy<Value = String> {
+    let room = move |(t, hot): (u8, bool)| {
+        let key = if keyed { "id = a.id, " } else { "" };
+        format!("Room({key}temperature {} {t})", if hot { ">" } else { "<" })
+    };
+    let leaf =
+        prop_oneof![(5..45u8, any::<bool>()).prop_map(room), (1..4u8).prop_map(|s| format!("timer:interval({s} sec)"))];
+    leaf.prop_recursive(3, 10, 2, |inner| {
+        prop_oneof![
+            (inner.clone(), inner.clone()).prop_map(|(l, r)| format!("({l} -> {r})")),
+            (inner.clone(), inner.clone()).prop_map(|(l, r)| format!("({l} and {r})")),
+            (inner.clone(), inner.clone()).prop_map(|(l, r)| format!("({l} or {r})")),
+            inner.clone().prop_map(|p| format!("(not {p})")),
+            (inner, 1..4u8).prop_map(|(p, s)| format!("({p} where timer:within({s} sec))")),
+        ]
+    })
+}
+
+/// Patterns whose parts turn false, among room events, keyed by room and not: a `not` outside an `and` (with an `or`,
+/// and alone after the start), an `every` restarting what turned false (a quiet spell, a `within`), an `every`
+/// inside an `and` and under a `within`, and a `not` alone, true at the start.
+pub(super) const TURNING_PATTERNS: [&str; 7] = [
+    "INSERT INTO Seen SELECT a.id as id, b.people as people, a.temperature as temperature, a.flap as flap FROM \
+     pattern [every a=Room(temperature > 30) -> (b=Room(id = a.id, temperature < 20) or not Room(id = a.id, people > \
+     15))]",
+    "INSERT INTO Seen SELECT a.id as id, a.people as people, a.temperature as temperature, a.flap as flap FROM \
+     pattern [every a=Room(temperature > 40) -> not Room(id = a.id, temperature < 5)]",
+    "INSERT INTO Seen SELECT 'calm' as id, 0 as people, 0.0 as temperature, 'f' as flap FROM pattern [every \
+     (timer:interval(2 sec) and not Room(temperature > 38))]",
+    "INSERT INTO Seen SELECT a.id as id, a.people as people, a.temperature as temperature, a.flap as flap FROM \
+     pattern [every (a=Room(temperature > 35) where timer:within(3 sec))]",
+    "INSERT INTO Seen SELECT a.id as id, b.people as people, a.temperature as temperature, b.flap as flap FROM \
+     pattern [(every a=Room(temperature > 40)) and b=Room(people > 18)]",
+    "INSERT INTO Seen SELECT a.id as id, b.people as people, b.temperature as temperature, a.flap as flap FROM \
+     pattern [every a=Room(temperature > 30) -> ((every b=Room(id = a.id, people > 15)) where timer:within(2 sec))]",
+    "INSERT INTO Seen SELECT 'none' as id, 0 as people, 0.0 as temperature, 'f' as flap FROM pattern [not \
+     Room(temperature > 42)]",
+];
+
+/// Patterns that start with their statement, among room events: timers alone (counted, paced, and driving a join that
+/// lists a floor's rooms every 2.5 s), a leading timer, and a quiet spell repeated, which a hot room ends.
+pub(super) const STARTED_PATTERNS: [&str; 5] = [
+    "INSERT INTO Seen SELECT 'tick' as id, count(*) as people, 0.0 as temperature, 'f' as flap FROM pattern [every \
+     timer:interval(2300 msec)]",
+    "INSERT INTO Seen SELECT a.id as id, a.people as people, a.temperature as temperature, a.flap as flap FROM \
+     pattern [timer:interval(2 sec) -> every a=Room(temperature > 30)]",
+    "INSERT INTO Seen SELECT 'calm' as id, 0 as people, 0.0 as temperature, 'f' as flap FROM pattern [every \
+     (timer:interval(3 sec) and not Room(temperature > 38))]",
+    "INSERT INTO Seen SELECT 'paced' as id, 0 as people, 0.0 as temperature, 'f' as flap FROM pattern [every \
+     timer:interval(1300 msec)] OUTPUT FIRST EVERY 3 sec",
+    "INSERT INTO Seen SELECT r.id as id, r.people as people, r.temperature as temperature, r.flap as flap FROM \
+     pattern [every timer:interval(2500 msec)] unidirectional LEFT OUTER JOIN Room.std:unique(id) as r ON \
+     r.floor = 'f1'",
+];
+
+/// Patterns under each output policy without aggregates: `FIRST`, `LAST` with `WHERE`, the default waiting with
+/// `AFTER`, and `ALL` over matches made by a timer.
+pub(super) fn rate_limited_patterns() -> [&'static str; 4] {
+    [
+        "INSERT INTO Seen SELECT a.id as id, b.people as people, a.temperature as temperature, b.flap as flap FROM \
+         pattern [every a=Room(temperature > 30) -> b=Room(id = a.id, temperature < 20)] OUTPUT FIRST EVERY 3 sec",
+        "INSERT INTO Seen SELECT a.id as id, b.people as people, a.temperature as temperature, b.flap as flap FROM \
+         pattern [every a=Room(temperature > 30) -> b=Room(id = a.id, temperature < 20)] WHERE b.people > 4 \
+         OUTPUT LAST EVERY 2 sec",
+        "INSERT INTO Seen SELECT a.id as id, b.people as people, a.temperature as temperature, b.flap as flap FROM \
+         pattern [every a=Room(temperature > 30) -> b=Room(id = a.id, temperature < 20)] OUTPUT AFTER 5 sec EVERY \
+         1500 msec",
+        "INSERT INTO Seen SELECT a.id as id, a.people as people, a.temperature as temperature, a.flap as flap FROM \
+         pattern [every a=Room(temperature > 35) -> (timer:interval(2 sec) and not Room(id = a.id, temperature < 25))] \
+         OUTPUT ALL EVERY 2 sec",
+    ]
+}
+
+/// A configuration reading `Room` events and writing `Seen` rows, with `statements`.
+pub(super) fn room_to_seen(statements: &[&str]) -> String {
+    let statements = serde_json::to_string(statements).expect("text serializes");
+    format!(
+        r#"{{"host":"h",
+  "in":[{{"id":"Room.*","type":"Room","isPattern":true,"attributes":[
+    {{"name":"temperature","type":"double"}},{{"name":"floor","type":"string"}},{{"name":"people","type":"int"}},
+    {{"name":"flap","type":"string"}}]}}],
+  "out":[{{"id":"S","type":"Seen","attributes":[{{"name":"people","type":"int"}},
+    {{"name":"temperature","type":"double"}},{{"name":"flap","type":"string"}}]}}],
+  "statements":{statements}}}"#
+    )
+}
+
+/// Inserts, deletes, updates and merges on one named window, all keyed by its key (so it is partitioned), and its
+/// insert stream read back.
+pub(super) fn windows() -> String {
+    room_to_seen(&[
+        "CREATE WINDOW LastReading.std:unique(id) as Room",
+        "INSERT INTO Busy SELECT id, people FROM Room(people > 15)",
+        "INSERT INTO Cool SELECT id, people FROM Room(temperature < 10)",
+        "INSERT INTO LastReading SELECT * FROM Room",
+        "ON Busy b DELETE FROM LastReading lr WHERE lr.id = b.id",
+        "ON Cool UPDATE LastReading as lr SET people = Cool.people * 2 WHERE lr.id = Cool.id",
+        "ON Room(temperature > 40) r MERGE LastReading w WHERE w.id = r.id WHEN MATCHED AND w.people > 5 THEN UPDATE SET flap = 'hot' WHEN MATCHED THEN DELETE",
+        "INSERT INTO Seen SELECT id, people, temperature, flap FROM LastReading",
+    ])
+}
+
+/// Two named windows with writers and no reader: the compiler still builds them (in plan order on every worker), so
+/// the edges into them end in their operators.
+pub(super) fn unread_windows() -> String {
+    room_to_seen(&[
+        "CREATE WINDOW LastReading.std:unique(id) as Room",
+        "CREATE WINDOW Busiest.std:unique(floor) as Room",
+        "INSERT INTO LastReading SELECT * FROM Room",
+        "INSERT INTO Busiest SELECT * FROM Room(people > 10)",
+        "ON Room(temperature > 40) r MERGE LastReading w WHERE w.id = r.id WHEN MATCHED THEN DELETE",
+        "INSERT INTO Seen SELECT id, people, temperature, flap FROM Room(people > 15)",
+    ])
+}
+
+/// A merge whose condition is not the window's key: the window then runs on one worker.
+pub(super) const UNKEYED_MERGE: &str = r#""ON Room(temperature > 35) r MERGE LastReading w WHERE w.floor = r.floor WHEN MATCHED THEN UPDATE SET flap = r.id", "INSERT INTO Seen"#;
+
+pub(super) const GEOFENCE: &str = include_str!("../../../../queries/geofence.json");
+
+/// Mostly text ids, as ingest makes them, and now and then a number or null: the automata of text keys leave out the
+/// `id = a.id` test (`dataflow::pattern::keyed`), the others run it.
+pub(super) fn tracker_event() -> impl Strategy<Value = Incoming> {
+    (0..4u8, 0..8u8, any::<bool>(), 0..100u8).prop_map(|(tracker, kind, inside, jitter)| {
+        let offset = f64::from(jitter) / 10_000.0;
+        let (x, y) = if inside { (43.60 + offset, 1.44) } else { (43.50 + offset, 1.40) };
+        let id = match kind {
+            0 => Val::Null,
+            1 => Val::Int(i64::from(tracker)),
+            _ => Val::String(format!("tracker{tracker}").into()),
+        };
+        ("tracker".into(), row(&[("id", id), ("position", Val::Point(x, y))]))
+    })
+}
+
+/// The shutter example's two statements plus a third writer of `Shutter` driven by a stream (one group of three,
+/// keyed by shutter, fed by its own rows), four joins looking up an `in` stream (a time window and a unique view,
+/// keyed; two of them aggregating each trigger's rows), and a stateless reader of `Shutter`.
+pub(super) const JOINS: &str = r#"{"host":"h",
+  "in":[{"id":"Room.*","type":"Room","isPattern":true,"attributes":[{"name":"temperature","type":"double"},
+      {"name":"shutter","type":"string"}]},
+    {"id":"C.*","type":"Cmd","isPattern":true,"attributes":[{"name":"shutter","type":"string"}]},
+    {"id":"S.*","type":"State","isPattern":true,"attributes":[{"name":"status","type":"string"}]}],
+  "out":[{"id":"X","type":"Shutter","attributes":[{"name":"status","type":"string"}]},
+    {"id":"L","type":"Log","attributes":[{"name":"seen","type":"string"}]},
+    {"id":"K","type":"Closed","attributes":[{"name":"status","type":"string"}]},
+    {"id":"T","type":"Tally","attributes":[{"name":"count","type":"int"}]}],
+  "statements":[
+    "INSERT INTO Shutter SELECT R.r.shutter as id, 'closed' as status FROM pattern [ every r=Room(temperature > 26.0) -> (timer:interval(5 sec) and not Room(temperature < 26.0 and id=r.id))] as R unidirectional LEFT OUTER JOIN Shutter.std:groupwin(id).std:lastevent() as S ON R.r.shutter = S.id WHERE S is null OR S.status = 'opened'",
+    "INSERT INTO Shutter SELECT R.r.shutter as id, 'opened' as status FROM pattern [ every r=Room(temperature < 24.0) -> (timer:interval(5 sec) and not Room(temperature > 24.0 and id=r.id))] as R unidirectional LEFT OUTER JOIN Shutter.std:groupwin(id).std:lastevent() as S ON R.r.shutter = S.id WHERE S is null OR S.status = 'closed' OUTPUT AFTER 12 sec",
+    "INSERT INTO Shutter SELECT c.shutter as id, 'manual' as status FROM Cmd as c unidirectional LEFT OUTER JOIN Shutter.std:groupwin(id).std:lastevent() as S ON c.shutter = S.id WHERE S is null OR S.status != 'manual'",
+    "INSERT INTO Log SELECT c.shutter as id, S.status as seen FROM Cmd as c unidirectional LEFT OUTER JOIN State.win:time(3 sec) as S ON c.shutter = S.id WHERE S is null OR S.status != 'broken'",
+    "INSERT INTO Log SELECT c.shutter as id, S.status as seen FROM Cmd(shutter != 'sh2') as c unidirectional LEFT OUTER JOIN State.std:unique(id) as S ON c.shutter = S.id OUTPUT AFTER 10 sec",
+    "INSERT INTO Closed SELECT id, status FROM Shutter(status = 'closed')",
+    "INSERT INTO Tally SELECT c.shutter as id, count(S.status) as count, max(S.status) as top FROM Cmd as c unidirectional LEFT OUTER JOIN State.win:time(3 sec) as S ON c.shutter = S.id WHERE S is null OR S.status != 'opened'",
+    "INSERT INTO Tally SELECT R.r.shutter as id, count(*) as count FROM pattern [every r=Room(temperature > 29.0)] as R unidirectional LEFT OUTER JOIN State.std:unique(id) as S ON R.r.shutter = S.id GROUP BY S.status HAVING count(*) > 0 ORDER BY count DESC"
+  ]}"#;
+
+/// Joins with output policies: a first batch of several rows, driven by a pattern's matches, and driven by rows a
+/// pattern's timer makes at the ticks' own milliseconds (the pattern's timer fires first: its row is in the interval
+/// the tick closes). Their group runs on one worker (the join without an equality spans shutters): [`rated_joins`].
+pub(super) const RATED_JOINS: &str = r#"{"host":"h",
+  "in":[{"id":"Room.*","type":"Room","isPattern":true,"attributes":[{"name":"temperature","type":"double"},
+      {"name":"shutter","type":"string"}]},
+    {"id":"C.*","type":"Cmd","isPattern":true,"attributes":[{"name":"shutter","type":"string"}]},
+    {"id":"S.*","type":"State","isPattern":true,"attributes":[{"name":"status","type":"string"}]}],
+  "out":[{"id":"L","type":"Log","attributes":[{"name":"seen","type":"string"}]}],
+  "statements":[
+    "INSERT INTO Late SELECT a.shutter as shutter FROM pattern [a=Cmd -> every timer:interval(2 sec)]",
+    "INSERT INTO Log SELECT c.shutter as id, S.status as seen FROM Cmd as c unidirectional LEFT OUTER JOIN State.std:unique(id) as S ON c.shutter = S.id OUTPUT FIRST EVERY 2 sec",
+    "INSERT INTO Log SELECT c.shutter as id, S.status as seen FROM Cmd as c unidirectional LEFT OUTER JOIN State.std:unique(id) as S ON c.shutter = S.id OUTPUT LAST EVERY 3 sec",
+    "INSERT INTO Log SELECT S.id as id, S.status as seen FROM Cmd as c unidirectional LEFT OUTER JOIN State.win:length(3) as S ON c.shutter != S.status OUTPUT FIRST EVERY 2 sec",
+    "INSERT INTO Log SELECT S.id as id, c.shutter as seen FROM Cmd as c unidirectional LEFT OUTER JOIN State.win:time(4 sec) as S ON c.shutter = S.id WHERE S is null OR S.status != 'broken' OUTPUT AFTER 5 sec ALL EVERY 2 sec",
+    "INSERT INTO Log SELECT R.r.shutter as id, S.status as seen FROM pattern [every r=Room(temperature > 27.0)] as R unidirectional LEFT OUTER JOIN State.std:unique(id) as S ON R.r.shutter = S.id OUTPUT ALL EVERY 2 sec",
+    "INSERT INTO Log SELECT l.shutter as id, S.status as seen FROM Late as l unidirectional LEFT OUTER JOIN State.std:unique(id) as S ON l.shutter = S.id OUTPUT LAST EVERY 2 sec"
+  ]}"#;
+
+/// [`RATED_JOINS`], or with every join's view split by shutter: a group that could be split over the workers, but for
+/// the policies, whose clocks and rows are the statement's own.
+pub(super) fn rated_joins(keyed: bool) -> String {
+    match keyed {
+        false => RATED_JOINS.to_owned(),
+        true => {
+            RATED_JOINS.lines().filter(|line| !line.contains("ON c.shutter != S.status")).collect::<Vec<_>>().join("\n")
+        }
+    }
+}
+
+/// [`JOINS`] with views that do not split by shutter, so both groups run on one worker.
+pub(super) fn unkeyed_joins() -> String {
+    JOINS
+        .replace(
+            "Cmd as c unidirectional LEFT OUTER JOIN Shutter.std:groupwin(id).std:lastevent()",
+            "Cmd as c unidirectional LEFT OUTER JOIN Shutter.win:length(2)",
+        )
+        .replace("State.std:unique(id)", "State.std:lastevent()")
+}
+
+/// Joins looking up named windows: one kept by a merge (which leaves out broken states, or deletes a closed shutter's
+/// row at one), updated and deleted from by commands, one of the last state not `opened`, which hot rooms delete;
+/// driven by commands and by a pattern, one aggregating; and a query and a pattern reading a window's insert stream. Keyed by shutter, or with
+/// the aggregating join's `ON` reading every row, so that the `Latest` group runs on one worker.
+pub(super) fn window_joins(keyed: bool) -> String {
+    let tally_on = if keyed { "c.shutter = l.id" } else { "l.status != 'broken'" };
+    format!(
+        r#"{{"host":"h",
+  "in":[{{"id":"Room.*","type":"Room","isPattern":true,"attributes":[{{"name":"temperature","type":"double"}},
+      {{"name":"shutter","type":"string"}}]}},
+    {{"id":"C.*","type":"Cmd","isPattern":true,"attributes":[{{"name":"shutter","type":"string"}}]}},
+    {{"id":"S.*","type":"State","isPattern":true,"attributes":[{{"name":"status","type":"string"}}]}}],
+  "out":[{{"id":"L","type":"Log","attributes":[{{"name":"seen","type":"string"}}]}},
+    {{"id":"T","type":"Tally","attributes":[{{"name":"count","type":"int"}}]}}],
+  "statements":[
+    "CREATE WINDOW Latest.std:unique(id) as State",
+    "ON State s MERGE Latest l WHERE s.id = l.id WHEN NOT MATCHED THEN INSERT SELECT * WHEN MATCHED AND s.status = 'broken' AND l.status = 'closed' THEN DELETE WHEN MATCHED AND s.status != 'broken' THEN UPDATE SET status = s.status",
+    "ON Cmd(shutter = 'sh2') as c UPDATE Latest as l SET status = 'manual' WHERE l.id = c.shutter",
+    "ON Cmd(shutter = 'sh1') as c DELETE FROM Latest as l WHERE l.id = c.shutter",
+    "CREATE WINDOW Odd.std:lastevent() as State",
+    "INSERT INTO Odd SELECT * FROM State(status != 'opened')",
+    "ON Room(temperature > 30.0) as r DELETE FROM Odd as o WHERE o.id = r.shutter",
+    "INSERT INTO Log SELECT c.shutter as id, l.status as seen FROM Cmd as c unidirectional LEFT OUTER JOIN Latest as l ON c.shutter = l.id",
+    "INSERT INTO Log SELECT R.r.shutter as id, l.status as seen FROM pattern [every r=Room(temperature > 29.0)] as R unidirectional LEFT OUTER JOIN Latest as l ON R.r.shutter = l.id WHERE l is null OR l.status != 'opened'",
+    "INSERT INTO Log SELECT c.shutter as id, o.status as seen FROM Cmd as c unidirectional LEFT OUTER JOIN Odd as o ON c.shutter = o.id",
+    "INSERT INTO Tally SELECT c.shutter as id, count(l.status) as count FROM Cmd as c unidirectional LEFT OUTER JOIN Latest as l ON {tally_on} GROUP BY l.status",
+    "INSERT INTO Log SELECT id, status as seen FROM Latest(status = 'manual' or status = 'closed')",
+    "INSERT INTO Log SELECT a.id as id, b.status as seen FROM pattern [every a=Latest(status = 'closed') -> b=Latest(id = a.id)]"
+  ]}}"#
+    )
+}
+
+pub(super) fn join_event() -> impl Strategy<Value = Incoming> {
+    let text = |s: String| Val::String(s.into());
+    prop_oneof![
+        3 => (0..4u8, 18..32u8).prop_map(move |(room, t)| {
+            let props = [("id", text(format!("room{room}"))), ("temperature", Val::Double(f64::from(t) + 0.5)),
+                ("shutter", text(format!("sh{}", room % 3)))];
+            ("Room".into(), row(&props))
+        }),
+        1 => (0..3u8).prop_map(move |s| ("Cmd".into(), row(&[("id", text("c".into())), ("shutter", text(format!("sh{s}")))]))),
+        1 => (0..3u8, 0..3usize).prop_map(move |(s, k)| {
+            let status = ["opened", "closed", "broken"][k];
+            ("State".into(), row(&[("id", text(format!("sh{s}"))), ("status", text(status.into()))]))
+        }),
+    ]
+}

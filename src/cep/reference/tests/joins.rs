@@ -1,0 +1,277 @@
+//! Joins over an `in` stream and over named windows: one row per matching row, aggregates per trigger, rows fed
+//! back, and the joins refused.
+
+use super::*;
+
+const LOOKUP: &str = r#"{"host":"h",
+  "in":[{"id":"C.*","type":"Cmd","isPattern":true,"attributes":[{"name":"shutter","type":"string"}]},
+    {"id":"S.*","type":"State","isPattern":true,"attributes":[{"name":"status","type":"string"}]}],
+  "out":[{"id":"L","type":"Log","attributes":[{"name":"seen","type":"string"}]}],
+  "statements":["INSERT INTO Log SELECT c.shutter as id, S.status as seen FROM Cmd as c unidirectional LEFT OUTER JOIN State.win:time(10 sec) as S ON c.shutter = S.id WHERE S is null OR S.status != 'broken'"]}"#;
+
+/// A command for shutter `shutter`.
+fn cmd(shutter: &str) -> Row {
+    row(&[("id", text("c")), ("shutter", text(shutter))])
+}
+
+/// Shutter `id`'s state.
+fn state(id: &str, status: &str) -> Row {
+    row(&[("id", text(id)), ("status", text(status))])
+}
+
+fn seen(outputs: &[Output]) -> Vec<(i64, Val, Val)> {
+    let get = |o: &Output, k: &str| o.row.get(k).cloned().unwrap_or(Val::Null);
+    outputs.iter().map(|o| (o.time, get(o, "id"), get(o, "seen"))).collect()
+}
+
+#[test]
+fn a_join_outputs_one_row_per_matching_lookup_row_and_a_null_side_when_none_matches() {
+    let mut e = engine(LOOKUP);
+    let mut out = e.push(1_000, "Cmd", cmd("sh1"));
+    for (ms, id, status) in [(2_000, "sh1", "opened"), (3_000, "sh1", "closed"), (3_500, "sh1", "broken")] {
+        out.extend(e.push(ms, "State", state(id, status)));
+    }
+    out.extend(e.push(3_600, "State", state("sh2", "opened")));
+    out.extend(e.push(4_000, "Cmd", cmd("sh1")));
+    // 12.5 s: the 2 s row has expired; 13.2 s: only the broken one is left, which `ON` matches and `WHERE` refuses,
+    // so no row (not one with a null side); 13.6 s: every sh1 row has expired.
+    out.extend(e.push(12_500, "Cmd", cmd("sh1")));
+    out.extend(e.push(13_200, "Cmd", cmd("sh1")));
+    out.extend(e.push(13_600, "Cmd", cmd("sh1")));
+    let sh1 = text("sh1");
+    assert_eq!(
+        seen(&out),
+        vec![
+            (1_000, sh1.clone(), Val::Null),
+            (4_000, sh1.clone(), text("opened")),
+            (4_000, sh1.clone(), text("closed")),
+            (12_500, sh1.clone(), text("closed")),
+            (13_600, sh1, Val::Null),
+        ]
+    );
+}
+
+/// A join that aggregates each command's rows, and a pattern that aggregates its matches by shutter.
+const TALLIES: &str = r#"{"host":"h",
+  "in":[{"id":"C.*","type":"Cmd","isPattern":true,"attributes":[{"name":"shutter","type":"string"}]},
+    {"id":"S.*","type":"State","isPattern":true,"attributes":[{"name":"status","type":"string"},{"name":"load","type":"int"}]}],
+  "out":[{"id":"L","type":"Load","attributes":[{"name":"n","type":"int"},{"name":"total","type":"int"}]},
+    {"id":"R","type":"Repeats","attributes":[{"name":"n","type":"int"},{"name":"total","type":"int"}]}],
+  "statements":[
+    "INSERT INTO Load SELECT c.shutter as id, count(S.load) as n, sum(S.load) as total FROM Cmd as c unidirectional LEFT OUTER JOIN State.win:time(10 sec) as S ON c.shutter = S.id WHERE S is null OR S.status != 'broken' GROUP BY c.shutter",
+    "INSERT INTO Repeats SELECT a.shutter as id, count(*) as n, sum(b.load) as total FROM pattern [every a=Cmd -> b=State(id = a.shutter)] GROUP BY a.shutter HAVING count(*) != 2"]}"#;
+
+/// A join's aggregates start afresh at each trigger, over the rows that pass `WHERE` (Esper's unidirectional join
+/// clears them); a pattern's grow with each match of its group, and `HAVING` drops a group's second.
+#[test]
+fn an_aggregating_join_counts_each_trigger_alone_and_a_pattern_counts_every_match() {
+    let mut e = engine(TALLIES);
+    let state = |id: &str, status: &str, load: i64| {
+        row(&[("id", text(id)), ("status", text(status)), ("load", Val::Int(load))])
+    };
+    let mut out = e.push(1_000, "Cmd", cmd("sh1"));
+    out.extend(e.push(2_000, "State", state("sh1", "opened", 3)));
+    out.extend(e.push(2_500, "State", state("sh1", "broken", 50)));
+    out.extend(e.push(3_000, "Cmd", cmd("sh1")));
+    out.extend(e.push(3_100, "Cmd", cmd("sh2")));
+    out.extend(e.push(4_000, "State", state("sh1", "closed", 4)));
+    out.extend(e.push(5_000, "State", state("sh2", "opened", 1)));
+    out.extend(e.push(6_000, "Cmd", cmd("sh1")));
+    out.extend(e.push(7_000, "State", state("sh1", "opened", 6)));
+    // 12.6 s: the 2 s row has expired, the broken one is refused by WHERE, the 4 s and 7 s rows count.
+    out.extend(e.push(12_600, "Cmd", cmd("sh1")));
+    let got: Vec<(i64, &str, Val, Val, Val)> = out
+        .iter()
+        .map(|o| (o.time, o.stream.as_str(), o.row["id"].clone(), o.row["n"].clone(), o.row["total"].clone()))
+        .collect();
+    let (sh1, sh2) = (text("sh1"), text("sh2"));
+    assert_eq!(
+        got,
+        vec![
+            (1_000, "Load", sh1.clone(), Val::Int(0), Val::Null),
+            (2_000, "Repeats", sh1.clone(), Val::Int(1), Val::Int(3)),
+            (3_000, "Load", sh1.clone(), Val::Int(1), Val::Int(3)),
+            (3_100, "Load", sh2.clone(), Val::Int(0), Val::Null),
+            // sh1's second match (the 3 s command with the 4 s state) is dropped by HAVING.
+            (5_000, "Repeats", sh2.clone(), Val::Int(1), Val::Int(1)),
+            (6_000, "Load", sh1.clone(), Val::Int(2), Val::Int(7)),
+            (7_000, "Repeats", sh1.clone(), Val::Int(3), Val::Int(13)),
+            (12_600, "Load", sh1, Val::Int(2), Val::Int(10)),
+        ]
+    );
+}
+
+/// Two statements writing the stream they look up, both driven by the same command.
+const SELF_FED: &str = r#"{"host":"h",
+  "in":[{"id":"C.*","type":"Cmd","isPattern":true,"attributes":[{"name":"shutter","type":"string"}]}],
+  "out":[{"id":"S","type":"Shutter","attributes":[{"name":"status","type":"string"}]}],
+  "statements":[
+    "INSERT INTO Shutter SELECT c.shutter as id, 'a' as status FROM Cmd as c unidirectional LEFT OUTER JOIN Shutter.std:groupwin(id).std:lastevent() as S ON c.shutter = S.id WHERE S is null",
+    "INSERT INTO Shutter SELECT c.shutter as id, 'b' as status FROM Cmd as c unidirectional LEFT OUTER JOIN Shutter.std:groupwin(id).std:lastevent() as S ON c.shutter = S.id WHERE S is null OR S.status = 'b'"]}"#;
+
+#[test]
+fn a_row_inserted_into_the_looked_up_stream_is_seen_by_the_next_trigger_not_the_current_one() {
+    let mut e = engine(SELF_FED);
+    let statuses = |out: Vec<Output>| -> Vec<Val> { out.iter().map(|o| o.row["status"].clone()).collect() };
+    // Statement 2 does not see statement 1's `a`, inserted after the command was handled.
+    assert_eq!(statuses(e.push(1_000, "Cmd", cmd("sh1"))), vec![text("a"), text("b")]);
+    // Now the last sh1 row is `b`: statement 1 finds a row, statement 2 finds its own `b`.
+    assert_eq!(statuses(e.push(2_000, "Cmd", cmd("sh1"))), vec![text("b")]);
+    assert_eq!(statuses(e.push(3_000, "Cmd", cmd("sh2"))), vec![text("a"), text("b")]);
+}
+
+fn room(temperature: f64) -> Row {
+    row(&[("id", text("Room1")), ("temperature", Val::Double(temperature)), ("shutter", text("sh1"))])
+}
+
+#[test]
+fn the_shutter_closes_once_while_hot_and_opens_when_cool() {
+    let mut e = engine(include_str!("../../../../queries/cepheus-close-shutters.json"));
+    let mut out = Vec::new();
+    for (ms, t) in [(1_000, 27.0), (2_000, 28.0), (3_000, 30.0), (10_000, 20.0), (20_000, 30.0)] {
+        out.extend(e.push(ms, "Room", room(t)));
+    }
+    out.extend(e.advance(40_000));
+    let got: Vec<(i64, Val, Val)> =
+        out.iter().map(|o| (o.time, o.row["id"].clone(), o.row["status"].clone())).collect();
+    let sh1 = text("sh1");
+    assert_eq!(
+        got,
+        vec![
+            (6_000, sh1.clone(), text("closed")),
+            (15_000, sh1.clone(), text("opened")),
+            (25_000, sh1, text("closed"))
+        ]
+    );
+}
+
+#[test]
+fn a_join_driven_by_its_looked_up_stream_is_refused() {
+    let config = SELF_FED.replace("FROM Cmd as c", "FROM Shutter as c").replace("c.shutter", "c.id");
+    let config: CepConfig = serde_json::from_str(&config).expect("test configuration");
+    let error = Reference::new(&plan_config(&config, true).expect("plans"), 0).unwrap_err();
+    assert!(error.to_string().contains("a join whose driving side reads its looked-up stream"), "{error}");
+}
+
+/// Commands looking up a named window of shutter states that a merge keeps: it takes a shutter's first state and
+/// later ones unless they say `broken`.
+const WINDOW_LOOKUP: &str = r#"{"host":"h",
+  "in":[{"id":"C.*","type":"Cmd","isPattern":true,"attributes":[{"name":"shutter","type":"string"}]},
+    {"id":"S.*","type":"State","isPattern":true,"attributes":[{"name":"status","type":"string"}]}],
+  "out":[{"id":"L","type":"Log","attributes":[{"name":"seen","type":"string"}]}],
+  "statements":[
+    "CREATE WINDOW Latest.std:unique(id) as State",
+    "ON State s MERGE Latest l WHERE s.id = l.id WHEN NOT MATCHED THEN INSERT SELECT * WHEN MATCHED AND s.status != 'broken' THEN UPDATE SET status = s.status",
+    "INSERT INTO Log SELECT c.shutter as id, l.status as seen FROM Cmd as c unidirectional LEFT OUTER JOIN Latest as l ON c.shutter = l.id"]}"#;
+
+/// `SELECT RSTREAM` of a named window's rows, and into a named window (which takes the insert stream), are refused by
+/// name.
+#[test]
+fn select_rstream_of_or_into_a_named_window_is_refused() {
+    let join = "INSERT INTO Log SELECT c.shutter as id, l.status as seen FROM Cmd as c unidirectional LEFT OUTER JOIN \
+        Latest as l ON c.shutter = l.id";
+    for (statement, construct) in [
+        ("INSERT INTO Log SELECT RSTREAM id, status as seen FROM Latest", "SELECT RSTREAM of a named window's rows"),
+        (
+            "INSERT INTO Latest SELECT RSTREAM id, status FROM State.win:time(1 sec)",
+            "SELECT RSTREAM into the named window Latest",
+        ),
+    ] {
+        let config: CepConfig = serde_json::from_str(&WINDOW_LOOKUP.replace(join, statement)).expect("configuration");
+        let error = Reference::new(&plan_config(&config, true).expect("plans"), 0).unwrap_err();
+        assert!(error.to_string().contains(construct), "{error}");
+    }
+}
+
+/// An output policy on a join that aggregates is refused by name (its rows are each trigger's afresh).
+#[test]
+fn an_output_policy_on_an_aggregating_join_is_refused() {
+    let join = "INSERT INTO Log SELECT c.shutter as id, l.status as seen FROM Cmd as c unidirectional LEFT OUTER JOIN \
+        Latest as l ON c.shutter = l.id";
+    let aggregating = "INSERT INTO Log SELECT c.shutter as id, max(l.status) as seen FROM Cmd as c unidirectional LEFT \
+        OUTER JOIN Latest as l ON c.shutter = l.id GROUP BY c.shutter OUTPUT LAST EVERY 1 sec";
+    let config: CepConfig = serde_json::from_str(&WINDOW_LOOKUP.replace(join, aggregating)).expect("configuration");
+    let error = Reference::new(&plan_config(&config, true).expect("plans"), 0).unwrap_err();
+    let expected = "statement 3: an OUTPUT policy on an aggregating join is not supported by the runtime yet (issue 6)";
+    assert_eq!(error.to_string(), expected);
+}
+
+/// A join reads a named window's rows as the window keeps them: one per shutter (its unique view), updated in
+/// place, and not replaced by the state the merge leaves out.
+#[test]
+fn a_join_looking_up_a_named_window_reads_the_rows_the_window_keeps() {
+    let mut e = engine(WINDOW_LOOKUP);
+    let mut out = e.push(1_000, "Cmd", cmd("sh1"));
+    for (ms, id, status) in [(2_000, "sh1", "opened"), (3_000, "sh1", "closed"), (3_500, "sh1", "broken")] {
+        out.extend(e.push(ms, "State", state(id, status)));
+    }
+    out.extend(e.push(3_600, "State", state("sh2", "broken")));
+    out.extend(e.push(4_000, "Cmd", cmd("sh1")));
+    out.extend(e.push(4_100, "Cmd", cmd("sh2")));
+    out.extend(e.push(4_200, "Cmd", cmd("sh3")));
+    let (sh1, sh2) = (text("sh1"), text("sh2"));
+    assert_eq!(
+        seen(&out),
+        vec![
+            (1_000, sh1.clone(), Val::Null),
+            (4_000, sh1, text("closed")),
+            (4_100, sh2, text("broken")),
+            (4_200, text("sh3"), Val::Null),
+        ]
+    );
+}
+
+/// [`WINDOW_LOOKUP`] with `statement` added last.
+fn window_lookup_with(statement: &str) -> String {
+    WINDOW_LOOKUP.replace(r#"l.id"]}"#, &format!(r#"l.id", "{statement}"]}}"#))
+}
+
+/// Rows deleted from a named window leave the join's view: by the merge (a `gone` state) and by `ON ... DELETE` (a
+/// command for sh2, which the join it drives does not see done yet, as it sees no change of its own event).
+#[test]
+fn a_row_deleted_from_a_named_window_leaves_the_view_of_a_join_looking_it_up() {
+    let deleting = window_lookup_with("ON Cmd(shutter = 'sh2') as c DELETE FROM Latest as l WHERE l.id = c.shutter")
+        .replace(
+            "WHEN MATCHED AND s.status !=",
+            "WHEN MATCHED AND s.status = 'gone' THEN DELETE WHEN MATCHED AND s.status !=",
+        );
+    let mut e = engine(&deleting);
+    let mut out = e.push(1_500, "State", state("sh2", "opened"));
+    out.extend(e.push(2_000, "State", state("sh1", "opened")));
+    out.extend(e.push(3_000, "Cmd", cmd("sh1")));
+    out.extend(e.push(4_000, "State", state("sh1", "gone")));
+    out.extend(e.push(5_000, "Cmd", cmd("sh1")));
+    out.extend(e.push(6_000, "State", state("sh1", "closed")));
+    out.extend(e.push(7_000, "Cmd", cmd("sh1")));
+    out.extend(e.push(8_000, "Cmd", cmd("sh2")));
+    out.extend(e.push(9_000, "Cmd", cmd("sh2")));
+    let (sh1, sh2) = (text("sh1"), text("sh2"));
+    assert_eq!(
+        seen(&out),
+        vec![
+            (3_000, sh1.clone(), text("opened")),
+            (5_000, sh1.clone(), Val::Null),
+            (7_000, sh1, text("closed")),
+            (8_000, sh2.clone(), text("opened")),
+            (9_000, sh2, Val::Null),
+        ]
+    );
+}
+
+/// An update of a named window's key column is refused for a join looking the window up, naming the statement that
+/// does it, and a join writing the window it looks up is a cycle to the planner.
+#[test]
+fn a_join_looking_up_a_named_window_whose_key_is_updated_is_refused() {
+    let config = window_lookup_with("ON Cmd c UPDATE Latest l SET id = c.shutter WHERE l.id = 'x'");
+    let config: CepConfig = serde_json::from_str(&config).expect("test configuration");
+    let error = Reference::new(&plan_config(&config, true).expect("plans"), 0).unwrap_err();
+    let message = "statement 3: a join looking up Latest, whose key column id statement 4 updates";
+    assert!(error.to_string().contains(message), "{error}");
+    let writing = WINDOW_LOOKUP.replace(
+        "INSERT INTO Log SELECT c.shutter as id, l.status as seen",
+        "INSERT INTO Latest SELECT c.shutter as id, 'x' as status",
+    );
+    let config: CepConfig = serde_json::from_str(&writing).expect("test configuration");
+    let errors = plan_config(&config, true).unwrap_err();
+    assert!(errors[0].to_string().contains("statement 3 reads `Latest` produced by statement 3"), "{errors:?}");
+}
