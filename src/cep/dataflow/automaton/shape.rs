@@ -70,7 +70,7 @@ impl Shape {
             && self.nodes.passes(self.start, (std::iter::empty(), &Pinned::new()), (label, event), ctx.vars)
     }
 
-    /// Whether its instances run in a [`Queue`].
+    /// Whether its instances run in a [`Queue`](super::Queue).
     pub fn queues(&self) -> bool {
         self.queue.is_some()
     }

@@ -147,8 +147,9 @@ impl<'s> Compiler<'s, '_> {
     }
 
     /// Whether the records of stream `id` that `route` sends to their workers are there already: the route reads one
-    /// column of the record itself, and the stream is placed by that column ([`Program::placed_by`]). An operator
-    /// whose every route is so reads its input where it is, and saves the exchange's hashing and buffering.
+    /// column of the record itself, and the stream is placed by that column
+    /// ([`Program::placed_by`](crate::cep::dataflow::program::Program::placed_by)). An operator whose every route is so
+    /// reads its input where it is, and saves the exchange's hashing and buffering.
     pub(super) fn routed_in_place(&self, id: u32, label: &str, exprs: &[PlanExpr]) -> bool {
         match exprs {
             [PlanExpr::Column { source, name, .. }] => {
@@ -159,7 +160,7 @@ impl<'s> Compiler<'s, '_> {
     }
 
     /// Whether every row the statements insert into window `name` is on the worker its key column `key` picks
-    /// ([`Program::keeps`]).
+    /// ([`Program::keeps`](crate::cep::dataflow::program::Program::keeps)).
     pub(super) fn inserts_in_place(&self, name: &str, key: &PlanExpr) -> bool {
         let PlanExpr::Column { source, name: column, .. } = key else {
             return false;

@@ -26,7 +26,8 @@ impl QueryLogic {
     }
 
     /// Keeps for the tick the rows of the groups of `keys` (each once, in the order they lost rows) of a query that
-    /// [`represents_groups`], once the rows that leave together have left.
+    /// [`represents_groups`](crate::cep::reference::query::represents_groups), once the rows that leave together have
+    /// left.
     pub(super) fn hold_group_rows(&mut self, keys: &[Key]) {
         if !self.represents {
             return;

@@ -131,9 +131,9 @@ impl QueryLogic {
         self.state.groups.iter().filter(|(_, g)| released(g)).map(|(slot, _)| slot).collect()
     }
 
-    /// At a tick of a query that [`represents_groups`], the rows of the groups no arrival or leaving row touched in
-    /// the interval, by `tick_rank`; then every group is untouched again, and those with no row that counts are
-    /// forgotten.
+    /// At a tick of a query that [`represents_groups`](crate::cep::reference::query::represents_groups), the rows of
+    /// the groups no arrival or leaving row touched in the interval, by `tick_rank`; then every group is untouched
+    /// again, and those with no row that counts are forgotten.
     pub(super) fn untouched_group_rows(&mut self) -> Vec<(Vec<Val>, Row)> {
         let untouched = self.groups_where(|g| g.last_event.is_some() && !g.changed);
         let rows: Vec<(Vec<Val>, Row)> =

@@ -214,7 +214,7 @@ pub(super) fn install(worker: &mut Worker, program: &Program, created_ms: i64) -
 }
 
 /// Takes the handed-over statements' state out of the running dataflow, by the new statement numbers (and whether
-/// the state is a member's, [`Control::carries`]).
+/// the state is a member's, [`Control::carries`](crate::cep::dataflow::operator::Control::carries)).
 pub(super) fn export(flows: &HashMap<u64, Flow>, handover: &Handover) -> HashMap<(usize, bool), State> {
     let Some(old) = flows.get(&handover.from) else {
         return HashMap::new();
