@@ -75,7 +75,7 @@ impl Compact {
 
     /// Whether a live leaf may accept `event` of `stream`: not when the values every leaf waiting for the stream has
     /// pinned are known, and the leaves' filters refuse the event with each of them.
-    pub(super) fn may_accept(&self, stream: u32, ctx: &Ctx<'_>, event: (&str, &Row)) -> bool {
+    fn may_accept(&self, stream: u32, ctx: &Ctx<'_>, event: (&str, &Row)) -> bool {
         let Some(pins) = self.seen.of(stream) else {
             return true;
         };
@@ -122,7 +122,7 @@ impl Compact {
     /// at 100 an epoch (`benches/results/cep.md`, thirty-second session). Not done on a worker with a reaper, which
     /// leaves those events to another thread (`reaper`): there, skipping it ran one worker 1.6–4.0 % faster in three
     /// pairs (thirty-fourth session, when that thread was a reaper thread of its own).
-    pub(super) fn warm_ending(&self, fired: &[(u64, Option<u64>, Slot)]) {
+    fn warm_ending(&self, fired: &[(u64, Option<u64>, Slot)]) {
         for (_, id, slot) in fired {
             if let Some((_, instance)) = id.and_then(|id| self.fresh_fire(id, *slot)) {
                 instance.bindings.iter().for_each(|(_, row)| row.warm());
@@ -169,7 +169,7 @@ impl Compact {
         self.start.is_some() && self.instances.is_empty()
     }
 
-    pub(super) fn bump(&mut self) -> u64 {
+    fn bump(&mut self) -> u64 {
         self.next += 1;
         self.next
     }
@@ -267,7 +267,7 @@ impl Instance {
     }
 
     /// Whether it is still as its opening made it, with no states written.
-    pub(super) fn is_fresh(&self) -> bool {
+    fn is_fresh(&self) -> bool {
         matches!(self.phase, Phase::Opened { .. })
     }
 
@@ -365,7 +365,7 @@ impl Instance {
 
     /// Whether the leaf its opening made in `slot`, which pinned what every live leaf of the slot pinned, accepts
     /// the event whose answer `uniform` has: its order if so. Its start event, cold since it arrived, is not read.
-    pub(super) fn accepts_as_opened(
+    fn accepts_as_opened(
         &self,
         shape: &Shape,
         slot: Slot,
@@ -384,20 +384,20 @@ impl Instance {
     }
 
     /// The leaf the opening made in `slot`, as [`Instance::materialize`] would write it.
-    pub(super) fn opened_leaf(&self, shape: &Shape, slot: Slot) -> Option<Leaf> {
+    fn opened_leaf(&self, shape: &Shape, slot: Slot) -> Option<Leaf> {
         let (index, mask, pins) = shape.opening.as_ref()?.leaf(slot)?;
         Some(self.leaf_made(self.as_opened()?, index, mask, pins))
     }
 
     /// The `index`-th leaf its opening made: ordered from its first leaf's order, made at its arrival (`opened`, as
     /// [`Instance::as_opened`] gives them), pinning what `pins` read of its start event.
-    pub(super) fn leaf_made(&self, (first, created): (u64, u64), index: u64, mask: u64, pins: &[Pin]) -> Leaf {
+    fn leaf_made(&self, (first, created): (u64, u64), index: u64, mask: u64, pins: &[Pin]) -> Leaf {
         let event = self.bindings.first().map(|(_, row)| row);
         Leaf { order: first + index, created, mask, pinned: pinned(pins, event) }
     }
 
     /// While its states are not written: the order of the first leaf its opening made, and its arrival number.
-    pub(super) fn as_opened(&self) -> Option<(u64, u64)> {
+    fn as_opened(&self) -> Option<(u64, u64)> {
         match self.phase {
             Phase::Opened { order, created } => Some((order, created)),
             Phase::Written(_) => None,

@@ -158,7 +158,7 @@ impl Shape {
     /// Compiles the filters of the pure match slots, where the labels that name the event (its stream, the slot's
     /// own tag) name no other match's binding: a filter then reads the event through those labels and every other
     /// column through the values its leaves pin.
-    pub(super) fn compile(&mut self, vars: &Row) {
+    fn compile(&mut self, vars: &Row) {
         let tags: Vec<(usize, &Name)> =
             (0..self.nodes.len()).filter_map(|id| Some(id).zip(self.nodes.tag(id))).collect();
         for def in &mut self.slots {
@@ -255,7 +255,7 @@ impl Shape {
 
     /// Fills in children, subtrees and the match slots by stream. A slot comes after its parent, so one pass from
     /// the last slot sees every subtree complete before its parent's.
-    pub(super) fn link(&mut self) {
+    fn link(&mut self) {
         for slot in (0..self.slots.len()).rev() {
             let def = &mut self.slots[slot];
             def.subtree |= bit(slot as Slot);

@@ -68,12 +68,7 @@ impl<'s> Compiler<'s, '_> {
     }
 
     /// A query over a batch window, on one worker: a batch is one order of events across all keys.
-    pub(super) fn batch_query(
-        &mut self,
-        (number, q): (usize, &QueryPlan),
-        s: &StreamInput,
-        ending: Option<Ending>,
-    ) -> Edge<'s> {
+    fn batch_query(&mut self, (number, q): (usize, &QueryPlan), s: &StreamInput, ending: Option<Ending>) -> Edge<'s> {
         let input = self.stream(&s.stream);
         let ids = (self.id(&s.stream), self.id(&q.sink.stream));
         let logic = BatchLogic::new(number, (Arc::new(q.clone()), self.created_ms), s, ids, self.vars.clone());
@@ -150,7 +145,7 @@ impl<'s> Compiler<'s, '_> {
     /// column of the record itself, and the stream is placed by that column
     /// ([`Program::placed_by`](crate::cep::dataflow::program::Program::placed_by)). An operator whose every route is so
     /// reads its input where it is, and saves the exchange's hashing and buffering.
-    pub(super) fn routed_in_place(&self, id: u32, label: &str, exprs: &[PlanExpr]) -> bool {
+    fn routed_in_place(&self, id: u32, label: &str, exprs: &[PlanExpr]) -> bool {
         match exprs {
             [PlanExpr::Column { source, name, .. }] => {
                 source == label && self.program.placed_by(self.program.name(id), name)
@@ -161,7 +156,7 @@ impl<'s> Compiler<'s, '_> {
 
     /// Whether every row the statements insert into window `name` is on the worker its key column `key` picks
     /// ([`Program::keeps`](crate::cep::dataflow::program::Program::keeps)).
-    pub(super) fn inserts_in_place(&self, name: &str, key: &PlanExpr) -> bool {
+    fn inserts_in_place(&self, name: &str, key: &PlanExpr) -> bool {
         let PlanExpr::Column { source, name: column, .. } = key else {
             return false;
         };

@@ -85,7 +85,7 @@ impl QueryLogic {
 
     /// The aggregates of the kept rows of `row`'s group (none when the query does not aggregate; null when the
     /// group has no row that counts).
-    pub(super) fn kept_values(&self, row: &Row) -> Vec<Val> {
+    fn kept_values(&self, row: &Row) -> Vec<Val> {
         let Some(aggregation) = &self.plan.aggregation else {
             return Vec::new();
         };

@@ -28,7 +28,7 @@ impl QueryLogic {
     /// Keeps for the tick the rows of the groups of `keys` (each once, in the order they lost rows) of a query that
     /// [`represents_groups`](crate::cep::reference::query::represents_groups), once the rows that leave together have
     /// left.
-    pub(super) fn hold_group_rows(&mut self, keys: &[Key]) {
+    fn hold_group_rows(&mut self, keys: &[Key]) {
         if !self.represents {
             return;
         }
@@ -83,7 +83,7 @@ impl QueryLogic {
 
     /// Forgets the `OUTPUT FIRST` state of the groups of `keys` left with no row that counts in the view, and ends
     /// those left with no row at all.
-    pub(super) fn forget_emptied(&mut self, keys: &[Key]) {
+    fn forget_emptied(&mut self, keys: &[Key]) {
         for key in keys {
             let slot = self.state.index.get(key).copied();
             if let Some(slot) = slot {
@@ -166,7 +166,7 @@ impl QueryLogic {
         Vec::new()
     }
 
-    pub(super) fn group_row(&self, slot: usize) -> Option<Row> {
+    fn group_row(&self, slot: usize) -> Option<Row> {
         self.keyed_group_row(slot).map(|(_, row)| row)
     }
 

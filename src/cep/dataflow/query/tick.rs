@@ -37,7 +37,7 @@ impl QueryLogic {
 
     /// The rows of an output tick, each with its place among them: its position, or for a group's row without `ORDER
     /// BY` the group's rank (`tick_rank`), which every worker computes alike for the groups it holds.
-    pub(super) fn tick_rows(&mut self) -> Vec<(usize, Row)> {
+    fn tick_rows(&mut self) -> Vec<(usize, Row)> {
         let numbered = |rows: Vec<Row>| rows.into_iter().enumerate().collect();
         if self.snapshots_rows() {
             // Every row that counts in the view, in arrival order, as the reference evaluator gives them, with its
@@ -77,7 +77,7 @@ impl QueryLogic {
     }
 
     /// The rows of a fully aggregated query's output tick: by the groups' rank, or in `ORDER BY` order.
-    pub(super) fn group_tick_rows(&mut self) -> Vec<(usize, Row)> {
+    fn group_tick_rows(&mut self) -> Vec<(usize, Row)> {
         let mut changed = std::mem::take(&mut self.state.changed);
         changed.sort_unstable();
         changed.dedup();
@@ -115,7 +115,7 @@ impl QueryLogic {
 
     /// The groups of `slots` in the reference's order of a tick's rows, each with its rank: by `tick_rank` of the
     /// group's key as the reference writes it ([`key_of`] of its row), then by that key.
-    pub(super) fn ranked(&self, slots: Vec<usize>) -> Vec<(u64, usize)> {
+    fn ranked(&self, slots: Vec<usize>) -> Vec<(u64, usize)> {
         let by = self.plan.aggregation.as_ref().map_or(&[][..], |a| &a.group_by[..]);
         by_tick_rank(slots, |slot| {
             let row = self.state.groups.get(*slot)?.last_event.as_ref()?;
@@ -125,7 +125,7 @@ impl QueryLogic {
 
     /// The groups `released` picks, their open panes folded: with a row that counts in the view, what `OUTPUT
     /// SNAPSHOT` releases; with a row that counted since the last tick, what `OUTPUT ALL` does.
-    pub(super) fn groups_where(&mut self, released: impl Fn(&Group) -> bool) -> Vec<usize> {
+    fn groups_where(&mut self, released: impl Fn(&Group) -> bool) -> Vec<usize> {
         let slots: Vec<usize> = self.state.groups.iter().map(|(slot, _)| slot).collect();
         slots.into_iter().for_each(|slot| self.fold_open(slot));
         self.state.groups.iter().filter(|(_, g)| released(g)).map(|(slot, _)| slot).collect()
@@ -134,7 +134,7 @@ impl QueryLogic {
     /// At a tick of a query that [`represents_groups`](crate::cep::reference::query::represents_groups), the rows of
     /// the groups no arrival or leaving row touched in the interval, by `tick_rank`; then every group is untouched
     /// again, and those with no row that counts are forgotten.
-    pub(super) fn untouched_group_rows(&mut self) -> Vec<(Vec<Val>, Row)> {
+    fn untouched_group_rows(&mut self) -> Vec<(Vec<Val>, Row)> {
         let untouched = self.groups_where(|g| g.last_event.is_some() && !g.changed);
         let rows: Vec<(Vec<Val>, Row)> =
             self.ranked(untouched).into_iter().filter_map(|(_, slot)| self.keyed_group_row(slot)).collect();
@@ -153,7 +153,7 @@ impl QueryLogic {
     }
 
     /// The row of a fully aggregated query without groups as it stands, read with no event (as the reference's).
-    pub(super) fn current_row(&mut self) -> Option<(Vec<Val>, Row)> {
+    fn current_row(&mut self) -> Option<(Vec<Val>, Row)> {
         let slot = self.state.index.get(&self.empty).copied();
         if let Some(slot) = slot {
             self.fold_open(slot);

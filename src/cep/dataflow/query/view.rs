@@ -60,13 +60,7 @@ impl QueryLogic {
 
     /// [`QueryLogic::enter`] for a view whose rows later rows displace. The group is found once the displaced rows
     /// are gone: they may end it.
-    pub(super) fn enter_displacing(
-        &mut self,
-        row: &Row,
-        group: Key,
-        counts: bool,
-        args: SmallVec<[Val; 1]>,
-    ) -> (usize, Vec<Key>) {
+    fn enter_displacing(&mut self, row: &Row, group: Key, counts: bool, args: SmallVec<[Val; 1]>) -> (usize, Vec<Key>) {
         let view_key = self.view_key(row);
         let entry = Entry { group: usize::MAX, counts, rows: 1, folded: true, due: 0, args: Args::One(args) };
         let id = self.state.entries.insert(entry);
@@ -92,7 +86,7 @@ impl QueryLogic {
     /// value there is a text that is its own key (a floor), and the group exists: the usual case. Reading the
     /// column into a key, hashing it as a `SmolStr` and dropping it cost `bench floor` about 200 instructions an
     /// event more than this (`benches/results/cep.md`, twenty-ninth session).
-    pub(super) fn known_group(&self, row: &Row) -> Option<usize> {
+    fn known_group(&self, row: &Row) -> Option<usize> {
         let [by] = self.per_event.group_by.as_slice() else {
             return None;
         };
@@ -232,12 +226,7 @@ impl QueryLogic {
     }
 
     /// Sends the rows a statement's expiry gives ([`QueryLogic::expire`]); `left` has each group's first row to leave.
-    pub(super) fn emit_expiry_rows(
-        &self,
-        emit: &mut Emit,
-        left: &[(Key, (u64, u64))],
-        passed: Vec<(Key, (Vec<Val>, Row))>,
-    ) {
+    fn emit_expiry_rows(&self, emit: &mut Emit, left: &[(Key, (u64, u64))], passed: Vec<(Key, (Vec<Val>, Row))>) {
         let stamp = |set| Stamp::timer(TimerOrder::Expiry, set, self.statement, 0);
         if self.plan.order_by.is_empty() {
             let mut sets: HashMap<&Key, (u64, u64), RandomState> = HashMap::default();

@@ -30,7 +30,7 @@ pub(super) fn leaves_a_core(peers: usize) -> bool {
 /// 2 workers it was faster in 3 of 5 pairs of runs, slower in 2 (`benches/results/cep.md`). How it polls is [`Wait`];
 /// a spinning worker of `bench geofence` ran 14–19 % slower polling for 300 µs, and no differently for 20 µs
 /// (thirty-eighth session).
-pub(super) const POLL_BEFORE_SLEEP: Duration = Duration::from_micros(50);
+const POLL_BEFORE_SLEEP: Duration = Duration::from_micros(50);
 
 /// How a thread polls for its next message before it sleeps.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -73,14 +73,14 @@ pub(super) fn receive<T>(rx: &Receiver<T>, wait: Wait) -> Option<T> {
     rx.recv().ok()
 }
 
-pub(super) struct Flow {
+struct Flow {
     input: InputHandle<u64, timely::container::CapacityContainerBuilder<Vec<Record>>>,
     watch: Watch,
     built: Built,
     dataflow: usize,
 }
 
-pub(super) type Worker = timely::worker::Worker;
+type Worker = timely::worker::Worker;
 
 /// Obeys `commands`, waiting for each as `wait` says, until the pool lets go of the channel or a worker fails.
 pub(super) fn serve(
@@ -122,7 +122,7 @@ pub(super) struct Shared<'a> {
     pub(super) reaper: &'a Reaper,
 }
 
-pub(super) fn obey(worker: &mut Worker, flows: &mut HashMap<u64, Flow>, command: Command, pool: Shared) -> Reply {
+fn obey(worker: &mut Worker, flows: &mut HashMap<u64, Flow>, command: Command, pool: Shared) -> Reply {
     let Shared { failed, reaper } = pool;
     match command {
         Command::Install { id, program, handover, created_ms } => {
@@ -160,7 +160,7 @@ pub(super) fn obey(worker: &mut Worker, flows: &mut HashMap<u64, Flow>, command:
 }
 
 /// This worker's share of each slot, made by `source`.
-pub(super) fn made(worker: &Worker, slots: &[Slot], source: &dyn Source) -> Vec<Batch> {
+fn made(worker: &Worker, slots: &[Slot], source: &dyn Source) -> Vec<Batch> {
     let (index, peers) = (worker.index(), worker.peers());
     let batch = |slot: &Slot| Batch {
         epoch: slot.epoch,
@@ -172,7 +172,7 @@ pub(super) fn made(worker: &Worker, slots: &[Slot], source: &dyn Source) -> Vec<
 
 /// Runs an operator that panics, inside a step of the worker, as an operator with a bug would.
 #[cfg(test)]
-pub(super) fn panic_in_an_operator(worker: &mut Worker) -> Reply {
+fn panic_in_an_operator(worker: &mut Worker) -> Reply {
     use timely::dataflow::operators::{Inspect, ToStream};
     worker.dataflow::<u64, _, _>(|scope| {
         ToStream::<Vec<u64>>::to_stream(0..1u64, scope).inspect(|_| panic!("a worker panic injected by a test"));
@@ -182,17 +182,13 @@ pub(super) fn panic_in_an_operator(worker: &mut Worker) -> Reply {
     }
 }
 
-pub(super) fn panic_message(panic: &(dyn std::any::Any + Send)) -> String {
+fn panic_message(panic: &(dyn std::any::Any + Send)) -> String {
     let text = panic.downcast_ref::<&str>().copied().or_else(|| panic.downcast_ref::<String>().map(String::as_str));
     text.unwrap_or("a panic without a message").to_owned()
 }
 
 /// Steps the worker while `busy`, until a peer fails.
-pub(super) fn step_while(
-    worker: &mut Worker,
-    failed: &AtomicBool,
-    mut busy: impl FnMut() -> bool,
-) -> Result<(), PoolError> {
+fn step_while(worker: &mut Worker, failed: &AtomicBool, mut busy: impl FnMut() -> bool) -> Result<(), PoolError> {
     while busy() {
         if failed.load(Ordering::Relaxed) {
             return Err(PoolError::Lost);
@@ -202,7 +198,7 @@ pub(super) fn step_while(
     Ok(())
 }
 
-pub(super) fn install(worker: &mut Worker, program: &Program, created_ms: i64) -> Flow {
+fn install(worker: &mut Worker, program: &Program, created_ms: i64) -> Flow {
     let watch = Watch::default();
     let dataflow = worker.next_dataflow_index();
     let (input, built) = worker.dataflow::<u64, _, _>(|scope| {
@@ -215,7 +211,7 @@ pub(super) fn install(worker: &mut Worker, program: &Program, created_ms: i64) -
 
 /// Takes the handed-over statements' state out of the running dataflow, by the new statement numbers (and whether
 /// the state is a member's, [`Control::carries`](crate::cep::dataflow::operator::Control::carries)).
-pub(super) fn export(flows: &HashMap<u64, Flow>, handover: &Handover) -> HashMap<(usize, bool), State> {
+fn export(flows: &HashMap<u64, Flow>, handover: &Handover) -> HashMap<(usize, bool), State> {
     let Some(old) = flows.get(&handover.from) else {
         return HashMap::new();
     };
@@ -232,7 +228,7 @@ pub(super) fn export(flows: &HashMap<u64, Flow>, handover: &Handover) -> HashMap
 }
 
 /// Gives a new dataflow's operators the state taken over, before its first step; answers the earliest timer.
-pub(super) fn adopt(flow: &Flow, mut states: HashMap<(usize, bool), State>) -> Option<u64> {
+fn adopt(flow: &Flow, mut states: HashMap<(usize, bool), State>) -> Option<u64> {
     for control in &flow.built.controls {
         if let Some(state) = states.remove(&control.carries()) {
             control.adopt(state);
@@ -243,7 +239,7 @@ pub(super) fn adopt(flow: &Flow, mut states: HashMap<(usize, bool), State>) -> O
 
 /// Feeds this worker's share of the batches (`deal`), then steps until the dataflow has passed the last batch's
 /// epoch.
-pub(super) fn feed(worker: &mut Worker, flow: &mut Flow, batches: Vec<Batch>, failed: &AtomicBool) -> Reply {
+fn feed(worker: &mut Worker, flow: &mut Flow, batches: Vec<Batch>, failed: &AtomicBool) -> Reply {
     let last = batches.last().map_or(0, |batch| batch.epoch);
     let worker_index = worker.index() as u32;
     for Batch { epoch, events, starts } in batches {
@@ -269,7 +265,7 @@ pub(super) fn feed(worker: &mut Worker, flow: &mut Flow, batches: Vec<Batch>, fa
     Ok(Report { outputs, next_timer })
 }
 
-pub(super) fn remove(worker: &mut Worker, flow: Flow, failed: &AtomicBool) -> Result<(), PoolError> {
+fn remove(worker: &mut Worker, flow: Flow, failed: &AtomicBool) -> Result<(), PoolError> {
     for control in &flow.built.controls {
         control.stopping.set(true);
     }

@@ -21,7 +21,7 @@ impl PatternQuery {
         id
     }
 
-    pub(super) fn adopt(&mut self, parent: u64, child: u64) {
+    fn adopt(&mut self, parent: u64, child: u64) {
         if let Some(p) = self.frames.get_mut(parent) {
             p.children.push(child);
         }
@@ -146,7 +146,7 @@ impl PatternQuery {
     }
 
     /// Starts a new child of the `every` frame `every`, and quits it if it turned true or false while starting.
-    pub(super) fn spawn(&mut self, ctx: &mut Ctx<'_>, every: u64) {
+    fn spawn(&mut self, ctx: &mut Ctx<'_>, every: u64) {
         let Some(Frame { kind: FrameKind::Every { child, bindings, spawning, turned }, .. }) =
             self.frames.get_mut(every)
         else {
@@ -165,7 +165,7 @@ impl PatternQuery {
 
     /// Child `from` of `frame` matched with `bindings` (Esper's `evaluateTrue`); `quitted` when nothing of it is left
     /// live. Each kind of frame does what Esper's state node of its kind does.
-    pub(super) fn report(&mut self, ctx: &mut Ctx<'_>, frame: u64, from: Child, bindings: Bindings, quitted: bool) {
+    fn report(&mut self, ctx: &mut Ctx<'_>, frame: u64, from: Child, bindings: Bindings, quitted: bool) {
         let known = self.is_child(frame, from.0);
         if quitted {
             self.detach(frame, from.0);
@@ -212,7 +212,7 @@ impl PatternQuery {
 
     /// Step `index` of the followed-by node `steps` (the frame `step`, under `instance`) matched: the next step starts,
     /// or after the last the instance matches, and has quit if no step is left live.
-    pub(super) fn stepped(
+    fn stepped(
         &mut self,
         ctx: &mut Ctx<'_>,
         (step, instance): (u64, u64),
@@ -239,13 +239,7 @@ impl PatternQuery {
     /// Child node `node` of the `and` frame `frame` matched with `bindings`, and has `quitted` or not: once every
     /// child has matched, each combination of this match with the other children's makes a match of the `and`, which
     /// quits when only `not`s are left live (Esper's `EvalAndStateNode`).
-    pub(super) fn and_matched(
-        &mut self,
-        ctx: &mut Ctx<'_>,
-        frame: u64,
-        (node, quitted): (usize, bool),
-        bindings: Bindings,
-    ) {
+    fn and_matched(&mut self, ctx: &mut Ctx<'_>, frame: u64, (node, quitted): (usize, bool), bindings: Bindings) {
         let nodes = self.nodes.clone();
         let Some(Frame { parent, node: and, kind: FrameKind::And { quit, events }, .. }) = self.frames.get_mut(frame)
         else {
@@ -278,7 +272,7 @@ impl PatternQuery {
     }
 
     /// Child `from` of `frame` turned permanently false (Esper's `evaluateFalse`); nothing of it is left live.
-    pub(super) fn fail(&mut self, ctx: &mut Ctx<'_>, frame: u64, from: Child) {
+    fn fail(&mut self, ctx: &mut Ctx<'_>, frame: u64, from: Child) {
         if let Some(Frame { kind: FrameKind::Every { spawning: true, turned, .. }, .. }) = self.frames.get_mut(frame) {
             *turned = true;
             return;
@@ -316,24 +310,24 @@ impl PatternQuery {
     }
 
     /// The parent of `frame`, and `frame` as that parent's child.
-    pub(super) fn above(&self, frame: u64) -> Option<(u64, Child)> {
+    fn above(&self, frame: u64) -> Option<(u64, Child)> {
         let f = self.frames.get(frame)?;
         Some((f.parent.unwrap_or(0), (frame, f.node)))
     }
 
-    pub(super) fn is_child(&self, frame: u64, child: u64) -> bool {
+    fn is_child(&self, frame: u64, child: u64) -> bool {
         self.frames.get(frame).is_some_and(|f| f.children.contains(&child))
     }
 
     /// Drops child `child` of `frame`, with everything under it.
-    pub(super) fn detach(&mut self, frame: u64, child: u64) {
+    fn detach(&mut self, frame: u64, child: u64) {
         self.forget_child(frame, child);
         if self.leaves.remove(child).is_none() {
             self.kill_subtree(child);
         }
     }
 
-    pub(super) fn kill_children(&mut self, frame: u64) {
+    fn kill_children(&mut self, frame: u64) {
         let children = self.frames.get_mut(frame).map(|f| std::mem::take(&mut f.children)).unwrap_or_default();
         for child in children {
             if self.leaves.remove(child).is_none() {
@@ -342,12 +336,12 @@ impl PatternQuery {
         }
     }
 
-    pub(super) fn kill_subtree(&mut self, frame: u64) {
+    fn kill_subtree(&mut self, frame: u64) {
         self.kill_children(frame);
         self.frames.remove(frame);
     }
 
-    pub(super) fn forget_child(&mut self, parent: u64, child: u64) {
+    fn forget_child(&mut self, parent: u64, child: u64) {
         if let Some(p) = self.frames.get_mut(parent) {
             p.children.retain(|c| *c != child);
         }
