@@ -13,6 +13,10 @@
 //! loaded while the ones before them are handled ([`Logic::find`], [`Logic::load`]).
 //! The automaton of a text key leaves out the filters' tests that restate the key (`id = a.id`, see [`keyed`]): they
 //! hold by construction there, and reading the start tag's event for them touched memory cold since it arrived.
+//! The automaton of one key in its three forms is `machine`'s; the pattern without those tests, `restated`'s.
+
+mod machine;
+mod restated;
 
 use std::collections::btree_map::Entry;
 use std::collections::{BTreeMap, HashMap};
@@ -22,17 +26,20 @@ use foldhash::fast::RandomState;
 use slab::Slab;
 use smallvec::SmallVec;
 
-use super::automaton::{Compact, Matches, Out, Queue, Set, Shape, Wake};
+use super::automaton::{Compact, Matches, Out, Queue, Set, Shape};
 use super::operator::{Emit, Hint, Logic, State};
 use super::record::{Record, Stamp, due_epoch, millis, timer_epoch};
 use super::slots::Slots;
-use crate::cep::plan::{BinaryOp, PatternNode, PatternNodeKind, PlanExpr, QueryPlan};
+use crate::cep::plan::{PatternNode, PlanExpr, QueryPlan};
 use crate::cep::reference::pattern::{Nodes, PatternQuery};
-use crate::cep::reference::{Ctx, TimerKind, TimerOrder};
+use crate::cep::reference::{Ctx, TimerOrder};
 use crate::cep::runtime::eval::{Scope, eval};
 use crate::cep::runtime::key::{self, Key};
 use crate::cep::runtime::value::Name;
 use crate::cep::runtime::{Row, Val, prefetch};
+
+use self::machine::{Alarm, Machine};
+use self::restated::keyed;
 
 /// How to find the key of an event of one stream: the label its key expression reads it by (interned, so that the
 /// usual key, a column of that label, is recognised by address), and the expression. Looked up at every event, so
@@ -48,111 +55,6 @@ struct Timer {
     generation: u64,
     alarm: Alarm,
     set: (u64, u64),
-}
-
-/// What a timer fires: a leaf of the tree interpreter, or a slot of the compact automaton or of a queue.
-#[derive(Debug, Clone, Copy)]
-enum Alarm {
-    Tree(TimerKind),
-    Compact(Wake),
-}
-
-/// The automaton of one key's instances.
-#[derive(Debug)]
-enum Machine {
-    Tree(PatternQuery),
-    Compact(Compact),
-    Queue(Queue),
-}
-
-impl Machine {
-    /// The matches `row` (at `set`) completes; a compact automaton or a queue leaves the timers it sets in `out`. A
-    /// queue keeps the row it is handed for the instance it begins rather than a new reference to it: two locked
-    /// instructions on the row's count fewer an event.
-    fn on_event(
-        &mut self,
-        ctx: &mut Ctx<'_>,
-        out: &mut Out,
-        (stream, label): (u32, &str),
-        row: Row,
-        set: Set,
-    ) -> Matches {
-        match self {
-            Machine::Tree(query) => Matches::from_vec(query.matches_on_event(ctx, label, &row)),
-            Machine::Compact(compact) => {
-                compact.on_event(ctx, out, stream, label, &row);
-                out.take_matches()
-            }
-            Machine::Queue(queue) => {
-                queue.on_event(ctx, out, (stream, label), row, set);
-                out.take_matches()
-            }
-        }
-    }
-
-    fn on_timer(&mut self, ctx: &mut Ctx<'_>, out: &mut Out, alarm: Alarm) -> Matches {
-        match (self, alarm) {
-            (Machine::Tree(query), Alarm::Tree(kind)) => Matches::from_vec(query.matches_on_timer(ctx, kind)),
-            (Machine::Compact(compact), Alarm::Compact(wake)) => {
-                compact.on_timer(ctx, out, wake);
-                out.take_matches()
-            }
-            (Machine::Queue(queue), Alarm::Compact(wake)) => {
-                queue.on_timer(out, wake);
-                out.take_matches()
-            }
-            _ => Matches::new(),
-        }
-    }
-
-    /// Starts loading the machine's own fields.
-    fn load(&self) {
-        match self {
-            Machine::Tree(query) => prefetch::load(query),
-            Machine::Compact(compact) => prefetch::load(compact),
-            Machine::Queue(queue) => queue.load(),
-        }
-    }
-
-    /// Starts loading what the machine's fields point to that an event reads: loaded itself by now.
-    fn load_state(&self) {
-        if let Machine::Queue(queue) = self {
-            queue.load_state();
-        }
-    }
-
-    fn is_idle(&self) -> bool {
-        match self {
-            Machine::Tree(query) => query.is_idle(),
-            Machine::Compact(compact) => compact.is_idle(),
-            Machine::Queue(queue) => queue.is_idle(),
-        }
-    }
-
-    /// Whether firing `alarm` may still do something: not for a timer of an instance that has ended, or of a leaf
-    /// that is gone. The tree's timers are all fired.
-    fn waits(&self, alarm: Alarm) -> bool {
-        match (self, alarm) {
-            (Machine::Compact(compact), Alarm::Compact(wake)) => compact.waits(wake),
-            (Machine::Queue(queue), Alarm::Compact(wake)) => queue.waits(wake),
-            _ => true,
-        }
-    }
-
-    /// Hands `set` each timer set since the last call (a compact automaton's or a queue's are in `out`), as (due,
-    /// order, what, when it was set if not now), in the order they were set: taken where they are, not gathered into
-    /// a list first.
-    fn alarms(&self, ctx: &mut Ctx<'_>, out: &mut Out, mut set: impl FnMut(i64, TimerOrder, Alarm, Option<Set>)) {
-        match self {
-            Machine::Tree(_) => {
-                ctx.take_timers().into_iter().for_each(|(at, o, kind)| set(at, o, Alarm::Tree(kind), None));
-            }
-            Machine::Compact(_) | Machine::Queue(_) => {
-                let order = TimerOrder::Pattern;
-                out.drain_wakes().for_each(|(at, wake, from)| set(at, order, Alarm::Compact(wake), from));
-            }
-        }
-    }
 }
 
 /// What an automaton produced for one event or timer.
@@ -615,68 +517,4 @@ impl Logic for PatternLogic {
     fn stop(&mut self) {
         self.state = PatternState::default();
     }
-}
-
-/// The pattern the automaton of a text key runs, when it differs: a filter's test that the event's key equals the
-/// start tag's (`id = a.id`) holds there by construction, since the automaton sees only events whose key is that
-/// text and bound its start tag from one of them, so the test is left out. The automata of other keys (null, a
-/// number) run the pattern as written.
-fn keyed(root: &PatternNode, keys: &KeyOf, names: &[Name]) -> Option<PatternNode> {
-    let key_of = |stream: &str| {
-        let id = names.iter().position(|n| n == stream)?;
-        match &keys.get(&(id as u32))?.1 {
-            PlanExpr::Column { source, name, .. } if source == stream => Some(name.clone()),
-            _ => None,
-        }
-    };
-    let (tag, start) = start_match(root)?;
-    let start_key = key_of(start)?;
-    let implied = |stream: &str, conjunct: &PlanExpr| {
-        let PlanExpr::Binary { op: BinaryOp::Eq, lhs, rhs, .. } = conjunct else {
-            return false;
-        };
-        let own = key_of(stream);
-        let is = |e: &PlanExpr, label: &str, column: Option<&Name>| matches!(e, PlanExpr::Column { source, name, .. } if source == label && Some(name) == column);
-        (is(lhs, stream, own.as_ref()) && is(rhs, tag, Some(&start_key)))
-            || (is(rhs, stream, own.as_ref()) && is(lhs, tag, Some(&start_key)))
-    };
-    let stripped = strip(root, &implied);
-    (stripped != *root).then_some(stripped)
-}
-
-/// The tag and stream of the `every a=S` a keyed pattern starts with.
-fn start_match(root: &PatternNode) -> Option<(&str, &str)> {
-    let first = match &root.kind {
-        PatternNodeKind::FollowedBy(steps) => steps.first()?,
-        _ => root,
-    };
-    let PatternNodeKind::Every(inner) = &first.kind else {
-        return None;
-    };
-    match &inner.kind {
-        PatternNodeKind::Match { tag: Some(tag), stream, .. } => Some((tag, stream)),
-        _ => None,
-    }
-}
-
-/// `node` with the conjuncts `implied` accepts left out of every match's filter.
-fn strip(node: &PatternNode, implied: &dyn Fn(&str, &PlanExpr) -> bool) -> PatternNode {
-    let each = |nodes: &[PatternNode]| nodes.iter().map(|n| strip(n, implied)).collect();
-    let kind = match &node.kind {
-        PatternNodeKind::Every(c) => PatternNodeKind::Every(Box::new(strip(c, implied))),
-        PatternNodeKind::Not(c) => PatternNodeKind::Not(Box::new(strip(c, implied))),
-        PatternNodeKind::Within { inner, millis } => {
-            PatternNodeKind::Within { inner: Box::new(strip(inner, implied)), millis: *millis }
-        }
-        PatternNodeKind::FollowedBy(cs) => PatternNodeKind::FollowedBy(each(cs)),
-        PatternNodeKind::And(cs) => PatternNodeKind::And(each(cs)),
-        PatternNodeKind::Or(cs) => PatternNodeKind::Or(each(cs)),
-        PatternNodeKind::Match { tag, stream, filter } => {
-            let kept = filter.as_ref().map(|f| f.conjuncts().into_iter().filter(|c| !implied(stream, c)).cloned());
-            let filter = kept.and_then(|kept| kept.reduce(PlanExpr::and));
-            PatternNodeKind::Match { tag: tag.clone(), stream: stream.clone(), filter }
-        }
-        timer @ PatternNodeKind::Timer { .. } => timer.clone(),
-    };
-    PatternNode { id: node.id, kind }
 }

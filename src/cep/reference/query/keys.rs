@@ -1,0 +1,47 @@
+//! The keys a query reads off an event: its group's or view's text key ([`key_of`], [`view_key`]), its place in a
+//! keyed view as a state key ([`view_state_key`]), and how long a time window keeps it ([`time_window`]).
+
+use crate::cep::plan::{PlanExpr, WindowSpec};
+use crate::cep::runtime::Row;
+use crate::cep::runtime::eval::{Scope, eval};
+use crate::cep::runtime::key::{self, Key};
+
+/// How long rows stay in a time window, alone or per group (`std:groupwin(k).win:time(d)`).
+pub fn time_window(window: &WindowSpec) -> Option<u64> {
+    match window {
+        WindowSpec::Time { millis } => Some(*millis),
+        WindowSpec::Grouped { inner, .. } => time_window(inner),
+        _ => None,
+    }
+}
+
+/// The text key of `exprs` over `event` seen as `label`.
+pub fn key_of(exprs: &[PlanExpr], label: &str, event: &Row, vars: &Row) -> String {
+    let binding = [(label, event)];
+    let scope = Scope::new(&binding, vars);
+    match exprs {
+        // The common single key needs no joining (and no second copy).
+        [one] => eval(one, &scope).key(),
+        _ => exprs.iter().map(|e| eval(e, &scope).key()).collect::<Vec<_>>().join("\u{1f}"),
+    }
+}
+
+pub fn view_key(window: &WindowSpec, label: &str, event: &Row, vars: &Row) -> String {
+    match window {
+        WindowSpec::Unique { keys } => key_of(keys, label, event, vars),
+        WindowSpec::Grouped { keys, inner } => {
+            format!("{}\u{1e}{}", key_of(keys, label, event, vars), view_key(inner, label, event, vars))
+        }
+        _ => String::new(),
+    }
+}
+
+/// The key of `event`'s place in a keyed view as a state key ([`key`]): a `std:unique` key by [`key::of_all`], so a
+/// text key is not formatted; a grouped view's composite key as [`view_key`] forms it; the empty key otherwise.
+pub fn view_state_key(window: Option<&WindowSpec>, label: &str, event: &Row, vars: &Row) -> Key {
+    match window {
+        Some(WindowSpec::Unique { keys }) => key::of_all(keys, &Scope::new(&[(label, event)], vars)),
+        Some(window @ WindowSpec::Grouped { .. }) => view_key(window, label, event, vars).into(),
+        _ => Key::default(),
+    }
+}

@@ -1,0 +1,121 @@
+//! What a query's plan asks of both runtimes, read from the plan alone: which constructs the runtimes run
+//! ([`check_query`]), which rows its output policy releases and when ([`rows_at_changes`], [`represents_groups`],
+//! [`snapshots_rows`], [`removes`], [`not_before`]), and the one order in which every worker releases the group rows
+//! of a tick ([`tick_rank`]).
+
+use crate::cep::plan::{AggregationKind, Emits, Input, OutputKind, QueryPlan};
+use crate::cep::runtime::EngineError;
+
+/// Checks what the reference evaluator does not run yet.
+pub fn check_query(number: usize, q: &QueryPlan) -> Result<(), EngineError> {
+    let unsupported = |c: &str| Err(EngineError::Unsupported { statement: number, construct: c.into() });
+    let fully = q.aggregation.as_ref().is_some_and(|a| a.kind == AggregationKind::FullyAggregated);
+    match q.output.as_ref().map(|o| o.kind) {
+        None | Some(OutputKind::Last | OutputKind::First) => {}
+        Some(OutputKind::Snapshot) if fully => {}
+        Some(OutputKind::Snapshot) => match &q.input {
+            Input::Stream(s) if s.named_window => return unsupported("OUTPUT SNAPSHOT of a named window's rows"),
+            // Esper's snapshot iterates the stream's view, and a stream without one keeps nothing to iterate.
+            Input::Stream(s) if s.window.is_none() => {
+                return unsupported("OUTPUT SNAPSHOT of a stream without a data window (Esper's is always empty)");
+            }
+            Input::Stream(_) => {}
+            // Neither keeps rows to iterate: its snapshot is of its groups, when fully aggregated (`paced`).
+            _ => return unsupported("OUTPUT SNAPSHOT of a pattern or a join not fully aggregated"),
+        },
+        Some(OutputKind::All | OutputKind::Default) => {}
+    }
+    // `SELECT IRSTREAM` under a plain `INSERT INTO` gives the rows `SELECT` gives: Esper routes only the insert stream
+    // into the stream (`OutputStrategyPostProcess`), and Cepheus's listener ignores the remove stream it is handed.
+    // `SELECT RSTREAM` hands that listener the remove stream as its new rows (`check_removed` keeps other statements
+    // from reading the insert stream it still routes): the rows leaving a data window.
+    // A fully aggregated query's remove stream holds its groups' rows as they were before each change, with or
+    // without a data window.
+    if q.emits == Emits::Removed {
+        match &q.input {
+            Input::Stream(s) if s.named_window => return unsupported("SELECT RSTREAM of a named window's rows"),
+            Input::Stream(s) if s.window.is_none() && !fully => {
+                return unsupported("SELECT RSTREAM of a stream without a data window (its remove stream is empty)");
+            }
+            Input::Stream(_) => {}
+            _ => return unsupported("SELECT RSTREAM of a pattern or a join (neither has a remove stream)"),
+        }
+        // Without aggregates the rows leaving go to `LAST`, `ALL` and the default `OUTPUT EVERY` as the insert stream's
+        // do (Esper's `ResultSetProcessorSimple` output helpers keep the old events as they keep the new).
+        match (q.output.as_ref().map(|o| o.kind), q.aggregation.is_some()) {
+            (None, _) | (Some(OutputKind::Last | OutputKind::All | OutputKind::Default), false) => {}
+            (Some(_), true) => return unsupported("SELECT RSTREAM with aggregates under an OUTPUT policy"),
+            (Some(_), false) => return unsupported("SELECT RSTREAM under OUTPUT FIRST or SNAPSHOT"),
+        }
+    }
+    Ok(())
+}
+
+/// Where the row of the group of key `group` stands among the group rows an output tick releases (before `ORDER BY`
+/// sorts them): a hash of the key, which every worker of the dataflow computes alike for the groups it holds, so that
+/// the rows of one tick from several workers reach a statement reading them in this one order. Esper releases them in
+/// the order the groups changed in, which no worker alone knows; the contract fixes no order. 48 bits, the width of a
+/// stamp's row number.
+pub fn tick_rank(group: &str) -> u64 {
+    use std::hash::BuildHasher;
+    foldhash::fast::FixedState::with_seed(TICK_SEED).hash_one(group) >> 16
+}
+
+/// `items` in the order a tick releases their groups' rows, each with its rank: by [`tick_rank`] of its group's text
+/// as the reference writes it (`text`; an item without one is dropped), then by that text. The dataflow's workers
+/// order the groups they hold so.
+pub fn by_tick_rank<T>(items: impl IntoIterator<Item = T>, text: impl Fn(&T) -> Option<String>) -> Vec<(u64, T)> {
+    let mut ranked: Vec<(u64, String, T)> =
+        items.into_iter().filter_map(|item| text(&item).map(|t| (tick_rank(&t), t, item))).collect();
+    ranked.sort_by(|a, b| (a.0, &a.1).cmp(&(b.0, &b.1)));
+    ranked.into_iter().map(|(rank, _, item)| (rank, item)).collect()
+}
+
+/// Any constant: only its being the same everywhere matters.
+const TICK_SEED: u64 = 0x5eed_71c4_0000_0001;
+
+/// Whether `q`'s rows are its groups' rows at each change, as its policy lets them out: a fully aggregated query
+/// under `OUTPUT FIRST`, the default `OUTPUT EVERY` or (without `GROUP BY`) `OUTPUT ALL`, whose changes are its
+/// arrivals, the rows they push out of the view and its expiries (Esper's `ResultSetOutputLimitRowPerGroup` and
+/// `RowForAll` traces).
+pub fn rows_at_changes(q: &QueryPlan) -> bool {
+    let grouped = q.aggregation.as_ref().is_some_and(|a| !a.group_by.is_empty());
+    fully_aggregated(q)
+        && match q.output.as_ref().map(|o| o.kind) {
+            Some(OutputKind::First | OutputKind::Default) => true,
+            Some(OutputKind::All) => !grouped,
+            _ => false,
+        }
+}
+
+/// Whether `q`'s ticks release, besides its arrivals' rows, a row for each group it knows: a grouped query with
+/// ungrouped columns under `OUTPUT ALL`, whose groups each stand by their last arrival, with the aggregates of the
+/// moment. A row of the group goes out when rows of it leave (after all that leave at once) and at each tick for a
+/// group that neither had an arrival nor lost a row in the interval; a group with no row left is forgotten at the
+/// tick (Esper's `ResultSetProcessorAggregateGroupedOutputAllHelper` and `ResultSetOutputLimitAggregateGrouped`
+/// traces; Esper forgets a group when its aggregation row goes).
+pub fn represents_groups(q: &QueryPlan) -> bool {
+    let grouped = q.aggregation.as_ref().is_some_and(|a| !a.group_by.is_empty());
+    grouped && !fully_aggregated(q) && q.output.as_ref().is_some_and(|o| o.kind == OutputKind::All)
+}
+
+/// Whether the view's rows are what `q`'s output tick releases: `OUTPUT SNAPSHOT` of a query not fully aggregated,
+/// each row with its group's aggregates when it has some.
+pub fn snapshots_rows(q: &QueryPlan) -> bool {
+    !fully_aggregated(q) && q.output.as_ref().is_some_and(|o| o.kind == OutputKind::Snapshot)
+}
+
+/// Whether `q`'s rows are its remove stream's (`SELECT RSTREAM`): the rows its data window lets go.
+pub fn removes(q: &QueryPlan) -> bool {
+    q.emits == Emits::Removed
+}
+
+pub(super) fn fully_aggregated(q: &QueryPlan) -> bool {
+    q.aggregation.as_ref().is_some_and(|a| a.kind == AggregationKind::FullyAggregated)
+}
+
+/// With `OUTPUT AFTER`, the millisecond before which a statement created at `created_ms` gives no output.
+pub fn not_before(q: &QueryPlan, created_ms: i64) -> Option<i64> {
+    let after = q.output.as_ref().and_then(|o| o.after_millis).or(q.quiet_millis)?;
+    Some(created_ms.saturating_add(after as i64))
+}
