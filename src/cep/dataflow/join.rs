@@ -36,7 +36,7 @@ use super::operator::{Emit, Logic, State};
 use super::rated::{RateState, Rated};
 use super::record::{Record, Stamp, millis};
 use crate::cep::plan::{JoinPlan, PlanExpr, QueryPlan, WindowSpec};
-use crate::cep::reference::join::{Joiner, LookupView};
+use crate::cep::reference::join::{Handed, Joiner, LookupView};
 use crate::cep::runtime::Row;
 
 /// One join statement of the group.
@@ -97,9 +97,12 @@ impl JoinLogic {
         }
     }
 
-    /// Emits the `rows` of trigger `n` of `stamp` (a driving event's, or a pattern's `n`th match) of member `m`, or
-    /// offers them to its output policy as one batch.
-    fn emit(&mut self, emit: &mut Emit, epoch: u64, stamp: &Stamp, (m, n): (usize, u32), rows: Vec<Row>) {
+    /// Emits the rows trigger `n` of `stamp` (a driving event's, or a pattern's `n`th match) of member `m` hands on,
+    /// or offers them to its output policy as one batch.
+    fn emit(&mut self, emit: &mut Emit, epoch: u64, stamp: &Stamp, (m, n): (usize, u32), handed: Handed) {
+        let Some(rows) = handed else {
+            return;
+        };
         let member = &mut self.members[m];
         if member.quiet_until.is_some_and(|until| millis(epoch) < until) {
             return;

@@ -1,5 +1,6 @@
-//! `OUTPUT [ALL|FIRST|LAST] EVERY p [AFTER d]` on a pattern or a join without aggregates: the reference evaluator's
-//! `rate` module (which states the meaning), a [`Gate`] before a pattern's logic, and in a join group a member's own.
+//! `OUTPUT [ALL|FIRST|LAST] EVERY p [AFTER d]` on a pattern, or a join without aggregates or whose columns are all
+//! aggregates (the last trigger's row standing between triggers): the reference evaluator's `rate` module (which
+//! states the meaning), a [`Gate`] before a pattern's logic, and in a join group a member's own.
 //! The rows the statement makes are taken as it emits them, in batches (a pattern's match, a join's rows for one
 //! trigger): `FIRST` lets the interval's first batch through and drops the rest, `LAST` keeps the last row and `ALL`
 //! every one until the tick releases them; with `ORDER BY`, what goes out is sorted. The clock is the statement's own:
@@ -14,7 +15,7 @@ use super::gate::{Clock, Gate};
 use super::operator::Emit;
 use super::record::{Record, Stamp, millis};
 use crate::cep::plan::{OutputKind, PlanExpr, QueryPlan};
-use crate::cep::reference::query::not_before;
+use crate::cep::reference::query::{not_before, stands};
 use crate::cep::runtime::{Row, order};
 
 /// A statement's output policy: its rows go out at its pace.
@@ -39,23 +40,35 @@ pub struct RateState {
     first_out: bool,
     /// The rows the next tick releases, oldest first.
     held: Vec<Row>,
+    /// For a join that [`stands`] under `LAST`, `ALL` or the default, the last trigger's rows (released by a tick
+    /// whose interval had no trigger); `None` for other statements.
+    standing: Option<Vec<Row>>,
+    /// Whether a trigger came in the interval.
+    handed: bool,
 }
 
 impl Rated {
     /// The policy of statement `statement` (created at `created_ms`, writing stream `sink`), from `plan`.
     pub fn new(statement: usize, sink: u32, (plan, created_ms): (&QueryPlan, i64)) -> Self {
         let (kind, every) = plan.output.as_ref().map_or((OutputKind::All, 1), |o| (o.kind, o.every_millis));
-        let state = RateState { not_before: not_before(plan, created_ms), ..RateState::default() };
+        let standing = (stands(plan) && kind != OutputKind::First).then(Vec::new);
+        let state = RateState { not_before: not_before(plan, created_ms), standing, ..RateState::default() };
         Rated { statement, sink, kind, every: every.max(1) as i64, order_by: plan.order_by.clone(), state }
     }
 
     /// One batch of rows the statement made in `epoch`, each with its stamp: the first starts the clock, then they go
-    /// out, are kept or are dropped. Dropped before `AFTER`'s time.
+    /// out, are kept or are dropped. Dropped before `AFTER`'s time. An empty batch is no batch, but for a join that
+    /// keeps a `standing` row: its trigger's row failed `HAVING`.
     pub fn offer(&mut self, emit: &mut Emit, epoch: u64, batch: Vec<(Stamp, Row)>) {
-        if batch.is_empty() || self.state.not_before.is_some_and(|at| millis(epoch) < at) {
+        let stands = self.state.standing.is_some();
+        if (batch.is_empty() && !stands) || self.state.not_before.is_some_and(|at| millis(epoch) < at) {
             return;
         }
         self.start(epoch);
+        if let Some(standing) = &mut self.state.standing {
+            *standing = batch.iter().map(|(_, row)| row.clone()).collect();
+            self.state.handed = true;
+        }
         match self.kind {
             OutputKind::First if self.state.first_out => {}
             OutputKind::First => {
@@ -86,7 +99,13 @@ impl Rated {
         let Some(stamp) = self.state.clock.tick(epoch, self.statement, self.every) else {
             return;
         };
-        self.state.first_out = false;
+        let state = &mut self.state;
+        state.first_out = false;
+        if !mem::take(&mut state.handed)
+            && let Some(standing) = &state.standing
+        {
+            state.held.clone_from(standing);
+        }
         let kept = order::release(mem::take(&mut self.state.held), &self.order_by);
         for (i, row) in kept.into_iter().chain(snapshot).enumerate() {
             emit.event(stamp.child(self.statement, i), self.sink, row);

@@ -44,6 +44,11 @@ pub fn having_row(plan: &QueryPlan, row: &Bound<'_>, aggregates: &[Val], vars: &
 /// of first sight, projected from the group's last row; with ungrouped columns, one row per row, each with its
 /// group's aggregates over all of `rows`. Every row goes through HAVING; they come in `ORDER BY` order.
 pub fn fresh(plan: &QueryPlan, rows: &[&Bound<'_>], vars: &Row) -> Vec<Row> {
+    order::ordered(fresh_keyed(plan, rows, vars), &plan.order_by)
+}
+
+/// The rows [`fresh`] makes, each with its `ORDER BY` keys, in the order made.
+pub fn fresh_keyed(plan: &QueryPlan, rows: &[&Bound<'_>], vars: &Row) -> Vec<(Vec<Val>, Row)> {
     let Some(aggregation) = &plan.aggregation else {
         return Vec::new();
     };
@@ -61,15 +66,14 @@ pub fn fresh(plan: &QueryPlan, rows: &[&Bound<'_>], vars: &Row) -> Vec<Row> {
         of_row.push(at);
     }
     let aggregates: Vec<Vec<Val>> = groups.iter().map(|members| over(&aggregation.aggregates, members, vars)).collect();
-    let made: Vec<(Vec<Val>, Row)> = match aggregation.kind {
+    match aggregation.kind {
         AggregationKind::FullyAggregated => (groups.iter().zip(&aggregates))
             .filter_map(|(members, values)| members.last().and_then(|last| having_row(plan, last, values, vars)))
             .collect(),
         AggregationKind::WithUngroupedColumns(_) => {
             (rows.iter().zip(&of_row)).filter_map(|(row, at)| having_row(plan, row, &aggregates[*at], vars)).collect()
         }
-    };
-    order::ordered(made, &plan.order_by)
+    }
 }
 
 fn one(call: &AggregateCall, rows: &[&Bound<'_>], vars: &Row) -> Val {

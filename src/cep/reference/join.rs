@@ -34,6 +34,10 @@ use crate::cep::runtime::compiled::{RowExpr, RowProjection};
 use crate::cep::runtime::eval::{Scope, holds, project};
 use crate::cep::runtime::{EngineError, Row, Val, order};
 
+/// What one trigger hands the statement's result set, as Esper's join does: nothing when no joined row passes
+/// `WHERE`, else the rows it makes (an aggregating join's none when its rows fail `HAVING`).
+pub type Handed = Option<Vec<Row>>;
+
 /// What a join statement computes for one trigger: the lookup, `WHERE` and the select list.
 #[derive(Debug, Clone)]
 pub struct Joiner {
@@ -95,15 +99,13 @@ impl Joiner {
         Joiner { plan, join: Arc::new(join.clone()), view, stream }
     }
 
-    /// The rows of a driving event at `now`: none when the join is driven by a pattern or the stream's filter
+    /// What a driving event at `now` hands on: nothing when the join is driven by a pattern or the stream's filter
     /// refuses the event.
-    pub fn on_driving_event(&self, now: i64, event: &Row, vars: &Row) -> Vec<Row> {
-        let Some(stream) = &self.stream else {
-            return Vec::new();
-        };
+    pub fn on_driving_event(&self, now: i64, event: &Row, vars: &Row) -> Handed {
+        let stream = self.stream.as_ref()?;
         let alone = [event];
         if !stream.filter.as_ref().is_none_or(|f| f.holds(&alone, &[], vars)) {
-            return Vec::new();
+            return None;
         }
         let reach = match &stream.reach {
             Some(value) => Reach::Class(Equal::of(&value.eval(&alone, &[], vars))),
@@ -127,7 +129,7 @@ impl Joiner {
         if !matched {
             out.push(stream.alone.row(&alone, vars), &[(driver, event)], vars);
         }
-        out.sorted()
+        out.handed()
     }
 
     /// The label of a stream-driven join's driving stream.
@@ -138,8 +140,8 @@ impl Joiner {
         }
     }
 
-    /// The rows of a pattern's match, bound as `bindings`, at `now`.
-    pub fn rows(&self, now: i64, bindings: &Bindings, vars: &Row) -> Vec<Row> {
+    /// What a pattern's match, bound as `bindings`, hands on at `now`.
+    pub fn rows(&self, now: i64, bindings: &Bindings, vars: &Row) -> Handed {
         let label = self.view.label();
         let mut scope: Vec<(&str, &Row)> = bindings.iter().map(|(t, r)| (&**t, r)).collect();
         let reach = self.view.reach(&Scope::new(&scope, vars));
@@ -166,18 +168,19 @@ impl Joiner {
             out.push(self.project(&scope, vars), &scope, vars);
             scope.pop();
         }
-        out.sorted()
+        out.handed()
     }
 
-    /// The rows an aggregating join makes of a trigger's `joined` rows (the trigger `alone` when nothing matched):
+    /// What an aggregating join hands on of a trigger's `joined` rows (the trigger `alone` when nothing matched):
     /// those that pass `WHERE`, aggregated afresh, as Esper's unidirectional join clears its aggregation at every
-    /// trigger. A trigger none of whose rows pass makes none.
+    /// trigger; nothing when none passes. Under an output policy the rows carry their `ORDER BY` keys, hidden, since
+    /// the policy sorts rows of several triggers together (`rate`).
     fn aggregated<'r>(
         &self,
         mut joined: Vec<Vec<(&'r str, &'r Row)>>,
         alone: &[(&'r str, &'r Row)],
         vars: &Row,
-    ) -> Vec<Row> {
+    ) -> Handed {
         if joined.is_empty() {
             joined.push(alone.to_vec());
         }
@@ -186,7 +189,14 @@ impl Joiner {
             .map(Vec::as_slice)
             .filter(|row| holds(self.plan.filter.as_ref(), &Scope::new(row, vars)))
             .collect();
-        aggregate::fresh(&self.plan, &passed, vars)
+        if passed.is_empty() {
+            return None;
+        }
+        if self.plan.output.is_none() || self.plan.order_by.is_empty() {
+            return Some(aggregate::fresh(&self.plan, &passed, vars));
+        }
+        let made = aggregate::fresh_keyed(&self.plan, &passed, vars);
+        Some(made.into_iter().map(|(keys, row)| order::with_keys(row, keys)).collect())
     }
 
     fn project(&self, rows: &[(&str, &Row)], vars: &Row) -> Option<Row> {
@@ -227,12 +237,16 @@ impl<'p> TriggerRows<'p> {
         }
     }
 
-    /// The rows in `ORDER BY`'s order, or as they were made without it or under a policy.
-    fn sorted(self) -> Vec<Row> {
-        match self.keys.is_empty() {
+    /// The rows in `ORDER BY`'s order, or as they were made without it or under a policy: nothing handed on when
+    /// no row passed `WHERE`.
+    fn handed(self) -> Handed {
+        if self.rows.is_empty() {
+            return None;
+        }
+        Some(match self.keys.is_empty() {
             true => self.rows,
             false => order::ordered(self.keys.into_iter().zip(self.rows).collect(), self.order_by),
-        }
+        })
     }
 }
 
@@ -380,8 +394,8 @@ impl JoinQuery {
     pub fn on_event(&mut self, ctx: &mut Ctx<'_>, stream: &str, event: &Row) -> Vec<Row> {
         let rows = match &mut self.driver {
             Driver::Stream(s) if s == stream => {
-                let rows = self.joiner.on_driving_event(ctx.now, event, ctx.vars);
-                self.paced(ctx, vec![rows])
+                let handed = self.joiner.on_driving_event(ctx.now, event, ctx.vars);
+                self.paced(ctx, vec![handed])
             }
             Driver::Stream(_) => Vec::new(),
             Driver::Pattern(p) => {
@@ -414,11 +428,12 @@ impl JoinQuery {
         self.paced(ctx, batches)
     }
 
-    /// The rows of `batches` that go out now: all of them without an output policy.
-    fn paced(&mut self, ctx: &mut Ctx<'_>, batches: Vec<Vec<Row>>) -> Vec<Row> {
+    /// The rows of the triggers' `handed` batches that go out now: all of them without an output policy.
+    fn paced(&mut self, ctx: &mut Ctx<'_>, handed: Vec<Handed>) -> Vec<Row> {
+        let batches = handed.into_iter().flatten();
         match &mut self.rate {
             Some(rate) => rate.offer(ctx, batches),
-            None => batches.into_iter().flatten().collect(),
+            None => batches.flatten().collect(),
         }
     }
 }

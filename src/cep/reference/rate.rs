@@ -8,13 +8,22 @@
 //! (a pattern's, or another statement's that fired before this tick) is in that tick's interval; one made by an event
 //! is in the next. With `ORDER BY`, what goes out at once or at a tick is sorted, as Esper's processor sorts what the
 //! policy hands it: the first batch, the interval's last row, or all the interval's rows together (their keys travel
-//! hidden in them, `runtime::order`). Neither has a view: `OUTPUT SNAPSHOT` is refused, and so is a policy on a join
-//! with aggregates, or writing the stream it looks up. (An aggregating pattern's policy is `paced`.) A query over a
+//! hidden in them, `runtime::order`). Neither has a view: `OUTPUT SNAPSHOT` is refused (Esper cannot iterate a
+//! unidirectional join), and so is a policy on a join writing the stream it looks up. (An aggregating pattern's
+//! policy is `paced`.)
+//!
+//! A join whose columns are all aggregates, without `GROUP BY`, aggregates each trigger's rows afresh (`join`);
+//! Esper's `ResultSetProcessorRowForAll` under a policy clears and applies its aggregation at each trigger handed to
+//! it, any of whose joined rows passed `WHERE`, so under `LAST`, `ALL` and the default a trigger whose row fails
+//! `HAVING` still starts the clock and is the interval's last (`LAST` then releases nothing), and a tick with no
+//! trigger in its interval releases the row as it stands: the last trigger's (`standing`). `FIRST` is the rows'
+//! (Esper's `OutputProcessViewConditionFirst` returns before the clock for a trigger with no row). Other aggregating joins (with groups or other columns), and `AFTER` on an
+//! aggregating join (whose early triggers Esper keeps in the first tick's set), are refused. A query over a
 //! batch window without aggregates or with ungrouped columns paces its releases so too, each release a batch
 //! (`batch`, which makes its own snapshots); under `SELECT RSTREAM` a release's batch is the rows it replaced, on the
 //! clock its new rows started ([`Rate::start`]).
 
-use super::query::not_before;
+use super::query::{not_before, stands};
 use super::{Ctx, TimerKind, TimerOrder};
 use crate::cep::plan::{Input, OutputKind, PlanExpr, QueryPlan};
 use crate::cep::runtime::{EngineError, Row, order};
@@ -32,6 +41,11 @@ pub struct Rate {
     /// sorts (`order::with_keys`).
     held: Vec<Row>,
     order_by: Vec<(PlanExpr, bool)>,
+    /// For a join whose columns are all aggregates ([`stands`]) under `LAST`, `ALL` or the default, the last trigger's
+    /// rows: what a tick releases when no trigger came in its interval. `None` for other statements.
+    standing: Option<Vec<Row>>,
+    /// Whether a trigger came in the interval.
+    handed: bool,
 }
 
 impl Rate {
@@ -41,9 +55,15 @@ impl Rate {
         if q.output.is_none() {
             return Ok(None);
         }
-        // An aggregating pattern's policy is `paced`'s.
-        if q.aggregation.is_some() {
-            return unsupported("an OUTPUT policy on an aggregating join");
+        // An aggregating pattern's policy is `paced`'s: what aggregates here is a join.
+        if q.aggregation.is_some() && !stands(q) {
+            return unsupported("an OUTPUT policy on an aggregating join with GROUP BY or columns not aggregated");
+        }
+        if q.aggregation.is_some() && q.output.as_ref().is_some_and(|o| o.after_millis.is_some()) {
+            return unsupported("OUTPUT AFTER with a policy on an aggregating join");
+        }
+        if q.output.as_ref().is_some_and(|o| o.kind == OutputKind::Snapshot) {
+            return unsupported("OUTPUT SNAPSHOT of a join (Esper cannot iterate a unidirectional join)");
         }
         if let Input::Join(j) = &q.input
             && j.lookup.stream == q.sink.stream
@@ -65,18 +85,25 @@ impl Rate {
             first_out: false,
             held: Vec::new(),
             order_by: q.order_by.clone(),
+            standing: (stands(q) && output.kind != OutputKind::First).then(Vec::new),
+            handed: false,
         })
     }
 
     /// The rows of the batches the statement made at `ctx.now` that go out now; the others are kept for the tick or
-    /// dropped.
+    /// dropped. An empty batch is no batch, but for a join that keeps a `standing` row: its trigger's row failed `HAVING`.
     pub fn offer(&mut self, ctx: &mut Ctx<'_>, batches: impl IntoIterator<Item = Vec<Row>>) -> Vec<Row> {
         let mut out = Vec::new();
-        for batch in batches.into_iter().filter(|b| !b.is_empty()) {
+        let stands = self.standing.is_some();
+        for batch in batches.into_iter().filter(|b| stands || !b.is_empty()) {
             if self.not_before.is_some_and(|at| ctx.now < at) {
                 return Vec::new();
             }
             self.start(ctx);
+            if let Some(standing) = &mut self.standing {
+                standing.clone_from(&batch);
+                self.handed = true;
+            }
             match self.kind {
                 OutputKind::First if self.first_out => {}
                 OutputKind::First => {
@@ -104,6 +131,11 @@ impl Rate {
     pub fn tick(&mut self, ctx: &mut Ctx<'_>) -> Vec<Row> {
         ctx.schedule(ctx.now + self.every, TimerOrder::Output, TimerKind::Tick);
         self.first_out = false;
+        if !std::mem::take(&mut self.handed)
+            && let Some(standing) = &self.standing
+        {
+            self.held.clone_from(standing);
+        }
         order::release(std::mem::take(&mut self.held), &self.order_by)
     }
 }

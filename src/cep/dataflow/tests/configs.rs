@@ -453,13 +453,16 @@ pub(super) const JOINS: &str = r#"{"host":"h",
 
 /// Joins with output policies: a first batch of several rows, driven by a pattern's matches, and driven by rows a
 /// pattern's timer makes at the ticks' own milliseconds (the pattern's timer fires first: its row is in the interval
-/// the tick closes). Their group runs on one worker (the join without an equality spans shutters): [`rated_joins`].
+/// the tick closes); and joins whose columns are all aggregates under each policy, the last trigger's row standing
+/// between triggers (`reference::rate`). Their group runs on one worker (the join without an equality spans
+/// shutters): [`rated_joins`].
 pub(super) const RATED_JOINS: &str = r#"{"host":"h",
   "in":[{"id":"Room.*","type":"Room","isPattern":true,"attributes":[{"name":"temperature","type":"double"},
       {"name":"shutter","type":"string"}]},
     {"id":"C.*","type":"Cmd","isPattern":true,"attributes":[{"name":"shutter","type":"string"}]},
     {"id":"S.*","type":"State","isPattern":true,"attributes":[{"name":"status","type":"string"}]}],
-  "out":[{"id":"L","type":"Log","attributes":[{"name":"seen","type":"string"}]}],
+  "out":[{"id":"L","type":"Log","attributes":[{"name":"seen","type":"string"}]},
+    {"id":"T","type":"Tally","attributes":[{"name":"count","type":"int"},{"name":"top","type":"string"}]}],
   "statements":[
     "INSERT INTO Late SELECT a.shutter as shutter FROM pattern [a=Cmd -> every timer:interval(2 sec)]",
     "INSERT INTO Log SELECT c.shutter as id, S.status as seen FROM Cmd as c unidirectional LEFT OUTER JOIN State.std:unique(id) as S ON c.shutter = S.id OUTPUT FIRST EVERY 2 sec",
@@ -467,7 +470,11 @@ pub(super) const RATED_JOINS: &str = r#"{"host":"h",
     "INSERT INTO Log SELECT S.id as id, S.status as seen FROM Cmd as c unidirectional LEFT OUTER JOIN State.win:length(3) as S ON c.shutter != S.status OUTPUT FIRST EVERY 2 sec",
     "INSERT INTO Log SELECT S.id as id, c.shutter as seen FROM Cmd as c unidirectional LEFT OUTER JOIN State.win:time(4 sec) as S ON c.shutter = S.id WHERE S is null OR S.status != 'broken' OUTPUT AFTER 5 sec ALL EVERY 2 sec",
     "INSERT INTO Log SELECT R.r.shutter as id, S.status as seen FROM pattern [every r=Room(temperature > 27.0)] as R unidirectional LEFT OUTER JOIN State.std:unique(id) as S ON R.r.shutter = S.id OUTPUT ALL EVERY 2 sec",
-    "INSERT INTO Log SELECT l.shutter as id, S.status as seen FROM Late as l unidirectional LEFT OUTER JOIN State.std:unique(id) as S ON l.shutter = S.id OUTPUT LAST EVERY 2 sec"
+    "INSERT INTO Log SELECT l.shutter as id, S.status as seen FROM Late as l unidirectional LEFT OUTER JOIN State.std:unique(id) as S ON l.shutter = S.id OUTPUT LAST EVERY 2 sec",
+    "INSERT INTO Tally SELECT count(S.status) as count, max(S.status) as top FROM Cmd as c unidirectional LEFT OUTER JOIN State.std:unique(id) as S ON c.shutter = S.id WHERE S is null OR S.status != 'broken' HAVING count(S.status) != 1 OUTPUT LAST EVERY 2 sec",
+    "INSERT INTO Tally SELECT count(*) as count, max(S.status) as top FROM Cmd as c unidirectional LEFT OUTER JOIN State.win:length(3) as S ON c.shutter != S.status OUTPUT ALL EVERY 3 sec ORDER BY count DESC",
+    "INSERT INTO Tally SELECT count(*) as count, min(S.status) as top FROM pattern [every r=Room(temperature > 27.0)] as R unidirectional LEFT OUTER JOIN State.std:unique(id) as S ON R.r.shutter = S.id HAVING count(*) > 1 OUTPUT FIRST EVERY 2 sec",
+    "INSERT INTO Tally SELECT count(S.status) as count, max(S.status) as top FROM Late as l unidirectional LEFT OUTER JOIN State.win:time(4 sec) as S ON l.shutter = S.id WHERE S is null OR S.status != 'opened' OUTPUT EVERY 2 sec ORDER BY top"
   ]}"#;
 
 /// [`RATED_JOINS`], or with every join's view split by shutter: a group that could be split over the workers, but for

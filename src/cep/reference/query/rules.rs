@@ -3,7 +3,7 @@
 //! [`snapshots_rows`], [`removes`], [`not_before`]), and the one order in which every worker releases the group rows
 //! of a tick ([`tick_rank`]).
 
-use crate::cep::plan::{AggregationKind, Emits, Input, OutputKind, QueryPlan};
+use crate::cep::plan::{Aggregation, AggregationKind, Emits, Input, OutputKind, QueryPlan};
 use crate::cep::runtime::EngineError;
 
 /// Checks what the reference evaluator does not run yet.
@@ -118,4 +118,11 @@ pub(super) fn fully_aggregated(q: &QueryPlan) -> bool {
 pub fn not_before(q: &QueryPlan, created_ms: i64) -> Option<i64> {
     let after = q.output.as_ref().and_then(|o| o.after_millis).or(q.quiet_millis)?;
     Some(created_ms.saturating_add(after as i64))
+}
+
+/// Whether `q` is a join whose columns are all aggregates, without `GROUP BY`: one row a trigger, which stands
+/// between triggers under an output policy (Esper's `ResultSetProcessorRowForAll`, `rate`).
+pub fn stands(q: &QueryPlan) -> bool {
+    let all = |a: &Aggregation| a.kind == AggregationKind::FullyAggregated && a.group_by.is_empty();
+    matches!(q.input, Input::Join(_)) && q.aggregation.as_ref().is_some_and(all)
 }
