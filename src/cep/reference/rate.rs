@@ -17,11 +17,13 @@
 //! it, any of whose joined rows passed `WHERE`, so under `LAST`, `ALL` and the default a trigger whose row fails
 //! `HAVING` still starts the clock and is the interval's last (`LAST` then releases nothing), and a tick with no
 //! trigger in its interval releases the row as it stands: the last trigger's (`standing`). `FIRST` is the rows'
-//! (Esper's `OutputProcessViewConditionFirst` returns before the clock for a trigger with no row). Other aggregating joins (with groups or other columns), and `AFTER` on an
-//! aggregating join (whose early triggers Esper keeps in the first tick's set), are refused. A query over a
-//! batch window without aggregates or with ungrouped columns paces its releases so too, each release a batch
-//! (`batch`, which makes its own snapshots); under `SELECT RSTREAM` a release's batch is the rows it replaced, on the
-//! clock its new rows started ([`Rate::start`]).
+//! (Esper's `OutputProcessViewConditionFirst` returns before the clock for a trigger with no row). Other aggregating
+//! joins (with groups or other columns), and `AFTER` on an aggregating join (whose early triggers Esper keeps in the
+//! first tick's set), are refused.
+//!
+//! A query over a batch window without aggregates or with ungrouped columns paces its releases so too, each release
+//! a batch (`batch`, which makes its own snapshots); under `SELECT RSTREAM` a release's batch is the rows it
+//! replaced, on the clock its new rows started ([`Rate::start`]).
 
 use super::query::{not_before, stands};
 use super::{Ctx, TimerKind, TimerOrder};
@@ -91,7 +93,8 @@ impl Rate {
     }
 
     /// The rows of the batches the statement made at `ctx.now` that go out now; the others are kept for the tick or
-    /// dropped. An empty batch is no batch, but for a join that keeps a `standing` row: its trigger's row failed `HAVING`.
+    /// dropped. An empty batch is no batch, but for a join that keeps a `standing` row: its trigger's row failed
+    /// `HAVING`.
     pub fn offer(&mut self, ctx: &mut Ctx<'_>, batches: impl IntoIterator<Item = Vec<Row>>) -> Vec<Row> {
         let mut out = Vec::new();
         let stands = self.standing.is_some();

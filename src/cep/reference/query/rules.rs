@@ -1,7 +1,7 @@
 //! What a query's plan asks of both runtimes, read from the plan alone: which constructs the runtimes run
 //! ([`check_query`]), which rows its output policy releases and when ([`rows_at_changes`], [`represents_groups`],
-//! [`snapshots_rows`], [`removes`], [`not_before`]), and the one order in which every worker releases the group rows
-//! of a tick ([`tick_rank`]).
+//! [`snapshots_rows`], [`removes`], [`not_before`], [`stands`]), and the one order in which every worker releases
+//! the group rows of a tick ([`tick_rank`]).
 
 use crate::cep::plan::{Aggregation, AggregationKind, Emits, Input, OutputKind, QueryPlan};
 use crate::cep::runtime::EngineError;
