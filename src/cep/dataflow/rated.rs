@@ -60,8 +60,8 @@ impl Rated {
     /// out, are kept or are dropped. Dropped before `AFTER`'s time. An empty batch is no batch, but for a join that
     /// keeps a `standing` row: its trigger's row failed `HAVING`.
     pub fn offer(&mut self, emit: &mut Emit, epoch: u64, batch: Vec<(Stamp, Row)>) {
-        let stands = self.state.standing.is_some();
-        if (batch.is_empty() && !stands) || self.state.not_before.is_some_and(|at| millis(epoch) < at) {
+        let keeps_standing = self.state.standing.is_some();
+        if (batch.is_empty() && !keeps_standing) || self.state.not_before.is_some_and(|at| millis(epoch) < at) {
             return;
         }
         self.start(epoch);

@@ -97,8 +97,8 @@ impl Rate {
     /// `HAVING`.
     pub fn offer(&mut self, ctx: &mut Ctx<'_>, batches: impl IntoIterator<Item = Vec<Row>>) -> Vec<Row> {
         let mut out = Vec::new();
-        let stands = self.standing.is_some();
-        for batch in batches.into_iter().filter(|b| stands || !b.is_empty()) {
+        let keeps_standing = self.standing.is_some();
+        for batch in batches.into_iter().filter(|b| keeps_standing || !b.is_empty()) {
             if self.not_before.is_some_and(|at| ctx.now < at) {
                 return Vec::new();
             }
