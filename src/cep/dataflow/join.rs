@@ -36,7 +36,7 @@ use super::operator::{Emit, Logic, State};
 use super::rated::{RateState, Rated};
 use super::record::{Record, Stamp, millis};
 use crate::cep::plan::{JoinPlan, PlanExpr, QueryPlan, WindowSpec};
-use crate::cep::reference::join::{Handed, Joiner, LookupView};
+use crate::cep::reference::join::{Batch, Handed, Joiner, LookupView};
 use crate::cep::runtime::Row;
 
 /// One join statement of the group.
@@ -100,13 +100,17 @@ impl JoinLogic {
     /// Emits the rows trigger `n` of `stamp` (a driving event's, or a pattern's `n`th match) of member `m` hands on,
     /// or offers them to its output policy as one batch.
     fn emit(&mut self, emit: &mut Emit, epoch: u64, stamp: &Stamp, (m, n): (usize, u32), handed: Handed) {
-        let Some(rows) = handed else {
+        let Some(batch) = handed else {
             return;
         };
         let member = &mut self.members[m];
         if member.quiet_until.is_some_and(|until| millis(epoch) < until) {
             return;
         }
+        let rows = match (batch, &mut member.rate) {
+            (Batch::Groups(groups), Some(rate)) => return rate.offer_groups(epoch, groups),
+            (batch, _) => batch.into_rows(),
+        };
         let (statement, sink) = (member.statement, member.sink);
         // Match-major, row-minor: the order the reference numbers one trigger's rows in.
         let child = |i: usize| stamp.child(statement, ((n.min(0xff_ffff) as usize) << 24) | i.min(0xff_ffff));

@@ -1,6 +1,7 @@
 //! `OUTPUT [ALL|FIRST|LAST] EVERY p [AFTER d]` on a pattern, or a join without aggregates or whose columns are all
-//! aggregates (the last trigger's row standing between triggers): the reference evaluator's `rate` module (which
-//! states the meaning), a [`Gate`] before a pattern's logic, and in a join group a member's own.
+//! aggregates (the last trigger's row standing between triggers), or `LAST` and the default on an aggregating join
+//! with `GROUP BY` (each group's row picked at the tick, `reference::join::last`): the reference evaluator's `rate`
+//! module (which states the meaning), a [`Gate`] before a pattern's logic, and in a join group a member's own.
 //! The rows the statement makes are taken as it emits them, in batches (a pattern's match, a join's rows for one
 //! trigger): `FIRST` lets the interval's first batch through and drops the rest, `LAST` keeps the last row and `ALL`
 //! every one until the tick releases them; with `ORDER BY`, what goes out is sorted. The clock is the statement's own:
@@ -15,7 +16,8 @@ use super::gate::{Clock, Gate};
 use super::operator::Emit;
 use super::record::{Record, Stamp, millis};
 use crate::cep::plan::{OutputKind, PlanExpr, QueryPlan};
-use crate::cep::reference::query::{not_before, stands};
+use crate::cep::reference::join::{GroupRows, LastByGroup};
+use crate::cep::reference::query::{aggregates_triggers, fully_aggregated, lasts_by_group, not_before, stands};
 use crate::cep::runtime::{Row, order};
 
 /// A statement's output policy: its rows go out at its pace.
@@ -27,6 +29,9 @@ pub struct Rated {
     every: i64,
     /// The statement's `ORDER BY`: what goes out at once or at a tick is sorted by it (`runtime::order::release`).
     order_by: Vec<(PlanExpr, bool)>,
+    /// For an aggregating join not under `FIRST`, whether a trigger whose rows all fail `HAVING` starts the clock
+    /// ([`aggregates_triggers`]).
+    counts_empty: bool,
     state: RateState,
 }
 
@@ -45,6 +50,8 @@ pub struct RateState {
     standing: Option<Vec<Row>>,
     /// Whether a trigger came in the interval.
     handed: bool,
+    /// For an aggregating join with `GROUP BY` under `LAST`, the groups of the interval.
+    by_group: Option<LastByGroup>,
 }
 
 impl Rated {
@@ -52,16 +59,18 @@ impl Rated {
     pub fn new(statement: usize, sink: u32, (plan, created_ms): (&QueryPlan, i64)) -> Self {
         let (kind, every) = plan.output.as_ref().map_or((OutputKind::All, 1), |o| (o.kind, o.every_millis));
         let standing = (stands(plan) && kind != OutputKind::First).then(Vec::new);
-        let state = RateState { not_before: not_before(plan, created_ms), standing, ..RateState::default() };
-        Rated { statement, sink, kind, every: every.max(1) as i64, order_by: plan.order_by.clone(), state }
+        let by_group = lasts_by_group(plan).then(|| LastByGroup::new(fully_aggregated(plan)));
+        let state = RateState { not_before: not_before(plan, created_ms), standing, by_group, ..RateState::default() };
+        let counts_empty = aggregates_triggers(plan) && kind != OutputKind::First;
+        let order_by = plan.order_by.clone();
+        Rated { statement, sink, kind, every: every.max(1) as i64, order_by, counts_empty, state }
     }
 
     /// One batch of rows the statement made in `epoch`, each with its stamp: the first starts the clock, then they go
-    /// out, are kept or are dropped. Dropped before `AFTER`'s time. An empty batch is no batch, but for a join that
-    /// keeps a `standing` row: its trigger's row failed `HAVING`.
+    /// out, are kept or are dropped. Dropped before `AFTER`'s time. An empty batch is no batch, but for an
+    /// aggregating join (not under `FIRST`): its trigger's rows failed `HAVING`.
     pub fn offer(&mut self, emit: &mut Emit, epoch: u64, batch: Vec<(Stamp, Row)>) {
-        let keeps_standing = self.state.standing.is_some();
-        if (batch.is_empty() && !keeps_standing) || self.state.not_before.is_some_and(|at| millis(epoch) < at) {
+        if (batch.is_empty() && !self.counts_empty) || self.state.not_before.is_some_and(|at| millis(epoch) < at) {
             return;
         }
         self.start(epoch);
@@ -87,6 +96,18 @@ impl Rated {
         }
     }
 
+    /// One trigger's groups, made in `epoch`, under `OUTPUT LAST` on an aggregating join with `GROUP BY`: it starts
+    /// the clock, and the tick picks each group's row (`reference::join::last`).
+    pub fn offer_groups(&mut self, epoch: u64, groups: Vec<GroupRows>) {
+        if self.state.not_before.is_some_and(|at| millis(epoch) < at) {
+            return;
+        }
+        self.start(epoch);
+        if let Some(by_group) = &mut self.state.by_group {
+            by_group.take(groups);
+        }
+    }
+
     /// Starts the clock in `epoch` unless it runs (or `AFTER`'s time has not come).
     pub fn start(&mut self, epoch: u64) {
         if self.state.not_before.is_none_or(|at| millis(epoch) >= at) {
@@ -105,6 +126,9 @@ impl Rated {
             && let Some(standing) = &state.standing
         {
             state.held.clone_from(standing);
+        }
+        if let Some(by_group) = &mut state.by_group {
+            state.held = by_group.release();
         }
         let kept = order::release(mem::take(&mut self.state.held), &self.order_by);
         for (i, row) in kept.into_iter().chain(snapshot).enumerate() {

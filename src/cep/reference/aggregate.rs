@@ -6,6 +6,7 @@
 use std::cmp::Ordering;
 use std::collections::HashMap;
 
+use super::join::GroupRows;
 use crate::cep::plan::{AggregateCall, AggregateFunction, AggregationKind, DataType, QueryPlan};
 use crate::cep::runtime::eval::{Scope, eval, holds, project};
 use crate::cep::runtime::{Row, Val, order};
@@ -52,19 +53,7 @@ pub fn fresh_keyed(plan: &QueryPlan, rows: &[&Bound<'_>], vars: &Row) -> Vec<(Ve
     let Some(aggregation) = &plan.aggregation else {
         return Vec::new();
     };
-    // The rows of each group, groups in order of first sight, and each row's group: one pass, so a trigger of many
-    // rows (a time window's, in the dataflow too) is not read once per row.
-    let (mut groups, mut index, mut of_row): (Vec<Vec<&Bound<'_>>>, HashMap<String, usize>, Vec<usize>) =
-        Default::default();
-    for row in rows {
-        let next = groups.len();
-        let at = *index.entry(group_of(plan, row, vars)).or_insert(next);
-        if at == next {
-            groups.push(Vec::new());
-        }
-        groups[at].push(row);
-        of_row.push(at);
-    }
+    let Grouped { groups, of_row, .. } = Grouped::new(plan, rows, vars);
     let aggregates: Vec<Vec<Val>> = groups.iter().map(|members| over(&aggregation.aggregates, members, vars)).collect();
     match aggregation.kind {
         AggregationKind::FullyAggregated => (groups.iter().zip(&aggregates))
@@ -73,6 +62,67 @@ pub fn fresh_keyed(plan: &QueryPlan, rows: &[&Bound<'_>], vars: &Row) -> Vec<(Ve
         AggregationKind::WithUngroupedColumns(_) => {
             (rows.iter().zip(&of_row)).filter_map(|(row, at)| having_row(plan, row, &aggregates[*at], vars)).collect()
         }
+    }
+}
+
+/// What [`fresh`] would make of `rows`, by group, for `OUTPUT LAST` on a join with `GROUP BY` (`join::last`): fully
+/// aggregated, each group's row with the aggregates over its rows and with empty ones, both projected from its last
+/// row; with ungrouped columns, each row's with its group's aggregates. A row failing `HAVING` is `None`; under
+/// `ORDER BY` each row carries its keys hidden.
+pub fn fresh_groups(plan: &QueryPlan, rows: &[&Bound<'_>], vars: &Row) -> Vec<GroupRows> {
+    let Some(aggregation) = &plan.aggregation else {
+        return Vec::new();
+    };
+    let Grouped { keys, groups, of_row } = Grouped::new(plan, rows, vars);
+    let aggregates: Vec<Vec<Val>> = groups.iter().map(|members| over(&aggregation.aggregates, members, vars)).collect();
+    let made = |row: &Bound<'_>, values: &[Val]| {
+        having_row(plan, row, values, vars).map(|(keys, made)| match plan.order_by.is_empty() {
+            true => made,
+            false => order::with_keys(made, keys),
+        })
+    };
+    match aggregation.kind {
+        AggregationKind::FullyAggregated => {
+            let empty = over(&aggregation.aggregates, &[], vars);
+            let last = groups.iter().map(|members| *members.last().expect("a group has a row"));
+            (keys.into_iter().zip(last).zip(&aggregates))
+                .map(|((group, last), values)| GroupRows {
+                    group,
+                    fresh: made(last, values),
+                    empty: made(last, &empty),
+                })
+                .collect()
+        }
+        AggregationKind::WithUngroupedColumns(_) => (rows.iter().zip(of_row))
+            .map(|(row, at)| GroupRows { group: keys[at].clone(), fresh: made(row, &aggregates[at]), empty: None })
+            .collect(),
+    }
+}
+
+/// Rows by group: each group's key and rows, groups in order of first sight, and each row's group. One pass, so a
+/// trigger of many rows (a time window's, in the dataflow too) is not read once per row.
+struct Grouped<'r, 'b> {
+    keys: Vec<String>,
+    groups: Vec<Vec<&'r Bound<'b>>>,
+    of_row: Vec<usize>,
+}
+
+impl<'r, 'b> Grouped<'r, 'b> {
+    fn new(plan: &QueryPlan, rows: &[&'r Bound<'b>], vars: &Row) -> Self {
+        let mut index: HashMap<String, usize> = HashMap::new();
+        let mut grouped = Grouped { keys: Vec::new(), groups: Vec::new(), of_row: Vec::with_capacity(rows.len()) };
+        for row in rows {
+            let next = grouped.groups.len();
+            let key = group_of(plan, row, vars);
+            let at = *index.entry(key.clone()).or_insert(next);
+            if at == next {
+                grouped.keys.push(key);
+                grouped.groups.push(Vec::new());
+            }
+            grouped.groups[at].push(row);
+            grouped.of_row.push(at);
+        }
+        grouped
     }
 }
 

@@ -283,7 +283,7 @@ impl BatchQuery {
                 if started && removes(&self.plan) {
                     rate.start(ctx);
                 }
-                let batch = rows.into_iter().map(|(keys, row)| order::with_keys(row, keys)).collect();
+                let batch: Vec<Row> = rows.into_iter().map(|(keys, row)| order::with_keys(row, keys)).collect();
                 rate.offer(ctx, [batch])
             }
         }

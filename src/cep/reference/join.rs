@@ -18,15 +18,17 @@
 //! (`aggregate::fresh`): Esper's result set processors clear a unidirectional join's aggregation at every trigger, and
 //! a trigger none of whose rows pass is not handed to them at all, so it gives no row.
 
+mod last;
 mod lookup;
 
+pub use self::last::{GroupRows, LastByGroup};
 pub use self::lookup::{Equal, LookupView, Reach};
 
 use std::sync::Arc;
 
 use super::aggregate;
 use super::pattern::{Bindings, PatternQuery, streams_of};
-use super::query::check_query;
+use super::query::{check_query, lasts_by_group};
 use super::rate::Rate;
 use super::{Ctx, TimerKind};
 use crate::cep::plan::{Input, JoinPlan, MergeActionPlan, Plan, PlanExpr, PlanNode, QueryPlan, WindowSpec};
@@ -35,8 +37,39 @@ use crate::cep::runtime::eval::{Scope, holds, project};
 use crate::cep::runtime::{EngineError, Row, Val, order};
 
 /// What one trigger hands the statement's result set, as Esper's join does: nothing when no joined row passes
-/// `WHERE`, else the rows it makes (an aggregating join's none when its rows fail `HAVING`).
-pub type Handed = Option<Vec<Row>>;
+/// `WHERE`, else what it makes (an aggregating join's rows none when they fail `HAVING`).
+pub type Handed = Option<Batch>;
+
+/// A trigger's rows: as made, or by group for `OUTPUT LAST` on an aggregating join with `GROUP BY` (`last`).
+#[derive(Debug)]
+pub enum Batch {
+    Rows(Vec<Row>),
+    Groups(Vec<GroupRows>),
+}
+
+impl From<Vec<Row>> for Batch {
+    fn from(rows: Vec<Row>) -> Self {
+        Batch::Rows(rows)
+    }
+}
+
+impl Batch {
+    /// Whether the trigger made nothing (its rows failed `HAVING`).
+    pub fn is_empty(&self) -> bool {
+        match self {
+            Batch::Rows(rows) => rows.is_empty(),
+            Batch::Groups(groups) => groups.is_empty(),
+        }
+    }
+
+    /// The rows as made (a group's with the trigger's aggregates).
+    pub fn into_rows(self) -> Vec<Row> {
+        match self {
+            Batch::Rows(rows) => rows,
+            Batch::Groups(groups) => groups.into_iter().filter_map(|g| g.fresh).collect(),
+        }
+    }
+}
 
 /// What a join statement computes for one trigger: the lookup, `WHERE` and the select list.
 #[derive(Debug, Clone)]
@@ -192,11 +225,14 @@ impl Joiner {
         if passed.is_empty() {
             return None;
         }
+        if lasts_by_group(&self.plan) {
+            return Some(Batch::Groups(aggregate::fresh_groups(&self.plan, &passed, vars)));
+        }
         if self.plan.output.is_none() || self.plan.order_by.is_empty() {
-            return Some(aggregate::fresh(&self.plan, &passed, vars));
+            return Some(Batch::Rows(aggregate::fresh(&self.plan, &passed, vars)));
         }
         let made = aggregate::fresh_keyed(&self.plan, &passed, vars);
-        Some(made.into_iter().map(|(keys, row)| order::with_keys(row, keys)).collect())
+        Some(Batch::Rows(made.into_iter().map(|(keys, row)| order::with_keys(row, keys)).collect()))
     }
 
     fn project(&self, rows: &[(&str, &Row)], vars: &Row) -> Option<Row> {
@@ -243,10 +279,10 @@ impl<'p> TriggerRows<'p> {
         if self.rows.is_empty() {
             return None;
         }
-        Some(match self.keys.is_empty() {
+        Some(Batch::Rows(match self.keys.is_empty() {
             true => self.rows,
             false => order::ordered(self.keys.into_iter().zip(self.rows).collect(), self.order_by),
-        })
+        }))
     }
 }
 
@@ -433,7 +469,7 @@ impl JoinQuery {
         let batches = handed.into_iter().flatten();
         match &mut self.rate {
             Some(rate) => rate.offer(ctx, batches),
-            None => batches.flatten().collect(),
+            None => batches.flat_map(Batch::into_rows).collect(),
         }
     }
 }

@@ -51,10 +51,9 @@ use crate::cep::runtime::first::First;
 use crate::cep::runtime::{EngineError, Row, Val, order};
 
 pub use self::keys::{key_of, time_window, view_key, view_state_key};
-use self::rules::fully_aggregated;
 pub use self::rules::{
-    by_tick_rank, check_query, not_before, removes, represents_groups, rows_at_changes, snapshots_rows, stands,
-    tick_rank,
+    aggregates_triggers, by_tick_rank, check_query, fully_aggregated, lasts_by_group, not_before, removes,
+    represents_groups, rows_at_changes, snapshots_rows, stands, tick_rank,
 };
 
 #[derive(Debug)]

@@ -17,15 +17,21 @@
 //! it, any of whose joined rows passed `WHERE`, so under `LAST`, `ALL` and the default a trigger whose row fails
 //! `HAVING` still starts the clock and is the interval's last (`LAST` then releases nothing), and a tick with no
 //! trigger in its interval releases the row as it stands: the last trigger's (`standing`). `FIRST` is the rows'
-//! (Esper's `OutputProcessViewConditionFirst` returns before the clock for a trigger with no row). Other aggregating
-//! joins (with groups or other columns), and `AFTER` on an aggregating join (whose early triggers Esper keeps in the
-//! first tick's set), are refused.
+//! (Esper's `OutputProcessViewConditionFirst` returns before the clock for a trigger with no row). With `GROUP BY`,
+//! the default releases every trigger's rows, each made afresh, and `LAST` a row per group (`join::last`); a trigger
+//! whose rows all fail `HAVING` starts the clock under both. These are Esper 5's meanings (Cepheus runs 5.3.0), whose
+//! output view keeps the interval's triggers for the tick; Esper 6 and later, by default, run `LAST` and `ALL`
+//! without `ORDER BY` on helpers that never clear a unidirectional join's aggregates. Refused: `FIRST` and `ALL` with
+//! `GROUP BY` (Esper 5 never clears the first's groups and releases every group ever seen at each tick of the
+//! second), any policy with a column not aggregated and no `GROUP BY`, and `AFTER` on an aggregating join (whose
+//! early triggers Esper keeps in the first tick's set).
 //!
 //! A query over a batch window without aggregates or with ungrouped columns paces its releases so too, each release
 //! a batch (`batch`, which makes its own snapshots); under `SELECT RSTREAM` a release's batch is the rows it
 //! replaced, on the clock its new rows started ([`Rate::start`]).
 
-use super::query::{not_before, stands};
+use super::join::{Batch, LastByGroup};
+use super::query::{aggregates_triggers, fully_aggregated, lasts_by_group, not_before, stands};
 use super::{Ctx, TimerKind, TimerOrder};
 use crate::cep::plan::{Input, OutputKind, PlanExpr, QueryPlan};
 use crate::cep::runtime::{EngineError, Row, order};
@@ -48,6 +54,31 @@ pub struct Rate {
     standing: Option<Vec<Row>>,
     /// Whether a trigger came in the interval.
     handed: bool,
+    /// For an aggregating join not under `FIRST`, whether a trigger whose rows all fail `HAVING` starts the clock
+    /// ([`aggregates_triggers`]).
+    counts_empty: bool,
+    /// For an aggregating join with `GROUP BY` under `LAST`, the groups of the interval ([`LastByGroup`]); boxed, as
+    /// few statements have them and every pattern's state holds a `Rate`.
+    by_group: Option<Box<LastByGroup>>,
+}
+
+/// Why the policy of an aggregating join with `GROUP BY` or columns not aggregated is refused, if it is: Esper 5's
+/// `FIRST` on one never clears its aggregates, nor forgets a group, and its `ALL` releases every group the join ever
+/// saw at every tick; without `GROUP BY`, a column not aggregated is Esper's `ResultSetProcessorAggregateAll`, whose
+/// policies are not read here.
+fn refused_on_groups(q: &QueryPlan) -> Option<&'static str> {
+    let aggregation = q.aggregation.as_ref()?;
+    if stands(q) || !matches!(q.input, Input::Join(_)) {
+        return None;
+    }
+    if aggregation.group_by.is_empty() {
+        return Some("an OUTPUT policy on an aggregating join with columns not aggregated and no GROUP BY");
+    }
+    match q.output.as_ref()?.kind {
+        OutputKind::First => Some("OUTPUT FIRST on an aggregating join with GROUP BY (Esper never clears its groups)"),
+        OutputKind::All => Some("OUTPUT ALL on an aggregating join with GROUP BY (Esper releases every group it saw)"),
+        _ => None,
+    }
 }
 
 impl Rate {
@@ -58,8 +89,8 @@ impl Rate {
             return Ok(None);
         }
         // An aggregating pattern's policy is `paced`'s: what aggregates here is a join.
-        if q.aggregation.is_some() && !stands(q) {
-            return unsupported("an OUTPUT policy on an aggregating join with GROUP BY or columns not aggregated");
+        if let Some(refused) = refused_on_groups(q) {
+            return unsupported(refused);
         }
         if q.aggregation.is_some() && q.output.as_ref().is_some_and(|o| o.after_millis.is_some()) {
             return unsupported("OUTPUT AFTER with a policy on an aggregating join");
@@ -89,20 +120,28 @@ impl Rate {
             order_by: q.order_by.clone(),
             standing: (stands(q) && output.kind != OutputKind::First).then(Vec::new),
             handed: false,
+            counts_empty: aggregates_triggers(q) && output.kind != OutputKind::First,
+            by_group: lasts_by_group(q).then(|| Box::new(LastByGroup::new(fully_aggregated(q)))),
         })
     }
 
     /// The rows of the batches the statement made at `ctx.now` that go out now; the others are kept for the tick or
-    /// dropped. An empty batch is no batch, but for a join that keeps a `standing` row: its trigger's row failed
-    /// `HAVING`.
-    pub fn offer(&mut self, ctx: &mut Ctx<'_>, batches: impl IntoIterator<Item = Vec<Row>>) -> Vec<Row> {
-        let mut out = Vec::new();
-        let keeps_standing = self.standing.is_some();
-        for batch in batches.into_iter().filter(|b| keeps_standing || !b.is_empty()) {
+    /// dropped. An empty batch is no batch, but for an aggregating join (not under `FIRST`): its trigger's rows
+    /// failed `HAVING`.
+    pub fn offer<B: Into<Batch>>(&mut self, ctx: &mut Ctx<'_>, batches: impl IntoIterator<Item = B>) -> Vec<Row> {
+        let (mut out, counts_empty) = (Vec::new(), self.counts_empty);
+        for batch in batches.into_iter().map(Into::into).filter(|b| counts_empty || !b.is_empty()) {
             if self.not_before.is_some_and(|at| ctx.now < at) {
                 return Vec::new();
             }
             self.start(ctx);
+            let batch = match (batch, &mut self.by_group) {
+                (Batch::Groups(groups), Some(by_group)) => {
+                    by_group.take(groups);
+                    continue;
+                }
+                (batch, _) => batch.into_rows(),
+            };
             if let Some(standing) = &mut self.standing {
                 standing.clone_from(&batch);
                 self.handed = true;
@@ -138,6 +177,9 @@ impl Rate {
             && let Some(standing) = &self.standing
         {
             self.held.clone_from(standing);
+        }
+        if let Some(by_group) = &mut self.by_group {
+            self.held = by_group.release();
         }
         order::release(std::mem::take(&mut self.held), &self.order_by)
     }

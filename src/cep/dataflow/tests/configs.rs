@@ -462,7 +462,8 @@ pub(super) const RATED_JOINS: &str = r#"{"host":"h",
     {"id":"C.*","type":"Cmd","isPattern":true,"attributes":[{"name":"shutter","type":"string"}]},
     {"id":"S.*","type":"State","isPattern":true,"attributes":[{"name":"status","type":"string"}]}],
   "out":[{"id":"L","type":"Log","attributes":[{"name":"seen","type":"string"}]},
-    {"id":"T","type":"Tally","attributes":[{"name":"count","type":"int"},{"name":"top","type":"string"}]}],
+    {"id":"T","type":"Tally","attributes":[{"name":"count","type":"int"},{"name":"top","type":"string"}]},
+    {"id":"G","type":"Grouped","attributes":[{"name":"status","type":"string"},{"name":"count","type":"int"},{"name":"seen","type":"string"}]}],
   "statements":[
     "INSERT INTO Late SELECT a.shutter as shutter FROM pattern [a=Cmd -> every timer:interval(2 sec)]",
     "INSERT INTO Log SELECT c.shutter as id, S.status as seen FROM Cmd as c unidirectional LEFT OUTER JOIN State.std:unique(id) as S ON c.shutter = S.id OUTPUT FIRST EVERY 2 sec",
@@ -474,7 +475,11 @@ pub(super) const RATED_JOINS: &str = r#"{"host":"h",
     "INSERT INTO Tally SELECT count(S.status) as count, max(S.status) as top FROM Cmd as c unidirectional LEFT OUTER JOIN State.std:unique(id) as S ON c.shutter = S.id WHERE S is null OR S.status != 'broken' HAVING count(S.status) != 1 OUTPUT LAST EVERY 2 sec",
     "INSERT INTO Tally SELECT count(*) as count, max(S.status) as top FROM Cmd as c unidirectional LEFT OUTER JOIN State.win:length(3) as S ON c.shutter != S.status OUTPUT ALL EVERY 3 sec ORDER BY count DESC",
     "INSERT INTO Tally SELECT count(*) as count, min(S.status) as top FROM pattern [every r=Room(temperature > 27.0)] as R unidirectional LEFT OUTER JOIN State.std:unique(id) as S ON R.r.shutter = S.id HAVING count(*) > 1 OUTPUT FIRST EVERY 2 sec",
-    "INSERT INTO Tally SELECT count(S.status) as count, max(S.status) as top FROM Late as l unidirectional LEFT OUTER JOIN State.win:time(4 sec) as S ON l.shutter = S.id WHERE S is null OR S.status != 'opened' OUTPUT EVERY 2 sec ORDER BY top"
+    "INSERT INTO Tally SELECT count(S.status) as count, max(S.status) as top FROM Late as l unidirectional LEFT OUTER JOIN State.win:time(4 sec) as S ON l.shutter = S.id WHERE S is null OR S.status != 'opened' OUTPUT EVERY 2 sec ORDER BY top",
+    "INSERT INTO Grouped SELECT S.status as status, count(*) as count, max(S.id) as seen FROM Cmd as c unidirectional LEFT OUTER JOIN State.win:length(3) as S ON c.shutter != S.status GROUP BY S.status HAVING count(*) != 1 OUTPUT LAST EVERY 2 sec",
+    "INSERT INTO Grouped SELECT S.status as status, count(S.status) as count, min(S.id) as seen FROM Cmd as c unidirectional LEFT OUTER JOIN State.std:unique(id) as S ON c.shutter = S.id GROUP BY S.status OUTPUT EVERY 3 sec ORDER BY count DESC",
+    "INSERT INTO Grouped SELECT S.status as status, count(*) as count, R.r.shutter as seen FROM pattern [every r=Room(temperature > 27.0)] as R unidirectional LEFT OUTER JOIN State.win:time(4 sec) as S ON R.r.shutter = S.id GROUP BY S.status HAVING count(*) != 1 OUTPUT LAST EVERY 2 sec",
+    "INSERT INTO Grouped SELECT S.status as status, count(*) as count, c.shutter as seen FROM Cmd as c unidirectional LEFT OUTER JOIN State.std:unique(id) as S ON c.shutter = S.id GROUP BY S.status OUTPUT EVERY 2 sec"
   ]}"#;
 
 /// [`RATED_JOINS`], or with every join's view split by shutter: a group that could be split over the workers, but for

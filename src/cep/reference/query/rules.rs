@@ -1,7 +1,7 @@
 //! What a query's plan asks of both runtimes, read from the plan alone: which constructs the runtimes run
 //! ([`check_query`]), which rows its output policy releases and when ([`rows_at_changes`], [`represents_groups`],
-//! [`snapshots_rows`], [`removes`], [`not_before`], [`stands`]), and the one order in which every worker releases
-//! the group rows of a tick ([`tick_rank`]).
+//! [`snapshots_rows`], [`removes`], [`not_before`], [`stands`], [`aggregates_triggers`], [`lasts_by_group`]), and the
+//! one order in which every worker releases the group rows of a tick ([`tick_rank`]).
 
 use crate::cep::plan::{Aggregation, AggregationKind, Emits, Input, OutputKind, QueryPlan};
 use crate::cep::runtime::EngineError;
@@ -110,7 +110,8 @@ pub fn removes(q: &QueryPlan) -> bool {
     q.emits == Emits::Removed
 }
 
-pub(super) fn fully_aggregated(q: &QueryPlan) -> bool {
+/// Whether every column of `q` is an aggregate or a group key (Esper's `RowForAll` and `RowPerGroup`).
+pub fn fully_aggregated(q: &QueryPlan) -> bool {
     q.aggregation.as_ref().is_some_and(|a| a.kind == AggregationKind::FullyAggregated)
 }
 
@@ -118,6 +119,21 @@ pub(super) fn fully_aggregated(q: &QueryPlan) -> bool {
 pub fn not_before(q: &QueryPlan, created_ms: i64) -> Option<i64> {
     let after = q.output.as_ref().and_then(|o| o.after_millis).or(q.quiet_millis)?;
     Some(created_ms.saturating_add(after as i64))
+}
+
+/// Whether `q` is an aggregating join with `GROUP BY` under `OUTPUT LAST`, whose tick releases a row per group
+/// touched in the interval (`join::last`).
+pub fn lasts_by_group(q: &QueryPlan) -> bool {
+    let grouped = |a: &Aggregation| !a.group_by.is_empty();
+    matches!(q.input, Input::Join(_))
+        && q.aggregation.as_ref().is_some_and(grouped)
+        && q.output.as_ref().is_some_and(|o| o.kind == OutputKind::Last)
+}
+
+/// Whether `q` is a join that aggregates: under a policy, each trigger any of whose joined rows passed `WHERE` is
+/// handed to Esper's output view, which starts its clock, even when `HAVING` refuses every row the trigger makes.
+pub fn aggregates_triggers(q: &QueryPlan) -> bool {
+    matches!(q.input, Input::Join(_)) && q.aggregation.is_some()
 }
 
 /// Whether `q` is a join whose columns are all aggregates, without `GROUP BY`: one row a trigger, which stands

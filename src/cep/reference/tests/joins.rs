@@ -10,7 +10,7 @@ const LOOKUP: &str = r#"{"host":"h",
   "statements":["INSERT INTO Log SELECT c.shutter as id, S.status as seen FROM Cmd as c unidirectional LEFT OUTER JOIN State.win:time(10 sec) as S ON c.shutter = S.id WHERE S is null OR S.status != 'broken'"]}"#;
 
 /// A command for shutter `shutter`.
-fn cmd(shutter: &str) -> Row {
+pub(super) fn cmd(shutter: &str) -> Row {
     row(&[("id", text("c")), ("shutter", text(shutter))])
 }
 
@@ -259,7 +259,7 @@ fn a_policy_on_a_join_of_aggregates_releases_the_last_triggers_row_when_none_cam
 }
 
 /// Shutter `id`'s state with a load.
-fn loaded(id: &str, status: &str, load: i64) -> Row {
+pub(super) fn loaded(id: &str, status: &str, load: i64) -> Row {
     row(&[("id", text(id)), ("status", text(status)), ("load", Val::Int(load))])
 }
 
@@ -280,8 +280,9 @@ fn a_trigger_whose_row_fails_having_starts_the_clock_but_under_first() {
     assert!(out.iter().all(|o| o.row["n"] == Val::Int(0)), "{out:?}");
 }
 
-/// The policies such a join cannot run are refused by name: with `GROUP BY` or a column not aggregated, with
-/// `AFTER` (Esper keeps the early triggers for the first tick), and `SNAPSHOT` (Esper cannot iterate the join).
+/// The policies an aggregating join cannot run are refused by name: with a column not aggregated and no `GROUP BY`,
+/// `FIRST` and `ALL` with `GROUP BY`, `AFTER` (Esper keeps the early triggers for the first tick), and `SNAPSHOT`
+/// (Esper cannot iterate the join).
 #[test]
 fn the_policies_an_aggregating_join_cannot_run_are_refused() {
     let join = "INSERT INTO Log SELECT c.shutter as id, l.status as seen FROM Cmd as c unidirectional LEFT OUTER JOIN \
@@ -292,8 +293,16 @@ fn the_policies_an_aggregating_join_cannot_run_are_refused() {
         as l ON c.shutter = l.id";
     for (statement, construct) in [
         (
-            format!("{aggregating} GROUP BY c.shutter OUTPUT LAST EVERY 1 sec"),
-            "an OUTPUT policy on an aggregating join with GROUP BY or columns not aggregated",
+            format!("{aggregating} OUTPUT LAST EVERY 1 sec"),
+            "an OUTPUT policy on an aggregating join with columns not aggregated and no GROUP BY",
+        ),
+        (
+            format!("{aggregating} GROUP BY c.shutter OUTPUT FIRST EVERY 1 sec"),
+            "OUTPUT FIRST on an aggregating join with GROUP BY (Esper never clears its groups)",
+        ),
+        (
+            format!("{aggregating} GROUP BY c.shutter OUTPUT ALL EVERY 1 sec"),
+            "OUTPUT ALL on an aggregating join with GROUP BY (Esper releases every group it saw)",
         ),
         (
             format!("{counting} OUTPUT AFTER 2 sec LAST EVERY 1 sec"),

@@ -7,6 +7,7 @@
 mod after;
 mod aggregates;
 mod batches;
+mod grouped_joins;
 mod joins;
 mod refusals;
 mod removed;
@@ -16,6 +17,7 @@ mod snapshots;
 pub(crate) use self::after::*;
 pub(crate) use self::aggregates::*;
 pub(crate) use self::batches::*;
+pub(crate) use self::grouped_joins::{GROUPED, grouped_events};
 pub(crate) use self::refusals::*;
 pub(crate) use self::removed::*;
 pub(crate) use self::snapshots::*;

@@ -1,0 +1,102 @@
+//! Output policies on aggregating joins with `GROUP BY`, as Esper 5 runs them (`join::last`): the interval's
+//! triggers replayed at the tick, the aggregates cleared at each.
+
+use super::joins::{cmd, loaded};
+use super::*;
+
+/// States counted by status for each command: fully aggregated under `LAST` and the default, and with a column not
+/// aggregated under `LAST`; each refuses a count of 1.
+pub(crate) const GROUPED: &str = r#"{"host":"h",
+  "in":[{"id":"C.*","type":"Cmd","isPattern":true,"attributes":[{"name":"shutter","type":"string"}]},
+    {"id":"S.*","type":"State","isPattern":true,"attributes":[{"name":"status","type":"string"},{"name":"load","type":"int"}]}],
+  "out":[{"id":"A","type":"ByStatus","attributes":[{"name":"status","type":"string"},{"name":"n","type":"int"},{"name":"total","type":"int"}]},
+    {"id":"B","type":"EveryStatus","attributes":[{"name":"status","type":"string"},{"name":"n","type":"int"},{"name":"total","type":"int"}]},
+    {"id":"C","type":"ByShutter","attributes":[{"name":"shutter","type":"string"},{"name":"status","type":"string"},{"name":"load","type":"int"},{"name":"n","type":"int"}]}],
+  "statements":[
+    "INSERT INTO ByStatus SELECT S.status as status, count(S.load) as n, sum(S.load) as total FROM Cmd as c unidirectional LEFT OUTER JOIN State.win:time(10 sec) as S ON c.shutter = S.id GROUP BY S.status HAVING count(S.load) != 1 OUTPUT LAST EVERY 2 sec",
+    "INSERT INTO EveryStatus SELECT S.status as status, count(S.load) as n, sum(S.load) as total FROM Cmd as c unidirectional LEFT OUTER JOIN State.win:time(10 sec) as S ON c.shutter = S.id GROUP BY S.status HAVING count(S.load) != 1 OUTPUT EVERY 2 sec ORDER BY n DESC",
+    "INSERT INTO ByShutter SELECT c.shutter as shutter, S.status as status, S.load as load, count(S.load) as n FROM Cmd as c unidirectional LEFT OUTER JOIN State.win:time(10 sec) as S ON c.shutter = S.id GROUP BY S.status HAVING count(S.load) != 1 OUTPUT LAST EVERY 2 sec"]}"#;
+
+/// The events of the scenario the tests below read, with the states the commands join, and when it ends. Every
+/// trigger hands rows on (the join is outer and has no `WHERE`), so the clocks start at 1 s, with the first, whose
+/// counts of 1 `HAVING` refuses.
+pub(crate) fn grouped_events() -> (Vec<(i64, &'static str, Row)>, i64) {
+    let state = |ms, id, status, load| (ms, "State", loaded(id, status, load));
+    let events = vec![
+        state(500, "sh1", "opened", 3),
+        state(600, "sh1", "closed", 4),
+        state(700, "sh2", "opened", 5),
+        // sh1: opened {3}, closed {4}.
+        (1_000, "Cmd", cmd("sh1")),
+        state(1_500, "sh1", "opened", 6),
+        // sh1: opened {3, 6}, closed {4}; then sh2: opened {5}.
+        (2_000, "Cmd", cmd("sh1")),
+        (2_500, "Cmd", cmd("sh2")),
+        // sh3 has no state: one row, the status null and a count of 0; then sh1 as at 2 s.
+        (3_200, "Cmd", cmd("sh3")),
+        (3_400, "Cmd", cmd("sh1")),
+    ];
+    (events, 8_000)
+}
+
+fn run() -> Vec<Output> {
+    let mut e = engine(GROUPED);
+    let (events, end) = grouped_events();
+    let mut out: Vec<Output> = events.into_iter().flat_map(|(ms, stream, row)| e.push(ms, stream, row)).collect();
+    out.extend(e.advance(end));
+    out
+}
+
+fn of<'o>(out: &'o [Output], stream: &str) -> Vec<(i64, &'o Row)> {
+    out.iter().filter(|o| o.stream == stream).map(|o| (o.time, &o.row)).collect()
+}
+
+fn status(row: &Row) -> (Val, Val, Val) {
+    let get = |k: &str| row.get(k).cloned().unwrap_or(Val::Null);
+    (get("status"), get("n"), get("total"))
+}
+
+/// Fully aggregated under `LAST`: a row for each group the interval's triggers touched, read after the last one.
+/// At 3 s the last trigger (sh2's) left `opened` a count of 1, which `HAVING` refuses, and `closed`, which it did not
+/// touch, empty (a count of 0, a null sum); at 5 s `null`, touched by sh3 but not by sh1 after it, is empty too.
+#[test]
+fn last_releases_each_group_touched_with_the_aggregates_the_last_trigger_left() {
+    let out = run();
+    let got: Vec<(i64, (Val, Val, Val))> = of(&out, "ByStatus").into_iter().map(|(t, r)| (t, status(r))).collect();
+    let (opened, closed) = (text("opened"), text("closed"));
+    assert_eq!(
+        got,
+        [
+            (3_000, (closed, Val::Int(0), Val::Null)),
+            (5_000, (Val::Null, Val::Int(0), Val::Null)),
+            (5_000, (opened, Val::Int(2), Val::Int(9))),
+        ]
+    );
+}
+
+/// The default policy releases the rows of every trigger of the interval, each made with its own aggregates, sorted
+/// together; the first trigger, all of whose rows fail `HAVING`, started the clock (else it would tick at 4 s).
+#[test]
+fn the_default_releases_every_triggers_rows_sorted_together() {
+    let out = run();
+    let got: Vec<(i64, (Val, Val, Val))> = of(&out, "EveryStatus").into_iter().map(|(t, r)| (t, status(r))).collect();
+    let opened = || (text("opened"), Val::Int(2), Val::Int(9));
+    assert_eq!(got, [(3_000, opened()), (5_000, opened()), (5_000, (Val::Null, Val::Int(0), Val::Null))]);
+}
+
+/// With a column not aggregated, each group's last row that passed `HAVING`, made at its trigger: sh2's row at
+/// 2.5 s fails and leaves sh1's (its last state of the group, load 6); groups in order of their first such row.
+#[test]
+fn last_with_ungrouped_columns_keeps_each_groups_last_row_that_passed() {
+    let out = run();
+    let get = |r: &Row, k: &str| r.get(k).cloned().unwrap_or(Val::Null);
+    let got: Vec<(i64, [Val; 4])> = of(&out, "ByShutter")
+        .into_iter()
+        .map(|(t, r)| (t, [get(r, "shutter"), get(r, "status"), get(r, "load"), get(r, "n")]))
+        .collect();
+    let sh1_opened = || [text("sh1"), text("opened"), Val::Int(6), Val::Int(2)];
+    assert_eq!(
+        got,
+        [(3_000, sh1_opened()), (5_000, [text("sh3"), Val::Null, Val::Null, Val::Int(0)]), (5_000, sh1_opened())]
+    );
+}
