@@ -17,14 +17,16 @@
 //! it, any of whose joined rows passed `WHERE`, so under `LAST`, `ALL` and the default a trigger whose row fails
 //! `HAVING` still starts the clock and is the interval's last (`LAST` then releases nothing), and a tick with no
 //! trigger in its interval releases the row as it stands: the last trigger's (`standing`). `FIRST` is the rows'
-//! (Esper's `OutputProcessViewConditionFirst` returns before the clock for a trigger with no row). With `GROUP BY`,
-//! the default releases every trigger's rows, each made afresh, and `LAST` a row per group (`join::last`); a trigger
-//! whose rows all fail `HAVING` starts the clock under both. These are Esper 5's meanings (Cepheus runs 5.3.0), whose
-//! output view keeps the interval's triggers for the tick; Esper 6 and later, by default, run `LAST` and `ALL`
-//! without `ORDER BY` on helpers that never clear a unidirectional join's aggregates. Refused: `FIRST` and `ALL` with
-//! `GROUP BY` (Esper 5 never clears the first's groups and releases every group ever seen at each tick of the
-//! second), any policy with a column not aggregated and no `GROUP BY`, and `AFTER` on an aggregating join (whose
-//! early triggers Esper keeps in the first tick's set).
+//! (Esper's `OutputProcessViewConditionFirst` returns before the clock for a trigger with no row). With a column not
+//! aggregated and no `GROUP BY` (Esper's `ResultSetProcessorAggregateAll`), each trigger's rows are made afresh, one a
+//! joined row, and go as a pattern's or a plain join's would, but that a tick with no trigger releases nothing and
+//! `LAST` keeps the last row that passed `HAVING` over later triggers whose rows all fail it. With `GROUP BY`, the
+//! default releases every trigger's rows, each made afresh, and `LAST` a row per group (`join::last`). A trigger
+//! whose rows all fail `HAVING` starts the clock, but under `FIRST`. These are Esper 5's meanings (Cepheus runs
+//! 5.3.0), whose output view keeps the interval's triggers for the tick; Esper 6 and later, by default, run `LAST`
+//! and `ALL` without `ORDER BY` on helpers that never clear a unidirectional join's aggregates. Refused: `FIRST` and
+//! `ALL` with `GROUP BY` (Esper 5 never clears the first's groups and releases every group ever seen at each tick of
+//! the second), and `AFTER` on an aggregating join (whose early triggers Esper keeps in the first tick's set).
 //!
 //! A query over a batch window without aggregates or with ungrouped columns paces its releases so too, each release
 //! a batch (`batch`, which makes its own snapshots); under `SELECT RSTREAM` a release's batch is the rows it
@@ -62,17 +64,12 @@ pub struct Rate {
     by_group: Option<Box<LastByGroup>>,
 }
 
-/// Why the policy of an aggregating join with `GROUP BY` or columns not aggregated is refused, if it is: Esper 5's
-/// `FIRST` on one never clears its aggregates, nor forgets a group, and its `ALL` releases every group the join ever
-/// saw at every tick; without `GROUP BY`, a column not aggregated is Esper's `ResultSetProcessorAggregateAll`, whose
-/// policies are not read here.
+/// Why the policy of an aggregating join with `GROUP BY` is refused, if it is: Esper 5's `FIRST` on one never clears
+/// its aggregates, nor forgets a group, and its `ALL` releases every group the join ever saw at every tick.
 fn refused_on_groups(q: &QueryPlan) -> Option<&'static str> {
     let aggregation = q.aggregation.as_ref()?;
-    if stands(q) || !matches!(q.input, Input::Join(_)) {
+    if aggregation.group_by.is_empty() || !matches!(q.input, Input::Join(_)) {
         return None;
-    }
-    if aggregation.group_by.is_empty() {
-        return Some("an OUTPUT policy on an aggregating join with columns not aggregated and no GROUP BY");
     }
     match q.output.as_ref()?.kind {
         OutputKind::First => Some("OUTPUT FIRST on an aggregating join with GROUP BY (Esper never clears its groups)"),
@@ -152,6 +149,9 @@ impl Rate {
                     self.first_out = true;
                     out.extend(order::release(batch, &self.order_by));
                 }
+                // A trigger whose rows all fail `HAVING` is the last of a join of aggregates (`standing`); of
+                // another aggregating join, it leaves the last row that passed (Esper's `AggregateAll`).
+                OutputKind::Last if batch.is_empty() && self.standing.is_none() => {}
                 OutputKind::Last => self.held = batch.into_iter().last().into_iter().collect(),
                 OutputKind::All | OutputKind::Default => self.held.extend(batch),
                 // A snapshot is of the statement's view, which only a batch window's query has (`batch`).

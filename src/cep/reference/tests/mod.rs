@@ -6,8 +6,8 @@
 
 mod after;
 mod aggregates;
+mod aggregating_joins;
 mod batches;
-mod grouped_joins;
 mod joins;
 mod refusals;
 mod removed;
@@ -16,8 +16,8 @@ mod snapshots;
 
 pub(crate) use self::after::*;
 pub(crate) use self::aggregates::*;
+pub(crate) use self::aggregating_joins::{GROUPED, grouped_events};
 pub(crate) use self::batches::*;
-pub(crate) use self::grouped_joins::{GROUPED, grouped_events};
 pub(crate) use self::refusals::*;
 pub(crate) use self::removed::*;
 pub(crate) use self::snapshots::*;

@@ -1,21 +1,28 @@
-//! Output policies on aggregating joins with `GROUP BY`, as Esper 5 runs them (`join::last`): the interval's
-//! triggers replayed at the tick, the aggregates cleared at each.
+//! Output policies on aggregating joins with `GROUP BY` or a column not aggregated, as Esper 5 runs them (`rate`,
+//! `join::last`): the interval's triggers replayed at the tick, the aggregates cleared at each.
 
 use super::joins::{cmd, loaded};
 use super::*;
 
 /// States counted by status for each command: fully aggregated under `LAST` and the default, and with a column not
-/// aggregated under `LAST`; each refuses a count of 1.
+/// aggregated under `LAST`; and counted for each command without `GROUP BY`, with columns not aggregated, under
+/// `LAST`, `ALL` and `FIRST`. Each refuses a count of 1.
 pub(crate) const GROUPED: &str = r#"{"host":"h",
   "in":[{"id":"C.*","type":"Cmd","isPattern":true,"attributes":[{"name":"shutter","type":"string"}]},
     {"id":"S.*","type":"State","isPattern":true,"attributes":[{"name":"status","type":"string"},{"name":"load","type":"int"}]}],
   "out":[{"id":"A","type":"ByStatus","attributes":[{"name":"status","type":"string"},{"name":"n","type":"int"},{"name":"total","type":"int"}]},
     {"id":"B","type":"EveryStatus","attributes":[{"name":"status","type":"string"},{"name":"n","type":"int"},{"name":"total","type":"int"}]},
-    {"id":"C","type":"ByShutter","attributes":[{"name":"shutter","type":"string"},{"name":"status","type":"string"},{"name":"load","type":"int"},{"name":"n","type":"int"}]}],
+    {"id":"C","type":"ByShutter","attributes":[{"name":"shutter","type":"string"},{"name":"status","type":"string"},{"name":"load","type":"int"},{"name":"n","type":"int"}]},
+    {"id":"D","type":"LastCmd","attributes":[{"name":"shutter","type":"string"},{"name":"load","type":"int"},{"name":"n","type":"int"}]},
+    {"id":"E","type":"AllCmd","attributes":[{"name":"shutter","type":"string"},{"name":"status","type":"string"},{"name":"n","type":"int"}]},
+    {"id":"F","type":"FirstCmd","attributes":[{"name":"shutter","type":"string"},{"name":"status","type":"string"},{"name":"n","type":"int"}]}],
   "statements":[
     "INSERT INTO ByStatus SELECT S.status as status, count(S.load) as n, sum(S.load) as total FROM Cmd as c unidirectional LEFT OUTER JOIN State.win:time(10 sec) as S ON c.shutter = S.id GROUP BY S.status HAVING count(S.load) != 1 OUTPUT LAST EVERY 2 sec",
     "INSERT INTO EveryStatus SELECT S.status as status, count(S.load) as n, sum(S.load) as total FROM Cmd as c unidirectional LEFT OUTER JOIN State.win:time(10 sec) as S ON c.shutter = S.id GROUP BY S.status HAVING count(S.load) != 1 OUTPUT EVERY 2 sec ORDER BY n DESC",
-    "INSERT INTO ByShutter SELECT c.shutter as shutter, S.status as status, S.load as load, count(S.load) as n FROM Cmd as c unidirectional LEFT OUTER JOIN State.win:time(10 sec) as S ON c.shutter = S.id GROUP BY S.status HAVING count(S.load) != 1 OUTPUT LAST EVERY 2 sec"]}"#;
+    "INSERT INTO ByShutter SELECT c.shutter as shutter, S.status as status, S.load as load, count(S.load) as n FROM Cmd as c unidirectional LEFT OUTER JOIN State.win:time(10 sec) as S ON c.shutter = S.id GROUP BY S.status HAVING count(S.load) != 1 OUTPUT LAST EVERY 2 sec",
+    "INSERT INTO LastCmd SELECT c.shutter as shutter, S.load as load, count(S.load) as n FROM Cmd as c unidirectional LEFT OUTER JOIN State.win:time(10 sec) as S ON c.shutter = S.id HAVING count(S.load) != 1 OUTPUT LAST EVERY 2 sec",
+    "INSERT INTO AllCmd SELECT c.shutter as shutter, S.status as status, count(S.load) as n FROM Cmd as c unidirectional LEFT OUTER JOIN State.win:time(10 sec) as S ON c.shutter = S.id HAVING count(S.load) != 1 OUTPUT ALL EVERY 2 sec ORDER BY status",
+    "INSERT INTO FirstCmd SELECT c.shutter as shutter, S.status as status, count(S.load) as n FROM Cmd as c unidirectional LEFT OUTER JOIN State.win:time(10 sec) as S ON c.shutter = S.id HAVING count(S.load) != 1 OUTPUT FIRST EVERY 2 sec"]}"#;
 
 /// The events of the scenario the tests below read, with the states the commands join, and when it ends. Every
 /// trigger hands rows on (the join is outer and has no `WHERE`), so the clocks start at 1 s, with the first, whose
@@ -98,5 +105,47 @@ fn last_with_ungrouped_columns_keeps_each_groups_last_row_that_passed() {
     assert_eq!(
         got,
         [(3_000, sh1_opened()), (5_000, [text("sh3"), Val::Null, Val::Null, Val::Int(0)]), (5_000, sh1_opened())]
+    );
+}
+
+fn cmd_rows(out: &[Output], stream: &str) -> Vec<(i64, [Val; 3])> {
+    let get = |r: &Row, k: &str| r.get(k).cloned().unwrap_or(Val::Null);
+    of(out, stream).into_iter().map(|(t, r)| (t, [get(r, "shutter"), get(r, "status"), get(r, "n")])).collect()
+}
+
+/// Without `GROUP BY`, with columns not aggregated (Esper's `ResultSetProcessorAggregateAll`): a row for each joined
+/// row, each with the count of its trigger's rows. `LAST` releases the last row that passed: at 3 s sh1's last of 2 s
+/// (its state of load 6), which sh2's trigger, whose one row fails `HAVING`, leaves in place. `ALL` releases every
+/// trigger's rows sorted together (a null status first); `FIRST` the rows of the first trigger whose rows pass, as it
+/// comes. No tick releases anything after an interval without a trigger.
+#[test]
+fn policies_on_a_join_with_columns_not_aggregated_release_the_rows_of_its_triggers() {
+    let out = run();
+    let get = |r: &Row, k: &str| r.get(k).cloned().unwrap_or(Val::Null);
+    let last: Vec<(i64, [Val; 3])> =
+        of(&out, "LastCmd").into_iter().map(|(t, r)| (t, [get(r, "shutter"), get(r, "load"), get(r, "n")])).collect();
+    let sh1_last = || [text("sh1"), Val::Int(6), Val::Int(3)];
+    assert_eq!(last, [(3_000, sh1_last()), (5_000, sh1_last())]);
+    let row = |ms: i64, shutter: &str, status: Option<&str>, n: i64| {
+        (ms, [text(shutter), status.map_or(Val::Null, text), Val::Int(n)])
+    };
+    let (opened, closed) = (Some("opened"), Some("closed"));
+    assert_eq!(
+        cmd_rows(&out, "AllCmd"),
+        [
+            row(3_000, "sh1", closed, 2),
+            row(3_000, "sh1", closed, 3),
+            row(3_000, "sh1", opened, 2),
+            row(3_000, "sh1", opened, 3),
+            row(3_000, "sh1", opened, 3),
+            row(5_000, "sh3", None, 0),
+            row(5_000, "sh1", closed, 3),
+            row(5_000, "sh1", opened, 3),
+            row(5_000, "sh1", opened, 3),
+        ]
+    );
+    assert_eq!(
+        cmd_rows(&out, "FirstCmd"),
+        [row(1_000, "sh1", opened, 2), row(1_000, "sh1", closed, 2), row(3_200, "sh3", None, 0)]
     );
 }
