@@ -340,7 +340,7 @@ impl PatternLogic {
         let machine = match shape {
             Some(shape) if shape.queues() => Machine::Queue(Queue::new(shape.clone())),
             Some(shape) => Machine::Compact(Compact::new(shape.clone())),
-            None => Machine::Tree(PatternQuery::shared(self.plan.clone(), nodes.clone())),
+            None => Machine::Tree(Box::new(PatternQuery::shared(self.plan.clone(), nodes.clone()))),
         };
         let state = &mut self.state;
         state.generations += 1;
