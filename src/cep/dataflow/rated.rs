@@ -29,9 +29,9 @@ pub struct Rated {
     every: i64,
     /// The statement's `ORDER BY`: what goes out at once or at a tick is sorted by it (`runtime::order::release`).
     order_by: Vec<(PlanExpr, bool)>,
-    /// For an aggregating join not under `FIRST`, whether a trigger whose rows all fail `HAVING` starts the clock
-    /// ([`aggregates_triggers`]).
-    counts_empty: bool,
+    /// For an aggregating join not under `FIRST`, whether the statement keeps every trigger for the tick, as the
+    /// reference's `Rate::buffers` says ([`aggregates_triggers`]).
+    buffers: bool,
     state: RateState,
 }
 
@@ -61,16 +61,17 @@ impl Rated {
         let standing = (stands(plan) && kind != OutputKind::First).then(Vec::new);
         let by_group = lasts_by_group(plan).then(|| LastByGroup::new(fully_aggregated(plan)));
         let state = RateState { not_before: not_before(plan, created_ms), standing, by_group, ..RateState::default() };
-        let counts_empty = aggregates_triggers(plan) && kind != OutputKind::First;
+        let buffers = aggregates_triggers(plan) && kind != OutputKind::First;
         let order_by = plan.order_by.clone();
-        Rated { statement, sink, kind, every: every.max(1) as i64, order_by, counts_empty, state }
+        Rated { statement, sink, kind, every: every.max(1) as i64, order_by, buffers, state }
     }
 
     /// One batch of rows the statement made in `epoch`, each with its stamp: the first starts the clock, then they go
-    /// out, are kept or are dropped. Dropped before `AFTER`'s time. An empty batch is no batch, but for an
-    /// aggregating join (not under `FIRST`): its trigger's rows failed `HAVING`.
+    /// out, are kept or are dropped. An empty batch is no batch, and a batch before `AFTER`'s time is dropped, but
+    /// for an aggregating join (not under `FIRST`), which keeps both.
     pub fn offer(&mut self, emit: &mut Emit, epoch: u64, batch: Vec<(Stamp, Row)>) {
-        if (batch.is_empty() && !self.counts_empty) || self.state.not_before.is_some_and(|at| millis(epoch) < at) {
+        let early = self.state.not_before.is_some_and(|at| millis(epoch) < at);
+        if (batch.is_empty() || early) && !self.buffers {
             return;
         }
         self.start(epoch);
@@ -99,11 +100,8 @@ impl Rated {
     }
 
     /// One trigger's groups, made in `epoch`, under `OUTPUT LAST` on an aggregating join with `GROUP BY`: it starts
-    /// the clock, and the tick picks each group's row (`reference::join::last`).
+    /// the clock (but before `AFTER`'s time), and the tick picks each group's row (`reference::join::last`).
     pub fn offer_groups(&mut self, epoch: u64, groups: Vec<GroupRows>) {
-        if self.state.not_before.is_some_and(|at| millis(epoch) < at) {
-            return;
-        }
         self.start(epoch);
         if let Some(by_group) = &mut self.state.by_group {
             by_group.take(groups);

@@ -1,6 +1,6 @@
-//! `OUTPUT [ALL|FIRST|LAST] EVERY p [AFTER d]` on a pattern or a join without aggregates, with the meaning the stream
-//! queries' policies have (`query`): the statement's output clock starts at its first row (at or after `d`; before
-//! that its rows are dropped) and ticks every `p` from there, with or without rows. `FIRST` lets the interval's first
+//! `OUTPUT [ALL|FIRST|LAST] EVERY p [AFTER d]` on a pattern or a join (an aggregating join's below), with the meaning
+//! the stream queries' policies have (`query`): the statement's output clock starts at its first row (at or after `d`;
+//! before that its rows are dropped) and ticks every `p` from there, with or without rows. `FIRST` lets the interval's first
 //! batch of rows through as it is made and drops the rest; `LAST` releases the interval's last row at the tick, `ALL`
 //! (and the default) every row of the interval in the order made. A batch is what Esper hands the statement at once:
 //! a pattern's match (two matches of one event are two batches), a join's rows for one trigger (Esper's
@@ -24,9 +24,10 @@
 //! default releases every trigger's rows, each made afresh, and `LAST` a row per group (`join::last`). A trigger
 //! whose rows all fail `HAVING` starts the clock, but under `FIRST`. These are Esper 5's meanings (Cepheus runs
 //! 5.3.0), whose output view keeps the interval's triggers for the tick; Esper 6 and later, by default, run `LAST`
-//! and `ALL` without `ORDER BY` on helpers that never clear a unidirectional join's aggregates. Refused: `FIRST` and
-//! `ALL` with `GROUP BY` (Esper 5 never clears the first's groups and releases every group ever seen at each tick of
-//! the second), and `AFTER` on an aggregating join (whose early triggers Esper keeps in the first tick's set).
+//! and `ALL` without `ORDER BY` on helpers that never clear a unidirectional join's aggregates. With `AFTER d`, the
+//! triggers before its time are kept for the first tick without starting the clock (but under `FIRST`, which drops
+//! them). Refused: `FIRST` and `ALL` with `GROUP BY` (Esper 5 never clears the first's groups and releases every
+//! group ever seen at each tick of the second).
 //!
 //! A query over a batch window without aggregates or with ungrouped columns paces its releases so too, each release
 //! a batch (`batch`, which makes its own snapshots); under `SELECT RSTREAM` a release's batch is the rows it
@@ -56,9 +57,10 @@ pub struct Rate {
     standing: Option<Vec<Row>>,
     /// Whether a trigger came in the interval.
     handed: bool,
-    /// For an aggregating join not under `FIRST`, whether a trigger whose rows all fail `HAVING` starts the clock
-    /// ([`aggregates_triggers`]).
-    counts_empty: bool,
+    /// For an aggregating join not under `FIRST`, whether the statement keeps every trigger handed to it for the
+    /// tick, as Esper 5's `OutputProcessViewConditionDefault` does ([`aggregates_triggers`]): one whose rows all fail
+    /// `HAVING` starts the clock, and one before `AFTER`'s time goes to the first tick without starting it.
+    buffers: bool,
     /// For an aggregating join with `GROUP BY` under `LAST`, the groups of the interval ([`LastByGroup`]); boxed, as
     /// few statements have them and every pattern's state holds a `Rate`.
     by_group: Option<Box<LastByGroup>>,
@@ -89,9 +91,6 @@ impl Rate {
         if let Some(refused) = refused_on_groups(q) {
             return unsupported(refused);
         }
-        if q.aggregation.is_some() && q.output.as_ref().is_some_and(|o| o.after_millis.is_some()) {
-            return unsupported("OUTPUT AFTER with a policy on an aggregating join");
-        }
         if q.output.as_ref().is_some_and(|o| o.kind == OutputKind::Snapshot) {
             return unsupported("OUTPUT SNAPSHOT of a join (Esper cannot iterate a unidirectional join)");
         }
@@ -117,18 +116,18 @@ impl Rate {
             order_by: q.order_by.clone(),
             standing: (stands(q) && output.kind != OutputKind::First).then(Vec::new),
             handed: false,
-            counts_empty: aggregates_triggers(q) && output.kind != OutputKind::First,
+            buffers: aggregates_triggers(q) && output.kind != OutputKind::First,
             by_group: lasts_by_group(q).then(|| Box::new(LastByGroup::new(fully_aggregated(q)))),
         })
     }
 
     /// The rows of the batches the statement made at `ctx.now` that go out now; the others are kept for the tick or
-    /// dropped. An empty batch is no batch, but for an aggregating join (not under `FIRST`): its trigger's rows
-    /// failed `HAVING`.
+    /// dropped. An empty batch is no batch, and a batch before `AFTER`'s time is dropped, but for an aggregating join
+    /// (not under `FIRST`), which keeps both ([`Rate::buffers`]).
     pub fn offer<B: Into<Batch>>(&mut self, ctx: &mut Ctx<'_>, batches: impl IntoIterator<Item = B>) -> Vec<Row> {
-        let (mut out, counts_empty) = (Vec::new(), self.counts_empty);
-        for batch in batches.into_iter().map(Into::into).filter(|b| counts_empty || !b.is_empty()) {
-            if self.not_before.is_some_and(|at| ctx.now < at) {
+        let (mut out, buffers) = (Vec::new(), self.buffers);
+        for batch in batches.into_iter().map(Into::into).filter(|b| buffers || !b.is_empty()) {
+            if self.not_before.is_some_and(|at| ctx.now < at) && !buffers {
                 return Vec::new();
             }
             self.start(ctx);

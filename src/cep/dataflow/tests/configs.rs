@@ -482,7 +482,9 @@ pub(super) const RATED_JOINS: &str = r#"{"host":"h",
     "INSERT INTO Grouped SELECT S.status as status, count(*) as count, c.shutter as seen FROM Cmd as c unidirectional LEFT OUTER JOIN State.std:unique(id) as S ON c.shutter = S.id GROUP BY S.status OUTPUT EVERY 2 sec",
     "INSERT INTO Grouped SELECT S.status as status, count(*) as count, c.shutter as seen FROM Cmd as c unidirectional LEFT OUTER JOIN State.win:length(3) as S ON c.shutter != S.status HAVING count(*) != 2 OUTPUT LAST EVERY 2 sec",
     "INSERT INTO Grouped SELECT S.status as status, count(*) as count, R.r.shutter as seen FROM pattern [every r=Room(temperature > 27.0)] as R unidirectional LEFT OUTER JOIN State.win:time(4 sec) as S ON R.r.shutter = S.id HAVING count(*) != 1 OUTPUT ALL EVERY 3 sec ORDER BY status",
-    "INSERT INTO Grouped SELECT S.status as status, count(*) as count, c.shutter as seen FROM Cmd as c unidirectional LEFT OUTER JOIN State.std:unique(id) as S ON c.shutter = S.id HAVING count(*) > 0 OUTPUT FIRST EVERY 2 sec"
+    "INSERT INTO Grouped SELECT S.status as status, count(*) as count, c.shutter as seen FROM Cmd as c unidirectional LEFT OUTER JOIN State.std:unique(id) as S ON c.shutter = S.id HAVING count(*) > 0 OUTPUT FIRST EVERY 2 sec",
+    "INSERT INTO Grouped SELECT S.status as status, count(*) as count, max(S.id) as seen FROM Cmd as c unidirectional LEFT OUTER JOIN State.win:length(3) as S ON c.shutter != S.status GROUP BY S.status OUTPUT AFTER 3 sec EVERY 2 sec",
+    "INSERT INTO Tally SELECT count(*) as count, max(S.status) as top FROM Cmd as c unidirectional LEFT OUTER JOIN State.std:unique(id) as S ON c.shutter = S.id OUTPUT AFTER 3 sec LAST EVERY 2 sec"
   ]}"#;
 
 /// [`RATED_JOINS`], or with every join's view split by shutter: a group that could be split over the workers, but for

@@ -299,18 +299,20 @@ fn rows_a_policy_releases_come_out_in_the_reference_order_on_every_worker_count(
 }
 
 /// Policies on aggregating joins with `GROUP BY` or columns not aggregated (`reference::rate`, `join::last`): the
-/// reference's scenario, whose ticks release groups the last trigger did not touch with empty aggregates, each
-/// group's last row that passed `HAVING`, and the last row that passed over a trigger whose rows all fail, gives the
-/// reference's rows in its order on one, two and four workers.
+/// reference's scenarios, whose ticks release groups the last trigger did not touch with empty aggregates, each
+/// group's last row that passed `HAVING`, the last row that passed over a trigger whose rows all fail, and (with
+/// `AFTER`) triggers kept from before its time, give the reference's rows in its order on one, two and four workers.
 #[test]
 fn grouped_join_policies_release_the_reference_rows_on_every_worker_count() {
-    let (events, end) = grouped_events();
-    let mut steps: Vec<Step> = events.into_iter().map(|(ms, s, row)| Step::Push(ms, vec![(s.into(), row)])).collect();
-    steps.push(Step::Advance(end));
-    let expected = run(&mut Reference::new(&plan(GROUPED), 0).expect("reference runs"), &steps);
-    assert_eq!(expected.len(), 23, "{expected:?}");
-    for workers in [1, 2, 4] {
-        let mut dataflow = Dataflow::new(pool(workers), &plan(GROUPED), 0).expect("runs");
-        assert_eq!(run(&mut dataflow, &steps), expected, "{workers} workers");
+    for ((events, end), outputs) in [(grouped_events(), 33), (after_events(), 36)] {
+        let mut steps: Vec<Step> =
+            events.into_iter().map(|(ms, s, row)| Step::Push(ms, vec![(s.into(), row)])).collect();
+        steps.push(Step::Advance(end));
+        let expected = run(&mut Reference::new(&plan(GROUPED), 0).expect("reference runs"), &steps);
+        assert_eq!(expected.len(), outputs, "{expected:?}");
+        for workers in [1, 2, 4] {
+            let mut dataflow = Dataflow::new(pool(workers), &plan(GROUPED), 0).expect("runs");
+            assert_eq!(run(&mut dataflow, &steps), expected, "{workers} workers");
+        }
     }
 }

@@ -6,7 +6,8 @@ use super::*;
 
 /// States counted by status for each command: fully aggregated under `LAST` and the default, and with a column not
 /// aggregated under `LAST`; and counted for each command without `GROUP BY`, with columns not aggregated, under
-/// `LAST`, `ALL` and `FIRST`. Each refuses a count of 1.
+/// `LAST`, `ALL` and `FIRST`. Each refuses a count of 1. Then, with `AFTER 2 sec` and no `HAVING`, counted for each
+/// command under `ALL` and by status under `LAST`.
 pub(crate) const GROUPED: &str = r#"{"host":"h",
   "in":[{"id":"C.*","type":"Cmd","isPattern":true,"attributes":[{"name":"shutter","type":"string"}]},
     {"id":"S.*","type":"State","isPattern":true,"attributes":[{"name":"status","type":"string"},{"name":"load","type":"int"}]}],
@@ -15,14 +16,18 @@ pub(crate) const GROUPED: &str = r#"{"host":"h",
     {"id":"C","type":"ByShutter","attributes":[{"name":"shutter","type":"string"},{"name":"status","type":"string"},{"name":"load","type":"int"},{"name":"n","type":"int"}]},
     {"id":"D","type":"LastCmd","attributes":[{"name":"shutter","type":"string"},{"name":"load","type":"int"},{"name":"n","type":"int"}]},
     {"id":"E","type":"AllCmd","attributes":[{"name":"shutter","type":"string"},{"name":"status","type":"string"},{"name":"n","type":"int"}]},
-    {"id":"F","type":"FirstCmd","attributes":[{"name":"shutter","type":"string"},{"name":"status","type":"string"},{"name":"n","type":"int"}]}],
+    {"id":"F","type":"FirstCmd","attributes":[{"name":"shutter","type":"string"},{"name":"status","type":"string"},{"name":"n","type":"int"}]},
+    {"id":"G","type":"AfterCount","attributes":[{"name":"n","type":"int"}]},
+    {"id":"H","type":"AfterStatus","attributes":[{"name":"status","type":"string"},{"name":"n","type":"int"}]}],
   "statements":[
     "INSERT INTO ByStatus SELECT S.status as status, count(S.load) as n, sum(S.load) as total FROM Cmd as c unidirectional LEFT OUTER JOIN State.win:time(10 sec) as S ON c.shutter = S.id GROUP BY S.status HAVING count(S.load) != 1 OUTPUT LAST EVERY 2 sec",
     "INSERT INTO EveryStatus SELECT S.status as status, count(S.load) as n, sum(S.load) as total FROM Cmd as c unidirectional LEFT OUTER JOIN State.win:time(10 sec) as S ON c.shutter = S.id GROUP BY S.status HAVING count(S.load) != 1 OUTPUT EVERY 2 sec ORDER BY n DESC",
     "INSERT INTO ByShutter SELECT c.shutter as shutter, S.status as status, S.load as load, count(S.load) as n FROM Cmd as c unidirectional LEFT OUTER JOIN State.win:time(10 sec) as S ON c.shutter = S.id GROUP BY S.status HAVING count(S.load) != 1 OUTPUT LAST EVERY 2 sec",
     "INSERT INTO LastCmd SELECT c.shutter as shutter, S.load as load, count(S.load) as n FROM Cmd as c unidirectional LEFT OUTER JOIN State.win:time(10 sec) as S ON c.shutter = S.id HAVING count(S.load) != 1 OUTPUT LAST EVERY 2 sec",
     "INSERT INTO AllCmd SELECT c.shutter as shutter, S.status as status, count(S.load) as n FROM Cmd as c unidirectional LEFT OUTER JOIN State.win:time(10 sec) as S ON c.shutter = S.id HAVING count(S.load) != 1 OUTPUT ALL EVERY 2 sec ORDER BY status",
-    "INSERT INTO FirstCmd SELECT c.shutter as shutter, S.status as status, count(S.load) as n FROM Cmd as c unidirectional LEFT OUTER JOIN State.win:time(10 sec) as S ON c.shutter = S.id HAVING count(S.load) != 1 OUTPUT FIRST EVERY 2 sec"]}"#;
+    "INSERT INTO FirstCmd SELECT c.shutter as shutter, S.status as status, count(S.load) as n FROM Cmd as c unidirectional LEFT OUTER JOIN State.win:time(10 sec) as S ON c.shutter = S.id HAVING count(S.load) != 1 OUTPUT FIRST EVERY 2 sec",
+    "INSERT INTO AfterCount SELECT count(S.load) as n FROM Cmd as c unidirectional LEFT OUTER JOIN State.win:time(10 sec) as S ON c.shutter = S.id OUTPUT AFTER 2 sec ALL EVERY 2 sec",
+    "INSERT INTO AfterStatus SELECT S.status as status, count(*) as n FROM Cmd as c unidirectional LEFT OUTER JOIN State.win:time(10 sec) as S ON c.shutter = S.id GROUP BY S.status OUTPUT AFTER 2 sec LAST EVERY 2 sec"]}"#;
 
 /// The events of the scenario the tests below read, with the states the commands join, and when it ends. Every
 /// trigger hands rows on (the join is outer and has no `WHERE`), so the clocks start at 1 s, with the first, whose
@@ -46,9 +51,21 @@ pub(crate) fn grouped_events() -> (Vec<(i64, &'static str, Row)>, i64) {
     (events, 8_000)
 }
 
+/// [`grouped_events`] with a broken shutter's state and a command for it before `AFTER`'s time, the only trigger to
+/// touch its group.
+pub(crate) fn after_events() -> (Vec<(i64, &'static str, Row)>, i64) {
+    let (mut events, end) = grouped_events();
+    events.extend([(800, "State", loaded("sh4", "broken", 7)), (1_200, "Cmd", cmd("sh4"))]);
+    events.sort_by_key(|(ms, _, _)| *ms);
+    (events, end)
+}
+
 fn run() -> Vec<Output> {
+    run_events(grouped_events())
+}
+
+fn run_events((events, end): (Vec<(i64, &'static str, Row)>, i64)) -> Vec<Output> {
     let mut e = engine(GROUPED);
-    let (events, end) = grouped_events();
     let mut out: Vec<Output> = events.into_iter().flat_map(|(ms, stream, row)| e.push(ms, stream, row)).collect();
     out.extend(e.advance(end));
     out
@@ -148,4 +165,26 @@ fn policies_on_a_join_with_columns_not_aggregated_release_the_rows_of_its_trigge
         cmd_rows(&out, "FirstCmd"),
         [row(1_000, "sh1", opened, 2), row(1_000, "sh1", closed, 2), row(3_200, "sh3", None, 0)]
     );
+}
+
+/// `OUTPUT AFTER` with a policy on an aggregating join (Esper 5's `OutputProcessViewConditionDefault` with its after
+/// time): the triggers before it are kept for the first tick without starting the clock, which the first at or after
+/// 2 s starts; so the tick at 4 s releases every trigger's count from 1 s on under `ALL`, and under `LAST` the groups
+/// every trigger touched, `broken` (touched only at 1.2 s) and `null` empty after sh1's last trigger. Later ticks
+/// release the count as it stands, and no group.
+#[test]
+fn after_keeps_the_early_triggers_of_an_aggregating_join_for_its_first_tick() {
+    let out = run_events(after_events());
+    let counts: Vec<(i64, Val)> =
+        of(&out, "AfterCount").into_iter().map(|(t, r)| (t, r.get("n").cloned().unwrap_or_default())).collect();
+    let n = |ms: i64, n: i64| (ms, Val::Int(n));
+    assert_eq!(
+        counts,
+        [n(4_000, 2), n(4_000, 1), n(4_000, 3), n(4_000, 1), n(4_000, 0), n(4_000, 3), n(6_000, 3), n(8_000, 3)]
+    );
+    let get = |r: &Row, k: &str| r.get(k).cloned().unwrap_or_default();
+    let groups: Vec<(i64, Val, Val)> =
+        of(&out, "AfterStatus").into_iter().map(|(t, r)| (t, get(r, "status"), get(r, "n"))).collect();
+    let group = |status: Option<&str>, n: i64| (4_000, status.map_or(Val::Null, text), Val::Int(n));
+    assert_eq!(groups, [group(Some("opened"), 2), group(Some("closed"), 1), group(Some("broken"), 0), group(None, 0)]);
 }

@@ -280,8 +280,8 @@ fn a_trigger_whose_row_fails_having_starts_the_clock_but_under_first() {
     assert!(out.iter().all(|o| o.row["n"] == Val::Int(0)), "{out:?}");
 }
 
-/// The policies an aggregating join cannot run are refused by name: `FIRST` and `ALL` with `GROUP BY`, `AFTER` (Esper
-/// keeps the early triggers for the first tick), and `SNAPSHOT` (Esper cannot iterate the join).
+/// The policies an aggregating join cannot run are refused by name: `FIRST` and `ALL` with `GROUP BY`, and `SNAPSHOT`
+/// (Esper cannot iterate the join).
 #[test]
 fn the_policies_an_aggregating_join_cannot_run_are_refused() {
     let join = "INSERT INTO Log SELECT c.shutter as id, l.status as seen FROM Cmd as c unidirectional LEFT OUTER JOIN \
@@ -298,10 +298,6 @@ fn the_policies_an_aggregating_join_cannot_run_are_refused() {
         (
             format!("{aggregating} GROUP BY c.shutter OUTPUT ALL EVERY 1 sec"),
             "OUTPUT ALL on an aggregating join with GROUP BY (Esper releases every group it saw)",
-        ),
-        (
-            format!("{counting} OUTPUT AFTER 2 sec LAST EVERY 1 sec"),
-            "OUTPUT AFTER with a policy on an aggregating join",
         ),
         (
             format!("{counting} OUTPUT SNAPSHOT EVERY 1 sec"),

@@ -16,7 +16,7 @@ mod snapshots;
 
 pub(crate) use self::after::*;
 pub(crate) use self::aggregates::*;
-pub(crate) use self::aggregating_joins::{GROUPED, grouped_events};
+pub(crate) use self::aggregating_joins::{GROUPED, after_events, grouped_events};
 pub(crate) use self::batches::*;
 pub(crate) use self::refusals::*;
 pub(crate) use self::removed::*;
