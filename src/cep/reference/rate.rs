@@ -1,16 +1,16 @@
 //! `OUTPUT [ALL|FIRST|LAST] EVERY p [AFTER d]` on a pattern or a join (an aggregating join's below), with the meaning
 //! the stream queries' policies have (`query`): the statement's output clock starts at its first row (at or after `d`;
-//! before that its rows are dropped) and ticks every `p` from there, with or without rows. `FIRST` lets the interval's first
-//! batch of rows through as it is made and drops the rest; `LAST` releases the interval's last row at the tick, `ALL`
-//! (and the default) every row of the interval in the order made. A batch is what Esper hands the statement at once:
-//! a pattern's match (two matches of one event are two batches), a join's rows for one trigger (Esper's
-//! `ResultSetProcessorSimple` releases a join's first result whole). A row made at a tick's millisecond by a timer
-//! (a pattern's, or another statement's that fired before this tick) is in that tick's interval; one made by an event
-//! is in the next. With `ORDER BY`, what goes out at once or at a tick is sorted, as Esper's processor sorts what the
+//! before that its rows are dropped) and ticks every `p` from there, with or without rows. `FIRST` lets the interval's
+//! first batch of rows through as it is made and drops the rest; `LAST` releases the interval's last row at the tick,
+//! `ALL` (and the default) every row of the interval in the order made. A batch is what Esper hands the statement at
+//! once: a pattern's match (two matches of one event are two batches), a join's rows for one trigger (Esper's
+//! `ResultSetProcessorSimple` releases a join's first result whole). A row made at a tick's millisecond by a timer (a
+//! pattern's, or another statement's that fired before this tick) is in that tick's interval; one made by an event is
+//! in the next. With `ORDER BY`, what goes out at once or at a tick is sorted, as Esper's processor sorts what the
 //! policy hands it: the first batch, the interval's last row, or all the interval's rows together (their keys travel
 //! hidden in them, `runtime::order`). Neither has a view: `OUTPUT SNAPSHOT` is refused (Esper cannot iterate a
-//! unidirectional join), and so is a policy on a join writing the stream it looks up. (An aggregating pattern's
-//! policy is `paced`.)
+//! unidirectional join), and so is a policy on a join writing the stream it looks up. (An aggregating pattern's policy
+//! is `paced`.)
 //!
 //! A join whose columns are all aggregates, without `GROUP BY`, aggregates each trigger's rows afresh (`join`);
 //! Esper's `ResultSetProcessorRowForAll` under a policy clears and applies its aggregation at each trigger handed to

@@ -18,7 +18,7 @@ use crate::cep::runtime::Row;
 
 /// What one trigger made of one group (one joined row, with ungrouped columns), each row with its `ORDER BY` keys
 /// hidden in it when the statement sorts (`runtime::order::with_keys`).
-#[derive(Debug, Clone)]
+#[derive(Debug)]
 pub struct GroupRows {
     pub group: String,
     /// The row with the trigger's aggregates, if it passes `HAVING`.
@@ -29,7 +29,7 @@ pub struct GroupRows {
 }
 
 /// The groups `OUTPUT LAST` holds until its tick.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Default)]
 pub struct LastByGroup {
     /// Fully aggregated: a group's row depends on whether the last trigger touched it.
     by_last_trigger: bool,
@@ -40,7 +40,7 @@ pub struct LastByGroup {
     triggers: u64,
 }
 
-#[derive(Debug, Clone)]
+#[derive(Debug)]
 struct Kept {
     fresh: Option<Row>,
     empty: Option<Row>,
