@@ -149,7 +149,12 @@ impl Tallied {
                 }
                 Vec::new()
             }
-            (OutputKind::Last, true) => self.groups_where(|g| g.changed),
+            (OutputKind::Last, true) => {
+                if !self.grouped() && !updated {
+                    rows.extend(self.current_row());
+                }
+                self.groups_where(|g| g.changed)
+            }
             (OutputKind::Last, false) => {
                 let mut last = std::mem::take(&mut self.state.last);
                 let ranked = self.ranked(last.keys().cloned().collect());

@@ -5,7 +5,8 @@
 //! and ticks every `p` from there. Fully aggregated (Esper's `ResultSetProcessorRowPerGroup` and `RowForAll`):
 //! `FIRST` lets a match's row out as it comes when none of its group did in the last `p` (without groups, the
 //! interval's first), the default releases at the tick every match's row of the interval (without groups, after an
-//! interval with no match, the row as it stands), `LAST` the row of each group that changed, `ALL` (grouped) and
+//! interval with no match, the row as it stands), `LAST` the row of each group that changed (without groups, the row
+//! as it stands, changed or not), `ALL` (grouped) and
 //! `SNAPSHOT` the row of every group, each as it stands then. With ungrouped columns (Esper's
 //! `ResultSetProcessorAggregateAll` and `AggregateGrouped`): `FIRST` as above, the default and `ALL` every match's
 //! row of the interval, grouped `ALL` also the row of every group no match of the interval touched, from its last
@@ -113,7 +114,10 @@ impl Paced {
                     first.tick();
                 }
             }
-            (OutputKind::Last, true) => release.groups = ranked(changed.iter().collect()),
+            (OutputKind::Last, true) => {
+                release.current = !self.grouped && changed.is_empty();
+                release.groups = ranked(changed.iter().collect());
+            }
             (OutputKind::Last, false) => {
                 let mut last = std::mem::take(&mut self.last);
                 for group in ranked(last.keys().collect()) {

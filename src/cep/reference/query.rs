@@ -533,7 +533,14 @@ impl StreamQuery {
             _ => changed.iter().cloned().collect(),
         };
         released.sort_by_cached_key(|g| (tick_rank(g), g.clone()));
-        let rows = released.iter().filter_map(|g| self.keyed_group_row(g, ctx.vars)).collect();
+        let mut rows: Vec<(Vec<Val>, Row)> =
+            released.iter().filter_map(|g| self.keyed_group_row(g, ctx.vars)).collect();
+        // Without groups, `LAST` after an interval with no change releases the row as it stands (Esper's
+        // `ResultSetProcessorRowForAll` reads it when handed no change).
+        let last = self.plan.output.as_ref().is_some_and(|o| o.kind == OutputKind::Last);
+        if last && changed.is_empty() && self.plan.aggregation.as_ref().is_some_and(|a| a.group_by.is_empty()) {
+            rows.extend(self.current_row(ctx.vars));
+        }
         let rows = order::ordered(rows, &self.plan.order_by);
         for group in changed {
             if !self.rows.iter().any(|e| e.group == group) {

@@ -5,12 +5,12 @@
 //! aggregates after the release.
 //!
 //! Fully aggregated (`ResultSetProcessorRowPerGroup` and `RowForAll`), a release touches the groups of its new events
-//! and then of the ones it replaced, each row projected from the group's last event seen, null for a group the
-//! release emptied. `FIRST` lets a touched group's row out as the release makes it when none of its group did in the
-//! last `p` (without groups, the interval's first release's); the default keeps every release's rows for the tick
-//! (without groups, after an interval with no release, the row as it stands); `LAST` releases the row of each group
-//! touched in the interval, `ALL` of every group known (an emptied one null, once), `SNAPSHOT` of every group with a
-//! row in the view, each as it stands at the tick.
+//! and then of the ones it replaced, each row projected from the group's last event seen, null for a group the release
+//! emptied. `FIRST` lets a touched group's row out as the release makes it when none of its group did in the last `p`
+//! (without groups, the interval's first release's); the default keeps every release's rows for the tick (without
+//! groups, after an interval with no release, the row as it stands); `LAST` releases the row of each group touched in
+//! the interval (without groups, the row as it stands, changed or not), `ALL` of every group known (an emptied one
+//! null, once), `SNAPSHOT` of every group with a row in the view, each as it stands at the tick.
 //!
 //! Grouped with ungrouped columns (`ResultSetProcessorAggregateGrouped` and its output helpers), a release's rows are
 //! its events', projected from each: `FIRST` lets out, of the new events and then of the replaced ones, the row of
@@ -220,6 +220,7 @@ impl<K: Hash + Eq + Clone> BatchPace<K> {
                 Vec::new()
             }
             OutputKind::Last if self.per_event => Vec::new(),
+            OutputKind::Last if !self.grouped && changed.is_empty() => as_they_stand(&|_| true),
             OutputKind::Last => as_they_stand(&|g| changed.contains(g)),
             OutputKind::All if self.per_event => as_they_stand(&|g| !changed.contains(g)),
             OutputKind::All if self.grouped => as_they_stand(&|_| true),

@@ -87,16 +87,21 @@ impl QueryLogic {
         for slot in &due {
             self.fold_open(*slot);
         }
-        let released = match self.plan.output.as_ref().map(|o| o.kind) {
+        let kind = self.plan.output.as_ref().map(|o| o.kind);
+        let released = match kind {
             Some(OutputKind::Snapshot) => self.groups_where(|g| g.acc.as_ref().is_some_and(|acc| !acc.is_empty())),
             Some(OutputKind::All) => self.groups_where(|g| g.last_event.is_some()),
             _ => due.clone(),
         };
-        let rows: Vec<(u64, (Vec<Val>, Row))> = self
+        let mut rows: Vec<(u64, (Vec<Val>, Row))> = self
             .ranked(released)
             .into_iter()
             .filter_map(|(rank, slot)| Some((rank, self.keyed_group_row(slot)?)))
             .collect();
+        // Without groups, `LAST` after an interval with no change releases the row as it stands, as the reference's.
+        if kind == Some(OutputKind::Last) && due.is_empty() && self.per_event.group_by.is_empty() && self.state.hosts {
+            rows.extend(self.current_row().map(|row| (0, row)));
+        }
         for slot in due {
             let g = &mut self.state.groups[slot];
             g.changed = false;

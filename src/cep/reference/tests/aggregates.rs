@@ -209,8 +209,9 @@ pub(crate) const FIRST_GROUPS: [(&str, &[TraceRow]); 4] = [
 /// The default `OUTPUT EVERY` (and without groups `OUTPUT ALL`) of fully aggregated statements over the trace, and
 /// what Esper gives there (`ResultSetOutputLimitRowPerGroup` and `RowForAll`, `tryAssertion56` and `tryAssertion78`):
 /// at each tick the rows of the interval's changes, each group's row as each arrival or expiry left it (HAVING
-/// applied then); without groups, in an interval with no change (3.2 s), the row as it stands.
-pub(crate) const EVERY_GROUPS: [(&str, &[TraceRow]); 5] = [
+/// applied then); without groups, in an interval with no change (3.2 s), the row as it stands. Last, `OUTPUT LAST`
+/// without groups (`RowForAll`, `tryAssertion13_14` and `15_16`): the row as it stands at every tick, changed or not.
+pub(crate) const EVERY_GROUPS: [(&str, &[TraceRow]); 7] = [
     (
         "INSERT INTO Out SELECT symbol, sum(price) as value FROM S.win:time(5.5 sec) GROUP BY symbol OUTPUT EVERY 1 sec",
         &[
@@ -243,6 +244,23 @@ pub(crate) const EVERY_GROUPS: [(&str, &[TraceRow]); 5] = [
         "INSERT INTO Out SELECT 'ALL' as symbol, sum(price) as value FROM S.win:time(5.5 sec) HAVING sum(price) > 100 \
          OUTPUT EVERY 1 sec",
         &[(5200, "ALL", Some(109.0)), (5200, "ALL", Some(112.0))],
+    ),
+    (
+        "INSERT INTO Out SELECT 'ALL' as symbol, sum(price) as value FROM S.win:time(5.5 sec) OUTPUT LAST EVERY 1 sec",
+        &[
+            (1200, "ALL", Some(34.0)),
+            (2200, "ALL", Some(85.0)),
+            (3200, "ALL", Some(85.0)),
+            (4200, "ALL", Some(87.0)),
+            (5200, "ALL", Some(112.0)),
+            (6200, "ALL", Some(88.0)),
+            (7200, "ALL", Some(54.0)),
+        ],
+    ),
+    (
+        "INSERT INTO Out SELECT 'ALL' as symbol, sum(price) as value FROM S.win:time(5.5 sec) HAVING sum(price) > 100 \
+         OUTPUT LAST EVERY 1 sec",
+        &[(5200, "ALL", Some(112.0))],
     ),
 ];
 
@@ -440,9 +458,11 @@ pub(crate) const PACED: [(&str, &[TraceRow]); 12] = [
         &[
             (1200, "ALL", Some(34.0)),
             (2200, "ALL", Some(85.0)),
+            (3200, "ALL", Some(85.0)),
             (4200, "ALL", Some(87.0)),
             (5200, "ALL", Some(112.0)),
             (6200, "ALL", Some(113.0)),
+            (7200, "ALL", Some(113.0)),
         ],
     ),
     (

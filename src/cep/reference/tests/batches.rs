@@ -159,30 +159,30 @@ fn aggregates_over_groupwin_batches_run_over_every_key_s_released_batch() {
 }
 
 /// Output policies on batch windows without aggregates over the trace (worked out by hand), each release a batch of
-/// rows for the policy. A length batch of two releases at 0.8, 1.5, 3.5 and 4.9 s, whose first rows start the
-/// clock (ticks at 1.8, 2.8, ...): the default and `ALL` let out every row at the tick, `LAST` the interval's last,
-/// `FIRST` the interval's first release whole, as it comes, and `SNAPSHOT` the view's contents (the last batch) at
-/// every tick (to 7.8 s here). A time batch of a second releases at 1.2, 2.2, ... s; its clock starts at its first rows (1.2 s), so
-/// its ticks fall with its releases, which go first and reach the tick. Per symbol, the releases are IBM's at 1.5
-/// and 4.3 s and YAH's at 3.5 and 5.9 s; YAH's at 3.5 s comes after the tick due then. With `AFTER 2 sec`, the
-/// releases before 2 s are dropped and the clock starts at 3.5 s. Fully aggregated, per symbol, the releases touch
-/// IBM and MSFT at 0.8 s, IBM, YAH and MSFT (emptied) at 1.5 s, IBM and YAH at 3.5 and 4.9 s: the default keeps each
-/// release's rows, `LAST` makes each touched group's row at the tick, `ALL` every known group's (MSFT's null once),
-/// `SNAPSHOT` those in the view, `FIRST` lets a group's row out when none of its group did in the last second;
-/// without groups, an interval with no release gives the row as it stands; with `AFTER 2 sec` the clock starts at
-/// 3.5 s and its first tick takes the changes from before (MSFT's, which `HAVING` drops with YAH's). With an
-/// ungrouped column and no groups, each release's rows (one per new event, with the batch's sum) are a batch for the
-/// policy, as rows without aggregates are; grouped, the default keeps every release's rows, and `SNAPSHOT` makes each
-/// row of the view with its group's aggregates (a length batch of four: IBM's sum 49 at 1.5 s, 48 at 4.9 s, when MSFT
-/// is emptied). Grouped with an ungrouped column, `sum(price) - price` tells which event a row is of: `LAST` keeps
-/// each group's row of its last new event (IBM24's 25 at 1.5 s, IBM22's 26 at 4.9 s; MSFT's 0 stays), in the order
-/// the groups first had one; `ALL` keeps every new event's row, then a row of each group that lost rows from its
-/// last new event (MSFT's null), and at the ticks between releases a row of every group known, until MSFT is
-/// forgotten; `FIRST` lets out a group's first row in a second, of the new events and then of the replaced ones
-/// (MSFT's null at 4.9 s), and with `HAVING` only rows that pass take a group's turn; before `AFTER`'s time `LAST`
-/// keeps its rows for the first tick. A time batch of a second under `LAST EVERY 2 sec` (its clock from 1.2 s)
-/// releases IBM 25, MSFT 9; IBM 50 and YAH 1; nothing new at 3.2 s; YAH 2; IBM 22 and YAH 3; YAH 1.
-pub(crate) const BATCH_PACED: [(&str, &[TraceRow]); 25] = [
+/// rows for the policy. A length batch of two releases at 0.8, 1.5, 3.5 and 4.9 s, whose first rows start the clock
+/// (ticks at 1.8, 2.8, ...): the default and `ALL` let out every row at the tick, `LAST` the interval's last, `FIRST`
+/// the interval's first release whole, as it comes, and `SNAPSHOT` the view's contents (the last batch) at every tick
+/// (to 7.8 s here). A time batch of a second releases at 1.2, 2.2, ... s; its clock starts at its first rows (1.2 s),
+/// so its ticks fall with its releases, which go first and reach the tick. Per symbol, the releases are IBM's at 1.5
+/// and 4.3 s and YAH's at 3.5 and 5.9 s; YAH's at 3.5 s comes after the tick due then. With `AFTER 2 sec`, the releases
+/// before 2 s are dropped and the clock starts at 3.5 s. Fully aggregated, per symbol, the releases touch IBM and MSFT
+/// at 0.8 s, IBM, YAH and MSFT (emptied) at 1.5 s, IBM and YAH at 3.5 and 4.9 s: the default keeps each release's rows,
+/// `LAST` makes each touched group's row at the tick, `ALL` every known group's (MSFT's null once), `SNAPSHOT` those in
+/// the view, `FIRST` lets a group's row out when none of its group did in the last second; without groups, an interval
+/// with no release gives the row as it stands, under `LAST` too; with `AFTER 2 sec` the clock starts at 3.5 s and its
+/// first tick takes the changes from before (MSFT's, which `HAVING` drops with YAH's). With an ungrouped column and no
+/// groups, each release's rows (one per new event, with the batch's sum) are a batch for the policy, as rows without
+/// aggregates are; grouped, the default keeps every release's rows, and `SNAPSHOT` makes each row of the view with its
+/// group's aggregates (a length batch of four: IBM's sum 49 at 1.5 s, 48 at 4.9 s, when MSFT is emptied). Grouped with
+/// an ungrouped column, `sum(price) - price` tells which event a row is of: `LAST` keeps each group's row of its last
+/// new event (IBM24's 25 at 1.5 s, IBM22's 26 at 4.9 s; MSFT's 0 stays), in the order the groups first had one; `ALL`
+/// keeps every new event's row, then a row of each group that lost rows from its last new event (MSFT's null), and at
+/// the ticks between releases a row of every group known, until MSFT is forgotten; `FIRST` lets out a group's first row
+/// in a second, of the new events and then of the replaced ones (MSFT's null at 4.9 s), and with `HAVING` only rows
+/// that pass take a group's turn; before `AFTER`'s time `LAST` keeps its rows for the first tick. A time batch of a
+/// second under `LAST EVERY 2 sec` (its clock from 1.2 s) releases IBM 25, MSFT 9; IBM 50 and YAH 1; nothing new at 3.2
+/// s; YAH 2; IBM 22 and YAH 3; YAH 1.
+pub(crate) const BATCH_PACED: [(&str, &[TraceRow]); 26] = [
     ("INSERT INTO Out SELECT symbol, price as value FROM S.win:length_batch(2) OUTPUT EVERY 1 sec", PAIRS_EVERY),
     ("INSERT INTO Out SELECT symbol, price as value FROM S.win:length_batch(2) OUTPUT ALL EVERY 1 sec", PAIRS_EVERY),
     (
@@ -346,6 +346,18 @@ pub(crate) const BATCH_PACED: [(&str, &[TraceRow]); 25] = [
     (
         "INSERT INTO Out SELECT symbol, sum(price) as value FROM S.win:length_batch(2) OUTPUT LAST EVERY 1 sec",
         &[(1800, "YAH", Some(25.0)), (3800, "YAH", Some(28.0)), (5800, "YAH", Some(25.0))],
+    ),
+    (
+        "INSERT INTO Out SELECT 'ALL' as symbol, sum(price) as value FROM S.win:length_batch(2) OUTPUT LAST EVERY 1 sec",
+        &[
+            (1800, "ALL", Some(25.0)),
+            (2800, "ALL", Some(25.0)),
+            (3800, "ALL", Some(28.0)),
+            (4800, "ALL", Some(28.0)),
+            (5800, "ALL", Some(25.0)),
+            (6800, "ALL", Some(25.0)),
+            (7800, "ALL", Some(25.0)),
+        ],
     ),
     (
         "INSERT INTO Out SELECT symbol, sum(price) as value FROM S.win:length_batch(2) OUTPUT FIRST EVERY 1 sec",
