@@ -30,7 +30,9 @@
 //! as it stood before the arrival, projected from the arriving event (Esper's `RowPerGroup` and `RowForAll` make
 //! their old rows before applying a change; their old rows at expiries are left out, as the new rows are). Without
 //! aggregates the rows leaving go to `OUTPUT LAST`, `ALL` and the default `OUTPUT EVERY` in the order they were in the
-//! view, as the insert stream's rows would (Esper's `ResultSetProcessorSimple` output helpers).
+//! view, as the insert stream's rows would (Esper's `ResultSetProcessorSimple` output helpers), and so do those of a
+//! query with ungrouped columns, each with its group's aggregates once it left (`LAST` keeps each group's last);
+//! fully aggregated, the groups' rows before each change go to the policy (`before`).
 //!
 //! The view keeps the rows it holds as a list; each row remembers its group and whether it passed WHERE, and
 //! aggregates are recomputed from the rows of a group whenever a group's row is needed. Groups touched by an
@@ -38,6 +40,7 @@
 //! What the plan alone says of a query (what runs, which rows its policy releases, the order of a tick's group rows)
 //! is `rules`'s; the keys it reads off an event, `keys`'s.
 
+mod before;
 mod keys;
 mod rules;
 
@@ -46,6 +49,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use super::aggregate;
 use super::{Ctx, TimerKind, TimerOrder};
 use crate::cep::plan::{AggregationKind, Input, OutputKind, QueryPlan, StreamInput, WindowSpec};
+use crate::cep::runtime::before_pace::BeforePace;
 use crate::cep::runtime::eval::{Scope, holds, project};
 use crate::cep::runtime::first::First;
 use crate::cep::runtime::{EngineError, Row, Val, order};
@@ -90,6 +94,9 @@ pub struct StreamQuery {
     /// With `OUTPUT AFTER`, the millisecond before which the output clock does not start: the statement's creation
     /// plus the delay.
     not_before: Option<i64>,
+    /// `SELECT RSTREAM` of a fully aggregated query under an output policy: the policy of its rows before changes
+    /// (`before`).
+    before_pace: Option<BeforePace<String>>,
 }
 
 /// The groups of `entries`, in order.
@@ -116,10 +123,11 @@ impl StreamQuery {
             changed: BTreeSet::new(),
             held: BTreeMap::new(),
             interval: Vec::new(),
-            first: First::of(q),
+            first: First::of(q).filter(|_| BeforePace::<String>::of(q).is_none()),
             updated: false,
             ticking: false,
             not_before: not_before(q, created_ms),
+            before_pace: BeforePace::of(q),
         })
     }
 
@@ -139,6 +147,9 @@ impl StreamQuery {
         }
         let counts = holds(self.plan.filter.as_ref(), &Scope::new(&binding, ctx.vars));
         let group = self.group_key(event, ctx.vars);
+        if self.before_pace.is_some() {
+            return self.arrive_before_paced(ctx, event, &group, counts);
+        }
         let before = match removes(&self.plan) && fully_aggregated(&self.plan) && counts {
             true => self.row_before(event, &group, ctx.vars),
             false => None,
@@ -317,20 +328,24 @@ impl StreamQuery {
 
     /// The rows of `SELECT RSTREAM` when `gone` left the view together, each with its group's aggregates once they
     /// left (if it has some, and passes HAVING), in `ORDER BY` order; under an output policy, none now: each is kept
-    /// for the tick, in the order they were in the view.
+    /// for the tick, in the order they were in the view (under `LAST`, the last of each group, one group without
+    /// `GROUP BY`, as Esper's `AggregateGrouped` and `AggregateAll` keep their old rows).
     fn removed_rows(&mut self, ctx: &Ctx<'_>, gone: &[Entry]) -> Vec<Row> {
+        let vars = ctx.vars;
+        let passed: Vec<(&Entry, Vec<Val>)> = gone
+            .iter()
+            .map(|e| (e, self.aggregates(&e.group, vars)))
+            .filter(|(e, aggregates)| self.having(&e.row, aggregates, vars))
+            .collect();
         if self.plan.output.is_some() {
             let mut rows = Vec::new();
-            for e in gone {
-                rows.extend(self.emit_or_hold(ctx, "", &e.row, &[]));
+            for (e, aggregates) in passed {
+                rows.extend(self.emit_or_hold(ctx, &e.group, &e.row, &aggregates));
             }
             return rows;
         }
-        let vars = ctx.vars;
-        let rows = gone.iter().filter_map(|e| {
-            let aggregates = self.aggregates(&e.group, vars);
-            self.having(&e.row, &aggregates, vars)
-                .then(|| (self.order_keys(&e.row, &aggregates, vars), self.project(&e.row, &aggregates, vars)))
+        let rows = passed.into_iter().map(|(e, aggregates)| {
+            (self.order_keys(&e.row, &aggregates, vars), self.project(&e.row, &aggregates, vars))
         });
         order::ordered(rows.collect(), &self.plan.order_by)
     }
@@ -339,8 +354,7 @@ impl StreamQuery {
     /// aggregates as they stand (null for a group with no row that counts), projected from the arriving `event`, if
     /// it passes HAVING.
     fn row_before(&self, event: &Row, group: &str, vars: &Row) -> Option<Row> {
-        let aggregates = self.aggregates(group, vars);
-        self.having(event, &aggregates, vars).then(|| self.project(event, &aggregates, vars))
+        self.keyed_row_before(event, group, &[], vars).map(|(_, row)| row)
     }
 
     fn arrive(&mut self, ctx: &mut Ctx<'_>, event: &Row, group: &str) -> Vec<Row> {
@@ -401,10 +415,16 @@ impl StreamQuery {
     }
 
     fn aggregates(&self, group: &str, vars: &Row) -> Vec<Val> {
+        self.aggregates_with(group, &[], vars)
+    }
+
+    /// The aggregates of `group`'s rows in the view and in `gone`, rows that just left it.
+    fn aggregates_with(&self, group: &str, gone: &[Entry], vars: &Row) -> Vec<Val> {
         let Some(aggregation) = &self.plan.aggregation else {
             return Vec::new();
         };
-        let rows: Vec<&Row> = self.rows.iter().filter(|e| e.counts && e.group == group).map(|e| &e.row).collect();
+        let rows: Vec<&Row> =
+            self.rows.iter().chain(gone).filter(|e| e.counts && e.group == group).map(|e| &e.row).collect();
         if rows.is_empty() {
             return vec![Val::Null; aggregation.aggregates.len()];
         }
@@ -456,6 +476,9 @@ impl StreamQuery {
             TimerKind::Expire => {
                 let millis = self.input.window.as_ref().and_then(time_window).unwrap_or_default() as i64;
                 let gone = self.positions(|e| e.at.saturating_add(millis) <= ctx.now);
+                if self.before_pace.is_some() {
+                    return self.expire_before_paced(ctx, gone);
+                }
                 let left = self.remove_at(gone);
                 // A fully aggregated query's rows go by its arrivals, the remove stream's as the insert stream's.
                 if removes(&self.plan) {
@@ -481,6 +504,9 @@ impl StreamQuery {
     fn tick(&mut self, ctx: &mut Ctx<'_>) -> Vec<Row> {
         if let Some(o) = &self.plan.output {
             ctx.schedule(ctx.now + o.every_millis as i64, TimerOrder::Output, TimerKind::Tick);
+        }
+        if self.before_pace.is_some() {
+            return self.tick_before_paced(ctx.vars);
         }
         let fully = fully_aggregated(&self.plan);
         if self.snapshots_rows() {

@@ -5,6 +5,7 @@
 //! evaluator (`cep::reference`) implements the same trait, and the dataflow must produce its outputs.
 
 pub mod batch_pace;
+pub mod before_pace;
 pub mod compiled;
 pub mod eval;
 pub mod first;

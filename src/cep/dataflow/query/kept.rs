@@ -24,13 +24,17 @@ impl QueryLogic {
     pub(super) fn keep(&mut self, set: (u64, u64), row: &Row, counts: bool) -> Vec<Row> {
         let id = self.state.arrivals;
         self.state.arrivals += 1;
+        // A view that keeps every row lets none go: nothing to keep (a fully aggregated remove stream without one).
+        if matches!(self.state.view, View::All) {
+            return Vec::new();
+        }
         self.state.kept.insert(id, counts.then(|| row.clone()));
         if counts && self.removes {
             self.tally_kept(row, true);
         }
         if let View::Time { millis, queue, sets } = &mut self.state.view {
             queue.push_back((timer_epoch(millis_of(set.0) + *millis).max(set.0 + 1), id));
-            sets.extend(self.removes.then_some(set));
+            sets.extend((self.removes || self.state.before_pace.is_some()).then_some(set));
             return Vec::new();
         }
         let key = self.view_key(row);
@@ -67,32 +71,32 @@ impl QueryLogic {
 
     /// The rows of `SELECT RSTREAM` when `gone` left the view together at `now`, each with its group's aggregates
     /// once they left (if the query has some, and the row passes HAVING), in `ORDER BY` order; under an output policy,
-    /// none now: each is kept for the tick, in the order they were in the view.
+    /// none now: each is kept for the tick, in the order they were in the view (under `LAST`, the last of each group).
     pub(super) fn removed_rows(&mut self, gone: Vec<Row>, now: i64) -> Vec<Row> {
+        let passed: Vec<(Row, Vec<Val>)> = gone
+            .into_iter()
+            .map(|row| {
+                let aggregates = self.kept_values(&row);
+                (row, aggregates)
+            })
+            .filter(|(row, aggregates)| self.having(row, aggregates))
+            .collect();
         if self.plan.output.is_some() {
             let mut rows = Vec::new();
-            for row in &gone {
-                rows.extend(self.emit_or_hold(self.empty.clone(), row, &[], now));
+            for (row, aggregates) in &passed {
+                rows.extend(self.emit_or_hold(self.group_key(row), row, aggregates, now));
             }
             return rows;
         }
-        let rows = gone.iter().filter_map(|row| {
-            let aggregates = self.kept_values(row);
-            self.having(row, &aggregates).then(|| (self.order_keys(row, &aggregates), self.project(row, &aggregates)))
-        });
+        let rows =
+            passed.iter().map(|(row, aggregates)| (self.order_keys(row, aggregates), self.project(row, aggregates)));
         order::ordered(rows.collect(), &self.plan.order_by)
     }
 
     /// The aggregates of the kept rows of `row`'s group (none when the query does not aggregate; null when the
     /// group has no row that counts).
     fn kept_values(&self, row: &Row) -> Vec<Val> {
-        let Some(aggregation) = &self.plan.aggregation else {
-            return Vec::new();
-        };
-        match self.state.kept_aggregates.get(&self.group_key(row)) {
-            Some(acc) => acc.values(&aggregation.aggregates),
-            None => vec![Val::Null; aggregation.aggregates.len()],
-        }
+        self.kept_values_of(&self.group_key(row))
     }
 
     /// `SELECT RSTREAM` of a fully aggregated query at the arrival of `row` (which counts), before it enters: its

@@ -6,11 +6,12 @@
 //!
 //! This module holds the query's state and takes each event through it; the parts of that are modules of their own:
 //! the view and its groups, where rows enter, are displaced and expire ([`view`]); the rows an arrival or a change
-//! gives, or holds for the tick ([`rows`]); the output tick ([`tick`]); and the rows kept for `OUTPUT SNAPSHOT` and
-//! `SELECT RSTREAM` ([`kept`]).
+//! gives, or holds for the tick ([`rows`]); the output tick ([`tick`]); the rows kept for `OUTPUT SNAPSHOT` and
+//! `SELECT RSTREAM` ([`kept`]); and the remove stream of a fully aggregated query under a policy ([`before`]).
 //! Each worker holds the groups routed to it; output ticks are the same on every worker, started by the `Start`
 //! record every worker gets at the stream's first event.
 
+mod before;
 mod kept;
 mod rows;
 mod tick;
@@ -31,6 +32,7 @@ use super::record::{Record, Stamp, millis, timer_epoch};
 use crate::cep::plan::{AggregateCall, AggregationKind, PlanExpr, QueryPlan, StreamInput, WindowSpec};
 use crate::cep::planner::has_ungrouped_column;
 use crate::cep::reference::query::{not_before, removes, represents_groups, rows_at_changes, snapshots_rows};
+use crate::cep::runtime::before_pace::BeforePace;
 use crate::cep::runtime::compiled::RowExpr;
 use crate::cep::runtime::first::First;
 use crate::cep::runtime::key::Key;
@@ -248,8 +250,12 @@ struct QueryState {
     /// counts (passed WHERE), none when it only takes its place in the view; the view displaces and expires them by
     /// that number.
     kept: BTreeMap<usize, Option<Row>>,
-    /// `SELECT RSTREAM` with ungrouped columns: the aggregates of the kept rows' groups.
+    /// `SELECT RSTREAM` with aggregates, when it keeps rows: the aggregates of the kept rows' groups.
     kept_aggregates: HashMap<Key, Accumulators, RandomState>,
+    /// `SELECT RSTREAM` of a fully aggregated query under an output policy: the policy (`before`), and each group's
+    /// last arrival that counted.
+    before_pace: Option<BeforePace<Key>>,
+    kept_last: HashMap<Key, Row, RandomState>,
     arrivals: usize,
     /// The epoch of the next output tick.
     tick: Option<u64>,
@@ -269,11 +275,13 @@ impl QueryState {
             changed: Vec::new(),
             held: BTreeMap::new(),
             interval: Vec::new(),
-            first: First::of(plan),
+            first: First::of(plan).filter(|_| BeforePace::<Key>::of(plan).is_none()),
             updated: false,
             hosts: false,
             kept: BTreeMap::new(),
             kept_aggregates: HashMap::default(),
+            before_pace: BeforePace::of(plan),
+            kept_last: HashMap::default(),
             arrivals: 0,
             tick: None,
             ticks: 0,
@@ -374,6 +382,12 @@ impl QueryLogic {
         }
         let counts = holds(&self.per_event.where_);
         let set = (epoch, stamp.position());
+        if self.paced_before() {
+            for (i, out) in self.arrive_before_paced(set, row, counts).into_iter().enumerate() {
+                emit.event(stamp.child(self.statement, i), self.sink, out);
+            }
+            return;
+        }
         let before = match self.before && counts {
             true => self.row_before(row),
             false => None,

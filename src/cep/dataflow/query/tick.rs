@@ -38,6 +38,9 @@ impl QueryLogic {
     /// The rows of an output tick, each with its place among them: its position, or for a group's row without `ORDER
     /// BY` the group's rank (`tick_rank`), which every worker computes alike for the groups it holds.
     fn tick_rows(&mut self) -> Vec<(usize, Row)> {
+        if self.paced_before() {
+            return self.before_tick_rows();
+        }
         let numbered = |rows: Vec<Row>| rows.into_iter().enumerate().collect();
         if self.snapshots_rows() {
             // Every row that counts in the view, in arrival order, as the reference evaluator gives them, with its

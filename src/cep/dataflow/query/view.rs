@@ -182,6 +182,7 @@ impl QueryLogic {
     pub(super) fn expire(&mut self, emit: &mut Emit, epoch: u64) {
         let mut left: Vec<(Key, (u64, u64))> = Vec::new();
         let mut removed: Vec<((u64, u64), Row)> = Vec::new();
+        let mut leaving: Vec<((u64, u64), Row)> = Vec::new();
         loop {
             let due = match &mut self.state.view {
                 View::Time { queue, .. } => queue.front().filter(|(at, _)| *at <= epoch).copied(),
@@ -197,7 +198,9 @@ impl QueryLogic {
             }
             // Without `sets` (a statement whose expiries give no rows), the groups' keys only are read.
             let set = set.unwrap_or_default();
-            if self.snapshots_rows() || self.removes {
+            if self.paced_before() {
+                leaving.extend(self.state.kept.remove(&id).flatten().map(|row| (set, row)));
+            } else if self.snapshots_rows() || self.removes {
                 let row = self.state.kept.remove(&id).flatten().filter(|_| self.removes);
                 if let Some(row) = &row {
                     self.tally_kept(row, false);
@@ -206,6 +209,9 @@ impl QueryLogic {
             } else {
                 left.extend(self.remove(id).map(|key| (key, set)));
             }
+        }
+        if self.paced_before() {
+            return self.expire_before_paced(emit, epoch, leaving);
         }
         if let Some(&(set, _)) = removed.first() {
             // One remove stream, stamped by the first of its rows' expiry timers, as the reference lets them go.

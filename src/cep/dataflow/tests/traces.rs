@@ -108,6 +108,13 @@ fn removed_rows_under_output_policies_on_one_two_and_four_workers() {
     assert_in_order_on_one_two_and_four(&REMOVED_PACED);
 }
 
+/// `SELECT RSTREAM` with aggregates under output policies, Esper's traces ([`REMOVED_POLICIES`]), on one, two and four
+/// workers (each statement runs on one of them).
+#[test]
+fn esper_removed_rows_under_output_policies_on_one_two_and_four_workers() {
+    assert_traces_on(&REMOVED_POLICIES, &[1, 2, 4], (&[], 7200));
+}
+
 /// Output policies on batch windows ([`BATCH_PACED`]) on one, two and four workers, in the order they come out.
 #[test]
 fn output_policies_on_batch_windows_on_one_two_and_four_workers() {

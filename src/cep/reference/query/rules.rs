@@ -40,15 +40,33 @@ pub fn check_query(number: usize, q: &QueryPlan) -> Result<(), EngineError> {
             Input::Stream(_) => {}
             _ => return unsupported("SELECT RSTREAM of a pattern or a join (neither has a remove stream)"),
         }
-        // Without aggregates the rows leaving go to `LAST`, `ALL` and the default `OUTPUT EVERY` as the insert stream's
-        // do (Esper's `ResultSetProcessorSimple` output helpers keep the old events as they keep the new).
-        match (q.output.as_ref().map(|o| o.kind), q.aggregation.is_some()) {
-            (None, _) | (Some(OutputKind::Last | OutputKind::All | OutputKind::Default), false) => {}
-            (Some(_), true) => return unsupported("SELECT RSTREAM with aggregates under an OUTPUT policy"),
-            (Some(_), false) => return unsupported("SELECT RSTREAM under OUTPUT FIRST or SNAPSHOT"),
+        if let Some(refused) = refused_removed_policy(q) {
+            return unsupported(refused);
         }
     }
     Ok(())
+}
+
+/// Why `SELECT RSTREAM` under `q`'s output policy is refused, if it is. Without aggregates the rows leaving go to
+/// `LAST`, `ALL` and the default `OUTPUT EVERY` as the insert stream's do (Esper's `ResultSetProcessorSimple` output
+/// helpers keep the old events as they keep the new); with aggregates, to those and to grouped `FIRST` of a fully
+/// aggregated query as Esper 5's output view hands them on (`runtime::before_pace`, and with ungrouped columns the
+/// rows leaving, each with the aggregates it left).
+fn refused_removed_policy(q: &QueryPlan) -> Option<&'static str> {
+    let kind = q.output.as_ref()?.kind;
+    let grouped = q.aggregation.as_ref().is_some_and(|a| !a.group_by.is_empty());
+    let batches = matches!(&q.input, Input::Stream(s) if s.window.as_ref().is_some_and(|w| w.batches()));
+    match kind {
+        _ if batches && q.aggregation.is_some() => {
+            Some("SELECT RSTREAM with aggregates under an OUTPUT policy over a batch window")
+        }
+        OutputKind::Last | OutputKind::All | OutputKind::Default => None,
+        OutputKind::First if fully_aggregated(q) && grouped => None,
+        // Esper's remove stream under `FIRST` is empty with ungrouped columns, and without `GROUP BY` its output
+        // view for `FIRST` does not hand the statement's listener that stream.
+        OutputKind::First => Some("SELECT RSTREAM under OUTPUT FIRST without GROUP BY or with columns not aggregated"),
+        OutputKind::Snapshot => Some("SELECT RSTREAM under OUTPUT SNAPSHOT (a snapshot has no remove stream)"),
+    }
 }
 
 /// Where the row of the group of key `group` stands among the group rows an output tick releases (before `ORDER BY`
@@ -77,10 +95,11 @@ const TICK_SEED: u64 = 0x5eed_71c4_0000_0001;
 /// Whether `q`'s rows are its groups' rows at each change, as its policy lets them out: a fully aggregated query
 /// under `OUTPUT FIRST`, the default `OUTPUT EVERY` or (without `GROUP BY`) `OUTPUT ALL`, whose changes are its
 /// arrivals, the rows they push out of the view and its expiries (Esper's `ResultSetOutputLimitRowPerGroup` and
-/// `RowForAll` traces).
+/// `RowForAll` traces). Not of a remove stream ([`removes`]), whose rows are from before the changes.
 pub fn rows_at_changes(q: &QueryPlan) -> bool {
     let grouped = q.aggregation.as_ref().is_some_and(|a| !a.group_by.is_empty());
     fully_aggregated(q)
+        && !removes(q)
         && match q.output.as_ref().map(|o| o.kind) {
             Some(OutputKind::First | OutputKind::Default) => true,
             Some(OutputKind::All) => !grouped,
@@ -93,10 +112,11 @@ pub fn rows_at_changes(q: &QueryPlan) -> bool {
 /// moment. A row of the group goes out when rows of it leave (after all that leave at once) and at each tick for a
 /// group that neither had an arrival nor lost a row in the interval; a group with no row left is forgotten at the
 /// tick (Esper's `ResultSetProcessorAggregateGroupedOutputAllHelper` and `ResultSetOutputLimitAggregateGrouped`
-/// traces; Esper forgets a group when its aggregation row goes).
+/// traces; Esper forgets a group when its aggregation row goes). Not of a remove stream ([`removes`]), which holds
+/// only the rows leaving.
 pub fn represents_groups(q: &QueryPlan) -> bool {
     let grouped = q.aggregation.as_ref().is_some_and(|a| !a.group_by.is_empty());
-    grouped && !fully_aggregated(q) && q.output.as_ref().is_some_and(|o| o.kind == OutputKind::All)
+    grouped && !fully_aggregated(q) && !removes(q) && q.output.as_ref().is_some_and(|o| o.kind == OutputKind::All)
 }
 
 /// Whether the view's rows are what `q`'s output tick releases: `OUTPUT SNAPSHOT` of a query not fully aggregated,
@@ -105,9 +125,14 @@ pub fn snapshots_rows(q: &QueryPlan) -> bool {
     !fully_aggregated(q) && q.output.as_ref().is_some_and(|o| o.kind == OutputKind::Snapshot)
 }
 
-/// Whether `q`'s rows are its remove stream's (`SELECT RSTREAM`): the rows its data window lets go.
+/// Whether `q`'s rows are its remove stream's (`SELECT RSTREAM`): the rows its data window lets go, or a fully
+/// aggregated query's groups' rows before each change. But a fully aggregated, grouped query with `HAVING` under
+/// `OUTPUT FIRST`: Esper 5's `ResultSetProcessorRowPerGroup` makes its remove stream there after each change, from the
+/// aggregates and the rows its insert stream's are made of, so the two streams are alike.
 pub fn removes(q: &QueryPlan) -> bool {
-    q.emits == Emits::Removed
+    let having = q.aggregation.as_ref().is_some_and(|a| a.having.is_some() && !a.group_by.is_empty());
+    let first = q.output.as_ref().is_some_and(|o| o.kind == OutputKind::First);
+    q.emits == Emits::Removed && !(first && having && fully_aggregated(q))
 }
 
 /// Whether every column of `q` is an aggregate or a group key (Esper's `RowForAll` and `RowPerGroup`).

@@ -33,16 +33,26 @@ fn constructs_the_runtime_does_not_run_are_refused_by_name() {
         ),
         (
             "INSERT INTO Out SELECT RSTREAM symbol, price as value FROM S.win:time(1 sec) OUTPUT FIRST EVERY 1 sec",
-            "SELECT RSTREAM under OUTPUT FIRST or SNAPSHOT",
+            FIRST_REMOVED,
+        ),
+        (
+            "INSERT INTO Out SELECT RSTREAM symbol, sum(price) - price as value FROM S.win:time(1 sec) GROUP BY symbol \
+             OUTPUT FIRST EVERY 1 sec",
+            FIRST_REMOVED,
+        ),
+        (
+            "INSERT INTO Out SELECT RSTREAM 'ALL' as symbol, sum(price) as value FROM S.win:time(1 sec) OUTPUT FIRST \
+             EVERY 1 sec",
+            FIRST_REMOVED,
         ),
         (
             "INSERT INTO Out SELECT RSTREAM symbol, price as value FROM S.win:time(1 sec) OUTPUT SNAPSHOT EVERY 1 sec",
-            "SELECT RSTREAM under OUTPUT FIRST or SNAPSHOT",
+            "SELECT RSTREAM under OUTPUT SNAPSHOT (a snapshot has no remove stream)",
         ),
         (
-            "INSERT INTO Out SELECT RSTREAM symbol, sum(price) as value FROM S.win:time(1 sec) GROUP BY symbol OUTPUT \
-             LAST EVERY 1 sec",
-            "SELECT RSTREAM with aggregates under an OUTPUT policy",
+            "INSERT INTO Out SELECT RSTREAM symbol, sum(price) as value FROM S.win:length_batch(2) GROUP BY symbol \
+             OUTPUT LAST EVERY 1 sec",
+            "SELECT RSTREAM with aggregates under an OUTPUT policy over a batch window",
         ),
         (
             "INSERT INTO Out SELECT RSTREAM a.symbol as symbol, a.price as value FROM pattern [every a=S]",
@@ -182,3 +192,6 @@ fn rows_sorted_by_order_by_come_out_in_its_order() {
     ]);
     assert_eq!(trace_outputs(&mut engine(&trace_config(batch)), &[], 10_000), expected);
 }
+
+/// Why `SELECT RSTREAM` under `OUTPUT FIRST` is refused but for a fully aggregated query with `GROUP BY`.
+const FIRST_REMOVED: &str = "SELECT RSTREAM under OUTPUT FIRST without GROUP BY or with columns not aggregated";
