@@ -26,7 +26,8 @@ use crate::cep::reference::query::{by_tick_rank, not_before};
 use crate::cep::runtime::eval::{Scope, eval, holds, project};
 use crate::cep::runtime::first::First;
 use crate::cep::runtime::key::{self, Key};
-use crate::cep::runtime::{Row, Val, order};
+use crate::cep::runtime::order::{self, Keyed};
+use crate::cep::runtime::{Row, Val};
 
 /// An aggregating pattern statement's rows, made of the matches its logic emits.
 #[derive(Debug)]
@@ -56,9 +57,6 @@ pub struct TallyState {
     /// `LAST` with ungrouped columns: the interval's last row of each group.
     last: HashMap<Key, Keyed, RandomState>,
 }
-
-/// A row with its `ORDER BY` keys.
-type Keyed = (Vec<Val>, Row);
 
 #[derive(Debug)]
 struct Group {

@@ -1,19 +1,18 @@
-//! `OUTPUT [ALL|FIRST|LAST|SNAPSHOT] EVERY p [AFTER d]` on a pattern that aggregates its matches, with the meaning
-//! the policies have on a query over a stream (`query`), for an input whose rows only enter: each match that passes
-//! `WHERE` is a change of its group (its aggregates over every match so far, its row projected from the match, if
-//! it passes `HAVING`), and no group ever empties. The output clock starts at the first such match at or after `d`
-//! and ticks every `p` from there. Fully aggregated (Esper's `ResultSetProcessorRowPerGroup` and `RowForAll`):
-//! `FIRST` lets a match's row out as it comes when none of its group did in the last `p` (without groups, the
-//! interval's first), the default releases at the tick every match's row of the interval (without groups, after an
-//! interval with no match, the row as it stands), `LAST` the row of each group that changed (without groups, the row
-//! as it stands, changed or not), `ALL` (grouped) and
-//! `SNAPSHOT` the row of every group, each as it stands then. With ungrouped columns (Esper's
-//! `ResultSetProcessorAggregateAll` and `AggregateGrouped`): `FIRST` as above, the default and `ALL` every match's
-//! row of the interval, grouped `ALL` also the row of every group no match of the interval touched, from its last
-//! match with its aggregates then, and `LAST` the interval's last row, of each group when grouped; `SNAPSHOT` has no
-//! view to iterate and is refused (`query::check_query`). Rows made before `d` are kept for the first tick, except
-//! under `FIRST`, which lets none out then. A group's row at a tick is found by [`tick_rank`], as the dataflow finds
-//! it; with `ORDER BY` what goes out together is sorted.
+//! `OUTPUT [ALL|FIRST|LAST|SNAPSHOT] EVERY p [AFTER d]` on a pattern that aggregates its matches, with the meaning the
+//! policies have on a query over a stream (`query`), for an input whose rows only enter: each match that passes `WHERE`
+//! is a change of its group (its aggregates over every match so far, its row projected from the match, if it passes
+//! `HAVING`), and no group ever empties. The output clock starts at the first such match at or after `d` and ticks
+//! every `p` from there. Fully aggregated (Esper's `ResultSetProcessorRowPerGroup` and `RowForAll`): `FIRST` lets a
+//! match's row out as it comes when none of its group did in the last `p` (without groups, the interval's first), the
+//! default releases at the tick every match's row of the interval (without groups, after an interval with no match, the
+//! row as it stands), `LAST` the row of each group that changed (without groups, the row as it stands, changed or not),
+//! `ALL` (grouped) and `SNAPSHOT` the row of every group, each as it stands then. With ungrouped columns (Esper's
+//! `ResultSetProcessorAggregateAll` and `AggregateGrouped`): `FIRST` as above, the default and `ALL` every match's row
+//! of the interval, grouped `ALL` also the row of every group no match of the interval touched, from its last match
+//! with its aggregates then, and `LAST` the interval's last row, of each group when grouped; `SNAPSHOT` has no view to
+//! iterate and is refused (`query::check_query`). Rows made before `d` are kept for the first tick, except under
+//! `FIRST`, which lets none out then. A group's row at a tick is found by [`tick_rank`], as the dataflow finds it; with
+//! `ORDER BY` what goes out together is sorted.
 
 use std::collections::{BTreeMap, BTreeSet};
 

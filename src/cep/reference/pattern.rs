@@ -30,8 +30,9 @@ use super::rate::Rate;
 use super::{Ctx, TimerKind, TimerOrder};
 use crate::cep::plan::{Input, PatternNode, PatternNodeKind, PatternPlan, PlanExpr, Projection, QueryPlan};
 use crate::cep::runtime::eval::{CopyOf, Scope, holds};
+use crate::cep::runtime::order::{self, Keyed};
 use crate::cep::runtime::value::Name;
-use crate::cep::runtime::{EngineError, Row, Val, order};
+use crate::cep::runtime::{EngineError, Row, Val};
 
 /// The tags a match bound, with their events; a tag's name is shared. One is kept inline: every frame and leaf holds
 /// bindings, so their inline room sets the size of all live state, and a waiting instance of the common two-step
@@ -39,9 +40,6 @@ use crate::cep::runtime::{EngineError, Row, Val, order};
 /// frames 112 bytes and leaves 128 instead of 88 and 104, and `bench geofence` 9 % slower on 1 worker and 13 % on 2,
 /// `benches/results/cep.md`, fourteenth session.)
 pub type Bindings = SmallVec<[(Name, Row); 1]>;
-
-/// A row with its `ORDER BY` keys.
-type Keyed = (Vec<Val>, Row);
 
 #[derive(Debug)]
 enum FrameKind {

@@ -28,11 +28,9 @@ use std::collections::HashMap;
 use std::hash::Hash;
 
 use super::first::First;
-use super::{Row, Val};
+use super::order::Keyed;
 use crate::cep::plan::{AggregationKind, OutputKind, QueryPlan};
-
-/// A row with its `ORDER BY` keys.
-pub type Keyed = (Vec<Val>, Row);
+use crate::cep::reference::query::removes;
 
 /// What a tick releases.
 #[derive(Debug)]
@@ -65,7 +63,7 @@ impl<K: Hash + Eq + Clone> BeforePace<K> {
     pub fn of(q: &QueryPlan) -> Option<Self> {
         let output = q.output.as_ref()?;
         let aggregation = q.aggregation.as_ref().filter(|a| a.kind == AggregationKind::FullyAggregated)?;
-        if !crate::cep::reference::query::removes(q) {
+        if !removes(q) {
             return None;
         }
         Some(BeforePace {
@@ -122,11 +120,10 @@ impl<K: Hash + Eq + Clone> BeforePace<K> {
         if let Some(first) = self.first.as_mut() {
             first.tick();
         }
-        let ungrouped_current = !self.grouped && quiet;
         Ticked {
             rows: std::mem::take(&mut self.held),
             touched: std::mem::take(&mut self.touched),
-            current: ungrouped_current && matches!(self.kind, OutputKind::Default | OutputKind::All | OutputKind::Last),
+            current: !self.grouped && quiet && self.kind != OutputKind::First,
             untouched: self.grouped && self.kind == OutputKind::All,
         }
     }

@@ -12,13 +12,16 @@ use super::eval::{Scope, eval};
 use super::{Row, Val};
 use crate::cep::plan::PlanExpr;
 
+/// A row with its `ORDER BY` keys, as [`ordered`] takes it.
+pub type Keyed = (Vec<Val>, Row);
+
 /// The keys of `order_by` for the row made over `scope`.
 pub fn keys(order_by: &[(PlanExpr, bool)], scope: &Scope<'_>) -> Vec<Val> {
     order_by.iter().map(|(e, _)| eval(e, scope)).collect()
 }
 
 /// `rows`, each with its keys, in the order of `order_by`.
-pub fn ordered(mut rows: Vec<(Vec<Val>, Row)>, order_by: &[(PlanExpr, bool)]) -> Vec<Row> {
+pub fn ordered(mut rows: Vec<Keyed>, order_by: &[(PlanExpr, bool)]) -> Vec<Row> {
     if !order_by.is_empty() {
         let descending: Vec<bool> = order_by.iter().map(|(_, d)| *d).collect();
         sort(&mut rows, &descending);

@@ -4,14 +4,18 @@
 //! running aggregates of its own per group, so the rows before a change are read before the change is counted; and
 //! each group's last arrival, which the tick's rows as they stand are projected from. Such a query runs on one worker.
 
+use std::collections::HashSet;
+
+use foldhash::fast::RandomState;
+
 use super::{QueryLogic, millis_of};
 use crate::cep::dataflow::operator::Emit;
 use crate::cep::dataflow::record::Stamp;
 use crate::cep::reference::TimerOrder;
 use crate::cep::reference::query::{by_tick_rank, key_of};
-use crate::cep::runtime::before_pace::Keyed;
 use crate::cep::runtime::key::Key;
-use crate::cep::runtime::{Row, Val, order};
+use crate::cep::runtime::order::{self, Keyed};
+use crate::cep::runtime::{Row, Val};
 
 impl QueryLogic {
     /// Whether the query's remove stream goes to a policy, which this module runs.
@@ -52,10 +56,11 @@ impl QueryLogic {
     /// The rows before the change of the groups of `gone`, rows leaving the view and not yet counted out, but those
     /// already `touched`: each projected from the first of its rows to leave.
     fn rows_before_leaving(&self, gone: &[Row], touched: &[(Key, Option<Keyed>)]) -> Vec<(Key, Option<Keyed>)> {
+        let mut seen: HashSet<Key, RandomState> = touched.iter().map(|(key, _)| key.clone()).collect();
         let mut rows: Vec<(Key, Option<Keyed>)> = Vec::new();
         for row in gone {
             let key = self.group_key(row);
-            if !touched.iter().chain(&rows).any(|(k, _)| *k == key) {
+            if seen.insert(key.clone()) {
                 let before = self.kept_row(row, &key);
                 rows.push((key, before));
             }
@@ -93,13 +98,12 @@ impl QueryLogic {
     pub(super) fn before_tick_rows(&mut self) -> Vec<(usize, Row)> {
         let ticked = self.state.before_pace.as_mut().expect("a remove stream under a policy").tick();
         let mut rows = ticked.rows;
-        let mut groups: Vec<(Key, Option<Keyed>)> = ticked.touched.into_iter().collect();
+        let mut groups: Vec<(Key, Option<Keyed>)> = Vec::new();
         if ticked.untouched {
-            let untouched = self.state.kept_last.iter().filter(|(key, _)| !groups.iter().any(|(k, _)| k == *key));
-            let standing: Vec<(Key, Option<Keyed>)> =
-                untouched.map(|(key, row)| (key.clone(), self.kept_row(row, key))).collect();
-            groups.extend(standing);
+            let untouched = self.state.kept_last.iter().filter(|(key, _)| !ticked.touched.contains_key(*key));
+            groups.extend(untouched.map(|(key, row)| (key.clone(), self.kept_row(row, key))));
         }
+        groups.extend(ticked.touched);
         let by = self.plan.aggregation.as_ref().map_or(&[][..], |a| &a.group_by[..]);
         let ranked = by_tick_rank(groups, |(key, _)| {
             let row = self.state.kept_last.get(key)?;

@@ -8,8 +8,8 @@ use std::collections::BTreeSet;
 
 use super::{Entry, StreamQuery, groups_of, tick_rank};
 use crate::cep::reference::Ctx;
-use crate::cep::runtime::before_pace::Keyed;
-use crate::cep::runtime::{Row, Val, order};
+use crate::cep::runtime::order::{self, Keyed};
+use crate::cep::runtime::{Row, Val};
 
 impl StreamQuery {
     /// An arrival of a query whose remove stream goes to a policy: the rows out now (`FIRST`).
@@ -86,13 +86,12 @@ impl StreamQuery {
         self.changed.clear();
         let ticked = self.before_pace.as_mut().expect("a remove stream under a policy").tick();
         let mut rows = ticked.rows;
-        let mut groups: Vec<(String, Option<Keyed>)> = ticked.touched.into_iter().collect();
+        let mut groups: Vec<(String, Option<Keyed>)> = Vec::new();
         if ticked.untouched {
-            let known = self.last_event.keys().filter(|g| !groups.iter().any(|(t, _)| t == *g));
-            let standing: Vec<(String, Option<Keyed>)> =
-                known.map(|g| (g.clone(), self.keyed_group_row(g, vars))).collect();
-            groups.extend(standing);
+            let untouched = self.last_event.keys().filter(|g| !ticked.touched.contains_key(*g));
+            groups.extend(untouched.map(|g| (g.clone(), self.keyed_group_row(g, vars))));
         }
+        groups.extend(ticked.touched);
         groups.sort_by_cached_key(|(g, _)| (tick_rank(g), g.clone()));
         rows.extend(groups.into_iter().filter_map(|(_, row)| row));
         if ticked.current {
