@@ -16,7 +16,8 @@
 //! the others keep them for the tick, which without groups and changes releases the row as it stands. A query with
 //! ungrouped columns writes its arrivals' rows, each with the aggregates as its arrival left them, under `FIRST` as
 //! they come, under the default `OUTPUT EVERY` and `ALL` at the tick (Esper's `ResultSetOutputLimitRowPerEvent` and
-//! `AggregateGrouped` traces); grouped, under `ALL` also a row for each group it knows ([`represents_groups`]).
+//! `AggregateGrouped` traces); grouped, under `ALL` also a row for each group it knows ([`represents_groups`]), and
+//! under `FIRST` the rows of the rows leaving the view as well ([`firsts_leaving`]).
 //! `OUTPUT AFTER d` (Esper's `OutputProcessViewConditionDefault` with its after-state): the
 //! statement's first `d` after it was created give no output. The output clock starts at the first event of the stream
 //! at or after that time, rather than at the first event; before it, a query without aggregates drops its rows, and an
@@ -56,8 +57,8 @@ use crate::cep::runtime::{EngineError, Row, Val, order};
 
 pub use self::keys::{key_of, time_window, view_key, view_state_key};
 pub use self::rules::{
-    aggregates_triggers, by_tick_rank, check_query, fully_aggregated, lasts_by_group, not_before, removes,
-    represents_groups, rows_at_changes, snapshots_rows, stands, tick_rank,
+    aggregates_triggers, by_tick_rank, check_query, firsts_leaving, fully_aggregated, lasts_by_group, not_before,
+    removes, represents_groups, rows_at_changes, snapshots_rows, stands, tick_rank,
 };
 
 #[derive(Debug)]
@@ -163,6 +164,11 @@ impl StreamQuery {
                 true => before.into_iter().collect(),
                 false => self.removed_rows(ctx, &displaced),
             };
+        }
+        if firsts_leaving(&self.plan) {
+            let rows = self.first_rows(ctx, counts.then_some((group.as_str(), event)), &displaced);
+            self.forget_emptied(&groups_of(&displaced));
+            return rows;
         }
         let displaced = groups_of(&displaced);
         // `OUTPUT AFTER d` without a period drops the rows of the statement's first `d`: the engine does
@@ -384,6 +390,29 @@ impl StreamQuery {
         }
     }
 
+    /// Under `OUTPUT FIRST` of a grouped query with ungrouped columns ([`firsts_leaving`]), the rows of a change that go
+    /// out: of its arrival (with its group) and then of the rows `gone` from the view, each with its group's aggregates
+    /// after the change, if it passes HAVING and its group let none out in the last `p`; in `ORDER BY` order. None
+    /// before `OUTPUT AFTER`'s time.
+    fn first_rows(&mut self, ctx: &Ctx<'_>, arrival: Option<(&str, &Row)>, gone: &[Entry]) -> Vec<Row> {
+        if self.not_before.is_some() && !self.ticking {
+            return Vec::new();
+        }
+        let vars = ctx.vars;
+        let mut rows = Vec::new();
+        for (group, event) in arrival.into_iter().chain(gone.iter().map(|e| (e.group.as_str(), &e.row))) {
+            let aggregates = self.aggregates(group, vars);
+            if !self.having(event, &aggregates, vars) {
+                continue;
+            }
+            let first = self.first.as_mut().expect("OUTPUT FIRST has its gate");
+            if first.passes(&group.to_owned(), ctx.now) {
+                rows.push((self.order_keys(event, &aggregates, vars), self.project(event, &aggregates, vars)));
+            }
+        }
+        order::ordered(rows, &self.plan.order_by)
+    }
+
     /// The row of `event` at once, or without it until the next output tick.
     fn emit_or_hold(&mut self, ctx: &Ctx<'_>, group: &str, event: &Row, aggregates: &[Val]) -> Vec<Row> {
         // Before `OUTPUT AFTER`'s time, a query without aggregates keeps nothing for its first tick, and `OUTPUT
@@ -487,10 +516,14 @@ impl StreamQuery {
                         false => self.removed_rows(ctx, &left),
                     };
                 }
+                let rows = match firsts_leaving(&self.plan) {
+                    true => self.first_rows(ctx, None, &left),
+                    false => Vec::new(),
+                };
                 let left = groups_of(&left);
                 let rows = match self.rows_at_changes() {
                     true => self.group_rows(ctx, left.clone()),
-                    false => Vec::new(),
+                    false => rows,
                 };
                 self.hold_group_rows(ctx, &left);
                 self.forget_emptied(&left);

@@ -29,21 +29,61 @@ impl QueryLogic {
             return Vec::new();
         }
         self.state.kept.insert(id, counts.then(|| row.clone()));
-        if counts && self.removes {
+        let tallies = self.tallies();
+        if counts && tallies {
             self.tally_kept(row, true);
         }
         if let View::Time { millis, queue, sets } = &mut self.state.view {
             queue.push_back((timer_epoch(millis_of(set.0) + *millis).max(set.0 + 1), id));
-            sets.extend((self.removes || self.state.before_pace.is_some()).then_some(set));
+            sets.extend((tallies || self.state.before_pace.is_some()).then_some(set));
             return Vec::new();
         }
         let key = self.view_key(row);
         let gone: Vec<Row> =
             self.displace(id, &key).into_iter().filter_map(|gone| self.state.kept.remove(&gone).flatten()).collect();
-        if self.removes {
+        if tallies {
             gone.iter().for_each(|row| self.tally_kept(row, false));
         }
         gone
+    }
+
+    /// Whether the kept rows count in aggregates of their own as they come and go: `SELECT RSTREAM` with ungrouped
+    /// columns, and `OUTPUT FIRST` of rows leaving ([`QueryLogic::arrive_first`]).
+    pub(super) fn tallies(&self) -> bool {
+        self.removes || self.firsts_leaving
+    }
+
+    /// An arrival of a grouped query with ungrouped columns under `OUTPUT FIRST`, which lets out the rows of the rows
+    /// leaving the view too (`reference::query::firsts_leaving`): the rows out now.
+    pub(super) fn arrive_first(&mut self, set: (u64, u64), row: &Row, counts: bool) -> Vec<Row> {
+        let gone = self.keep(set, row, counts);
+        self.first_rows(counts.then_some(row), &gone, millis_of(set.0))
+    }
+
+    /// The rows of a change under `OUTPUT FIRST` ([`QueryLogic::arrive_first`]) that go out at `now`: of its arrival
+    /// and then of the rows `gone` from the view, each with its group's aggregates after the change, if it passes
+    /// HAVING and its group let none out in the last `p`, in `ORDER BY` order (none before `OUTPUT AFTER`'s time);
+    /// then the groups `gone` left with no row are done with.
+    pub(super) fn first_rows(&mut self, arrival: Option<&Row>, gone: &[Row], now: i64) -> Vec<Row> {
+        let waiting = self.state.not_before.is_some() && self.state.tick.is_none();
+        let mut rows = Vec::new();
+        for event in arrival.into_iter().chain(gone).filter(|_| !waiting) {
+            let key = self.group_key(event);
+            let aggregates = self.kept_values_of(&key);
+            if !self.having(event, &aggregates) {
+                continue;
+            }
+            if self.state.first.as_mut().expect("OUTPUT FIRST has its gate").passes(&key, now) {
+                rows.push((self.order_keys(event, &aggregates), self.project(event, &aggregates)));
+            }
+        }
+        for event in gone {
+            let key = self.group_key(event);
+            if !self.state.kept_aggregates.contains_key(&key) {
+                self.state.first.as_mut().expect("OUTPUT FIRST has its gate").forget(&key);
+            }
+        }
+        order::ordered(rows, &self.plan.order_by)
     }
 
     /// Adds a kept row that counts to its group's aggregates under `SELECT RSTREAM` (`enters`), or takes it out as it

@@ -31,7 +31,9 @@ use super::reaper::Leftovers;
 use super::record::{Record, Stamp, millis, timer_epoch};
 use crate::cep::plan::{AggregateCall, AggregationKind, PlanExpr, QueryPlan, StreamInput, WindowSpec};
 use crate::cep::planner::has_ungrouped_column;
-use crate::cep::reference::query::{not_before, removes, represents_groups, rows_at_changes, snapshots_rows};
+use crate::cep::reference::query::{
+    firsts_leaving, not_before, removes, represents_groups, rows_at_changes, snapshots_rows,
+};
 use crate::cep::runtime::before_pace::BeforePace;
 use crate::cep::runtime::compiled::RowExpr;
 use crate::cep::runtime::first::First;
@@ -161,6 +163,9 @@ pub struct QueryLogic {
     represents: bool,
     removes: bool,
     before: bool,
+    /// Whether `OUTPUT FIRST` lets out the rows of rows leaving the view too ([`firsts_leaving`]), which the query
+    /// then keeps as `SELECT RSTREAM` does (`kept`).
+    firsts_leaving: bool,
     state: QueryState,
     /// The events' rows, once handled: kept for the worker's reaper until the epoch ends.
     done: Leftovers,
@@ -335,6 +340,7 @@ impl QueryLogic {
             (rows_at_changes(&plan), snapshots_rows(&plan), represents_groups(&plan));
         let fully = plan.aggregation.as_ref().is_some_and(|a| a.kind == AggregationKind::FullyAggregated);
         let (removes, before) = (removes(&plan) && !fully, removes(&plan) && fully);
+        let firsts_leaving = firsts_leaving(&plan);
         QueryLogic {
             statement,
             plan,
@@ -349,6 +355,7 @@ impl QueryLogic {
             represents,
             removes,
             before,
+            firsts_leaving,
             state,
             done,
         }
@@ -382,8 +389,13 @@ impl QueryLogic {
         }
         let counts = holds(&self.per_event.where_);
         let set = (epoch, stamp.position());
-        if self.paced_before() {
-            for (i, out) in self.arrive_before_paced(set, row, counts).into_iter().enumerate() {
+        let from_kept = match (self.paced_before(), self.firsts_leaving) {
+            (true, _) => Some(self.arrive_before_paced(set, row, counts)),
+            (false, true) => Some(self.arrive_first(set, row, counts)),
+            (false, false) => None,
+        };
+        if let Some(out) = from_kept {
+            for (i, out) in out.into_iter().enumerate() {
                 emit.event(stamp.child(self.statement, i), self.sink, out);
             }
             return;

@@ -200,8 +200,8 @@ impl QueryLogic {
             let set = set.unwrap_or_default();
             if self.paced_before() {
                 leaving.extend(self.state.kept.remove(&id).flatten().map(|row| (set, row)));
-            } else if self.snapshots_rows() || self.removes {
-                let row = self.state.kept.remove(&id).flatten().filter(|_| self.removes);
+            } else if self.snapshots_rows() || self.tallies() {
+                let row = self.state.kept.remove(&id).flatten().filter(|_| self.tallies());
                 if let Some(row) = &row {
                     self.tally_kept(row, false);
                 }
@@ -214,9 +214,14 @@ impl QueryLogic {
             return self.expire_before_paced(emit, epoch, leaving);
         }
         if let Some(&(set, _)) = removed.first() {
-            // One remove stream, stamped by the first of its rows' expiry timers, as the reference lets them go.
+            // One remove stream (or rows leaving under `OUTPUT FIRST`), stamped by the first of its rows' expiry
+            // timers, as the reference lets them go.
             let batch = Stamp::timer(TimerOrder::Expiry, set, self.statement, 0);
-            let rows = self.removed_rows(removed.into_iter().map(|(_, row)| row).collect(), millis_of(epoch));
+            let gone: Vec<Row> = removed.into_iter().map(|(_, row)| row).collect();
+            let rows = match self.firsts_leaving {
+                true => self.first_rows(None, &gone, millis_of(epoch)),
+                false => self.removed_rows(gone, millis_of(epoch)),
+            };
             for (i, row) in rows.into_iter().enumerate() {
                 emit.event(batch.child(self.statement, i), self.sink, row);
             }

@@ -119,6 +119,18 @@ pub fn represents_groups(q: &QueryPlan) -> bool {
     grouped && !fully_aggregated(q) && !removes(q) && q.output.as_ref().is_some_and(|o| o.kind == OutputKind::All)
 }
 
+/// Whether `q`'s rows under `OUTPUT FIRST` are those of the rows leaving its data window as well as of its arrivals:
+/// a grouped query with ungrouped columns, whose `FIRST` (Esper's `ResultSetProcessorAggregateGrouped`, handed each
+/// change alone) lets out the row of each arrival and then of each row leaving, with its group's aggregates after the
+/// change, when it passes HAVING and none of its group's went out in the last `p` (Esper's
+/// `ResultSetOutputLimitAggregateGrouped` trace: IBM's 25 leaving at 5.7 s gives its group's row).
+pub fn firsts_leaving(q: &QueryPlan) -> bool {
+    let grouped = q.aggregation.as_ref().is_some_and(|a| !a.group_by.is_empty());
+    let windowed = matches!(&q.input, Input::Stream(s) if s.window.as_ref().is_some_and(|w| !w.batches()));
+    let first = q.output.as_ref().is_some_and(|o| o.kind == OutputKind::First);
+    grouped && windowed && first && !fully_aggregated(q) && !removes(q)
+}
+
 /// Whether the view's rows are what `q`'s output tick releases: `OUTPUT SNAPSHOT` of a query not fully aggregated,
 /// each row with its group's aggregates when it has some.
 pub fn snapshots_rows(q: &QueryPlan) -> bool {

@@ -149,14 +149,15 @@ fn esper_output_all_and_first_without_aggregates_traces() {
     assert_traces(&ALL_AND_FIRST, 7200);
 }
 
-/// `OUTPUT FIRST` of aggregating statements over the trace. The first two are Esper's (`ResultSetOutputLimitRowPerGroup`
-/// and `ResultSetOutputLimitRowForAll`, `tryAssertion17`): grouped, a group's row goes out when none of the group did
-/// in the last second, at arrivals and at expiries (5.7 s, 6.3 s: MSFT's emptied group, null; 7 s); without groups, the
-/// first row of each interval of the clock started at 200 ms. The last two were worked out by hand: in a length-one
-/// window each arrival empties the group of the row it pushes out, which forgets its last row, so only YAH at 5.9 s,
-/// which pushes out its own group's row, is held back by the ten seconds; a fully aggregated statement's pushed-out
-/// group has its (null) row tested too, and held back.
-pub(crate) const FIRST_GROUPS: [(&str, &[TraceRow]); 4] = [
+/// `OUTPUT FIRST` of aggregating statements over the trace. The first three are Esper's
+/// (`ResultSetOutputLimitRowPerGroup`, `RowForAll` and `AggregateGrouped`, `tryAssertion17`): grouped, a group's row
+/// goes out when none of the group did in the last second, at arrivals and at expiries (5.7 s, 6.3 s: MSFT's emptied
+/// group, null; 7 s); without groups, the first row of each interval of the clock started at 200 ms; with an ungrouped
+/// column (each row's value its group's sum less its price), at expiries the row of the row leaving (IBM's 25 at 5.7 s:
+/// 72 less 25). The last two were worked out by hand: in a length-one window each arrival empties the group of the row
+/// it pushes out, which forgets its last row, so only YAH at 5.9 s, which pushes out its own group's row, is held back
+/// by the ten seconds; a fully aggregated statement's pushed-out group has its (null) row tested too, and held back.
+pub(crate) const FIRST_GROUPS: [(&str, &[TraceRow]); 5] = [
     (
         "INSERT INTO Out SELECT symbol, sum(price) as value FROM S.win:time(5.5 sec) GROUP BY symbol OUTPUT FIRST EVERY \
          1 sec",
@@ -184,6 +185,24 @@ pub(crate) const FIRST_GROUPS: [(&str, &[TraceRow]); 4] = [
             (4300, "ALL", Some(109.0)),
             (5700, "ALL", Some(87.0)),
             (6300, "ALL", Some(79.0)),
+        ],
+    ),
+    (
+        "INSERT INTO Out SELECT symbol, sum(price) - price as value FROM S.win:time(5.5 sec) GROUP BY symbol OUTPUT \
+         FIRST EVERY 1 sec",
+        &[
+            (200, "IBM", Some(0.0)),
+            (800, "MSFT", Some(0.0)),
+            (1500, "IBM", Some(25.0)),
+            (1500, "YAH", Some(0.0)),
+            (3500, "YAH", Some(1.0)),
+            (4300, "IBM", Some(75.0)),
+            (4900, "YAH", Some(3.0)),
+            (5700, "IBM", Some(47.0)),
+            (5900, "YAH", Some(6.0)),
+            (6300, "MSFT", None),
+            (7000, "IBM", Some(24.0)),
+            (7000, "YAH", Some(5.0)),
         ],
     ),
     (
