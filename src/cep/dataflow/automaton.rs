@@ -116,6 +116,10 @@ pub struct Shape {
     start_stream: Option<u32>,
     /// By stream index, the match slots an event of the stream may fire.
     by_stream: Vec<u64>,
+    /// How many conditions the filter of each match slot has, and the start's: an event several leaves accept goes
+    /// to those with more first ([`Nodes::rank`]).
+    ranks: Vec<usize>,
+    start_rank: usize,
     /// What every instance starts as, when that does not depend on its start event.
     opening: Option<Opening>,
     /// By slot, what firing the slot's timer does to an instance still as its opening made it, when that is the same

@@ -237,7 +237,7 @@ impl PatternLogic {
         (names, vars): (Arc<Vec<Name>>, Arc<Row>),
     ) -> Self {
         let nodes = Nodes::new(&root, &plan.projection);
-        let keyed_nodes = keyed(&root, &keys, &names).map(|root| Nodes::new(&root, &plan.projection));
+        let keyed_nodes = keyed(&root, &keys, &names).map(|root| nodes.restated(&root, &plan.projection));
         PatternLogic {
             statement,
             shape: Shape::new(&nodes, &names, &vars),

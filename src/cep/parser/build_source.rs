@@ -88,12 +88,14 @@ impl Builder<'_> {
 
     /// The time period that is the last child of `pair`.
     pub fn time_period_of(&mut self, pair: Pair<'_>) -> Result<TimePeriod> {
-        let period = pair.into_inner().filter(|p| p.as_rule() == Rule::time_period);
+        let period = pair.into_inner().filter(|p| matches!(p.as_rule(), Rule::time_period | Rule::seconds));
         self.time_period(period.last().expect("grammar: time period"))
     }
 
+    /// A period (`10 min`, `1 min 30 sec`), or a pattern's bare number of seconds.
     pub fn time_period(&mut self, pair: Pair<'_>) -> Result<TimePeriod> {
         let span = Self::span(&pair);
+        let bare_seconds = pair.as_rule() == Rule::seconds;
         let mut parts = Vec::new();
         let mut amount = 0.0;
         for p in pair.into_inner() {
@@ -102,6 +104,9 @@ impl Builder<'_> {
                 Rule::number => amount = p.as_str().parse().unwrap_or(f64::INFINITY),
                 _ => parts.push((amount, self.time_unit(&p)?)),
             }
+        }
+        if bare_seconds {
+            parts.push((amount, TimeUnit::Sec));
         }
         Ok(TimePeriod { parts, span })
     }

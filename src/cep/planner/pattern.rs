@@ -104,8 +104,11 @@ impl Builder<'_> {
         };
         let columns = stream.columns.clone();
         let own = f.tag.as_ref().map(|t| t.text.as_str());
+        // The filter's own tag names the event it tests, as the stream's name does (`b=S(b.v <= a.v)`, as Esper
+        // reads it).
+        let names = std::iter::once(&f.stream.text).chain(f.tag.as_ref().map(|t| &t.text)).cloned().collect();
         let scope = Scope {
-            bindings: vec![Binding::stream(&f.stream.text, vec![f.stream.text.clone()], columns.clone())],
+            bindings: vec![Binding::stream(&f.stream.text, names, columns.clone())],
             tags: self.bound.clone(),
             later_tags: self
                 .all_tags

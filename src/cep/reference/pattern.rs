@@ -19,6 +19,7 @@
 
 mod frames;
 
+use std::cmp::Reverse;
 use std::sync::Arc;
 
 use smallvec::SmallVec;
@@ -132,11 +133,17 @@ pub struct Nodes {
     /// The statement's select list, when it copies a tag whole.
     copy: CopyOf,
     root: usize,
+    /// How many conditions each match node's filter has ([`Nodes::rank`]).
+    ranks: Vec<usize>,
 }
 
 impl Nodes {
     /// The nodes under `root`, for a statement selecting `projection`.
     pub fn new(root: &PatternNode, projection: &[Projection]) -> Arc<Self> {
+        Arc::new(Self::build(root, projection))
+    }
+
+    fn build(root: &PatternNode, projection: &[Projection]) -> Self {
         let mut by_id = Vec::new();
         let mut todo = vec![root];
         while let Some(node) = todo.pop() {
@@ -157,11 +164,34 @@ impl Nodes {
                 _ => Vec::new(),
             })
             .collect();
-        Arc::new(Nodes { by_id, tags, reads, copy: CopyOf::new(projection), root: root.id })
+        let rank = |node: &Option<PatternNode>| match node.as_ref().map(|n| &n.kind) {
+            Some(PatternNodeKind::Match { filter: Some(filter), .. }) => filter.conjuncts().len(),
+            _ => 0,
+        };
+        let ranks = by_id.iter().map(rank).collect();
+        Nodes { by_id, tags, reads, copy: CopyOf::new(projection), root: root.id, ranks }
     }
 
     pub fn get(&self, id: usize) -> &PatternNode {
         self.find(id).expect("a pattern's nodes name only its own nodes")
+    }
+
+    /// How many conditions the filter of match node `id` has (0 for another node): an event several matches accept
+    /// goes first to those with more, then in the order their leaves were made. Esper's filter service files a
+    /// filter deeper in its index tree the more conditions it has, and lists the filters an event passes node by
+    /// node, a node's deeper ones before its own (`FilterHandleSetNode.matchEvent`); so in `b=B and not B(id='B2')`
+    /// the `not` ends the `and` before `b` can take B2 (`TestNotOperator`). Counting conditions follows that tree
+    /// where filters share their first conditions, as a keyed pattern's do (`id = a.id`).
+    pub fn rank(&self, id: usize) -> usize {
+        self.ranks.get(id).copied().unwrap_or(0)
+    }
+
+    /// The nodes of `root`, the pattern these nodes are with some conditions left out (a keyed automaton's, which
+    /// holds them by construction): each match keeps the rank it has here.
+    pub fn restated(&self, root: &PatternNode, projection: &[Projection]) -> Arc<Self> {
+        let mut nodes = Self::build(root, projection);
+        nodes.ranks.clone_from(&self.ranks);
+        Arc::new(nodes)
     }
 
     /// Node `id`, if the pattern has it: ids are numbered over the whole statement.
@@ -254,7 +284,12 @@ pub struct PatternQuery {
     rate: Option<Rate>,
     /// Boxed: the dataflow keeps a `PatternQuery` per live key, where it is always `None`.
     paced: Option<Box<Paced>>,
+    /// The nodes of its frames and leaves as the pattern started ([`PatternQuery::outline`]).
+    fresh: Outline,
 }
+
+/// The plan nodes of a pattern's live frames and leaves, sorted, a frame's node `n` as `2n` and a leaf's as `2n + 1`.
+type Outline = SmallVec<[usize; 8]>;
 
 impl PatternQuery {
     /// The pattern statement `number`, created at `created_ms`.
@@ -288,6 +323,7 @@ impl PatternQuery {
             tallied: Vec::new(),
             rate: None,
             paced: None,
+            fresh: Outline::new(),
         }
     }
 
@@ -324,13 +360,14 @@ impl PatternQuery {
     /// The matches an event completes, unfiltered and unprojected (a join's driving side).
     pub fn matches_on_event(&mut self, ctx: &mut Ctx<'_>, stream: &str, event: &Row) -> Vec<Bindings> {
         self.ensure_started(ctx);
-        let mut ids: SmallVec<[(u64, u64); 4]> = (self.leaves.iter())
+        let mut ids: SmallVec<[(Reverse<usize>, u64, u64); 4]> = (self.leaves.iter())
             .filter(|(_, _, l)| self.accepts(l, ctx, stream, event))
-            .map(|(seq, id, _)| (seq, id))
+            .map(|(seq, id, l)| (Reverse(self.rank(l)), seq, id))
             .collect();
-        // Leaves are tried in the order they were made.
+        // Leaves whose filter has more conditions take the event first ([`Nodes::rank`]), then in the order they
+        // were made.
         ids.sort_unstable();
-        for (_, id) in ids {
+        for (_, _, id) in ids {
             self.fire_leaf(ctx, id, Some(event.clone()));
         }
         std::mem::take(&mut self.matches)
@@ -410,7 +447,10 @@ impl PatternQuery {
     }
 
     /// Whether nothing has progressed since the pattern started: only unbound event leaves, under frames that have
-    /// not moved. Such an automaton behaves exactly as a new one would, so the dataflow runtime drops it.
+    /// not moved, as many of each as it started with. Such an automaton behaves exactly as a new one would, so the
+    /// dataflow runtime drops it. An `every` whose child turned true without quitting keeps that child and starts
+    /// another (`every (every b=B)` has two leaves for `B` after the first `B`, and matches the next one twice), so the
+    /// frames and leaves are counted too, not only looked at.
     pub fn is_idle(&self) -> bool {
         let unmoved = |f: &Frame| match &f.kind {
             FrameKind::Root | FrameKind::FollowedBy | FrameKind::Every { .. } | FrameKind::Step { index: 0, .. } => {
@@ -425,6 +465,19 @@ impl PatternQuery {
             && !self.leaves.is_empty()
             && self.leaves.values().all(|l| l.bindings.is_empty() && matches!(l.kind, LeafKind::Match { .. }))
             && self.frames.values().all(unmoved)
+            && self.outline() == self.fresh
+    }
+
+    /// The plan nodes of its live frames and leaves ([`Outline`]).
+    pub(super) fn outline(&self) -> Outline {
+        let leaf_node = |l: &Leaf| match l.kind {
+            LeafKind::Match { node } | LeafKind::Timer { node } => 2 * node + 1,
+            LeafKind::Deadline => usize::MAX,
+        };
+        let mut outline: Outline =
+            self.frames.values().map(|f| 2 * f.node).chain(self.leaves.values().map(leaf_node)).collect();
+        outline.sort_unstable();
+        outline
     }
 
     /// Live leaves, for tests of boundedness.

@@ -110,6 +110,10 @@ fn negative_timer_interval() {
         error(&["SELECT a.* FROM pattern [every a=Room -> timer:interval(-1 sec)]"]),
         "statement 1, line 1, column 57: a time period must not be negative"
     );
+    assert_eq!(
+        error(&["SELECT a.* FROM pattern [every a=Room -> (timer:interval(4) and not Room) where timer:within(-2.5)]"]),
+        "statement 1, line 1, column 94: a time period must not be negative"
+    );
 }
 
 #[test]

@@ -64,19 +64,28 @@ fn period() -> impl Strategy<Value = String> {
         .prop_map(|(n, u)| format!("{n} {u}"))
 }
 
+/// A pattern's time: a period, or a bare number of seconds as Esper reads one (`timer:interval(2.5)`).
+fn pattern_period() -> impl Strategy<Value = String> {
+    prop_oneof![
+        period(),
+        (1u32..100, 0u32..10).prop_map(|(s, tenths)| format!("{s}.{tenths}")),
+        (1u32..100).prop_map(|s| s.to_string())
+    ]
+}
+
 fn pattern() -> impl Strategy<Value = String> {
     let filter = (prop::option::of(name()), name(), prop::collection::vec(expr(), 0..2)).prop_map(|(tag, s, f)| {
         let tag = tag.map_or(String::new(), |t| format!("{t}="));
         if f.is_empty() { format!("{tag}{s}") } else { format!("{tag}{s}({})", f.join(", ")) }
     });
-    let leaf = prop_oneof![filter, period().prop_map(|p| format!("timer:interval({p})"))];
+    let leaf = prop_oneof![filter, pattern_period().prop_map(|p| format!("timer:interval({p})"))];
     leaf.prop_recursive(3, 12, 3, |inner| {
         prop_oneof![
             (inner.clone(), prop::sample::select(&["->", "and", "or"][..]), inner.clone())
                 .prop_map(|(l, op, r)| format!("({l}) {op} ({r})")),
             inner.clone().prop_map(|p| format!("every ({p})")),
             inner.clone().prop_map(|p| format!("not ({p})")),
-            (inner.clone(), period()).prop_map(|(p, t)| format!("({p}) where timer:within({t})")),
+            (inner.clone(), pattern_period()).prop_map(|(p, t)| format!("({p}) where timer:within({t})")),
         ]
     })
 }

@@ -1,6 +1,7 @@
 //! The compact automaton's instances of one key: made by start events, advanced by events and timers, ended when
 //! nothing is live in them.
 
+use std::cmp::Reverse;
 use std::sync::Arc;
 
 use smallvec::SmallVec;
@@ -57,7 +58,12 @@ impl Compact {
             }
             self.seen.set(stream, tested.pins);
         }
-        fired.sort_unstable_by_key(|(order, _, _)| *order);
+        // Leaves whose filter has more conditions first, then in the order they were made, as the tree's.
+        let rank = |instance: Option<u64>, slot: Slot| match instance {
+            None => shape.start_rank,
+            Some(_) => shape.ranks[slot as usize],
+        };
+        fired.sort_unstable_by_key(|(order, instance, slot)| (Reverse(rank(*instance, *slot)), *order));
         if !out.ended.keeps() {
             self.warm_ending(&fired);
         }

@@ -43,6 +43,8 @@ impl Shape {
             start: first.id,
             start_stream: stream_of(stream),
             by_stream: vec![0; names.len()],
+            ranks: Vec::new(),
+            start_rank: nodes.rank(first.id),
             opening: None,
             fresh: Vec::new(),
             queue: None,
@@ -55,6 +57,12 @@ impl Shape {
             shape.place(step.id, Some(index as Slot), &stream_of)?;
         }
         shape.link();
+        shape.ranks = (shape.slots.iter())
+            .map(|def| match def.kind {
+                SlotKind::Match { node, .. } => shape.nodes.rank(node),
+                _ => 0,
+            })
+            .collect();
         shape.compile(vars);
         shape.opening = shape.opening();
         shape.fresh = (0..shape.slots.len()).map(|slot| shape.fresh_fire(slot as Slot, vars)).collect();
@@ -263,6 +271,7 @@ impl Shape {
             if let SlotKind::Match { stream: Some(stream), .. } = def.kind {
                 self.by_stream[stream as usize] |= bit(slot as Slot);
             }
+
             if let Some(parent) = parent {
                 self.slots[parent as usize].children |= bit(slot as Slot);
                 self.slots[parent as usize].subtree |= subtree;

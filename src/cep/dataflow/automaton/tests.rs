@@ -38,7 +38,7 @@ enum Part {
 fn part() -> impl Strategy<Value = Part> {
     let leaf =
         prop_oneof![
-            (0..2u8, any::<bool>(), 0..3u8, 0..4u8, any::<bool>())
+            (0..2u8, any::<bool>(), 0..4u8, 0..4u8, any::<bool>())
                 .prop_map(|(stream, tagged, op, n, on_a)| Part::Match { stream, tagged, op, n, on_a }),
             (1..4u8).prop_map(Part::Timer),
             (0..4u8, 0..4u8).prop_map(|(a, b)| Part::Nots(a, b)),
@@ -49,7 +49,7 @@ fn part() -> impl Strategy<Value = Part> {
             (inner.clone(), inner.clone()).prop_map(|(l, r)| Part::Then(Box::new(l), Box::new(r))),
             (inner.clone(), inner.clone()).prop_map(|(l, r)| Part::And(Box::new(l), Box::new(r))),
             (inner.clone(), inner.clone()).prop_map(|(l, r)| Part::Or(Box::new(l), Box::new(r))),
-            (inner.clone(), 0..2u8, 0..4u8).prop_map(|(p, s, n)| Part::Unless(Box::new(p), s, n)),
+            (inner.clone(), 0..2u8, 0..5u8).prop_map(|(p, s, n)| Part::Unless(Box::new(p), s, n)),
             (inner, 1..5u8).prop_map(|(p, s)| Part::Within(Box::new(p), s)),
         ]
     })
@@ -65,14 +65,19 @@ fn render(part: &Part, tags: &mut usize) -> String {
             } else {
                 String::new()
             };
-            let op = ["<", ">=", "!="][*op as usize];
+            // Filters with more conditions take an event first: none, one or (with `n` 3) two.
+            let Some(op) = ["<", ">=", "!="].get(*op as usize) else {
+                return format!("{tag}{}", stream(*s));
+            };
             let rhs = if *on_a { "a.v".to_owned() } else { n.to_string() };
-            format!("{tag}{}(v {op} {rhs})", stream(*s))
+            let second = if *n == 3 { ", v != 9" } else { "" };
+            format!("{tag}{}(v {op} {rhs}{second})", stream(*s))
         }
         Part::Timer(s) => format!("timer:interval({s} sec)"),
         Part::Then(l, r) => format!("({} -> {})", render(l, tags), render(r, tags)),
         Part::And(l, r) => format!("({} and {})", render(l, tags), render(r, tags)),
         Part::Or(l, r) => format!("({} or {})", render(l, tags), render(r, tags)),
+        Part::Unless(p, s, 4) => format!("({} and not {})", render(p, tags), stream(*s)),
         Part::Unless(p, s, n) => format!("({} and not {}(v = {n}))", render(p, tags), stream(*s)),
         Part::Confirm(s, on, op) => {
             let op = ["<", ">=", "!="][*op as usize];
@@ -256,7 +261,7 @@ fn events() -> impl Strategy<Value = Vec<(i64, u8, i64)>> {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 400, ..ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig { cases: 1000, ..ProptestConfig::default() })]
 
     #[test]
     fn the_compact_automaton_matches_what_the_tree_interpreter_matches(

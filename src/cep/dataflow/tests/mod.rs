@@ -21,11 +21,12 @@ use crate::cep::plan::Plan;
 use crate::cep::reference::Reference;
 use crate::cep::reference::lookup_tests::{config as lookup_config, pattern_driven};
 use crate::cep::reference::tests::{
-    AFTER, ALL_AND_FIRST, ALL_GROUPS, BATCH_PACED, COLUMN_EVERY, COLUMN_SNAPSHOTS, EVERY_GROUPS, FIRST_GROUPS, GROUPED,
-    GROUPWIN_TOTALS, GROUPWIN_TRACES, ORDERED, ORDERED_MATCHES, PACED, PACED_ORDERED, QUIET, REMOVED,
-    REMOVED_AGGREGATES, REMOVED_PACED, REMOVED_POLICIES, ROW_SNAPSHOTS, SNAPSHOT, STARTED, TRACE, TURNING,
-    TURNING_LATER, TraceEvent, TraceRow, after_events, grouped_events, outputs_of, run_trace, snapshot_expected,
-    trace_config, trace_expected, trace_outputs,
+    AFTER, ALL_AND_FIRST, ALL_GROUPS, BATCH_PACED, COLUMN_EVERY, COLUMN_SNAPSHOTS, ESPER_PATTERNS, EVERY_GROUPS,
+    FIRST_GROUPS, GROUPED, GROUPWIN_TOTALS, GROUPWIN_TRACES, ORDERED, ORDERED_MATCHES, PACED, PACED_ORDERED, QUIET,
+    REMOVED, REMOVED_AGGREGATES, REMOVED_PACED, REMOVED_POLICIES, ROW_SNAPSHOTS, SCRIPTED, SNAPSHOT, STARTED, Scripted,
+    TRACE, TURNING, TURNING_LATER, TraceEvent, TraceRow, after_events, expected_matches, grouped_events, outputs_of,
+    patterns_config, run_trace, scripted_config, scripted_rows, set_one_matches, snapshot_expected, trace_config,
+    trace_expected, trace_outputs,
 };
 use crate::cep::runtime::value::watched_shape;
 use crate::cep::runtime::{Engine, Incoming, Output, Row, Val, spare};

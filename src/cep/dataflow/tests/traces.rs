@@ -323,3 +323,58 @@ fn grouped_join_policies_release_the_reference_rows_on_every_worker_count() {
         }
     }
 }
+
+/// Esper's own pattern cases over its event set one ([`ESPER_PATTERNS`]) on one, two and four workers.
+#[test]
+fn esper_pattern_cases_on_one_two_and_four_workers() {
+    for (pattern, expected) in ESPER_PATTERNS.iter().flat_map(|table| table.iter()) {
+        for workers in [1, 2, 4] {
+            let mut dataflow = Dataflow::new(pool(workers), &plan(&patterns_config(pattern)), 0).expect("runs");
+            let got = set_one_matches(&mut dataflow);
+            assert_eq!(got, expected_matches(expected), "{workers} workers: {pattern}");
+        }
+    }
+}
+
+/// Esper's pattern tests with their own events and clock ([`SCRIPTED`]) on one, two and four workers.
+#[test]
+fn esper_scripted_pattern_tests_on_one_two_and_four_workers() {
+    for (case, workers) in SCRIPTED.iter().flat_map(|case| [1, 2, 4].map(|w| (case, w))) {
+        let mut dataflow = Dataflow::new(pool(workers), &plan(&scripted_config(case)), 0).expect("runs");
+        let mut rows = scripted_rows(&mut dataflow, case);
+        rows.sort();
+        let mut expected: Vec<(i64, String)> = case.rows.iter().map(|(t, r)| (*t, r.to_string())).collect();
+        expected.sort();
+        assert_eq!(rows, expected, "{workers} workers: {}", case.pattern);
+    }
+}
+
+/// A keyed pattern's automaton (the compact one here) gives an event both leaves accept to the one with more
+/// conditions first, and when they have as many, to the one made first, as the reference does: A1's `x = 2` event
+/// goes to the `not` before `b` in the first pattern (no row), to `b` first in the second (a row).
+#[test]
+fn a_keyed_pattern_ranks_its_filters_by_their_conditions_as_written() {
+    const CASES: [Scripted; 2] = [
+        Scripted {
+            select: "a.id as a, b.id as b",
+            pattern: "every a=A -> (b=B(id=a.id) and not B(id=a.id, x='2'))",
+            steps: &[(1, "A", "id=A1"), (2, "B", "id=A1,x=2"), (3, "A", "id=A2"), (4, "B", "id=A2,x=3")],
+            rows: &[(4, "a=A2 b=A2")],
+        },
+        Scripted {
+            select: "a.id as a, b.id as b",
+            pattern: "every a=A -> (b=B(id=a.id, x='2') and not B(id=a.id, x!='3'))",
+            steps: &[(1, "A", "id=A1"), (2, "B", "id=A1,x=2")],
+            rows: &[(2, "a=A1 b=A1")],
+        },
+    ];
+    for case in &CASES {
+        let expected: Vec<(i64, String)> = case.rows.iter().map(|(t, r)| (*t, r.to_string())).collect();
+        let mut reference = Reference::new(&plan(&scripted_config(case)), 0).expect("runs");
+        assert_eq!(scripted_rows(&mut reference, case), expected, "the reference: {}", case.pattern);
+        for workers in [1, 2, 4] {
+            let mut dataflow = Dataflow::new(pool(workers), &plan(&scripted_config(case)), 0).expect("runs");
+            assert_eq!(scripted_rows(&mut dataflow, case), expected, "{workers} workers: {}", case.pattern);
+        }
+    }
+}

@@ -59,6 +59,7 @@ impl PatternQuery {
             ctx.seq = seq.saturating_sub(1);
             self.start(ctx, self.nodes.root, Bindings::new(), 0);
             ctx.seq = seq;
+            self.fresh = self.outline();
         }
     }
 
@@ -368,6 +369,14 @@ impl PatternQuery {
                 }
                 self.report(ctx, leaf.frame, (id, node), bindings, true);
             }
+        }
+    }
+
+    /// How many conditions a match leaf's filter has ([`Nodes::rank`]).
+    pub(super) fn rank(&self, leaf: &Leaf) -> usize {
+        match leaf.kind {
+            LeafKind::Match { node } => self.nodes.rank(node),
+            _ => 0,
         }
     }
 
