@@ -313,17 +313,16 @@ fn is_key_test(conjunct: &PlanExpr, lookup: &PlanExpr, label: &Name, key: &Name)
 /// What happens to a matched `row`: `Some(Some(new row))` update, `Some(None)` delete, `None` nothing (a merge's
 /// first applicable matched clause decides).
 fn effect(merge: &Merge, vars: &Row, event: &Row, row: &Row) -> Option<Option<Row>> {
-    let both = [(merge.action.trigger().label.as_str(), event), (merge.action.window_label().as_str(), row)];
-    let scope = Scope::new(&both, vars);
+    let (trigger, window) = ((merge.action.trigger().label.as_str(), event), merge.action.window_label().as_str());
     let plan = match &merge.action {
         Action::Delete(_) => return Some(None),
-        Action::Update(a) => return Some(Some(assign(&a.assignments, row, &scope))),
+        Action::Update(a) => return Some(Some(assign(&a.assignments, row, trigger, window, vars))),
         Action::Merge(plan) => plan,
     };
     let mut clauses = plan.clauses.iter().zip(&merge.clauses);
     let (clause, _) = clauses.find(|(c, condition)| c.matched && holds(condition.as_ref(), &[event, row], vars))?;
     match &clause.action {
-        MergeActionPlan::Update(assignments) => Some(Some(assign(assignments, row, &scope))),
+        MergeActionPlan::Update(assignments) => Some(Some(assign(assignments, row, trigger, window, vars))),
         MergeActionPlan::Delete => Some(None),
         MergeActionPlan::Insert(_) => None,
     }

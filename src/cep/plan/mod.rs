@@ -351,6 +351,10 @@ pub enum MergeActionPlan {
     Delete,
 }
 
+/// The label under which an update's assignments read the window row as it was before them (`SET b = initial.a`,
+/// as in Esper); its columns are read only with the label.
+pub const INITIAL: &str = "initial";
+
 /// `ON trigger DELETE FROM window WHERE c` and `ON trigger UPDATE window SET ... WHERE c`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct WindowActionPlan {

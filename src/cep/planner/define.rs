@@ -202,7 +202,12 @@ fn assignments(
     on: &OnContext,
     sets: &[Assignment],
 ) -> Result<Vec<(String, PlanExpr)>, CepError> {
-    let both = on.both();
+    let mut both = on.both();
+    // `initial.c` reads the row before the update, as in Esper, unless a stream or alias has that name.
+    if both.binding(INITIAL).is_none() {
+        let initial = Binding::stream(INITIAL, vec![INITIAL.to_string()], on.window.columns.clone());
+        both.bindings.push(Binding { qualified_only: true, ..initial });
+    }
     let mut out = Vec::with_capacity(sets.len());
     for a in sets {
         let target = match a.target.as_slice() {
@@ -221,6 +226,11 @@ fn assignments(
             return Err(ctx
                 .type_error(a.value.span, format!("column `{}` is {} but the value is {ty}", column.name, column.ty)));
         }
+        // A number of another type takes the column's, as Esper's update coerces it (`SET d = initial.i` is 1.0).
+        let value = match ty != column.ty && ty != DataType::Null {
+            true => PlanExpr::Cast { operand: Box::new(value), ty: column.ty.clone() },
+            false => value,
+        };
         out.push((column.name.clone(), value));
     }
     Ok(out)

@@ -103,6 +103,7 @@ fn plan_source(
                     names: vec![label.to_string()],
                     columns: Vec::new(),
                     tags: planned.visible,
+                    qualified_only: false,
                 };
                 scope.bindings.push(binding);
             }

@@ -24,11 +24,13 @@ pub struct Binding {
     pub names: Vec<String>,
     pub columns: Vec<Column>,
     pub tags: Vec<Tag>,
+    /// Whether its columns are read only by name with its label (`initial.c`), never bare.
+    pub qualified_only: bool,
 }
 
 impl Binding {
     pub fn stream(label: &str, names: Vec<String>, columns: Vec<Column>) -> Self {
-        Self { label: label.to_string(), names, columns, tags: Vec::new() }
+        Self { label: label.to_string(), names, columns, tags: Vec::new(), qualified_only: false }
     }
 }
 
@@ -46,7 +48,7 @@ impl Scope {
         self.tags.iter().find(|t| t.name == name)
     }
 
-    fn binding(&self, name: &str) -> Option<&Binding> {
+    pub(super) fn binding(&self, name: &str) -> Option<&Binding> {
         self.bindings.iter().find(|b| b.names.iter().any(|n| n == name))
     }
 
@@ -66,7 +68,8 @@ impl Scope {
 
     fn resolve_single(&self, ctx: &Ctx<'_>, catalog: &dyn Catalog, name: &Name) -> Result<PlanExpr, CepError> {
         let text = name.as_str();
-        let owners: Vec<&Binding> = self.bindings.iter().filter(|b| has_column(&b.columns, text)).collect();
+        let owners: Vec<&Binding> =
+            self.bindings.iter().filter(|b| !b.qualified_only && has_column(&b.columns, text)).collect();
         match owners.as_slice() {
             [one] => return Ok(column(&one.label, &one.columns, text)),
             [a, b, ..] => {

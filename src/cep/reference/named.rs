@@ -7,7 +7,7 @@
 
 use super::Ctx;
 use super::query::key_of;
-use crate::cep::plan::{MergeActionPlan, MergePlan, NamedWindowPlan, PlanExpr, WindowActionPlan, WindowSpec};
+use crate::cep::plan::{INITIAL, MergeActionPlan, MergePlan, NamedWindowPlan, PlanExpr, WindowActionPlan, WindowSpec};
 use crate::cep::runtime::eval::{Scope, eval, holds, project};
 use crate::cep::runtime::{EngineError, Row};
 
@@ -122,8 +122,11 @@ impl MergeState {
         let both = self.both(event, row);
         let scope = Scope::new(&both, ctx.vars);
         let clause = self.plan.clauses.iter().find(|c| c.matched && holds(c.condition.as_ref(), &scope))?;
+        let trigger = (self.plan.trigger.label.as_str(), event);
         match &clause.action {
-            MergeActionPlan::Update(assignments) => Some(Some(assign(assignments, row, &scope))),
+            MergeActionPlan::Update(assignments) => {
+                Some(Some(assign(assignments, row, trigger, &self.plan.window_label, ctx.vars)))
+            }
             MergeActionPlan::Delete => Some(None),
             MergeActionPlan::Insert(_) => None,
         }
@@ -166,11 +169,8 @@ impl ActionState {
         }
         let mut out = Vec::new();
         for i in matched {
-            let updated = assign(
-                &self.plan.assignments,
-                &window.rows[i],
-                &Scope::new(&self.both(event, &window.rows[i]), ctx.vars),
-            );
+            let trigger = (self.plan.trigger.label.as_str(), event);
+            let updated = assign(&self.plan.assignments, &window.rows[i], trigger, &self.plan.window_label, ctx.vars);
             window.rows[i] = updated.clone();
             out.push(updated);
         }
@@ -182,11 +182,15 @@ impl ActionState {
     }
 }
 
-/// `row` with each assignment evaluated against the row as it was.
-pub fn assign(assignments: &[(String, PlanExpr)], row: &Row, scope: &Scope<'_>) -> Row {
+/// `row` of the window labelled `window` with each assignment applied in order, read against the trigger `event`
+/// and the row as the assignments before it left it, the row before any being [`INITIAL`]: Esper's update helper
+/// (`EventBeanUpdateHelper`) assigns to a copy that later assignments read, so `SET a = 5, b = w.a` sets `b` to 5
+/// (`TestInfraOnMerge.testUpdateOrderOfFields`).
+pub fn assign(assignments: &[(String, PlanExpr)], row: &Row, trigger: (&str, &Row), window: &str, vars: &Row) -> Row {
     let mut updated = row.clone();
     for (name, e) in assignments {
-        updated.insert(name.clone(), eval(e, scope));
+        let value = eval(e, &Scope::new(&[trigger, (window, &updated), (INITIAL, row)], vars));
+        updated.insert(name.clone(), value);
     }
     updated
 }

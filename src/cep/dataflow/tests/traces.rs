@@ -378,3 +378,25 @@ fn a_keyed_pattern_ranks_its_filters_by_their_conditions_as_written() {
         }
     }
 }
+
+/// Esper's merge flow ([`MERGE_FLOW`]) on one, two and four workers: the window split by its key.
+#[test]
+fn esper_merge_flow_on_one_two_and_four_workers() {
+    for workers in [1, 2, 4] {
+        let mut dataflow = Dataflow::new(pool(workers), &plan(MERGE_FLOW), 0).expect("runs");
+        let mut rows = merge_rows(&mut dataflow);
+        rows.sort();
+        let mut expected = merge_expected();
+        expected.sort();
+        assert_eq!(rows, expected, "{workers} workers");
+    }
+}
+
+/// Esper's update order ([`UPDATE_ORDERS`]) on one, two and four workers.
+#[test]
+fn esper_update_assignments_apply_in_order_on_one_two_and_four_workers() {
+    for (update, workers) in UPDATE_ORDERS.iter().flat_map(|u| [1, 2, 4].map(|w| (u, w))) {
+        let mut dataflow = Dataflow::new(pool(workers), &plan(&update_order_config(update)), 0).expect("runs");
+        assert_eq!(update_order_rows(&mut dataflow), update_order_expected(), "{workers} workers: {update}");
+    }
+}

@@ -202,10 +202,12 @@ pub(crate) fn scripted_rows(e: &mut dyn Engine, case: &Scripted) -> Vec<(i64, St
 }
 
 /// An output's non-null columns as `name=value`, in name order.
-fn columns_of(output: &Output) -> String {
+pub(super) fn columns_of(output: &Output) -> String {
     let shown = output.row.iter().filter_map(|(name, value)| match value {
         Val::Null => None,
         Val::String(s) => Some(format!("{name}={s}")),
+        Val::Int(n) => Some(format!("{name}={n}")),
+        Val::Double(x) => Some(format!("{name}={x:?}")),
         other => Some(format!("{name}={other:?}")),
     });
     shown.collect::<Vec<_>>().join(" ")

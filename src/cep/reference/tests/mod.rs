@@ -8,6 +8,7 @@ mod after;
 mod aggregates;
 mod aggregating_joins;
 mod batches;
+mod esper_merges;
 mod esper_patterns;
 mod esper_scripted;
 mod joins;
@@ -20,6 +21,10 @@ pub(crate) use self::after::*;
 pub(crate) use self::aggregates::*;
 pub(crate) use self::aggregating_joins::{GROUPED, after_events, grouped_events};
 pub(crate) use self::batches::*;
+pub(crate) use self::esper_merges::{
+    MERGE_FLOW, UPDATE_ORDERS, merge_expected, merge_rows, update_order_config, update_order_expected,
+    update_order_rows,
+};
 pub(crate) use self::esper_patterns::{ESPER_PATTERNS, expected_matches, patterns_config, set_one_matches};
 pub(crate) use self::esper_scripted::{SCRIPTED, Scripted, scripted_config, scripted_rows};
 pub(crate) use self::refusals::*;
