@@ -231,12 +231,21 @@ fn in_list(e: &PlanExpr, list: &[PlanExpr], negated: bool, scope: &Scope<'_>) ->
     Val::Bool(found != negated)
 }
 
+/// `v [not] between low and high`, as Esper's `ExprBetweenNodeImpl` answers it: inclusive, with the bounds in either
+/// order (`5 between 10 and 1` holds); false when `v` is null, and when a bound is null `between` is false and `not
+/// between` true (the negation of that false).
 fn between(e: &PlanExpr, low: &PlanExpr, high: &PlanExpr, negated: bool, scope: &Scope<'_>) -> Val {
     let v = operand(e, scope);
-    match (v.compare(&operand(low, scope)), v.compare(&operand(high, scope))) {
-        (Some(lo), Some(hi)) => Val::Bool((lo.is_ge() && hi.is_le()) != negated),
-        _ => Val::Null,
+    if v.is_null() {
+        return Val::Bool(false);
     }
+    let (low, high) = (operand(low, scope), operand(high, scope));
+    let (low, high) = match high.compare(&low) {
+        Some(Ordering::Less) => (high, low),
+        _ => (low, high),
+    };
+    let within = matches!((v.compare(&low), v.compare(&high)), (Some(lo), Some(hi)) if lo.is_ge() && hi.is_le());
+    Val::Bool(within != negated)
 }
 
 fn like(v: Val, pattern: Val, negated: bool) -> Val {
@@ -359,6 +368,34 @@ mod tests {
             proptest::prop_assert_eq!(comparison(BinaryOp::Eq, &l, &r), Some(l.equals(&r)));
             proptest::prop_assert_eq!(comparison(BinaryOp::NotEq, &l, &r), Some(l.equals(&r).map(|same| !same)));
         }
+    }
+
+    /// Esper's `between`: the bounds in either order (`TestNamedWindowOnDelete.testCoercionRangeMultiPropIndexes`
+    /// deletes with reversed bounds), a null value false either way, a null bound false and its negation true.
+    #[test]
+    fn between_takes_its_bounds_in_either_order_and_answers_nulls_as_esper() {
+        let lit = |v: Val| {
+            PlanExpr::Literal(match v {
+                Val::Int(n) => crate::cep::plan::Value::Int(n),
+                Val::String(s) => crate::cep::plan::Value::String(s.to_string()),
+                _ => crate::cep::plan::Value::Null,
+            })
+        };
+        let vars = Row::default();
+        let check = |v: Val, low: Val, high: Val, negated: bool| {
+            between(&lit(v), &lit(low), &lit(high), negated, &Scope::new(&[], &vars))
+        };
+        let (n, t) = (Val::Int, |s: &str| Val::String(s.into()));
+        assert_eq!(check(n(5), n(1), n(10), false), Val::Bool(true));
+        assert_eq!(check(n(5), n(10), n(1), false), Val::Bool(true), "reversed bounds");
+        assert_eq!(check(n(10), n(10), n(1), false), Val::Bool(true), "inclusive");
+        assert_eq!(check(n(11), n(10), n(1), false), Val::Bool(false));
+        assert_eq!(check(n(11), n(10), n(1), true), Val::Bool(true));
+        assert_eq!(check(t("b"), t("c"), t("a"), false), Val::Bool(true), "texts too");
+        assert_eq!(check(Val::Null, n(1), n(10), false), Val::Bool(false));
+        assert_eq!(check(Val::Null, n(1), n(10), true), Val::Bool(false), "a null value is false either way");
+        assert_eq!(check(n(5), Val::Null, n(10), false), Val::Bool(false));
+        assert_eq!(check(n(5), Val::Null, n(10), true), Val::Bool(true), "a null bound negated");
     }
 
     #[test]
