@@ -76,6 +76,9 @@ impl Builder<'_> {
 
     fn comparison_tail(&mut self, operand: Box<Expr>, tail: Pair<'_>) -> Result<ExprKind> {
         let rule = tail.as_rule();
+        if rule == Rule::in_range {
+            return Err(self.unsupported(Self::span(&tail), "a range (`in [low:high]`)"));
+        }
         let parts: Vec<Pair<'_>> = tail.into_inner().collect();
         let negated = parts.iter().any(|p| p.as_rule() == Rule::kw_not);
         let mut operands =

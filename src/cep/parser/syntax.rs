@@ -191,7 +191,7 @@ fn describe_token(rule: Rule) -> &'static str {
         Rule::case_when => "`WHEN`",
         Rule::case_else => "`ELSE`",
         Rule::is_null => "`IS`",
-        Rule::in_list => "`IN`",
+        Rule::in_list | Rule::in_range => "`IN`",
         Rule::between => "`BETWEEN`",
         Rule::like => "`LIKE`",
         Rule::merge_cond => "`AND`",

@@ -214,3 +214,18 @@ fn regression_multibyte_character_before_a_syntax_error() {
     let result = std::panic::catch_unwind(|| parse_statement(1, input).map(|_| ()));
     assert!(matches!(result, Ok(Err(_))), "the parser must refuse this input with an error, not panic: {result:?}");
 }
+
+/// Esper's closed and open ranges are named; a half-open one (`(20:25]`) is refused earlier, as unbalanced.
+#[test]
+fn esper_ranges_are_refused_by_name() {
+    for (statement, column) in [
+        ("SELECT * FROM Room WHERE temperature in [20:25]", 38),
+        ("SELECT * FROM Room WHERE temperature not in (20:25)", 38),
+    ] {
+        assert_eq!(
+            error(&[statement]),
+            format!("statement 1, line 1, column {column}: a range (`in [low:high]`) is not supported"),
+            "{statement}"
+        );
+    }
+}

@@ -26,7 +26,7 @@ use crate::cep::reference::tests::{
     PACED_ORDERED, QUIET, REMOVED, REMOVED_AGGREGATES, REMOVED_PACED, REMOVED_POLICIES, ROW_SNAPSHOTS, SCRIPTED,
     SNAPSHOT, STARTED, Scripted, TRACE, TURNING, TURNING_LATER, TraceEvent, TraceRow, UPDATE_ORDERS, after_events,
     expected_matches, grouped_events, merge_expected, merge_rows, outputs_of, patterns_config, run_trace,
-    scripted_config, scripted_rows, set_one_matches, snapshot_expected, trace_config, trace_expected, trace_outputs,
+    scripted_config, scripted_rows, set_matches, snapshot_expected, trace_config, trace_expected, trace_outputs,
     update_order_config, update_order_expected, update_order_rows,
 };
 use crate::cep::runtime::value::watched_shape;

@@ -324,13 +324,13 @@ fn grouped_join_policies_release_the_reference_rows_on_every_worker_count() {
     }
 }
 
-/// Esper's own pattern cases over its event set one ([`ESPER_PATTERNS`]) on one, two and four workers.
+/// Esper's own pattern cases over its event sets ([`ESPER_PATTERNS`]) on one, two and four workers.
 #[test]
 fn esper_pattern_cases_on_one_two_and_four_workers() {
-    for (pattern, expected) in ESPER_PATTERNS.iter().flat_map(|table| table.iter()) {
+    for (set, (pattern, expected)) in ESPER_PATTERNS.iter().flat_map(|(set, table)| table.iter().map(|c| (*set, c))) {
         for workers in [1, 2, 4] {
             let mut dataflow = Dataflow::new(pool(workers), &plan(&patterns_config(pattern)), 0).expect("runs");
-            let got = set_one_matches(&mut dataflow);
+            let got = set_matches(&mut dataflow, set);
             assert_eq!(got, expected_matches(expected), "{workers} workers: {pattern}");
         }
     }

@@ -5,16 +5,19 @@
 //! event moves the clock to the event's time; a match is expected under the event whose step made it, whether the
 //! event or the move of the clock to its time made it, and the clock stops at the last event. Cases Esper builds from
 //! an object model, and those using `-[N]>`, are left out; those of `timer:interval(0)` are refused. Transcribed from
-//! espertechinc/esper at `aaa35756` (`esper/src/test/java/com/espertech/esper/regression/pattern`).
+//! espertechinc/esper at `aaa35756` (`esper/src/test/java/com/espertech/esper/regression/pattern`). The cases of
+//! `TestOperators` and `TestUseResultPattern`, the latter over Esper's event sets three and four, are in
+//! [`super::esper_results`]; [`ESPER_PATTERNS`] lists them all with their sets.
 //!
 //! A match is written as its tags bound to their events' ids, in tag order (`b=B1 d=D1`); a match that binds no tag
 //! is empty. Each expected match comes with how many times Esper's case expects it at that event.
 
+use super::esper_results::{OPERATORS, SET_FOUR, SET_THREE, USE_RESULT_NUMERIC, USE_RESULT_OBJECT_ID};
 use super::{engine, row, text};
 use crate::cep::config::CepConfig;
 use crate::cep::error::CepError;
 use crate::cep::explain::plan_config;
-use crate::cep::runtime::{Engine, Output, Val};
+use crate::cep::runtime::{Engine, Output, Row, Val};
 
 /// Esper's event set one: `(ms, type, id)`.
 pub(crate) const SET_ONE: [(i64, &str, &str); 12] = [
@@ -32,14 +35,53 @@ pub(crate) const SET_ONE: [(i64, &str, &str); 12] = [
     (12000, "D", "D3"),
 ];
 
+/// Which of Esper's event sets a table runs over.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum EventSet {
+    One,
+    Three,
+    Four,
+}
+
+impl EventSet {
+    /// The set's events `(ms, type, row)`, each row's `id` its name.
+    fn events(self) -> Vec<(i64, &'static str, Row)> {
+        let id = |name: &str| ("id", text(name));
+        match self {
+            EventSet::One => SET_ONE.iter().map(|(ms, t, name)| (*ms, *t, row(&[id(name)]))).collect(),
+            EventSet::Three => (1000..)
+                .step_by(1000)
+                .zip(SET_THREE)
+                .map(|(ms, (name, int, boxed, double, double_boxed, boolean, bool_boxed))| {
+                    let props = [
+                        id(name),
+                        ("intPrimitive", Val::Int(int)),
+                        ("intBoxed", Val::Int(boxed)),
+                        ("doublePrimitive", Val::Double(double)),
+                        ("doubleBoxed", Val::Double(double_boxed)),
+                        ("boolPrimitive", Val::Bool(boolean)),
+                        ("boolBoxed", Val::Bool(bool_boxed)),
+                    ];
+                    (ms, "SupportBean_N", row(&props))
+                })
+                .collect(),
+            EventSet::Four => (1000..)
+                .step_by(1000)
+                .zip(SET_FOUR)
+                .map(|(ms, (name, p00))| (ms, "SupportBean_S0", row(&[id(name), ("p00", text(p00))])))
+                .collect(),
+        }
+    }
+}
+
 /// An expected match: the event whose step made it, the match, and how many times.
 pub(crate) type Expected = (&'static str, &'static str, usize);
 
 /// A pattern and its expected matches.
 pub(crate) type PatternCase = (&'static str, &'static [Expected]);
 
-/// The tags the cases bind; the output type has a column for each.
-const TAGS: [&str; 10] = ["a", "a1", "a2", "a_1", "a_2", "b", "b3", "c", "d", "g"];
+/// The tags the cases bind, in the order a match is written; the output type has a column for each.
+const TAGS: [&str; 16] = ["a", "a1", "a2", "a_1", "a_2", "b", "b3", "c", "d", "e", "g", "na", "nb", "nc", "X1", "X2"];
 
 /// `TestEveryOperator.testOp`.
 pub(crate) const EVERY: [PatternCase; 5] = [
@@ -358,17 +400,39 @@ pub(crate) const INTERVAL: [PatternCase; 28] = [
 /// the period.
 pub(crate) const ZERO_INTERVALS: [&str; 2] = ["timer:interval(0) -> b=B", "b=B -> timer:interval(0)"];
 
-/// Every table of Esper's cases.
-pub(crate) const ESPER_PATTERNS: [&[PatternCase]; 7] = [&EVERY, &FOLLOWED_BY, &AND, &OR, &NOT, &WITHIN, &INTERVAL];
+/// Every table of Esper's cases, with the event set it runs over.
+pub(crate) const ESPER_PATTERNS: [(EventSet, &[PatternCase]); 10] = [
+    (EventSet::One, &EVERY),
+    (EventSet::One, &FOLLOWED_BY),
+    (EventSet::One, &AND),
+    (EventSet::One, &OR),
+    (EventSet::One, &NOT),
+    (EventSet::One, &WITHIN),
+    (EventSet::One, &INTERVAL),
+    (EventSet::One, &OPERATORS),
+    (EventSet::Three, &USE_RESULT_NUMERIC),
+    (EventSet::Four, &USE_RESULT_OBJECT_ID),
+];
 
-/// A configuration reading types `A` to `G` and writing `Out`, running the statement that selects each tag `pattern`
+/// A configuration reading types `A` to `G`, `SupportBean_N` and `SupportBean_S0`, and writing `Out`, running the statement that selects each tag `pattern`
 /// binds outside a `not` by its id (`m` when it binds none), into a column of that name.
 pub(crate) fn patterns_config(pattern: &str) -> String {
-    let ins: Vec<String> = ["A", "B", "C", "D", "E", "F", "G"]
-        .iter()
-        .map(|t| {
-            format!(r#"{{"id":"{t}.*","type":"{t}","isPattern":true,"attributes":[{{"name":"x","type":"string"}}]}}"#)
-        })
+    let attributes = |names: &[(&str, &str)]| {
+        let each: Vec<String> = names.iter().map(|(n, t)| format!(r#"{{"name":"{n}","type":"{t}"}}"#)).collect();
+        each.join(",")
+    };
+    let letters = ["A", "B", "C", "D", "E", "F", "G"].map(|t| (t, attributes(&[("x", "string")])));
+    let n = attributes(&[
+        ("intPrimitive", "int"),
+        ("intBoxed", "int"),
+        ("doublePrimitive", "double"),
+        ("doubleBoxed", "double"),
+        ("boolPrimitive", "boolean"),
+        ("boolBoxed", "boolean"),
+    ]);
+    let beans = [("SupportBean_N", n), ("SupportBean_S0", attributes(&[("p00", "string")]))];
+    let ins: Vec<String> = (letters.iter().chain(&beans))
+        .map(|(t, a)| format!(r#"{{"id":"{t}.*","type":"{t}","isPattern":true,"attributes":[{a}]}}"#))
         .collect();
     let bound: Vec<&str> = TAGS.iter().copied().filter(|t| binds(pattern, t)).collect();
     let (columns, selected) = match bound.is_empty() {
@@ -397,15 +461,20 @@ fn binds(pattern: &str, tag: &str) -> bool {
     })
 }
 
-/// Set one through `e` (running a [`patterns_config`]), with no time after the last event: each match with the event
-/// whose step made it, sorted.
-pub(crate) fn set_one_matches(e: &mut dyn Engine) -> Vec<(String, String)> {
+/// The events of `set` through `e` (running a [`patterns_config`]), with no time after the last event: each match
+/// with the event whose step made it, sorted.
+pub(crate) fn set_matches(e: &mut dyn Engine, set: EventSet) -> Vec<(String, String)> {
+    let events = set.events();
     let mut out: Vec<Output> = Vec::new();
-    for (ms, stream, id) in SET_ONE {
-        out.extend(e.push(ms, stream, row(&[("id", text(id))])));
+    for (ms, stream, event) in &events {
+        out.extend(e.push(*ms, stream, event.clone()));
     }
-    let step = |time: i64| SET_ONE.iter().find(|(ms, _, _)| *ms >= time).map_or("after", |(_, _, id)| id);
-    let mut matches: Vec<_> = out.iter().map(|o| (step(o.time).to_string(), tags_of(o))).collect();
+    let name = |event: &Row| match event.get("id") {
+        Some(Val::String(id)) => id.to_string(),
+        other => panic!("an event named by its id: {other:?}"),
+    };
+    let step = |time: i64| events.iter().find(|(ms, _, _)| *ms >= time).map_or("after".into(), |(_, _, e)| name(e));
+    let mut matches: Vec<_> = out.iter().map(|o| (step(o.time), tags_of(o))).collect();
     matches.sort();
     matches
 }
@@ -419,7 +488,7 @@ fn tags_of(output: &Output) -> String {
     bound.collect::<Vec<_>>().join(" ")
 }
 
-/// A case's expected matches, as [`set_one_matches`] gives them.
+/// A case's expected matches, as [`set_matches`] gives them.
 pub(crate) fn expected_matches(expected: &[Expected]) -> Vec<(String, String)> {
     let mut matches: Vec<_> = expected
         .iter()
@@ -430,9 +499,9 @@ pub(crate) fn expected_matches(expected: &[Expected]) -> Vec<(String, String)> {
 }
 
 #[test]
-fn esper_pattern_cases_over_event_set_one() {
-    for (pattern, expected) in ESPER_PATTERNS.iter().flat_map(|table| table.iter()) {
-        let got = set_one_matches(&mut engine(&patterns_config(pattern)));
+fn esper_pattern_cases_over_their_event_sets() {
+    for (set, (pattern, expected)) in ESPER_PATTERNS.iter().flat_map(|(set, table)| table.iter().map(|c| (*set, c))) {
+        let got = set_matches(&mut engine(&patterns_config(pattern)), set);
         assert_eq!(got, expected_matches(expected), "{pattern}");
     }
 }

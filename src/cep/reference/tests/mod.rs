@@ -10,6 +10,7 @@ mod aggregating_joins;
 mod batches;
 mod esper_merges;
 mod esper_patterns;
+mod esper_results;
 mod esper_scripted;
 mod joins;
 mod refusals;
@@ -25,7 +26,7 @@ pub(crate) use self::esper_merges::{
     MERGE_FLOW, UPDATE_ORDERS, merge_expected, merge_rows, update_order_config, update_order_expected,
     update_order_rows,
 };
-pub(crate) use self::esper_patterns::{ESPER_PATTERNS, expected_matches, patterns_config, set_one_matches};
+pub(crate) use self::esper_patterns::{ESPER_PATTERNS, expected_matches, patterns_config, set_matches};
 pub(crate) use self::esper_scripted::{SCRIPTED, Scripted, scripted_config, scripted_rows};
 pub(crate) use self::refusals::*;
 pub(crate) use self::removed::*;
