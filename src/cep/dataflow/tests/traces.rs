@@ -358,12 +358,14 @@ fn a_keyed_pattern_ranks_its_filters_by_their_conditions_as_written() {
         Scripted {
             select: "a.id as a, b.id as b",
             pattern: "every a=A -> (b=B(id=a.id) and not B(id=a.id, x='2'))",
+            after: "",
             steps: &[(1, "A", "id=A1"), (2, "B", "id=A1,x=2"), (3, "A", "id=A2"), (4, "B", "id=A2,x=3")],
             rows: &[(4, "a=A2 b=A2")],
         },
         Scripted {
             select: "a.id as a, b.id as b",
             pattern: "every a=A -> (b=B(id=a.id, x='2') and not B(id=a.id, x!='3'))",
+            after: "",
             steps: &[(1, "A", "id=A1"), (2, "B", "id=A1,x=2")],
             rows: &[(2, "a=A1 b=A1")],
         },

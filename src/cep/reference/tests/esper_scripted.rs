@@ -10,19 +10,23 @@ use crate::cep::runtime::{Engine, Output, Val};
 pub(crate) struct Scripted {
     pub select: &'static str,
     pub pattern: &'static str,
+    /// What the statement has after its pattern (`WHERE ...`).
+    pub after: &'static str,
     pub steps: &'static [(i64, &'static str, &'static str)],
     pub rows: &'static [(i64, &'static str)],
 }
 
-/// Esper's pattern tests with their own events and clock, in the classes of [`ESPER_PATTERNS`] (types: `A` to `D`
-/// with `id`; `S` for `SupportBean`, with `theString` and `intPrimitive`; `M` for `SupportMarketDataBean`, with
-/// `symbol` and `volume`; `LR` for `SupportRFIDEvent`, with `mac` and `zoneID`). Where Esper's test asserts only that
-/// its listener heard something, the rows are worked out from the pattern.
-pub(crate) const SCRIPTED: [Scripted; 13] = [
+/// Esper's pattern tests with their own events and clock, in the classes of [`ESPER_PATTERNS`] and `TestPatternQueries`
+/// (types: `A` to `D` with `id`; `S` for `SupportBean`, with `theString` and `intPrimitive`; `M` for
+/// `SupportMarketDataBean`, with `symbol` and `volume`; `LR` for `SupportRFIDEvent`, with `mac` and `zoneID`; `S0` and
+/// `S1` for `SupportBean_S0` and `_S1`, their `id` as `n`). Where Esper's test asserts only that its listener heard
+/// something, the rows are worked out from the pattern.
+pub(crate) const SCRIPTED: [Scripted; 15] = [
     // TestEveryOperator.testEveryAndNot
     Scripted {
         select: "'No event within 6 seconds' as alert",
         pattern: "every (timer:interval(6) and not S)",
+        after: "",
         steps: &[(2000, "S", ""), (7999, "", ""), (12000, "S", ""), (13000, "S", ""), (19000, "", "")],
         rows: &[(8000, "alert=No event within 6 seconds"), (19000, "alert=No event within 6 seconds")],
     },
@@ -30,6 +34,7 @@ pub(crate) const SCRIPTED: [Scripted; 13] = [
     Scripted {
         select: "a.id as a",
         pattern: "every a=A -> (timer:interval(10 seconds) and not (B(id=a.id) or C(id=a.id)))",
+        after: "",
         steps: &[
             (0, "A", "id=A1"),
             (9999, "", ""),
@@ -49,6 +54,7 @@ pub(crate) const SCRIPTED: [Scripted; 13] = [
     Scripted {
         select: "a.theString as s",
         pattern: "every a=S -> (timer:interval(1 seconds) and not A)",
+        after: "",
         steps: &[(0, "S", "theString=E1"), (0, "S", "theString=E2"), (1000, "", "")],
         rows: &[(1000, "s=E1"), (1000, "s=E2")],
     },
@@ -56,6 +62,7 @@ pub(crate) const SCRIPTED: [Scripted; 13] = [
     Scripted {
         select: "a.id as a, b.id as b, c.id as c, d.id as d",
         pattern: "every a=A -> b=B -> c=C -> d=D",
+        after: "",
         steps: &[(1, "A", "id=A1"), (2, "A", "id=A2"), (3, "B", "id=B1"), (4, "C", "id=C1"), (5, "D", "id=D1")],
         rows: &[(5, "a=A1 b=B1 c=C1 d=D1"), (5, "a=A2 b=B1 c=C1 d=D1")],
     },
@@ -63,6 +70,7 @@ pub(crate) const SCRIPTED: [Scripted; 13] = [
     Scripted {
         select: "b.mac as mac, b.zoneID as zone",
         pattern: "every a=LR(zoneID='1') -> (b=LR(mac=a.mac,zoneID!='1') and not LR(mac=a.mac,zoneID='1'))",
+        after: "",
         steps: &[
             (1, "LR", "mac=a,zoneID=1"),
             (2, "LR", "mac=a,zoneID=2"),
@@ -76,6 +84,7 @@ pub(crate) const SCRIPTED: [Scripted; 13] = [
     Scripted {
         select: "b.mac as mac, b.zoneID as zone",
         pattern: "every a=LR(zoneID!='1') -> (b=LR(mac=a.mac,zoneID='1') and not LR(mac=a.mac,zoneID=a.zoneID))",
+        after: "",
         steps: &[
             (1, "LR", "mac=a,zoneID=2"),
             (2, "LR", "mac=a,zoneID=1"),
@@ -90,6 +99,7 @@ pub(crate) const SCRIPTED: [Scripted; 13] = [
     Scripted {
         select: "a.theString as a, b.theString as b",
         pattern: "every a=S -> b=S(b.intPrimitive <= a.intPrimitive)",
+        after: "",
         steps: &[
             (1, "S", "theString=E1,intPrimitive=10"),
             (2, "S", "theString=E2,intPrimitive=11"),
@@ -100,6 +110,7 @@ pub(crate) const SCRIPTED: [Scripted; 13] = [
     Scripted {
         select: "a.theString as a, b.theString as b",
         pattern: "every a=S -> b=S(a.intPrimitive >= b.intPrimitive)",
+        after: "",
         steps: &[
             (1, "S", "theString=E1,intPrimitive=10"),
             (2, "S", "theString=E2,intPrimitive=11"),
@@ -112,6 +123,7 @@ pub(crate) const SCRIPTED: [Scripted; 13] = [
         select: "s.theString as s",
         pattern: "every s=S(theString='E') -> (timer:interval(10) and not S(theString='C1'))or(S(theString='C2') and \
                   not timer:interval(10))",
+        after: "",
         steps: &[(1000, "S", "theString=E"), (10999, "", ""), (11000, "", "")],
         rows: &[(11000, "s=E")],
     },
@@ -120,6 +132,7 @@ pub(crate) const SCRIPTED: [Scripted; 13] = [
         select: "a.theString as s",
         pattern: "every a=S(intPrimitive=123) -> (timer:interval(30 seconds) and not M(volume=123, \
                   symbol=a.theString))",
+        after: "",
         steps: &[
             (0, "S", "theString=E1,intPrimitive=123"),
             (10000, "S", "theString=E2,intPrimitive=123"),
@@ -133,19 +146,39 @@ pub(crate) const SCRIPTED: [Scripted; 13] = [
     Scripted {
         select: "a.id as a, b.id as b",
         pattern: "(a=A -> b=B) or (a=A -> not b=B)",
+        after: "",
         steps: &[(1, "A", "id=A1"), (2, "B", "id=B1")],
         rows: &[(1, "a=A1"), (2, "a=A1 b=B1")],
     },
     Scripted {
         select: "a.id as a, b.id as b",
         pattern: "a=A -> (b=B or not B)",
+        after: "",
         steps: &[(1, "A", "id=A1"), (2, "B", "id=B1")],
         rows: &[(1, "a=A1"), (2, "a=A1 b=B1")],
+    },
+    // TestPatternQueries.testWhere (`SupportBean_S0`'s and `SupportBean_S1`'s `id` is `n`, cast to text for `Out`)
+    Scripted {
+        select: "cast(s0.n, string) as idS0, cast(s1.n, string) as idS1",
+        pattern: "every s0=S0 or every s1=S1",
+        after: " WHERE (s0.n is not null and s0.n < 100) or (s1.n is not null and s1.n >= 100)",
+        steps: &[(1, "S0", "n=1"), (2, "S0", "n=101"), (3, "S1", "n=1"), (4, "S1", "n=100")],
+        rows: &[(1, "idS0=1"), (4, "idS1=100")],
+    },
+    // TestPatternQueries.testAggregation: a sum over nulls is null
+    Scripted {
+        select: "cast(sum(s0.n), string) as sumS0, cast(sum(s1.n), string) as sumS1, cast(sum(s0.n + s1.n), string) as \
+                 sumS0S1",
+        pattern: "every s0=S0 or every s1=S1",
+        after: "",
+        steps: &[(1, "S0", "n=1"), (2, "S1", "n=2"), (3, "S1", "n=10"), (4, "S0", "n=20")],
+        rows: &[(1, "sumS0=1"), (2, "sumS0=1 sumS1=2"), (3, "sumS0=1 sumS1=12"), (4, "sumS0=21 sumS1=12")],
     },
     // TestTimerWithinGuard.testInterval10Min
     Scripted {
         select: "s.theString as s",
         pattern: "(every s=S) where timer:within(1 days 2 hours 3 minutes 4 seconds 5 milliseconds)",
+        after: "",
         steps: &[(0, "S", "theString=E1"), (93_784_004, "S", "theString=E2"), (93_784_005, "S", "theString=E3")],
         rows: &[(0, "s=E1"), (93_784_004, "s=E2")],
     },
@@ -158,7 +191,7 @@ pub(crate) fn scripted_config(case: &Scripted) -> String {
         let each: Vec<String> = names.iter().map(|(n, t)| format!(r#"{{"name":"{n}","type":"{t}"}}"#)).collect();
         each.join(",")
     };
-    let types: [(&str, &[(&str, &str)]); 7] = [
+    let types: [(&str, &[(&str, &str)]); 9] = [
         ("A", &[("x", "string")]),
         ("B", &[("x", "string")]),
         ("C", &[("x", "string")]),
@@ -166,13 +199,16 @@ pub(crate) fn scripted_config(case: &Scripted) -> String {
         ("S", &[("theString", "string"), ("intPrimitive", "int")]),
         ("M", &[("symbol", "string"), ("volume", "long")]),
         ("LR", &[("mac", "string"), ("zoneID", "string")]),
+        ("S0", &[("n", "int"), ("p00", "string")]),
+        ("S1", &[("n", "int")]),
     ];
     let ins: Vec<String> = (types.iter())
         .map(|(t, a)| format!(r#"{{"id":"{t}.*","type":"{t}","isPattern":true,"attributes":[{}]}}"#, attributes(a)))
         .collect();
-    let columns: Vec<(&str, &str)> =
-        (case.select.split(", ")).map(|item| (item.rsplit(" as ").next().expect("an alias"), "string")).collect();
-    let statement = format!("INSERT INTO Out SELECT {} FROM pattern [{}]", case.select, case.pattern);
+    // Each column is the word after an ` as ` of the select list.
+    let alias = |at: usize| case.select[at + 4..].split(|c: char| !c.is_alphanumeric()).next().expect("an alias");
+    let columns: Vec<(&str, &str)> = case.select.match_indices(" as ").map(|(at, _)| (alias(at), "string")).collect();
+    let statement = format!("INSERT INTO Out SELECT {} FROM pattern [{}]{}", case.select, case.pattern, case.after);
     let statement = serde_json::to_string(&statement).expect("text");
     format!(
         r#"{{"host":"h","in":[{}],"out":[{{"id":"O","type":"Out","attributes":[{}]}}],"statements":[{statement}]}}"#,
@@ -192,7 +228,7 @@ pub(crate) fn scripted_rows(e: &mut dyn Engine, case: &Scripted) -> Vec<(i64, St
         let props: Vec<(&str, Val)> = (props.split(',').filter(|p| !p.is_empty()))
             .map(|p| p.split_once('=').expect("name=value"))
             .map(|(n, v)| match n {
-                "intPrimitive" | "volume" => (n, Val::Int(v.parse().expect("a number"))),
+                "intPrimitive" | "volume" | "n" => (n, Val::Int(v.parse().expect("a number"))),
                 _ => (n, text(v)),
             })
             .collect();
