@@ -16,6 +16,14 @@ pub(crate) struct Scripted {
     pub rows: &'static [(i64, &'static str)],
 }
 
+/// The events of ESPER-411's test (`testFilterGreaterThen`), with a third that is not Esper's, and its rows.
+const ESPER_411_STEPS: [(i64, &str, &str); 3] = [
+    (1, "S", "theString=E1,intPrimitive=10"),
+    (2, "S", "theString=E2,intPrimitive=11"),
+    (3, "S", "theString=E3,intPrimitive=5"),
+];
+const ESPER_411_ROWS: [(i64, &str); 2] = [(3, "a=E1 b=E3"), (3, "a=E2 b=E3")];
+
 /// Esper's pattern tests with their own events and clock, in the classes of [`ESPER_PATTERNS`] and `TestPatternQueries`
 /// (types: `A` to `D` with `id`; `S` for `SupportBean`, with `theString` and `intPrimitive`; `M` for
 /// `SupportMarketDataBean`, with `symbol` and `volume`; `LR` for `SupportRFIDEvent`, with `mac` and `zoneID`; `S0` and
@@ -100,23 +108,15 @@ pub(crate) const SCRIPTED: [Scripted; 15] = [
         select: "a.theString as a, b.theString as b",
         pattern: "every a=S -> b=S(b.intPrimitive <= a.intPrimitive)",
         after: "",
-        steps: &[
-            (1, "S", "theString=E1,intPrimitive=10"),
-            (2, "S", "theString=E2,intPrimitive=11"),
-            (3, "S", "theString=E3,intPrimitive=5"),
-        ],
-        rows: &[(3, "a=E1 b=E3"), (3, "a=E2 b=E3")],
+        steps: &ESPER_411_STEPS,
+        rows: &ESPER_411_ROWS,
     },
     Scripted {
         select: "a.theString as a, b.theString as b",
         pattern: "every a=S -> b=S(a.intPrimitive >= b.intPrimitive)",
         after: "",
-        steps: &[
-            (1, "S", "theString=E1,intPrimitive=10"),
-            (2, "S", "theString=E2,intPrimitive=11"),
-            (3, "S", "theString=E3,intPrimitive=5"),
-        ],
-        rows: &[(3, "a=E1 b=E3"), (3, "a=E2 b=E3")],
+        steps: &ESPER_411_STEPS,
+        rows: &ESPER_411_ROWS,
     },
     // TestFollowedByOperator.testFollowedOrPermFalse (Esper asserts only that a row came at 11 s)
     Scripted {
