@@ -4,13 +4,14 @@
 //! leaf the tree interpreter of `cep::reference::pattern` would make) and the few values its leaves and `and`s hold,
 //! in one allocation, instead of a tree of frames and leaves made and dropped node by node.
 //!
-//! In this form every node but a `not` quits once it matches, and a `not` sits directly under an `and`, so a frame
-//! here simply ends once nothing is live under it (`complete`, `finish`, `kill`, `prune`): the tree interpreter's
-//! frames turning false end the same instances with the same matches, and leaves fire in the order they were made in
-//! both. An `and` being started is not ended meanwhile, as the tree does not end it: a child that ends at once (an
-//! `and` of `not`s only) leaves it empty only until its later children start. The property test at the end runs
-//! random patterns of this form through both and requires the same matches at every event and timer. Patterns of
-//! other forms (a `not` elsewhere, which is true from its start) run on the tree.
+//! In this form every node but a `not` quits once it matches, and a `not` sits directly under an `and`, so a frame here
+//! simply ends once nothing is live under it (`complete`, `finish`, `kill`, `prune`): the tree interpreter's frames
+//! turning false end the same instances with the same matches, and leaves an event passes fire in one order in both
+//! (those whose filter has more conditions first, then in the order they were made: `Nodes::rank`). An `and` being
+//! started is not ended meanwhile, as the tree does not end it: a child that ends at once (an `and` of `not`s only)
+//! leaves it empty only until its later children start. The property test at the end runs random patterns of this form
+//! through both and requires the same matches at every event and timer. Patterns of other forms (a `not` elsewhere,
+//! which is true from its start) run on the tree.
 //!
 //! A shape in which any leaf of the opening that fires ends the instance (the geofence's confirmation) runs its
 //! instances in a [`Queue`] instead, which the same property test runs beside the compact automaton. The fast paths
