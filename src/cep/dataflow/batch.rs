@@ -344,12 +344,12 @@ impl BatchLogic {
                 let before =
                     groups.rows.iter().filter_map(|(group, event)| self.row(event, &self.values(calls, group)));
                 let rows = Released::Rows(before.collect());
-                self.leave(calls, &old.rows);
+                self.leave(&old.rows);
                 self.enter(calls, at);
                 rows
             }
             Some((kind, calls)) => {
-                self.leave(calls, &old.rows);
+                self.leave(&old.rows);
                 self.enter(calls, at);
                 let new = &self.state.keys[at].released.rows;
                 let groups = Groups::seen(new, &old.rows);
@@ -388,13 +388,13 @@ impl BatchLogic {
     }
 
     /// The rows of a released batch leave their groups' aggregates; a group left with none is forgotten.
-    fn leave(&mut self, calls: &[AggregateCall], rows: &[(Key, Row)]) {
+    fn leave(&mut self, rows: &[(Key, Row)]) {
         for (group, row) in rows {
             let Some(acc) = self.state.groups.get_mut(group) else {
                 continue;
             };
             let args: Vec<Val> = self.per_event.args(row, &self.vars).map(Cow::into_owned).collect();
-            acc.remove(calls, &args);
+            acc.remove(&args);
             if acc.is_empty() {
                 self.state.groups.remove(group);
             }
@@ -407,7 +407,7 @@ impl BatchLogic {
         let BatchState { keys, groups, .. } = &mut self.state;
         for (group, row) in &keys[at].released.rows {
             let acc = groups.entry(group.clone()).or_insert_with(|| Accumulators::new(calls));
-            acc.add(calls, self.per_event.args(row, &self.vars));
+            acc.add(self.per_event.args(row, &self.vars));
         }
     }
 

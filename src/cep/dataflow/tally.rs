@@ -100,7 +100,7 @@ impl Tallied {
             last: None,
             changed: false,
         });
-        group.acc.add(calls, args);
+        group.acc.add(args);
         let row = row_of(&self.plan, &self.vars, &bound, &group.acc.values(calls));
         drop(bound);
         let Some(pace) = self.pace else {

@@ -145,8 +145,14 @@ fn sum(values: &[Val], ty: &DataType) -> Val {
     if values.is_empty() {
         return Val::Null;
     }
+    // Esper sums `int`s and `long`s as a `long`: exactly, wrapping on overflow; a double among them is truncated.
     if matches!(ty, DataType::Int | DataType::Long) {
-        return Val::Int(values.iter().filter_map(|v| v.as_f64()).map(|x| x as i64).sum());
+        let integer = |v: &Val| match v {
+            Val::Int(i) => Some(*i),
+            Val::Double(x) => Some(*x as i64),
+            _ => None,
+        };
+        return Val::Int(values.iter().filter_map(integer).fold(0, i64::wrapping_add));
     }
     Val::Double(values.iter().filter_map(Val::as_f64).sum())
 }
@@ -168,4 +174,20 @@ fn stddev(values: &[Val]) -> Option<f64> {
 
 fn extreme(values: Vec<Val>, wanted: Ordering) -> Val {
     values.into_iter().reduce(|best, v| if v.compare(&best) == Some(wanted) { v } else { best }).unwrap_or(Val::Null)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cep::plan::PlanExpr;
+
+    #[test]
+    fn longs_sum_exactly_and_wrap_as_esper_s_do() {
+        let arg = Some(PlanExpr::Column { source: "r".into(), name: "n".into(), ty: DataType::Long });
+        let calls = [AggregateCall { function: AggregateFunction::Sum, arg, ty: DataType::Long }];
+        let rows: Vec<Row> = [1 << 53, 1, i64::MAX].iter().map(|n| Row::from([("n", Val::Int(*n))])).collect();
+        let sum = |rows: &[Row]| compute(&calls, "r", &rows.iter().collect::<Vec<_>>(), &Row::new());
+        assert_eq!(sum(&rows[..2]), [Val::Int((1 << 53) + 1)], "a double would round the 1 away");
+        assert_eq!(sum(&rows), [Val::Int(((1i64 << 53) + 1).wrapping_add(i64::MAX))]);
+    }
 }

@@ -51,8 +51,8 @@ pub struct Env<'a> {
 
 impl<'a> Env<'a> {
     /// Column `name` of the row at index `row`, if both are there.
-    fn column(&self, row: usize, name: &str) -> Option<&'a Val> {
-        self.rows.get(row).and_then(|r| r.get(name))
+    fn column(&self, row: usize, name: &Name) -> Option<&'a Val> {
+        self.rows.get(row).and_then(|r| r.named(name))
     }
 }
 
@@ -234,7 +234,7 @@ impl RowExpr {
     pub fn eval(&self, rows: &[&Row], aggregates: &[Val], vars: &Row) -> Val {
         match &self.compiled {
             Some(Compiled::Column { row, name }) => {
-                rows.get(*row).and_then(|r| r.get(name)).cloned().unwrap_or_default()
+                rows.get(*row).and_then(|r| r.named(name)).cloned().unwrap_or_default()
             }
             Some(compiled) => compiled.eval(&Env { rows, pinned: &[], aggregates }),
             None => self.interpret(rows, aggregates, vars),
@@ -252,8 +252,13 @@ impl RowExpr {
     /// The value in `row` (of the first label) where the expression is a column of it, borrowed; `None` for any
     /// other expression and for a missing column.
     pub fn column_of<'r>(&self, row: &'r Row) -> Option<&'r Val> {
+        self.column().and_then(|name| row.named(name))
+    }
+
+    /// The name of the column of the first label's row the expression is, if it is one.
+    pub fn column(&self) -> Option<&Name> {
         match &self.compiled {
-            Some(Compiled::Column { row: 0, name }) => row.get(name),
+            Some(Compiled::Column { row: 0, name }) => Some(name),
             _ => None,
         }
     }

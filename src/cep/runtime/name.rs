@@ -105,12 +105,22 @@ impl std::borrow::Borrow<str> for Name {
 }
 
 impl PartialEq for Name {
+    #[inline]
     fn eq(&self, other: &Self) -> bool {
         match (&self.0, &other.0) {
             // One copy per text: the pointers decide.
             (Repr::Interned(a), Repr::Interned(b)) => std::ptr::eq(*a, *b),
-            _ => self.as_str() == other.as_str(),
+            _ => self.same_text_as(other),
         }
+    }
+}
+
+impl Name {
+    /// Equality of names not both interned, out of line so that the pointer test inlines small.
+    #[cold]
+    #[inline(never)]
+    fn same_text_as(&self, other: &Name) -> bool {
+        self.as_str() == other.as_str()
     }
 }
 

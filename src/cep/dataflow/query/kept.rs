@@ -97,12 +97,12 @@ impl QueryLogic {
         let QueryLogic { per_event, vars, state, .. } = self;
         let args = per_event.args(row, vars);
         if enters {
-            state.kept_aggregates.entry(key).or_insert_with(|| Accumulators::new(calls)).add(calls, args);
+            state.kept_aggregates.entry(key).or_insert_with(|| Accumulators::new(calls)).add(args);
             return;
         }
         let args: Vec<Val> = args.map(Cow::into_owned).collect();
         if let Some(acc) = state.kept_aggregates.get_mut(&key) {
-            acc.remove(calls, &args);
+            acc.remove(&args);
             if acc.is_empty() {
                 state.kept_aggregates.remove(&key);
             }
@@ -163,7 +163,7 @@ impl QueryLogic {
         let calls = calls(&self.plan);
         for row in self.state.kept.values().flatten() {
             let acc = groups.entry(self.group_key(row)).or_insert_with(|| Accumulators::new(calls));
-            acc.add(calls, self.per_event.args(row, &self.vars));
+            acc.add(self.per_event.args(row, &self.vars));
         }
         groups
     }

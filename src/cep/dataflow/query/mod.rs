@@ -38,6 +38,7 @@ use crate::cep::runtime::before_pace::BeforePace;
 use crate::cep::runtime::compiled::RowExpr;
 use crate::cep::runtime::first::First;
 use crate::cep::runtime::key::Key;
+use crate::cep::runtime::value::Name;
 use crate::cep::runtime::{Row, Val, order};
 
 /// Rows in the view that leave together: one row, or in a time window a pane of rows of one group that arrived in
@@ -73,26 +74,26 @@ impl Args {
         match self {
             Args::One(first) => {
                 let mut pane = Accumulators::new(calls);
-                pane.add(calls, first.iter());
-                pane.add(calls, args);
+                pane.add(first.iter());
+                pane.add(args);
                 *self = Args::Many(Box::new(pane));
             }
-            Args::Many(pane) => pane.add(calls, args),
+            Args::Many(pane) => pane.add(args),
         }
     }
 
     /// Adds what it holds to a group's aggregates.
-    fn join(&self, calls: &[AggregateCall], acc: &mut Accumulators) {
+    fn join(&self, acc: &mut Accumulators) {
         match self {
-            Args::One(args) => acc.add(calls, args.iter()),
+            Args::One(args) => acc.add(args.iter()),
             Args::Many(pane) => acc.merge(pane),
         }
     }
 
     /// Takes what it holds out of a group's aggregates.
-    fn leave(&self, calls: &[AggregateCall], acc: &mut Accumulators) {
+    fn leave(&self, acc: &mut Accumulators) {
         match self {
-            Args::One(args) => acc.remove(calls, args),
+            Args::One(args) => acc.remove(args),
             Args::Many(pane) => acc.subtract(pane),
         }
     }
@@ -181,6 +182,8 @@ pub(super) struct PerEvent {
     pub(super) group_by: Vec<RowExpr>,
     /// Each aggregate's argument (none for `count(*)`).
     args: Vec<Option<RowExpr>>,
+    /// When every argument is a column of the row or `count(*)`'s none, as usual, each one's column name.
+    columns: Option<Vec<Option<Name>>>,
     /// Whether a fully aggregated query's group keeps its latest row rather than its first. Its projection reads of
     /// a row only the group keys, which every row of the group has alike (a key is equal exactly when the values'
     /// text forms are), so the first row serves unless HAVING or ORDER BY reads another column. Keeping the first
@@ -194,13 +197,18 @@ impl PerEvent {
         let labels = [input.label.as_str()];
         let compile = |e: &PlanExpr| RowExpr::new(e, &labels, vars);
         let aggregation = plan.aggregation.as_ref();
+        let args: Vec<Option<RowExpr>> =
+            aggregation.map(|a| a.aggregates.iter().map(|c| c.arg.as_ref().map(compile)).collect()).unwrap_or_default();
+        let column = |arg: &Option<RowExpr>| match arg {
+            None => Some(None),
+            Some(e) => e.column().map(|name| Some(name.clone())),
+        };
         PerEvent {
             filter: input.filter.as_ref().map(compile),
             where_: plan.filter.as_ref().map(compile),
             group_by: aggregation.map(|a| a.group_by.iter().map(compile).collect()).unwrap_or_default(),
-            args: aggregation
-                .map(|a| a.aggregates.iter().map(|c| c.arg.as_ref().map(compile)).collect())
-                .unwrap_or_default(),
+            columns: args.iter().map(column).collect(),
+            args,
             latest_row: aggregation.is_some_and(|a| {
                 let ungrouped = |e: &PlanExpr| has_ungrouped_column(e, &a.group_by);
                 a.having.as_ref().is_some_and(ungrouped) || plan.order_by.iter().any(|(e, _)| ungrouped(e))
@@ -219,6 +227,14 @@ impl PerEvent {
             None => Cow::Owned(Val::Null),
             Some(e) => e.column_of(row).map_or_else(|| Cow::Owned(e.eval(&[row], &[], vars)), Cow::Borrowed),
         })
+    }
+
+    /// [`PerEvent::args`] when every argument is a column (`columns`), as plain borrows: an absent column and
+    /// `count(*)` read null. Matching a `Cow` for each cost `bench floor` 14 instructions an event
+    /// (`benches/results/cep.md`, seventieth session).
+    pub(super) fn column_args<'r>(columns: &'r [Option<Name>], row: &'r Row) -> impl Iterator<Item = &'r Val> {
+        static NULL: Val = Val::Null;
+        columns.iter().map(move |name| name.as_ref().and_then(|name| row.named(name)).unwrap_or(&NULL))
     }
 }
 
@@ -297,7 +313,7 @@ impl QueryState {
     /// Puts a row of group `slot` that leaves at `due` into the group's pane of that epoch when it has one of rows
     /// that count as this one does, else into a new one queued to leave then, folding the group's last pane. `args`
     /// reads the row's aggregate arguments; a pane already in the group's aggregates reads them twice.
-    fn join<'r, I: Iterator<Item = Cow<'r, Val>>>(
+    fn join<V: Borrow<Val>, I: Iterator<Item = V>>(
         &mut self,
         calls: &[AggregateCall],
         slot: usize,
@@ -312,7 +328,7 @@ impl QueryState {
                 pane.rows += 1;
                 if counts {
                     if pane.folded {
-                        g.acc(calls).add(calls, args());
+                        g.acc(calls).add(args());
                     }
                     pane.args.add(calls, args());
                 }
@@ -395,9 +411,7 @@ impl QueryLogic {
             (false, false) => None,
         };
         if let Some(out) = from_kept {
-            for (i, out) in out.into_iter().enumerate() {
-                emit.event(stamp.child(self.statement, i), self.sink, out);
-            }
+            self.send(emit, stamp, out);
             return;
         }
         let before = match self.before && counts {
@@ -411,16 +425,13 @@ impl QueryLogic {
             }
             false => (None, Vec::new()),
         };
-        let removed = match self.snapshots_rows() || self.removes {
-            true => self.keep(set, row, counts),
-            false => Vec::new(),
-        };
+        let removed = (self.snapshots_rows() || self.removes).then(|| self.keep(set, row, counts));
         // `OUTPUT AFTER d` without a period drops the rows of the statement's first `d`: `quiet` does.
         let now = millis_of(epoch);
         let out = if self.before {
             before.into_iter().collect()
         } else if self.removes {
-            self.removed_rows(removed, now)
+            self.removed_rows(removed.unwrap_or_default(), now)
         } else if self.rows_at_changes() {
             let arrived = slot.filter(|_| counts).map(|slot| self.note_row(row, slot));
             let passed = self.group_rows(now, arrived.into_iter().chain(left.iter().cloned()).collect());
@@ -433,7 +444,23 @@ impl QueryLogic {
         if !left.is_empty() {
             self.after_leaving(&left);
         }
-        for (i, out) in out.into_iter().enumerate() {
+        self.send(emit, stamp, out);
+    }
+
+    /// Sends `rows` as the statement's outputs of the event `stamp` stamped. No rows, as most events give, are
+    /// forgotten rather than dropped: they own nothing, and the out-of-line drop of the empty list was 18 instructions
+    /// an event of `bench floor` (`benches/results/cep.md`, seventieth session).
+    #[inline(always)]
+    fn send(&self, emit: &mut Emit, stamp: Stamp, rows: Vec<Row>) {
+        match rows.capacity() {
+            0 => std::mem::forget(rows),
+            _ => self.send_rows(emit, stamp, rows),
+        }
+    }
+
+    #[inline(never)]
+    fn send_rows(&self, emit: &mut Emit, stamp: Stamp, rows: Vec<Row>) {
+        for (i, out) in rows.into_iter().enumerate() {
             emit.event(stamp.child(self.statement, i), self.sink, out);
         }
     }
@@ -469,13 +496,13 @@ impl Group {
 fn count<V: Borrow<Val>>(g: &mut Group, calls: &[AggregateCall], counts: bool, args: impl IntoIterator<Item = V>) {
     g.entries += 1;
     if counts {
-        g.acc(calls).add(calls, args);
+        g.acc(calls).add(args);
     }
 }
 
 /// Aggregate arguments ([`PerEvent::args`]) owned, as an entry of a single row keeps them.
-fn owned<'r>(args: impl Iterator<Item = Cow<'r, Val>>) -> SmallVec<[Val; 1]> {
-    args.map(Cow::into_owned).collect()
+fn owned<V: Borrow<Val>>(args: impl Iterator<Item = V>) -> SmallVec<[Val; 1]> {
+    args.map(|v| v.borrow().clone()).collect()
 }
 
 /// Adds the rows of `entry`, a pane of group `g`, to the group's aggregates unless they are there.
@@ -483,12 +510,13 @@ fn fold(entry: &mut Entry, g: &mut Group, calls: &[AggregateCall]) {
     if !entry.folded {
         entry.folded = true;
         if entry.counts {
-            entry.args.join(calls, g.acc(calls));
+            entry.args.join(g.acc(calls));
         }
     }
 }
 
 /// Lists the group in `slot` as changed unless it already is.
+#[inline]
 fn mark(changed: &mut Vec<usize>, g: &mut Group, slot: usize) {
     if !g.changed {
         g.changed = true;

@@ -10,7 +10,7 @@ use foldhash::fast::RandomState;
 
 use super::{QueryLogic, QueryState, mark};
 use crate::cep::dataflow::aggregate::Accumulators;
-use crate::cep::plan::{AggregationKind, OutputKind};
+use crate::cep::plan::{Aggregation, AggregationKind, OutputKind};
 use crate::cep::runtime::eval::{Scope, holds, project};
 use crate::cep::runtime::key::Key;
 use crate::cep::runtime::{Row, Val, order};
@@ -45,11 +45,8 @@ impl QueryLogic {
 
     /// Notes a fully aggregated group's row that counted; answers the group's key.
     pub(super) fn note_row(&mut self, row: &Row, slot: usize) -> Key {
-        let g = &mut self.state.groups[slot];
-        if g.last_event.is_none() || self.per_event.latest_row {
-            g.last_event = Some(row.clone());
-        }
-        g.key.clone()
+        self.keep_group_row(row, slot);
+        self.state.groups[slot].key.clone()
     }
 
     /// The rows, with their `ORDER BY` keys, of the groups of `keys` (in the order they changed, each once) at a
@@ -102,21 +99,41 @@ impl QueryLogic {
         }
     }
 
-    /// The rows an arrival in group `slot` (none when the query does not aggregate) gives now.
+    /// The rows an arrival in group `slot` (none when the query does not aggregate) gives now. A fully aggregated
+    /// query under an output policy gives none, and only marks its group changed, inline: calling out for that cost
+    /// `bench floor`'s worker 15 instructions an event more (`benches/results/cep.md`, seventieth session).
+    #[inline(always)]
     pub(super) fn arrive(&mut self, row: &Row, slot: Option<usize>, now: i64) -> Vec<Row> {
+        let fully = |a: &Aggregation| matches!(a.kind, AggregationKind::FullyAggregated);
+        match slot {
+            Some(slot) if self.plan.output.is_some() && self.plan.aggregation.as_ref().is_some_and(fully) => {
+                self.keep_group_row(row, slot);
+                let QueryState { changed, groups, .. } = &mut self.state;
+                mark(changed, &mut groups[slot], slot);
+                Vec::new()
+            }
+            _ => self.arrive_giving(row, slot, now),
+        }
+    }
+
+    /// Keeps `row` as its group's row, unless the group has one and its first serves ([`PerEvent`]'s `latest_row`).
+    #[inline]
+    fn keep_group_row(&mut self, row: &Row, slot: usize) {
+        let g = &mut self.state.groups[slot];
+        if g.last_event.is_none() || self.per_event.latest_row {
+            g.last_event = Some(row.clone());
+        }
+    }
+
+    /// [`QueryLogic::arrive`] where rows may come now.
+    #[inline(never)]
+    fn arrive_giving(&mut self, row: &Row, slot: Option<usize>, now: i64) -> Vec<Row> {
         let (Some(aggregation), Some(slot)) = (&self.plan.aggregation, slot) else {
             return self.emit_or_hold(self.empty.clone(), row, &[], now);
         };
         match aggregation.kind {
             AggregationKind::FullyAggregated => {
-                let g = &mut self.state.groups[slot];
-                if g.last_event.is_none() || self.per_event.latest_row {
-                    g.last_event = Some(row.clone());
-                }
-                if self.plan.output.is_some() {
-                    mark(&mut self.state.changed, g, slot);
-                    return Vec::new();
-                }
+                self.keep_group_row(row, slot);
                 self.fold_open(slot);
                 self.group_row(slot).into_iter().collect()
             }

@@ -19,7 +19,7 @@ use std::collections::HashMap;
 use foldhash::fast::RandomState;
 use smallvec::SmallVec;
 
-use super::{Args, Entry, Group, QueryLogic, QueryState, View, calls, count, fold, mark, millis_of, owned};
+use super::{Args, Entry, Group, PerEvent, QueryLogic, QueryState, View, calls, count, fold, mark, millis_of, owned};
 use crate::cep::dataflow::operator::Emit;
 use crate::cep::dataflow::record::{Stamp, timer_epoch};
 use crate::cep::reference::TimerOrder;
@@ -51,8 +51,14 @@ impl QueryLogic {
             None => count(&mut self.state.groups[slot], calls(&self.plan), counts, args()),
             Some(due) => {
                 self.state.groups[slot].entries += 1;
-                let set = self.rows_at_changes().then_some(set);
-                self.state.join(calls(&self.plan), slot, (due, counts, set), args);
+                let at = (due, counts, self.rows_at_changes().then_some(set));
+                match &self.per_event.columns {
+                    Some(columns) => {
+                        let columns = || PerEvent::column_args(columns, row);
+                        self.state.join(calls(&self.plan), slot, at, columns)
+                    }
+                    None => self.state.join(calls(&self.plan), slot, at, args),
+                }
             }
         }
         (slot, Vec::new())
@@ -139,7 +145,7 @@ impl QueryLogic {
         }
         if entry.counts {
             if let Some(acc) = g.acc.as_mut().filter(|_| entry.folded) {
-                entry.args.leave(calls(&self.plan), acc);
+                entry.args.leave(acc);
             }
             if listed {
                 mark(&mut self.state.changed, g, entry.group);
