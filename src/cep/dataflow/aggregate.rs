@@ -222,6 +222,7 @@ impl Accumulators {
     }
 
     /// A row enters the group with its aggregate arguments evaluated (`Null` for `count(*)`), owned or borrowed.
+    #[inline(always)]
     pub fn add<V: Borrow<Val>>(&mut self, args: impl IntoIterator<Item = V>) {
         self.rows += 1;
         for (running, v) in self.running.iter_mut().zip(args) {

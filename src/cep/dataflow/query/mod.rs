@@ -516,7 +516,7 @@ fn fold(entry: &mut Entry, g: &mut Group, calls: &[AggregateCall]) {
 }
 
 /// Lists the group in `slot` as changed unless it already is.
-#[inline]
+#[inline(always)]
 fn mark(changed: &mut Vec<usize>, g: &mut Group, slot: usize) {
     if !g.changed {
         g.changed = true;

@@ -117,7 +117,7 @@ impl QueryLogic {
     }
 
     /// Keeps `row` as its group's row, unless the group has one and its first serves ([`PerEvent`]'s `latest_row`).
-    #[inline]
+    #[inline(always)]
     fn keep_group_row(&mut self, row: &Row, slot: usize) {
         let g = &mut self.state.groups[slot];
         if g.last_event.is_none() || self.per_event.latest_row {
