@@ -352,12 +352,12 @@ mod tests {
     fn longs_sum_exactly_and_wrap_as_esper_s_do() {
         let calls = [call(AggregateFunction::Sum, DataType::Long)];
         let mut acc = Accumulators::new(&calls);
-        acc.add(&[Val::Int(1 << 53)]);
-        acc.add(&[Val::Int(1)]);
-        assert_eq!(acc.values(&calls), [Val::Int((1 << 53) + 1)], "a double would round the 1 away");
+        acc.add(&[Val::Int((1 << 53) + 1)]);
+        acc.add(&[Val::Int(2)]);
+        assert_eq!(acc.values(&calls), [Val::Int((1 << 53) + 3)], "as a double, 2^53 + 1 is 2^53");
         acc.add(&[Val::Int(i64::MAX)]);
-        acc.remove(&[Val::Int(1)]);
-        assert_eq!(acc.values(&calls), [Val::Int((1i64 << 53).wrapping_add(i64::MAX))]);
+        acc.remove(&[Val::Int(2)]);
+        assert_eq!(acc.values(&calls), [Val::Int(((1i64 << 53) + 1).wrapping_add(i64::MAX))]);
     }
 
     #[test]

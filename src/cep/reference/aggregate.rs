@@ -185,9 +185,9 @@ mod tests {
     fn longs_sum_exactly_and_wrap_as_esper_s_do() {
         let arg = Some(PlanExpr::Column { source: "r".into(), name: "n".into(), ty: DataType::Long });
         let calls = [AggregateCall { function: AggregateFunction::Sum, arg, ty: DataType::Long }];
-        let rows: Vec<Row> = [1 << 53, 1, i64::MAX].iter().map(|n| Row::from([("n", Val::Int(*n))])).collect();
+        let rows: Vec<Row> = [(1 << 53) + 1, 2, i64::MAX].iter().map(|n| Row::from([("n", Val::Int(*n))])).collect();
         let sum = |rows: &[Row]| compute(&calls, "r", &rows.iter().collect::<Vec<_>>(), &Row::new());
-        assert_eq!(sum(&rows[..2]), [Val::Int((1 << 53) + 1)], "a double would round the 1 away");
-        assert_eq!(sum(&rows), [Val::Int(((1i64 << 53) + 1).wrapping_add(i64::MAX))]);
+        assert_eq!(sum(&rows[..2]), [Val::Int((1 << 53) + 3)], "as a double, 2^53 + 1 is 2^53");
+        assert_eq!(sum(&rows), [Val::Int(((1i64 << 53) + 3).wrapping_add(i64::MAX))]);
     }
 }
