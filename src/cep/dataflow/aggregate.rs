@@ -77,16 +77,6 @@ impl Keeps {
     }
 }
 
-/// A number's part in an integer sum: an `int` or `long` exactly, a double truncated (Esper sums `long`s as
-/// `long`s).
-fn integer(v: &Val) -> Option<i64> {
-    match v {
-        Val::Int(i) => Some(*i),
-        Val::Double(x) => Some(*x as i64),
-        _ => None,
-    }
-}
-
 /// One aggregate's running state.
 #[derive(Debug, Clone, Default)]
 struct Running {
@@ -113,7 +103,7 @@ impl Running {
         self.n += 1;
         match self.keeps {
             Keeps::Count => {}
-            Keeps::IntSum => self.int_sum = self.int_sum.wrapping_add(integer(v).unwrap_or(0)),
+            Keeps::IntSum => self.int_sum = self.int_sum.wrapping_add(v.as_long().unwrap_or(0)),
             Keeps::Sum => self.sum += v.as_f64().unwrap_or(0.0),
             Keeps::Squares => {
                 let x = v.as_f64().unwrap_or(0.0);
@@ -137,7 +127,7 @@ impl Running {
         self.n -= 1;
         match self.keeps {
             Keeps::Count => {}
-            Keeps::IntSum => self.int_sum = self.int_sum.wrapping_sub(integer(v).unwrap_or(0)),
+            Keeps::IntSum => self.int_sum = self.int_sum.wrapping_sub(v.as_long().unwrap_or(0)),
             Keeps::Sum => self.sum -= v.as_f64().unwrap_or(0.0),
             Keeps::Squares => {
                 let x = v.as_f64().unwrap_or(0.0);

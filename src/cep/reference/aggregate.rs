@@ -145,14 +145,9 @@ fn sum(values: &[Val], ty: &DataType) -> Val {
     if values.is_empty() {
         return Val::Null;
     }
-    // Esper sums `int`s and `long`s as a `long`: exactly, wrapping on overflow; a double among them is truncated.
+    // Esper sums `int`s and `long`s as a `long`, wrapping on overflow.
     if matches!(ty, DataType::Int | DataType::Long) {
-        let integer = |v: &Val| match v {
-            Val::Int(i) => Some(*i),
-            Val::Double(x) => Some(*x as i64),
-            _ => None,
-        };
-        return Val::Int(values.iter().filter_map(integer).fold(0, i64::wrapping_add));
+        return Val::Int(values.iter().filter_map(Val::as_long).fold(0, i64::wrapping_add));
     }
     Val::Double(values.iter().filter_map(Val::as_f64).sum())
 }

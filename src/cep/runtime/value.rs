@@ -180,6 +180,16 @@ impl Val {
         }
     }
 
+    /// The value as a `long`, when numeric: an `int` or `long` exactly, a double truncated. Esper sums `int`s and
+    /// `long`s as a `long`; through a double, a value past 2^53 would lose its low bits.
+    pub fn as_long(&self) -> Option<i64> {
+        match self {
+            Val::Int(i) => Some(*i),
+            Val::Double(x) => Some(*x as i64),
+            _ => None,
+        }
+    }
+
     /// `true` only for a true boolean: `null` and everything else are false, as in WHERE.
     pub fn is_true(&self) -> bool {
         matches!(self, Val::Bool(true))
