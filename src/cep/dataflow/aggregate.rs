@@ -184,7 +184,7 @@ impl Running {
         match call.function {
             AggregateFunction::Count => Val::Int(n),
             _ if n == 0 => Val::Null,
-            AggregateFunction::Sum if matches!(call.ty, DataType::Int | DataType::Long) => Val::Int(self.int_sum),
+            AggregateFunction::Sum if self.keeps == Keeps::IntSum => Val::Int(self.int_sum),
             AggregateFunction::Sum => Val::Double(self.sum),
             AggregateFunction::Avg => Val::Double(self.sum / n as f64),
             AggregateFunction::Stddev if n < 2 => Val::Null,
