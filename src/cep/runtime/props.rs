@@ -147,8 +147,9 @@ impl Props {
     /// Fills empty properties with `pairs`, which come in name order, each name once ([`name_order`]).
     pub(super) fn fill_sorted(&mut self, pairs: impl ExactSizeIterator<Item = (Name, Val)>) {
         debug_assert!(self.is_empty(), "filling properties that have some");
-        self.entries.extend(pairs);
-        self.owning = any_owns(&self.entries);
+        let mut owning = false;
+        self.entries.extend(pairs.inspect(|(name, value)| owning |= owns(name, value)));
+        self.owning = owning;
         debug_assert!(self.entries.windows(2).all(|w| w[0].0 < w[1].0), "not in name order: {self:?}");
     }
 
