@@ -1,0 +1,169 @@
+//! Esper's `TestCaseExpr` (at `645a97e4`), `TestLikeRegexpExpr` (`645a97e4`), `TestMathExpr` (`f18a3602`),
+//! `TestCastExpr` (`b9c19356`) and `TestPerRowFunc` (`645a97e4`): `case`, `like`, division, `cast` and `coalesce`,
+//! `%` and `not`, per event.
+
+use super::{CE, ExprCase, MD, S0, SB};
+
+/// `TestCaseExpr` (at `645a97e4`), `SupportMarketDataBean` sent as `(symbol, price, volume)`; without Java methods and
+/// enums (`testCaseSyntax2StringsNBranches`, `testCaseSyntax2Enum*`), the literal `2l` of `testCaseSyntax2WithNullBool`
+/// (refused by the parser), and `testCaseSyntax2NoAsName`, whose column the planner names `CASE intPrimitive WHEN 1
+/// THEN 0 END` where Esper names it `case intPrimitive when 1 then 0 end`.
+pub(super) const CASE_EXPR: [ExprCase; 4] = [
+    ExprCase {
+        test: "TestCaseExpr.testCaseSyntax1WithElse",
+        select: "case  when symbol='DELL' then 3 * volume  else volume end as p1 FROM \
+                 SupportMarketDataBean.win:length(3)",
+        columns: "p1 long",
+        typed: true,
+        runs: &[&[
+            (MD, "symbol='CSCO',price=0,volume=4000", "p1=4000"),
+            (MD, "symbol='DELL',price=0,volume=20", "p1=60"),
+        ]],
+    },
+    ExprCase {
+        test: "TestCaseExpr.testCaseSyntax1WithNull",
+        select: "case  when theString is null then true  when theString = '' then false end as p1 FROM \
+                 SupportBean.win:length(100)",
+        columns: "p1 boolean",
+        typed: true,
+        runs: &[&[
+            (SB, "theString='x'", "p1=null"),
+            (SB, "theString='null'", "p1=null"),
+            (SB, "", "p1=true"),
+            (SB, "theString=''", "p1=false"),
+        ]],
+    },
+    ExprCase {
+        test: "TestCaseExpr.testCaseSyntax2WithCoercion",
+        select: "case intPrimitive  when 1.0 then null  when 4/2.0 then 'x' end as p1 FROM SupportBean.win:length(100)",
+        columns: "p1 string",
+        typed: true,
+        runs: &[&[
+            (SB, "intPrimitive=1", "p1=null"),
+            (SB, "intPrimitive=2", "p1='x'"),
+            (SB, "intPrimitive=3", "p1=null"),
+        ]],
+    },
+    ExprCase {
+        test: "TestCaseExpr.testCaseSyntax2WithinExpression",
+        select: "2 * (case  intPrimitive when 1 then 2  when 2 then 3  else 10 end) as p1  FROM \
+                 SupportBean.win:length(1)",
+        columns: "p1 int",
+        typed: true,
+        runs: &[&[(SB, "intPrimitive=1", "p1=4"), (SB, "intPrimitive=2", "p1=6"), (SB, "intPrimitive=3", "p1=20")]],
+    },
+];
+
+/// `TestLikeRegexpExpr` (at `645a97e4`): the `like` column of `testLikeRegexStringAndNull` alone, its others using
+/// `escape` (refused by the parser) and `regexp`; `testLikeRegexNumericAndNull`'s `like` over an int is refused by the
+/// planner.
+pub(super) const LIKE: [ExprCase; 1] = [ExprCase {
+    test: "TestLikeRegexpExpr.testLikeRegexStringAndNull",
+    select: "p00 like p01 as r1 FROM SupportBean_S0",
+    columns: "r1 boolean",
+    typed: false,
+    runs: &[&[
+        (S0, "p00='a',p01='b'", "r1=false"),
+        (S0, "p01='b'", "r1=null"),
+        (S0, "p00='a'", "r1=null"),
+        (S0, "", "r1=null"),
+        (S0, "p00='abcdef',p01='%de_'", "r1=true"),
+        (S0, "p00='abcdef',p01='b%de_'", "r1=false"),
+        (S0, "p00='!adex',p01='!%de_'", "r1=true"),
+        (S0, "p00='%dex',p01='!%de_'", "r1=false"),
+    ]],
+}];
+
+/// `TestMathExpr` (at `f18a3602`), without its test of the engine's integer division setting.
+pub(super) const MATH: [ExprCase; 1] = [ExprCase {
+    test: "TestMathExpr.testIntDivisionDoubleResultZeroDevision",
+    select: "intPrimitive/intBoxed as result FROM SupportBean",
+    columns: "result double",
+    typed: true,
+    runs: &[&[
+        (SB, "intPrimitive=100,intBoxed=3", "result=33.333333333333336"),
+        (SB, "intPrimitive=100", "result=null"),
+        (SB, "intPrimitive=100,intBoxed=0", "result=inf"),
+        (SB, "intPrimitive=-5,intBoxed=0", "result=-inf"),
+    ]],
+}];
+
+/// `TestCastExpr` (at `b9c19356`): the columns cast to a type of the subset (not to Java classes, byte or short);
+/// without date formats (refused by the parser), dynamic properties and interfaces.
+pub(super) const CAST: [ExprCase; 4] = [
+    ExprCase {
+        test: "TestCastExpr.testCastSimple",
+        select: "cast(theString as string) as t0,  cast(intBoxed, int) as t1,  cast(intPrimitive, long) as \
+                 t5,  cast(floatBoxed, long) as t7  FROM SupportBean",
+        columns: "t0 string, t1 int, t5 long, t7 long",
+        typed: true,
+        runs: &[&[
+            (SB, "theString='abc',intPrimitive=100,floatBoxed=9.5,intBoxed=3", "t0='abc' t1=3 t5=100 t7=9"),
+            (SB, "intPrimitive=100", "t0=null t1=null t5=100 t7=null"),
+            (SB, "intPrimitive=100", "t0=null t1=null t5=100 t7=null"),
+        ]],
+    },
+    ExprCase {
+        test: "TestCastExpr.testCastAsParse",
+        select: "cast(theString, int) as t0 FROM SupportBean",
+        columns: "t0 int",
+        typed: true,
+        runs: &[&[(SB, "theString='12',intPrimitive=1", "t0=12")]],
+    },
+    ExprCase {
+        test: "TestCastExpr.testCastBoolean",
+        select: "cast(boolBoxed, string) as t2  FROM SupportBean",
+        columns: "t2 string",
+        typed: true,
+        runs: &[&[
+            (SB, "theString='abc',intPrimitive=100,boolPrimitive=true,boolBoxed=true", "t2='true'"),
+            (SB, "intPrimitive=100,boolPrimitive=false,boolBoxed=false", "t2='false'"),
+            (SB, "intPrimitive=100,boolPrimitive=true", "t2=null"),
+        ]],
+    },
+    ExprCase {
+        test: "TestCastExpr.testCastMapStringInt",
+        select: "cast(anInt, int) as intVal, cast(anDouble, double) as doubleVal, cast(anLong, long) as longVal, \
+                 cast(anFloat, float) as floatVal, cast(intPrimitive, int) as intOne, cast(intBoxed, int) as intTwo, \
+                 cast(intBoxed, long) as longTwo FROM CastEvent",
+        columns: "intVal int, doubleVal double, longVal long, floatVal float, intOne int, intTwo int, longTwo long",
+        typed: true,
+        runs: &[&[(
+            CE,
+            "anInt='100',anDouble='1.4E-1',anLong='-10',anFloat='1.001',intPrimitive=10,intBoxed=11",
+            "intVal=100 doubleVal=0.14 longVal=-10 floatVal=1.001 intOne=10 intTwo=11 longTwo=11",
+        )]],
+    },
+];
+
+/// `TestPerRowFunc` (at `645a97e4`), without `coalesce` over events or short and byte properties, `||` (refused by the
+/// parser), and `max` and `min` of two values (`testMinMaxWindowStats`: the planner refuses `max` with two arguments).
+pub(super) const PER_ROW: [ExprCase; 3] = [
+    ExprCase {
+        test: "TestPerRowFunc.testCoalesceBeans",
+        select: "coalesce(a.theString, b.theString) as myString FROM pattern [every (a=SupportBean(theString='s0') or \
+                 b=SupportBean(theString='s1'))]",
+        columns: "myString string",
+        typed: false,
+        runs: &[&[(SB, "theString='s0'", "myString='s0'"), (SB, "theString='s1'", "myString='s1'")]],
+    },
+    ExprCase {
+        test: "TestPerRowFunc.testCoalesceBeans",
+        select: "COALESCE(a.theString, b.theString) AS myString FROM PATTERN [EVERY (a=SupportBean(theString='s0') OR \
+                 b=SupportBean(theString='s1'))]",
+        columns: "myString string",
+        typed: false,
+        runs: &[&[(SB, "theString='s0'", "myString='s0'"), (SB, "theString='s1'", "myString='s1'")]],
+    },
+    ExprCase {
+        test: "TestPerRowFunc.testOperators",
+        select: "longBoxed % intBoxed as myMod  FROM SupportBean.win:length(3) where not(longBoxed > intBoxed)",
+        columns: "myMod long",
+        typed: true,
+        runs: &[&[
+            (SB, "longBoxed=1,intBoxed=1", "myMod=0"),
+            (SB, "longBoxed=2,intBoxed=1", "-"),
+            (SB, "longBoxed=2,intBoxed=3", "myMod=2"),
+        ]],
+    },
+];
