@@ -8,7 +8,7 @@ use std::cmp::Ordering;
 
 use super::name::same_text;
 use super::value::{Name, Row, Val};
-use crate::cep::plan::{BinaryOp, DataType, Function, PlanExpr, Projection};
+use crate::cep::plan::{BinaryOp, DataType, Function, PlanExpr, Projection, Value};
 
 /// What an expression can see.
 #[derive(Debug, Clone, Copy)]
@@ -56,10 +56,10 @@ pub fn eval(e: &PlanExpr, scope: &Scope<'_>) -> Val {
         PlanExpr::InList { operand, list, negated } => in_list(operand, list, *negated, scope),
         PlanExpr::Between { operand, low, high, negated } => between(operand, low, high, *negated, scope),
         PlanExpr::Like { operand, pattern, negated } => like(eval(operand, scope), eval(pattern, scope), *negated),
-        PlanExpr::Call { function, args, .. } => call(*function, args, scope),
+        PlanExpr::Call { function, args, ty } => call(*function, args, ty, scope),
         PlanExpr::Cast { operand, ty } => cast(eval(operand, scope), ty),
-        PlanExpr::Case { operand, whens, otherwise, .. } => {
-            case(operand.as_deref(), whens, otherwise.as_deref(), scope)
+        PlanExpr::Case { operand, whens, otherwise, ty } => {
+            case(operand.as_deref(), whens, otherwise.as_deref(), ty, scope)
         }
         PlanExpr::Array(items) => Val::Array(items.iter().map(|i| eval(i, scope)).collect()),
     }
@@ -222,21 +222,35 @@ fn arithmetic(op: BinaryOp, l: &Val, r: &Val) -> Val {
     })
 }
 
+/// `v [not] in (list)`, three-valued as in SQL and Esper's `ExprInNodeImpl`: null when `v` is null, or when it is
+/// found nowhere and an item is null (`'b' in ('a', null)` and `'b' not in (null)` are both null).
 fn in_list(e: &PlanExpr, list: &[PlanExpr], negated: bool, scope: &Scope<'_>) -> Val {
     let v = operand(e, scope);
     if v.is_null() {
         return Val::Null;
     }
-    let found = list.iter().any(|item| v.equals(&operand(item, scope)) == Some(true));
-    Val::Bool(found != negated)
+    let mut null_item = false;
+    for item in list {
+        match v.equals(&operand(item, scope)) {
+            Some(true) => return Val::Bool(!negated),
+            Some(false) => {}
+            None => null_item = true,
+        }
+    }
+    match null_item {
+        true => Val::Null,
+        false => Val::Bool(negated),
+    }
 }
 
 /// `v [not] between low and high`, as Esper's `ExprBetweenNodeImpl` answers it: inclusive, with the bounds in either
-/// order (`5 between 10 and 1` holds); false when `v` is null, and when a bound is null `between` is false and `not
-/// between` true (the negation of that false).
+/// order (`5 between 10 and 1` holds); false when `v` is null, and when a bound reads null `between` is false and
+/// `not between` true (the negation of that false). A bound written as `null` makes both false: Esper finds it has no
+/// type and answers false without evaluating (`TestInBetweenLikeExpr.testBetweenNumericExpr`).
 fn between(e: &PlanExpr, low: &PlanExpr, high: &PlanExpr, negated: bool, scope: &Scope<'_>) -> Val {
+    let null = |bound: &PlanExpr| matches!(bound, PlanExpr::Literal(Value::Null));
     let v = operand(e, scope);
-    if v.is_null() {
+    if v.is_null() || null(low) || null(high) {
         return Val::Bool(false);
     }
     let (low, high) = (operand(low, scope), operand(high, scope));
@@ -267,24 +281,39 @@ fn like_matches(s: &[char], p: &[char]) -> bool {
     }
 }
 
+/// `case [v] when ... then ... [else ...] end`, as Esper's `ExprCaseNode`: with a value, a `when` matches a value
+/// equal to it, and `null` matches `null` (`case s when null then ...` takes a null `s`); the result is widened to the
+/// type of the whole (`case ... then 1 else 2.5 end` gives `1.0`).
 fn case(
     operand: Option<&PlanExpr>,
     whens: &[(PlanExpr, PlanExpr)],
     otherwise: Option<&PlanExpr>,
+    ty: &DataType,
     s: &Scope<'_>,
 ) -> Val {
     let subject = operand.map(|o| eval(o, s));
-    for (when, then) in whens {
+    let taken = whens.iter().find(|(when, _)| {
         let w = eval(when, s);
-        let hit = match &subject {
+        match &subject {
+            Some(v) if v.is_null() || w.is_null() => v.is_null() && w.is_null(),
             Some(v) => v.equals(&w) == Some(true),
             None => w.is_true(),
-        };
-        if hit {
-            return eval(then, s);
         }
+    });
+    let result = match taken {
+        Some((_, then)) => eval(then, s),
+        None => otherwise.map(|o| eval(o, s)).unwrap_or_default(),
+    };
+    widen(result, ty)
+}
+
+/// `v` as a value of numeric type `ty` when it is a whole number and `ty` is not: what Esper's coercion to an
+/// expression's common type does to the result of a `case` or `coalesce` that mixes the two.
+fn widen(v: Val, ty: &DataType) -> Val {
+    match (ty, v) {
+        (DataType::Double | DataType::Float, Val::Int(n)) => Val::Double(n as f64),
+        (_, v) => v,
     }
-    otherwise.map(|o| eval(o, s)).unwrap_or_default()
 }
 
 fn cast(v: Val, ty: &DataType) -> Val {
@@ -300,10 +329,12 @@ fn cast(v: Val, ty: &DataType) -> Val {
     }
 }
 
-fn call(function: Function, args: &[PlanExpr], scope: &Scope<'_>) -> Val {
+fn call(function: Function, args: &[PlanExpr], ty: &DataType, scope: &Scope<'_>) -> Val {
     // Operands are read in place: collecting them first cost more than the polygon test itself (cep.md).
     match (function, args) {
-        (Function::Coalesce, _) => args.iter().map(|a| operand(a, scope)).find(|v| !v.is_null()).map(Cow::into_owned),
+        (Function::Coalesce, _) => {
+            args.iter().map(|a| operand(a, scope)).find(|v| !v.is_null()).map(|v| widen(v.into_owned(), ty))
+        }
         (Function::Polygon, [points]) => match &*operand(points, scope) {
             Val::Array(points) => Some(polygon(points)),
             _ => None,
@@ -371,14 +402,15 @@ mod tests {
     }
 
     /// Esper's `between`: the bounds in either order (`TestNamedWindowOnDelete.testCoercionRangeMultiPropIndexes`
-    /// deletes with reversed bounds), a null value false either way, a null bound false and its negation true.
+    /// deletes with reversed bounds), a null value false either way, a bound that reads null false and its negation
+    /// true, a bound written `null` false either way.
     #[test]
     fn between_takes_its_bounds_in_either_order_and_answers_nulls_as_esper() {
         let lit = |v: Val| {
             PlanExpr::Literal(match v {
-                Val::Int(n) => crate::cep::plan::Value::Int(n),
-                Val::String(s) => crate::cep::plan::Value::String(s.to_string()),
-                _ => crate::cep::plan::Value::Null,
+                Val::Int(n) => Value::Int(n),
+                Val::String(s) => Value::String(s.to_string()),
+                _ => Value::Null,
             })
         };
         let vars = Row::default();
@@ -395,7 +427,29 @@ mod tests {
         assert_eq!(check(Val::Null, n(1), n(10), false), Val::Bool(false));
         assert_eq!(check(Val::Null, n(1), n(10), true), Val::Bool(false), "a null value is false either way");
         assert_eq!(check(n(5), Val::Null, n(10), false), Val::Bool(false));
-        assert_eq!(check(n(5), Val::Null, n(10), true), Val::Bool(true), "a null bound negated");
+        assert_eq!(check(n(5), Val::Null, n(10), true), Val::Bool(false), "a bound written null, negated");
+        let row: Row = [("low".to_string(), Val::Null)].into_iter().collect();
+        let (rows, low) = ([("s", &row)], column("s", "low"));
+        let read = |negated| between(&lit(n(5)), &low.expr, &lit(n(10)), negated, &Scope::new(&rows, &vars));
+        assert_eq!(read(false), Val::Bool(false), "a bound that reads null");
+        assert_eq!(read(true), Val::Bool(true), "a bound that reads null, negated");
+    }
+
+    /// Esper coerces a `coalesce` to the common type of its arguments (`ExprCoalesceNode`), as it does a `case`:
+    /// `coalesce(1, 2.5)` is `1.0`, a double, and a text stays a text.
+    #[test]
+    fn coalesce_widens_a_whole_number_to_its_double_type() {
+        let (vars, call) = (Row::default(), |args: Vec<Value>, ty: DataType| PlanExpr::Call {
+            function: Function::Coalesce,
+            args: args.into_iter().map(PlanExpr::Literal).collect(),
+            ty,
+        });
+        let scope = Scope::new(&[], &vars);
+        let widened = call(vec![Value::Null, Value::Int(1), Value::Float(2.5)], DataType::Double);
+        assert_eq!(eval(&widened, &scope), Val::Double(1.0));
+        assert_eq!(eval(&call(vec![Value::Int(1), Value::Int(2)], DataType::Int), &scope), Val::Int(1));
+        let text = call(vec![Value::Null, Value::String("a".into())], DataType::String);
+        assert_eq!(eval(&text, &scope), Val::String("a".into()));
     }
 
     #[test]

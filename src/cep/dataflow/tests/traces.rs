@@ -406,19 +406,7 @@ fn esper_update_assignments_apply_in_order_on_one_two_and_four_workers() {
 /// Esper's expression and filter cases ([`expr_cases`]) on one, two and four workers, each run a fresh statement.
 #[test]
 fn esper_expr_cases_on_one_two_and_four_workers() {
-    assert_expr_cases(expr_cases());
-}
-
-/// The cases that differ from Esper ([`differing_cases`]): run by hand (`--ignored`) to see which the dataflow gives
-/// now.
-#[test]
-#[ignore = "Esper's values that the runtimes do not yet give"]
-fn esper_expr_cases_the_dataflow_does_not_yet_give() {
-    assert_expr_cases(differing_cases());
-}
-
-fn assert_expr_cases(cases: Vec<Case>) {
-    for case in cases {
+    for case in expr_cases() {
         let plan = plan(&expr_config(&case));
         for (run, workers) in case.runs.iter().flat_map(|run| [1, 2, 4].map(|w| (run, w))) {
             let mut dataflow = Dataflow::new(pool(workers), &plan, 0).expect("runs");

@@ -23,7 +23,7 @@ pub(crate) use self::after::*;
 pub(crate) use self::aggregates::*;
 pub(crate) use self::aggregating_joins::{GROUPED, after_events, grouped_events};
 pub(crate) use self::batches::*;
-pub(crate) use self::esper_exprs::{Case, differing_cases, expected_results, expr_cases, expr_config, expr_results};
+pub(crate) use self::esper_exprs::{expected_results, expr_cases, expr_config, expr_results};
 pub(crate) use self::esper_merges::{
     MERGE_FLOW, UPDATE_ORDERS, merge_expected, merge_rows, update_order_config, update_order_expected,
     update_order_rows,

@@ -6,7 +6,7 @@ use super::{ExprCase, MD, SB, TE, TR};
 
 /// Without instance and static methods, Java constants and enums, nested beans, sets, short and byte properties,
 /// ranges, `is` as equality (refused by the parser), hints, and the refusals of `testInvalid`.
-pub(super) const FILTER_EXPRESSIONS: [ExprCase; 53] = [
+pub(super) const FILTER_EXPRESSIONS: [ExprCase; 54] = [
     ExprCase {
         test: "TestFilterExpressions.testPromoteIndexToSetNotIn",
         select: "* FROM SupportBean(theString != 'x' and theString != 'y' and doubleBoxed is not null)",
@@ -536,5 +536,16 @@ pub(super) const FILTER_EXPRESSIONS: [ExprCase; 53] = [
         columns: "theString string",
         typed: false,
         runs: &[&[(SB, "intBoxed=5", "+")]],
+    },
+    ExprCase {
+        test: "TestFilterExpressions.testIn3ValuesAndNull",
+        select: "* FROM SupportBean(intBoxed not in (doubleBoxed))",
+        columns: "theString string",
+        typed: false,
+        runs: &[&[
+            (SB, "intPrimitive=1", "-"),
+            (SB, "intPrimitive=1,intBoxed=1", "-"),
+            (SB, "intPrimitive=1,doubleBoxed=1.0", "-"),
+        ]],
     },
 ];

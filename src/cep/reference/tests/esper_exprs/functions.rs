@@ -8,7 +8,7 @@ use super::{CE, ExprCase, MD, S0, SB};
 /// enums (`testCaseSyntax2StringsNBranches`, `testCaseSyntax2Enum*`), the literal `2l` of `testCaseSyntax2WithNullBool`
 /// (refused by the parser), and `testCaseSyntax2NoAsName`, whose column the planner names `CASE intPrimitive WHEN 1
 /// THEN 0 END` where Esper names it `case intPrimitive when 1 then 0 end`.
-pub(super) const CASE_EXPR: [ExprCase; 4] = [
+pub(super) const CASE_EXPR: [ExprCase; 10] = [
     ExprCase {
         test: "TestCaseExpr.testCaseSyntax1WithElse",
         select: "case  when symbol='DELL' then 3 * volume  else volume end as p1 FROM \
@@ -51,6 +51,86 @@ pub(super) const CASE_EXPR: [ExprCase; 4] = [
         columns: "p1 int",
         typed: true,
         runs: &[&[(SB, "intPrimitive=1", "p1=4"), (SB, "intPrimitive=2", "p1=6"), (SB, "intPrimitive=3", "p1=20")]],
+    },
+    ExprCase {
+        test: "TestCaseExpr.testCaseSyntax1Sum",
+        select: "case  when symbol='GE' then volume  when symbol='DELL' then sum(price) end as p1 FROM \
+                 SupportMarketDataBean.win:length(10)",
+        columns: "p1 double",
+        typed: true,
+        runs: &[&[
+            (MD, "symbol='DELL',price=50,volume=10000", "p1=50.0"),
+            (MD, "symbol='DELL',price=50,volume=10000", "p1=100.0"),
+            (MD, "symbol='CSCO',price=5,volume=4000", "p1=null"),
+            (MD, "symbol='GE',price=30,volume=20", "p1=20.0"),
+        ]],
+    },
+    ExprCase {
+        test: "TestCaseExpr.testCaseSyntax1Branches3",
+        select: "case  when (symbol='GE') then volume  when (symbol='DELL') then volume / 2.0  when \
+                 (symbol='MSFT') then volume / 3.0  end as p1 FROM SupportMarketDataBean",
+        columns: "p1 double",
+        typed: true,
+        runs: &[&[
+            (MD, "symbol='DELL',price=0,volume=10000", "p1=5000.0"),
+            (MD, "symbol='MSFT',price=0,volume=10000", "p1=3333.3333333333335"),
+            (MD, "symbol='GE',price=0,volume=10000", "p1=10000.0"),
+        ]],
+    },
+    ExprCase {
+        test: "TestCaseExpr.testCaseSyntax2",
+        select: "case intPrimitive  when longPrimitive then (intPrimitive + longPrimitive)  when doublePrimitive then \
+                 intPrimitive * doublePrimitive when floatPrimitive then floatPrimitive / doublePrimitive  else \
+                 (intPrimitive + longPrimitive + floatPrimitive + doublePrimitive) end as p1  FROM \
+                 SupportBean.win:length(10)",
+        columns: "p1 double",
+        typed: true,
+        runs: &[&[
+            (SB, "intPrimitive=2,longPrimitive=2,floatPrimitive=1,doublePrimitive=1", "p1=4.0"),
+            (SB, "intPrimitive=5,longPrimitive=1,floatPrimitive=1,doublePrimitive=5", "p1=25.0"),
+            (SB, "intPrimitive=12,longPrimitive=1,floatPrimitive=12,doublePrimitive=4", "p1=3.0"),
+            (SB, "intPrimitive=1,longPrimitive=2,floatPrimitive=3,doublePrimitive=4", "p1=10.0"),
+        ]],
+    },
+    ExprCase {
+        test: "TestCaseExpr.testCaseSyntax2NoElseWithNull",
+        select: "case theString  when null then true  when '' then false end as p1 FROM SupportBean.win:length(100)",
+        columns: "p1 boolean",
+        typed: true,
+        runs: &[&[
+            (SB, "theString='x'", "p1=null"),
+            (SB, "theString='null'", "p1=null"),
+            (SB, "", "p1=true"),
+            (SB, "theString=''", "p1=false"),
+        ]],
+    },
+    ExprCase {
+        test: "TestCaseExpr.testCaseSyntax2WithNull",
+        select: "case intPrimitive  when 1 then null  when 2 then 1.0 when 3 then null  else 2  end as p1 FROM \
+                 SupportBean.win:length(100)",
+        columns: "p1 double",
+        typed: true,
+        runs: &[&[
+            (SB, "intPrimitive=4", "p1=2.0"),
+            (SB, "intPrimitive=1", "p1=null"),
+            (SB, "intPrimitive=2", "p1=1.0"),
+            (SB, "intPrimitive=3", "p1=null"),
+        ]],
+    },
+    ExprCase {
+        test: "TestCaseExpr.testCaseSyntax2Sum",
+        select: "case intPrimitive when 1 then sum(longPrimitive)  when 2 then sum(floatPrimitive)  else \
+                 sum(intPrimitive) end as p1  FROM SupportBean.win:length(10)",
+        columns: "p1 double",
+        typed: true,
+        runs: &[&[
+            (SB, "intPrimitive=1,longPrimitive=10,floatPrimitive=3,doublePrimitive=4", "p1=10.0"),
+            (SB, "intPrimitive=1,longPrimitive=15,floatPrimitive=3,doublePrimitive=4", "p1=25.0"),
+            (SB, "intPrimitive=2,longPrimitive=1,floatPrimitive=3,doublePrimitive=4", "p1=9.0"),
+            (SB, "intPrimitive=2,longPrimitive=1,floatPrimitive=3,doublePrimitive=4", "p1=12.0"),
+            (SB, "intPrimitive=5,longPrimitive=1,floatPrimitive=1,doublePrimitive=1", "p1=11.0"),
+            (SB, "intPrimitive=5,longPrimitive=1,floatPrimitive=1,doublePrimitive=1", "p1=16.0"),
+        ]],
     },
 ];
 

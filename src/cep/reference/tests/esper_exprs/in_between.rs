@@ -6,7 +6,7 @@ use super::{ExprCase, SB};
 /// `TestInBetweenLikeExpr` (at `08fc7cb1`), without arrays, collections, objects and substitution parameters, short
 /// properties, ranges, the literals `1.1d` and `7/3d` of `testInNumericExpr` (refused by the parser), and the
 /// statement-object-model variant.
-pub(super) const IN_BETWEEN_LIKE: [ExprCase; 24] = [
+pub(super) const IN_BETWEEN_LIKE: [ExprCase; 28] = [
     ExprCase {
         test: "TestInBetweenLikeExpr.testInStringExpr",
         select: "theString in ('a', 'b', 'c') as result FROM SupportBean",
@@ -335,6 +335,45 @@ pub(super) const IN_BETWEEN_LIKE: [ExprCase; 24] = [
             (SB, "intBoxed=4,floatBoxed=3.0,doublePrimitive=2.0", "result=false"),
             (SB, "floatBoxed=3.0,doublePrimitive=2.0", "result=false"),
             (SB, "doublePrimitive=2.0", "result=false"),
+        ]],
+    },
+    ExprCase {
+        test: "TestInBetweenLikeExpr.testInStringExpr",
+        select: "theString in ('a', null) as result FROM SupportBean",
+        columns: "result boolean",
+        typed: true,
+        runs: &[&[
+            (SB, "theString='0'", "result=null"),
+            (SB, "theString='b'", "result=null"),
+            (SB, "theString='a'", "result=true"),
+            (SB, "theString='c'", "result=null"),
+            (SB, "theString='d'", "result=null"),
+            (SB, "", "result=null"),
+        ]],
+    },
+    ExprCase {
+        test: "TestInBetweenLikeExpr.testInStringExpr",
+        select: "theString in (null) as result FROM SupportBean",
+        columns: "result boolean",
+        typed: true,
+        runs: &[&[(SB, "theString='0'", "result=null"), (SB, "", "result=null"), (SB, "theString='b'", "result=null")]],
+    },
+    ExprCase {
+        test: "TestInBetweenLikeExpr.testInStringExpr",
+        select: "theString not in (null) as result FROM SupportBean",
+        columns: "result boolean",
+        typed: true,
+        runs: &[&[(SB, "theString='0'", "result=null"), (SB, "", "result=null"), (SB, "theString='b'", "result=null")]],
+    },
+    ExprCase {
+        test: "TestInBetweenLikeExpr.testBetweenNumericExpr",
+        select: "doubleBoxed not between 15 and null as result FROM SupportBean",
+        columns: "result boolean",
+        typed: true,
+        runs: &[&[
+            (SB, "doubleBoxed=1.0", "result=false"),
+            (SB, "", "result=false"),
+            (SB, "doubleBoxed=1.1", "result=false"),
         ]],
     },
 ];
