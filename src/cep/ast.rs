@@ -411,6 +411,8 @@ pub enum ExprKind {
 #[derive(Debug, Clone, PartialEq)]
 pub enum Literal {
     Int(i64),
+    /// A whole number written with Esper's `L` suffix: a long whatever its size.
+    Long(i64),
     Float(f64),
     String(String),
     Bool(bool),

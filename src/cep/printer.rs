@@ -386,6 +386,7 @@ impl Display for Literal {
     fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
         match self {
             Literal::Int(i) => write!(f, "{i}"),
+            Literal::Long(i) => write!(f, "{i}L"),
             Literal::Float(x) => write!(f, "{x:?}"),
             Literal::String(s) => fmt_string(s, f),
             Literal::Bool(b) => f.write_str(if *b { "true" } else { "false" }),

@@ -213,15 +213,34 @@ impl Builder<'_> {
 
     fn number(&self, pair: &Pair<'_>) -> Result<Literal> {
         let text = pair.as_str();
-        if text.contains(['.', 'e', 'E']) {
-            let value: f64 = text.parse().unwrap_or(f64::INFINITY);
+        let (digits, suffix) = split_suffix(text);
+        let floating = digits.contains(['.', 'e', 'E']) || matches!(suffix, Some('d' | 'f'));
+        if floating && suffix == Some('l') {
+            let message = format!("the number `{text}` is not whole, and only a whole number can be a long (`L`)");
+            return Err(CepError::Invalid { at: self.at(Self::span(pair)), message });
+        }
+        if floating {
+            let value: f64 = digits.parse().unwrap_or(f64::INFINITY);
             if value.is_finite() {
                 return Ok(Literal::Float(value));
             }
-        } else if let Ok(value) = text.parse() {
-            return Ok(Literal::Int(value));
+        } else if let (false, Ok(value)) = (floating, digits.parse()) {
+            return Ok(match suffix {
+                Some(_) => Literal::Long(value),
+                None => Literal::Int(value),
+            });
         }
         Err(CepError::Invalid { at: self.at(Self::span(pair)), message: format!("the number `{text}` is too large") })
+    }
+}
+
+/// A number's digits and its type suffix (`L`, `D` or `F`, lowercased), if it has one.
+pub(super) fn split_suffix(text: &str) -> (&str, Option<char>) {
+    match text.char_indices().last() {
+        Some((at, c)) if matches!(c.to_ascii_lowercase(), 'l' | 'd' | 'f') => {
+            (&text[..at], Some(c.to_ascii_lowercase()))
+        }
+        _ => (text, None),
     }
 }
 

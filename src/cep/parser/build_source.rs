@@ -5,6 +5,7 @@ use super::super::ast::*;
 use super::super::error::{CepError, did_you_mean};
 use super::Rule;
 use super::build::{Builder, Pair, Result};
+use super::build_expr::split_suffix;
 
 impl Builder<'_> {
     pub fn sources(&mut self, pair: Pair<'_>) -> Result<FromClause> {
@@ -101,7 +102,7 @@ impl Builder<'_> {
         for p in pair.into_inner() {
             match p.as_rule() {
                 Rule::minus => return Err(CepError::NegativeTime { at: self.at(span) }),
-                Rule::number => amount = p.as_str().parse().unwrap_or(f64::INFINITY),
+                Rule::number => amount = split_suffix(p.as_str()).0.parse().unwrap_or(f64::INFINITY),
                 _ => parts.push((amount, self.time_unit(&p)?)),
             }
         }

@@ -213,6 +213,7 @@ fn literal(l: &Literal) -> Typed {
             let ty = if i32::try_from(*i).is_ok() { DataType::Int } else { DataType::Long };
             (PlanExpr::Literal(Value::Int(*i)), ty)
         }
+        Literal::Long(i) => (PlanExpr::Literal(Value::Int(*i)), DataType::Long),
         Literal::Float(x) => (PlanExpr::Literal(Value::Float(*x)), DataType::Double),
         Literal::String(s) => (PlanExpr::Literal(Value::String(s.clone())), DataType::String),
         Literal::Bool(b) => (PlanExpr::Literal(Value::Bool(*b)), DataType::Boolean),

@@ -220,7 +220,7 @@ fn constant_point(e: &Expr) -> Option<(f64, f64)> {
 
 fn constant_number(e: &Expr) -> Option<f64> {
     match &e.kind {
-        ExprKind::Literal(Literal::Int(i)) => Some(*i as f64),
+        ExprKind::Literal(Literal::Int(i) | Literal::Long(i)) => Some(*i as f64),
         ExprKind::Literal(Literal::Float(x)) => Some(*x),
         ExprKind::Neg(inner) => constant_number(inner).map(|x| -x),
         _ => None,

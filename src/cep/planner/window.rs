@@ -108,7 +108,9 @@ pub(super) fn positive_millis(ctx: &Ctx<'_>, t: &TimePeriod) -> Result<u64, CepE
 
 fn length(ctx: &Ctx<'_>, view: &View) -> Result<u64, CepError> {
     match single_arg(ctx, view, "a number of events")? {
-        ViewArg::Expr(Expr { kind: ExprKind::Literal(Literal::Int(n)), .. }) if *n > 0 => Ok(*n as u64),
+        ViewArg::Expr(Expr { kind: ExprKind::Literal(Literal::Int(n) | Literal::Long(n)), .. }) if *n > 0 => {
+            Ok(*n as u64)
+        }
         other => Err(ctx.invalid(arg_span(other), "a length window needs a positive whole number of events")),
     }
 }
@@ -139,7 +141,7 @@ fn keys(planner: &mut ExprPlanner<'_>, view: &View) -> Result<Vec<PlanExpr>, Cep
 
 fn constant(e: &Expr) -> Option<f64> {
     match &e.kind {
-        ExprKind::Literal(Literal::Int(i)) => Some(*i as f64),
+        ExprKind::Literal(Literal::Int(i) | Literal::Long(i)) => Some(*i as f64),
         ExprKind::Literal(Literal::Float(x)) => Some(*x),
         _ => None,
     }

@@ -21,7 +21,9 @@ fn name() -> impl Strategy<Value = String> {
 fn literal() -> impl Strategy<Value = String> {
     prop_oneof![
         (0i64..1_000_000).prop_map(|i| i.to_string()),
+        (0i64..1_000_000, prop::sample::select(&["L", "l"][..])).prop_map(|(i, l)| format!("{i}{l}")),
         (0.0f64..1e6).prop_map(|x| format!("{x:?}")),
+        (0u32..1000, prop::sample::select(&["d", "D", "f", "F"][..])).prop_map(|(i, s)| format!("{i}{s}")),
         "[ -~]{0,8}".prop_map(|s| format!("'{}'", s.replace('\\', "\\\\").replace('\'', "\\'"))),
         Just("true".to_string()),
         Just("FALSE".to_string()),
@@ -139,4 +141,14 @@ proptest! {
         prop_assert_eq!(&again, &ast, "printed: {}", printed);
         prop_assert_eq!(print(&again), printed);
     }
+}
+
+/// Esper's number suffixes: `L` makes a long, `d` and `f` a floating point number; a unit written against its number
+/// (`10days`) is still a unit, and a long cannot have a fraction.
+#[test]
+fn number_suffixes_read_as_esper_s() {
+    let statement = parse_statement(1, "SELECT 2L as a, 7/3d as b, 1f as c FROM R.win:time(10days)").expect("parses");
+    assert_eq!(print(&statement), "SELECT 2L AS a, 7 / 3.0 AS b, 1.0 AS c FROM R.win:time(10 day)");
+    let error = parse_statement(1, "SELECT 1.5L as a FROM R").expect_err("a long with a fraction").render();
+    assert!(error.contains("only a whole number can be a long"), "{error}");
 }

@@ -5,10 +5,17 @@
 use super::{CE, ExprCase, MD, S0, SB};
 
 /// `TestCaseExpr` (at `645a97e4`), `SupportMarketDataBean` sent as `(symbol, price, volume)`; without Java methods and
-/// enums (`testCaseSyntax2StringsNBranches`, `testCaseSyntax2Enum*`), the literal `2l` of `testCaseSyntax2WithNullBool`
-/// (refused by the parser), and `testCaseSyntax2NoAsName`, whose column the planner names `CASE intPrimitive WHEN 1
-/// THEN 0 END` where Esper names it `case intPrimitive when 1 then 0 end`.
-pub(super) const CASE_EXPR: [ExprCase; 10] = [
+/// enums (`testCaseSyntax2StringsNBranches`, `testCaseSyntax2Enum*`), and `testCaseSyntax2NoAsName`, whose column the
+/// planner names `CASE intPrimitive WHEN 1 THEN 0 END` where Esper names it `case intPrimitive when 1 then 0 end`.
+pub(super) const CASE_EXPR: [ExprCase; 11] = [
+    ExprCase {
+        test: "TestCaseExpr.testCaseSyntax2WithNullBool",
+        select: "case boolBoxed  when null then 1  when true then 2l when false then 3  end as p1 FROM \
+                 SupportBean.win:length(100)",
+        columns: "p1 long",
+        typed: true,
+        runs: &[&[(SB, "", "p1=1"), (SB, "boolBoxed=false", "p1=3"), (SB, "boolBoxed=true", "p1=2")]],
+    },
     ExprCase {
         test: "TestCaseExpr.testCaseSyntax1WithElse",
         select: "case  when symbol='DELL' then 3 * volume  else volume end as p1 FROM \

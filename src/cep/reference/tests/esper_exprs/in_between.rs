@@ -4,9 +4,8 @@
 use super::{ExprCase, SB};
 
 /// `TestInBetweenLikeExpr` (at `08fc7cb1`), without arrays, collections, objects and substitution parameters, short
-/// properties, ranges, the literals `1.1d` and `7/3d` of `testInNumericExpr` (refused by the parser), and the
-/// statement-object-model variant.
-pub(super) const IN_BETWEEN_LIKE: [ExprCase; 28] = [
+/// properties, ranges, and the statement-object-model variant.
+pub(super) const IN_BETWEEN_LIKE: [ExprCase; 31] = [
     ExprCase {
         test: "TestInBetweenLikeExpr.testInStringExpr",
         select: "theString in ('a', 'b', 'c') as result FROM SupportBean",
@@ -165,6 +164,47 @@ pub(super) const IN_BETWEEN_LIKE: [ExprCase; 28] = [
             (SB, "theString='a0'", "result=false"),
             (SB, "theString='b9'", "result=false"),
             (SB, "theString='b90'", "result=true"),
+        ]],
+    },
+    ExprCase {
+        test: "TestInBetweenLikeExpr.testInNumericExpr",
+        select: "doubleBoxed in (1.1d, 7/3.5, 2*6/3, 0) as result FROM SupportBean",
+        columns: "result boolean",
+        typed: true,
+        runs: &[&[
+            (SB, "doubleBoxed=1.0", "result=false"),
+            (SB, "", "result=null"),
+            (SB, "doubleBoxed=1.1", "result=true"),
+            (SB, "doubleBoxed=1.0", "result=false"),
+            (SB, "doubleBoxed=1.0999999999", "result=false"),
+            (SB, "doubleBoxed=2.0", "result=true"),
+            (SB, "doubleBoxed=4.0", "result=true"),
+        ]],
+    },
+    ExprCase {
+        test: "TestInBetweenLikeExpr.testInNumericExpr",
+        select: "doubleBoxed in (7/3d, null) as result FROM SupportBean",
+        columns: "result boolean",
+        typed: true,
+        runs: &[&[
+            (SB, "doubleBoxed=2.0", "result=null"),
+            (SB, "doubleBoxed=2.3333333333333335", "result=true"),
+            (SB, "", "result=null"),
+        ]],
+    },
+    ExprCase {
+        test: "TestInBetweenLikeExpr.testInNumericExpr",
+        select: "doubleBoxed not in (1.1d, 7/3.5, 2*6/3, 0) as result FROM SupportBean",
+        columns: "result boolean",
+        typed: true,
+        runs: &[&[
+            (SB, "doubleBoxed=1.0", "result=true"),
+            (SB, "", "result=null"),
+            (SB, "doubleBoxed=1.1", "result=false"),
+            (SB, "doubleBoxed=1.0", "result=true"),
+            (SB, "doubleBoxed=1.0999999999", "result=true"),
+            (SB, "doubleBoxed=2.0", "result=false"),
+            (SB, "doubleBoxed=4.0", "result=false"),
         ]],
     },
     ExprCase {
