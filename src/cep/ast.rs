@@ -434,6 +434,8 @@ pub enum BinaryOp {
     Mul,
     Div,
     Mod,
+    /// `a || b`: text concatenation.
+    Concat,
 }
 
 impl BinaryOp {
@@ -452,6 +454,7 @@ impl BinaryOp {
             BinaryOp::Mul => "*",
             BinaryOp::Div => "/",
             BinaryOp::Mod => "%",
+            BinaryOp::Concat => "||",
         }
     }
 
@@ -461,8 +464,9 @@ impl BinaryOp {
             BinaryOp::Or => 1,
             BinaryOp::And => 2,
             BinaryOp::Eq | BinaryOp::NotEq | BinaryOp::Lt | BinaryOp::LtEq | BinaryOp::Gt | BinaryOp::GtEq => 4,
-            BinaryOp::Add | BinaryOp::Sub => 5,
-            BinaryOp::Mul | BinaryOp::Div | BinaryOp::Mod => 6,
+            BinaryOp::Concat => 5,
+            BinaryOp::Add | BinaryOp::Sub => 6,
+            BinaryOp::Mul | BinaryOp::Div | BinaryOp::Mod => 7,
         }
     }
 

@@ -286,8 +286,8 @@ fn precedence(e: &Expr) -> u8 {
         ExprKind::Binary { op, .. } => op.precedence(),
         ExprKind::Not(_) => 3,
         ExprKind::IsNull { .. } | ExprKind::InList { .. } | ExprKind::Between { .. } | ExprKind::Like { .. } => 4,
-        ExprKind::Neg(_) => 7,
-        _ => 8,
+        ExprKind::Neg(_) => 8,
+        _ => 9,
     }
 }
 
@@ -312,7 +312,7 @@ impl Display for Expr {
             }
             ExprKind::Neg(inner) => {
                 f.write_str("-")?;
-                child(inner, 7, f)
+                child(inner, 8, f)
             }
             ExprKind::IsNull { operand, negated } => {
                 child(operand, 5, f)?;
@@ -336,7 +336,7 @@ impl Display for Expr {
             }
             ExprKind::Call { name, args, star } => fmt_call(name, args, *star, f),
             ExprKind::Method { target, name, args } => {
-                child(target, 8, f)?;
+                child(target, 9, f)?;
                 write!(f, ".{}({})", NameText(name), List(args))
             }
             ExprKind::Array(items) => write!(f, "{{{}}}", List(items)),

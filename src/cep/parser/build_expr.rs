@@ -10,7 +10,7 @@ impl Builder<'_> {
     pub fn expr(&mut self, pair: Pair<'_>) -> Result<Expr> {
         match pair.as_rule() {
             Rule::expr => self.expr(pair.into_inner().next().expect("grammar: or")),
-            Rule::or_expr | Rule::and_expr | Rule::add_expr | Rule::mul_expr => self.chain(pair),
+            Rule::or_expr | Rule::and_expr | Rule::concat_expr | Rule::add_expr | Rule::mul_expr => self.chain(pair),
             Rule::not_expr => self.prefixed(pair),
             Rule::cmp_expr => self.comparison(pair),
             Rule::unary => self.prefixed(pair),
@@ -82,7 +82,7 @@ impl Builder<'_> {
         let parts: Vec<Pair<'_>> = tail.into_inner().collect();
         let negated = parts.iter().any(|p| p.as_rule() == Rule::kw_not);
         let mut operands =
-            parts.into_iter().filter(|p| matches!(p.as_rule(), Rule::expr | Rule::add_expr | Rule::cmp_op));
+            parts.into_iter().filter(|p| matches!(p.as_rule(), Rule::expr | Rule::concat_expr | Rule::cmp_op));
         Ok(match rule {
             Rule::compare => {
                 let op = binary_op(operands.next().expect("grammar: operator").as_str());
@@ -258,6 +258,7 @@ fn binary_op(symbol: &str) -> BinaryOp {
         "-" => BinaryOp::Sub,
         "*" => BinaryOp::Mul,
         "/" => BinaryOp::Div,
+        "||" => BinaryOp::Concat,
         _ => BinaryOp::Mod,
     }
 }

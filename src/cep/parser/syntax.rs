@@ -152,6 +152,7 @@ fn describe_token(rule: Rule) -> &'static str {
         Rule::string | Rule::sq_text | Rule::dq_text => "a string",
         Rule::cmp_op | Rule::compare => "a comparison operator",
         Rule::add_op | Rule::mul_op => "an arithmetic operator",
+        Rule::concat_op => "`||`",
         Rule::time_period => "a time period such as `10 sec`",
         Rule::time_unit => "a time unit (msec, sec, min, hour or day)",
         Rule::minus => "`-`",

@@ -102,6 +102,7 @@ impl<'a> ExprPlanner<'a> {
         let what = format!("`{}`", op.symbol());
         let (l, r, ty) = match op {
             BinaryOp::And | BinaryOp::Or => (self.boolean(lhs, &what)?, self.boolean(rhs, &what)?, DataType::Boolean),
+            BinaryOp::Concat => (self.string(lhs, &what)?, self.string(rhs, &what)?, DataType::String),
             op if op.is_comparison() => {
                 let (l, lt) = self.plan(lhs)?;
                 let (r, rt) = self.plan(rhs)?;

@@ -201,7 +201,14 @@ fn same_kind_equals(l: &Val, r: &Val) -> Option<bool> {
     }
 }
 
+/// `+ - * / %` on numbers, and `||` on texts; null when an operand is null.
 fn arithmetic(op: BinaryOp, l: &Val, r: &Val) -> Val {
+    if op == BinaryOp::Concat {
+        return match (l, r) {
+            (Val::String(a), Val::String(b)) => Val::String([a.as_str(), b.as_str()].concat().into()),
+            _ => Val::Null,
+        };
+    }
     if let (Val::Int(a), Val::Int(b), false) = (l, r, op == BinaryOp::Div) {
         return match op {
             BinaryOp::Add => Val::Int(a.wrapping_add(*b)),

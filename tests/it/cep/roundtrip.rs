@@ -38,7 +38,7 @@ fn property() -> impl Strategy<Value = String> {
 fn expr() -> impl Strategy<Value = String> {
     let leaf = prop_oneof![literal(), property()];
     leaf.prop_recursive(4, 24, 4, |inner| {
-        const BINARY: [&str; 14] = ["or", "AND", "=", "!=", "<>", "<", "<=", ">", ">=", "+", "-", "*", "/", "%"];
+        const BINARY: [&str; 15] = ["or", "AND", "=", "!=", "<>", "<", "<=", ">", ">=", "+", "-", "*", "/", "%", "||"];
         prop_oneof![
             (inner.clone(), prop::sample::select(&BINARY[..]), inner.clone())
                 .prop_map(|(l, op, r)| format!("({l}) {op} ({r})")),

@@ -1,6 +1,6 @@
 //! Esper's `TestCaseExpr` (at `645a97e4`), `TestLikeRegexpExpr` (`645a97e4`), `TestMathExpr` (`f18a3602`),
-//! `TestCastExpr` (`b9c19356`) and `TestPerRowFunc` (`645a97e4`): `case`, `like`, division, `cast` and `coalesce`,
-//! `%` and `not`, per event.
+//! `TestCastExpr` (`b9c19356`), `TestPerRowFunc` (`645a97e4`) and `TestSelectExpr.testConcat` (`aaa35756`): `case`,
+//! `like`, division, `cast`, `coalesce`, `||`, `%` and `not`, per event.
 
 use super::{CE, ExprCase, MD, S0, SB};
 
@@ -225,7 +225,21 @@ pub(super) const CAST: [ExprCase; 4] = [
 
 /// `TestPerRowFunc` (at `645a97e4`), without `coalesce` over events or short and byte properties, `||` (refused by the
 /// parser), and `max` and `min` of two values (`testMinMaxWindowStats`: the planner refuses `max` with two arguments).
-pub(super) const PER_ROW: [ExprCase; 3] = [
+pub(super) const PER_ROW: [ExprCase; 4] = [
+    ExprCase {
+        test: "TestSelectExpr.testConcat",
+        select: "p00 || p01 as c1, p00 || p01 || p02 as c2, p00 || '|' || p01 as c3 FROM SupportBean_S0.win:length(10)",
+        columns: "c1 string, c2 string, c3 string",
+        typed: true,
+        runs: &[&[
+            (S0, "p00='a',p01='b',p02='c'", "c1='ab' c2='abc' c3='a|b'"),
+            (S0, "p01='b',p02='c'", "c1=null c2=null c3=null"),
+            (S0, "p00='',p01='b',p02='c'", "c1='b' c2='bc' c3='|b'"),
+            (S0, "p00='123',p02='c'", "c1=null c2=null c3=null"),
+            (S0, "p00='123',p01='456',p02='c'", "c1='123456' c2='123456c' c3='123|456'"),
+            (S0, "p00='123',p01='456'", "c1='123456' c2=null c3='123|456'"),
+        ]],
+    },
     ExprCase {
         test: "TestPerRowFunc.testCoalesceBeans",
         select: "coalesce(a.theString, b.theString) as myString FROM pattern [every (a=SupportBean(theString='s0') or \
