@@ -25,6 +25,9 @@ pub enum Function {
     Coalesce,
     Contains,
     Distance,
+    /// `max(a, b, ...)` and `min(a, b, ...)` of two or more numbers in one row (of one, they aggregate).
+    Greatest,
+    Least,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -199,6 +202,8 @@ impl Display for Function {
             Function::Coalesce => "coalesce",
             Function::Contains => "contains",
             Function::Distance => "distance",
+            Function::Greatest => "max",
+            Function::Least => "min",
         })
     }
 }

@@ -6,7 +6,7 @@
 use super::super::ast::{Expr, ExprKind, Literal, Name};
 use super::super::error::{CepError, did_you_mean};
 use super::super::plan::{AggregateCall, AggregateFunction, DataType, Function, PlanExpr};
-use super::expr::{ExprPlanner, Typed, common, is_numeric};
+use super::expr::{ExprPlanner, Typed, common, is_numeric, widen};
 use super::scope::unknown;
 
 const FUNCTIONS: [&str; 10] =
@@ -27,6 +27,9 @@ fn aggregate_function(name: &str) -> Option<AggregateFunction> {
 impl ExprPlanner<'_> {
     pub(super) fn call(&mut self, e: &Expr, name: &Name, args: &[Expr], star: bool) -> Result<Typed, CepError> {
         let lower = name.text.to_ascii_lowercase();
+        if matches!(lower.as_str(), "max" | "min") && args.len() > 1 && !star {
+            return self.min_max_of_row(name, &lower, args);
+        }
         if let Some(function) = aggregate_function(&lower) {
             return self.aggregate(name, function, args, star);
         }
@@ -116,6 +119,21 @@ impl ExprPlanner<'_> {
             planned.push(x);
         }
         Ok((PlanExpr::Call { function: Function::Coalesce, args: planned, ty: ty.clone() }, ty))
+    }
+
+    /// `max(a, b, ...)` or `min(a, b, ...)` of numbers in one row, as Esper's `ExprMinMaxRowNode`: of the widest type
+    /// of its arguments.
+    fn min_max_of_row(&mut self, name: &Name, lower: &str, args: &[Expr]) -> Result<Typed, CepError> {
+        let what = format!("`{}`", name.text);
+        let mut ty = DataType::Null;
+        let mut planned = Vec::with_capacity(args.len());
+        for a in args {
+            let (x, xt) = self.numeric(a, &what)?;
+            ty = widen(&ty, &xt);
+            planned.push(x);
+        }
+        let function = if lower == "max" { Function::Greatest } else { Function::Least };
+        Ok((PlanExpr::Call { function, args: planned, ty: ty.clone() }, ty))
     }
 
     fn aggregate(

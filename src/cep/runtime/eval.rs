@@ -342,6 +342,9 @@ fn call(function: Function, args: &[PlanExpr], ty: &DataType, scope: &Scope<'_>)
         (Function::Coalesce, _) => {
             args.iter().map(|a| operand(a, scope)).find(|v| !v.is_null()).map(|v| widen(v.into_owned(), ty))
         }
+        (Function::Greatest | Function::Least, _) => {
+            extreme(function == Function::Greatest, args, scope).map(|v| widen(v, ty))
+        }
         (Function::Polygon, [points]) => match &*operand(points, scope) {
             Val::Array(points) => Some(polygon(points)),
             _ => None,
@@ -356,6 +359,22 @@ fn call(function: Function, args: &[PlanExpr], ty: &DataType, scope: &Scope<'_>)
         _ => None,
     }
     .unwrap_or_default()
+}
+
+/// The greatest (`greatest`) or least of the values of `args`, null when any is null, as Esper's `MinMaxTypeEnum`.
+fn extreme(greatest: bool, args: &[PlanExpr], scope: &Scope<'_>) -> Option<Val> {
+    let mut best: Option<Cow<'_, Val>> = None;
+    for arg in args {
+        let value = operand(arg, scope);
+        if value.is_null() {
+            return None;
+        }
+        let wanted = if greatest { Ordering::Greater } else { Ordering::Less };
+        if best.as_ref().is_none_or(|b| value.compare(b) == Some(wanted)) {
+            best = Some(value);
+        }
+    }
+    best.map(Cow::into_owned)
 }
 
 /// A function of two values: `point(x, y)`, `contains(shape, point)`, `distance(a, b)`; null for any other.
@@ -457,6 +476,22 @@ mod tests {
         assert_eq!(eval(&call(vec![Value::Int(1), Value::Int(2)], DataType::Int), &scope), Val::Int(1));
         let text = call(vec![Value::Null, Value::String("a".into())], DataType::String);
         assert_eq!(eval(&text, &scope), Val::String("a".into()));
+    }
+
+    /// `max(a, b, ...)` and `min(a, b, ...)` of one row: the extreme value in the widest type, null when any is.
+    #[test]
+    fn max_and_min_of_a_row_take_the_extreme_and_answer_null_for_any_null() {
+        let vars = Row::default();
+        let scope = Scope::new(&[], &vars);
+        let call = |function, args: Vec<Value>, ty| {
+            eval(&PlanExpr::Call { function, args: args.into_iter().map(PlanExpr::Literal).collect(), ty }, &scope)
+        };
+        let (int, float) = (Value::Int, Value::Float);
+        assert_eq!(call(Function::Greatest, vec![int(1), float(2.5), int(2)], DataType::Double), Val::Double(2.5));
+        assert_eq!(call(Function::Greatest, vec![int(3), float(2.5)], DataType::Double), Val::Double(3.0));
+        assert_eq!(call(Function::Least, vec![int(3), int(1), int(2)], DataType::Long), Val::Int(1));
+        assert_eq!(call(Function::Least, vec![int(3), Value::Null], DataType::Int), Val::Null);
+        assert_eq!(call(Function::Greatest, vec![Value::Null, int(3)], DataType::Int), Val::Null);
     }
 
     #[test]

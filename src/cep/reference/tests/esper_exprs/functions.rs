@@ -223,9 +223,19 @@ pub(super) const CAST: [ExprCase; 4] = [
     },
 ];
 
-/// `TestPerRowFunc` (at `645a97e4`), without `coalesce` over events or short and byte properties, `||` (refused by the
-/// parser), and `max` and `min` of two values (`testMinMaxWindowStats`: the planner refuses `max` with two arguments).
-pub(super) const PER_ROW: [ExprCase; 4] = [
+/// `TestPerRowFunc` (at `645a97e4`), without `coalesce` over events or short and byte properties, and without the
+/// short third value of `testMinMaxWindowStats`; with `TestSelectExpr.testConcat` (`aaa35756`).
+pub(super) const PER_ROW: [ExprCase; 5] = [
+    ExprCase {
+        test: "TestPerRowFunc.testMinMaxWindowStats",
+        select: "max(longBoxed, intBoxed) as myMax, min(longBoxed, intBoxed) as myMin FROM SupportBean.win:length(3)",
+        columns: "myMax long, myMin long",
+        typed: true,
+        runs: &[&[
+            (SB, "longBoxed=10,intBoxed=20", "myMax=20 myMin=10"),
+            (SB, "longBoxed=-10,intBoxed=-20", "myMax=-10 myMin=-20"),
+        ]],
+    },
     ExprCase {
         test: "TestSelectExpr.testConcat",
         select: "p00 || p01 as c1, p00 || p01 || p02 as c2, p00 || '|' || p01 as c3 FROM SupportBean_S0.win:length(10)",
