@@ -415,3 +415,28 @@ fn esper_expr_cases_on_one_two_and_four_workers() {
         }
     }
 }
+
+/// Esper's data window, order-by and select cases ([`view_cases`]) on one, two and four workers, each a fresh
+/// statement.
+#[test]
+fn esper_view_cases_on_one_two_and_four_workers() {
+    assert_view_cases(view_cases());
+}
+
+/// The cases that differ from Esper ([`VIEWS_DIFFERING`]) on one, two and four workers, each as Esper expects it.
+#[test]
+#[ignore = "differs from Esper, see VIEWS_DIFFERING"]
+fn esper_view_cases_differing_on_one_two_and_four_workers() {
+    assert_view_cases(VIEWS_DIFFERING.iter());
+}
+
+fn assert_view_cases<'c>(cases: impl Iterator<Item = &'c ViewCase>) {
+    for case in cases {
+        let plan = plan(&view_config(case));
+        for workers in [1, 2, 4] {
+            let mut dataflow = Dataflow::new(pool(workers), &plan, 0).expect("runs");
+            let got = view_results(&mut dataflow, case);
+            assert_eq!(got, expected_view_results(case), "{workers} workers: {}: {}", case.test, case.select);
+        }
+    }
+}

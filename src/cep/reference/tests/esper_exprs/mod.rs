@@ -152,7 +152,7 @@ fn columns(text: &str) -> impl Iterator<Item = (&str, &str)> {
 }
 
 /// The columns `plan`'s statement gives `Out`, as `name type` by commas, in `case`'s order.
-fn planned_columns(plan: &Plan, case: &Case) -> String {
+pub(super) fn planned_columns(plan: &Plan, case: &Case) -> String {
     let Some(PlanNode::Query(query)) = plan.statements.first().map(|s| &s.node) else {
         panic!("a query: {}", case.statement);
     };
@@ -185,7 +185,7 @@ pub(crate) fn expected_results(run: &[Event]) -> Vec<String> {
     run.iter().map(|(_, _, expected)| expected.to_string()).collect()
 }
 
-fn shown_row(row: &Row, columns_text: &str) -> String {
+pub(super) fn shown_row(row: &Row, columns_text: &str) -> String {
     let each: Vec<String> = columns(columns_text).map(|(n, _)| format!("{n}={}", shown(row.get(n)))).collect();
     each.join(" ")
 }
@@ -243,7 +243,7 @@ fn value(ty: &str, text: &str) -> Val {
     }
 }
 
-fn plan_of(config: &str) -> Plan {
+pub(super) fn plan_of(config: &str) -> Plan {
     let config: CepConfig = serde_json::from_str(config).expect("test configuration");
     plan_config(&config, true).expect("plans")
 }
