@@ -8,6 +8,7 @@ mod after;
 mod aggregates;
 mod aggregating_joins;
 mod batches;
+mod esper_aggregates;
 mod esper_exprs;
 mod esper_merges;
 mod esper_patterns;
@@ -24,7 +25,8 @@ pub(crate) use self::after::*;
 pub(crate) use self::aggregates::*;
 pub(crate) use self::aggregating_joins::{GROUPED, after_events, grouped_events};
 pub(crate) use self::batches::*;
-pub(crate) use self::esper_exprs::{expected_results, expr_cases, expr_config, expr_results};
+pub(crate) use self::esper_aggregates::{aggregate_cases, differing_cases};
+pub(crate) use self::esper_exprs::{Case, expected_results, expr_cases, expr_config, expr_results};
 pub(crate) use self::esper_merges::{
     MERGE_FLOW, UPDATE_ORDERS, merge_expected, merge_rows, update_order_config, update_order_expected,
     update_order_rows,

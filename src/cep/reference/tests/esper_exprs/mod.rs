@@ -1,7 +1,8 @@
 //! Esper 5's own expression tests (`regression/expr` of espertechinc/esper, each class at the commit its table names)
 //! through the reference, each statement with Esper's events and the values its assertions expect, and where Esper
-//! asserts a column's type, that type. This module holds the cases' shape, their types and the code that runs them;
-//! the tables are in modules by Esper class, and the dataflow's tests run the same cases on one, two and four workers.
+//! asserts a column's type, that type. This module holds the cases' shape, their types and the code that runs them
+//! (which [`super::esper_aggregates`] shares, with its clock moves); the tables are in modules by Esper class, and the
+//! dataflow's tests run the same cases on one, two and four workers.
 //!
 //! Only what the subset holds is transcribed: no short, byte, char or big numbers, Java classes, methods or enums,
 //! arrays, `regexp`, bit-wise operators, ranges (`in [a:b]`), object models (the same statement as text is here
@@ -29,9 +30,16 @@ use crate::cep::runtime::{Engine, Output, Row, Val};
 
 /// One event sent: its type, its properties (`name=value` by commas, text in single quotes; an absent property is
 /// null, and `SupportBean`'s primitives not given are Java's defaults), and what Esper expects it to give: `-` no row,
-/// `+` a row whose values Esper does not assert, else the row's columns (`name=value` in [`ExprCase::columns`]' order,
-/// `null` for null, text quoted, a double with its point).
+/// `+` a row whose values Esper does not assert, `*` one row or more, unasserted, `?` anything (Esper asserts nothing
+/// there), else the rows by ` | ` (in any order but where the statement orders them), each its columns (`name=value`
+/// in [`ExprCase::columns`]' order, `null` for null, text quoted, a double with its point, `~` before a double Esper
+/// compares to the thousandth). The type [`CLOCK`] moves the clock to the millisecond its properties give instead:
+/// each event goes at the clock, which then moves a millisecond on, and the rows of a step are those its event or
+/// clock move gave.
 pub(crate) type Sent = (&'static str, &'static str, &'static str);
+
+/// The type of a [`Sent`] that moves the clock.
+pub(crate) const CLOCK: &str = "clock";
 
 /// A [`Sent`] with its properties as owned text, since trials build theirs.
 pub(crate) type Event = (&'static str, String, &'static str);
@@ -57,7 +65,7 @@ pub(crate) struct Case {
 }
 
 impl ExprCase {
-    fn ready(&self) -> Case {
+    pub(super) fn ready(&self) -> Case {
         let runs = self.runs.iter().map(|run| run.iter().map(|(t, p, e)| (*t, p.to_string(), *e)).collect());
         let statement = format!("INSERT INTO Out SELECT {}", self.select);
         Case { test: self.test, statement, columns: self.columns, typed: self.typed, runs: runs.collect() }
@@ -111,8 +119,8 @@ const PRIMITIVES: [(&str, Val); 5] = [
     ("boolPrimitive", Val::Bool(false)),
 ];
 
-const SB: &str = "SupportBean";
-const MD: &str = "SupportMarketDataBean";
+pub(super) const SB: &str = "SupportBean";
+pub(super) const MD: &str = "SupportMarketDataBean";
 const S0: &str = "SupportBean_S0";
 const NUM: &str = "SupportBeanNumeric";
 const TR: &str = "SupportEvent";
@@ -162,32 +170,68 @@ pub(super) fn planned_columns(plan: &Plan, case: &Case) -> String {
     each.join(", ")
 }
 
-/// The events of `run` through `e` (running [`expr_config`] of `case`), a millisecond apart: what each gave, in the
-/// notation of [`Sent`].
+/// The steps of `run` through `e` (running [`expr_config`] of `case`): what each gave, in the notation of [`Sent`].
 pub(crate) fn expr_results(e: &mut dyn Engine, case: &Case, run: &[Event]) -> Vec<String> {
-    let mut out: Vec<Output> = Vec::new();
-    for (ms, (stream, props, _)) in (1..).zip(run) {
-        out.extend(e.push(ms, stream, event(stream, props)));
-    }
-    let shown = |(ms, (_, _, expected)): (i64, &Event)| {
-        let rows: Vec<&Output> = out.iter().filter(|o| o.time == ms).collect();
-        match rows.as_slice() {
-            [] => "-".to_string(),
-            [_] if *expected == "+" => "+".to_string(),
-            rows => rows.iter().map(|o| shown_row(&o.row, case.columns)).collect::<Vec<_>>().join(" | "),
-        }
+    let mut now = 0;
+    let step = |(stream, props, expected): &Event| {
+        let rows = if *stream == CLOCK {
+            let to = props.parse().expect("a millisecond");
+            assert!(to >= now, "the clock moves back to {to}: {}", case.statement);
+            now = to;
+            e.advance(now)
+        } else {
+            now += 1;
+            e.push(now - 1, stream, event(stream, props))
+        };
+        shown_step(case, &rows, expected)
     };
-    (1..).zip(run).map(shown).collect()
+    run.iter().map(step).collect()
+}
+
+/// The rows of one step as [`Sent`] writes them, against what Esper `expected` of it.
+fn shown_step(case: &Case, rows: &[Output], expected: &str) -> String {
+    let shown: Vec<String> = rows.iter().map(|o| shown_row_near(&o.row, case.columns, expected)).collect();
+    match (shown.len(), expected) {
+        (_, "?") => "?".into(),
+        (0, _) => "-".into(),
+        (1, "+") => "+".into(),
+        (_, "*") => "*".into(),
+        _ => in_order(case, shown),
+    }
+}
+
+/// `rows` by ` | `, sorted unless `case`'s statement orders them.
+fn in_order(case: &Case, mut rows: Vec<String>) -> String {
+    if !case.statement.to_lowercase().contains(" order by ") {
+        rows.sort();
+    }
+    rows.join(" | ")
 }
 
 /// What `run` should give by Esper's assertions.
-pub(crate) fn expected_results(run: &[Event]) -> Vec<String> {
-    run.iter().map(|(_, _, expected)| expected.to_string()).collect()
+pub(crate) fn expected_results(case: &Case, run: &[Event]) -> Vec<String> {
+    let rows = |expected: &str| in_order(case, expected.split(" | ").map(str::to_string).collect());
+    run.iter().map(|(_, _, expected)| rows(expected)).collect()
 }
 
+/// `row`'s columns, as [`shown_row_near`] shows them when nothing is compared to the thousandth.
 pub(super) fn shown_row(row: &Row, columns_text: &str) -> String {
-    let each: Vec<String> = columns(columns_text).map(|(n, _)| format!("{n}={}", shown(row.get(n)))).collect();
-    each.join(" ")
+    shown_row_near(row, columns_text, "")
+}
+
+/// `row`'s columns; a double whose column Esper compares to the thousandth (`~` in `expected`) as Esper's value when
+/// it rounds to it.
+fn shown_row_near(row: &Row, columns_text: &str, expected: &str) -> String {
+    let column = |(n, _): (&str, &str)| {
+        let value = shown(row.get(n));
+        let approx = format!("{n}=~");
+        let near = |at: usize| expected[at + approx.len()..].split([' ', '|']).next().unwrap_or_default();
+        let same = |x: f64, y: f64| (x * 1000.0).round() == (y * 1000.0).round();
+        let esper = (expected.match_indices(&approx).map(|(at, _)| near(at)))
+            .find(|e| matches!((e.parse::<f64>(), value.parse::<f64>()), (Ok(x), Ok(y)) if same(x, y)));
+        format!("{n}={}", esper.map_or(value, |e| format!("~{e}")))
+    };
+    columns(columns_text).map(column).collect::<Vec<_>>().join(" ")
 }
 
 fn shown(value: Option<&Val>) -> String {
@@ -249,7 +293,7 @@ pub(super) fn plan_of(config: &str) -> Plan {
 }
 
 /// `case` through the reference: the planned types where Esper asserts them, then each run's results.
-fn reference_results(case: &Case) -> (String, Vec<Vec<String>>) {
+pub(super) fn reference_results(case: &Case) -> (String, Vec<Vec<String>>) {
     let plan = plan_of(&expr_config(case));
     let types = if case.typed { planned_columns(&plan, case) } else { case.columns.to_string() };
     let runs = case.runs.iter().map(|run| {
@@ -260,8 +304,8 @@ fn reference_results(case: &Case) -> (String, Vec<Vec<String>>) {
 }
 
 /// What `case` should give: its columns' types and each run's results.
-fn esper_results(case: &Case) -> (String, Vec<Vec<String>>) {
-    (case.columns.to_string(), case.runs.iter().map(|run| expected_results(run)).collect())
+pub(super) fn esper_results(case: &Case) -> (String, Vec<Vec<String>>) {
+    (case.columns.to_string(), case.runs.iter().map(|run| expected_results(case, run)).collect())
 }
 
 #[test]
