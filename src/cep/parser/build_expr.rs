@@ -276,9 +276,39 @@ fn unescape(raw: &str) -> String {
             Some('n') => out.push('\n'),
             Some('t') => out.push('\t'),
             Some('r') => out.push('\r'),
+            Some('u') => match unicode_escape(&mut chars) {
+                Some(c) => out.push(c),
+                None => out.push('u'),
+            },
             Some(other) => out.push(other),
             None => {}
         }
     }
     out
+}
+
+/// The character a Java escape `\uXXXX` names (the `\u` read already), with a surrogate pair's second half when
+/// the first asks for one; `chars` moves past what was read only when it names a character.
+fn unicode_escape(chars: &mut std::str::Chars<'_>) -> Option<char> {
+    let mut ahead = chars.clone();
+    let first = hex4(&mut ahead)?;
+    let low = || {
+        let mut pair = ahead.clone();
+        (pair.next() == Some('\\') && pair.next() == Some('u')).then(|| hex4(&mut pair).map(|low| (low, pair)))?
+    };
+    let (c, rest) = match char::from_u32(u32::from(first)) {
+        Some(c) => (c, ahead),
+        None => {
+            let (low, rest) = low()?;
+            (char::decode_utf16([first, low]).next()?.ok()?, rest)
+        }
+    };
+    *chars = rest;
+    Some(c)
+}
+
+fn hex4(chars: &mut std::str::Chars<'_>) -> Option<u16> {
+    let digits: String = chars.take(4).collect();
+    let hex = digits.len() == 4 && digits.chars().all(|c| c.is_ascii_hexdigit());
+    hex.then(|| u16::from_str_radix(&digits, 16).ok())?
 }

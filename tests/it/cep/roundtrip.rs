@@ -152,3 +152,11 @@ fn number_suffixes_read_as_esper_s() {
     let error = parse_statement(1, "SELECT 1.5L as a FROM R").expect_err("a long with a fraction").render();
     assert!(error.contains("only a whole number can be a long"), "{error}");
 }
+
+/// Java's `\uXXXX` escapes in text, as Esper reads them: a surrogate pair is one character, and a `\u` without four
+/// hex digits stays the letter `u`.
+#[test]
+fn unicode_escapes_name_their_characters() {
+    let statement = parse_statement(1, r"SELECT 'A\u0027B\uD83D\uDE00\u00e9\uzz' AS a FROM R").expect("parses");
+    assert_eq!(print(&statement), "SELECT 'A\\'B\u{1F600}\u{e9}uzz' AS a FROM R");
+}

@@ -59,7 +59,7 @@ const E1: &str = "theString='E1',intPrimitive=1";
 
 /// Constants by precedence (named `c` here, Esper names them by their text), text escaped in filters, and widened
 /// sums of floats.
-pub(super) const SELECT_EXPR: [ViewCase; 10] = [
+pub(super) const SELECT_EXPR: [ViewCase; 15] = [
     ViewCase {
         test: "TestSelectExpr.testPrecedenceNoColumnName",
         select: "3*2+1 as c FROM SupportBean",
@@ -141,5 +141,40 @@ pub(super) const SELECT_EXPR: [ViewCase; 10] = [
                                                                                                    result=30.0",
             ),
         ],
+    },
+    ViewCase {
+        test: "TestSelectExpr.testEscapeString",
+        select: r"* FROM SupportBean(theString='A\u0027B')",
+        columns: "intPrimitive int",
+        typed: false,
+        steps: &[(1, SB, "theString='A'B',intPrimitive=1", "intPrimitive=1")],
+    },
+    ViewCase {
+        test: "TestSelectExpr.testEscapeString",
+        select: r"* FROM SupportBean(theString='A\u0022B')",
+        columns: "intPrimitive int",
+        typed: false,
+        steps: &[(1, SB, r#"theString='A"B',intPrimitive=1"#, "intPrimitive=1")],
+    },
+    ViewCase {
+        test: "TestSelectExpr.testEscapeString",
+        select: r#"'volume' as field1, "sleep" as field2, "\u0041" as unicodeA FROM SupportBean"#,
+        columns: "field1 string, field2 string, unicodeA string",
+        typed: false,
+        steps: &[(1, SB, "", "field1='volume' field2='sleep' unicodeA='A'")],
+    },
+    ViewCase {
+        test: "TestSelectExpr.testEscapeString",
+        select: r"* FROM SupportBean(theString='John\u0027s')",
+        columns: "intPrimitive int",
+        typed: false,
+        steps: &[(1, SB, "theString='John's',intPrimitive=1", "intPrimitive=1")],
+    },
+    ViewCase {
+        test: "TestSelectExpr.testEscapeString",
+        select: r#"* FROM SupportBean(theString like "Quote \u0022Hello\u0022")"#,
+        columns: "intPrimitive int",
+        typed: false,
+        steps: &[(1, SB, r#"theString='Quote "Hello"',intPrimitive=1"#, "intPrimitive=1")],
     },
 ];
