@@ -3,7 +3,10 @@
 //! never a scan of the window (the reference evaluator recomputes from the rows instead).
 //!
 //! Sums of doubles are maintained by adding and subtracting, so they can differ from a sum recomputed in window order
-//! in the last bits; a group's sums restart from exact zero whenever it has no value left.
+//! in the last bits; a group's sums restart from exact zero whenever it has no value left. A value that is not finite
+//! (NaN, an infinity) is counted rather than summed, so that once it leaves the window the sums are as if it had never
+//! come: the aggregates are those of the values in the window, as the reference computes them. Esper's running sums
+//! keep a NaN after it left (`TestGroupByMedianAndDeviation.testSumOneView`); ours do not.
 //!
 //! Hand-written rather than differential-dataflow's `reduce` over insertions retracted at `t + d`: Esper's output
 //! policies, HAVING and the last event per group need a hand-written operator around the aggregates in any case, and
@@ -24,7 +27,7 @@ use std::collections::BTreeMap;
 use crate::cep::plan::{AggregateCall, AggregateFunction, DataType};
 use crate::cep::runtime::Val;
 
-/// A value ordered for `min`/`max`: numbers by value, other comparable values by `Val::compare`.
+/// A value ordered for `min`/`max` ([`Val::extreme_order`]).
 #[derive(Debug, Clone)]
 struct Ordered(Val);
 
@@ -44,10 +47,7 @@ impl PartialOrd for Ordered {
 
 impl Ord for Ordered {
     fn cmp(&self, other: &Self) -> Ordering {
-        match (self.0.as_f64(), other.0.as_f64()) {
-            (Some(a), Some(b)) => a.total_cmp(&b),
-            _ => self.0.compare(&other.0).unwrap_or_else(|| self.0.key().cmp(&other.0.key())),
-        }
+        self.0.extreme_order(&other.0)
     }
 }
 
@@ -77,6 +77,44 @@ impl Keeps {
     }
 }
 
+/// How many NaNs, positive and negative infinities a sum has had added and not removed.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+struct Odd {
+    nan: u32,
+    up: u32,
+    down: u32,
+}
+
+impl Odd {
+    /// Counts `x`, which is not finite, in (`by` 1) or out (`by` -1).
+    #[cold]
+    fn count(&mut self, x: f64, by: i32) {
+        let counter = match x {
+            f64::INFINITY => &mut self.up,
+            f64::NEG_INFINITY => &mut self.down,
+            _ => &mut self.nan,
+        };
+        *counter = counter.wrapping_add_signed(by);
+    }
+
+    fn merge(&mut self, other: Odd, by: i32) {
+        let scale = |n: u32| (n as i32).wrapping_mul(by);
+        self.nan = self.nan.wrapping_add_signed(scale(other.nan));
+        self.up = self.up.wrapping_add_signed(scale(other.up));
+        self.down = self.down.wrapping_add_signed(scale(other.down));
+    }
+
+    /// What a sum of finite values `sum` and these is, as IEEE arithmetic has it in any order.
+    fn sum(self, sum: f64) -> f64 {
+        match self {
+            Odd { nan: 0, up: 0, down: 0 } => sum,
+            Odd { nan: 0, up: 0, .. } => f64::NEG_INFINITY,
+            Odd { nan: 0, down: 0, .. } => f64::INFINITY,
+            _ => f64::NAN,
+        }
+    }
+}
+
 /// One aggregate's running state.
 #[derive(Debug, Clone, Default)]
 struct Running {
@@ -86,6 +124,8 @@ struct Running {
     int_sum: i64,
     sum: f64,
     sum2: f64,
+    /// The values summed that are not finite, which the sums leave out.
+    odd: Odd,
     /// Values by order, with multiplicity; kept only for `min` and `max`.
     values: BTreeMap<Ordered, (Val, usize)>,
 }
@@ -104,13 +144,21 @@ impl Running {
         match self.keeps {
             Keeps::Count => {}
             Keeps::IntSum => self.int_sum = self.int_sum.wrapping_add(v.as_long().unwrap_or(0)),
-            Keeps::Sum => self.sum += v.as_f64().unwrap_or(0.0),
-            Keeps::Squares => {
-                let x = v.as_f64().unwrap_or(0.0);
-                self.sum += x;
-                self.sum2 += x * x;
-            }
+            Keeps::Sum | Keeps::Squares => self.add_number(v.as_f64().unwrap_or(0.0), 1.0),
             Keeps::Values => self.count_value(v),
+        }
+    }
+
+    /// Adds `x` to the sums (`sign` 1) or takes it out (`sign` -1); the square only where the aggregate reads it.
+    #[inline(always)]
+    fn add_number(&mut self, x: f64, sign: f64) {
+        if !x.is_finite() {
+            self.odd.count(x, sign as i32);
+        } else if self.keeps == Keeps::Squares {
+            self.sum += sign * x;
+            self.sum2 += sign * x * x;
+        } else {
+            self.sum += sign * x;
         }
     }
 
@@ -128,12 +176,7 @@ impl Running {
         match self.keeps {
             Keeps::Count => {}
             Keeps::IntSum => self.int_sum = self.int_sum.wrapping_sub(v.as_long().unwrap_or(0)),
-            Keeps::Sum => self.sum -= v.as_f64().unwrap_or(0.0),
-            Keeps::Squares => {
-                let x = v.as_f64().unwrap_or(0.0);
-                self.sum -= x;
-                self.sum2 -= x * x;
-            }
+            Keeps::Sum | Keeps::Squares => self.add_number(v.as_f64().unwrap_or(0.0), -1.0),
             Keeps::Values => {
                 let key = Ordered(v.clone());
                 if let Some(entry) = self.values.get_mut(&key) {
@@ -155,6 +198,7 @@ impl Running {
         self.int_sum = self.int_sum.wrapping_add(part.int_sum);
         self.sum += part.sum;
         self.sum2 += part.sum2;
+        self.odd.merge(part.odd, 1);
         for (key, (value, count)) in &part.values {
             self.values.entry(key.clone()).or_insert_with(|| (value.clone(), 0)).1 += count;
         }
@@ -166,6 +210,7 @@ impl Running {
         self.int_sum = self.int_sum.wrapping_sub(part.int_sum);
         self.sum -= part.sum;
         self.sum2 -= part.sum2;
+        self.odd.merge(part.odd, -1);
         if self.n == 0 {
             (self.int_sum, self.sum, self.sum2) = (0, 0.0, 0.0);
         }
@@ -185,9 +230,11 @@ impl Running {
             AggregateFunction::Count => Val::Int(n),
             _ if n == 0 => Val::Null,
             AggregateFunction::Sum if self.keeps == Keeps::IntSum => Val::Int(self.int_sum),
-            AggregateFunction::Sum => Val::Double(self.sum),
-            AggregateFunction::Avg => Val::Double(self.sum / n as f64),
+            AggregateFunction::Sum => Val::Double(self.odd.sum(self.sum)),
+            AggregateFunction::Avg => Val::Double(self.odd.sum(self.sum) / n as f64),
             AggregateFunction::Stddev if n < 2 => Val::Null,
+            // An infinity's deviation from the mean is NaN, as the reference's two passes find.
+            AggregateFunction::Stddev if self.odd != Odd::default() => Val::Double(f64::NAN),
             AggregateFunction::Stddev => {
                 let nf = n as f64;
                 Val::Double(((self.sum2 - self.sum * self.sum / nf) / (nf - 1.0)).max(0.0).sqrt())
@@ -266,10 +313,34 @@ impl Accumulators {
 mod tests {
     use super::*;
     use crate::cep::plan::PlanExpr;
+    use crate::cep::runtime::Row;
 
     fn call(function: AggregateFunction, ty: DataType) -> AggregateCall {
         let arg = Some(PlanExpr::Column { source: "r".into(), name: "x".into(), ty: ty.clone() });
         AggregateCall { function, arg, ty }
+    }
+
+    /// A NaN or an infinity counts while it is in the window and leaves no trace once it is out: the running
+    /// aggregates are always those the reference computes from the values in the window (Esper's sums keep a NaN).
+    #[test]
+    fn values_that_are_not_finite_count_only_while_they_are_in() {
+        use AggregateFunction::*;
+        let calls = [Count, Sum, Avg, Stddev, Min, Max].map(|f| call(f, DataType::Double));
+        let values = [f64::NAN, 1.0, f64::INFINITY, 2.0, f64::NEG_INFINITY, 3.0, -f64::NAN].map(Val::Double);
+        let mut running = Accumulators::new(&calls);
+        let reference = |window: &[Val]| {
+            let rows: Vec<Row> = window.iter().map(|v| Row::from([("x", v.clone())])).collect();
+            crate::cep::reference::aggregate::compute(&calls, "r", &rows.iter().collect::<Vec<_>>(), &Row::new())
+        };
+        let shown = |values: Vec<Val>| format!("{values:?}");
+        for n in 1..=values.len() {
+            running.add([(); 6].map(|_| values[n - 1].clone()));
+            assert_eq!(shown(running.values(&calls)), shown(reference(&values[..n])), "in: {:?}", &values[..n]);
+        }
+        for n in 1..values.len() {
+            running.remove(&[(); 6].map(|_| values[n - 1].clone()));
+            assert_eq!(shown(running.values(&calls)), shown(reference(&values[n..])), "in: {:?}", &values[n..]);
+        }
     }
 
     #[test]

@@ -157,7 +157,15 @@ impl Builder<'_> {
     fn call(&mut self, pair: Pair<'_>) -> Result<ExprKind> {
         let mut inner = pair.into_inner();
         let name = self.name(inner.next().expect("grammar: function name"));
-        let (args, star) = match inner.next() {
+        let mut next = inner.next();
+        if let Some(all) = next.take_if(|p| p.as_rule() == Rule::kw_all) {
+            if !AGGREGATES.contains(&name.text.to_ascii_lowercase().as_str()) {
+                let message = format!("`all` goes only before an aggregate's argument, not `{}`'s", name.text);
+                return Err(CepError::Invalid { at: self.at(Self::span(&all)), message });
+            }
+            next = inner.next();
+        }
+        let (args, star) = match next {
             Some(p) if p.as_rule() == Rule::count_star => (Vec::new(), true),
             Some(p) => (self.exprs_of(p)?, false),
             None => (Vec::new(), false),
@@ -233,6 +241,9 @@ impl Builder<'_> {
         Err(CepError::Invalid { at: self.at(Self::span(pair)), message: format!("the number `{text}` is too large") })
     }
 }
+
+/// The aggregate functions, which alone take `all` before their argument.
+const AGGREGATES: [&str; 6] = ["avg", "count", "sum", "min", "max", "stddev"];
 
 /// A number's digits and its type suffix (`L`, `D` or `F`, lowercased), if it has one.
 pub(super) fn split_suffix(text: &str) -> (&str, Option<char>) {

@@ -168,7 +168,7 @@ fn stddev(values: &[Val]) -> Option<f64> {
 }
 
 fn extreme(values: Vec<Val>, wanted: Ordering) -> Val {
-    values.into_iter().reduce(|best, v| if v.compare(&best) == Some(wanted) { v } else { best }).unwrap_or(Val::Null)
+    values.into_iter().reduce(|best, v| if v.extreme_order(&best) == wanted { v } else { best }).unwrap_or(Val::Null)
 }
 
 #[cfg(test)]

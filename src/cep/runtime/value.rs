@@ -205,6 +205,17 @@ impl Val {
         }
     }
 
+    /// The order `min` and `max` take values in: numbers by value with every NaN above every other number, as Java's
+    /// `Double.compareTo` puts them for Esper; other values by [`Val::compare`], and values of kinds that do not
+    /// compare by their keys.
+    pub fn extreme_order(&self, other: &Val) -> Ordering {
+        let canonical = |x: f64| if x.is_nan() { f64::NAN } else { x };
+        match (self.as_f64(), other.as_f64()) {
+            (Some(a), Some(b)) => canonical(a).total_cmp(&canonical(b)),
+            _ => self.compare(other).unwrap_or_else(|| self.key().cmp(&other.key())),
+        }
+    }
+
     /// Equality with SQL null semantics: `None` when either side is null.
     pub fn equals(&self, other: &Val) -> Option<bool> {
         if self.is_null() || other.is_null() {
@@ -256,6 +267,17 @@ pub fn format_date(ms: i64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Java's `Double.compareTo`, which Esper's `min` and `max` order by: every NaN, whatever its sign bit, above
+    /// positive infinity; -0.0 below 0.0; whole numbers and doubles by value.
+    #[test]
+    fn min_and_max_order_numbers_as_java_does() {
+        let order = |a: f64, b: f64| Val::Double(a).extreme_order(&Val::Double(b));
+        assert_eq!(order(-f64::NAN, f64::INFINITY), Ordering::Greater);
+        assert_eq!(order(f64::NAN, -f64::NAN), Ordering::Equal);
+        assert_eq!(order(-0.0, 0.0), Ordering::Less);
+        assert_eq!(Val::Int(2).extreme_order(&Val::Double(1.5)), Ordering::Greater);
+    }
 
     #[test]
     fn renders_values_as_ngsi_text() {

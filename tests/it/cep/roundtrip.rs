@@ -160,3 +160,13 @@ fn unicode_escapes_name_their_characters() {
     let statement = parse_statement(1, r"SELECT 'A\u0027B\uD83D\uDE00\u00e9\uzz' AS a FROM R").expect("parses");
     assert_eq!(print(&statement), "SELECT 'A\\'B\u{1F600}\u{e9}uzz' AS a FROM R");
 }
+
+/// `all` before an aggregate's argument is Esper's default and changes nothing; before another function's it is an
+/// error.
+#[test]
+fn all_before_an_aggregate_s_argument_is_its_default() {
+    let statement = parse_statement(1, "SELECT sum(all price) AS total FROM R").expect("parses");
+    assert_eq!(print(&statement), "SELECT sum(price) AS total FROM R");
+    let error = parse_statement(1, "SELECT coalesce(all price, 1) AS p FROM R").expect_err("not an aggregate").render();
+    assert!(error.contains("`all` goes only before an aggregate's argument, not `coalesce`'s"), "{error}");
+}

@@ -469,7 +469,7 @@ fn esper_aggregate_cases_on_one_two_and_four_workers() {
 
 /// Esper's aggregation cases whose rows the runtimes do not give ([`differing_cases`]) on one, two and four workers.
 #[test]
-#[ignore = "the cases of DIFFERING, whose rows are not Esper's"]
+#[ignore = "the cases of DIFFERING, whose rows differ from Esper's by design"]
 fn esper_differing_aggregate_cases_on_one_two_and_four_workers() {
     let unlike = unlike_esper_on_workers(&differing_cases());
     assert!(unlike.is_empty(), "{} runs:\n{}", unlike.len(), unlike.join("\n"));

@@ -1,9 +1,11 @@
-//! Esper's aggregation cases whose rows the runtimes do not give (`regression/view` at `aaa35756`), kept apart so
-//! the committed tests pass: their tests in both runtimes are ignored, to run by name. Esper gives the new row of an
-//! aggregate that changed because events left its window, along with the rows of the arriving event or at the clock
-//! move that expired them; the runtimes give rows for the arriving event's group alone and nothing when the clock
-//! expires events (the first four). Esper's `stddev` keeps a NaN once summed; the reference forgets it as it leaves
-//! the window (1.0, the deviation of 1, 2 and 3) and the dataflow gives 0.0 (the last).
+//! Esper's aggregation cases whose rows the runtimes do not give, by design (`regression/view` at `aaa35756`), kept
+//! apart with Esper's rows so the committed tests pass: their tests in both runtimes are ignored, to run by name.
+//! The first four: Esper gives the new row of an aggregate that changed because events left its window, along with
+//! the rows of the arriving event or at the clock move that expired them; the contract (`cep-epl.md` section 3,
+//! "Without OUTPUT: aggregated queries emit on every arrival, the new aggregate for that group") asks for the arriving
+//! event's group alone, and nothing when the clock expires events. The last: Esper's running sums keep a NaN after it
+//! left the window; both runtimes give the aggregates of the values in the window (1.0, the deviation of 1, 2 and 3;
+//! `dataflow::aggregate`).
 
 use super::{CLOCK, ExprCase, MD, SB};
 

@@ -245,12 +245,11 @@ pub(super) const MAX_MIN: [ExprCase; 3] = [
 ];
 
 /// `TestGroupByMedianAndDeviation.testSumOneView`, its `stddev` column alone (without `median` and `avedev`), which
-/// Esper compares to the thousandth, and `stddev(all price)` written `stddev(price)` as its joins write it (the
-/// parser refuses `all`, Esper's default). Without the joins (`testSumJoin`, `testSumJoin_OM`); the NaN check is in
+/// Esper compares to the thousandth. Without the joins (`testSumJoin`, `testSumJoin_OM`); the NaN check is in
 /// [`super::DIFFERING`].
 pub(super) const DEVIATION: [ExprCase; 1] = [ExprCase {
     test: "TestGroupByMedianAndDeviation.testSumOneView",
-    select: "irstream symbol,stddev(price) as myStdev from SupportMarketDataBean.win:length(5) where \
+    select: "irstream symbol,stddev(all price) as myStdev from SupportMarketDataBean.win:length(5) where \
                  symbol='DELL' or symbol='IBM' or symbol='GE' group by symbol",
     columns: "symbol string, myStdev double",
     typed: true,
