@@ -88,6 +88,7 @@ struct Odd {
 impl Odd {
     /// Counts `x`, which is not finite, in (`by` 1) or out (`by` -1).
     #[cold]
+    #[inline(never)]
     fn count(&mut self, x: f64, by: i32) {
         let counter = match x {
             f64::INFINITY => &mut self.up,
@@ -135,7 +136,9 @@ impl Running {
         Running { keeps: Keeps::of(call), ..Running::default() }
     }
 
-    #[inline]
+    /// Inlined whole: out of line it cost `bench floor`'s worker 8 instructions an event more (cep.md, seventy-first
+    /// session).
+    #[inline(always)]
     fn add(&mut self, v: &Val) {
         if v.is_null() {
             return;
@@ -144,21 +147,21 @@ impl Running {
         match self.keeps {
             Keeps::Count => {}
             Keeps::IntSum => self.int_sum = self.int_sum.wrapping_add(v.as_long().unwrap_or(0)),
-            Keeps::Sum | Keeps::Squares => self.add_number(v.as_f64().unwrap_or(0.0), 1.0),
+            Keeps::Sum => match v.as_f64().unwrap_or(0.0) {
+                x if x.is_finite() => self.sum += x,
+                x => self.odd.count(x, 1),
+            },
+            Keeps::Squares => self.square(v.as_f64().unwrap_or(0.0), 1.0),
             Keeps::Values => self.count_value(v),
         }
     }
 
-    /// Adds `x` to the sums (`sign` 1) or takes it out (`sign` -1); the square only where the aggregate reads it.
-    #[inline(always)]
-    fn add_number(&mut self, x: f64, sign: f64) {
-        if !x.is_finite() {
-            self.odd.count(x, sign as i32);
-        } else if self.keeps == Keeps::Squares {
-            self.sum += sign * x;
-            self.sum2 += sign * x * x;
-        } else {
-            self.sum += sign * x;
+    /// Adds `x` and its square to the sums (`sign` 1) or takes them out (`sign` -1), out of line as `stddev` is rare.
+    #[inline(never)]
+    fn square(&mut self, x: f64, sign: f64) {
+        match x.is_finite() {
+            true => (self.sum, self.sum2) = (self.sum + sign * x, self.sum2 + sign * x * x),
+            false => self.odd.count(x, sign as i32),
         }
     }
 
@@ -176,7 +179,11 @@ impl Running {
         match self.keeps {
             Keeps::Count => {}
             Keeps::IntSum => self.int_sum = self.int_sum.wrapping_sub(v.as_long().unwrap_or(0)),
-            Keeps::Sum | Keeps::Squares => self.add_number(v.as_f64().unwrap_or(0.0), -1.0),
+            Keeps::Sum => match v.as_f64().unwrap_or(0.0) {
+                x if x.is_finite() => self.sum -= x,
+                x => self.odd.count(x, -1),
+            },
+            Keeps::Squares => self.square(v.as_f64().unwrap_or(0.0), -1.0),
             Keeps::Values => {
                 let key = Ordered(v.clone());
                 if let Some(entry) = self.values.get_mut(&key) {
