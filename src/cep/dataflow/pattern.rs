@@ -385,7 +385,7 @@ impl PatternLogic {
         }
         Some(match self.drives {
             Some(_) => Found::Matches(matches),
-            None => Found::Rows(matches.iter().filter_map(|b| self.nodes.project(&self.plan, ctx.vars, b)).collect()),
+            None => Found::Rows(self.nodes.project_all(&self.plan, ctx.vars, &matches)),
         })
     }
 

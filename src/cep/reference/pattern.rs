@@ -8,10 +8,10 @@
 //! its child matches, a `within` turns false at its deadline. A frame that quits or turns false is dropped with its
 //! subtree, so no state outlives its instance. Only events after the one that created a leaf can match it (arrival
 //! sequence), as Esper requires.
-//! A statement's `ORDER BY` changes nothing here: Esper inserts each match into the statement's stream alone
-//! (`ViewableActivatorPattern`), so each row is sorted by itself, and the rows keep the order of the matches; only an
-//! output policy sorts, what it releases together (`rate`), so under one a row carries its keys (`Nodes::project`). For the
-//! same reason an aggregating pattern makes one row per match, with its group's aggregates over every match so far
+//! The matches one event completes reach the statement together, and its `ORDER BY` sorts their rows
+//! (`Nodes::project_all`; Esper's `ResultSetOrderByMultiDelivery`, ESPER-409); under an output policy, which sorts
+//! what it releases together (`rate`), a row carries its keys instead (`Nodes::project`). An aggregating pattern makes
+//! one row per match, with its group's aggregates over every match so far
 //! (a pattern has no window, so none leaves): `PatternQuery::tally`.
 //!
 //! The tree's life (frames and leaves started, reports, parts turning false, subtrees dropped) is in `frames`; here are
@@ -256,13 +256,36 @@ impl Nodes {
     /// The row a match makes: the statement's WHERE, then its select list; `None` when the WHERE fails. Under an
     /// output policy that sorts, the row carries its `ORDER BY` keys until the policy releases it.
     pub fn project(&self, plan: &QueryPlan, vars: &Row, bindings: &Bindings) -> Option<Row> {
+        let (keys, row) = self.project_keyed(plan, vars, bindings)?;
+        match plan.output.is_some() && !plan.order_by.is_empty() {
+            true => Some(order::with_keys(row, keys)),
+            false => Some(row),
+        }
+    }
+
+    /// The rows of the matches one event completes, which go to the statement together: without an output policy
+    /// (which sorts what it releases), `ORDER BY` sorts them, as Esper's `ResultSetOrderByMultiDelivery` (ESPER-409)
+    /// expects of `every a=A -> b=B` when one `B` completes two matches.
+    pub fn project_all<'b, C: FromIterator<Row>>(
+        &self,
+        plan: &QueryPlan,
+        vars: &Row,
+        matches: impl IntoIterator<Item = &'b Bindings>,
+    ) -> C {
+        let matches = matches.into_iter();
+        if plan.output.is_some() || plan.order_by.is_empty() {
+            return matches.filter_map(|b| self.project(plan, vars, b)).collect();
+        }
+        let keyed = matches.filter_map(|b| self.project_keyed(plan, vars, b)).collect();
+        order::ordered(keyed, &plan.order_by).into_iter().collect()
+    }
+
+    /// [`Nodes::project`]'s row with its `ORDER BY` keys (none when it has no `ORDER BY`).
+    fn project_keyed(&self, plan: &QueryPlan, vars: &Row, bindings: &Bindings) -> Option<Keyed> {
         let rows: SmallVec<[(&str, &Row); 2]> = bindings.iter().map(|(t, r)| (&**t, r)).collect();
         let scope = Scope::new(&rows, vars);
         let row = holds(plan.filter.as_ref(), &scope).then(|| self.copy.project(&plan.projection, &scope))?;
-        match plan.output.is_some() && !plan.order_by.is_empty() {
-            true => Some(order::with_keys(row, order::keys(&plan.order_by, &scope))),
-            false => Some(row),
-        }
+        Some((order::keys(&plan.order_by, &scope), row))
     }
 }
 
@@ -395,7 +418,7 @@ impl PatternQuery {
             }
             return rows;
         }
-        let rows: Vec<Row> = matches.into_iter().filter_map(|b| self.project(ctx, &b)).collect();
+        let rows: Vec<Row> = self.nodes.project_all(&self.plan, ctx.vars, &matches);
         match &mut self.rate {
             // Each match is a batch of its own.
             Some(rate) => rate.offer(ctx, rows.into_iter().map(|row| vec![row])),
@@ -440,10 +463,6 @@ impl PatternQuery {
         let sets: Vec<&[(&str, &Row)]> = members.iter().map(Vec::as_slice).collect();
         let aggregates = aggregate::over(&aggregation.aggregates, &sets, vars);
         aggregate::having_row(&self.plan, &[], &aggregates, vars)
-    }
-
-    fn project(&self, ctx: &Ctx<'_>, bindings: &Bindings) -> Option<Row> {
-        self.nodes.project(&self.plan, ctx.vars, bindings)
     }
 
     /// Whether nothing has progressed since the pattern started: only unbound event leaves, under frames that have

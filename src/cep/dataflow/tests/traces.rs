@@ -423,13 +423,6 @@ fn esper_view_cases_on_one_two_and_four_workers() {
     assert_view_cases(view_cases());
 }
 
-/// The cases that differ from Esper ([`VIEWS_DIFFERING`]) on one, two and four workers, each as Esper expects it.
-#[test]
-#[ignore = "differs from Esper, see VIEWS_DIFFERING"]
-fn esper_view_cases_differing_on_one_two_and_four_workers() {
-    assert_view_cases(VIEWS_DIFFERING.iter());
-}
-
 fn assert_view_cases<'c>(cases: impl Iterator<Item = &'c ViewCase>) {
     for case in cases {
         let plan = plan(&view_config(case));

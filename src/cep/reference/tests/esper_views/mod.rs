@@ -8,15 +8,14 @@
 //! joins, `output every n events`, iterators, object models, engine settings, stop and start, or nested properties.
 //! Statements are Esper's but for the `INSERT INTO Out` our outputs need, the `.win:` names of views a later Esper
 //! spells `#`, and an alias where Esper's column has none. Where Esper asserts new and old rows, the new ones are
-//! kept, and of a `SELECT RSTREAM` statement the old ones its listener receives as new. Cases that gave other rows
-//! than Esper's when first run are in [`VIEWS_DIFFERING`], not run but by the ignored tests.
+//! kept, and of a `SELECT RSTREAM` statement the old ones its listener receives as new. Six cases gave other rows
+//! than Esper's when first run (`\u` escapes in text; a pattern's matches of one event not sorted); the runtimes were
+//! mended (`benches/results/cep.md`, seventy-first session).
 
-mod differing;
 mod ordered;
 mod selects;
 mod windows;
 
-pub(crate) use self::differing::VIEWS_DIFFERING;
 use self::ordered::ORDER_BY_SIMPLE;
 use self::selects::{ISTREAM_RSTREAM, SELECT_EXPR};
 use self::windows::{LENGTH_BATCH, SIMPLE_FILTER, TIME_WIN, WHERE_CLAUSE};
@@ -176,15 +175,6 @@ fn esper_results(case: &ViewCase) -> (String, Vec<String>) {
 #[test]
 fn esper_view_cases_through_the_reference() {
     for case in view_cases() {
-        assert_eq!(reference_results(case), esper_results(case), "{}: {}", case.test, case.select);
-    }
-}
-
-/// The cases that differ from Esper ([`VIEWS_DIFFERING`]), each as Esper expects it.
-#[test]
-#[ignore = "differs from Esper, see VIEWS_DIFFERING"]
-fn esper_view_cases_differing_through_the_reference() {
-    for case in &VIEWS_DIFFERING {
         assert_eq!(reference_results(case), esper_results(case), "{}: {}", case.test, case.select);
     }
 }

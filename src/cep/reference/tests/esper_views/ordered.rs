@@ -1,5 +1,5 @@
 //! Esper's `TestOrderBySimple` (at `aaa35756`): the statements without `output every n events` and without joins,
-//! iterators and collators (the pattern of `testOrderByMultiDelivery` is in [`super::VIEWS_DIFFERING`]).
+//! iterators and collators.
 //! `TestOrderByRowForAll`, `TestOrderByAggregateAll`, `TestOrderByEventPerRow` and `TestOrderByEventPerGroup` at the
 //! same commit hold none: each of their statements joins two streams, is read by its iterator or outputs every six
 //! events.
@@ -38,7 +38,7 @@ const BATCHED: [(i64, &str, &str, &str); 7] = {
 
 /// Each statement orders the rows one delivery gives: without an output policy, the rows one event or one batch
 /// gives. Esper asserts only the last delivery of `createAndSend` (`?` before it).
-pub(super) const ORDER_BY_SIMPLE: [ViewCase; 4] = [
+pub(super) const ORDER_BY_SIMPLE: [ViewCase; 5] = [
     ViewCase {
         test: "TestOrderBySimple.testOrderByMultiDelivery",
         select: "rstream theString FROM SupportBean.std:groupwin(theString).win:time(10) order by theString desc",
@@ -71,5 +71,17 @@ pub(super) const ORDER_BY_SIMPLE: [ViewCase; 4] = [
         columns: "symbol string",
         typed: false,
         steps: &BATCHED,
+    },
+    ViewCase {
+        test: "TestOrderBySimple.testOrderByMultiDelivery",
+        select: "a.theString as theString FROM pattern [every a=SupportBean(theString like 'A%') -> \
+                     b=SupportBean(theString like 'B%')] order by a.theString desc",
+        columns: "theString string",
+        typed: false,
+        steps: &[
+            (0, SB, "theString='A1',intPrimitive=1", "-"),
+            (0, SB, "theString='A2',intPrimitive=2", "-"),
+            (0, SB, "theString='B',intPrimitive=3", "theString='A2' | theString='A1'"),
+        ],
     },
 ];
