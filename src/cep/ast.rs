@@ -384,6 +384,8 @@ pub enum ExprKind {
         operand: Box<Expr>,
         pattern: Box<Expr>,
         negated: bool,
+        /// The escape character, when not the default `\`.
+        escape: Option<char>,
     },
     /// `f(args)`; `count(*)` has `star`.
     Call {

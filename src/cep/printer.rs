@@ -329,10 +329,14 @@ impl Display for Expr {
                 f.write_str(" AND ")?;
                 child(high, 5, f)
             }
-            ExprKind::Like { operand, pattern, negated } => {
+            ExprKind::Like { operand, pattern, negated, escape } => {
                 child(operand, 5, f)?;
                 write!(f, "{} LIKE ", negation(*negated))?;
-                child(pattern, 5, f)
+                child(pattern, 5, f)?;
+                escape.map_or(Ok(()), |c| {
+                    f.write_str(" ESCAPE ")?;
+                    fmt_string(&c.to_string(), f)
+                })
             }
             ExprKind::Call { name, args, star } => fmt_call(name, args, *star, f),
             ExprKind::Method { target, name, args } => {

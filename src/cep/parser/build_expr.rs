@@ -81,6 +81,7 @@ impl Builder<'_> {
         }
         let parts: Vec<Pair<'_>> = tail.into_inner().collect();
         let negated = parts.iter().any(|p| p.as_rule() == Rule::kw_not);
+        let escape = parts.iter().find(|p| p.as_rule() == Rule::like_escape).cloned();
         let mut operands =
             parts.into_iter().filter(|p| matches!(p.as_rule(), Rule::expr | Rule::concat_expr | Rule::cmp_op));
         Ok(match rule {
@@ -102,6 +103,7 @@ impl Builder<'_> {
                 operand,
                 pattern: Box::new(self.expr(operands.next().expect("grammar: pattern"))?),
                 negated,
+                escape: escape.map(|e| self.escape_char(e)).transpose()?,
             },
         })
     }
@@ -171,6 +173,17 @@ impl Builder<'_> {
             None => (Vec::new(), false),
         };
         Ok(ExprKind::Call { name, args, star })
+    }
+
+    /// The one character of `like ... escape 'c'`.
+    fn escape_char(&self, escape: Pair<'_>) -> Result<char> {
+        let span = Self::span(&escape);
+        let text = escape.into_inner().next().and_then(|s| s.into_inner().next()).map_or("", |t| t.as_str());
+        let mut chars = unescape(text).chars().collect::<Vec<_>>().into_iter();
+        match (chars.next(), chars.next()) {
+            (Some(c), None) => Ok(c),
+            _ => Err(CepError::Invalid { at: self.at(span), message: "`escape` takes one character".into() }),
+        }
     }
 
     fn cast(&mut self, pair: Pair<'_>) -> Result<ExprKind> {

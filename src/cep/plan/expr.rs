@@ -88,10 +88,12 @@ pub enum PlanExpr {
         high: Box<PlanExpr>,
         negated: bool,
     },
+    /// `operand [not] like pattern`, `escape` its escape character (`\` by default).
     Like {
         operand: Box<PlanExpr>,
         pattern: Box<PlanExpr>,
         negated: bool,
+        escape: char,
     },
     Call {
         function: Function,
@@ -259,7 +261,12 @@ impl Display for PlanExpr {
             PlanExpr::Between { operand, low, high, negated } => {
                 write!(f, "({operand}{} between {low} and {high})", not(*negated))
             }
-            PlanExpr::Like { operand, pattern, negated } => write!(f, "({operand}{} like {pattern})", not(*negated)),
+            PlanExpr::Like { operand, pattern, negated, escape: '\\' } => {
+                write!(f, "({operand}{} like {pattern})", not(*negated))
+            }
+            PlanExpr::Like { operand, pattern, negated, escape } => {
+                write!(f, "({operand}{} like {pattern} escape {escape:?})", not(*negated))
+            }
             PlanExpr::Call { function, args, .. } => fmt_call(*function, args, f),
             PlanExpr::Cast { operand, ty } => write!(f, "cast({operand}, {ty})"),
             PlanExpr::Case { operand, whens, otherwise, .. } => {

@@ -64,10 +64,13 @@ impl<'a> ExprPlanner<'a> {
             }
             ExprKind::InList { operand, list, negated } => self.in_list(operand, list, *negated),
             ExprKind::Between { operand, low, high, negated } => self.between(operand, low, high, *negated),
-            ExprKind::Like { operand, pattern, negated } => {
-                let operand = self.string(operand, "`like`")?;
+            ExprKind::Like { operand, pattern, negated, escape } => {
+                // A number is matched by its text, as Esper's `ExprLikeNode` does (`intBoxed like '%01%'`).
+                let text_or_number = |t: &DataType| *t == DataType::String || is_numeric(t);
+                let (operand, _) = self.expect(operand, "`like`", text_or_number, "a string or a number")?;
                 let pattern = self.string(pattern, "`like`")?;
-                let like = PlanExpr::Like { operand: Box::new(operand), pattern: Box::new(pattern), negated: *negated };
+                let (operand, pattern) = (Box::new(operand), Box::new(pattern));
+                let like = PlanExpr::Like { operand, pattern, negated: *negated, escape: escape.unwrap_or('\\') };
                 Ok((like, DataType::Boolean))
             }
             ExprKind::Call { name, args, star } => self.call(e, name, args, *star),

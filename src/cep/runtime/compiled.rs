@@ -482,6 +482,7 @@ mod tests {
             operand: Box::new(column("a")),
             pattern: Box::new(PlanExpr::Literal(Value::String("x%".into()))),
             negated: false,
+            escape: '\\',
         };
         assert!(Compiled::new(&like, &layout).is_none());
         let fence = PlanExpr::Variable { name: "fence".into(), ty: DataType::Int };

@@ -55,7 +55,9 @@ pub fn eval(e: &PlanExpr, scope: &Scope<'_>) -> Val {
         PlanExpr::IsNull { operand: e, negated } => Val::Bool(operand(e, scope).is_null() != *negated),
         PlanExpr::InList { operand, list, negated } => in_list(operand, list, *negated, scope),
         PlanExpr::Between { operand, low, high, negated } => between(operand, low, high, *negated, scope),
-        PlanExpr::Like { operand, pattern, negated } => like(eval(operand, scope), eval(pattern, scope), *negated),
+        PlanExpr::Like { operand, pattern, negated, escape } => {
+            like(eval(operand, scope), eval(pattern, scope), *negated, *escape)
+        }
         PlanExpr::Call { function, args, ty } => call(*function, args, ty, scope),
         PlanExpr::Cast { operand, ty } => cast(eval(operand, scope), ty),
         PlanExpr::Case { operand, whens, otherwise, ty } => {
@@ -269,22 +271,49 @@ fn between(e: &PlanExpr, low: &PlanExpr, high: &PlanExpr, negated: bool, scope: 
     Val::Bool(within != negated)
 }
 
-fn like(v: Val, pattern: Val, negated: bool) -> Val {
-    match (v, pattern) {
-        (Val::String(s), Val::String(p)) => {
-            Val::Bool(like_matches(&s.chars().collect::<Vec<_>>(), &p.chars().collect::<Vec<_>>()) != negated)
+/// `v [not] like pattern`: a number is matched by its text as Java writes it, as Esper's `ExprLikeNode` does.
+fn like(v: Val, pattern: Val, negated: bool, escape: char) -> Val {
+    let text = match v {
+        Val::String(s) => s.to_string(),
+        Val::Int(n) => n.to_string(),
+        Val::Double(x) => java_text(x),
+        _ => return Val::Null,
+    };
+    match pattern {
+        Val::String(p) => {
+            let (s, p) = (text.chars().collect::<Vec<_>>(), p.chars().collect::<Vec<_>>());
+            Val::Bool(like_matches(&s, &p, escape) != negated)
         }
         _ => Val::Null,
     }
 }
 
-/// SQL `like`: `%` any run, `_` one character, `\` escapes.
-fn like_matches(s: &[char], p: &[char]) -> bool {
+/// SQL `like`: `%` any run, `_` one character, `escape` makes the next character itself.
+fn like_matches(s: &[char], p: &[char], escape: char) -> bool {
     match p.split_first() {
         None => s.is_empty(),
-        Some(('%', rest)) => (0..=s.len()).any(|i| like_matches(&s[i..], rest)),
-        Some(('_', rest)) => !s.is_empty() && like_matches(&s[1..], rest),
-        Some(('\\', [c, rest @ ..])) | Some((c, rest)) => s.first() == Some(c) && like_matches(&s[1..], rest),
+        Some((e, [c, rest @ ..])) if *e == escape => s.first() == Some(c) && like_matches(&s[1..], rest, escape),
+        Some(('%', rest)) => (0..=s.len()).any(|i| like_matches(&s[i..], rest, escape)),
+        Some(('_', rest)) => !s.is_empty() && like_matches(&s[1..], rest, escape),
+        Some((c, rest)) => s.first() == Some(c) && like_matches(&s[1..], rest, escape),
+    }
+}
+
+/// A double as Java's `Double.toString` writes it: `2.0`, `0.001`, and outside [10^-3, 10^7) `1.0E7`, `1.5E-5`.
+fn java_text(x: f64) -> String {
+    match x {
+        _ if x.is_nan() => "NaN".into(),
+        f64::INFINITY => "Infinity".into(),
+        f64::NEG_INFINITY => "-Infinity".into(),
+        _ if x == 0.0 || (1e-3..1e7).contains(&x.abs()) => format!("{x:?}"),
+        _ => {
+            let scientific = format!("{x:e}");
+            let (mantissa, exponent) = scientific.split_once('e').unwrap_or((&scientific, "0"));
+            match mantissa.contains('.') {
+                true => format!("{mantissa}E{exponent}"),
+                false => format!("{mantissa}.0E{exponent}"),
+            }
+        }
     }
 }
 
@@ -492,6 +521,17 @@ mod tests {
         assert_eq!(call(Function::Least, vec![int(3), int(1), int(2)], DataType::Long), Val::Int(1));
         assert_eq!(call(Function::Least, vec![int(3), Value::Null], DataType::Int), Val::Null);
         assert_eq!(call(Function::Greatest, vec![Value::Null, int(3)], DataType::Int), Val::Null);
+    }
+
+    /// `like` reads a number as Java's `toString` writes it, which Esper matches its pattern against.
+    #[test]
+    fn numbers_are_written_as_java_writes_them() {
+        let cases =
+            [(2.0, "2.0"), (0.001, "0.001"), (1e7, "1.0E7"), (1.5e-5, "1.5E-5"), (-123456789.5, "-1.234567895E8")];
+        for (x, text) in cases {
+            assert_eq!(java_text(x), text);
+        }
+        assert_eq!([f64::NAN, f64::INFINITY, f64::NEG_INFINITY].map(java_text), ["NaN", "Infinity", "-Infinity"]);
     }
 
     #[test]

@@ -50,6 +50,7 @@ fn expr() -> impl Strategy<Value = String> {
             (inner.clone(), inner.clone(), inner.clone())
                 .prop_map(|(e, a, b)| format!("({e}) not between ({a}) and ({b})")),
             (inner.clone(), inner.clone()).prop_map(|(e, p)| format!("({e}) like ({p})")),
+            (inner.clone(), inner.clone()).prop_map(|(e, p)| format!("({e}) not like ({p}) escape '!'")),
             (name(), prop::collection::vec(inner.clone(), 0..3)).prop_map(|(f, a)| format!("{f}({})", a.join(", "))),
             (property(), inner.clone()).prop_map(|(t, a)| format!("{t}.contains({a})")),
             prop::collection::vec(inner.clone(), 0..3).prop_map(|a| format!("{{{}}}", a.join(", "))),
@@ -169,4 +170,13 @@ fn all_before_an_aggregate_s_argument_is_its_default() {
     assert_eq!(print(&statement), "SELECT sum(price) AS total FROM R");
     let error = parse_statement(1, "SELECT coalesce(all price, 1) AS p FROM R").expect_err("not an aggregate").render();
     assert!(error.contains("`all` goes only before an aggregate's argument, not `coalesce`'s"), "{error}");
+}
+
+/// `like ... escape 'c'` names its escape character; `escape` is a word only there, so a property may be named so.
+#[test]
+fn like_takes_an_escape_character_and_escape_stays_a_name() {
+    let statement = parse_statement(1, r#"SELECT escape FROM R WHERE p like "a!%" escape "!""#).expect("parses");
+    assert_eq!(print(&statement), "SELECT escape FROM R WHERE p LIKE 'a!%' ESCAPE '!'");
+    let error = parse_statement(1, "SELECT p like 'a' escape '!!' AS x FROM R").expect_err("two characters").render();
+    assert!(error.contains("`escape` takes one character"), "{error}");
 }

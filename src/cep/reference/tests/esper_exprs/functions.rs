@@ -141,25 +141,33 @@ pub(super) const CASE_EXPR: [ExprCase; 11] = [
     },
 ];
 
-/// `TestLikeRegexpExpr` (at `645a97e4`): the `like` column of `testLikeRegexStringAndNull` alone, its others using
-/// `escape` (refused by the parser) and `regexp`; `testLikeRegexNumericAndNull`'s `like` over an int is refused by the
-/// planner.
-pub(super) const LIKE: [ExprCase; 1] = [ExprCase {
-    test: "TestLikeRegexpExpr.testLikeRegexStringAndNull",
-    select: "p00 like p01 as r1 FROM SupportBean_S0",
-    columns: "r1 boolean",
-    typed: false,
-    runs: &[&[
-        (S0, "p00='a',p01='b'", "r1=false"),
-        (S0, "p01='b'", "r1=null"),
-        (S0, "p00='a'", "r1=null"),
-        (S0, "", "r1=null"),
-        (S0, "p00='abcdef',p01='%de_'", "r1=true"),
-        (S0, "p00='abcdef',p01='b%de_'", "r1=false"),
-        (S0, "p00='!adex',p01='!%de_'", "r1=true"),
-        (S0, "p00='%dex',p01='!%de_'", "r1=false"),
-    ]],
-}];
+/// `TestLikeRegexpExpr` (at `645a97e4`): the `like` columns of `testLikeRegexStringAndNull` and
+/// `testLikeRegexNumericAndNull`, not their `regexp` ones.
+pub(super) const LIKE: [ExprCase; 2] = [
+    ExprCase {
+        test: "TestLikeRegexpExpr.testLikeRegexStringAndNull",
+        select: "p00 like p01 as r1, p00 like p01 escape \"!\" as r2 FROM SupportBean_S0",
+        columns: "r1 boolean, r2 boolean",
+        typed: false,
+        runs: &[&[
+            (S0, "p00='a',p01='b'", "r1=false r2=false"),
+            (S0, "p01='b'", "r1=null r2=null"),
+            (S0, "p00='a'", "r1=null r2=null"),
+            (S0, "", "r1=null r2=null"),
+            (S0, "p00='abcdef',p01='%de_'", "r1=true r2=true"),
+            (S0, "p00='abcdef',p01='b%de_'", "r1=false r2=false"),
+            (S0, "p00='!adex',p01='!%de_'", "r1=true r2=false"),
+            (S0, "p00='%dex',p01='!%de_'", "r1=false r2=true"),
+        ]],
+    },
+    ExprCase {
+        test: "TestLikeRegexpExpr.testLikeRegexNumericAndNull",
+        select: "intBoxed like '%01%' as r1 FROM SupportBean",
+        columns: "r1 boolean",
+        typed: false,
+        runs: &[&[(SB, "intBoxed=101", "r1=true"), (SB, "intBoxed=102", "r1=false"), (SB, "", "r1=null")]],
+    },
+];
 
 /// `TestMathExpr` (at `f18a3602`), without its test of the engine's integer division setting.
 pub(super) const MATH: [ExprCase; 1] = [ExprCase {
