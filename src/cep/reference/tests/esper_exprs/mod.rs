@@ -111,7 +111,7 @@ const TYPES: [(&str, &[(&str, &str)]); 7] = [
 ];
 
 /// `SupportBean`'s primitives, which a Java bean holds even when a test does not set them.
-const PRIMITIVES: [(&str, Val); 5] = [
+pub(super) const PRIMITIVES: [(&str, Val); 5] = [
     ("intPrimitive", Val::Int(0)),
     ("longPrimitive", Val::Int(0)),
     ("doublePrimitive", Val::Double(0.0)),
@@ -277,7 +277,8 @@ fn split_props(props: &str) -> Vec<(&str, &str)> {
     pairs
 }
 
-fn value(ty: &str, text: &str) -> Val {
+/// The value `text` writes for a property of type `ty` (a string in single quotes).
+pub(super) fn value(ty: &str, text: &str) -> Val {
     match ty {
         "string" => Val::String(text.strip_prefix('\'').and_then(|t| t.strip_suffix('\'')).expect("quoted").into()),
         "int" | "long" => Val::Int(text.parse().expect("an integer")),

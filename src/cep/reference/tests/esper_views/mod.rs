@@ -19,7 +19,7 @@ mod windows;
 use self::ordered::ORDER_BY_SIMPLE;
 use self::selects::{ISTREAM_RSTREAM, SELECT_EXPR};
 use self::windows::{LENGTH_BATCH, SIMPLE_FILTER, TIME_WIN, WHERE_CLAUSE};
-use super::esper_exprs::{Case, expr_config, plan_of, planned_columns, shown_row};
+use super::esper_exprs::{Case, PRIMITIVES, expr_config, plan_of, planned_columns, shown_row, value};
 use crate::cep::runtime::{Engine, Output, Row, Val};
 
 /// One step of a case: its millisecond, the type of the event sent (empty for a clock move to that millisecond), the
@@ -41,15 +41,6 @@ pub(crate) struct ViewCase {
 
 const SB: &str = "SupportBean";
 const MD: &str = "SupportMarketDataBean";
-
-/// `SupportBean`'s primitives, which a Java bean holds even when a test does not set them.
-const PRIMITIVES: [(&str, Val); 5] = [
-    ("intPrimitive", Val::Int(0)),
-    ("longPrimitive", Val::Int(0)),
-    ("doublePrimitive", Val::Double(0.0)),
-    ("floatPrimitive", Val::Double(0.0)),
-    ("boolPrimitive", Val::Bool(false)),
-];
 
 /// The declared types of the properties the cases send.
 const TYPES: [(&str, &str); 14] = [
@@ -146,16 +137,6 @@ fn event(stream: &str, props: &str) -> Row {
         row.push((name.to_string(), value(ty, text)));
     }
     row.into_iter().collect()
-}
-
-fn value(ty: &str, text: &str) -> Val {
-    match ty {
-        "string" => Val::String(text.strip_prefix('\'').and_then(|t| t.strip_suffix('\'')).expect("quoted").into()),
-        "int" | "long" => Val::Int(text.parse().expect("an integer")),
-        "double" | "float" => Val::Double(text.parse().expect("a number")),
-        "boolean" => Val::Bool(text.parse().expect("a boolean")),
-        other => panic!("no such type {other}"),
-    }
 }
 
 /// `case` through the reference: the planned types where Esper asserts them, then each step's results.
