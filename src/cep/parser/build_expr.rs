@@ -179,7 +179,8 @@ impl Builder<'_> {
     fn escape_char(&self, escape: Pair<'_>) -> Result<char> {
         let span = Self::span(&escape);
         let text = escape.into_inner().next().and_then(|s| s.into_inner().next()).map_or("", |t| t.as_str());
-        let mut chars = unescape(text).chars().collect::<Vec<_>>().into_iter();
+        let text = unescape(text);
+        let mut chars = text.chars();
         match (chars.next(), chars.next()) {
             (Some(c), None) => Ok(c),
             _ => Err(CepError::Invalid { at: self.at(span), message: "`escape` takes one character".into() }),
@@ -245,7 +246,7 @@ impl Builder<'_> {
             if value.is_finite() {
                 return Ok(Literal::Float(value));
             }
-        } else if let (false, Ok(value)) = (floating, digits.parse()) {
+        } else if let Ok(value) = digits.parse() {
             return Ok(match suffix {
                 Some(_) => Literal::Long(value),
                 None => Literal::Int(value),

@@ -392,13 +392,13 @@ fn call(function: Function, args: &[PlanExpr], ty: &DataType, scope: &Scope<'_>)
 
 /// The greatest (`greatest`) or least of the values of `args`, null when any is null, as Esper's `MinMaxTypeEnum`.
 fn extreme(greatest: bool, args: &[PlanExpr], scope: &Scope<'_>) -> Option<Val> {
+    let wanted = if greatest { Ordering::Greater } else { Ordering::Less };
     let mut best: Option<Cow<'_, Val>> = None;
     for arg in args {
         let value = operand(arg, scope);
         if value.is_null() {
             return None;
         }
-        let wanted = if greatest { Ordering::Greater } else { Ordering::Less };
         if best.as_ref().is_none_or(|b| value.compare(b) == Some(wanted)) {
             best = Some(value);
         }
