@@ -406,14 +406,8 @@ fn esper_update_assignments_apply_in_order_on_one_two_and_four_workers() {
 /// Esper's expression and filter cases ([`expr_cases`]) on one, two and four workers, each run a fresh statement.
 #[test]
 fn esper_expr_cases_on_one_two_and_four_workers() {
-    for case in expr_cases() {
-        let plan = plan(&expr_config(&case));
-        for (run, workers) in case.runs.iter().flat_map(|run| [1, 2, 4].map(|w| (run, w))) {
-            let mut dataflow = Dataflow::new(pool(workers), &plan, 0).expect("runs");
-            let got = expr_results(&mut dataflow, &case, run);
-            assert_eq!(got, expected_results(&case, run), "{workers} workers: {}: {}", case.test, case.statement);
-        }
-    }
+    let unlike = unlike_esper_on_workers(&expr_cases());
+    assert!(unlike.is_empty(), "{} runs:\n{}", unlike.len(), unlike.join("\n"));
 }
 
 /// Esper's data window, order-by and select cases ([`view_cases`]) on one, two and four workers, each a fresh

@@ -23,7 +23,7 @@ use self::grouped::{
 };
 use self::rows::{COUNT_ALL, HAVING_NO_GROUP_BY, ROW_FOR_ALL, ROW_FOR_ALL_HAVING, ROW_PER_EVENT};
 use self::timed::{SUM_WIN_TIME, TIME_BATCH};
-use super::esper_exprs::{CLOCK, Case, ExprCase, MD, SB, Sent, esper_results, reference_results};
+use super::esper_exprs::{CLOCK, Case, ExprCase, MD, SB, Sent, assert_like_esper};
 
 /// Every case of the aggregation and grouping classes that gives Esper's rows, ready to run.
 pub(crate) fn aggregate_cases() -> Vec<Case> {
@@ -49,19 +49,6 @@ pub(crate) fn aggregate_cases() -> Vec<Case> {
 /// The cases of [`DIFFERING`], ready to run.
 pub(crate) fn differing_cases() -> Vec<Case> {
     DIFFERING.iter().map(ExprCase::ready).collect()
-}
-
-/// `case` through the reference when it does not give Esper's results: the case, Esper's results and the reference's.
-fn unlike_esper(case: &Case) -> Option<String> {
-    let (got, expected) = (reference_results(case), esper_results(case));
-    let shown = format!("{}: {}\n  esper:     {expected:?}\n  reference: {got:?}", case.test, case.statement);
-    (got != expected).then_some(shown)
-}
-
-/// Every case of `cases` gives Esper's results through the reference.
-fn assert_like_esper(cases: &[Case]) {
-    let unlike: Vec<String> = cases.iter().filter_map(unlike_esper).collect();
-    assert!(unlike.is_empty(), "{} cases:\n{}", unlike.len(), unlike.join("\n"));
 }
 
 #[test]
