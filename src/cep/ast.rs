@@ -387,11 +387,13 @@ pub enum ExprKind {
         /// The escape character, when not the default `\`.
         escape: Option<char>,
     },
-    /// `f(args)`; `count(*)` has `star`.
+    /// `f(args)`; `count(*)` has `star`, an aggregate of its argument's distinct values (`count(distinct x)`)
+    /// `distinct`.
     Call {
         name: Name,
         args: Vec<Expr>,
         star: bool,
+        distinct: bool,
     },
     Method {
         target: Box<Expr>,

@@ -338,7 +338,7 @@ impl Display for Expr {
                     fmt_string(&c.to_string(), f)
                 })
             }
-            ExprKind::Call { name, args, star } => fmt_call(name, args, *star, f),
+            ExprKind::Call { name, args, star, distinct } => fmt_call(name, args, (*star, *distinct), f),
             ExprKind::Method { target, name, args } => {
                 child(target, 9, f)?;
                 write!(f, ".{}({})", NameText(name), List(args))
@@ -366,9 +366,10 @@ fn fmt_binary(op: BinaryOp, lhs: &Expr, rhs: &Expr, f: &mut Formatter<'_>) -> fm
     child(rhs, p + 1, f)
 }
 
-fn fmt_call(name: &Name, args: &[Expr], star: bool, f: &mut Formatter<'_>) -> fmt::Result {
+fn fmt_call(name: &Name, args: &[Expr], (star, distinct): (bool, bool), f: &mut Formatter<'_>) -> fmt::Result {
     let args = if star { "*".to_string() } else { List(args).to_string() };
-    write!(f, "{}({args})", NameText(name))
+    let distinct = if distinct { "DISTINCT " } else { "" };
+    write!(f, "{}({distinct}{args})", NameText(name))
 }
 
 fn fmt_case(

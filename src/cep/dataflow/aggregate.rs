@@ -1,6 +1,7 @@
 //! Running aggregates of one group: counts, sums and sums of squares maintained as rows enter and leave the window,
-//! and an ordered multiset of values for `min` and `max`. Reading a group's aggregates is O(number of aggregates),
-//! never a scan of the window (the reference evaluator recomputes from the rows instead).
+//! and an ordered multiset of values for `min`, `max`, `median` and `avedev`. Reading a group's aggregates is
+//! O(number of aggregates), never a scan of the window (the reference evaluator recomputes from the rows instead), but
+//! for `median` and `avedev`, which walk their group's distinct values, as Esper's own walk theirs.
 //!
 //! Sums of doubles are maintained by adding and subtracting, so they can differ from a sum recomputed in window order
 //! in the last bits; a group's sums restart from exact zero whenever it has no value left. A value that is not finite
@@ -52,8 +53,8 @@ impl Ord for Ordered {
 }
 
 /// What an aggregate keeps of its values beyond their count: `sum` of `int` and `long` an exact integer sum, `sum`
-/// of other numbers and `avg` a sum, `stddev` a sum and a sum of squares, `min` and `max` the values. Keeping only
-/// that spares `bench floor`'s `avg` an integer conversion and a square, 20 instructions an event
+/// of other numbers and `avg` a sum, `stddev` a sum and a sum of squares, `min`, `max`, `median` and `avedev` the
+/// values. Keeping only that spares `bench floor`'s `avg` an integer conversion and a square, 20 instructions an event
 /// (`benches/results/cep.md`, seventieth session).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 enum Keeps {
@@ -66,13 +67,24 @@ enum Keeps {
 }
 
 impl Keeps {
+    /// What `call` keeps: its values, when it reads each distinct one once.
     fn of(call: &AggregateCall) -> Self {
+        match call.distinct {
+            true => Keeps::Values,
+            false => Keeps::plain(call),
+        }
+    }
+
+    /// What `call` keeps of each value it reads.
+    fn plain(call: &AggregateCall) -> Self {
         match call.function {
             AggregateFunction::Count => Keeps::Count,
             AggregateFunction::Sum if matches!(call.ty, DataType::Int | DataType::Long) => Keeps::IntSum,
             AggregateFunction::Sum | AggregateFunction::Avg => Keeps::Sum,
             AggregateFunction::Stddev => Keeps::Squares,
-            AggregateFunction::Min | AggregateFunction::Max => Keeps::Values,
+            AggregateFunction::Min | AggregateFunction::Max | AggregateFunction::Median | AggregateFunction::Avedev => {
+                Keeps::Values
+            }
         }
     }
 }
@@ -127,7 +139,7 @@ struct Running {
     sum2: f64,
     /// The values summed that are not finite, which the sums leave out.
     odd: Odd,
-    /// Values by order, with multiplicity; kept only for `min` and `max`.
+    /// Values by order, with multiplicity; kept only for `min`, `max`, `median` and `avedev`.
     values: BTreeMap<Ordered, (Val, usize)>,
 }
 
@@ -232,8 +244,23 @@ impl Running {
     }
 
     fn value(&self, call: &AggregateCall) -> Val {
+        match call.distinct {
+            true => self.distinct_value(call),
+            false => self.plain_value(call.function),
+        }
+    }
+
+    /// The aggregate over each distinct value once, as Esper's distinct aggregators hand their inner one a value
+    /// only as it first enters and as its last copy leaves: read afresh from the values kept.
+    fn distinct_value(&self, call: &AggregateCall) -> Val {
+        let mut once = Running { keeps: Keeps::plain(call), ..Running::default() };
+        self.values.values().for_each(|(value, _)| once.add(value));
+        once.plain_value(call.function)
+    }
+
+    fn plain_value(&self, function: AggregateFunction) -> Val {
         let n = self.n;
-        match call.function {
+        match function {
             AggregateFunction::Count => Val::Int(n),
             _ if n == 0 => Val::Null,
             AggregateFunction::Sum if self.keeps == Keeps::IntSum => Val::Int(self.int_sum),
@@ -248,7 +275,43 @@ impl Running {
             }
             AggregateFunction::Min => self.values.first_key_value().map(|(_, (v, _))| v.clone()).unwrap_or_default(),
             AggregateFunction::Max => self.values.last_key_value().map(|(_, (v, _))| v.clone()).unwrap_or_default(),
+            AggregateFunction::Median => self.median().map_or(Val::Null, Val::Double),
+            AggregateFunction::Avedev => Val::Double(self.avedev()),
         }
+    }
+
+    /// The values as numbers, in order (every NaN last), each with how many times it counts.
+    fn numbers(&self) -> impl Iterator<Item = (f64, usize)> + '_ {
+        self.values.values().map(|(v, count)| (v.as_f64().unwrap_or(0.0), *count))
+    }
+
+    /// The number at `index` of the values in order, if there are that many.
+    fn nth(&self, index: usize) -> Option<f64> {
+        let mut before = 0;
+        self.numbers()
+            .find(|(_, count)| {
+                before += count;
+                index < before
+            })
+            .map(|(x, _)| x)
+    }
+
+    /// The middle value but NaN, which Esper's `median` leaves out; of an even count, the mean of the two middle ones.
+    /// `None` when there is none.
+    fn median(&self) -> Option<f64> {
+        let n: usize = self.numbers().filter(|(x, _)| !x.is_nan()).map(|(_, count)| count).sum();
+        match n {
+            0 => None,
+            _ if n.is_multiple_of(2) => Some((self.nth(n / 2 - 1)? + self.nth(n / 2)?) / 2.0),
+            _ => self.nth(n / 2),
+        }
+    }
+
+    /// The mean distance of the values from their mean; NaN of no values.
+    fn avedev(&self) -> f64 {
+        let n = self.numbers().map(|(_, count)| count as f64).sum::<f64>();
+        let mean = self.numbers().map(|(x, count)| x * count as f64).sum::<f64>() / n;
+        self.numbers().map(|(x, count)| count as f64 * (x - mean).abs()).sum::<f64>() / n
     }
 }
 
@@ -324,16 +387,20 @@ mod tests {
 
     fn call(function: AggregateFunction, ty: DataType) -> AggregateCall {
         let arg = Some(PlanExpr::Column { source: "r".into(), name: "x".into(), ty: ty.clone() });
-        AggregateCall { function, arg, ty }
+        AggregateCall { function, arg, ty, distinct: false }
     }
 
     /// A NaN or an infinity counts while it is in the window and leaves no trace once it is out: the running
     /// aggregates are always those the reference computes from the values in the window (Esper's sums keep a NaN).
+    /// So do the aggregates of distinct values, for which every NaN is one value and `-0.0` is not `0.0`.
     #[test]
     fn values_that_are_not_finite_count_only_while_they_are_in() {
         use AggregateFunction::*;
-        let calls = [Count, Sum, Avg, Stddev, Min, Max].map(|f| call(f, DataType::Double));
-        let values = [f64::NAN, 1.0, f64::INFINITY, 2.0, f64::NEG_INFINITY, 3.0, -f64::NAN].map(Val::Double);
+        let plain = [Count, Sum, Avg, Stddev, Min, Max, Median, Avedev].map(|f| call(f, DataType::Double));
+        let distinct = plain.clone().map(|call| AggregateCall { distinct: true, ..call });
+        let calls = [plain, distinct].concat();
+        let values = [f64::NAN, 1.0, f64::INFINITY, 2.0, -0.0, f64::NEG_INFINITY, 0.0, 3.0, -f64::NAN, 1.0, 2.0]
+            .map(Val::Double);
         let mut running = Accumulators::new(&calls);
         let reference = |window: &[Val]| {
             let rows: Vec<Row> = window.iter().map(|v| Row::from([("x", v.clone())])).collect();
@@ -341,13 +408,32 @@ mod tests {
         };
         let shown = |values: Vec<Val>| format!("{values:?}");
         for n in 1..=values.len() {
-            running.add([(); 6].map(|_| values[n - 1].clone()));
+            running.add(calls.iter().map(|_| values[n - 1].clone()));
             assert_eq!(shown(running.values(&calls)), shown(reference(&values[..n])), "in: {:?}", &values[..n]);
         }
         for n in 1..values.len() {
-            running.remove(&[(); 6].map(|_| values[n - 1].clone()));
+            running.remove(&vec![values[n - 1].clone(); calls.len()]);
             assert_eq!(shown(running.values(&calls)), shown(reference(&values[n..])), "in: {:?}", &values[n..]);
         }
+    }
+
+    /// Esper's `TestGroupByMedianAndDeviation` window (10, 20, 20, 90, 5): a median of an odd and of an even count,
+    /// whether the values came one by one or as parts merged and subtracted.
+    #[test]
+    fn median_and_avedev_read_the_values_in_the_window() {
+        let calls = [call(AggregateFunction::Median, DataType::Int), call(AggregateFunction::Avedev, DataType::Int)];
+        let args = |x: i64| [Val::Int(x), Val::Int(x)];
+        let (mut whole, mut part) = (Accumulators::new(&calls), Accumulators::new(&calls));
+        [10, 20].into_iter().for_each(|x| whole.add(args(x)));
+        [20, 90, 5].into_iter().for_each(|x| part.add(args(x)));
+        assert_eq!(whole.values(&calls), [Val::Double(15.0), Val::Double(5.0)]);
+        whole.merge(&part);
+        assert_eq!(whole.values(&calls), [Val::Double(20.0), Val::Double(24.4)]);
+        whole.remove(&args(20));
+        assert_eq!(whole.values(&calls), [Val::Double(15.0), Val::Double(29.375)], "(10 + 20) / 2; 117.5 / 4");
+        whole.subtract(&part);
+        whole.add(args(20));
+        assert_eq!(whole.values(&calls), [Val::Double(15.0), Val::Double(5.0)]);
     }
 
     #[test]

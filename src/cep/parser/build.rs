@@ -295,6 +295,9 @@ impl<'a> Builder<'a> {
             match p.as_rule() {
                 Rule::output_after => after = Some(self.time_period_of(p)?),
                 Rule::output_kind => kind = output_kind(p),
+                Rule::time_period if counts_events(&p) => {
+                    return Err(self.unsupported(Self::span(&p), "`OUTPUT ... EVERY n EVENTS` (a rate by event count)"));
+                }
                 Rule::time_period => every = Some(self.time_period(p)?),
                 _ => {}
             }
@@ -313,6 +316,12 @@ impl<'a> Builder<'a> {
         let descending = inner.next().is_some_and(|p| p.as_rule() == Rule::kw_desc);
         Ok(OrderItem { expr, descending })
     }
+}
+
+/// Whether an output rate's period is a number of events (`EVERY 5 EVENTS`), which Esper counts instead of timing.
+fn counts_events(period: &Pair<'_>) -> bool {
+    let mut units = period.clone().into_inner().filter(|p| p.as_rule() == Rule::time_unit);
+    units.any(|unit| unit.as_str().eq_ignore_ascii_case("events"))
 }
 
 fn selector(pair: Pair<'_>) -> StreamSelector {

@@ -160,11 +160,17 @@ impl Builder<'_> {
         let mut inner = pair.into_inner();
         let name = self.name(inner.next().expect("grammar: function name"));
         let mut next = inner.next();
-        if let Some(all) = next.take_if(|p| p.as_rule() == Rule::kw_all) {
+        let mut distinct = false;
+        if let Some(word) = next.take_if(|p| matches!(p.as_rule(), Rule::kw_all | Rule::kw_distinct)) {
             if !AGGREGATES.contains(&name.text.to_ascii_lowercase().as_str()) {
-                let message = format!("`all` goes only before an aggregate's argument, not `{}`'s", name.text);
-                return Err(CepError::Invalid { at: self.at(Self::span(&all)), message });
+                let message = format!(
+                    "`{}` goes only before an aggregate's argument, not `{}`'s",
+                    word.as_str().to_ascii_lowercase(),
+                    name.text
+                );
+                return Err(CepError::Invalid { at: self.at(Self::span(&word)), message });
             }
+            distinct = word.as_rule() == Rule::kw_distinct;
             next = inner.next();
         }
         let (args, star) = match next {
@@ -172,7 +178,7 @@ impl Builder<'_> {
             Some(p) => (self.exprs_of(p)?, false),
             None => (Vec::new(), false),
         };
-        Ok(ExprKind::Call { name, args, star })
+        Ok(ExprKind::Call { name, args, star, distinct })
     }
 
     /// The one character of `like ... escape 'c'`.
@@ -256,8 +262,8 @@ impl Builder<'_> {
     }
 }
 
-/// The aggregate functions, which alone take `all` before their argument.
-const AGGREGATES: [&str; 6] = ["avg", "count", "sum", "min", "max", "stddev"];
+/// The aggregate functions, which alone take `all` or `distinct` before their argument.
+const AGGREGATES: [&str; 8] = ["avg", "count", "sum", "min", "max", "stddev", "median", "avedev"];
 
 /// A number's digits and its type suffix (`L`, `D` or `F`, lowercased), if it has one.
 pub(super) fn split_suffix(text: &str) -> (&str, Option<char>) {

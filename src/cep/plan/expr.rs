@@ -38,14 +38,21 @@ pub enum AggregateFunction {
     Min,
     Max,
     Stddev,
+    /// The middle value (of an even count, the mean of the two middle ones), as a double.
+    Median,
+    /// The mean absolute deviation from the mean, as a double.
+    Avedev,
 }
 
-/// One accumulator of an aggregation; `arg` is `None` for `count(*)`.
+/// One accumulator of an aggregation; `arg` is `None` for `count(*)`. A `distinct` one reads each distinct value of
+/// its argument once (`count(distinct x)`).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct AggregateCall {
     pub function: AggregateFunction,
     pub arg: Option<PlanExpr>,
     pub ty: DataType,
+    #[serde(default)]
+    pub distinct: bool,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -219,6 +226,8 @@ impl Display for AggregateFunction {
             AggregateFunction::Min => "min",
             AggregateFunction::Max => "max",
             AggregateFunction::Stddev => "stddev",
+            AggregateFunction::Median => "median",
+            AggregateFunction::Avedev => "avedev",
         })
     }
 }
@@ -226,6 +235,7 @@ impl Display for AggregateFunction {
 impl Display for AggregateCall {
     fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
         match &self.arg {
+            Some(arg) if self.distinct => write!(f, "{}(distinct {arg}): {}", self.function, self.ty),
             Some(arg) => write!(f, "{}({arg}): {}", self.function, self.ty),
             None => write!(f, "{}(*): {}", self.function, self.ty),
         }

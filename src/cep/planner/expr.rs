@@ -73,7 +73,7 @@ impl<'a> ExprPlanner<'a> {
                 let like = PlanExpr::Like { operand, pattern, negated: *negated, escape: escape.unwrap_or('\\') };
                 Ok((like, DataType::Boolean))
             }
-            ExprKind::Call { name, args, star } => self.call(e, name, args, *star),
+            ExprKind::Call { name, args, star, distinct } => self.call(e, name, args, (*star, *distinct)),
             ExprKind::Method { target, name, args } => self.method(target, name, args),
             ExprKind::Array(items) => self.array(items),
             ExprKind::Cast { operand, ty } => self.cast(operand, ty),

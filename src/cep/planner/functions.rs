@@ -9,8 +9,8 @@ use super::super::plan::{AggregateCall, AggregateFunction, DataType, Function, P
 use super::expr::{ExprPlanner, Typed, common, is_numeric, widen};
 use super::scope::unknown;
 
-const FUNCTIONS: [&str; 10] =
-    ["point", "polygon", "geometry", "coalesce", "avg", "count", "sum", "min", "max", "stddev"];
+const FUNCTIONS: [&str; 12] =
+    ["point", "polygon", "geometry", "coalesce", "avg", "count", "sum", "min", "max", "stddev", "median", "avedev"];
 
 fn aggregate_function(name: &str) -> Option<AggregateFunction> {
     Some(match name {
@@ -20,18 +20,27 @@ fn aggregate_function(name: &str) -> Option<AggregateFunction> {
         "min" => AggregateFunction::Min,
         "max" => AggregateFunction::Max,
         "stddev" => AggregateFunction::Stddev,
+        "median" => AggregateFunction::Median,
+        "avedev" => AggregateFunction::Avedev,
         _ => return None,
     })
 }
 
 impl ExprPlanner<'_> {
-    pub(super) fn call(&mut self, e: &Expr, name: &Name, args: &[Expr], star: bool) -> Result<Typed, CepError> {
+    /// A call `name(args)`: `(star, distinct)` say whether it was `f(*)` and `f(distinct x)`.
+    pub(super) fn call(
+        &mut self,
+        e: &Expr,
+        name: &Name,
+        args: &[Expr],
+        (star, distinct): (bool, bool),
+    ) -> Result<Typed, CepError> {
         let lower = name.text.to_ascii_lowercase();
-        if matches!(lower.as_str(), "max" | "min") && args.len() > 1 && !star {
+        if matches!(lower.as_str(), "max" | "min") && args.len() > 1 && !star && !distinct {
             return self.min_max_of_row(name, &lower, args);
         }
         if let Some(function) = aggregate_function(&lower) {
-            return self.aggregate(name, function, args, star);
+            return self.aggregate(name, function, args, (star, distinct));
         }
         if star {
             return Err(self.ctx.invalid(e.span, format!("only `count(*)` takes `*`, not `{}`", name.text)));
@@ -141,7 +150,7 @@ impl ExprPlanner<'_> {
         name: &Name,
         function: AggregateFunction,
         args: &[Expr],
-        star: bool,
+        (star, distinct): (bool, bool),
     ) -> Result<Typed, CepError> {
         if let Some(place) = self.no_aggregates {
             return Err(CepError::AggregateNotAllowed { at: self.ctx.at(name.span), name: name.text.clone(), place });
@@ -162,7 +171,7 @@ impl ExprPlanner<'_> {
                 return Err(self.ctx.invalid(name.span, format!("`{}` takes exactly one argument", name.text)));
             }
         };
-        let call = AggregateCall { function, arg, ty: ty.clone() };
+        let call = AggregateCall { function, arg, ty: ty.clone(), distinct };
         let index = match self.aggregates.iter().position(|a| *a == call) {
             Some(same) => same,
             None => {
@@ -177,7 +186,14 @@ impl ExprPlanner<'_> {
         let numeric = is_numeric(ty) || *ty == DataType::Null;
         let result = match function {
             AggregateFunction::Count => return Ok(DataType::Long),
-            AggregateFunction::Avg | AggregateFunction::Stddev if numeric => DataType::Double,
+            AggregateFunction::Avg
+            | AggregateFunction::Stddev
+            | AggregateFunction::Median
+            | AggregateFunction::Avedev
+                if numeric =>
+            {
+                DataType::Double
+            }
             AggregateFunction::Sum if numeric => match ty {
                 DataType::Int | DataType::Long => DataType::Long,
                 _ => DataType::Double,

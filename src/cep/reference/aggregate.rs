@@ -1,7 +1,7 @@
 //! Aggregate functions over a group's rows, recomputed from scratch each time they are read: `avg`, `count`,
-//! `sum`, `min`, `max` and `stddev` (sample), each ignoring nulls and null over no values, as in Esper. A row is one
-//! event seen under its stream's label, or a set of labelled rows: a join's event with its looked-up row, a pattern's
-//! match.
+//! `sum`, `min`, `max`, `stddev` (sample), `median` and `avedev` (the mean absolute deviation), each ignoring nulls
+//! and null over no values, as in Esper. A row is one event seen under its stream's label, or a set of labelled rows:
+//! a join's event with its looked-up row, a pattern's match.
 
 use std::cmp::Ordering;
 use std::collections::HashMap;
@@ -131,6 +131,7 @@ fn one(call: &AggregateCall, rows: &[&Bound<'_>], vars: &Row) -> Val {
         return Val::Int(rows.len() as i64);
     };
     let values: Vec<Val> = rows.iter().map(|row| eval(arg, &Scope::new(row, vars))).filter(|v| !v.is_null()).collect();
+    let values = if call.distinct { distinct(values) } else { values };
     match call.function {
         AggregateFunction::Count => Val::Int(values.len() as i64),
         AggregateFunction::Sum => sum(&values, &call.ty),
@@ -138,7 +139,21 @@ fn one(call: &AggregateCall, rows: &[&Bound<'_>], vars: &Row) -> Val {
         AggregateFunction::Min => extreme(values, Ordering::Less),
         AggregateFunction::Max => extreme(values, Ordering::Greater),
         AggregateFunction::Stddev => stddev(&values).map_or(Val::Null, Val::Double),
+        AggregateFunction::Median => median(&values).map_or(Val::Null, Val::Double),
+        AggregateFunction::Avedev => avedev(&values).map_or(Val::Null, Val::Double),
     }
+}
+
+/// Each value once, in the order first seen. Two values are one when `min` and `max` do not order them
+/// ([`Val::extreme_order`]), as Java's `equals` finds two doubles one: every NaN the same, `-0.0` not `0.0`.
+fn distinct(values: Vec<Val>) -> Vec<Val> {
+    let mut once: Vec<Val> = Vec::with_capacity(values.len());
+    for v in values {
+        if !once.iter().any(|seen| seen.extreme_order(&v) == Ordering::Equal) {
+            once.push(v);
+        }
+    }
+    once
 }
 
 fn sum(values: &[Val], ty: &DataType) -> Val {
@@ -167,6 +182,26 @@ fn stddev(values: &[Val]) -> Option<f64> {
     Some((numbers.iter().map(|x| (x - m).powi(2)).sum::<f64>() / (n - 1.0)).sqrt())
 }
 
+/// The middle number; of an even count, the mean of the two middle ones. Esper's `median` leaves NaN out (its
+/// `SortedDoubleVector`), so only NaNs make null.
+fn median(values: &[Val]) -> Option<f64> {
+    let mut numbers: Vec<f64> = values.iter().filter_map(Val::as_f64).filter(|x| !x.is_nan()).collect();
+    numbers.sort_by(f64::total_cmp);
+    let middle = numbers.len() / 2;
+    match numbers.len() {
+        0 => None,
+        n if n.is_multiple_of(2) => Some((numbers[middle - 1] + numbers[middle]) / 2.0),
+        _ => Some(numbers[middle]),
+    }
+}
+
+/// The mean of the numbers' distances from their mean, as Esper's `avedev`.
+fn avedev(values: &[Val]) -> Option<f64> {
+    let m = mean(values)?;
+    let numbers: Vec<f64> = values.iter().filter_map(Val::as_f64).collect();
+    Some(numbers.iter().map(|x| (x - m).abs()).sum::<f64>() / numbers.len() as f64)
+}
+
 fn extreme(values: Vec<Val>, wanted: Ordering) -> Val {
     values.into_iter().reduce(|best, v| if v.extreme_order(&best) == wanted { v } else { best }).unwrap_or(Val::Null)
 }
@@ -179,7 +214,7 @@ mod tests {
     #[test]
     fn longs_sum_exactly_and_wrap_as_esper_s_do() {
         let arg = Some(PlanExpr::Column { source: "r".into(), name: "n".into(), ty: DataType::Long });
-        let calls = [AggregateCall { function: AggregateFunction::Sum, arg, ty: DataType::Long }];
+        let calls = [AggregateCall { function: AggregateFunction::Sum, arg, ty: DataType::Long, distinct: false }];
         let rows: Vec<Row> = [(1 << 53) + 1, 2, i64::MAX].iter().map(|n| Row::from([("n", Val::Int(*n))])).collect();
         let sum = |rows: &[Row]| compute(&calls, "r", &rows.iter().collect::<Vec<_>>(), &Row::new());
         assert_eq!(sum(&rows[..2]), [Val::Int((1 << 53) + 3)], "as a double, 2^53 + 1 is 2^53");

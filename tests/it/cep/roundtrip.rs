@@ -162,14 +162,20 @@ fn unicode_escapes_name_their_characters() {
     assert_eq!(print(&statement), "SELECT 'A\\'B\u{1F600}\u{e9}uzz' AS a FROM R");
 }
 
-/// `all` before an aggregate's argument is Esper's default and changes nothing; before another function's it is an
-/// error.
+/// `all` before an aggregate's argument is Esper's default and changes nothing, `distinct` is kept; before another
+/// function's either is an error.
 #[test]
 fn all_before_an_aggregate_s_argument_is_its_default() {
     let statement = parse_statement(1, "SELECT sum(all price) AS total FROM R").expect("parses");
     assert_eq!(print(&statement), "SELECT sum(price) AS total FROM R");
+    let statement = parse_statement(1, "SELECT median(all p) AS m, avedev(all p) AS d FROM R").expect("parses");
+    assert_eq!(print(&statement), "SELECT median(p) AS m, avedev(p) AS d FROM R");
+    let statement = parse_statement(1, "SELECT count(distinct p) AS n FROM R").expect("parses");
+    assert_eq!(print(&statement), "SELECT count(DISTINCT p) AS n FROM R");
     let error = parse_statement(1, "SELECT coalesce(all price, 1) AS p FROM R").expect_err("not an aggregate").render();
     assert!(error.contains("`all` goes only before an aggregate's argument, not `coalesce`'s"), "{error}");
+    let error = parse_statement(1, "SELECT point(DISTINCT x, y) AS p FROM R").expect_err("not an aggregate").render();
+    assert!(error.contains("`distinct` goes only before an aggregate's argument, not `point`'s"), "{error}");
 }
 
 /// `like ... escape 'c'` names its escape character; `escape` is a word only there, so a property may be named so.

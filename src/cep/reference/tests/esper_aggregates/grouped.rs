@@ -6,30 +6,40 @@ use super::{ExprCase, MD, SB};
 
 /// `TestGroupByCount`'s `runAssertion`: `SupportMarketDataBean` sent as `(symbol, volume)`.
 const COUNTS: &[super::Sent] = &[
-    (MD, "symbol='DELL',price=0,volume=50", "symbol='DELL' countAll=1 countVol=1"),
-    (MD, "symbol='DELL',price=0", "symbol='DELL' countAll=2 countVol=1"),
-    (MD, "symbol='DELL',price=0,volume=25", "symbol='DELL' countAll=3 countVol=2"),
-    (MD, "symbol='DELL',price=0,volume=25", "symbol='DELL' countAll=3 countVol=2"),
-    (MD, "symbol='DELL',price=0,volume=25", "symbol='DELL' countAll=3 countVol=3"),
+    (MD, "symbol='DELL',price=0,volume=50", "symbol='DELL' countAll=1 countDistVol=1 countVol=1"),
+    (MD, "symbol='DELL',price=0", "symbol='DELL' countAll=2 countDistVol=1 countVol=1"),
+    (MD, "symbol='DELL',price=0,volume=25", "symbol='DELL' countAll=3 countDistVol=2 countVol=2"),
+    (MD, "symbol='DELL',price=0,volume=25", "symbol='DELL' countAll=3 countDistVol=1 countVol=2"),
+    (MD, "symbol='DELL',price=0,volume=25", "symbol='DELL' countAll=3 countDistVol=1 countVol=3"),
     (MD, "symbol='IBM',price=0,volume=1", "?"),
     (MD, "symbol='IBM',price=0", "?"),
     (MD, "symbol='IBM',price=0", "?"),
-    (MD, "symbol='IBM',price=0", "symbol='IBM' countAll=3 countVol=0"),
+    (MD, "symbol='IBM',price=0", "symbol='IBM' countAll=3 countDistVol=0 countVol=0"),
 ];
 
-/// `TestGroupByCount.testCountOneViewCompile` without its `count(distinct volume)` column (`DISTINCT`, which the
-/// planner refuses). Without `testCountOneView` (the same but `count(all volume)`, which the parser refuses), the
-/// object model (`testCountOneViewOM`, the same statement), the join (`testCountJoin`) and the nested aggregate of
-/// `testGroupByCountNestedAggregationAvg` (refused).
-pub(super) const GROUP_BY_COUNT: [ExprCase; 1] = [ExprCase {
-    test: "TestGroupByCount.testCountOneViewCompile",
-    select: "irstream symbol, count(*) as countAll, count(volume) as countVol from \
-             SupportMarketDataBean.win:length(3) where symbol=\"DELL\" or symbol=\"IBM\" or symbol=\"GE\" group by \
-             symbol",
-    columns: "symbol string, countAll long, countVol long",
-    typed: true,
-    runs: &[COUNTS],
-}];
+/// `TestGroupByCount`, `testCountOneViewCompile` and `testCountOneView` (the same with `count(all volume)` and single
+/// quotes). Without the object model (`testCountOneViewOM`, the same statement), the join (`testCountJoin`) and the
+/// nested aggregate of `testGroupByCountNestedAggregationAvg` (refused).
+pub(super) const GROUP_BY_COUNT: [ExprCase; 2] = [
+    ExprCase {
+        test: "TestGroupByCount.testCountOneViewCompile",
+        select: "irstream symbol, count(*) as countAll, count(distinct volume) as countDistVol, count(volume) as \
+                 countVol from SupportMarketDataBean.win:length(3) where symbol=\"DELL\" or symbol=\"IBM\" or \
+                 symbol=\"GE\" group by symbol",
+        columns: "symbol string, countAll long, countDistVol long, countVol long",
+        typed: true,
+        runs: &[COUNTS],
+    },
+    ExprCase {
+        test: "TestGroupByCount.testCountOneView",
+        select: "irstream symbol, count(*) as countAll,count(distinct volume) as countDistVol,count(all volume) as \
+                 countVol from SupportMarketDataBean.win:length(3) where symbol='DELL' or symbol='IBM' or \
+                 symbol='GE' group by symbol",
+        columns: "symbol string, countAll long, countDistVol long, countVol long",
+        typed: true,
+        runs: &[COUNTS],
+    },
+];
 
 /// `TestGroupByEventPerGroup`, `SupportMarketDataBean` sent as `(symbol, price, 0)`. Without Java methods
 /// (`testCriteriaByDotMethod`), hints (`testUnboundStreamUnlimitedKey`), `output snapshot every 3 events`
@@ -183,30 +193,39 @@ pub(super) const EVENT_PER_ROW_HAVING: [ExprCase; 1] = [ExprCase {
 
 /// `TestGroupByMaxMin`'s `runAssertion`: `SupportMarketDataBean` sent as `(symbol, volume)`.
 const MIN_MAX: &[super::Sent] = &[
-    (MD, "symbol='DELL',price=0,volume=50", "symbol='DELL' minVol=50 maxVol=50"),
-    (MD, "symbol='DELL',price=0,volume=30", "symbol='DELL' minVol=30 maxVol=50"),
-    (MD, "symbol='DELL',price=0,volume=30", "symbol='DELL' minVol=30 maxVol=50"),
-    (MD, "symbol='DELL',price=0,volume=90", "symbol='DELL' minVol=30 maxVol=90"),
-    (MD, "symbol='DELL',price=0,volume=100", "symbol='DELL' minVol=30 maxVol=100"),
+    (MD, "symbol='DELL',price=0,volume=50", "symbol='DELL' minVol=50 maxVol=50 minDistVol=50 maxDistVol=50"),
+    (MD, "symbol='DELL',price=0,volume=30", "symbol='DELL' minVol=30 maxVol=50 minDistVol=30 maxDistVol=50"),
+    (MD, "symbol='DELL',price=0,volume=30", "symbol='DELL' minVol=30 maxVol=50 minDistVol=30 maxDistVol=50"),
+    (MD, "symbol='DELL',price=0,volume=90", "symbol='DELL' minVol=30 maxVol=90 minDistVol=30 maxDistVol=90"),
+    (MD, "symbol='DELL',price=0,volume=100", "symbol='DELL' minVol=30 maxVol=100 minDistVol=30 maxDistVol=100"),
     (MD, "symbol='IBM',price=0,volume=20", "?"),
     (MD, "symbol='IBM',price=0,volume=5", "?"),
     (MD, "symbol='IBM',price=0,volume=15", "?"),
-    (MD, "symbol='IBM',price=0,volume=18", "symbol='IBM' minVol=5 maxVol=18"),
-    (MD, "symbol='IBM',price=0", "symbol='IBM' minVol=15 maxVol=18"),
-    (MD, "symbol='IBM',price=0", "symbol='IBM' minVol=18 maxVol=18"),
-    (MD, "symbol='IBM',price=0", "symbol='IBM' minVol=null maxVol=null"),
+    (MD, "symbol='IBM',price=0,volume=18", "symbol='IBM' minVol=5 maxVol=18 minDistVol=5 maxDistVol=18"),
+    (MD, "symbol='IBM',price=0", "symbol='IBM' minVol=15 maxVol=18 minDistVol=15 maxDistVol=18"),
+    (MD, "symbol='IBM',price=0", "symbol='IBM' minVol=18 maxVol=18 minDistVol=18 maxDistVol=18"),
+    (MD, "symbol='IBM',price=0", "symbol='IBM' minVol=null maxVol=null minDistVol=null maxDistVol=null"),
 ];
 
-/// `TestGroupByMaxMin`, `testMinMaxView_Compile` without its `min(distinct volume)` and `max(distinct volume)`
-/// columns (`DISTINCT`, which the planner refuses). Without `testMinMaxView` (the same but `min(all volume)`, which
-/// the parser refuses), the object model (`testMinMaxView_OM`, the same statement) and the join (`testMinMaxJoin`).
-pub(super) const MAX_MIN: [ExprCase; 3] = [
+/// `TestGroupByMaxMin`, `testMinMaxView_Compile` and `testMinMaxView` (the same with `min(all volume)`, `max(all
+/// volume)` and single quotes): `distinct` changes nothing for `min` and `max`. Without the object model
+/// (`testMinMaxView_OM`, the same statement) and the join (`testMinMaxJoin`).
+pub(super) const MAX_MIN: [ExprCase; 4] = [
     ExprCase {
         test: "TestGroupByMaxMin.testMinMaxView_Compile",
-        select: "irstream symbol, min(volume) as minVol, max(volume) as maxVol from \
-                 SupportMarketDataBean.win:length(3) where symbol=\"DELL\" or symbol=\"IBM\" or symbol=\"GE\" group by \
-                 symbol",
-        columns: "symbol string, minVol long, maxVol long",
+        select: "irstream symbol, min(volume) as minVol, max(volume) as maxVol, min(distinct volume) as minDistVol, \
+                 max(distinct volume) as maxDistVol from SupportMarketDataBean.win:length(3) where symbol=\"DELL\" \
+                 or symbol=\"IBM\" or symbol=\"GE\" group by symbol",
+        columns: "symbol string, minVol long, maxVol long, minDistVol long, maxDistVol long",
+        typed: true,
+        runs: &[MIN_MAX],
+    },
+    ExprCase {
+        test: "TestGroupByMaxMin.testMinMaxView",
+        select: "irstream symbol, min(all volume) as minVol,max(all volume) as maxVol,min(distinct volume) as \
+                 minDistVol,max(distinct volume) as maxDistVol from SupportMarketDataBean.win:length(3) where \
+                 symbol='DELL' or symbol='IBM' or symbol='GE' group by symbol",
+        columns: "symbol string, minVol long, maxVol long, minDistVol long, maxDistVol long",
         typed: true,
         runs: &[MIN_MAX],
     },
@@ -244,22 +263,50 @@ pub(super) const MAX_MIN: [ExprCase; 3] = [
     },
 ];
 
-/// `TestGroupByMedianAndDeviation.testSumOneView`, its `stddev` column alone (without `median` and `avedev`), which
-/// Esper compares to the thousandth. Without the joins (`testSumJoin`, `testSumJoin_OM`); the NaN check is in
-/// [`super::DIFFERING`].
+/// `TestGroupByMedianAndDeviation.testSumOneView`: Esper compares `stddev` to the thousandth, the others exactly.
+/// Without the joins (`testSumJoin`, `testSumJoin_OM`); the NaN check is in [`super::DIFFERING`].
 pub(super) const DEVIATION: [ExprCase; 1] = [ExprCase {
     test: "TestGroupByMedianAndDeviation.testSumOneView",
-    select: "irstream symbol,stddev(all price) as myStdev from SupportMarketDataBean.win:length(5) where \
-                 symbol='DELL' or symbol='IBM' or symbol='GE' group by symbol",
-    columns: "symbol string, myStdev double",
+    select: "irstream symbol,median(all price) as myMedian,median(distinct price) as myDistMedian,stddev(all \
+             price) as myStdev,avedev(all price) as myAvedev from SupportMarketDataBean.win:length(5) where \
+             symbol='DELL' or symbol='IBM' or symbol='GE' group by symbol",
+    columns: "symbol string, myMedian double, myDistMedian double, myStdev double, myAvedev double",
     typed: true,
     runs: &[&[
-        (MD, "symbol='DELL',price=10,volume=0", "symbol='DELL' myStdev=null"),
-        (MD, "symbol='DELL',price=20,volume=0", "symbol='DELL' myStdev=~7.071067812"),
-        (MD, "symbol='DELL',price=20,volume=0", "symbol='DELL' myStdev=~5.773502692"),
-        (MD, "symbol='DELL',price=90,volume=0", "symbol='DELL' myStdev=~36.96845502"),
-        (MD, "symbol='DELL',price=5,volume=0", "symbol='DELL' myStdev=~34.71310992"),
-        (MD, "symbol='DELL',price=90,volume=0", "symbol='DELL' myStdev=~41.53311931"),
-        (MD, "symbol='DELL',price=30,volume=0", "symbol='DELL' myStdev=~40.24922359"),
+        (
+            MD,
+            "symbol='DELL',price=10,volume=0",
+            "symbol='DELL' myMedian=10.0 myDistMedian=10.0 myStdev=null myAvedev=0.0",
+        ),
+        (
+            MD,
+            "symbol='DELL',price=20,volume=0",
+            "symbol='DELL' myMedian=15.0 myDistMedian=15.0 myStdev=~7.071067812 myAvedev=5.0",
+        ),
+        (
+            MD,
+            "symbol='DELL',price=20,volume=0",
+            "symbol='DELL' myMedian=20.0 myDistMedian=15.0 myStdev=~5.773502692 myAvedev=4.444444444444444",
+        ),
+        (
+            MD,
+            "symbol='DELL',price=90,volume=0",
+            "symbol='DELL' myMedian=20.0 myDistMedian=20.0 myStdev=~36.96845502 myAvedev=27.5",
+        ),
+        (
+            MD,
+            "symbol='DELL',price=5,volume=0",
+            "symbol='DELL' myMedian=20.0 myDistMedian=15.0 myStdev=~34.71310992 myAvedev=24.4",
+        ),
+        (
+            MD,
+            "symbol='DELL',price=90,volume=0",
+            "symbol='DELL' myMedian=20.0 myDistMedian=20.0 myStdev=~41.53311931 myAvedev=36.0",
+        ),
+        (
+            MD,
+            "symbol='DELL',price=30,volume=0",
+            "symbol='DELL' myMedian=30.0 myDistMedian=25.0 myStdev=~40.24922359 myAvedev=34.4",
+        ),
     ]],
 }];

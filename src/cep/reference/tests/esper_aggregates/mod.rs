@@ -6,10 +6,9 @@
 //! two and four workers.
 //!
 //! Only what the subset holds is transcribed: no joins, `std:size`, `stat:uni`, `win:keepall`, subqueries, hints,
-//! Java methods, `median`, `avedev`, `window`, `minever`, `maxever`, nor what the planner refuses (each table's
-//! comment names what it leaves out). Esper's statements are kept as written but for the `INSERT INTO Out` our outputs
-//! need, the simple names of Esper's classes, where a select list also has columns out of the subset (`distinct`,
-//! `median`), those columns. Cases whose rows differ from Esper's by design are in [`DIFFERING`], their tests
+//! Java methods, `window`, `minever`, `maxever`, nor what the planner refuses (each table's comment names what it
+//! leaves out). Esper's statements are kept as written but for the `INSERT INTO Out` our outputs need and the simple
+//! names of Esper's classes. Cases whose rows differ from Esper's by design are in [`DIFFERING`], their tests
 //! ignored.
 
 mod differing;

@@ -1,6 +1,6 @@
 //! Esper's `TestAggregateRowForAll`, `TestAggregateRowForAllHaving`, `TestAggregateRowPerEvent`,
-//! `TestHavingNoGroupBy` and `TestCountAll` (`regression/view` at `aaa35756`): aggregates without `GROUP BY`, one row
-//! for all events or one per event, with and without `HAVING`.
+//! `TestAggregateRowPerEventDistinct`, `TestHavingNoGroupBy` and `TestCountAll` (`regression/view` at `aaa35756`):
+//! aggregates without `GROUP BY`, one row for all events or one per event, with and without `HAVING`.
 
 use super::{CLOCK, ExprCase, MD, SB};
 
@@ -66,8 +66,9 @@ pub(super) const ROW_FOR_ALL_HAVING: [ExprCase; 1] = [ExprCase {
 
 /// `TestAggregateRowPerEvent`: `SupportBean` of `testSumOneView` sent as `sendEvent(longBoxed)` (`theString` `KEY`,
 /// `longPrimitive` counting the events, as Esper's iterator shows), `SupportMarketDataBean` as `(symbol, volume)`.
-/// Without `testAggregatedSelectTriggerEvent` (`window`, a join) and `testSumJoin`.
-pub(super) const ROW_PER_EVENT: [ExprCase; 3] = [
+/// Without `testAggregatedSelectTriggerEvent` (`window`, a join) and `testSumJoin`. Then
+/// `TestAggregateRowPerEventDistinct.testSumOneView` (without its join, `testSumJoin`): a sum of the distinct volumes.
+pub(super) const ROW_PER_EVENT: [ExprCase; 4] = [
     ExprCase {
         test: "TestAggregateRowPerEvent.testAggregatedSelectUnaggregatedHaving",
         select: "max(intPrimitive) as val from SupportBean.win:time(1) having max(intPrimitive) > intBoxed",
@@ -106,6 +107,20 @@ pub(super) const ROW_PER_EVENT: [ExprCase; 3] = [
             (MD, "symbol='IBM',price=0,volume=20", "title='IBM stats' myAvg=20.0 mySum=20"),
             (MD, "symbol='XXX',price=0,volume=10000", "-"),
             (MD, "symbol='IBM',price=0,volume=30", "title='IBM stats' myAvg=25.0 mySum=50"),
+        ]],
+    },
+    ExprCase {
+        test: "TestAggregateRowPerEventDistinct.testSumOneView",
+        select: "irstream symbol, sum(distinct volume) as volSum from SupportMarketDataBean.win:length(3)",
+        columns: "symbol string, volSum long",
+        typed: true,
+        runs: &[&[
+            (MD, "symbol='DELL',price=0,volume=10000", "symbol='DELL' volSum=10000"),
+            (MD, "symbol='DELL',price=0,volume=10000", "symbol='DELL' volSum=10000"),
+            (MD, "symbol='DELL',price=0,volume=20000", "symbol='DELL' volSum=30000"),
+            (MD, "symbol='IBM',price=0,volume=1000", "symbol='IBM' volSum=31000"),
+            (MD, "symbol='IBM',price=0,volume=1000", "symbol='IBM' volSum=21000"),
+            (MD, "symbol='IBM',price=0,volume=1000", "symbol='IBM' volSum=1000"),
         ]],
     },
 ];
