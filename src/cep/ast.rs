@@ -387,8 +387,8 @@ pub enum ExprKind {
         /// The escape character, when not the default `\`.
         escape: Option<char>,
     },
-    /// `f(args)`; `count(*)` has `star`, an aggregate of its argument's distinct values (`count(distinct x)`)
-    /// `distinct`.
+    /// `f(args)`; `count(*)` has `star` (and `count(*, f)` its filter as `args`), an aggregate of its argument's
+    /// distinct values (`count(distinct x)`) `distinct`.
     Call {
         name: Name,
         args: Vec<Expr>,

@@ -367,7 +367,11 @@ fn fmt_binary(op: BinaryOp, lhs: &Expr, rhs: &Expr, f: &mut Formatter<'_>) -> fm
 }
 
 fn fmt_call(name: &Name, args: &[Expr], (star, distinct): (bool, bool), f: &mut Formatter<'_>) -> fmt::Result {
-    let args = if star { "*".to_string() } else { List(args).to_string() };
+    let args = match (star, args) {
+        (true, []) => "*".to_string(),
+        (true, filter) => format!("*, {}", List(filter)),
+        (false, args) => List(args).to_string(),
+    };
     let distinct = if distinct { "DISTINCT " } else { "" };
     write!(f, "{}({distinct}{args})", NameText(name))
 }

@@ -173,8 +173,11 @@ impl Builder<'_> {
             distinct = word.as_rule() == Rule::kw_distinct;
             next = inner.next();
         }
+        // `count(*, f)`: the star, then its filter as the only argument.
         let (args, star) = match next {
-            Some(p) if p.as_rule() == Rule::count_star => (Vec::new(), true),
+            Some(p) if p.as_rule() == Rule::count_star => {
+                (inner.next().map_or(Ok(Vec::new()), |f| self.exprs_of(f))?, true)
+            }
             Some(p) => (self.exprs_of(p)?, false),
             None => (Vec::new(), false),
         };

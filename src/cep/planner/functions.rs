@@ -1,11 +1,11 @@
 //! Types function calls, aggregates and methods: the geometry functions (`point`, `polygon`, checked
 //! for a closed ring of at least 4 points when written as constants, `geometry`), `coalesce`, the
-//! aggregates (only where the clause allows them, never nested) and the geometry methods
-//! `contains` and `distance`.
+//! aggregates (only where the clause allows them, never nested; over distinct values, and with a filter,
+//! which becomes a `CASE` around the argument) and the geometry methods `contains` and `distance`.
 
 use super::super::ast::{Expr, ExprKind, Literal, Name};
 use super::super::error::{CepError, did_you_mean};
-use super::super::plan::{AggregateCall, AggregateFunction, DataType, Function, PlanExpr};
+use super::super::plan::{AggregateCall, AggregateFunction, DataType, Function, PlanExpr, Value};
 use super::expr::{ExprPlanner, Typed, common, is_numeric, widen};
 use super::scope::unknown;
 
@@ -159,16 +159,25 @@ impl ExprPlanner<'_> {
             return Err(self.ctx.invalid(name.span, "aggregate functions cannot be nested"));
         }
         let (arg, ty) = match (star, args) {
-            (true, _) if function == AggregateFunction::Count => (None, DataType::Long),
-            (false, [arg]) => {
+            (true, []) if function == AggregateFunction::Count => (None, DataType::Long),
+            (true, [filter]) if function == AggregateFunction::Count => {
+                let one = PlanExpr::Literal(Value::Int(1));
+                (Some(self.filtered(one, DataType::Int, filter)?), DataType::Long)
+            }
+            (false, [arg, filter @ ..]) if filter.len() <= 1 => {
                 self.in_aggregate = true;
                 let planned = self.plan(arg);
                 self.in_aggregate = false;
                 let (planned, arg_ty) = planned?;
-                (Some(planned), self.aggregate_type(function, arg, &arg_ty)?)
+                let ty = self.aggregate_type(function, arg, &arg_ty)?;
+                match filter {
+                    [filter] => (Some(self.filtered(planned, arg_ty, filter)?), ty),
+                    _ => (Some(planned), ty),
+                }
             }
             _ => {
-                return Err(self.ctx.invalid(name.span, format!("`{}` takes exactly one argument", name.text)));
+                let message = format!("`{}` takes one argument and, after it, an optional filter", name.text);
+                return Err(self.ctx.invalid(name.span, message));
             }
         };
         let call = AggregateCall { function, arg, ty: ty.clone(), distinct };
@@ -180,6 +189,16 @@ impl ExprPlanner<'_> {
             }
         };
         Ok((PlanExpr::Aggregate(index), ty))
+    }
+
+    /// `arg` (of type `ty`) as an aggregate reads it under `filter` (Esper's `sum(x, f)`, `count(*, f)`): `CASE WHEN f
+    /// THEN arg END`, null where `f` does not hold, and every aggregate leaves null out. Esper's filtered aggregators
+    /// hand their inner one a row's value on entering and on leaving only where the filter holds, which is the same.
+    fn filtered(&mut self, arg: PlanExpr, ty: DataType, filter: &Expr) -> Result<PlanExpr, CepError> {
+        self.in_aggregate = true;
+        let when = self.boolean(filter, "an aggregate's filter");
+        self.in_aggregate = false;
+        Ok(PlanExpr::Case { operand: None, whens: vec![(when?, arg)], otherwise: None, ty })
     }
 
     fn aggregate_type(&self, function: AggregateFunction, arg: &Expr, ty: &DataType) -> Result<DataType, CepError> {

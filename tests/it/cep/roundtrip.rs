@@ -162,8 +162,8 @@ fn unicode_escapes_name_their_characters() {
     assert_eq!(print(&statement), "SELECT 'A\\'B\u{1F600}\u{e9}uzz' AS a FROM R");
 }
 
-/// `all` before an aggregate's argument is Esper's default and changes nothing, `distinct` is kept; before another
-/// function's either is an error.
+/// `all` before an aggregate's argument is Esper's default and changes nothing, `distinct` is kept, and so is a filter
+/// after it (`count(*, f)`); `all` or `distinct` before another function's argument is an error.
 #[test]
 fn all_before_an_aggregate_s_argument_is_its_default() {
     let statement = parse_statement(1, "SELECT sum(all price) AS total FROM R").expect("parses");
@@ -172,6 +172,8 @@ fn all_before_an_aggregate_s_argument_is_its_default() {
     assert_eq!(print(&statement), "SELECT median(p) AS m, avedev(p) AS d FROM R");
     let statement = parse_statement(1, "SELECT count(distinct p) AS n FROM R").expect("parses");
     assert_eq!(print(&statement), "SELECT count(DISTINCT p) AS n FROM R");
+    let statement = parse_statement(1, "SELECT count(*, p > 1) AS n, sum(distinct p, q) AS s FROM R").expect("parses");
+    assert_eq!(print(&statement), "SELECT count(*, p > 1) AS n, sum(DISTINCT p, q) AS s FROM R");
     let error = parse_statement(1, "SELECT coalesce(all price, 1) AS p FROM R").expect_err("not an aggregate").render();
     assert!(error.contains("`all` goes only before an aggregate's argument, not `coalesce`'s"), "{error}");
     let error = parse_statement(1, "SELECT point(DISTINCT x, y) AS p FROM R").expect_err("not an aggregate").render();

@@ -12,11 +12,13 @@
 //! ignored.
 
 mod differing;
+mod filtered;
 mod grouped;
 mod rows;
 mod timed;
 
 use self::differing::DIFFERING;
+use self::filtered::FILTERED;
 use self::grouped::{
     DEVIATION, EVENT_PER_GROUP, EVENT_PER_GROUP_HAVING, EVENT_PER_ROW, EVENT_PER_ROW_HAVING, GROUP_BY_COUNT, MAX_MIN,
 };
@@ -26,7 +28,7 @@ use super::esper_exprs::{CLOCK, Case, ExprCase, MD, SB, Sent, assert_like_esper}
 
 /// Every case of the aggregation and grouping classes that gives Esper's rows, ready to run.
 pub(crate) fn aggregate_cases() -> Vec<Case> {
-    let tables: [&[ExprCase]; 14] = [
+    let tables: [&[ExprCase]; 15] = [
         &ROW_FOR_ALL,
         &ROW_FOR_ALL_HAVING,
         &ROW_PER_EVENT,
@@ -41,6 +43,7 @@ pub(crate) fn aggregate_cases() -> Vec<Case> {
         &DEVIATION,
         &SUM_WIN_TIME,
         &TIME_BATCH,
+        &FILTERED,
     ];
     tables.into_iter().flatten().map(ExprCase::ready).collect()
 }
