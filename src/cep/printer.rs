@@ -431,7 +431,7 @@ impl Display for NameText<'_> {
 }
 
 /// Words the grammar reserves; a name spelt like one must be back-quoted.
-pub const KEYWORDS: [&str; 55] = [
+pub const KEYWORDS: [&str; 56] = [
     "select",
     "insert",
     "into",
@@ -487,6 +487,7 @@ pub const KEYWORDS: [&str; 55] = [
     "between",
     "like",
     "cast",
+    "distinct",
 ];
 
 fn is_plain_name(text: &str) -> bool {

@@ -266,7 +266,7 @@ impl Builder<'_> {
 }
 
 /// The aggregate functions, which alone take `all` or `distinct` before their argument.
-const AGGREGATES: [&str; 8] = ["avg", "count", "sum", "min", "max", "stddev", "median", "avedev"];
+const AGGREGATES: [&str; 10] = ["avg", "count", "sum", "min", "max", "stddev", "median", "avedev", "fmin", "fmax"];
 
 /// A number's digits and its type suffix (`L`, `D` or `F`, lowercased), if it has one.
 pub(super) fn split_suffix(text: &str) -> (&str, Option<char>) {

@@ -42,12 +42,14 @@ pub fn to_error(statement: usize, text: &str, error: &Error<Rule>) -> CepError {
     if let Some((start, construct)) = unsupported_near(text, pos) {
         return unsupported(at(start, construct.0.len()), construct.1);
     }
-    let at = at(pos, word.len());
     let expected = match &error.variant {
         ErrorVariant::ParsingError { positives, .. } => describe_all(positives),
         ErrorVariant::CustomError { message } => vec![message.clone()],
     };
-    classify(at, text, pos, word, &expected)
+    if let Some((start, before, hint)) = misspelt_before(text, pos, word, &expected) {
+        return CepError::UnknownKeyword { at: at(start, before.len()), word: before.to_string(), hint };
+    }
+    classify(at(pos, word.len()), text, pos, word, &expected)
 }
 
 fn classify(at: Position, text: &str, pos: usize, word: &str, expected: &[String]) -> CepError {
@@ -55,15 +57,7 @@ fn classify(at: Position, text: &str, pos: usize, word: &str, expected: &[String
         return unsupported(at, "a subquery");
     }
     let at_start = text[..pos].trim().is_empty();
-    let keywords: Vec<&str> = if at_start {
-        STATEMENT_KEYWORDS.to_vec()
-    } else {
-        expected
-            .iter()
-            .filter_map(|e| e.strip_prefix('`')?.strip_suffix('`'))
-            .filter(|k| k.chars().all(|c| c.is_ascii_alphabetic()))
-            .collect()
-    };
+    let keywords: Vec<&str> = if at_start { STATEMENT_KEYWORDS.to_vec() } else { keywords(expected) };
     let is_word = word.starts_with(|c: char| c.is_ascii_alphabetic());
     if is_word && !keywords.is_empty() {
         let hint = did_you_mean(word, keywords.iter().copied());
@@ -76,16 +70,42 @@ fn classify(at: Position, text: &str, pos: usize, word: &str, expected: &[String
     CepError::Syntax { at, message: format!("expected {}, found {found}", list(expected)) }
 }
 
-/// An unsupported Esper word at `pos` or just before it: a syntax error there is its doing.
-fn unsupported_near(text: &str, pos: usize) -> Option<(usize, &'static (&'static str, &'static str))> {
-    let here = word_at(text, pos);
+/// The keywords among what the parser expected.
+fn keywords(expected: &[String]) -> Vec<&str> {
+    expected
+        .iter()
+        .filter_map(|e| e.strip_prefix('`')?.strip_suffix('`'))
+        .filter(|k| k.chars().all(|c| c.is_ascii_alphabetic()))
+        .collect()
+}
+
+/// The word just before `pos` when it reads as a misspelt keyword that the parser expected at `pos` and `word` does
+/// not: `SELECT price FORM S` takes `FORM` for the column's name (`AS` is optional), then expects `FROM` at `S`.
+fn misspelt_before<'t>(text: &'t str, pos: usize, word: &str, expected: &[String]) -> Option<(usize, &'t str, String)> {
+    let keywords = keywords(expected);
+    if keywords.is_empty() || !did_you_mean(word, keywords.iter().copied()).is_empty() {
+        return None;
+    }
+    let (start, before) = word_before(text, pos);
+    let hint = did_you_mean(before, keywords.iter().copied());
+    (!hint.is_empty()).then_some((start, before, hint))
+}
+
+/// The word that ends where the blanks before `pos` begin, and where it starts.
+fn word_before(text: &str, pos: usize) -> (usize, &str) {
     let before = text[..pos].trim_end();
     let start = before
         .char_indices()
         .rev()
         .find(|&(_, c)| !(c.is_alphanumeric() || c == '_'))
         .map_or(0, |(i, c)| i + c.len_utf8());
-    [(pos, here), (start, &before[start..])].into_iter().find_map(|(at, word)| {
+    (start, &before[start..])
+}
+
+/// An unsupported Esper word at `pos` or just before it: a syntax error there is its doing.
+fn unsupported_near(text: &str, pos: usize) -> Option<(usize, &'static (&'static str, &'static str))> {
+    let here = word_at(text, pos);
+    [(pos, here), word_before(text, pos)].into_iter().find_map(|(at, word)| {
         let lower = word.to_ascii_lowercase();
         // `distinct` right after a call's parenthesis is an aggregate's (`count(distinct x)`), which the grammar has.
         let in_call = lower == "distinct" && text[..at].trim_end().ends_with('(');

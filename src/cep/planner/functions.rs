@@ -1,7 +1,8 @@
 //! Types function calls, aggregates and methods: the geometry functions (`point`, `polygon`, checked
 //! for a closed ring of at least 4 points when written as constants, `geometry`), `coalesce`, the
 //! aggregates (only where the clause allows them, never nested; over distinct values, and with a filter,
-//! which becomes a `CASE` around the argument) and the geometry methods `contains` and `distance`.
+//! which becomes a `CASE` around the argument; `fmin` and `fmax` are `min` and `max` with one) and the
+//! geometry methods `contains` and `distance`.
 
 use super::super::ast::{Expr, ExprKind, Literal, Name};
 use super::super::error::{CepError, did_you_mean};
@@ -9,16 +10,19 @@ use super::super::plan::{AggregateCall, AggregateFunction, DataType, Function, P
 use super::expr::{ExprPlanner, Typed, common, is_numeric, widen};
 use super::scope::unknown;
 
-const FUNCTIONS: [&str; 12] =
-    ["point", "polygon", "geometry", "coalesce", "avg", "count", "sum", "min", "max", "stddev", "median", "avedev"];
+const FUNCTIONS: [&str; 14] = [
+    "point", "polygon", "geometry", "coalesce", "avg", "count", "sum", "min", "max", "stddev", "median", "avedev",
+    "fmin", "fmax",
+];
 
 fn aggregate_function(name: &str) -> Option<AggregateFunction> {
     Some(match name {
         "avg" => AggregateFunction::Avg,
         "count" => AggregateFunction::Count,
         "sum" => AggregateFunction::Sum,
-        "min" => AggregateFunction::Min,
-        "max" => AggregateFunction::Max,
+        // Esper 5's names for `min` and `max` with a filter, whose two-argument forms are the row's least and greatest.
+        "min" | "fmin" => AggregateFunction::Min,
+        "max" | "fmax" => AggregateFunction::Max,
         "stddev" => AggregateFunction::Stddev,
         "median" => AggregateFunction::Median,
         "avedev" => AggregateFunction::Avedev,
@@ -38,6 +42,10 @@ impl ExprPlanner<'_> {
         let lower = name.text.to_ascii_lowercase();
         if matches!(lower.as_str(), "max" | "min") && args.len() > 1 && !star && !distinct {
             return self.min_max_of_row(name, &lower, args);
+        }
+        if matches!(lower.as_str(), "fmax" | "fmin") && (star || args.len() != 2) {
+            let message = format!("`{}` takes one argument and, after it, a filter", name.text);
+            return Err(self.ctx.invalid(name.span, message));
         }
         if let Some(function) = aggregate_function(&lower) {
             return self.aggregate(name, function, args, (star, distinct));

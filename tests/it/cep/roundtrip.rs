@@ -108,15 +108,16 @@ fn output() -> impl Strategy<Value = String> {
 fn statement() -> impl Strategy<Value = String> {
     let select = (
         prop::option::of(name()),
-        prop::collection::vec((expr(), prop::option::of(name())), 1..3),
+        prop::collection::vec((expr(), prop::option::of((name(), prop::bool::ANY))), 1..3),
         name(),
         prop::option::of(expr()),
         prop::option::of(output()),
     )
         .prop_map(|(into, items, from, filter, out)| {
             let into = into.map_or(String::new(), |i| format!("insert into {i} "));
-            let items: Vec<String> =
-                items.into_iter().map(|(e, a)| a.map_or(e.clone(), |a| format!("{e} as {a}"))).collect();
+            // A column's name with or without `AS`.
+            let named = |e: &str, (a, r#as): (String, bool)| format!("{e} {}{a}", if r#as { "as " } else { "" });
+            let items: Vec<String> = items.into_iter().map(|(e, a)| a.map_or(e.clone(), |a| named(&e, a))).collect();
             let filter = filter.map_or(String::new(), |f| format!(" where {f}"));
             let out = out.map_or(String::new(), |o| format!(" group by a{o}"));
             format!("{into}select *, {} from {from}.win:time(10 sec){filter}{out}", items.join(", "))
@@ -142,6 +143,21 @@ proptest! {
         prop_assert_eq!(&again, &ast, "printed: {}", printed);
         prop_assert_eq!(print(&again), printed);
     }
+}
+
+/// `AS` before a column's name is optional, as in Esper; a word there that reads as a misspelt keyword the statement
+/// needs next is reported as one, not as the column's name.
+#[test]
+fn a_column_s_name_may_go_without_as() {
+    let statement = parse_statement(1, "SELECT avg(price) avgPrice, p `x y`, q AS z FROM R").expect("parses");
+    assert_eq!(print(&statement), "SELECT avg(price) AS avgPrice, p AS `x y`, q AS z FROM R");
+    let error = parse_statement(1, "SELECT p, q FORM R").expect_err("a misspelt FROM").render();
+    assert!(
+        error.starts_with("error: statement 1, line 1, column 13: unknown keyword `FORM`; did you mean `FROM`?"),
+        "{error}"
+    );
+    let error = parse_statement(1, "SELECT p x y FROM R").expect_err("two names").render();
+    assert!(error.contains("column 12: syntax error: expected"), "{error}");
 }
 
 /// Esper's number suffixes: `L` makes a long, `d` and `f` a floating point number; a unit written against its number

@@ -6,12 +6,11 @@ use super::{ExprCase, SB};
 
 /// `TestAggregateFiltered`, `SupportBean` sent as its `makeBean(intBoxed, boolPrimitive)` (the other properties
 /// Java's defaults, `theString` null) and `makeBean(floatPrimitive, doublePrimitive, longPrimitive, shortPrimitive,
-/// boolPrimitive)`. Esper asserts each event's new row; it asserts no column types. Without `fmax`, `fmin`,
-/// `fmaxever` and `fminever` (their columns dropped here, `testAllAggFunctions`' `fmax`/`fmin` statement over
-/// `SupportBean` left out whole), `shortPrimitive` (no short here), `bigdec`/`bigint` of `SupportBeanNumeric` and
-/// the math context (no big numbers), `testBlackWhitePercent` (`BlackWhiteEvent`, not a type here),
-/// `testFirstLastEver` (`firstever`, `lastever`, `countever`) and `testInvalid` (errors, no rows).
-pub(super) const FILTERED: [ExprCase; 4] = [
+/// boolPrimitive)`. Esper asserts each event's new row; it asserts no column types. Without `fmaxever` and
+/// `fminever` (their columns dropped here), `shortPrimitive` (no short here), `bigdec`/`bigint` of
+/// `SupportBeanNumeric` and the math context (no big numbers), `testBlackWhitePercent` (`BlackWhiteEvent`, not a type
+/// here), `testFirstLastEver` (`firstever`, `lastever`, `countever`) and `testInvalid` (errors, no rows).
+pub(super) const FILTERED: [ExprCase; 5] = [
     ExprCase {
         test: "TestAggregateFiltered.testCountVariations",
         select: "count(intBoxed, boolPrimitive) as c1,count(distinct intBoxed, boolPrimitive) as c2 from \
@@ -28,28 +27,41 @@ pub(super) const FILTERED: [ExprCase; 4] = [
             (SB, "intBoxed=105,boolPrimitive=false", "c1=0 c2=0"),
         ]],
     },
-    // The first statement, without its `fmax` (`cmax`), `fmin` (`cmin`), `fmaxever` (`cfmaxever`) and `fminever`
-    // (`cfminever`) columns: no event passing the filter gives null, one a null `stddev`.
+    // The first statement, without its `fmaxever` (`cfmaxever`) and `fminever` (`cfminever`) columns: no event
+    // passing the filter gives null, one a null `stddev`.
     ExprCase {
         test: "TestAggregateFiltered.testAllAggFunctions",
-        select: "avedev(intBoxed, boolPrimitive) as cavedev,avg(intBoxed, boolPrimitive) as cavg, median(intBoxed, \
-                 boolPrimitive) as cmedian, stddev(intBoxed, boolPrimitive) as cstddev, sum(intBoxed, boolPrimitive) \
-                 as csum from SupportBean.win:length(3)",
-        columns: "cavedev double, cavg double, cmedian double, cstddev double, csum int",
+        select: "avedev(intBoxed, boolPrimitive) as cavedev,avg(intBoxed, boolPrimitive) as cavg, fmax(intBoxed, \
+                 boolPrimitive) as cmax, median(intBoxed, boolPrimitive) as cmedian, fmin(intBoxed, boolPrimitive) \
+                 as cmin, stddev(intBoxed, boolPrimitive) as cstddev, sum(intBoxed, boolPrimitive) as csum from \
+                 SupportBean.win:length(3)",
+        columns: "cavedev double, cavg double, cmax int, cmedian double, cmin int, cstddev double, csum int",
         typed: false,
         runs: &[&[
-            (SB, "intBoxed=100,boolPrimitive=false", "cavedev=null cavg=null cmedian=null cstddev=null csum=null"),
-            (SB, "intBoxed=10,boolPrimitive=true", "cavedev=0.0 cavg=10.0 cmedian=10.0 cstddev=null csum=10"),
-            (SB, "intBoxed=11,boolPrimitive=false", "cavedev=0.0 cavg=10.0 cmedian=10.0 cstddev=null csum=10"),
+            (
+                SB,
+                "intBoxed=100,boolPrimitive=false",
+                "cavedev=null cavg=null cmax=null cmedian=null cmin=null cstddev=null csum=null",
+            ),
+            (
+                SB,
+                "intBoxed=10,boolPrimitive=true",
+                "cavedev=0.0 cavg=10.0 cmax=10 cmedian=10.0 cmin=10 cstddev=null csum=10",
+            ),
+            (
+                SB,
+                "intBoxed=11,boolPrimitive=false",
+                "cavedev=0.0 cavg=10.0 cmax=10 cmedian=10.0 cmin=10 cstddev=null csum=10",
+            ),
             (
                 SB,
                 "intBoxed=20,boolPrimitive=true",
-                "cavedev=5.0 cavg=15.0 cmedian=15.0 cstddev=7.0710678118654755 csum=30",
+                "cavedev=5.0 cavg=15.0 cmax=20 cmedian=15.0 cmin=10 cstddev=7.0710678118654755 csum=30",
             ),
             (
                 SB,
                 "intBoxed=30,boolPrimitive=true",
-                "cavedev=5.0 cavg=25.0 cmedian=25.0 cstddev=7.0710678118654755 csum=50",
+                "cavedev=5.0 cavg=25.0 cmax=30 cmedian=25.0 cmin=20 cstddev=7.0710678118654755 csum=50",
             ),
         ]],
     },
@@ -68,29 +80,57 @@ pub(super) const FILTERED: [ExprCase; 4] = [
             (SB, "floatPrimitive=1,doublePrimitive=1,longPrimitive=1,boolPrimitive=true", "c1=5.0 c2=6.0 c3=7"),
         ]],
     },
+    // The statement over `SupportBean` with no data window: every event so far counts.
+    ExprCase {
+        test: "TestAggregateFiltered.testAllAggFunctions",
+        select: "fmax(intBoxed, boolPrimitive) as c1,fmin(intBoxed, boolPrimitive) as c2 from SupportBean",
+        columns: "c1 int, c2 int",
+        typed: false,
+        runs: &[&[
+            (SB, "intBoxed=10,boolPrimitive=true", "c1=10 c2=10"),
+            (SB, "intBoxed=20,boolPrimitive=true", "c1=20 c2=10"),
+            (SB, "intBoxed=8,boolPrimitive=false", "c1=20 c2=10"),
+            (SB, "intBoxed=7,boolPrimitive=true", "c1=20 c2=7"),
+            (SB, "intBoxed=30,boolPrimitive=false", "c1=20 c2=7"),
+            (SB, "intBoxed=40,boolPrimitive=true", "c1=40 c2=7"),
+        ]],
+    },
     // The `distinct` statement of `runAssertionDistinct` (run there twice, as text and as its object model, the
-    // same statement), without its `fmax` (`cmax`) and `fmin` (`cmin`) columns.
+    // same statement).
     ExprCase {
         test: "TestAggregateFiltered.testAllAggFunctions",
         select: "avedev(distinct intBoxed,boolPrimitive) as cavedev, avg(distinct intBoxed,boolPrimitive) as cavg, \
-                 median(distinct intBoxed,boolPrimitive) as cmedian, stddev(distinct intBoxed,boolPrimitive) as \
-                 cstddev, sum(distinct intBoxed,boolPrimitive) as csum from SupportBean.win:length(3)",
-        columns: "cavedev double, cavg double, cmedian double, cstddev double, csum int",
+                 fmax(distinct intBoxed,boolPrimitive) as cmax, median(distinct intBoxed,boolPrimitive) as cmedian, \
+                 fmin(distinct intBoxed,boolPrimitive) as cmin, stddev(distinct intBoxed,boolPrimitive) as cstddev, \
+                 sum(distinct intBoxed,boolPrimitive) as csum from SupportBean.win:length(3)",
+        columns: "cavedev double, cavg double, cmax int, cmedian double, cmin int, cstddev double, csum int",
         typed: false,
         runs: &[&[
-            (SB, "intBoxed=100,boolPrimitive=true", "cavedev=0.0 cavg=100.0 cmedian=100.0 cstddev=null csum=100"),
-            (SB, "intBoxed=100,boolPrimitive=true", "cavedev=0.0 cavg=100.0 cmedian=100.0 cstddev=null csum=100"),
             (
                 SB,
-                "intBoxed=200,boolPrimitive=true",
-                "cavedev=50.0 cavg=150.0 cmedian=150.0 cstddev=70.71067811865476 csum=300",
+                "intBoxed=100,boolPrimitive=true",
+                "cavedev=0.0 cavg=100.0 cmax=100 cmedian=100.0 cmin=100 cstddev=null csum=100",
+            ),
+            (
+                SB,
+                "intBoxed=100,boolPrimitive=true",
+                "cavedev=0.0 cavg=100.0 cmax=100 cmedian=100.0 cmin=100 cstddev=null csum=100",
             ),
             (
                 SB,
                 "intBoxed=200,boolPrimitive=true",
-                "cavedev=50.0 cavg=150.0 cmedian=150.0 cstddev=70.71067811865476 csum=300",
+                "cavedev=50.0 cavg=150.0 cmax=200 cmedian=150.0 cmin=100 cstddev=70.71067811865476 csum=300",
             ),
-            (SB, "intBoxed=200,boolPrimitive=true", "cavedev=0.0 cavg=200.0 cmedian=200.0 cstddev=null csum=200"),
+            (
+                SB,
+                "intBoxed=200,boolPrimitive=true",
+                "cavedev=50.0 cavg=150.0 cmax=200 cmedian=150.0 cmin=100 cstddev=70.71067811865476 csum=300",
+            ),
+            (
+                SB,
+                "intBoxed=200,boolPrimitive=true",
+                "cavedev=0.0 cavg=200.0 cmax=200 cmedian=200.0 cmin=200 cstddev=null csum=200",
+            ),
         ]],
     },
 ];
