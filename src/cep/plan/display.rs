@@ -94,6 +94,12 @@ fn window(w: &WindowSpec) -> String {
             format!("std:unique({}) (the last event per key)", list(keys))
         }
         WindowSpec::LastEvent => "std:lastevent (the last event)".to_string(),
+        WindowSpec::FirstLength { count } => {
+            format!("win:firstlength {count} (the first {count} events; later ones are not admitted)")
+        }
+        WindowSpec::FirstUnique { keys } => {
+            format!("std:firstunique({}) (the first event per key; later ones are not admitted)", list(keys))
+        }
         WindowSpec::Grouped { keys, inner } => {
             format!("std:groupwin({}) of {}", list(keys), window(inner))
         }

@@ -94,6 +94,11 @@ pub enum WindowSpec {
     Unique { keys: Vec<PlanExpr> },
     /// `std:lastevent()`: the last event.
     LastEvent,
+    /// `win:firstlength(n)` (`std:firstevent()` the first one): the first `count` events stay for good and later ones
+    /// are not admitted: they reach neither `WHERE` nor the aggregates.
+    FirstLength { count: u64 },
+    /// `std:firstunique(keys)`: the first event per key stays for good; later events of a key are not admitted.
+    FirstUnique { keys: Vec<PlanExpr> },
     /// `std:groupwin(keys).<inner>`: one inner window per key.
     Grouped { keys: Vec<PlanExpr>, inner: Box<WindowSpec> },
 }
@@ -106,6 +111,17 @@ impl WindowSpec {
             WindowSpec::TimeBatch { .. } | WindowSpec::LengthBatch { .. } => true,
             WindowSpec::Grouped { inner, .. } => inner.batches(),
             _ => false,
+        }
+    }
+
+    /// How many events of a view key a first-event view admits, if it is one (alone or per group): nothing leaves
+    /// it, and what it does not admit is not seen.
+    pub fn admits(&self) -> Option<u64> {
+        match self {
+            WindowSpec::FirstLength { count } => Some(*count),
+            WindowSpec::FirstUnique { .. } => Some(1),
+            WindowSpec::Grouped { inner, .. } => inner.admits(),
+            _ => None,
         }
     }
 }
@@ -148,7 +164,8 @@ pub struct QueryPlan {
 
 impl QueryPlan {
     /// The stream a query reads when it keeps nothing between events (one stream, no aggregation, no output
-    /// policy, no `OUTPUT AFTER`, no batch window): each of its rows comes from one event alone, when that event arrives.
+    /// policy, no `OUTPUT AFTER`, no batch window, no first-event view, which counts what it lets in): each of its
+    /// rows comes from one event alone, when that event arrives.
     pub fn stateless_input(&self) -> Option<&StreamInput> {
         match &self.input {
             Input::Stream(s)
@@ -156,7 +173,7 @@ impl QueryPlan {
                     && self.emits != Emits::Removed
                     && self.output.is_none()
                     && self.quiet_millis.is_none()
-                    && !s.window.as_ref().is_some_and(WindowSpec::batches) =>
+                    && !s.window.as_ref().is_some_and(|w| w.batches() || w.admits().is_some()) =>
             {
                 Some(s)
             }

@@ -154,7 +154,7 @@ fn window_partition(window: Option<&WindowSpec>) -> Partitioning {
             return Partitioning::Stateless;
         }
         Some(w @ WindowSpec::Grouped { .. }) if w.batches() => return Partitioning::Single,
-        Some(WindowSpec::Unique { keys }) | Some(WindowSpec::Grouped { keys, .. }) => keys,
+        Some(WindowSpec::Unique { keys } | WindowSpec::FirstUnique { keys } | WindowSpec::Grouped { keys, .. }) => keys,
         Some(_) => return Partitioning::Single,
     };
     Partitioning::Key(keys.iter().map(|k| PartitionKey { name: k.to_string(), inputs: vec![k.clone()] }).collect())
@@ -194,6 +194,10 @@ fn plan_join(
         return Err(
             ctx.invalid(join.source.span, "the looked-up stream needs a data window such as `.std:lastevent()`")
         );
+    }
+    let first_view = |input: &StreamInput| input.window.as_ref().and_then(WindowSpec::admits).is_some();
+    if first_view(&lookup) || matches!(&driver, Input::Stream(s) if first_view(s)) {
+        return Err(ctx.unsupported(join.span, "a first-event view (`std:firstunique`, `win:firstlength`) in a join"));
     }
     scope.bindings.push(binding);
     let on_expr = join.on.as_ref().ok_or_else(|| ctx.invalid(join.span, "a join needs `ON`"))?;

@@ -9,21 +9,22 @@ use super::Ctx;
 use super::expr::ExprPlanner;
 use super::scope::unknown;
 
-const VIEWS: [&str; 7] =
-    ["win:time", "win:length", "win:time_batch", "win:length_batch", "std:unique", "std:lastevent", "std:groupwin"];
+const VIEWS: [&str; 10] = [
+    "win:time",
+    "win:length",
+    "win:time_batch",
+    "win:length_batch",
+    "std:unique",
+    "std:lastevent",
+    "std:groupwin",
+    "win:firstlength",
+    "std:firstevent",
+    "std:firstunique",
+];
 
 /// Esper views outside the subset: refused by name rather than called unknown.
-const ESPER_VIEWS: [&str; 9] = [
-    "win:ext_timed",
-    "win:keepall",
-    "win:firstevent",
-    "win:firstlength",
-    "win:firsttime",
-    "std:firstunique",
-    "std:firstevent",
-    "ext:sort",
-    "ext:rank",
-];
+const ESPER_VIEWS: [&str; 6] =
+    ["win:ext_timed", "win:keepall", "win:firstevent", "win:firsttime", "ext:sort", "ext:rank"];
 
 /// The window a view chain keeps, if any.
 pub(super) fn window_of(planner: &mut ExprPlanner<'_>, views: &[View]) -> Result<Option<WindowSpec>, CepError> {
@@ -59,6 +60,12 @@ fn single_view(planner: &mut ExprPlanner<'_>, view: &View) -> Result<WindowSpec,
             no_arguments(ctx, view)?;
             WindowSpec::LastEvent
         }
+        "win:firstlength" => WindowSpec::FirstLength { count: length(ctx, view)? },
+        "std:firstevent" => {
+            no_arguments(ctx, view)?;
+            WindowSpec::FirstLength { count: 1 }
+        }
+        "std:firstunique" => WindowSpec::FirstUnique { keys: keys(planner, view)? },
         "std:groupwin" => {
             return Err(ctx.invalid(view.span, "`std:groupwin` must come first in a view chain"));
         }

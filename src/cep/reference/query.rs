@@ -55,7 +55,7 @@ use crate::cep::runtime::eval::{Scope, holds, project};
 use crate::cep::runtime::first::First;
 use crate::cep::runtime::{EngineError, Row, Val, order};
 
-pub use self::keys::{key_of, time_window, view_key, view_state_key};
+pub use self::keys::{Admitted, key_of, time_window, view_key, view_state_key};
 pub use self::rules::{
     aggregates_triggers, by_tick_rank, check_query, firsts_leaving, fully_aggregated, lasts_by_group, not_before,
     removes, represents_groups, rows_at_changes, snapshots_rows, stands, tick_rank,
@@ -98,6 +98,19 @@ pub struct StreamQuery {
     /// `SELECT RSTREAM` of a fully aggregated query under an output policy: the policy of its rows before changes
     /// (`before`).
     before_pace: Option<BeforePace<String>>,
+    /// What a first-event view has let in.
+    admitted: Admitted,
+}
+
+/// Whether `input`'s view lets `event` in: a first-event view only its first events (of a key), every other view
+/// all. An event it keeps out reaches neither `WHERE` nor the aggregates, as Esper's first-length and first-unique
+/// views post nothing for it.
+fn admits(admitted: &mut Admitted, input: &StreamInput, event: &Row, vars: &Row) -> bool {
+    let window = input.window.as_ref();
+    let Some(limit) = window.and_then(WindowSpec::admits) else {
+        return true;
+    };
+    admitted.admits(limit, view_state_key(window, &input.label, event, vars))
 }
 
 /// The groups of `entries`, in order.
@@ -129,6 +142,7 @@ impl StreamQuery {
             ticking: false,
             not_before: not_before(q, created_ms),
             before_pace: BeforePace::of(q),
+            admitted: Admitted::default(),
         })
     }
 
@@ -144,6 +158,9 @@ impl StreamQuery {
         let label = self.input.label.as_str();
         let binding = [(label, event)];
         if !holds(self.input.filter.as_ref(), &Scope::new(&binding, ctx.vars)) {
+            return Vec::new();
+        }
+        if !admits(&mut self.admitted, &self.input, event, ctx.vars) {
             return Vec::new();
         }
         let counts = holds(self.plan.filter.as_ref(), &Scope::new(&binding, ctx.vars));

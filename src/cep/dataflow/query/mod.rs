@@ -32,7 +32,7 @@ use super::record::{Record, Stamp, millis, timer_epoch};
 use crate::cep::plan::{AggregateCall, AggregationKind, PlanExpr, QueryPlan, StreamInput, WindowSpec};
 use crate::cep::planner::has_ungrouped_column;
 use crate::cep::reference::query::{
-    firsts_leaving, not_before, removes, represents_groups, rows_at_changes, snapshots_rows,
+    Admitted, firsts_leaving, not_before, removes, represents_groups, rows_at_changes, snapshots_rows,
 };
 use crate::cep::runtime::before_pace::BeforePace;
 use crate::cep::runtime::compiled::RowExpr;
@@ -123,6 +123,8 @@ impl View {
             }
             Some(WindowSpec::Length { count }) => View::Length { count: *count as usize, queues: HashMap::default() },
             Some(WindowSpec::Grouped { inner, .. }) => View::new(Some(inner)),
+            // Nothing leaves a first-event view: what it lets in stays, as with no window.
+            Some(WindowSpec::FirstLength { .. } | WindowSpec::FirstUnique { .. }) => View::All,
             Some(_) => View::Last { current: HashMap::default() },
         }
     }
@@ -177,6 +179,8 @@ pub struct QueryLogic {
 pub(super) struct PerEvent {
     /// The input's filter: an event failing it is not seen at all.
     pub(super) filter: Option<RowExpr>,
+    /// A first-event view's number of events per view key: an event past it is not seen either.
+    admits: Option<u64>,
     /// The statement's WHERE: an event failing it enters the view but does not count.
     pub(super) where_: Option<RowExpr>,
     pub(super) group_by: Vec<RowExpr>,
@@ -205,6 +209,7 @@ impl PerEvent {
         };
         PerEvent {
             filter: input.filter.as_ref().map(compile),
+            admits: input.window.as_ref().and_then(WindowSpec::admits),
             where_: plan.filter.as_ref().map(compile),
             group_by: aggregation.map(|a| a.group_by.iter().map(compile).collect()).unwrap_or_default(),
             columns: args.iter().map(column).collect(),
@@ -284,6 +289,8 @@ struct QueryState {
     /// With `OUTPUT AFTER`, the millisecond before which the clock does not start (`reference::query::not_before`):
     /// state, so that it stays with a statement kept across a replacement.
     not_before: Option<i64>,
+    /// What a first-event view has let in.
+    admitted: Admitted,
 }
 
 impl QueryState {
@@ -307,6 +314,7 @@ impl QueryState {
             tick: None,
             ticks: 0,
             not_before: None,
+            admitted: Admitted::default(),
         }
     }
 
@@ -401,6 +409,11 @@ impl QueryLogic {
         let rows = [row];
         let holds = |e: &Option<RowExpr>| e.as_ref().is_none_or(|e| e.holds(&rows, &[], &self.vars));
         if !holds(&self.per_event.filter) {
+            return;
+        }
+        if let Some(limit) = self.per_event.admits
+            && !self.state.admitted.admits(limit, self.view_key(row))
+        {
             return;
         }
         let counts = holds(&self.per_event.where_);

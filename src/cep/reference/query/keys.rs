@@ -1,5 +1,10 @@
 //! The keys a query reads off an event: its group's or view's text key ([`key_of`], [`view_key`]), its place in a
-//! keyed view as a state key ([`view_state_key`]), and how long a time window keeps it ([`time_window`]).
+//! keyed view as a state key ([`view_state_key`]), how long a time window keeps it ([`time_window`]), and how many
+//! events of its key a first-event view let in ([`Admitted`]).
+
+use std::collections::HashMap;
+
+use foldhash::fast::RandomState;
 
 use crate::cep::plan::{PlanExpr, WindowSpec};
 use crate::cep::runtime::Row;
@@ -28,7 +33,7 @@ pub fn key_of(exprs: &[PlanExpr], label: &str, event: &Row, vars: &Row) -> Strin
 
 pub fn view_key(window: &WindowSpec, label: &str, event: &Row, vars: &Row) -> String {
     match window {
-        WindowSpec::Unique { keys } => key_of(keys, label, event, vars),
+        WindowSpec::Unique { keys } | WindowSpec::FirstUnique { keys } => key_of(keys, label, event, vars),
         WindowSpec::Grouped { keys, inner } => {
             format!("{}\u{1e}{}", key_of(keys, label, event, vars), view_key(inner, label, event, vars))
         }
@@ -40,8 +45,25 @@ pub fn view_key(window: &WindowSpec, label: &str, event: &Row, vars: &Row) -> St
 /// text key is not formatted; a grouped view's composite key as [`view_key`] forms it; the empty key otherwise.
 pub fn view_state_key(window: Option<&WindowSpec>, label: &str, event: &Row, vars: &Row) -> Key {
     match window {
-        Some(WindowSpec::Unique { keys }) => key::of_all(keys, &Scope::new(&[(label, event)], vars)),
+        Some(WindowSpec::Unique { keys } | WindowSpec::FirstUnique { keys }) => {
+            key::of_all(keys, &Scope::new(&[(label, event)], vars))
+        }
         Some(window @ WindowSpec::Grouped { .. }) => view_key(window, label, event, vars).into(),
         _ => Key::default(),
+    }
+}
+
+/// How many events of each view key a first-event view (`win:firstlength(n)`, `std:firstunique(k)`, alone or under
+/// `std:groupwin`) has let in. It only grows, as the view does: nothing leaves a first-event view.
+#[derive(Debug, Default)]
+pub struct Admitted(HashMap<Key, u64, RandomState>);
+
+impl Admitted {
+    /// Whether one more event of view key `key` gets in when `limit` of a key do, counting it if so.
+    pub fn admits(&mut self, limit: u64, key: Key) -> bool {
+        let seen = self.0.entry(key).or_default();
+        let admitted = *seen < limit;
+        *seen += u64::from(admitted);
+        admitted
     }
 }

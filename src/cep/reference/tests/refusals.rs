@@ -28,6 +28,14 @@ fn constructs_the_runtime_does_not_run_are_refused_by_name() {
             "SELECT RSTREAM of a stream without a data window (its remove stream is empty)",
         ),
         (
+            "INSERT INTO Out SELECT symbol, price as value FROM S.std:firstunique(symbol) OUTPUT SNAPSHOT EVERY 1 sec",
+            "OUTPUT SNAPSHOT of a first-event view",
+        ),
+        (
+            "INSERT INTO Out SELECT RSTREAM symbol, price as value FROM S.std:groupwin(symbol).win:firstlength(2)",
+            "SELECT RSTREAM of a first-event view (nothing leaves it)",
+        ),
+        (
             "INSERT INTO Out SELECT RSTREAM symbol, sum(price) as value FROM S",
             "SELECT RSTREAM of a stream without a data window (its remove stream is empty)",
         ),

@@ -1,5 +1,6 @@
 //! Esper 5's own data window, `ORDER BY` and select-clause tests (`regression/view` of espertechinc/esper, each class
-//! at the commit its table names) through the reference, each statement with Esper's events, its clock moves and the
+//! at the commit its table names; for the first-event views, which Esper 5 tests only chained, Esper 8's) through the
+//! reference, each statement with Esper's events, its clock moves and the
 //! rows its assertions expect, and where Esper asserts a column's type, that type. This module holds the cases' shape
 //! and the code that runs them; the tables are in modules by Esper class, and the dataflow's tests run the same cases
 //! on one, two and four workers.
@@ -12,10 +13,12 @@
 //! than Esper's when first run (`\u` escapes in text; a pattern's matches of one event not sorted); the runtimes were
 //! mended (`benches/results/cep.md`, seventy-first session).
 
+mod first;
 mod ordered;
 mod selects;
 mod windows;
 
+use self::first::{FIRST_EVENT, FIRST_LENGTH, FIRST_UNIQUE};
 use self::ordered::ORDER_BY_SIMPLE;
 use self::selects::{ISTREAM_RSTREAM, SELECT_EXPR};
 use self::windows::{LENGTH_BATCH, SIMPLE_FILTER, TIME_WIN, WHERE_CLAUSE};
@@ -62,8 +65,18 @@ const TYPES: [(&str, &str); 14] = [
 
 /// Every case of the view, order-by and select classes.
 pub(crate) fn view_cases() -> impl Iterator<Item = &'static ViewCase> {
-    let tables: [&[ViewCase]; 7] =
-        [&TIME_WIN, &LENGTH_BATCH, &WHERE_CLAUSE, &SIMPLE_FILTER, &ORDER_BY_SIMPLE, &ISTREAM_RSTREAM, &SELECT_EXPR];
+    let tables: [&[ViewCase]; 10] = [
+        &TIME_WIN,
+        &LENGTH_BATCH,
+        &WHERE_CLAUSE,
+        &SIMPLE_FILTER,
+        &FIRST_EVENT,
+        &FIRST_LENGTH,
+        &FIRST_UNIQUE,
+        &ORDER_BY_SIMPLE,
+        &ISTREAM_RSTREAM,
+        &SELECT_EXPR,
+    ];
     tables.into_iter().flatten()
 }
 
