@@ -97,6 +97,7 @@ fn window(w: &WindowSpec) -> String {
         WindowSpec::FirstLength { count } => {
             format!("win:firstlength {count} (the first {count} events; later ones are not admitted)")
         }
+        WindowSpec::KeepAll => "win:keepall (every event, for good)".to_string(),
         WindowSpec::FirstUnique { keys } => {
             format!("std:firstunique({}) (the first event per key; later ones are not admitted)", list(keys))
         }

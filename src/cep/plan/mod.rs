@@ -99,6 +99,8 @@ pub enum WindowSpec {
     FirstLength { count: u64 },
     /// `std:firstunique(keys)`: the first event per key stays for good; later events of a key are not admitted.
     FirstUnique { keys: Vec<PlanExpr> },
+    /// `win:keepall()`: every event stays for good.
+    KeepAll,
     /// `std:groupwin(keys).<inner>`: one inner window per key.
     Grouped { keys: Vec<PlanExpr>, inner: Box<WindowSpec> },
 }
@@ -111,6 +113,15 @@ impl WindowSpec {
             WindowSpec::TimeBatch { .. } | WindowSpec::LengthBatch { .. } => true,
             WindowSpec::Grouped { inner, .. } => inner.batches(),
             _ => false,
+        }
+    }
+
+    /// Whether rows leave the view (alone or per group): not from `win:keepall()` or a first-event view.
+    pub fn lets_go(&self) -> bool {
+        match self {
+            WindowSpec::KeepAll | WindowSpec::FirstLength { .. } | WindowSpec::FirstUnique { .. } => false,
+            WindowSpec::Grouped { inner, .. } => inner.lets_go(),
+            _ => true,
         }
     }
 

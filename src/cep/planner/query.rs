@@ -149,7 +149,7 @@ pub(super) fn stream_input(
 /// events, which no worker alone knows.
 fn window_partition(window: Option<&WindowSpec>) -> Partitioning {
     let keys = match window {
-        None | Some(WindowSpec::Time { .. }) => return Partitioning::Stateless,
+        None | Some(WindowSpec::Time { .. } | WindowSpec::KeepAll) => return Partitioning::Stateless,
         Some(WindowSpec::Grouped { inner, .. }) if matches!(**inner, WindowSpec::Time { .. }) => {
             return Partitioning::Stateless;
         }
@@ -195,9 +195,11 @@ fn plan_join(
             ctx.invalid(join.source.span, "the looked-up stream needs a data window such as `.std:lastevent()`")
         );
     }
-    let first_view = |input: &StreamInput| input.window.as_ref().and_then(WindowSpec::admits).is_some();
-    if first_view(&lookup) || matches!(&driver, Input::Stream(s) if first_view(s)) {
-        return Err(ctx.unsupported(join.span, "a first-event view (`std:firstunique`, `win:firstlength`) in a join"));
+    let kept = |input: &StreamInput| input.window.as_ref().is_some_and(|w| !w.lets_go());
+    if kept(&lookup) || matches!(&driver, Input::Stream(s) if kept(s)) {
+        let construct =
+            "a view that keeps its rows for good (`win:keepall`, `std:firstunique`, `win:firstlength`) in a join";
+        return Err(ctx.unsupported(join.span, construct));
     }
     scope.bindings.push(binding);
     let on_expr = join.on.as_ref().ok_or_else(|| ctx.invalid(join.span, "a join needs `ON`"))?;

@@ -9,7 +9,7 @@ use super::Ctx;
 use super::expr::ExprPlanner;
 use super::scope::unknown;
 
-const VIEWS: [&str; 10] = [
+const VIEWS: [&str; 11] = [
     "win:time",
     "win:length",
     "win:time_batch",
@@ -20,11 +20,11 @@ const VIEWS: [&str; 10] = [
     "win:firstlength",
     "std:firstevent",
     "std:firstunique",
+    "win:keepall",
 ];
 
 /// Esper views outside the subset: refused by name rather than called unknown.
-const ESPER_VIEWS: [&str; 6] =
-    ["win:ext_timed", "win:keepall", "win:firstevent", "win:firsttime", "ext:sort", "ext:rank"];
+const ESPER_VIEWS: [&str; 5] = ["win:ext_timed", "win:firstevent", "win:firsttime", "ext:sort", "ext:rank"];
 
 /// The window a view chain keeps, if any.
 pub(super) fn window_of(planner: &mut ExprPlanner<'_>, views: &[View]) -> Result<Option<WindowSpec>, CepError> {
@@ -66,6 +66,10 @@ fn single_view(planner: &mut ExprPlanner<'_>, view: &View) -> Result<WindowSpec,
             WindowSpec::FirstLength { count: 1 }
         }
         "std:firstunique" => WindowSpec::FirstUnique { keys: keys(planner, view)? },
+        "win:keepall" => {
+            no_arguments(ctx, view)?;
+            WindowSpec::KeepAll
+        }
         "std:groupwin" => {
             return Err(ctx.invalid(view.span, "`std:groupwin` must come first in a view chain"));
         }

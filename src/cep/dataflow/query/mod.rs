@@ -123,8 +123,8 @@ impl View {
             }
             Some(WindowSpec::Length { count }) => View::Length { count: *count as usize, queues: HashMap::default() },
             Some(WindowSpec::Grouped { inner, .. }) => View::new(Some(inner)),
-            // Nothing leaves a first-event view: what it lets in stays, as with no window.
-            Some(WindowSpec::FirstLength { .. } | WindowSpec::FirstUnique { .. }) => View::All,
+            // Nothing leaves these: what they let in stays, as with no window.
+            Some(WindowSpec::KeepAll | WindowSpec::FirstLength { .. } | WindowSpec::FirstUnique { .. }) => View::All,
             Some(_) => View::Last { current: HashMap::default() },
         }
     }

@@ -3,7 +3,7 @@
 //! [`snapshots_rows`], [`removes`], [`not_before`], [`stands`], [`aggregates_triggers`], [`lasts_by_group`]), and the
 //! one order in which every worker releases the group rows of a tick ([`tick_rank`]).
 
-use crate::cep::plan::{Aggregation, AggregationKind, Emits, Input, OutputKind, QueryPlan, StreamInput, WindowSpec};
+use crate::cep::plan::{Aggregation, AggregationKind, Emits, Input, OutputKind, QueryPlan, StreamInput};
 use crate::cep::runtime::EngineError;
 
 /// Checks what the reference evaluator does not run yet.
@@ -19,7 +19,11 @@ pub fn check_query(number: usize, q: &QueryPlan) -> Result<(), EngineError> {
             Input::Stream(s) if s.window.is_none() => {
                 return unsupported("OUTPUT SNAPSHOT of a stream without a data window (Esper's is always empty)");
             }
-            Input::Stream(s) if first_view(s) => return unsupported("OUTPUT SNAPSHOT of a first-event view"),
+            Input::Stream(s) if kept(s) => {
+                return unsupported(
+                    "OUTPUT SNAPSHOT of a view that keeps its rows for good (`win:keepall`, a first-event view)",
+                );
+            }
             Input::Stream(_) => {}
             // Neither keeps rows to iterate: its snapshot is of its groups, when fully aggregated (`paced`).
             _ => return unsupported("OUTPUT SNAPSHOT of a pattern or a join not fully aggregated"),
@@ -38,8 +42,8 @@ pub fn check_query(number: usize, q: &QueryPlan) -> Result<(), EngineError> {
             Input::Stream(s) if s.window.is_none() && !fully => {
                 return unsupported("SELECT RSTREAM of a stream without a data window (its remove stream is empty)");
             }
-            Input::Stream(s) if first_view(s) && !fully => {
-                return unsupported("SELECT RSTREAM of a first-event view (nothing leaves it)");
+            Input::Stream(s) if kept(s) && !fully => {
+                return unsupported("SELECT RSTREAM of a view no row leaves (`win:keepall`, a first-event view)");
             }
             Input::Stream(_) => {}
             _ => return unsupported("SELECT RSTREAM of a pattern or a join (neither has a remove stream)"),
@@ -130,8 +134,7 @@ pub fn represents_groups(q: &QueryPlan) -> bool {
 /// `ResultSetOutputLimitAggregateGrouped` trace: IBM's 25 leaving at 5.7 s gives its group's row).
 pub fn firsts_leaving(q: &QueryPlan) -> bool {
     let grouped = q.aggregation.as_ref().is_some_and(|a| !a.group_by.is_empty());
-    let windowed =
-        matches!(&q.input, Input::Stream(s) if s.window.as_ref().is_some_and(|w| !w.batches()) && !first_view(s));
+    let windowed = matches!(&q.input, Input::Stream(s) if s.window.as_ref().is_some_and(|w| !w.batches()) && !kept(s));
     let first = q.output.as_ref().is_some_and(|o| o.kind == OutputKind::First);
     grouped && windowed && first && !fully_aggregated(q) && !removes(q)
 }
@@ -142,9 +145,9 @@ pub fn snapshots_rows(q: &QueryPlan) -> bool {
     !fully_aggregated(q) && q.output.as_ref().is_some_and(|o| o.kind == OutputKind::Snapshot)
 }
 
-/// Whether `input` is read through a first-event view, which no row leaves.
-fn first_view(input: &StreamInput) -> bool {
-    input.window.as_ref().and_then(WindowSpec::admits).is_some()
+/// Whether `input` is read through a view no row leaves: `win:keepall()`, a first-event view.
+fn kept(input: &StreamInput) -> bool {
+    input.window.as_ref().is_some_and(|w| !w.lets_go())
 }
 
 /// Whether `q`'s rows are its remove stream's (`SELECT RSTREAM`): the rows its data window lets go, or a fully

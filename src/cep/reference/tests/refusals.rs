@@ -29,11 +29,15 @@ fn constructs_the_runtime_does_not_run_are_refused_by_name() {
         ),
         (
             "INSERT INTO Out SELECT symbol, price as value FROM S.std:firstunique(symbol) OUTPUT SNAPSHOT EVERY 1 sec",
-            "OUTPUT SNAPSHOT of a first-event view",
+            "OUTPUT SNAPSHOT of a view that keeps its rows for good (`win:keepall`, a first-event view)",
         ),
         (
             "INSERT INTO Out SELECT RSTREAM symbol, price as value FROM S.std:groupwin(symbol).win:firstlength(2)",
-            "SELECT RSTREAM of a first-event view (nothing leaves it)",
+            "SELECT RSTREAM of a view no row leaves (`win:keepall`, a first-event view)",
+        ),
+        (
+            "INSERT INTO Out SELECT RSTREAM symbol, price as value FROM S.win:keepall()",
+            "SELECT RSTREAM of a view no row leaves (`win:keepall`, a first-event view)",
         ),
         (
             "INSERT INTO Out SELECT RSTREAM symbol, sum(price) as value FROM S",
