@@ -98,6 +98,12 @@ fn window(w: &WindowSpec) -> String {
             format!("win:firstlength {count} (the first {count} events; later ones are not admitted)")
         }
         WindowSpec::KeepAll => "win:keepall (every event, for good)".to_string(),
+        WindowSpec::FirstTime { millis } => {
+            format!(
+                "win:firsttime {} (the events of the statement's first {0}; later ones are not admitted)",
+                duration(*millis)
+            )
+        }
         WindowSpec::FirstUnique { keys } => {
             format!("std:firstunique({}) (the first event per key; later ones are not admitted)", list(keys))
         }

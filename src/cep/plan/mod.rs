@@ -101,6 +101,8 @@ pub enum WindowSpec {
     FirstUnique { keys: Vec<PlanExpr> },
     /// `win:keepall()`: every event stays for good.
     KeepAll,
+    /// `win:firsttime(d)`: the events of the statement's first `millis` stay for good; later ones are not admitted.
+    FirstTime { millis: u64 },
     /// `std:groupwin(keys).<inner>`: one inner window per key.
     Grouped { keys: Vec<PlanExpr>, inner: Box<WindowSpec> },
 }
@@ -119,9 +121,21 @@ impl WindowSpec {
     /// Whether rows leave the view (alone or per group): not from `win:keepall()` or a first-event view.
     pub fn lets_go(&self) -> bool {
         match self {
-            WindowSpec::KeepAll | WindowSpec::FirstLength { .. } | WindowSpec::FirstUnique { .. } => false,
+            WindowSpec::KeepAll
+            | WindowSpec::FirstLength { .. }
+            | WindowSpec::FirstUnique { .. }
+            | WindowSpec::FirstTime { .. } => false,
             WindowSpec::Grouped { inner, .. } => inner.lets_go(),
             _ => true,
+        }
+    }
+
+    /// How long after the statement's creation `win:firsttime(d)` (alone or per group) admits events.
+    pub fn open_for(&self) -> Option<u64> {
+        match self {
+            WindowSpec::FirstTime { millis } => Some(*millis),
+            WindowSpec::Grouped { inner, .. } => inner.open_for(),
+            _ => None,
         }
     }
 
@@ -175,7 +189,7 @@ pub struct QueryPlan {
 
 impl QueryPlan {
     /// The stream a query reads when it keeps nothing between events (one stream, no aggregation, no output
-    /// policy, no `OUTPUT AFTER`, no batch window, no first-event view, which counts what it lets in): each of its
+    /// policy, no `OUTPUT AFTER`, no batch window, no first-event view, which counts or times what it lets in): each of its
     /// rows comes from one event alone, when that event arrives.
     pub fn stateless_input(&self) -> Option<&StreamInput> {
         match &self.input {
@@ -184,7 +198,10 @@ impl QueryPlan {
                     && self.emits != Emits::Removed
                     && self.output.is_none()
                     && self.quiet_millis.is_none()
-                    && !s.window.as_ref().is_some_and(|w| w.batches() || w.admits().is_some()) =>
+                    && !s
+                        .window
+                        .as_ref()
+                        .is_some_and(|w| w.batches() || w.admits().is_some() || w.open_for().is_some()) =>
             {
                 Some(s)
             }

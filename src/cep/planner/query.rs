@@ -149,7 +149,9 @@ pub(super) fn stream_input(
 /// events, which no worker alone knows.
 fn window_partition(window: Option<&WindowSpec>) -> Partitioning {
     let keys = match window {
-        None | Some(WindowSpec::Time { .. } | WindowSpec::KeepAll) => return Partitioning::Stateless,
+        None | Some(WindowSpec::Time { .. } | WindowSpec::KeepAll | WindowSpec::FirstTime { .. }) => {
+            return Partitioning::Stateless;
+        }
         Some(WindowSpec::Grouped { inner, .. }) if matches!(**inner, WindowSpec::Time { .. }) => {
             return Partitioning::Stateless;
         }
@@ -197,8 +199,7 @@ fn plan_join(
     }
     let kept = |input: &StreamInput| input.window.as_ref().is_some_and(|w| !w.lets_go());
     if kept(&lookup) || matches!(&driver, Input::Stream(s) if kept(s)) {
-        let construct =
-            "a view that keeps its rows for good (`win:keepall`, `std:firstunique`, `win:firstlength`) in a join";
+        let construct = "a view that keeps its rows for good (`win:keepall`, a first-event view) in a join";
         return Err(ctx.unsupported(join.span, construct));
     }
     scope.bindings.push(binding);

@@ -9,7 +9,7 @@ use super::Ctx;
 use super::expr::ExprPlanner;
 use super::scope::unknown;
 
-const VIEWS: [&str; 11] = [
+const VIEWS: [&str; 12] = [
     "win:time",
     "win:length",
     "win:time_batch",
@@ -21,10 +21,11 @@ const VIEWS: [&str; 11] = [
     "std:firstevent",
     "std:firstunique",
     "win:keepall",
+    "win:firsttime",
 ];
 
 /// Esper views outside the subset: refused by name rather than called unknown.
-const ESPER_VIEWS: [&str; 5] = ["win:ext_timed", "win:firstevent", "win:firsttime", "ext:sort", "ext:rank"];
+const ESPER_VIEWS: [&str; 4] = ["win:ext_timed", "win:firstevent", "ext:sort", "ext:rank"];
 
 /// The window a view chain keeps, if any.
 pub(super) fn window_of(planner: &mut ExprPlanner<'_>, views: &[View]) -> Result<Option<WindowSpec>, CepError> {
@@ -66,6 +67,7 @@ fn single_view(planner: &mut ExprPlanner<'_>, view: &View) -> Result<WindowSpec,
             WindowSpec::FirstLength { count: 1 }
         }
         "std:firstunique" => WindowSpec::FirstUnique { keys: keys(planner, view)? },
+        "win:firsttime" => WindowSpec::FirstTime { millis: period(ctx, view)? },
         "win:keepall" => {
             no_arguments(ctx, view)?;
             WindowSpec::KeepAll

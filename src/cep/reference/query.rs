@@ -57,8 +57,8 @@ use crate::cep::runtime::{EngineError, Row, Val, order};
 
 pub use self::keys::{Admitted, key_of, time_window, view_key, view_state_key};
 pub use self::rules::{
-    aggregates_triggers, by_tick_rank, check_query, firsts_leaving, fully_aggregated, lasts_by_group, not_before,
-    removes, represents_groups, rows_at_changes, snapshots_rows, stands, tick_rank,
+    aggregates_triggers, by_tick_rank, check_query, closes_at, firsts_leaving, fully_aggregated, lasts_by_group,
+    not_before, removes, represents_groups, rows_at_changes, snapshots_rows, stands, tick_rank,
 };
 
 #[derive(Debug)]
@@ -100,6 +100,8 @@ pub struct StreamQuery {
     before_pace: Option<BeforePace<String>>,
     /// What a first-event view has let in.
     admitted: Admitted,
+    /// With `win:firsttime(d)`, the millisecond from which it lets nothing in.
+    closes_at: Option<i64>,
 }
 
 /// Whether `input`'s view lets `event` in: a first-event view only its first events (of a key), every other view
@@ -143,6 +145,7 @@ impl StreamQuery {
             not_before: not_before(q, created_ms),
             before_pace: BeforePace::of(q),
             admitted: Admitted::default(),
+            closes_at: closes_at(input, created_ms),
         })
     }
 
@@ -160,7 +163,7 @@ impl StreamQuery {
         if !holds(self.input.filter.as_ref(), &Scope::new(&binding, ctx.vars)) {
             return Vec::new();
         }
-        if !admits(&mut self.admitted, &self.input, event, ctx.vars) {
+        if self.closes_at.is_some_and(|at| ctx.now >= at) || !admits(&mut self.admitted, &self.input, event, ctx.vars) {
             return Vec::new();
         }
         let counts = holds(self.plan.filter.as_ref(), &Scope::new(&binding, ctx.vars));

@@ -32,7 +32,7 @@ use super::record::{Record, Stamp, millis, timer_epoch};
 use crate::cep::plan::{AggregateCall, AggregationKind, PlanExpr, QueryPlan, StreamInput, WindowSpec};
 use crate::cep::planner::has_ungrouped_column;
 use crate::cep::reference::query::{
-    Admitted, firsts_leaving, not_before, removes, represents_groups, rows_at_changes, snapshots_rows,
+    Admitted, closes_at, firsts_leaving, not_before, removes, represents_groups, rows_at_changes, snapshots_rows,
 };
 use crate::cep::runtime::before_pace::BeforePace;
 use crate::cep::runtime::compiled::RowExpr;
@@ -124,7 +124,12 @@ impl View {
             Some(WindowSpec::Length { count }) => View::Length { count: *count as usize, queues: HashMap::default() },
             Some(WindowSpec::Grouped { inner, .. }) => View::new(Some(inner)),
             // Nothing leaves these: what they let in stays, as with no window.
-            Some(WindowSpec::KeepAll | WindowSpec::FirstLength { .. } | WindowSpec::FirstUnique { .. }) => View::All,
+            Some(
+                WindowSpec::KeepAll
+                | WindowSpec::FirstLength { .. }
+                | WindowSpec::FirstUnique { .. }
+                | WindowSpec::FirstTime { .. },
+            ) => View::All,
             Some(_) => View::Last { current: HashMap::default() },
         }
     }
@@ -291,6 +296,8 @@ struct QueryState {
     not_before: Option<i64>,
     /// What a first-event view has let in.
     admitted: Admitted,
+    /// With `win:firsttime(d)`, the millisecond from which it lets nothing in: state, as `not_before` is.
+    closes_at: Option<i64>,
 }
 
 impl QueryState {
@@ -315,6 +322,7 @@ impl QueryState {
             ticks: 0,
             not_before: None,
             admitted: Admitted::default(),
+            closes_at: None,
         }
     }
 
@@ -388,6 +396,7 @@ impl QueryLogic {
     /// The query of a statement created at `created_ms`.
     pub fn created_at(mut self, created_ms: i64) -> Self {
         self.state.not_before = not_before(&self.plan, created_ms);
+        self.state.closes_at = closes_at(&self.input, created_ms);
         self
     }
 
@@ -409,6 +418,9 @@ impl QueryLogic {
         let rows = [row];
         let holds = |e: &Option<RowExpr>| e.as_ref().is_none_or(|e| e.holds(&rows, &[], &self.vars));
         if !holds(&self.per_event.filter) {
+            return;
+        }
+        if self.state.closes_at.is_some_and(|at| millis_of(epoch) >= at) {
             return;
         }
         if let Some(limit) = self.per_event.admits

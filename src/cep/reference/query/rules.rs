@@ -165,6 +165,14 @@ pub fn fully_aggregated(q: &QueryPlan) -> bool {
     q.aggregation.as_ref().is_some_and(|a| a.kind == AggregationKind::FullyAggregated)
 }
 
+/// With `win:firsttime(d)`, the millisecond from which the view lets nothing in: `d` after the statement's creation,
+/// an event of that millisecond already kept out (Esper's view closes at a timer due then, which fires before the
+/// events of its millisecond: `ViewFirstTime.ViewFirstTimeSceneOne`).
+pub fn closes_at(input: &StreamInput, created_ms: i64) -> Option<i64> {
+    let millis = input.window.as_ref()?.open_for()?;
+    Some(created_ms.saturating_add(millis as i64))
+}
+
 /// With `OUTPUT AFTER`, the millisecond before which a statement created at `created_ms` gives no output.
 pub fn not_before(q: &QueryPlan, created_ms: i64) -> Option<i64> {
     let after = q.output.as_ref().and_then(|o| o.after_millis).or(q.quiet_millis)?;

@@ -1,4 +1,5 @@
-//! Esper's tests of the "first" data windows: `std:firstevent()`, `win:firstlength(n)` and `std:firstunique(keys)`.
+//! Esper's tests of the "first" data windows: `std:firstevent()`, `win:firstlength(n)`, `std:firstunique(keys)` and
+//! `win:firsttime(d)`.
 //! Esper 5 (`aaa35756`) has no regression class of its own for these views (its only assertion-bearing uses of them
 //! are intersections and unions of two views, in `TestDataWindowIntersectExpiry` and `TestDataWindowUnionExpiry`,
 //! outside the subset); the single-view tests are Esper 8's `regression-lib` classes
@@ -102,6 +103,40 @@ pub(super) const FIRST_UNIQUE: [ViewCase; 2] = [
             (3, MD, "symbol='S1',price=101,volume=0,feed=''", "-"),
             (4, MD, "symbol='S1',price=102,volume=0,feed=''", "-"),
             (5, MD, "symbol='S3',price=6,volume=0,feed=''", "symbol='S3' price=6.0"),
+        ],
+    },
+];
+
+/// `ViewFirstTime` (Esper 8 `regression-lib`, at `2905b854`), the clock at 0 when the statement starts: the events of
+/// its first period give their rows, and from the period's end (an event at exactly 10 s already) none does (Esper's
+/// `SupportMarketDataBean(symbol, 0, 0L, null)`). Skipped: the iterator assertions, and `ViewFirstTimeSimple`, which
+/// has no other (and a period of `1 month`).
+pub(super) const FIRST_TIME: [ViewCase; 2] = [
+    ViewCase {
+        test: "ViewFirstTime.ViewFirstTimeSceneOne",
+        select: "irstream theString as c0, intPrimitive as c1 FROM SupportBean.win:firsttime(10 sec)",
+        columns: "c0 string, c1 int",
+        typed: false,
+        steps: &[
+            (0, SB, "theString='E1',intPrimitive=1", "c0='E1' c1=1"),
+            (2_000, SB, "theString='E2',intPrimitive=20", "c0='E2' c1=20"),
+            (9_999, "", "", "?"),
+            (10_000, "", "", "?"),
+            (10_000, SB, "theString='E3',intPrimitive=30", "-"),
+            (10_000, SB, "theString='E4',intPrimitive=40", "-"),
+        ],
+    },
+    ViewCase {
+        test: "ViewFirstTime.ViewFirstTimeSceneTwo",
+        select: "irstream * FROM SupportMarketDataBean.win:firsttime(1 sec)",
+        columns: "symbol string",
+        typed: false,
+        steps: &[
+            (500, MD, "symbol='E1',price=0,volume=0", "symbol='E1'"),
+            (600, MD, "symbol='E2',price=0,volume=0", "symbol='E2'"),
+            (1_500, "", "", "-"),
+            (1_600, MD, "symbol='E3',price=0,volume=0", "-"),
+            (2_000, MD, "symbol='E4',price=0,volume=0", "-"),
         ],
     },
 ];

@@ -18,7 +18,7 @@ mod ordered;
 mod selects;
 mod windows;
 
-use self::first::{FIRST_EVENT, FIRST_LENGTH, FIRST_UNIQUE};
+use self::first::{FIRST_EVENT, FIRST_LENGTH, FIRST_TIME, FIRST_UNIQUE};
 use self::ordered::ORDER_BY_SIMPLE;
 use self::selects::{ISTREAM_RSTREAM, SELECT_EXPR};
 use self::windows::{LENGTH_BATCH, SIMPLE_FILTER, TIME_WIN, WHERE_CLAUSE};
@@ -65,7 +65,7 @@ const TYPES: [(&str, &str); 14] = [
 
 /// Every case of the view, order-by and select classes.
 pub(crate) fn view_cases() -> impl Iterator<Item = &'static ViewCase> {
-    let tables: [&[ViewCase]; 10] = [
+    let tables: [&[ViewCase]; 11] = [
         &TIME_WIN,
         &LENGTH_BATCH,
         &WHERE_CLAUSE,
@@ -73,6 +73,7 @@ pub(crate) fn view_cases() -> impl Iterator<Item = &'static ViewCase> {
         &FIRST_EVENT,
         &FIRST_LENGTH,
         &FIRST_UNIQUE,
+        &FIRST_TIME,
         &ORDER_BY_SIMPLE,
         &ISTREAM_RSTREAM,
         &SELECT_EXPR,
