@@ -130,6 +130,12 @@ impl WindowSpec {
         }
     }
 
+    /// Whether a first-event view keeps events out: by counting them ([`WindowSpec::admits`]) or by the time
+    /// ([`WindowSpec::open_for`]).
+    pub fn keeps_out(&self) -> bool {
+        self.admits().is_some() || self.open_for().is_some()
+    }
+
     /// How long after the statement's creation `win:firsttime(d)` (alone or per group) admits events.
     pub fn open_for(&self) -> Option<u64> {
         match self {
@@ -189,8 +195,8 @@ pub struct QueryPlan {
 
 impl QueryPlan {
     /// The stream a query reads when it keeps nothing between events (one stream, no aggregation, no output
-    /// policy, no `OUTPUT AFTER`, no batch window, no first-event view, which counts or times what it lets in): each of its
-    /// rows comes from one event alone, when that event arrives.
+    /// policy, no `OUTPUT AFTER`, no batch window, no view that [`keeps_out`](WindowSpec::keeps_out) events): each of
+    /// its rows comes from one event alone, when that event arrives.
     pub fn stateless_input(&self) -> Option<&StreamInput> {
         match &self.input {
             Input::Stream(s)
@@ -198,10 +204,7 @@ impl QueryPlan {
                     && self.emits != Emits::Removed
                     && self.output.is_none()
                     && self.quiet_millis.is_none()
-                    && !s
-                        .window
-                        .as_ref()
-                        .is_some_and(|w| w.batches() || w.admits().is_some() || w.open_for().is_some()) =>
+                    && !s.window.as_ref().is_some_and(|w| w.batches() || w.keeps_out()) =>
             {
                 Some(s)
             }

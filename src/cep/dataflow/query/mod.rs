@@ -1,8 +1,8 @@
-//! A query over one stream with state: its view (time, length, unique and last-event windows, grouped or not), grouped
-//! running aggregates, HAVING, `ORDER BY` and the `OUTPUT LAST EVERY`, (fully aggregated, or over a data window)
-//! `OUTPUT SNAPSHOT EVERY`, `OUTPUT [ALL] EVERY` and `OUTPUT FIRST EVERY` policies, each may wait with `AFTER`, with
-//! cep-epl.md section 3's meaning (the reference evaluator's `query` module is the same semantics written as
-//! recomputation over a list of rows).
+//! A query over one stream with state: its view (time, length, unique and last-event windows, keep-all and first-event
+//! views, which let in only their first events and keep them, grouped or not), grouped running aggregates, HAVING,
+//! `ORDER BY` and the `OUTPUT LAST EVERY`, (fully aggregated, or over a data window) `OUTPUT SNAPSHOT EVERY`, `OUTPUT
+//! [ALL] EVERY` and `OUTPUT FIRST EVERY` policies, each may wait with `AFTER`, with cep-epl.md section 3's meaning (the
+//! reference evaluator's `query` module is the same semantics written as recomputation over a list of rows).
 //!
 //! This module holds the query's state and takes each event through it; the parts of that are modules of their own:
 //! the view and its groups, where rows enter, are displaced and expire ([`view`]); the rows an arrival or a change

@@ -1,7 +1,8 @@
 //! What a query's plan asks of both runtimes, read from the plan alone: which constructs the runtimes run
 //! ([`check_query`]), which rows its output policy releases and when ([`rows_at_changes`], [`represents_groups`],
-//! [`snapshots_rows`], [`removes`], [`not_before`], [`stands`], [`aggregates_triggers`], [`lasts_by_group`]), and the
-//! one order in which every worker releases the group rows of a tick ([`tick_rank`]).
+//! [`snapshots_rows`], [`removes`], [`not_before`], [`stands`], [`aggregates_triggers`], [`lasts_by_group`]), when a
+//! first-time view stops letting events in ([`closes_at`]), and the one order in which every worker releases the
+//! group rows of a tick ([`tick_rank`]).
 
 use crate::cep::plan::{Aggregation, AggregationKind, Emits, Input, OutputKind, QueryPlan, StreamInput};
 use crate::cep::runtime::EngineError;
