@@ -28,6 +28,76 @@ pub enum Function {
     /// `max(a, b, ...)` and `min(a, b, ...)` of two or more numbers in one row (of one, they aggregate).
     Greatest,
     Least,
+    /// A static method of Java's `Math` (`Math.abs(x)`), as Esper calls it.
+    Math(MathFunction),
+}
+
+/// The methods of Java's `java.lang.Math` a statement may call, by their Java names ([`MathFunction::ALL`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub enum MathFunction {
+    Abs,
+    Max,
+    Min,
+    Round,
+    Rint,
+    Floor,
+    Ceil,
+    Signum,
+    Sqrt,
+    Cbrt,
+    Pow,
+    Exp,
+    Log,
+    Log10,
+    Hypot,
+    Sin,
+    Cos,
+    Tan,
+    Asin,
+    Acos,
+    Atan,
+    Atan2,
+    ToRadians,
+    ToDegrees,
+}
+
+impl MathFunction {
+    /// Every method with its Java name and how many arguments it takes.
+    pub const ALL: [(MathFunction, &'static str, usize); 24] = [
+        (MathFunction::Abs, "abs", 1),
+        (MathFunction::Max, "max", 2),
+        (MathFunction::Min, "min", 2),
+        (MathFunction::Round, "round", 1),
+        (MathFunction::Rint, "rint", 1),
+        (MathFunction::Floor, "floor", 1),
+        (MathFunction::Ceil, "ceil", 1),
+        (MathFunction::Signum, "signum", 1),
+        (MathFunction::Sqrt, "sqrt", 1),
+        (MathFunction::Cbrt, "cbrt", 1),
+        (MathFunction::Pow, "pow", 2),
+        (MathFunction::Exp, "exp", 1),
+        (MathFunction::Log, "log", 1),
+        (MathFunction::Log10, "log10", 1),
+        (MathFunction::Hypot, "hypot", 2),
+        (MathFunction::Sin, "sin", 1),
+        (MathFunction::Cos, "cos", 1),
+        (MathFunction::Tan, "tan", 1),
+        (MathFunction::Asin, "asin", 1),
+        (MathFunction::Acos, "acos", 1),
+        (MathFunction::Atan, "atan", 1),
+        (MathFunction::Atan2, "atan2", 2),
+        (MathFunction::ToRadians, "toRadians", 1),
+        (MathFunction::ToDegrees, "toDegrees", 1),
+    ];
+
+    /// The method Java calls `name` (case-sensitive, as Java's names are), with its number of arguments.
+    pub fn named(name: &str) -> Option<(MathFunction, usize)> {
+        Self::ALL.iter().find(|(_, n, _)| *n == name).map(|(f, _, arity)| (*f, *arity))
+    }
+
+    pub fn name(self) -> &'static str {
+        Self::ALL.iter().find(|(f, _, _)| *f == self).map_or("", |(_, n, _)| n)
+    }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -213,6 +283,7 @@ impl Display for Function {
             Function::Distance => "distance",
             Function::Greatest => "max",
             Function::Least => "min",
+            Function::Math(m) => return write!(f, "Math.{}", m.name()),
         })
     }
 }

@@ -2,7 +2,7 @@
 //! for a closed ring of at least 4 points when written as constants, `geometry`), `coalesce`, the
 //! aggregates (only where the clause allows them, never nested; over distinct values, and with a filter,
 //! which becomes a `CASE` around the argument; `fmin` and `fmax` are `min` and `max` with one) and the
-//! geometry methods `contains` and `distance`.
+//! geometry methods `contains` and `distance`; calls of Java's `Math` go to `math`.
 
 use super::super::ast::{Expr, ExprKind, Literal, Name};
 use super::super::error::{CepError, did_you_mean};
@@ -238,6 +238,9 @@ impl ExprPlanner<'_> {
     }
 
     pub(super) fn method(&mut self, target: &Expr, name: &Name, args: &[Expr]) -> Result<Typed, CepError> {
+        if self.is_math_class(target) {
+            return self.math(name, args);
+        }
         let (t, tt) = self.plan(target)?;
         if tt != DataType::Geometry {
             let message = format!("`.{}(...)` applies to a geometry, found {tt}", name.text);

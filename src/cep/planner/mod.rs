@@ -8,6 +8,7 @@
 mod define;
 mod expr;
 mod functions;
+mod math;
 mod order;
 mod pattern;
 mod query;

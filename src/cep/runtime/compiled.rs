@@ -19,9 +19,10 @@ use geo::{BoundingRect, Rect};
 use smallvec::SmallVec;
 
 use super::eval::{Scope, and_or, call2, comparison, compute, eval, neg, not};
+use super::math;
 use super::props::name_order;
 use super::value::{Name, Row, Val};
-use crate::cep::plan::{BinaryOp, Function, PlanExpr, Projection};
+use crate::cep::plan::{BinaryOp, DataType, Function, MathFunction, PlanExpr, Projection};
 
 /// Where the expressions of one place find what they read.
 #[derive(Debug, Clone, Copy)]
@@ -85,6 +86,12 @@ pub enum Compiled {
         function: Function,
         args: Box<[Compiled; 2]>,
     },
+    /// A method of Java's `Math`, with its one or two arguments and its result's type.
+    Math {
+        function: MathFunction,
+        args: Box<[Compiled]>,
+        ty: DataType,
+    },
     /// `contains` of a polygon fixed when compiled (a configuration variable's, as the geofence's `fence`), with the
     /// polygon's bounding box: a point outside the box is outside the polygon, known without the polygon's test.
     InPolygon {
@@ -129,6 +136,10 @@ impl Compiled {
                     (a, _) => Compiled::Call { function: *function, args: Box::new([a, b]) },
                 }
             }
+            PlanExpr::Call { function: Function::Math(function), args, ty } => {
+                let args = args.iter().map(|a| Compiled::new(a, layout)).collect::<Option<_>>()?;
+                Compiled::Math { function: *function, args, ty: ty.clone() }
+            }
             _ => return None,
         })
     }
@@ -151,6 +162,11 @@ impl Compiled {
             Compiled::Call { function, args } => match (args[0].leaf(env), args[1].leaf(env)) {
                 (Some(a), Some(b)) => call2(*function, a.unwrap_or(&NULL), b.unwrap_or(&NULL)),
                 _ => call2(*function, &args[0].operand(env), &args[1].operand(env)),
+            },
+            Compiled::Math { function, args, ty } => match &args[..] {
+                [a] => math::apply(*function, &[&a.operand(env)], ty),
+                [a, b] => math::apply(*function, &[&a.operand(env), &b.operand(env)], ty),
+                _ => Val::Null,
             },
             Compiled::InPolygon { polygon, bounds, point } => match &*point.operand(env) {
                 Val::Point(x, y) if outside(bounds, *x, *y) => Val::Bool(false),
@@ -364,6 +380,11 @@ mod tests {
                     args: vec![a, b],
                     ty: DataType::Boolean
                 }),
+                (math(), inner.clone(), inner.clone()).prop_map(|((function, arity, ty), a, b)| PlanExpr::Call {
+                    function: Function::Math(function),
+                    args: [a, b].into_iter().take(arity).collect(),
+                    ty,
+                }),
                 (inner.clone(), prop::collection::vec(inner, 1..3)).prop_map(move |(e, list)| PlanExpr::InList {
                     operand: boxed(e),
                     list,
@@ -371,6 +392,13 @@ mod tests {
                 }),
             ]
         })
+    }
+
+    /// A method of `Math`, its number of arguments and a result type the planner could give it.
+    fn math() -> impl Strategy<Value = (MathFunction, usize, DataType)> {
+        let function = prop::sample::select(MathFunction::ALL.to_vec());
+        let ty = prop::sample::select(vec![DataType::Int, DataType::Long, DataType::Double]);
+        (function, ty).prop_map(|((function, _, arity), ty)| (function, arity, ty))
     }
 
     fn row() -> impl Strategy<Value = Row> {

@@ -385,6 +385,8 @@ fn call(function: Function, args: &[PlanExpr], ty: &DataType, scope: &Scope<'_>)
         (Function::Point | Function::Contains | Function::Distance, [a, b]) => {
             Some(call2(function, &operand(a, scope), &operand(b, scope)))
         }
+        (Function::Math(m), [a]) => Some(super::math::apply(m, &[&operand(a, scope)], ty)),
+        (Function::Math(m), [a, b]) => Some(super::math::apply(m, &[&operand(a, scope), &operand(b, scope)], ty)),
         _ => None,
     }
     .unwrap_or_default()

@@ -11,6 +11,7 @@ pub mod eval;
 pub mod first;
 pub mod geometry;
 pub mod key;
+pub mod math;
 pub mod name;
 pub mod order;
 pub mod prefetch;

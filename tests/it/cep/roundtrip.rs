@@ -24,6 +24,7 @@ fn literal() -> impl Strategy<Value = String> {
         (0i64..1_000_000, prop::sample::select(&["L", "l"][..])).prop_map(|(i, l)| format!("{i}{l}")),
         (0.0f64..1e6).prop_map(|x| format!("{x:?}")),
         (0u32..1000, prop::sample::select(&["d", "D", "f", "F"][..])).prop_map(|(i, s)| format!("{i}{s}")),
+        (0u32..1000).prop_map(|i| format!(".{i}")),
         "[ -~]{0,8}".prop_map(|s| format!("'{}'", s.replace('\\', "\\\\").replace('\'', "\\'"))),
         Just("true".to_string()),
         Just("FALSE".to_string()),
@@ -53,6 +54,8 @@ fn expr() -> impl Strategy<Value = String> {
             (inner.clone(), inner.clone()).prop_map(|(e, p)| format!("({e}) not like ({p}) escape '!'")),
             (name(), prop::collection::vec(inner.clone(), 0..3)).prop_map(|(f, a)| format!("{f}({})", a.join(", "))),
             (property(), inner.clone()).prop_map(|(t, a)| format!("{t}.contains({a})")),
+            (prop::sample::select(&["Math", "java.lang.Math"][..]), name(), prop::collection::vec(inner.clone(), 1..3))
+                .prop_map(|(class, m, a)| format!("{class}.{m}({})", a.join(", "))),
             prop::collection::vec(inner.clone(), 0..3).prop_map(|a| format!("{{{}}}", a.join(", "))),
             inner.clone().prop_map(|e| format!("cast({e}, double)")),
             (inner.clone(), inner.clone(), inner.clone())
@@ -161,11 +164,13 @@ fn a_column_s_name_may_go_without_as() {
 }
 
 /// Esper's number suffixes: `L` makes a long, `d` and `f` a floating point number; a unit written against its number
-/// (`10days`) is still a unit, and a long cannot have a fraction.
+/// (`10days`) is still a unit, a fraction may go without its whole part, and a long cannot have a fraction.
 #[test]
 fn number_suffixes_read_as_esper_s() {
-    let statement = parse_statement(1, "SELECT 2L as a, 7/3d as b, 1f as c FROM R.win:time(10days)").expect("parses");
-    assert_eq!(print(&statement), "SELECT 2L AS a, 7 / 3.0 AS b, 1.0 AS c FROM R.win:time(10 day)");
+    let text = "SELECT 2L as a, 7/3d as b, 1f as c, .5 as d, .25e1f as e FROM R.win:time(10days)";
+    let statement = parse_statement(1, text).expect("parses");
+    let printed = "SELECT 2L AS a, 7 / 3.0 AS b, 1.0 AS c, 0.5 AS d, 2.5 AS e FROM R.win:time(10 day)";
+    assert_eq!(print(&statement), printed);
     let error = parse_statement(1, "SELECT 1.5L as a FROM R").expect_err("a long with a fraction").render();
     assert!(error.contains("only a whole number can be a long"), "{error}");
 }

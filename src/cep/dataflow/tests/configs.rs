@@ -103,7 +103,8 @@ pub(super) const ROOMS: &str = r#"{"host":"h",
     {"id":"EV","type":"Ever","attributes":[{"name":"n","type":"int"},{"name":"temperature","type":"double"}]},
     {"id":"EP","type":"EverPaced","attributes":[{"name":"people","type":"int"}]},
     {"id":"OT","type":"OpeningTime","attributes":[{"name":"n","type":"int"},{"name":"people","type":"int"}]},
-    {"id":"OR","type":"OpeningRooms","attributes":[{"name":"people","type":"int"}]}],
+    {"id":"OR","type":"OpeningRooms","attributes":[{"name":"people","type":"int"}]},
+    {"id":"RO","type":"Rounded","attributes":[{"name":"n","type":"int"},{"name":"people","type":"int"},{"name":"temperature","type":"double"}]}],
   "statements":[
     "INSERT INTO Floor SELECT floor as id, avg(temperature) as temperature, median(temperature) as mid, sum(distinct temperature) as once FROM Room.win:time(10 sec) GROUP BY floor OUTPUT LAST EVERY 2 sec",
     "INSERT INTO Stats SELECT floor as id, count(*) as n, min(temperature) as lo, max(temperature) as hi, stddev(temperature) as sd, sum(people) as people, median(temperature) as mid, avedev(temperature) as dev, count(distinct people) as kinds, count(*, people > 3) as busy FROM Room.win:time(5 sec) WHERE temperature > 10 GROUP BY floor",
@@ -197,6 +198,7 @@ pub(super) const ROOMS: &str = r#"{"host":"h",
     "INSERT INTO EverPaced SELECT id, people FROM Room.win:keepall() WHERE temperature > 15 OUTPUT LAST EVERY 1500 msec",
     "INSERT INTO OpeningTime SELECT floor as id, count(*) as n, sum(people) as people FROM Room.win:firsttime(3 sec) WHERE temperature > 10 GROUP BY floor",
     "INSERT INTO OpeningRooms SELECT id, people FROM Room(people > 2).std:groupwin(floor).win:firsttime(4 sec) OUTPUT LAST EVERY 1 sec",
+    "INSERT INTO Rounded SELECT floor as id, Math.round(avg(temperature)) as n, sum(Math.abs(people - 5)) as people, Math.max(min(temperature), 12) as temperature FROM Room(Math.pow(temperature, .5) > 3).win:time(2 sec) GROUP BY floor HAVING Math.max(count(*), 2) < 5",
     "INSERT INTO Flap SELECT a.flap as id, 'closed' as status FROM pattern [every a=Room(temperature > cast(25,double)) -> ( (Room(id=a.id, temperature > cast(25,double)) and not Room(id=a.id, temperature <= cast(25,double))) -> (Room(id=a.id, temperature > cast(25,double)) and not Room(id=a.id, temperature <= cast(25,double)))) where timer:within(10 seconds)]"
   ]}"#;
 

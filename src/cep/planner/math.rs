@@ -1,0 +1,89 @@
+//! Types calls of Java's `Math` (`Math.abs(x)`, `Math.round(x)`, `Math.pow(a, b)`, also as `java.lang.Math`), the
+//! arithmetic functions Esper users write: `Math` is the class where no property, stream or variable is called that.
+//! Each method takes numbers (a literal `null` selects no method, as in Esper), and its result has the type of the
+//! overload Esper 5's `MethodResolver` selects by the arguments' types: `abs`, `max` and `min` keep their (widened)
+//! type, `round` gives an `int` of a `float` and a `long` of anything else (for an `int` or `long`, `round(float)` and
+//! `round(double)` tie, and the JDK lists `round(double)` first), `signum` a `float` of a `float`; every other method
+//! a `double`.
+
+use super::super::ast::{Expr, ExprKind, Name};
+use super::super::error::{CepError, did_you_mean};
+use super::super::plan::{DataType, Function, MathFunction, PlanExpr};
+use super::expr::{ExprPlanner, Typed, widen};
+use super::scope::unknown;
+
+impl ExprPlanner<'_> {
+    /// Whether `target` of a method call is Java's `Math`: the bare name, where nothing in scope is called that.
+    pub(super) fn is_math_class(&self, target: &Expr) -> bool {
+        match &target.kind {
+            ExprKind::Property(path) => {
+                let names: Vec<&str> = path.iter().map(|n| n.text.as_str()).collect();
+                matches!(names.as_slice(), ["Math"] | ["java", "lang", "Math"])
+                    && self.scope.resolve(self.ctx, self.catalog, path).is_err()
+            }
+            _ => false,
+        }
+    }
+
+    /// `Math.name(args)`.
+    pub(super) fn math(&mut self, name: &Name, args: &[Expr]) -> Result<Typed, CepError> {
+        let Some((function, arity)) = MathFunction::named(&name.text) else {
+            let hint = did_you_mean(&name.text, MathFunction::ALL.iter().map(|(_, n, _)| *n));
+            return Err(unknown(self.ctx, "`Math` method", name, hint));
+        };
+        if args.len() != arity {
+            let message = format!("`Math.{}` takes {arity} argument(s), found {}", name.text, args.len());
+            return Err(self.ctx.invalid(name.span, message));
+        }
+        let what = format!("`Math.{}`", name.text);
+        let mut planned = Vec::with_capacity(arity);
+        let mut types = Vec::with_capacity(arity);
+        for a in args {
+            let (x, ty) = self.numeric(a, &what)?;
+            if ty == DataType::Null {
+                return Err(self.ctx.type_error(a.span, format!("{what} needs a number, found null")));
+            }
+            planned.push(x);
+            types.push(ty);
+        }
+        let ty = result_type(function, &types);
+        Ok((PlanExpr::Call { function: Function::Math(function), args: planned, ty: ty.clone() }, ty))
+    }
+}
+
+/// The type of the overload of `function` Esper selects for arguments of `types`.
+fn result_type(function: MathFunction, types: &[DataType]) -> DataType {
+    let widest = types.iter().fold(DataType::Null, |ty, t| widen(&ty, t));
+    match (function, widest) {
+        (MathFunction::Abs | MathFunction::Max | MathFunction::Min, ty) => ty,
+        (MathFunction::Round, DataType::Float) => DataType::Int,
+        (MathFunction::Round, _) => DataType::Long,
+        (MathFunction::Signum, DataType::Float) => DataType::Float,
+        _ => DataType::Double,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn results_take_the_type_of_java_s_overload() {
+        use DataType::{Double, Float, Int, Long};
+        let cases = [
+            (MathFunction::Abs, vec![Int], Int),
+            (MathFunction::Max, vec![Int, Long], Long),
+            (MathFunction::Min, vec![Int, Double], Double),
+            (MathFunction::Round, vec![Double], Long),
+            (MathFunction::Round, vec![Int], Long),
+            (MathFunction::Round, vec![Float], Int),
+            (MathFunction::Signum, vec![Float], Float),
+            (MathFunction::Signum, vec![Int], Double),
+            (MathFunction::Pow, vec![Int, Int], Double),
+            (MathFunction::Floor, vec![Long], Double),
+        ];
+        for (function, types, expected) in cases {
+            assert_eq!(result_type(function, &types), expected, "{function:?} of {types:?}");
+        }
+    }
+}

@@ -1,0 +1,51 @@
+//! Esper's `TestStaticFunctions` (at `aaa35756`): the calls of Java's `Math` in a select list, `WHERE` and `HAVING`.
+
+use super::{ExprCase, MD};
+
+/// `TestStaticFunctions` (at `aaa35756`), its stream `SupportMarketDataBean.win:length(5)` and its event `("IBM",
+/// 10d, 4l)`; each column named with `as` where Esper names it by its text. Without its calls of other classes
+/// (`String.valueOf`, `Integer.valueOf`, the test library's), and `testOtherClauses`' `ORDER BY` under `OUTPUT EVERY 3
+/// EVENTS` (refused by name).
+pub(super) const STATIC_FUNCTIONS: [ExprCase; 5] = [
+    ExprCase {
+        test: "TestStaticFunctions.testTwoParameters",
+        select: "Math.max(2,3) as m FROM SupportMarketDataBean.win:length(5)",
+        columns: "m int",
+        typed: true,
+        runs: &[&[(MD, "symbol='IBM',price=10,volume=4", "m=3")]],
+    },
+    ExprCase {
+        test: "TestStaticFunctions.testTwoParameters",
+        select: "java.lang.Math.max(2,3d) as m FROM SupportMarketDataBean.win:length(5)",
+        columns: "m double",
+        typed: true,
+        runs: &[&[(MD, "symbol='IBM',price=10,volume=4", "m=3.0")]],
+    },
+    ExprCase {
+        test: "TestStaticFunctions.testMultipleMethodInvocations",
+        select: "Math.max(2d,price) as m1, Math.max(volume,4d) as m2 FROM SupportMarketDataBean.win:length(5)",
+        columns: "m1 double, m2 double",
+        typed: true,
+        runs: &[&[(MD, "symbol='IBM',price=10,volume=4", "m1=10.0 m2=4.0")]],
+    },
+    ExprCase {
+        test: "TestStaticFunctions.testOtherClauses",
+        select: "* FROM SupportMarketDataBean.win:length(5) where Math.pow(price, .5) > 2",
+        columns: "symbol string",
+        typed: false,
+        runs: &[&[
+            (MD, "symbol='IBM',price=10,volume=4", "symbol='IBM'"),
+            (MD, "symbol='CAT',price=4,volume=100", "-"),
+        ]],
+    },
+    ExprCase {
+        test: "TestStaticFunctions.testOtherClauses",
+        select: "symbol, sum(price) as total FROM SupportMarketDataBean.win:length(5) having Math.pow(sum(price), .5) > 3",
+        columns: "symbol string, total double",
+        typed: false,
+        runs: &[&[
+            (MD, "symbol='IBM',price=10,volume=4", "symbol='IBM' total=10.0"),
+            (MD, "symbol='IBM',price=100,volume=100", "symbol='IBM' total=110.0"),
+        ]],
+    },
+];
