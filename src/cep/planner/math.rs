@@ -28,7 +28,11 @@ impl ExprPlanner<'_> {
     /// `Math.name(args)`.
     pub(super) fn math(&mut self, name: &Name, args: &[Expr]) -> Result<Typed, CepError> {
         let Some((function, arity)) = MathFunction::named(&name.text) else {
-            let hint = did_you_mean(&name.text, MathFunction::ALL.iter().map(|(_, n, _)| *n));
+            let names = MathFunction::ALL.map(|(_, n, _)| n);
+            let hint = match did_you_mean(&name.text, names) {
+                none if none.is_empty() => format!("; `Math` has {}", names.join(", ")),
+                hint => hint,
+            };
             return Err(unknown(self.ctx, "`Math` method", name, hint));
         };
         if args.len() != arity {
