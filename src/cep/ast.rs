@@ -387,6 +387,12 @@ pub enum ExprKind {
         /// The escape character, when not the default `\`.
         escape: Option<char>,
     },
+    /// `operand [not] regexp pattern`: a Java regular expression matching the whole text.
+    Regexp {
+        operand: Box<Expr>,
+        pattern: Box<Expr>,
+        negated: bool,
+    },
     /// `f(args)`; `count(*)` has `star` (and `count(*, f)` its filter as `args`), an aggregate of its argument's
     /// distinct values (`count(distinct x)`) `distinct`.
     Call {

@@ -285,7 +285,11 @@ fn precedence(e: &Expr) -> u8 {
     match &e.kind {
         ExprKind::Binary { op, .. } => op.precedence(),
         ExprKind::Not(_) => 3,
-        ExprKind::IsNull { .. } | ExprKind::InList { .. } | ExprKind::Between { .. } | ExprKind::Like { .. } => 4,
+        ExprKind::IsNull { .. }
+        | ExprKind::InList { .. }
+        | ExprKind::Between { .. }
+        | ExprKind::Like { .. }
+        | ExprKind::Regexp { .. } => 4,
         ExprKind::Neg(_) => 8,
         _ => 9,
     }
@@ -337,6 +341,11 @@ impl Display for Expr {
                     f.write_str(" ESCAPE ")?;
                     fmt_string(&c.to_string(), f)
                 })
+            }
+            ExprKind::Regexp { operand, pattern, negated } => {
+                child(operand, 5, f)?;
+                write!(f, "{} REGEXP ", negation(*negated))?;
+                child(pattern, 5, f)
             }
             ExprKind::Call { name, args, star, distinct } => fmt_call(name, args, (*star, *distinct), f),
             ExprKind::Method { target, name, args } => {
@@ -431,7 +440,7 @@ impl Display for NameText<'_> {
 }
 
 /// Words the grammar reserves; a name spelt like one must be back-quoted.
-pub const KEYWORDS: [&str; 56] = [
+pub const KEYWORDS: [&str; 57] = [
     "select",
     "insert",
     "into",
@@ -486,6 +495,7 @@ pub const KEYWORDS: [&str; 56] = [
     "in",
     "between",
     "like",
+    "regexp",
     "cast",
     "distinct",
 ];

@@ -99,6 +99,11 @@ impl Builder<'_> {
                 let high = Box::new(self.expr(operands.next().expect("grammar: high"))?);
                 ExprKind::Between { operand, low, high, negated }
             }
+            Rule::regexp => ExprKind::Regexp {
+                operand,
+                pattern: Box::new(self.expr(operands.next().expect("grammar: pattern"))?),
+                negated,
+            },
             _ => ExprKind::Like {
                 operand,
                 pattern: Box::new(self.expr(operands.next().expect("grammar: pattern"))?),

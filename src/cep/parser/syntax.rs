@@ -10,7 +10,7 @@ use super::super::error::{CepError, Position, did_you_mean};
 use super::Rule;
 
 /// Esper words that are valid Esper but outside the subset, with the construct they start.
-const UNSUPPORTED: [(&str, &str); 16] = [
+const UNSUPPORTED: [(&str, &str); 15] = [
     ("distinct", "`DISTINCT`"),
     ("limit", "`LIMIT`"),
     ("match_recognize", "`MATCH_RECOGNIZE`"),
@@ -24,7 +24,6 @@ const UNSUPPORTED: [(&str, &str); 16] = [
     ("exists", "an `EXISTS` subquery"),
     ("any", "an `ANY` subquery"),
     ("some", "a `SOME` subquery"),
-    ("regexp", "`REGEXP`"),
     ("constant", "a constant variable (`CREATE CONSTANT VARIABLE`)"),
     ("for", "the `FOR` delivery clause"),
 ];
@@ -217,6 +216,7 @@ fn describe_token(rule: Rule) -> &'static str {
         Rule::in_list | Rule::in_range => "`IN`",
         Rule::between => "`BETWEEN`",
         Rule::like => "`LIKE`",
+        Rule::regexp => "`REGEXP`",
         Rule::merge_cond => "`AND`",
         Rule::merge_update | Rule::merge_delete => "`UPDATE` or `DELETE`",
         Rule::on_source => "a stream",

@@ -172,6 +172,12 @@ pub enum PlanExpr {
         negated: bool,
         escape: char,
     },
+    /// A Java regular expression matching the whole text (Esper's `regexp`).
+    Regexp {
+        operand: Box<PlanExpr>,
+        pattern: Box<PlanExpr>,
+        negated: bool,
+    },
     Call {
         function: Function,
         args: Vec<PlanExpr>,
@@ -217,7 +223,9 @@ impl PlanExpr {
             | PlanExpr::Row(_)
             | PlanExpr::Variable { .. }
             | PlanExpr::Aggregate(_) => {}
-            PlanExpr::Binary { lhs, rhs, .. } | PlanExpr::Like { operand: lhs, pattern: rhs, .. } => {
+            PlanExpr::Binary { lhs, rhs, .. }
+            | PlanExpr::Like { operand: lhs, pattern: rhs, .. }
+            | PlanExpr::Regexp { operand: lhs, pattern: rhs, .. } => {
                 lhs.visit(f);
                 rhs.visit(f);
             }
@@ -347,6 +355,9 @@ impl Display for PlanExpr {
             }
             PlanExpr::Like { operand, pattern, negated, escape } => {
                 write!(f, "({operand}{} like {pattern} escape {escape:?})", not(*negated))
+            }
+            PlanExpr::Regexp { operand, pattern, negated } => {
+                write!(f, "({operand}{} regexp {pattern})", not(*negated))
             }
             PlanExpr::Call { function, args, .. } => fmt_call(*function, args, f),
             PlanExpr::Cast { operand, ty } => write!(f, "cast({operand}, {ty})"),

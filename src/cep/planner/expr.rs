@@ -6,6 +6,7 @@ use super::super::ast::{BinaryOp, Expr, ExprKind, Literal, Name, Span};
 use super::super::catalog::{Catalog, variable_type};
 use super::super::error::CepError;
 use super::super::plan::{AggregateCall, DataType, PlanExpr, Value};
+use super::super::runtime::regexp;
 use super::Ctx;
 use super::scope::{Scope, unknown};
 
@@ -65,13 +66,19 @@ impl<'a> ExprPlanner<'a> {
             ExprKind::InList { operand, list, negated } => self.in_list(operand, list, *negated),
             ExprKind::Between { operand, low, high, negated } => self.between(operand, low, high, *negated),
             ExprKind::Like { operand, pattern, negated, escape } => {
-                // A number is matched by its text, as Esper's `ExprLikeNode` does (`intBoxed like '%01%'`).
-                let text_or_number = |t: &DataType| *t == DataType::String || is_numeric(t);
-                let (operand, _) = self.expect(operand, "`like`", text_or_number, "a string or a number")?;
-                let pattern = self.string(pattern, "`like`")?;
-                let (operand, pattern) = (Box::new(operand), Box::new(pattern));
+                let (operand, pattern) = self.matched(operand, pattern, "`like`")?;
                 let like = PlanExpr::Like { operand, pattern, negated: *negated, escape: escape.unwrap_or('\\') };
                 Ok((like, DataType::Boolean))
+            }
+            ExprKind::Regexp { operand, pattern: written, negated } => {
+                let (operand, pattern) = self.matched(operand, written, "`regexp`")?;
+                if let PlanExpr::Literal(Value::String(text)) = &*pattern
+                    && let Err(error) = regexp::compile(text)
+                {
+                    let message = format!("the regular expression does not compile here: {}", regexp::reason(&error));
+                    return Err(self.ctx.invalid(written.span, message));
+                }
+                Ok((PlanExpr::Regexp { operand, pattern, negated: *negated }, DataType::Boolean))
             }
             ExprKind::Call { name, args, star, distinct } => self.call(e, name, args, (*star, *distinct)),
             ExprKind::Method { target, name, args } => self.method(target, name, args),
@@ -79,6 +86,20 @@ impl<'a> ExprPlanner<'a> {
             ExprKind::Cast { operand, ty } => self.cast(operand, ty),
             ExprKind::Case { operand, whens, otherwise } => self.case(operand.as_deref(), whens, otherwise.as_deref()),
         }
+    }
+
+    /// The operand and pattern of `like` or `regexp`: a number is matched by its text, as Esper's `ExprLikeNode` and
+    /// `ExprRegexpNode` do (`intBoxed like '%01%'`).
+    fn matched(
+        &mut self,
+        operand: &Expr,
+        pattern: &Expr,
+        what: &str,
+    ) -> Result<(Box<PlanExpr>, Box<PlanExpr>), CepError> {
+        let text_or_number = |t: &DataType| *t == DataType::String || is_numeric(t);
+        let (operand, _) = self.expect(operand, what, text_or_number, "a string or a number")?;
+        let pattern = self.string(pattern, what)?;
+        Ok((Box::new(operand), Box::new(pattern)))
     }
 
     fn expect(&mut self, e: &Expr, what: &str, ok: fn(&DataType) -> bool, needs: &str) -> Result<Typed, CepError> {

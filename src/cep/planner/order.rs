@@ -223,7 +223,7 @@ fn expr_names(e: &Expr, names: &mut Vec<Name>) {
         ExprKind::Between { operand, low, high, .. } => {
             [operand, low, high].into_iter().for_each(|x| expr_names(x, names));
         }
-        ExprKind::Like { operand, pattern, .. } => {
+        ExprKind::Like { operand, pattern, .. } | ExprKind::Regexp { operand, pattern, .. } => {
             expr_names(operand, names);
             expr_names(pattern, names);
         }

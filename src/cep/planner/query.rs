@@ -369,7 +369,7 @@ pub(crate) fn has_ungrouped_column(e: &PlanExpr, group_by: &[PlanExpr]) -> bool 
         PlanExpr::Between { operand, low, high, .. } => {
             [operand, low, high].iter().any(|a| has_ungrouped_column(a, group_by))
         }
-        PlanExpr::Like { operand, pattern, .. } => {
+        PlanExpr::Like { operand, pattern, .. } | PlanExpr::Regexp { operand, pattern, .. } => {
             has_ungrouped_column(operand, group_by) || has_ungrouped_column(pattern, group_by)
         }
         PlanExpr::Case { operand, whens, otherwise, .. } => {

@@ -58,6 +58,15 @@ pub fn eval(e: &PlanExpr, scope: &Scope<'_>) -> Val {
         PlanExpr::Like { operand, pattern, negated, escape } => {
             like(eval(operand, scope), eval(pattern, scope), *negated, *escape)
         }
+        PlanExpr::Regexp { operand, pattern, negated } => {
+            let text = matched_text(eval(operand, scope));
+            match (text, eval(pattern, scope)) {
+                (Some(text), Val::String(pattern)) => {
+                    super::regexp::matches(&text, &pattern).map(|m| Val::Bool(m != *negated)).unwrap_or_default()
+                }
+                _ => Val::Null,
+            }
+        }
         PlanExpr::Call { function, args, ty } => call(*function, args, ty, scope),
         PlanExpr::Cast { operand, ty } => cast(eval(operand, scope), ty),
         PlanExpr::Case { operand, whens, otherwise, ty } => {
@@ -273,11 +282,8 @@ fn between(e: &PlanExpr, low: &PlanExpr, high: &PlanExpr, negated: bool, scope: 
 
 /// `v [not] like pattern`: a number is matched by its text as Java writes it, as Esper's `ExprLikeNode` does.
 fn like(v: Val, pattern: Val, negated: bool, escape: char) -> Val {
-    let text = match v {
-        Val::String(s) => s.to_string(),
-        Val::Int(n) => n.to_string(),
-        Val::Double(x) => java_text(x),
-        _ => return Val::Null,
+    let Some(text) = matched_text(v) else {
+        return Val::Null;
     };
     match pattern {
         Val::String(p) => {
@@ -285,6 +291,16 @@ fn like(v: Val, pattern: Val, negated: bool, escape: char) -> Val {
             Val::Bool(like_matches(&s, &p, escape) != negated)
         }
         _ => Val::Null,
+    }
+}
+
+/// The text `like` and `regexp` match of `v`: a text itself, a number as Java writes it; `None` for null.
+fn matched_text(v: Val) -> Option<String> {
+    match v {
+        Val::String(s) => Some(s.to_string()),
+        Val::Int(n) => Some(n.to_string()),
+        Val::Double(x) => Some(java_text(x)),
+        _ => None,
     }
 }
 
@@ -490,6 +506,25 @@ mod tests {
         let read = |negated| between(&lit(n(5)), &low.expr, &lit(n(10)), negated, &Scope::new(&rows, &vars));
         assert_eq!(read(false), Val::Bool(false), "a bound that reads null");
         assert_eq!(read(true), Val::Bool(true), "a bound that reads null, negated");
+    }
+
+    /// `regexp` matches the whole text (a number by its text), `not regexp` is its negation, and either is null of a
+    /// null, or of a pattern read from an event that does not compile.
+    #[test]
+    fn regexp_matches_whole_texts_and_not_regexp_negates_it() {
+        let vars = Row::default();
+        let scope = Scope::new(&[], &vars);
+        let check = |operand: Value, pattern: &str, negated| {
+            let (operand, pattern) = (PlanExpr::Literal(operand), PlanExpr::Literal(Value::String(pattern.into())));
+            eval(&PlanExpr::Regexp { operand: Box::new(operand), pattern: Box::new(pattern), negated }, &scope)
+        };
+        let text = |s: &str| Value::String(s.into());
+        assert_eq!(check(text("Room12"), "Room[0-9]+", false), Val::Bool(true));
+        assert_eq!(check(text("Room12"), "Room[0-9]+", true), Val::Bool(false));
+        assert_eq!(check(text("MyRoom12"), "Room[0-9]+", true), Val::Bool(true), "the whole text, not a part");
+        assert_eq!(check(Value::Float(11.0), "[0-9][0-9].[0-9]", false), Val::Bool(true), "11.0 as Java writes it");
+        assert_eq!(check(Value::Null, ".*", true), Val::Null);
+        assert_eq!(check(text("aa"), r"(a)\1", false), Val::Null, "no back-references");
     }
 
     /// Esper coerces a `coalesce` to the common type of its arguments (`ExprCoalesceNode`), as it does a `case`:

@@ -16,6 +16,7 @@ pub mod name;
 pub mod order;
 pub mod prefetch;
 pub mod props;
+pub mod regexp;
 pub mod spare;
 pub mod value;
 

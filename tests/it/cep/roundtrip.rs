@@ -52,6 +52,8 @@ fn expr() -> impl Strategy<Value = String> {
                 .prop_map(|(e, a, b)| format!("({e}) not between ({a}) and ({b})")),
             (inner.clone(), inner.clone()).prop_map(|(e, p)| format!("({e}) like ({p})")),
             (inner.clone(), inner.clone()).prop_map(|(e, p)| format!("({e}) not like ({p}) escape '!'")),
+            (inner.clone(), inner.clone(), any::<bool>())
+                .prop_map(|(e, p, not)| format!("({e}) {}regexp ({p})", if not { "not " } else { "" })),
             (name(), prop::collection::vec(inner.clone(), 0..3)).prop_map(|(f, a)| format!("{f}({})", a.join(", "))),
             (property(), inner.clone()).prop_map(|(t, a)| format!("{t}.contains({a})")),
             (prop::sample::select(&["Math", "java.lang.Math"][..]), name(), prop::collection::vec(inner.clone(), 1..3))

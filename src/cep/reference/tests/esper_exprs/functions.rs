@@ -1,6 +1,6 @@
 //! Esper's `TestCaseExpr` (at `645a97e4`), `TestLikeRegexpExpr` (`645a97e4`), `TestMathExpr` (`f18a3602`),
 //! `TestCastExpr` (`b9c19356`), `TestPerRowFunc` (`645a97e4`) and `TestSelectExpr.testConcat` (`aaa35756`): `case`,
-//! `like`, division, `cast`, `coalesce`, `||`, `%` and `not`, per event.
+//! `like`, `regexp`, division, `cast`, `coalesce`, `||`, `%` and `not`, per event.
 
 use super::{CE, ExprCase, MD, S0, SB};
 
@@ -141,31 +141,43 @@ pub(super) const CASE_EXPR: [ExprCase; 11] = [
     },
 ];
 
-/// `TestLikeRegexpExpr` (at `645a97e4`): the `like` columns of `testLikeRegexStringAndNull` and
-/// `testLikeRegexNumericAndNull`, not their `regexp` ones.
-pub(super) const LIKE: [ExprCase; 2] = [
+/// `TestLikeRegexpExpr` (at `645a97e4`), without `testRegexpFilterWithDanglingMetaCharacter`, whose pattern `*any*`
+/// Esper 5 accepts and then fails on at each event (Esper 7 and later refuse it, as the planner does) and
+/// `testInvalidLikeRegEx`, whose statements are refused here too.
+pub(super) const LIKE: [ExprCase; 3] = [
     ExprCase {
         test: "TestLikeRegexpExpr.testLikeRegexStringAndNull",
-        select: "p00 like p01 as r1, p00 like p01 escape \"!\" as r2 FROM SupportBean_S0",
-        columns: "r1 boolean, r2 boolean",
+        select: "p00 like p01 as r1, p00 like p01 escape \"!\" as r2, p02 regexp p03 as r3 FROM SupportBean_S0",
+        columns: "r1 boolean, r2 boolean, r3 boolean",
         typed: false,
         runs: &[&[
-            (S0, "p00='a',p01='b'", "r1=false r2=false"),
-            (S0, "p01='b'", "r1=null r2=null"),
-            (S0, "p00='a'", "r1=null r2=null"),
-            (S0, "", "r1=null r2=null"),
-            (S0, "p00='abcdef',p01='%de_'", "r1=true r2=true"),
-            (S0, "p00='abcdef',p01='b%de_'", "r1=false r2=false"),
-            (S0, "p00='!adex',p01='!%de_'", "r1=true r2=false"),
-            (S0, "p00='%dex',p01='!%de_'", "r1=false r2=true"),
+            (S0, "p00='a',p01='b',p02='c',p03='d'", "r1=false r2=false r3=false"),
+            (S0, "p01='b',p03='d'", "r1=null r2=null r3=null"),
+            (S0, "p00='a',p02='c'", "r1=null r2=null r3=null"),
+            (S0, "", "r1=null r2=null r3=null"),
+            (S0, "p00='abcdef',p01='%de_',p02='a',p03='[a-c]'", "r1=true r2=true r3=true"),
+            (S0, "p00='abcdef',p01='b%de_',p02='d',p03='[a-c]'", "r1=false r2=false r3=false"),
+            (S0, "p00='!adex',p01='!%de_',p02='',p03='.'", "r1=true r2=false r3=false"),
+            (S0, "p00='%dex',p01='!%de_',p02='a',p03='.'", "r1=false r2=true r3=true"),
         ]],
     },
     ExprCase {
-        test: "TestLikeRegexpExpr.testLikeRegexNumericAndNull",
-        select: "intBoxed like '%01%' as r1 FROM SupportBean",
-        columns: "r1 boolean",
+        test: "TestLikeRegexpExpr.testLikeRegexEscapedChar",
+        select: "p00 regexp '\\\\w*-ABC' as result FROM SupportBean_S0",
+        columns: "result boolean",
         typed: false,
-        runs: &[&[(SB, "intBoxed=101", "r1=true"), (SB, "intBoxed=102", "r1=false"), (SB, "", "r1=null")]],
+        runs: &[&[(S0, "p00='TBT-ABC'", "result=true"), (S0, "p00='TBT-BC'", "result=false")]],
+    },
+    ExprCase {
+        test: "TestLikeRegexpExpr.testLikeRegexNumericAndNull",
+        select: "intBoxed like '%01%' as r1, doubleBoxed regexp '[0-9][0-9].[0-9]' as r2 FROM SupportBean",
+        columns: "r1 boolean, r2 boolean",
+        typed: false,
+        runs: &[&[
+            (SB, "intBoxed=101,doubleBoxed=1.1", "r1=true r2=false"),
+            (SB, "intBoxed=102,doubleBoxed=11.0", "r1=false r2=true"),
+            (SB, "", "r1=null r2=null"),
+        ]],
     },
 ];
 

@@ -5,7 +5,7 @@
 //! dataflow's tests run the same cases on one, two and four workers.
 //!
 //! Only what the subset holds is transcribed: no short, byte, char or big numbers, Java classes (but for `Math`),
-//! methods or enums, arrays, `regexp`, bit-wise operators, ranges (`in [a:b]`), object models (the same statement as
+//! methods or enums, arrays, bit-wise operators, ranges (`in [a:b]`), object models (the same statement as
 //! text is here once), nor what the planner refuses. Esper's statements are kept as written but for the `INSERT INTO
 //! Out` our outputs need, `*` over a pattern (the last tag's `.*` here), a name given with `as` to a column Esper
 //! names by its text (`TestStaticFunctions`) and, where a select list also has columns out of the subset, those
