@@ -30,6 +30,67 @@ pub enum Function {
     Least,
     /// A static method of Java's `Math` (`Math.abs(x)`), as Esper calls it.
     Math(MathFunction),
+    /// A method of Java's `String` called on a text (`id.startsWith('Room')`), the text its first argument.
+    Text(TextMethod),
+}
+
+/// The methods of Java's `String` a statement may call on a text, by their Java names ([`TextMethod::ALL`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub enum TextMethod {
+    Length,
+    IsEmpty,
+    ToUpperCase,
+    ToLowerCase,
+    Trim,
+    StartsWith,
+    EndsWith,
+    Contains,
+    EqualsIgnoreCase,
+    IndexOf,
+    Concat,
+    Replace,
+    Substring,
+}
+
+impl TextMethod {
+    /// Every method with its Java name and the types of its arguments after the text (`substring` also takes one).
+    pub const ALL: [(TextMethod, &'static str, &'static [DataType]); 13] = [
+        (TextMethod::Length, "length", &[]),
+        (TextMethod::IsEmpty, "isEmpty", &[]),
+        (TextMethod::ToUpperCase, "toUpperCase", &[]),
+        (TextMethod::ToLowerCase, "toLowerCase", &[]),
+        (TextMethod::Trim, "trim", &[]),
+        (TextMethod::StartsWith, "startsWith", &[DataType::String]),
+        (TextMethod::EndsWith, "endsWith", &[DataType::String]),
+        (TextMethod::Contains, "contains", &[DataType::String]),
+        (TextMethod::EqualsIgnoreCase, "equalsIgnoreCase", &[DataType::String]),
+        (TextMethod::IndexOf, "indexOf", &[DataType::String]),
+        (TextMethod::Concat, "concat", &[DataType::String]),
+        (TextMethod::Replace, "replace", &[DataType::String, DataType::String]),
+        (TextMethod::Substring, "substring", &[DataType::Int, DataType::Int]),
+    ];
+
+    /// The method Java calls `name` (case-sensitive), with the types of its arguments.
+    pub fn named(name: &str) -> Option<(TextMethod, &'static [DataType])> {
+        Self::ALL.iter().find(|(_, n, _)| *n == name).map(|(m, _, args)| (*m, *args))
+    }
+
+    pub fn name(self) -> &'static str {
+        Self::ALL.iter().find(|(m, _, _)| *m == self).map_or("", |(_, n, _)| n)
+    }
+
+    /// The type of its result.
+    pub fn result(self) -> DataType {
+        match self {
+            TextMethod::Length | TextMethod::IndexOf => DataType::Int,
+            TextMethod::IsEmpty
+            | TextMethod::StartsWith
+            | TextMethod::EndsWith
+            | TextMethod::Contains
+            | TextMethod::EqualsIgnoreCase => DataType::Boolean,
+            _ => DataType::String,
+        }
+    }
 }
 
 /// The methods of Java's `java.lang.Math` a statement may call, by their Java names ([`MathFunction::ALL`]).
@@ -292,6 +353,7 @@ impl Display for Function {
             Function::Greatest => "max",
             Function::Least => "min",
             Function::Math(m) => return write!(f, "Math.{}", m.name()),
+            Function::Text(m) => m.name(),
         })
     }
 }
@@ -371,7 +433,7 @@ impl Display for PlanExpr {
 
 fn fmt_call(function: Function, args: &[PlanExpr], f: &mut Formatter<'_>) -> fmt::Result {
     match (function, args) {
-        (Function::Contains | Function::Distance, [target, rest @ ..]) => {
+        (Function::Contains | Function::Distance | Function::Text(_), [target, rest @ ..]) => {
             write!(f, "{target}.{function}({})", list(rest))
         }
         _ => write!(f, "{function}({})", list(args)),

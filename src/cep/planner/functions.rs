@@ -2,7 +2,7 @@
 //! for a closed ring of at least 4 points when written as constants, `geometry`), `coalesce`, the
 //! aggregates (only where the clause allows them, never nested; over distinct values, and with a filter,
 //! which becomes a `CASE` around the argument; `fmin` and `fmax` are `min` and `max` with one) and the
-//! geometry methods `contains` and `distance`; calls of Java's `Math` go to `math`.
+//! geometry methods `contains` and `distance`; Java's methods (of `Math`, of a text) are typed in `java`.
 
 use super::super::ast::{Expr, ExprKind, Literal, Name};
 use super::super::error::{CepError, did_you_mean};
@@ -242,8 +242,11 @@ impl ExprPlanner<'_> {
             return self.math(name, args);
         }
         let (t, tt) = self.plan(target)?;
+        if tt == DataType::String {
+            return self.text_method(t, name, args);
+        }
         if tt != DataType::Geometry {
-            let message = format!("`.{}(...)` applies to a geometry, found {tt}", name.text);
+            let message = format!("`.{}(...)` applies to a geometry or a text, found {tt}", name.text);
             return Err(self.ctx.type_error(target.span, message));
         }
         let (function, ty) = match name.text.as_str() {

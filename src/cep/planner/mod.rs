@@ -8,7 +8,7 @@
 mod define;
 mod expr;
 mod functions;
-mod math;
+mod java;
 mod order;
 mod pattern;
 mod query;

@@ -18,11 +18,10 @@ use std::borrow::Cow;
 use geo::{BoundingRect, Rect};
 use smallvec::SmallVec;
 
-use super::eval::{Scope, and_or, call2, comparison, compute, eval, neg, not};
-use super::math;
+use super::eval::{Scope, and_or, applied, call2, comparison, compute, eval, neg, not};
 use super::props::name_order;
 use super::value::{Name, Row, Val};
-use crate::cep::plan::{BinaryOp, DataType, Function, MathFunction, PlanExpr, Projection};
+use crate::cep::plan::{BinaryOp, DataType, Function, PlanExpr, Projection};
 
 /// Where the expressions of one place find what they read.
 #[derive(Debug, Clone, Copy)]
@@ -86,9 +85,9 @@ pub enum Compiled {
         function: Function,
         args: Box<[Compiled; 2]>,
     },
-    /// A method of Java's `Math`, with its one or two arguments and its result's type.
-    Math {
-        function: MathFunction,
+    /// A Java method (of `Math`, or of a text, its first argument), with its arguments and its result's type.
+    Applied {
+        function: Function,
         args: Box<[Compiled]>,
         ty: DataType,
     },
@@ -136,9 +135,9 @@ impl Compiled {
                     (a, _) => Compiled::Call { function: *function, args: Box::new([a, b]) },
                 }
             }
-            PlanExpr::Call { function: Function::Math(function), args, ty } => {
+            PlanExpr::Call { function: function @ (Function::Math(_) | Function::Text(_)), args, ty } => {
                 let args = args.iter().map(|a| Compiled::new(a, layout)).collect::<Option<_>>()?;
-                Compiled::Math { function: *function, args, ty: ty.clone() }
+                Compiled::Applied { function: *function, args, ty: ty.clone() }
             }
             _ => return None,
         })
@@ -163,9 +162,10 @@ impl Compiled {
                 (Some(a), Some(b)) => call2(*function, a.unwrap_or(&NULL), b.unwrap_or(&NULL)),
                 _ => call2(*function, &args[0].operand(env), &args[1].operand(env)),
             },
-            Compiled::Math { function, args, ty } => match &args[..] {
-                [a] => math::apply(*function, &[&a.operand(env)], ty),
-                [a, b] => math::apply(*function, &[&a.operand(env), &b.operand(env)], ty),
+            Compiled::Applied { function, args, ty } => match &args[..] {
+                [a] => applied(*function, &[&a.operand(env)], ty),
+                [a, b] => applied(*function, &[&a.operand(env), &b.operand(env)], ty),
+                [a, b, c] => applied(*function, &[&a.operand(env), &b.operand(env), &c.operand(env)], ty),
                 _ => Val::Null,
             },
             Compiled::InPolygon { polygon, bounds, point } => match &*point.operand(env) {
@@ -321,6 +321,7 @@ mod tests {
 
     use super::*;
     use crate::cep::plan::{DataType, Value};
+    use crate::cep::plan::{MathFunction, TextMethod};
 
     const LABELS: [&str; 3] = ["a", "b", "t"];
     const NAMES: [&str; 3] = ["x", "y", "p"];
@@ -380,10 +381,8 @@ mod tests {
                     args: vec![a, b],
                     ty: DataType::Boolean
                 }),
-                (math(), inner.clone(), inner.clone()).prop_map(|((function, arity, ty), a, b)| PlanExpr::Call {
-                    function: Function::Math(function),
-                    args: [a, b].into_iter().take(arity).collect(),
-                    ty,
+                (java(), inner.clone(), inner.clone(), inner.clone()).prop_map(|((function, arity, ty), a, b, c)| {
+                    PlanExpr::Call { function, args: [a, b, c].into_iter().take(arity).collect(), ty }
                 }),
                 (inner.clone(), prop::collection::vec(inner, 1..3)).prop_map(move |(e, list)| PlanExpr::InList {
                     operand: boxed(e),
@@ -394,11 +393,15 @@ mod tests {
         })
     }
 
-    /// A method of `Math`, its number of arguments and a result type the planner could give it.
-    fn math() -> impl Strategy<Value = (MathFunction, usize, DataType)> {
-        let function = prop::sample::select(MathFunction::ALL.to_vec());
+    /// A Java method (of `Math`, or of a text), its number of arguments (a text's counted) and a result type the
+    /// planner could give it.
+    fn java() -> impl Strategy<Value = (Function, usize, DataType)> {
         let ty = prop::sample::select(vec![DataType::Int, DataType::Long, DataType::Double]);
-        (function, ty).prop_map(|((function, _, arity), ty)| (function, arity, ty))
+        let math = (prop::sample::select(MathFunction::ALL.to_vec()), ty)
+            .prop_map(|((function, _, arity), ty)| (Function::Math(function), arity, ty));
+        let text = prop::sample::select(TextMethod::ALL.to_vec())
+            .prop_map(|(method, _, takes)| (Function::Text(method), 1 + takes.len(), method.result()));
+        prop_oneof![math, text]
     }
 
     fn row() -> impl Strategy<Value = Row> {

@@ -401,11 +401,25 @@ fn call(function: Function, args: &[PlanExpr], ty: &DataType, scope: &Scope<'_>)
         (Function::Point | Function::Contains | Function::Distance, [a, b]) => {
             Some(call2(function, &operand(a, scope), &operand(b, scope)))
         }
-        (Function::Math(m), [a]) => Some(super::math::apply(m, &[&operand(a, scope)], ty)),
-        (Function::Math(m), [a, b]) => Some(super::math::apply(m, &[&operand(a, scope), &operand(b, scope)], ty)),
+        (Function::Math(_) | Function::Text(_), [a]) => Some(applied(function, &[&operand(a, scope)], ty)),
+        (Function::Math(_) | Function::Text(_), [a, b]) => {
+            Some(applied(function, &[&operand(a, scope), &operand(b, scope)], ty))
+        }
+        (Function::Text(_), [a, b, c]) => {
+            Some(applied(function, &[&operand(a, scope), &operand(b, scope), &operand(c, scope)], ty))
+        }
         _ => None,
     }
     .unwrap_or_default()
+}
+
+/// A Java method of values already read: of `Math`, or of a text (the first value) with its arguments.
+pub(super) fn applied(function: Function, values: &[&Val], ty: &DataType) -> Val {
+    match (function, values) {
+        (Function::Math(m), _) => super::math::apply(m, values, ty),
+        (Function::Text(m), [text, args @ ..]) => super::text::apply(m, text, args),
+        _ => Val::Null,
+    }
 }
 
 /// The greatest (`greatest`) or least of the values of `args`, null when any is null, as Esper's `MinMaxTypeEnum`.

@@ -18,6 +18,7 @@ pub mod prefetch;
 pub mod props;
 pub mod regexp;
 pub mod spare;
+pub mod text;
 pub mod value;
 
 use std::fmt::Debug;

@@ -24,7 +24,7 @@ use self::filter_in::IN_AND_BETWEEN;
 use self::filters::FILTER_EXPRESSIONS;
 use self::functions::{CASE_EXPR, CAST, LIKE, MATH, PER_ROW};
 use self::in_between::IN_BETWEEN_LIKE;
-use self::statics::STATIC_FUNCTIONS;
+use self::statics::{STATIC_FUNCTIONS, STRING_METHODS};
 use self::trials::TRIALS;
 use crate::cep::config::CepConfig;
 use crate::cep::explain::plan_config;
@@ -138,6 +138,7 @@ pub(crate) fn expr_cases() -> Vec<Case> {
         &LIKE,
         &MATH,
         &STATIC_FUNCTIONS,
+        &STRING_METHODS,
         &CAST,
         &PER_ROW,
         &IN_AND_BETWEEN,

@@ -1,6 +1,7 @@
-//! Esper's `TestStaticFunctions` (at `aaa35756`): the calls of Java's `Math` in a select list, `WHERE` and `HAVING`.
+//! Esper's `TestStaticFunctions` (at `aaa35756`): the calls of Java's `Math` in a select list, `WHERE` and `HAVING`;
+//! and Esper 8's `ZoneFox` (at `da003729`), a `String` method in `WHERE`.
 
-use super::{ExprCase, MD};
+use super::{ExprCase, MD, S0};
 
 /// `TestStaticFunctions` (at `aaa35756`), its stream `SupportMarketDataBean.win:length(5)` and its event `("IBM",
 /// 10d, 4l)`; each column named with `as` where Esper names it by its text. Without its calls of other classes
@@ -49,3 +50,12 @@ pub(super) const STATIC_FUNCTIONS: [ExprCase; 5] = [
         ]],
     },
 ];
+
+/// Esper 8's `ZoneFox` (at `da003729`), `@name('s0')` left out: `startsWith` of a text with backslashes.
+pub(super) const STRING_METHODS: [ExprCase; 1] = [ExprCase {
+    test: "ZoneFox",
+    select: "p00 as result FROM SupportBean_S0 where p00.startsWith('\\\\user\\\\bob')",
+    columns: "result string",
+    typed: false,
+    runs: &[&[(S0, "p00='\\user\\bob'", "result='\\user\\bob'")]],
+}];

@@ -1,6 +1,8 @@
-//! Types calls of Java's `Math` (`Math.abs(x)`, `Math.round(x)`, `Math.pow(a, b)`, also as `java.lang.Math`), the
-//! arithmetic functions Esper users write: `Math` is the class where no property, stream or variable is called that.
-//! Each method takes numbers (a literal `null` selects no method, as in Esper), and its result has the type of the
+//! Types the Java methods Esper users call: `String`'s on a text (`id.startsWith('Room')`: the text, then arguments of
+//! the types Java's method takes; `substring` takes one or two), and `Math`'s (`Math.abs(x)`, `Math.round(x)`,
+//! `Math.pow(a, b)`, also as `java.lang.Math`), the arithmetic functions, where `Math` is the class when no
+//! property, stream or variable is called that.
+//! Each of `Math`'s methods takes numbers (a literal `null` selects no method, as in Esper), and its result has the type of the
 //! overload Esper 5's `MethodResolver` selects by the arguments' types: `abs`, `max` and `min` keep their (widened)
 //! type, `round` gives an `int` of a `float` and a `long` of anything else (for an `int` or `long`, `round(float)` and
 //! `round(double)` tie, and the JDK lists `round(double)` first), `signum` a `float` of a `float`; every other method
@@ -8,7 +10,7 @@
 
 use super::super::ast::{Expr, ExprKind, Name};
 use super::super::error::{CepError, did_you_mean};
-use super::super::plan::{DataType, Function, MathFunction, PlanExpr};
+use super::super::plan::{DataType, Function, MathFunction, PlanExpr, TextMethod};
 use super::expr::{ExprPlanner, Typed, widen};
 use super::scope::unknown;
 
@@ -52,6 +54,44 @@ impl ExprPlanner<'_> {
         }
         let ty = result_type(function, &types);
         Ok((PlanExpr::Call { function: Function::Math(function), args: planned, ty: ty.clone() }, ty))
+    }
+
+    /// `text.name(args)`, `text` planned already.
+    pub(super) fn text_method(&mut self, text: PlanExpr, name: &Name, args: &[Expr]) -> Result<Typed, CepError> {
+        let Some((method, takes)) = TextMethod::named(&name.text) else {
+            let names = TextMethod::ALL.map(|(_, n, _)| n);
+            let hint = match did_you_mean(&name.text, names) {
+                none if none.is_empty() => format!("; texts have {}", names.join(", ")),
+                hint => hint,
+            };
+            return Err(unknown(self.ctx, "text method", name, hint));
+        };
+        let least = if method == TextMethod::Substring { 1 } else { takes.len() };
+        if args.len() < least || args.len() > takes.len() {
+            let count = if least == takes.len() { least.to_string() } else { format!("{least} or {}", takes.len()) };
+            let message = format!("`.{}` takes {count} argument(s), found {}", name.text, args.len());
+            return Err(self.ctx.invalid(name.span, message));
+        }
+        let mut planned = vec![text];
+        for (a, ty) in args.iter().zip(takes) {
+            let (x, xt) = self.plan(a)?;
+            // A `null` passes for a text, as Java passes it for an object (the call then gives null).
+            if xt != *ty && !(xt == DataType::Null && *ty == DataType::String) {
+                let message = format!("`.{}` needs {} here, found {xt}", name.text, article(ty));
+                return Err(self.ctx.type_error(a.span, message));
+            }
+            planned.push(x);
+        }
+        let ty = method.result();
+        Ok((PlanExpr::Call { function: Function::Text(method), args: planned, ty: ty.clone() }, ty))
+    }
+}
+
+/// `ty` with its article, as a message names an expected type.
+fn article(ty: &DataType) -> String {
+    match ty {
+        DataType::Int => "an int".into(),
+        ty => format!("a {ty}"),
     }
 }
 
