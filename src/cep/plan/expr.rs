@@ -32,6 +32,44 @@ pub enum Function {
     Math(MathFunction),
     /// A method of Java's `String` called on a text (`id.startsWith('Room')`), the text its first argument.
     Text(TextMethod),
+    /// A static method of Java's converting between texts and values (`String.valueOf(x)`, `Integer.parseInt(s)`).
+    Convert(Conversion),
+}
+
+/// The static methods of Java's `String`, `Integer`, `Long` and `Double` that convert between texts and values.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Conversion {
+    StringValueOf,
+    IntegerValueOf,
+    IntegerParseInt,
+    LongValueOf,
+    LongParseLong,
+    DoubleValueOf,
+    DoubleParseDouble,
+}
+
+impl Conversion {
+    /// Every conversion with its class, its method and the type it gives.
+    pub const ALL: [(Conversion, &'static str, &'static str, DataType); 7] = [
+        (Conversion::StringValueOf, "String", "valueOf", DataType::String),
+        (Conversion::IntegerValueOf, "Integer", "valueOf", DataType::Int),
+        (Conversion::IntegerParseInt, "Integer", "parseInt", DataType::Int),
+        (Conversion::LongValueOf, "Long", "valueOf", DataType::Long),
+        (Conversion::LongParseLong, "Long", "parseLong", DataType::Long),
+        (Conversion::DoubleValueOf, "Double", "valueOf", DataType::Double),
+        (Conversion::DoubleParseDouble, "Double", "parseDouble", DataType::Double),
+    ];
+
+    /// The conversion `class.method`, with the type it gives.
+    pub fn named(class: &str, method: &str) -> Option<(Conversion, DataType)> {
+        let found = Self::ALL.iter().find(|(_, c, m, _)| *c == class && *m == method);
+        found.map(|(conversion, _, _, ty)| (*conversion, ty.clone()))
+    }
+
+    /// Its class and method.
+    pub fn names(self) -> (&'static str, &'static str) {
+        Self::ALL.iter().find(|(c, ..)| *c == self).map_or(("", ""), |(_, class, method, _)| (class, method))
+    }
 }
 
 /// The methods of Java's `String` a statement may call on a text, by their Java names ([`TextMethod::ALL`]).
@@ -354,6 +392,7 @@ impl Display for Function {
             Function::Least => "min",
             Function::Math(m) => return write!(f, "Math.{}", m.name()),
             Function::Text(m) => m.name(),
+            Function::Convert(c) => return write!(f, "{}.{}", c.names().0, c.names().1),
         })
     }
 }

@@ -11,7 +11,7 @@ use serde::{Deserialize, Serialize};
 use crate::cep::runtime::value::Name;
 
 pub use super::ast::{BinaryOp, OutputKind};
-pub use expr::{AggregateCall, AggregateFunction, Function, MathFunction, PlanExpr, TextMethod, Value};
+pub use expr::{AggregateCall, AggregateFunction, Conversion, Function, MathFunction, PlanExpr, TextMethod, Value};
 
 /// The type of a value in an event.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

@@ -238,8 +238,10 @@ impl ExprPlanner<'_> {
     }
 
     pub(super) fn method(&mut self, target: &Expr, name: &Name, args: &[Expr]) -> Result<Typed, CepError> {
-        if self.is_math_class(target) {
-            return self.math(name, args);
+        match self.java_class(target) {
+            Some("Math") => return self.math(name, args),
+            Some(class) => return self.conversion(class, name, args),
+            None => {}
         }
         let (t, tt) = self.plan(target)?;
         if tt == DataType::String {

@@ -1,30 +1,77 @@
 //! Types the Java methods Esper users call: `String`'s on a text (`id.startsWith('Room')`: the text, then arguments of
-//! the types Java's method takes; `substring` takes one or two), and `Math`'s (`Math.abs(x)`, `Math.round(x)`,
-//! `Math.pow(a, b)`, also as `java.lang.Math`), the arithmetic functions, where `Math` is the class when no
-//! property, stream or variable is called that.
-//! Each of `Math`'s methods takes numbers (a literal `null` selects no method, as in Esper), and its result has the type of the
-//! overload Esper 5's `MethodResolver` selects by the arguments' types: `abs`, `max` and `min` keep their (widened)
-//! type, `round` gives an `int` of a `float` and a `long` of anything else (for an `int` or `long`, `round(float)` and
-//! `round(double)` tie, and the JDK lists `round(double)` first), `signum` a `float` of a `float`; every other method
-//! a `double`.
+//! the types Java's method takes; `substring` takes one or two), the static conversions of `String`, `Integer`,
+//! `Long` and `Double` (`String.valueOf(x)`, `Integer.parseInt(s)`), and `Math`'s (`Math.abs(x)`, `Math.round(x)`,
+//! `Math.pow(a, b)`), the arithmetic functions. A class is named bare or in `java.lang` (`java.lang.Math.max`) and is
+//! the class where no property, stream or variable is called that.
+//!
+//! Each of `Math`'s methods takes numbers (a literal `null` selects no method, as in Esper), and its result has the
+//! type of the overload Esper 5's `MethodResolver` selects by the arguments' types: `abs`, `max` and `min` keep their
+//! (widened) type, `round` gives an `int` of a `float` and a `long` of anything else (for an `int` or `long`,
+//! `round(float)` and `round(double)` tie, and the JDK lists `round(double)` first), `signum` a `float` of a `float`;
+//! every other method a `double`.
 
 use super::super::ast::{Expr, ExprKind, Name};
 use super::super::error::{CepError, did_you_mean};
-use super::super::plan::{DataType, Function, MathFunction, PlanExpr, TextMethod};
+use super::super::plan::{Conversion, DataType, Function, MathFunction, PlanExpr, TextMethod};
 use super::expr::{ExprPlanner, Typed, widen};
 use super::scope::unknown;
 
 impl ExprPlanner<'_> {
-    /// Whether `target` of a method call is Java's `Math`: the bare name, where nothing in scope is called that.
-    pub(super) fn is_math_class(&self, target: &Expr) -> bool {
-        match &target.kind {
-            ExprKind::Property(path) => {
-                let names: Vec<&str> = path.iter().map(|n| n.text.as_str()).collect();
-                matches!(names.as_slice(), ["Math"] | ["java", "lang", "Math"])
-                    && self.scope.resolve(self.ctx, self.catalog, path).is_err()
+    /// The Java class `target` of a method call names (`Math`, `String`, `Integer`, `Long`, `Double`), bare or in
+    /// `java.lang`, where nothing in scope is called that.
+    pub(super) fn java_class(&self, target: &Expr) -> Option<&'static str> {
+        let ExprKind::Property(path) = &target.kind else {
+            return None;
+        };
+        let names: Vec<&str> = path.iter().map(|n| n.text.as_str()).collect();
+        let class = match names.as_slice() {
+            [class] | ["java", "lang", class] => CLASSES.into_iter().find(|c| c == class)?,
+            _ => return None,
+        };
+        self.scope.resolve(self.ctx, self.catalog, path).is_err().then_some(class)
+    }
+
+    /// `class.name(args)`, a conversion between texts and values.
+    pub(super) fn conversion(&mut self, class: &str, name: &Name, args: &[Expr]) -> Result<Typed, CepError> {
+        let Some((conversion, ty)) = Conversion::named(class, &name.text) else {
+            let names = Conversion::ALL.into_iter().filter(|(_, c, ..)| *c == class).map(|(_, _, m, _)| m);
+            let names: Vec<&str> = names.collect();
+            let hint = match did_you_mean(&name.text, names.iter().copied()) {
+                none if none.is_empty() => format!("; `{class}` has {}", names.join(", ")),
+                hint => hint,
+            };
+            return Err(unknown(
+                self.ctx,
+                "method",
+                &Name { text: format!("{class}.{}", name.text), ..name.clone() },
+                hint,
+            ));
+        };
+        let radix = matches!(conversion, Conversion::IntegerParseInt | Conversion::LongParseLong);
+        let (arg, radix) = match args {
+            [arg] => (arg, None),
+            [arg, base] if radix => (arg, Some(base)),
+            _ => {
+                let count = if radix { "1 or 2 arguments" } else { "1 argument" };
+                let message = format!("`{class}.{}` takes {count}, found {}", name.text, args.len());
+                return Err(self.ctx.invalid(name.span, message));
             }
-            _ => false,
+        };
+        let (planned, arg_ty) = self.plan(arg)?;
+        if !converts(conversion, &arg_ty) {
+            let message = format!("`{class}.{}` takes no {arg_ty}", name.text);
+            return Err(self.ctx.type_error(arg.span, message));
         }
+        let mut planned = vec![planned];
+        if let Some(base) = radix {
+            let (base_planned, base_ty) = self.plan(base)?;
+            if base_ty != DataType::Int {
+                let message = format!("`{class}.{}` needs an int radix, found {base_ty}", name.text);
+                return Err(self.ctx.type_error(base.span, message));
+            }
+            planned.push(base_planned);
+        }
+        Ok((PlanExpr::Call { function: Function::Convert(conversion), args: planned, ty: ty.clone() }, ty))
     }
 
     /// `Math.name(args)`.
@@ -84,6 +131,25 @@ impl ExprPlanner<'_> {
         }
         let ty = method.result();
         Ok((PlanExpr::Call { function: Function::Text(method), args: planned, ty: ty.clone() }, ty))
+    }
+}
+
+/// The classes whose static methods a statement may call.
+const CLASSES: [&str; 5] = ["Math", "String", "Integer", "Long", "Double"];
+
+/// Whether Java's `conversion` has an overload for an argument of type `ty`: `String.valueOf` of a text, number or
+/// boolean, `valueOf` of a text or of a number its class holds, `parse…` of a text (`parseInt` and `parseLong` also
+/// in a radix); a text may be `null`.
+fn converts(conversion: Conversion, ty: &DataType) -> bool {
+    use DataType::{Boolean, Double, Float, Int, Long, Null, String};
+    match conversion {
+        Conversion::StringValueOf => matches!(ty, String | Int | Long | Float | Double | Boolean),
+        Conversion::IntegerValueOf => matches!(ty, String | Null | Int),
+        Conversion::LongValueOf => matches!(ty, String | Null | Int | Long),
+        Conversion::DoubleValueOf => matches!(ty, String | Null | Int | Long | Float | Double),
+        Conversion::IntegerParseInt | Conversion::LongParseLong | Conversion::DoubleParseDouble => {
+            matches!(ty, String | Null)
+        }
     }
 }
 

@@ -85,7 +85,8 @@ pub enum Compiled {
         function: Function,
         args: Box<[Compiled; 2]>,
     },
-    /// A Java method (of `Math`, or of a text, its first argument), with its arguments and its result's type.
+    /// A Java method (of `Math`, of a text, its first argument, or a conversion), with its arguments and its result's
+    /// type.
     Applied {
         function: Function,
         args: Box<[Compiled]>,
@@ -135,7 +136,11 @@ impl Compiled {
                     (a, _) => Compiled::Call { function: *function, args: Box::new([a, b]) },
                 }
             }
-            PlanExpr::Call { function: function @ (Function::Math(_) | Function::Text(_)), args, ty } => {
+            PlanExpr::Call {
+                function: function @ (Function::Math(_) | Function::Text(_) | Function::Convert(_)),
+                args,
+                ty,
+            } => {
                 let args = args.iter().map(|a| Compiled::new(a, layout)).collect::<Option<_>>()?;
                 Compiled::Applied { function: *function, args, ty: ty.clone() }
             }
@@ -320,8 +325,8 @@ mod tests {
     use proptest::prelude::*;
 
     use super::*;
+    use crate::cep::plan::{Conversion, MathFunction, TextMethod};
     use crate::cep::plan::{DataType, Value};
-    use crate::cep::plan::{MathFunction, TextMethod};
 
     const LABELS: [&str; 3] = ["a", "b", "t"];
     const NAMES: [&str; 3] = ["x", "y", "p"];
@@ -393,15 +398,17 @@ mod tests {
         })
     }
 
-    /// A Java method (of `Math`, or of a text), its number of arguments (a text's counted) and a result type the
-    /// planner could give it.
+    /// A Java method (of `Math`, of a text, or a conversion), its number of arguments (a text's counted) and a result
+    /// type the planner could give it.
     fn java() -> impl Strategy<Value = (Function, usize, DataType)> {
         let ty = prop::sample::select(vec![DataType::Int, DataType::Long, DataType::Double]);
         let math = (prop::sample::select(MathFunction::ALL.to_vec()), ty)
             .prop_map(|((function, _, arity), ty)| (Function::Math(function), arity, ty));
         let text = prop::sample::select(TextMethod::ALL.to_vec())
             .prop_map(|(method, _, takes)| (Function::Text(method), 1 + takes.len(), method.result()));
-        prop_oneof![math, text]
+        let conversion = prop::sample::select(Conversion::ALL.to_vec())
+            .prop_map(|(conversion, _, _, ty)| (Function::Convert(conversion), 1, ty));
+        prop_oneof![math, text, conversion]
     }
 
     fn row() -> impl Strategy<Value = Row> {

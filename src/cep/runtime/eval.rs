@@ -316,7 +316,7 @@ fn like_matches(s: &[char], p: &[char], escape: char) -> bool {
 }
 
 /// A double as Java's `Double.toString` writes it: `2.0`, `0.001`, and outside [10^-3, 10^7) `1.0E7`, `1.5E-5`.
-fn java_text(x: f64) -> String {
+pub(super) fn java_text(x: f64) -> String {
     match x {
         _ if x.is_nan() => "NaN".into(),
         f64::INFINITY => "Infinity".into(),
@@ -401,8 +401,10 @@ fn call(function: Function, args: &[PlanExpr], ty: &DataType, scope: &Scope<'_>)
         (Function::Point | Function::Contains | Function::Distance, [a, b]) => {
             Some(call2(function, &operand(a, scope), &operand(b, scope)))
         }
-        (Function::Math(_) | Function::Text(_), [a]) => Some(applied(function, &[&operand(a, scope)], ty)),
-        (Function::Math(_) | Function::Text(_), [a, b]) => {
+        (Function::Math(_) | Function::Text(_) | Function::Convert(_), [a]) => {
+            Some(applied(function, &[&operand(a, scope)], ty))
+        }
+        (Function::Math(_) | Function::Text(_) | Function::Convert(_), [a, b]) => {
             Some(applied(function, &[&operand(a, scope), &operand(b, scope)], ty))
         }
         (Function::Text(_), [a, b, c]) => {
@@ -413,11 +415,13 @@ fn call(function: Function, args: &[PlanExpr], ty: &DataType, scope: &Scope<'_>)
     .unwrap_or_default()
 }
 
-/// A Java method of values already read: of `Math`, or of a text (the first value) with its arguments.
+/// A Java method of values already read: of `Math`, of a text (the first value) with its arguments, or a conversion.
 pub(super) fn applied(function: Function, values: &[&Val], ty: &DataType) -> Val {
     match (function, values) {
         (Function::Math(m), _) => super::math::apply(m, values, ty),
         (Function::Text(m), [text, args @ ..]) => super::text::apply(m, text, args),
+        (Function::Convert(c), [value]) => super::text::convert(c, value, None),
+        (Function::Convert(c), [value, radix]) => super::text::convert(c, value, Some(radix)),
         _ => Val::Null,
     }
 }

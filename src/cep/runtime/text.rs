@@ -2,10 +2,14 @@
 //! answering what Java's do: lengths and positions count UTF-16 units, as Java's `char`s (an emoji is two), `trim`
 //! takes off the characters up to the space (not other Unicode spaces), and `equalsIgnoreCase` compares character by
 //! character. A null text or argument makes null, and so does a `substring` out of the text's range: Esper logs
-//! the exception Java throws for both and gives null.
+//! the exception Java throws for both and gives null. And Java's conversions between texts and values:
+//! `String.valueOf` writes a number as Java does (`10.0`, `1.0E7`), `Integer.parseInt`, `Long.parseLong` and
+//! `Double.parseDouble` (and their `valueOf`) read what Java's read, and give null where Java's throw. A null gives
+//! null, also to `String.valueOf` of a text, which Java writes `null`.
 
+use super::eval::java_text;
 use super::value::Val;
-use crate::cep::plan::TextMethod;
+use crate::cep::plan::{Conversion, TextMethod};
 
 /// `method` of `text` with `args`, as many as the planner let it take.
 pub fn apply(method: TextMethod, text: &Val, args: &[&Val]) -> Val {
@@ -25,6 +29,64 @@ pub fn apply(method: TextMethod, text: &Val, args: &[&Val]) -> Val {
         (TextMethod::Replace, [Val::String(from), Val::String(to)]) => Val::String(text.replace(&**from, to).into()),
         _ => Val::Null,
     }
+}
+
+/// `conversion` of `value`: a text read as a number (`parseInt` and `parseLong` in `radix`, when given), or
+/// (`valueOf`) a value written as a text or widened.
+pub fn convert(conversion: Conversion, value: &Val, radix: Option<&Val>) -> Val {
+    if let Some(radix) = radix {
+        return match (value, radix.as_long().and_then(|r| u32::try_from(r).ok())) {
+            (Val::String(s), Some(radix @ 2..=36)) => parse_in(conversion, s, radix),
+            _ => Val::Null,
+        };
+    }
+    match (conversion, value) {
+        (Conversion::StringValueOf, Val::String(_)) => value.clone(),
+        (Conversion::StringValueOf, Val::Int(n)) => Val::String(n.to_string().into()),
+        (Conversion::StringValueOf, Val::Double(x)) => Val::String(java_text(*x).into()),
+        (Conversion::StringValueOf, Val::Bool(b)) => Val::String(b.to_string().into()),
+        (Conversion::IntegerValueOf | Conversion::LongValueOf, Val::Int(_)) => value.clone(),
+        (Conversion::DoubleValueOf, Val::Int(n)) => Val::Double(*n as f64),
+        (Conversion::DoubleValueOf, Val::Double(_)) => value.clone(),
+        (Conversion::IntegerValueOf | Conversion::IntegerParseInt, Val::String(s)) => {
+            s.parse::<i32>().map_or(Val::Null, |n| Val::Int(n.into()))
+        }
+        (Conversion::LongValueOf | Conversion::LongParseLong, Val::String(s)) => {
+            s.parse::<i64>().map_or(Val::Null, Val::Int)
+        }
+        (Conversion::DoubleValueOf | Conversion::DoubleParseDouble, Val::String(s)) => {
+            parse_double(s).map_or(Val::Null, Val::Double)
+        }
+        _ => Val::Null,
+    }
+}
+
+/// `Integer.parseInt(s, radix)` or `Long.parseLong(s, radix)`.
+fn parse_in(conversion: Conversion, text: &str, radix: u32) -> Val {
+    match conversion {
+        Conversion::IntegerParseInt => i32::from_str_radix(text, radix).map_or(Val::Null, |n| Val::Int(n.into())),
+        _ => i64::from_str_radix(text, radix).map_or(Val::Null, Val::Int),
+    }
+}
+
+/// Java's `Double.parseDouble` of decimal texts: spaces and controls around it ignored, a sign, `NaN` and
+/// `Infinity` as Java writes them, and a type suffix (`1.5d`, `2f`); not Rust's `inf` or `nan`, nor (here) Java's
+/// hexadecimal forms.
+fn parse_double(text: &str) -> Option<f64> {
+    let text = text.trim_matches(|c| c <= ' ');
+    let (sign, unsigned) = match text.strip_prefix('-') {
+        Some(rest) => (-1.0, rest),
+        None => (1.0, text.strip_prefix('+').unwrap_or(text)),
+    };
+    match unsigned {
+        "NaN" => return Some(f64::NAN),
+        "Infinity" => return Some(sign * f64::INFINITY),
+        _ => {}
+    }
+    let digits = unsigned.strip_suffix(['d', 'D', 'f', 'F']).unwrap_or(unsigned);
+    let decimal = digits.chars().any(|c| c.is_ascii_digit())
+        && digits.chars().all(|c| c.is_ascii_digit() || matches!(c, '.' | 'e' | 'E' | '+' | '-'));
+    decimal.then(|| digits.parse::<f64>().ok()).flatten().map(|x| sign * x)
 }
 
 /// A method taking one text.
@@ -104,6 +166,28 @@ mod tests {
         assert_eq!(call(TextMethod::Substring, "abc", &[Val::Int(-1)]), Val::Null);
         assert_eq!(call(TextMethod::StartsWith, "abc", &[Val::Null]), Val::Null);
         assert_eq!(apply(TextMethod::Length, &Val::Null, &[]), Val::Null);
+    }
+
+    #[test]
+    fn conversions_read_and_write_as_java_s_do() {
+        let of = |c, v: Val| convert(c, &v, None);
+        assert_eq!(of(Conversion::StringValueOf, Val::Double(10.0)), text("10.0"));
+        assert_eq!(of(Conversion::StringValueOf, Val::Double(1e7)), text("1.0E7"));
+        assert_eq!(of(Conversion::StringValueOf, Val::Int(17)), text("17"));
+        assert_eq!(of(Conversion::IntegerParseInt, text("+42")), Val::Int(42));
+        assert_eq!(of(Conversion::IntegerParseInt, text("2147483648")), Val::Null, "past an int");
+        assert_eq!(of(Conversion::LongParseLong, text("2147483648")), Val::Int(2_147_483_648));
+        assert_eq!(of(Conversion::IntegerValueOf, text(" 1")), Val::Null, "no spaces in an int");
+        assert_eq!(of(Conversion::DoubleParseDouble, text(" 1.5d ")), Val::Double(1.5));
+        assert_eq!(of(Conversion::DoubleParseDouble, text("-Infinity")), Val::Double(f64::NEG_INFINITY));
+        assert_eq!(of(Conversion::DoubleParseDouble, text("inf")), Val::Null, "Rust's, not Java's");
+        assert_eq!(of(Conversion::DoubleParseDouble, text("1e3")), Val::Double(1000.0));
+        assert_eq!(of(Conversion::DoubleValueOf, Val::Int(3)), Val::Double(3.0));
+        assert_eq!(of(Conversion::StringValueOf, Val::Null), Val::Null);
+        let in_radix = |text: &str, radix| convert(Conversion::LongParseLong, &self::text(text), Some(&radix));
+        assert_eq!(in_radix("-ff", Val::Int(16)), Val::Int(-255));
+        assert_eq!(in_radix("123", Val::Int(10)), Val::Int(123));
+        assert_eq!(in_radix("12", Val::Int(37)), Val::Null, "no radix past 36");
     }
 
     #[test]
