@@ -35,41 +35,25 @@ impl ExprPlanner<'_> {
     pub(super) fn conversion(&mut self, class: &str, name: &Name, args: &[Expr]) -> Result<Typed, CepError> {
         let Some((conversion, ty)) = Conversion::named(class, &name.text) else {
             let names = Conversion::ALL.into_iter().filter(|(_, c, ..)| *c == class).map(|(_, _, m, _)| m);
-            let names: Vec<&str> = names.collect();
-            let hint = match did_you_mean(&name.text, names.iter().copied()) {
-                none if none.is_empty() => format!("; `{class}` has {}", names.join(", ")),
-                hint => hint,
-            };
-            return Err(unknown(
-                self.ctx,
-                "method",
-                &Name { text: format!("{class}.{}", name.text), ..name.clone() },
-                hint,
-            ));
+            return Err(self.unknown_method(class, name, &names.collect::<Vec<_>>()));
         };
+        let what = format!("`{class}.{}`", name.text);
         let radix = matches!(conversion, Conversion::IntegerParseInt | Conversion::LongParseLong);
-        let (arg, radix) = match args {
+        let (arg, base) = match args {
             [arg] => (arg, None),
             [arg, base] if radix => (arg, Some(base)),
             _ => {
                 let count = if radix { "1 or 2 arguments" } else { "1 argument" };
-                let message = format!("`{class}.{}` takes {count}, found {}", name.text, args.len());
-                return Err(self.ctx.invalid(name.span, message));
+                return Err(self.ctx.invalid(name.span, format!("{what} takes {count}, found {}", args.len())));
             }
         };
         let (planned, arg_ty) = self.plan(arg)?;
         if !converts(conversion, &arg_ty) {
-            let message = format!("`{class}.{}` takes no {arg_ty}", name.text);
-            return Err(self.ctx.type_error(arg.span, message));
+            return Err(self.ctx.type_error(arg.span, format!("{what} takes no {arg_ty}")));
         }
         let mut planned = vec![planned];
-        if let Some(base) = radix {
-            let (base_planned, base_ty) = self.plan(base)?;
-            if base_ty != DataType::Int {
-                let message = format!("`{class}.{}` needs an int radix, found {base_ty}", name.text);
-                return Err(self.ctx.type_error(base.span, message));
-            }
-            planned.push(base_planned);
+        if let Some(base) = base {
+            planned.push(self.argument(base, &DataType::Int, &what)?);
         }
         Ok((PlanExpr::Call { function: Function::Convert(conversion), args: planned, ty: ty.clone() }, ty))
     }
@@ -77,12 +61,7 @@ impl ExprPlanner<'_> {
     /// `Math.name(args)`.
     pub(super) fn math(&mut self, name: &Name, args: &[Expr]) -> Result<Typed, CepError> {
         let Some((function, arity)) = MathFunction::named(&name.text) else {
-            let names = MathFunction::ALL.map(|(_, n, _)| n);
-            let hint = match did_you_mean(&name.text, names) {
-                none if none.is_empty() => format!("; `Math` has {}", names.join(", ")),
-                hint => hint,
-            };
-            return Err(unknown(self.ctx, "`Math` method", name, hint));
+            return Err(self.unknown_method("Math", name, &MathFunction::ALL.map(|(_, n, _)| n)));
         };
         if args.len() != arity {
             let message = format!("`Math.{}` takes {arity} argument(s), found {}", name.text, args.len());
@@ -107,30 +86,45 @@ impl ExprPlanner<'_> {
     pub(super) fn text_method(&mut self, text: PlanExpr, name: &Name, args: &[Expr]) -> Result<Typed, CepError> {
         let Some((method, takes)) = TextMethod::named(&name.text) else {
             let names = TextMethod::ALL.map(|(_, n, _)| n);
-            let hint = match did_you_mean(&name.text, names) {
-                none if none.is_empty() => format!("; texts have {}", names.join(", ")),
-                hint => hint,
-            };
-            return Err(unknown(self.ctx, "text method", name, hint));
+            return Err(unknown(self.ctx, "text method", name, known_or_listed(&name.text, &names, "texts have")));
         };
+        let what = format!("`.{}`", name.text);
         let least = if method == TextMethod::Substring { 1 } else { takes.len() };
         if args.len() < least || args.len() > takes.len() {
             let count = if least == takes.len() { least.to_string() } else { format!("{least} or {}", takes.len()) };
-            let message = format!("`.{}` takes {count} argument(s), found {}", name.text, args.len());
+            let message = format!("{what} takes {count} argument(s), found {}", args.len());
             return Err(self.ctx.invalid(name.span, message));
         }
         let mut planned = vec![text];
         for (a, ty) in args.iter().zip(takes) {
-            let (x, xt) = self.plan(a)?;
-            // A `null` passes for a text, as Java passes it for an object (the call then gives null).
-            if xt != *ty && !(xt == DataType::Null && *ty == DataType::String) {
-                let message = format!("`.{}` needs {} here, found {xt}", name.text, article(ty));
-                return Err(self.ctx.type_error(a.span, message));
-            }
-            planned.push(x);
+            planned.push(self.argument(a, ty, &what)?);
         }
         let ty = method.result();
         Ok((PlanExpr::Call { function: Function::Text(method), args: planned, ty: ty.clone() }, ty))
+    }
+
+    /// An argument of `what` that Java's method takes as `ty`: a `null` passes for a text, as Java passes it for an
+    /// object (the call then gives null), and not for a number.
+    fn argument(&mut self, a: &Expr, ty: &DataType, what: &str) -> Result<PlanExpr, CepError> {
+        let (x, xt) = self.plan(a)?;
+        if xt != *ty && !(xt == DataType::Null && *ty == DataType::String) {
+            return Err(self.ctx.type_error(a.span, format!("{what} needs {} here, found {xt}", article(ty))));
+        }
+        Ok(x)
+    }
+
+    /// That `class` has no static method `name`: the near one of `names`, or all of them.
+    fn unknown_method(&self, class: &str, name: &Name, names: &[&str]) -> CepError {
+        let hint = known_or_listed(&name.text, names, &format!("`{class}` has"));
+        unknown(self.ctx, "method", &Name { text: format!("{class}.{}", name.text), ..name.clone() }, hint)
+    }
+}
+
+/// The hint after an unknown method `name`: the one of `names` it nearly spells, else `names` all, after `owner`.
+fn known_or_listed(name: &str, names: &[&str], owner: &str) -> String {
+    match did_you_mean(name, names.iter().copied()) {
+        none if none.is_empty() => format!("; {owner} {}", names.join(", ")),
+        hint => hint,
     }
 }
 

@@ -167,12 +167,10 @@ impl Compiled {
                 (Some(a), Some(b)) => call2(*function, a.unwrap_or(&NULL), b.unwrap_or(&NULL)),
                 _ => call2(*function, &args[0].operand(env), &args[1].operand(env)),
             },
-            Compiled::Applied { function, args, ty } => match &args[..] {
-                [a] => applied(*function, &[&a.operand(env)], ty),
-                [a, b] => applied(*function, &[&a.operand(env), &b.operand(env)], ty),
-                [a, b, c] => applied(*function, &[&a.operand(env), &b.operand(env), &c.operand(env)], ty),
-                _ => Val::Null,
-            },
+            Compiled::Applied { function, args, ty } => {
+                let values: SmallVec<[Cow<'_, Val>; 3]> = args.iter().map(|a| a.operand(env)).collect();
+                applied(*function, &values.iter().map(|v| &**v).collect::<SmallVec<[&Val; 3]>>(), ty)
+            }
             Compiled::InPolygon { polygon, bounds, point } => match &*point.operand(env) {
                 Val::Point(x, y) if outside(bounds, *x, *y) => Val::Bool(false),
                 point => call2(Function::Contains, polygon, point),

@@ -6,6 +6,8 @@
 use std::borrow::Cow;
 use std::cmp::Ordering;
 
+use smallvec::SmallVec;
+
 use super::name::same_text;
 use super::value::{Name, Row, Val};
 use crate::cep::plan::{BinaryOp, DataType, Function, PlanExpr, Projection, Value};
@@ -401,14 +403,9 @@ fn call(function: Function, args: &[PlanExpr], ty: &DataType, scope: &Scope<'_>)
         (Function::Point | Function::Contains | Function::Distance, [a, b]) => {
             Some(call2(function, &operand(a, scope), &operand(b, scope)))
         }
-        (Function::Math(_) | Function::Text(_) | Function::Convert(_), [a]) => {
-            Some(applied(function, &[&operand(a, scope)], ty))
-        }
-        (Function::Math(_) | Function::Text(_) | Function::Convert(_), [a, b]) => {
-            Some(applied(function, &[&operand(a, scope), &operand(b, scope)], ty))
-        }
-        (Function::Text(_), [a, b, c]) => {
-            Some(applied(function, &[&operand(a, scope), &operand(b, scope), &operand(c, scope)], ty))
+        (Function::Math(_) | Function::Text(_) | Function::Convert(_), _) => {
+            let values: SmallVec<[Cow<'_, Val>; 3]> = args.iter().map(|a| operand(a, scope)).collect();
+            Some(applied(function, &values.iter().map(|v| &**v).collect::<SmallVec<[&Val; 3]>>(), ty))
         }
         _ => None,
     }
