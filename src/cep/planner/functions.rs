@@ -243,6 +243,9 @@ impl ExprPlanner<'_> {
             Some(class) => return self.conversion(class, name, args),
             None => {}
         }
+        if let Some(error) = self.unknown_class(target) {
+            return Err(error);
+        }
         let (t, tt) = self.plan(target)?;
         if tt == DataType::String {
             return self.text_method(t, name, args);

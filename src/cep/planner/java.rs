@@ -31,6 +31,37 @@ impl ExprPlanner<'_> {
         self.scope.resolve(self.ctx, self.catalog, path).is_err().then_some(class)
     }
 
+    /// The target of a method call that names nothing in scope but reads as a Java class (`java.lang.Boolean`, or
+    /// `Float` where no property is near it): the unknown class, or property, it is, with the classes a statement may
+    /// call.
+    pub(super) fn unknown_class(&self, target: &Expr) -> Option<CepError> {
+        let ExprKind::Property(path) = &target.kind else {
+            return None;
+        };
+        let names: Vec<&str> = path.iter().map(|n| n.text.as_str()).collect();
+        let classes = format!("; the Java classes a statement may call are {}", CLASSES.join(", "));
+        match names.as_slice() {
+            ["java", "lang", class] => {
+                let name = Name { text: format!("java.lang.{class}"), span: target.span };
+                Some(unknown(self.ctx, "class", &name, classes))
+            }
+            [name] if name.starts_with(|c: char| c.is_ascii_uppercase()) => {
+                match self.scope.resolve(self.ctx, self.catalog, path) {
+                    Err(CepError::Unknown { at, what: "property", name, hint }) if !hint.contains("did you mean") => {
+                        Some(CepError::Unknown {
+                            at,
+                            what: "property or class",
+                            name,
+                            hint: format!("{hint}{classes}"),
+                        })
+                    }
+                    _ => None,
+                }
+            }
+            _ => None,
+        }
+    }
+
     /// `class.name(args)`, a conversion between texts and values.
     pub(super) fn conversion(&mut self, class: &str, name: &Name, args: &[Expr]) -> Result<Typed, CepError> {
         let Some((conversion, ty)) = Conversion::named(class, &name.text) else {
