@@ -84,7 +84,9 @@ fn parse_double(text: &str) -> Option<f64> {
         _ => {}
     }
     let digits = unsigned.strip_suffix(['d', 'D', 'f', 'F']).unwrap_or(unsigned);
-    let decimal = digits.chars().any(|c| c.is_ascii_digit())
+    // One sign only, taken above: what follows starts with a digit or the point.
+    let decimal = digits.starts_with(|c: char| c.is_ascii_digit() || c == '.')
+        && digits.chars().any(|c| c.is_ascii_digit())
         && digits.chars().all(|c| c.is_ascii_digit() || matches!(c, '.' | 'e' | 'E' | '+' | '-'));
     decimal.then(|| digits.parse::<f64>().ok()).flatten().map(|x| sign * x)
 }
@@ -182,6 +184,8 @@ mod tests {
         assert_eq!(of(Conversion::DoubleParseDouble, text("-Infinity")), Val::Double(f64::NEG_INFINITY));
         assert_eq!(of(Conversion::DoubleParseDouble, text("inf")), Val::Null, "Rust's, not Java's");
         assert_eq!(of(Conversion::DoubleParseDouble, text("1e3")), Val::Double(1000.0));
+        assert_eq!(of(Conversion::DoubleParseDouble, text("+-5")), Val::Null, "one sign");
+        assert_eq!(of(Conversion::DoubleParseDouble, text("-.5e-1")), Val::Double(-0.05));
         assert_eq!(of(Conversion::DoubleValueOf, Val::Int(3)), Val::Double(3.0));
         assert_eq!(of(Conversion::StringValueOf, Val::Null), Val::Null);
         let in_radix = |text: &str, radix| convert(Conversion::LongParseLong, &self::text(text), Some(&radix));
