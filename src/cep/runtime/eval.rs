@@ -370,9 +370,11 @@ fn widen(v: Val, ty: &DataType) -> Val {
     }
 }
 
+/// `cast(v, ty)`: to a text as Java's `toString` writes the value (Esper's cast to `String`), a double too (`1.0E7`).
 fn cast(v: Val, ty: &DataType) -> Val {
     match (ty, v) {
         (_, Val::Null) => Val::Null,
+        (DataType::String, Val::Double(x)) => Val::String(java_text(x).into()),
         (DataType::String, v) => v.to_ngsi().map(|s| Val::String(s.into())).unwrap_or_default(),
         (DataType::Int | DataType::Long, Val::Double(x)) => Val::Int(x.trunc() as i64),
         (DataType::Int | DataType::Long, Val::String(s)) => s.trim().parse().map(Val::Int).unwrap_or_default(),
@@ -575,9 +577,17 @@ mod tests {
         assert_eq!(call(Function::Greatest, vec![Value::Null, int(3)], DataType::Int), Val::Null);
     }
 
-    /// `like` reads a number as Java's `toString` writes it, which Esper matches its pattern against.
+    /// `like` reads a number as Java's `toString` writes it, which Esper matches its pattern against, and a cast to a
+    /// text writes it so.
     #[test]
     fn numbers_are_written_as_java_writes_them() {
+        let vars = Row::default();
+        let as_text = |x: f64| {
+            let e = PlanExpr::Cast { operand: Box::new(PlanExpr::Literal(Value::Float(x))), ty: DataType::String };
+            eval(&e, &Scope::new(&[], &vars))
+        };
+        assert_eq!(as_text(1e7), Val::String("1.0E7".into()));
+        assert_eq!(as_text(0.5), Val::String("0.5".into()));
         let cases =
             [(2.0, "2.0"), (0.001, "0.001"), (1e7, "1.0E7"), (1.5e-5, "1.5E-5"), (-123456789.5, "-1.234567895E8")];
         for (x, text) in cases {
