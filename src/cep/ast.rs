@@ -146,6 +146,8 @@ pub struct OnUpdate {
 pub struct SelectStmt {
     pub insert_into: Option<Name>,
     pub selector: Option<StreamSelector>,
+    /// Where `SELECT DISTINCT` says `DISTINCT`: of the rows the statement makes at once, the first of each equal set.
+    pub distinct: Option<Span>,
     pub items: Vec<SelectItem>,
     pub from: FromClause,
     pub where_clause: Option<Expr>,

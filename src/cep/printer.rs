@@ -100,6 +100,9 @@ impl Display for SelectStmt {
                 StreamSelector::RStream => "RSTREAM ",
             })?;
         }
+        if self.distinct.is_some() {
+            f.write_str("DISTINCT ")?;
+        }
         write!(f, "{} FROM {}", List(&self.items), self.from.first)?;
         self.from.joins.iter().try_for_each(|j| j.fmt(f))?;
         fmt_where(self.where_clause.as_ref(), f)?;

@@ -1,12 +1,19 @@
 //! A statement's logic behind a gate on what it emits: `OUTPUT AFTER d` alone (`quiet`) drops its rows for a while,
-//! an output policy on a pattern (`rated`) paces them, and an aggregating pattern's matches are made rows (`tally`).
+//! `DISTINCT` (`distinct`) its repeated ones, an output policy on a pattern (`rated`) paces them, and an aggregating
+//! pattern's matches are made rows (`tally`); [`stateful_behind`] puts a statement behind the first two.
 //! [`Gated`] hands the logic everything as it comes and the gate what the logic emitted each time, fires the gate's
 //! own timer (an output tick) after the logic's timers, among the epoch's records in stamp order (after what other
 //! statements' timers and the ticks of statements listed before it made at its millisecond; that millisecond's
 //! events come in a later epoch), and carries the gate's state with the logic's into a replacing dataflow.
 
-use super::operator::{Emit, Hint, Logic, State};
+use timely::dataflow::Stream;
+use timely::dataflow::channels::pact::ParallelizationContract;
+
+use super::distinct::Distinct;
+use super::operator::{Control, Emit, Ending, Hint, Logic, State, stateful};
+use super::quiet::{Quiet, quiet_until};
 use super::record::{Record, Stamp, due_epoch, millis};
+use crate::cep::plan::QueryPlan;
 use crate::cep::runtime::Row;
 
 /// What stands between a statement's logic and its output.
@@ -158,6 +165,43 @@ impl<G: Gate, L: Logic> Logic for Gated<G, L> {
             let (kept, state) = *carried;
             *self.gate.kept() = kept;
             state.into_iter().for_each(|state| self.logic.adopt(state));
+        }
+    }
+}
+
+/// The gates at a statement's exit that its plan asks for, whatever its logic: `OUTPUT AFTER d` alone drops its
+/// first rows ([`Quiet`]), and `DISTINCT` its repeated ones ([`Distinct`]).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Exits {
+    /// The millisecond before which rows are dropped.
+    until: Option<i64>,
+    /// The stream whose rows are compared.
+    distinct: Option<u32>,
+}
+
+impl Exits {
+    /// The exits of `q`, created at `created_ms`, writing stream `sink`.
+    pub fn of(q: &QueryPlan, created_ms: i64, sink: u32) -> Self {
+        Exits { until: quiet_until(q, created_ms), distinct: q.distinct.then_some(sink) }
+    }
+}
+
+/// Runs `logic` over `input` as [`stateful`] does, behind the gates of `exits`.
+pub fn stateful_behind<'s, L: Logic, P: ParallelizationContract<u64, Vec<Record>>>(
+    exits: Exits,
+    (input, pact): (Stream<'s, u64, Vec<Record>>, P),
+    name: &str,
+    controls: (Control, Option<Ending>),
+    logic: L,
+) -> Stream<'s, u64, Vec<Record>> {
+    let quiet = |until| Quiet { until };
+    match (exits.until, exits.distinct) {
+        (None, None) => stateful(input, pact, name, controls, logic),
+        (Some(until), None) => stateful(input, pact, name, controls, Gated { gate: quiet(until), logic }),
+        (None, Some(sink)) => stateful(input, pact, name, controls, Gated { gate: Distinct::new(sink), logic }),
+        (Some(until), Some(sink)) => {
+            let logic = Gated { gate: Distinct::new(sink), logic };
+            stateful(input, pact, name, controls, Gated { gate: quiet(until), logic })
         }
     }
 }

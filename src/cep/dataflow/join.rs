@@ -31,6 +31,7 @@
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
+use super::distinct::first_of_each;
 use super::gate::Gate;
 use super::operator::{Emit, Logic, State};
 use super::rated::{RateState, Rated};
@@ -51,6 +52,8 @@ pub struct Member {
     pub quiet_until: Option<i64>,
     /// Its output policy, which its rows go through (`rated`).
     pub rate: Option<Rated>,
+    /// Whether it is `SELECT DISTINCT`.
+    pub distinct: bool,
 }
 
 #[derive(Debug)]
@@ -192,9 +195,15 @@ impl Logic for JoinLogic {
         }
     }
 
+    /// With the epoch's rows all made, those of the `DISTINCT` members are compared ([`distinct`]).
     fn records_done(&mut self, emit: &mut Emit, epoch: u64) {
         if self.paced {
             self.tick(emit, epoch, None);
+        }
+        let distinct: Vec<(usize, u32)> =
+            self.members.iter().filter(|m| m.distinct).map(|m| (m.statement, m.sink)).collect();
+        if !distinct.is_empty() {
+            first_of_each(emit, 0, |stamp, stream| stamp.statement().is_some_and(|s| distinct.contains(&(s, stream))));
         }
     }
 
@@ -272,8 +281,8 @@ fn member_key(q: &QueryPlan, j: &JoinPlan, column: &str) -> Option<PlanExpr> {
     let same_type =
         matches!((driver, lookup), (PlanExpr::Column { ty: a, .. }, PlanExpr::Column { ty: b, .. }) if a == b);
     let splits = view_splits(j.lookup.window.as_ref(), &looked_up);
-    if q.output.is_some() {
-        // A policy's clock and rows are in one place.
+    if q.output.is_some() || q.distinct {
+        // A policy's clock and rows are in one place, and so are the rows `DISTINCT` compares.
         return None;
     }
     let feeds = q.sink.stream == j.lookup.stream;

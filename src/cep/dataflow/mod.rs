@@ -16,6 +16,7 @@ mod aggregate;
 mod automaton;
 mod batch;
 mod compile;
+mod distinct;
 mod gate;
 mod join;
 mod operator;

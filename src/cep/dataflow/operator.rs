@@ -57,6 +57,12 @@ impl Emit {
     pub fn split_off(&mut self, len: usize) -> Vec<Record> {
         self.records.split_off(len)
     }
+
+    /// Keeps, of the records after the first `len`, those `keep` accepts, in their order.
+    pub fn retain_after(&mut self, len: usize, mut keep: impl FnMut(&Record) -> bool) {
+        let taken = self.records.split_off(len);
+        self.records.extend(taken.into_iter().filter(|record| keep(record)));
+    }
 }
 
 /// What a statement found for an event before its turn, handed back with the event's later calls: the pattern's,

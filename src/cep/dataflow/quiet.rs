@@ -3,31 +3,14 @@
 //! listeners or an insert-into stream. The time they end at is state: a statement kept across a replacement keeps its
 //! own. (The members of a join share one operator, so each checks its own time, `join`.)
 
-use timely::dataflow::Stream;
-use timely::dataflow::channels::pact::ParallelizationContract;
-
-use super::gate::{Gate, Gated};
-use super::operator::{Control, Emit, Ending, Logic, stateful};
-use super::record::{Record, millis};
+use super::gate::Gate;
+use super::operator::Emit;
+use super::record::millis;
 use crate::cep::plan::QueryPlan;
 
 /// The millisecond before which the rows of `q`, created at `created_ms`, are dropped: with `OUTPUT AFTER d` alone.
 pub fn quiet_until(q: &QueryPlan, created_ms: i64) -> Option<i64> {
     q.quiet_millis.map(|d| created_ms.saturating_add(d as i64))
-}
-
-/// Runs `logic` over `input` as [`stateful`] does, behind [`Quiet`] when `until` is set.
-pub fn stateful_until<'s, L: Logic, P: ParallelizationContract<u64, Vec<Record>>>(
-    until: Option<i64>,
-    (input, pact): (Stream<'s, u64, Vec<Record>>, P),
-    name: &str,
-    controls: (Control, Option<Ending>),
-    logic: L,
-) -> Stream<'s, u64, Vec<Record>> {
-    match until {
-        Some(until) => stateful(input, pact, name, controls, Gated { gate: Quiet { until }, logic }),
-        None => stateful(input, pact, name, controls, logic),
-    }
 }
 
 /// Drops the rows made before the millisecond `until`.

@@ -105,6 +105,21 @@ impl Stamp {
         self
     }
 
+    /// The stamp this one shares with the other rows its statement made at once, for one event, timer or tick (the
+    /// children of one stamp, [`Stamp::child`]): its last hop's row cleared.
+    pub fn batch(&self) -> Stamp {
+        let mut batch = self.clone();
+        if let Some(last) = batch.path.last_mut() {
+            *last &= !ROW_MASK;
+        }
+        batch
+    }
+
+    /// The statement whose row this stamps: of its last hop, if it has one.
+    pub fn statement(&self) -> Option<usize> {
+        self.path.last().map(|hop| (hop >> ROW_BITS) as usize)
+    }
+
     /// A compact position of this stamp, for ordering the timers it sets.
     pub fn position(&self) -> u64 {
         match self.origin {

@@ -225,6 +225,7 @@ impl<'a> Builder<'a> {
         let mut stmt = SelectStmt {
             insert_into: None,
             selector: None,
+            distinct: None,
             items: Vec::new(),
             from: FromClause { first: placeholder_source(), joins: Vec::new() },
             where_clause: None,
@@ -243,6 +244,7 @@ impl<'a> Builder<'a> {
         match p.as_rule() {
             Rule::insert_into => stmt.insert_into = p.into_inner().last().map(|n| self.name(n)),
             Rule::stream_selector => stmt.selector = Some(selector(p)),
+            Rule::kw_distinct => stmt.distinct = Some(Self::span(&p)),
             Rule::select_list => stmt.items = self.select_list(p)?,
             Rule::from_clause => stmt.from = self.sources(p)?,
             Rule::where_clause => stmt.where_clause = Some(self.last_expr(p)?),

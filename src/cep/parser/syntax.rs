@@ -1,6 +1,6 @@
 //! Turns a pest failure into a [`CepError`] in human words: grammar rule names never reach the
 //! user. It recognises three cases worth their own message: an unknown keyword (a misspelt `SELECT`),
-//! an Esper construct outside Fluxgate's subset (`DISTINCT`, subqueries, ...) and the generic
+//! an Esper construct outside Fluxgate's subset (`LIMIT`, subqueries, ...) and the generic
 //! "expected ..., found ...".
 
 use pest::error::{Error, ErrorVariant, InputLocation};
@@ -10,8 +10,7 @@ use super::super::error::{CepError, Position, did_you_mean};
 use super::Rule;
 
 /// Esper words that are valid Esper but outside the subset, with the construct they start.
-const UNSUPPORTED: [(&str, &str); 15] = [
-    ("distinct", "`DISTINCT`"),
+const UNSUPPORTED: [(&str, &str); 14] = [
     ("limit", "`LIMIT`"),
     ("match_recognize", "`MATCH_RECOGNIZE`"),
     ("context", "a context (`CONTEXT`)"),
@@ -106,9 +105,7 @@ fn unsupported_near(text: &str, pos: usize) -> Option<(usize, &'static (&'static
     let here = word_at(text, pos);
     [(pos, here), word_before(text, pos)].into_iter().find_map(|(at, word)| {
         let lower = word.to_ascii_lowercase();
-        // `distinct` right after a call's parenthesis is an aggregate's (`count(distinct x)`), which the grammar has.
-        let in_call = lower == "distinct" && text[..at].trim_end().ends_with('(');
-        UNSUPPORTED.iter().find(|(w, _)| *w == lower && !in_call).map(|c| (at, c))
+        UNSUPPORTED.iter().find(|(w, _)| *w == lower).map(|c| (at, c))
     })
 }
 

@@ -149,6 +149,9 @@ fn query(t: &mut Tree<'_, '_>, q: &QueryPlan) -> fmt::Result {
             };
             t.line(format_args!("emits {emits}"))?;
         }
+        if q.distinct {
+            t.line("distinct: of the rows made at once, the first of each equal set")?;
+        }
         t.line("project")?;
         t.nested(|t| {
             for p in &q.projection {

@@ -189,6 +189,9 @@ pub struct QueryPlan {
     pub order_by: Vec<(PlanExpr, bool)>,
     /// Whether removed rows are emitted too (`SELECT IRSTREAM`) or only (`SELECT RSTREAM`).
     pub emits: Emits,
+    /// `SELECT DISTINCT`: of the rows the statement makes at once (for one event, one timer or one output tick), only
+    /// the first of each set of equal rows goes on.
+    pub distinct: bool,
     pub sink: Sink,
     pub partition: Partitioning,
 }

@@ -58,8 +58,43 @@ pub(super) fn plan_select(ctx: &Ctx<'_>, s: &SelectStmt, catalog: &mut dyn Catal
         true => Partitioning::Single,
         false => partition(&aggregation, output.is_some() || quiet_millis.is_some(), input_partition),
     };
+    if let Some(at) = s.distinct.filter(|_| emits == Emits::InsertedAndRemoved) {
+        return Err(ctx.unsupported(at, "`DISTINCT` with `IRSTREAM` (Esper sets the inserted and removed rows apart)"));
+    }
     let sink = super::sink::sink(ctx, s.insert_into.as_ref(), &projection, catalog)?;
-    Ok(QueryPlan { input, filter, aggregation, projection, output, quiet_millis, order_by, emits, sink, partition })
+    if let (Some(at), Input::Join(join)) = (s.distinct, &input)
+        && join.lookup.stream == sink.stream
+    {
+        return Err(ctx.unsupported(at, "`DISTINCT` on a join that inserts into the stream it looks up"));
+    }
+    let distinct = s.distinct.is_some();
+    let plan = QueryPlan {
+        input,
+        filter,
+        aggregation,
+        projection,
+        output,
+        quiet_millis,
+        order_by,
+        emits,
+        distinct,
+        sink,
+        partition,
+    };
+    Ok(distinct_on_one_worker(plan))
+}
+
+/// A `DISTINCT` statement that makes several rows at once (a batch, a tick, an expiry, a pattern's or a join's
+/// matches) makes them on one worker, where they are compared: routed by no key. One that keeps nothing between
+/// events makes a row at a time, and stays where it is.
+fn distinct_on_one_worker(mut plan: QueryPlan) -> QueryPlan {
+    if plan.distinct && plan.stateless_input().is_none() {
+        plan.partition = Partitioning::Single;
+        if let Input::Join(join) = &mut plan.input {
+            join.driver_partition = Partitioning::Single;
+        }
+    }
+    plan
 }
 
 /// An `ORDER BY` item: a select-list alias names that column, as in Esper; else an expression.

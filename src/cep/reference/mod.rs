@@ -30,6 +30,7 @@ use self::named::{ActionState, Changes, MergeState, NamedWindow};
 use self::pattern::PatternQuery;
 use self::query::StreamQuery;
 use super::plan::{Emits, Input, Plan, PlanNode, Sink, SinkKind, StatementPlan, WindowSpec};
+use super::runtime::distinct;
 use super::runtime::eval::{Scope, eval};
 use super::runtime::{Engine, EngineError, Output, Row, Val};
 
@@ -233,7 +234,8 @@ impl Reference {
         self.queue.extend(self.removed.rows.drain(..));
     }
 
-    /// Schedules what statement `i` asked for and sends its rows to its sink, unless it is quiet now.
+    /// Schedules what statement `i` asked for and sends its rows to its sink, unless it is quiet now: with `DISTINCT`,
+    /// the first of each equal set, the rows of one event or timer being the rows the statement makes at once.
     fn after(&mut self, i: usize, timers: Scheduled, rows: Vec<Row>) {
         for (at, order, kind) in timers {
             self.timer_seq += 1;
@@ -246,6 +248,10 @@ impl Reference {
         if self.quiet(i) {
             return;
         }
+        let rows = match &self.plans[i] {
+            PlanNode::Query(q) if q.distinct => distinct::first_of_each(rows),
+            _ => rows,
+        };
         for row in rows {
             self.sink(i, row);
         }

@@ -203,6 +203,18 @@ fn all_before_an_aggregate_s_argument_is_its_default() {
     assert!(error.contains("`distinct` goes only before an aggregate's argument, not `point`'s"), "{error}");
 }
 
+/// `SELECT DISTINCT` comes after the stream selector, as in Esper's grammar, and prints where it was written; before
+/// the selector it is a syntax error.
+#[test]
+fn select_distinct_follows_the_stream_selector() {
+    let statement = parse_statement(1, "select distinct floor, count(distinct id) AS n FROM R").expect("parses");
+    assert_eq!(print(&statement), "SELECT DISTINCT floor, count(DISTINCT id) AS n FROM R");
+    let statement = parse_statement(1, "SELECT RSTREAM DISTINCT * FROM R.win:time(1 sec)").expect("parses");
+    assert_eq!(print(&statement), "SELECT RSTREAM DISTINCT * FROM R.win:time(1 sec)");
+    let error = parse_statement(1, "SELECT DISTINCT RSTREAM * FROM R").expect_err("selector first").render();
+    assert!(error.contains("column 17"), "{error}");
+}
+
 /// `like ... escape 'c'` names its escape character; `escape` is a word only there, so a property may be named so.
 #[test]
 fn like_takes_an_escape_character_and_escape_stays_a_name() {

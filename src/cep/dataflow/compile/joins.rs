@@ -97,7 +97,7 @@ impl<'s> Compiler<'s, '_> {
         let quiet_until = quiet_until(q, self.created_ms);
         let sink = self.id(&q.sink.stream);
         let rate = q.output.is_some().then(|| Rated::new(number, sink, (q, self.created_ms)));
-        Member { statement: number, trigger: tag, joiner, sink, quiet_until, rate }
+        Member { statement: number, trigger: tag, joiner, sink, quiet_until, rate, distinct: q.distinct }
     }
 
     /// A stream number no stream of the program has, for records a statement must tell apart from their stream's.

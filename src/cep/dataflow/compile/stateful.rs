@@ -8,12 +8,11 @@ use timely::dataflow::operators::Concatenate;
 use timely::dataflow::operators::vec::Filter;
 
 use crate::cep::dataflow::batch::BatchLogic;
-use crate::cep::dataflow::gate::Gated;
+use crate::cep::dataflow::gate::{Exits, Gated, stateful_behind};
 use crate::cep::dataflow::operator::{Control, Ending, stateful};
 use crate::cep::dataflow::pattern::PatternLogic;
 use crate::cep::dataflow::program::{merge_lookup, streams_of};
 use crate::cep::dataflow::query::QueryLogic;
-use crate::cep::dataflow::quiet::{quiet_until, stateful_until};
 use crate::cep::dataflow::rated::Rated;
 use crate::cep::dataflow::select::Selected;
 use crate::cep::dataflow::tally::Tallied;
@@ -58,11 +57,11 @@ impl<'s> Compiler<'s, '_> {
         let control = Control::new(number);
         self.built.controls.push(control.clone());
         let in_place = !routes.is_empty() && routes.iter().all(|(id, (label, e))| self.routed_in_place(*id, label, e));
-        let until = quiet_until(q, self.created_ms);
+        let exits = Exits::of(q, self.created_ms, self.id(&q.sink.stream));
         match in_place && !clocked {
-            true => stateful_until(until, (input, Pipeline), "Query", (control, ending), logic),
+            true => stateful_behind(exits, (input, Pipeline), "Query", (control, ending), logic),
             false => {
-                stateful_until(until, (input, by_key(routes, self.vars.clone())), "Query", (control, ending), logic)
+                stateful_behind(exits, (input, by_key(routes, self.vars.clone())), "Query", (control, ending), logic)
             }
         }
     }
@@ -74,8 +73,8 @@ impl<'s> Compiler<'s, '_> {
         let logic = BatchLogic::new(number, (Arc::new(q.clone()), self.created_ms), s, ids, self.vars.clone());
         let control = Control::new(number);
         self.built.controls.push(control.clone());
-        let until = quiet_until(q, self.created_ms);
-        stateful_until(until, (input, by_key(Routes::new(), self.vars.clone())), "Batch", (control, ending), logic)
+        let exits = Exits::of(q, self.created_ms, self.id(&q.sink.stream));
+        stateful_behind(exits, (input, by_key(Routes::new(), self.vars.clone())), "Batch", (control, ending), logic)
     }
 
     /// A pattern statement, or with `drives` the driving pattern of a join (its matches go to that private stream).
@@ -110,11 +109,14 @@ impl<'s> Compiler<'s, '_> {
             (true, [only]) => self.deferred.remove(&self.id(only)),
             _ => None,
         };
-        // A join's pattern hands its matches to the join, whose member drops its rows when quiet.
-        let until = drives.is_none().then(|| quiet_until(q, self.created_ms)).flatten();
+        // A join's pattern hands its matches to the join, whose member drops its rows when quiet, or repeated.
+        let exits = match drives {
+            None => Exits::of(q, self.created_ms, self.id(&q.sink.stream)),
+            Some(_) => Exits::default(),
+        };
         let controls = (control, ending);
         if let Some(Deferred { input, select, .. }) = fused {
-            return stateful_until(until, (input, Pipeline), "Pattern", controls, Selected { select, logic });
+            return stateful_behind(exits, (input, Pipeline), "Pattern", controls, Selected { select, logic });
         }
         let mut inputs: Vec<Edge<'s>> = streams.iter().map(|s| self.stream(s)).collect();
         if inputs.is_empty() {
@@ -128,16 +130,17 @@ impl<'s> Compiler<'s, '_> {
             let sink = self.id(&q.sink.stream);
             let gate = Tallied::new(number, sink, (Arc::new(q.clone()), self.created_ms), self.vars.clone());
             let logic = Gated { gate, logic: logic.driving(sink) };
-            return stateful_until(until, (merged, by_key(routes, self.vars.clone())), "Pattern", controls, logic);
+            return stateful_behind(exits, (merged, by_key(routes, self.vars.clone())), "Pattern", controls, logic);
         }
         if q.output.is_some() && drives.is_none() {
             // On one worker, as the planner places a statement with an output policy: routed by no key.
             let gate = Rated::new(number, self.id(&q.sink.stream), (q, self.created_ms));
-            return stateful(merged, by_key(routes, self.vars.clone()), "Pattern", controls, Gated { gate, logic });
+            let logic = Gated { gate, logic };
+            return stateful_behind(exits, (merged, by_key(routes, self.vars.clone())), "Pattern", controls, logic);
         }
         match in_place {
-            true => stateful_until(until, (merged, Pipeline), "Pattern", controls, logic),
-            false => stateful_until(until, (merged, by_key(routes, self.vars.clone())), "Pattern", controls, logic),
+            true => stateful_behind(exits, (merged, Pipeline), "Pattern", controls, logic),
+            false => stateful_behind(exits, (merged, by_key(routes, self.vars.clone())), "Pattern", controls, logic),
         }
     }
 

@@ -57,6 +57,18 @@ proptest! {
         compare(&room_to_seen(&AGGREGATING_PATTERNS), &steps)?;
     }
 
+    /// `SELECT DISTINCT` over batches, ticks, a remove stream, expiries, a pattern's matches ([`DISTINCT`]), and on
+    /// two joins, one of them under a policy.
+    #[test]
+    fn distinct_statements_agree_with_the_reference(steps in steps(room_event())) {
+        compare(&room_to_seen(&DISTINCT), &steps)?;
+    }
+
+    #[test]
+    fn distinct_joins_agree_with_the_reference(steps in steps(join_event())) {
+        compare(&distinct_joins(), &steps)?;
+    }
+
     /// Patterns that aggregate their matches under each output policy ([`PACED_PATTERNS`]).
     #[test]
     fn aggregating_patterns_under_output_policies_agree_with_the_reference(steps in steps(room_event())) {

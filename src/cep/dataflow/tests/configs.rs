@@ -420,6 +420,37 @@ pub(super) fn rate_limited_patterns() -> [&'static str; 4] {
     ]
 }
 
+/// `SELECT DISTINCT` statements whose rows often repeat within what they make at once: a batch, a snapshot, every
+/// row of an interval, a remove stream, a group's row at each event, and a pattern's matches.
+pub(super) const DISTINCT: [&str; 6] = [
+    "INSERT INTO Seen SELECT DISTINCT 'b' as id, people % 3 as people, 1.5 as temperature, flap FROM \
+     Room.win:length_batch(4)",
+    "INSERT INTO Seen SELECT DISTINCT 's' as id, max(people) % 2 as people, 2.5 as temperature, 'snap' as flap FROM \
+     Room.win:time(3 sec) GROUP BY floor OUTPUT SNAPSHOT EVERY 2 sec",
+    "INSERT INTO Seen SELECT DISTINCT 'a' as id, people % 2 as people, 3.5 as temperature, 'all' as flap FROM \
+     Room.win:time(2 sec) OUTPUT ALL EVERY 1500 msec",
+    "INSERT INTO Seen SELECT RSTREAM DISTINCT 'r' as id, people % 2 as people, 4.5 as temperature, 'gone' as flap \
+     FROM Room.win:time(1 sec)",
+    "INSERT INTO Seen SELECT DISTINCT 'g' as id, max(people) % 2 as people, 6.5 as temperature, 'grp' as flap FROM \
+     Room.win:time(2 sec) GROUP BY floor",
+    "INSERT INTO Seen SELECT DISTINCT b.id as id, b.people as people, 5.5 as temperature, 'pat' as flap FROM pattern \
+     [every a=Room(temperature > 25) -> b=Room(floor = a.floor, temperature < 25)]",
+];
+
+/// [`JOINS`] with `DISTINCT` on the join that finds several rows of a shutter (a time window), and [`RATED_JOINS`]'s
+/// pattern-driven join under `OUTPUT ALL`: its rows of a tick compared whole.
+pub(super) fn distinct_joins() -> String {
+    let several = "INSERT INTO Log SELECT c.shutter as id, S.status as seen FROM Cmd as c unidirectional LEFT OUTER \
+        JOIN State.win:time(3 sec)";
+    let ticking = "INSERT INTO Log SELECT R.r.shutter as id, S.status as seen FROM pattern [every r=Room(temperature \
+        > 27.0)] as R unidirectional LEFT OUTER JOIN State.std:unique(id) as S ON R.r.shutter = S.id OUTPUT ALL EVERY 2 \
+        sec";
+    assert!(JOINS.contains(several) && RATED_JOINS.contains(ticking), "the joins are there");
+    let distinct = |statement: &str| statement.replacen("SELECT", "SELECT DISTINCT", 1);
+    let joins = JOINS.replace(several, &distinct(several));
+    joins.replacen(r#""statements":["#, &format!(r#""statements":["{}","#, distinct(ticking)), 1)
+}
+
 /// A configuration reading `Room` events and writing `Seen` rows, with `statements`.
 pub(super) fn room_to_seen(statements: &[&str]) -> String {
     let statements = serde_json::to_string(statements).expect("text serializes");

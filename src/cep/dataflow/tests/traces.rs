@@ -138,6 +138,18 @@ fn esper_groupwin_batch_traces_on_one_two_and_four_workers() {
     }
 }
 
+/// Esper's `SELECT DISTINCT` cases ([`DISTINCT_CASES`]) on one, two and four workers, in the order they come out.
+#[test]
+fn esper_distinct_cases_on_one_two_and_four_workers() {
+    for workers in [1, 2, 4] {
+        for (statement, events, until, rows) in DISTINCT_CASES {
+            let mut dataflow = Dataflow::new(pool(workers), &plan(&trace_config(statement)), 0).expect("runs");
+            let got = outputs_of(&mut dataflow, events, until);
+            assert_eq!(got, trace_rows(rows), "{workers} workers: {statement}");
+        }
+    }
+}
+
 /// Esper's default `OUTPUT EVERY` and `OUTPUT ALL` traces of queries with an ungrouped column ([`COLUMN_EVERY`]), on
 /// two and four workers (each query runs on one of them).
 #[test]

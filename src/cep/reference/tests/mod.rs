@@ -8,6 +8,7 @@ mod after;
 mod aggregates;
 mod aggregating_joins;
 mod batches;
+mod distinct;
 mod esper_aggregates;
 mod esper_exprs;
 mod esper_merges;
@@ -25,6 +26,7 @@ pub(crate) use self::after::*;
 pub(crate) use self::aggregates::*;
 pub(crate) use self::aggregating_joins::{GROUPED, after_events, grouped_events};
 pub(crate) use self::batches::*;
+pub(crate) use self::distinct::DISTINCT_CASES;
 pub(crate) use self::esper_aggregates::{aggregate_cases, differing_cases};
 pub(crate) use self::esper_exprs::{Case, expected_results, expr_cases, expr_config, expr_results};
 pub(crate) use self::esper_merges::{
