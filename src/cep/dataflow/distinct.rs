@@ -26,7 +26,7 @@ pub fn first_of_each(emit: &mut Emit, mark: usize, compared: impl Fn(&Stamp, u32
 
 /// The gate of a `DISTINCT` statement writing stream `sink`. It keeps nothing between epochs.
 pub struct Distinct {
-    pub sink: u32,
+    sink: u32,
     kept: (),
 }
 

@@ -67,6 +67,8 @@ pub struct JoinLogic {
     held: Option<u32>,
     /// Whether a member has an output policy, whose ticks fire among the records.
     paced: bool,
+    /// The `DISTINCT` members, as (statement, sink): their rows of a batch are compared once the epoch's are made.
+    distinct: Vec<(usize, u32)>,
     vars: Arc<Row>,
     /// Rows members inserted into the looked-up stream, not yet in the views: by stamp, with their millisecond.
     pending: BTreeMap<Stamp, (i64, Row)>,
@@ -78,7 +80,8 @@ impl JoinLogic {
     /// on `removed` and `held`.
     pub fn new(members: Vec<Member>, (lookup, removed, held): (u32, Option<u32>, Option<u32>), vars: Arc<Row>) -> Self {
         let paced = members.iter().any(|m| m.rate.is_some());
-        JoinLogic { members, lookup, removed, held, paced, vars, pending: BTreeMap::new(), epoch: 0 }
+        let distinct = members.iter().filter(|m| m.distinct).map(|m| (m.statement, m.sink)).collect();
+        JoinLogic { members, lookup, removed, held, paced, distinct, vars, pending: BTreeMap::new(), epoch: 0 }
     }
 
     fn enter(&mut self, ms: i64, row: &Row) {
@@ -195,15 +198,16 @@ impl Logic for JoinLogic {
         }
     }
 
-    /// With the epoch's rows all made, those of the `DISTINCT` members are compared ([`distinct`]).
+    /// With the epoch's rows all made, those of the `DISTINCT` members are compared ([`first_of_each`]): the rows of
+    /// a pattern's several matches at one event come from several records.
     fn records_done(&mut self, emit: &mut Emit, epoch: u64) {
         if self.paced {
             self.tick(emit, epoch, None);
         }
-        let distinct: Vec<(usize, u32)> =
-            self.members.iter().filter(|m| m.distinct).map(|m| (m.statement, m.sink)).collect();
-        if !distinct.is_empty() {
-            first_of_each(emit, 0, |stamp, stream| stamp.statement().is_some_and(|s| distinct.contains(&(s, stream))));
+        if !self.distinct.is_empty() {
+            let compared =
+                |stamp: &Stamp, stream| stamp.statement().is_some_and(|s| self.distinct.contains(&(s, stream)));
+            first_of_each(emit, 0, compared);
         }
     }
 
