@@ -125,12 +125,8 @@ fn output_policies_on_batch_windows_on_one_two_and_four_workers() {
 /// [`GROUPWIN_TOTALS`]), on one, two and four workers (each query runs on one of them), in the order they come out.
 #[test]
 fn esper_groupwin_batch_traces_on_one_two_and_four_workers() {
+    assert_cases_in_order_on_one_two_and_four(&GROUPWIN_TRACES);
     for workers in [1, 2, 4] {
-        for (statement, events, until, rows) in GROUPWIN_TRACES {
-            let mut dataflow = Dataflow::new(pool(workers), &plan(&trace_config(statement)), 0).expect("runs");
-            let got = outputs_of(&mut dataflow, events, until);
-            assert_eq!(got, trace_rows(rows), "{workers} workers: {statement}");
-        }
         for (statement, rows) in GROUPWIN_TOTALS {
             let got = trace_in_order(workers, statement, &[], 10_000);
             assert_eq!(got, trace_rows(rows), "{workers} workers: {statement}");
@@ -141,10 +137,16 @@ fn esper_groupwin_batch_traces_on_one_two_and_four_workers() {
 /// Esper's `SELECT DISTINCT` cases ([`DISTINCT_CASES`]) on one, two and four workers, in the order they come out.
 #[test]
 fn esper_distinct_cases_on_one_two_and_four_workers() {
+    assert_cases_in_order_on_one_two_and_four(&DISTINCT_CASES);
+}
+
+/// Each case's statement, fed its own events until its time, gives its rows in the order they come out, on one, two
+/// and four workers.
+fn assert_cases_in_order_on_one_two_and_four(cases: &[OwnEventsCase]) {
     for workers in [1, 2, 4] {
-        for (statement, events, until, rows) in DISTINCT_CASES {
+        for (statement, events, until, rows) in cases {
             let mut dataflow = Dataflow::new(pool(workers), &plan(&trace_config(statement)), 0).expect("runs");
-            let got = outputs_of(&mut dataflow, events, until);
+            let got = outputs_of(&mut dataflow, *events, *until);
             assert_eq!(got, trace_rows(rows), "{workers} workers: {statement}");
         }
     }

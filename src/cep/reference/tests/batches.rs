@@ -50,15 +50,15 @@ fn a_length_batch_with_ungrouped_columns_gives_each_event_its_group_s_batch_tota
     assert_eq!(trace_through(statement, &[], 10_000), expected);
 }
 
-/// A statement over a batch window inside `std:groupwin`, with its own events and the rows it gives until a time, in
-/// the order they come out.
-pub(crate) type GroupwinCase = (&'static str, &'static [TraceEvent], i64, &'static [TraceRow]);
+/// A statement over the trace's configuration with its own events, and the rows it gives until a time, in the order
+/// they come out (a batch window inside `std:groupwin` below; `SELECT DISTINCT` in `distinct`).
+pub(crate) type OwnEventsCase = (&'static str, &'static [TraceEvent], i64, &'static [TraceRow]);
 
 /// Esper's `ViewGroupLengthBatch` and `ViewGroupTimeBatch` (`select irstream *`, whose insert stream these are: the
 /// first's events 100 ms apart), the second with a sum per symbol worked on by hand: each symbol's batches are its
 /// own, and its periods run from its own first event (S1's from 1 s, S2's from 10 s), so S1's empty release at 21 s
 /// gives its null row and stops its clock, and S1's next event, at 33 s, is released on S1's grid, at 41 s.
-pub(crate) const GROUPWIN_TRACES: [GroupwinCase; 3] = [
+pub(crate) const GROUPWIN_TRACES: [OwnEventsCase; 3] = [
     (
         "INSERT INTO Out SELECT symbol, price as value FROM S.std:groupwin(symbol).win:length_batch(3) ORDER BY symbol",
         &[

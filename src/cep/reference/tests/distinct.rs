@@ -5,7 +5,7 @@
 use super::*;
 
 /// `(statement, events, until, rows in the order they come out)`: the dataflow's tests run them too.
-pub(crate) const DISTINCT_CASES: [GroupwinCase; 8] = [
+pub(crate) const DISTINCT_CASES: [OwnEventsCase; 8] = [
     // `testBatchWindow`'s first half: each release is one update, its repeats dropped.
     (
         "INSERT INTO Out SELECT DISTINCT symbol, price as value FROM S.win:length_batch(3)",
