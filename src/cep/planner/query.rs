@@ -85,14 +85,11 @@ pub(super) fn plan_select(ctx: &Ctx<'_>, s: &SelectStmt, catalog: &mut dyn Catal
 }
 
 /// A `DISTINCT` statement that makes several rows at once (a batch, a tick, an expiry, a pattern's or a join's
-/// matches) makes them on one worker, where they are compared: routed by no key. One that keeps nothing between
-/// events makes a row at a time, and stays where it is.
+/// matches) makes them on one worker, where they are compared: routed by no key (a join's group is placed by its
+/// members, `dataflow::join`). One that keeps nothing between events makes a row at a time, and stays where it is.
 fn distinct_on_one_worker(mut plan: QueryPlan) -> QueryPlan {
     if plan.distinct && plan.stateless_input().is_none() {
         plan.partition = Partitioning::Single;
-        if let Input::Join(join) = &mut plan.input {
-            join.driver_partition = Partitioning::Single;
-        }
     }
     plan
 }

@@ -5,19 +5,12 @@
 
 use std::collections::HashSet;
 
-use super::Row;
+use super::{Name, Row};
 
 /// What two rows share exactly when they are equal: the same properties, with values equal as Java's `equals` finds
 /// them, which [`Val::key`](super::Val::key) writes (a `NaN` equals a `NaN`, `0.0` does not equal `-0.0`).
-pub fn key(row: &Row) -> String {
-    let mut key = String::new();
-    for (name, value) in row.iter() {
-        key.push_str(name);
-        key.push('\u{1f}');
-        key.push_str(&value.key());
-        key.push('\u{1e}');
-    }
-    key
+pub fn key(row: &Row) -> Vec<(Name, String)> {
+    row.iter().map(|(name, value)| (name.clone(), value.key())).collect()
 }
 
 /// The first of each set of equal rows of `rows`, in their order.
