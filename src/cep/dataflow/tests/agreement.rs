@@ -57,13 +57,14 @@ proptest! {
         compare(&room_to_seen(&AGGREGATING_PATTERNS), &steps)?;
     }
 
-    /// `SELECT DISTINCT` over batches, ticks, a remove stream, expiries, a pattern's matches ([`DISTINCT`]), and on
-    /// two joins, one of them under a policy.
+    /// `SELECT DISTINCT` over batches, ticks, a remove stream, a group's row at each event and a pattern's matches
+    /// ([`DISTINCT`]).
     #[test]
     fn distinct_statements_agree_with_the_reference(steps in steps(room_event())) {
         compare(&room_to_seen(&DISTINCT), &steps)?;
     }
 
+    /// `SELECT DISTINCT` on two joins, one of them under a policy ([`distinct_joins`]).
     #[test]
     fn distinct_joins_agree_with_the_reference(steps in steps(join_event())) {
         compare(&distinct_joins(), &steps)?;
