@@ -86,8 +86,8 @@ pub(crate) const DISTINCT_CASES: [OwnEventsCase; 8] = [
     // `testOutputRateSnapshotColumn` with a period, and a length window holding every event (a snapshot of
     // `win:keepall()` is refused): the whole window compared at each tick, in ORDER BY's order.
     (
-        "INSERT INTO Out SELECT DISTINCT symbol, price as value FROM S.win:length(100) OUTPUT SNAPSHOT EVERY 1 sec ORDER \
-         BY symbol",
+        "INSERT INTO Out SELECT DISTINCT symbol, price as value FROM S.win:length(100) OUTPUT SNAPSHOT EVERY 1 sec \
+         ORDER BY symbol",
         &[
             (100, "E1", 1.0),
             (200, "E1", 1.0),

@@ -1,8 +1,8 @@
 //! Esper 5's own data window, `ORDER BY` and select-clause tests (`regression/view` of espertechinc/esper, each class
 //! at the commit its table names; for the first-event views, which Esper 5 tests only chained, and the time batch,
-//! unique, last-event, length and grouped length windows, whose single-view tests Esper 5 mostly lacks, Esper 8's)
-//! through the reference, each statement with Esper's events, its clock moves and the
-//! rows its assertions expect, and where Esper asserts a column's type, that type. This module holds the cases' shape
+//! unique, last-event, length and grouped length and time windows, whose single-view tests Esper 5 mostly lacks,
+//! Esper 8's) through the reference, each statement with Esper's events, its clock moves and the rows its assertions
+//! expect, and where Esper asserts a column's type, that type. This module holds the cases' shape
 //! and the code that runs them; the tables are in modules by Esper class, and the dataflow's tests run the same cases
 //! on one, two and four workers.
 //!
@@ -25,7 +25,7 @@ use self::first::{FIRST_EVENT, FIRST_LENGTH, FIRST_TIME, FIRST_UNIQUE};
 use self::ordered::ORDER_BY_SIMPLE;
 use self::selects::{ISTREAM_RSTREAM, SELECT_EXPR};
 use self::timebatch::TIME_BATCH;
-use self::unique::{GROUPWIN, LAST_EVENT, LENGTH_WIN, UNIQUE};
+use self::unique::{GROUPWIN, GROUPWIN_TIME, LAST_EVENT, LENGTH_WIN, UNIQUE};
 use self::windows::{LENGTH_BATCH, SIMPLE_FILTER, TIME_WIN, WHERE_CLAUSE};
 use super::esper_exprs::{Case, PRIMITIVES, expr_config, plan_of, planned_columns, shown_row, value};
 use crate::cep::runtime::{Engine, Output, Row, Val};
@@ -70,13 +70,14 @@ const TYPES: [(&str, &str); 14] = [
 
 /// Every case of the view, order-by and select classes.
 pub(crate) fn view_cases() -> impl Iterator<Item = &'static ViewCase> {
-    let tables: [&[ViewCase]; 16] = [
+    let tables: [&[ViewCase]; 17] = [
         &TIME_WIN,
         &TIME_BATCH,
         &UNIQUE,
         &LAST_EVENT,
         &LENGTH_WIN,
         &GROUPWIN,
+        &GROUPWIN_TIME,
         &LENGTH_BATCH,
         &WHERE_CLAUSE,
         &SIMPLE_FILTER,

@@ -1,5 +1,5 @@
 //! Esper's tests of the keyed and count data windows: `std:unique(keys)`, `std:lastevent()`, `win:length(n)`, and
-//! `win:length(n)` under `std:groupwin(k)`.
+//! `win:length(n)` and `win:time(d)` under `std:groupwin(k)`.
 //! Esper 5 (`aaa35756`) has no assertion-bearing regression test of a single one of these views but for
 //! `TestViewUniqueSorted.testReuseUnique` (the same statement and events as `ViewUnique`'s `ViewUniqueTwoWindows`,
 //! transcribed from Esper 8 here) and the uses already in `windows.rs` and `selects.rs`; its `TestViewGroupBy` holds
@@ -141,10 +141,11 @@ pub(super) const LENGTH_WIN: [ViewCase; 1] = [ViewCase {
 /// `ViewGroup.ViewGroupLengthWin` (Esper 8 `regression-lib`, at `978293f2`): a length window of three per
 /// `theString`, every event giving its row (the fourth of a group pushing that group's oldest out as old: `E2`/20 at
 /// `E2`/23, `E1`/1 at `E1`/-1). Esper sends `E1`/2, `E2`/21, `E2`/22 and `E1`/3 before one assertion of the four new
-/// rows flattened, in that order, and no old row: one row a step here. Skipped: the iterator assertions. The other
-/// `ViewGroup` tests are of other views under `std:groupwin` (`time`, `time_batch`, `time_accum`, `time_order`,
-/// `time_length_batch`, `length_batch`, `expr_batch`, `keepall` with reclaim hints, `stat:` views), over other types
-/// (`OAEventStringInt`, `SupportBeanTimestamp`, `SupportSensorEvent`) or without rows asserted.
+/// rows flattened, in that order, and no old row: one row a step here. Skipped: the iterator assertions. The time
+/// window under `std:groupwin` is [`GROUPWIN_TIME`]; the other `ViewGroup` tests are of the batch windows under it
+/// (the same events and rows as the first two `GROUPWIN_TRACES` of `batches.rs`), of views outside the subset
+/// (`time_accum`, `time_order`, `time_length_batch`, `expr_batch`, `keepall` with reclaim hints, `stat:` views), over
+/// other types (`OAEventStringInt`, `SupportBeanTimestamp`, `SupportSensorEvent`) or without rows asserted.
 pub(super) const GROUPWIN: [ViewCase; 1] = [ViewCase {
     test: "ViewGroup.ViewGroupLengthWin",
     select: "irstream theString as c0, intPrimitive as c1 FROM SupportBean.std:groupwin(theString).win:length(3)",
@@ -159,5 +160,32 @@ pub(super) const GROUPWIN: [ViewCase; 1] = [ViewCase {
         (6, SB, "theString='E1',intPrimitive=3", "c0='E1' c1=3"),
         (7, SB, "theString='E2',intPrimitive=23", "c0='E2' c1=23"),
         (8, SB, "theString='E1',intPrimitive=-1", "c0='E1' c1=-1"),
+    ],
+}];
+
+/// `ViewGroup.ViewGroupTimeWin` (Esper 8 `regression-lib`, at `978293f2`; the same statement, events, clock moves and
+/// rows in the later stored versions `f6b4270c` and `2905b854`): a ten-second time window per `symbol`, every event
+/// giving its row, each event leaving its group's window ten seconds after it came, as an old row only (`S1`/10 at
+/// 11 s, `S1`/20 at 15 s, `S2`/30 at 20 s: Esper asserts a null new stream at each, `-` here). Esper's
+/// `SupportMarketDataBean(symbol, price, -1L, "")`; it asserts `price` alone. Esper sets its clock to 1 s before the
+/// statement and again after it (a step `-` here: the `assertOneGetNewAndReset` of the next event covers it); the
+/// statement starts at 0 here, which a time window, counting from each event's arrival, does not see. Esper 8's
+/// `ViewGroup` has no `std:lastevent()` or `std:unique` under `std:groupwin`.
+pub(super) const GROUPWIN_TIME: [ViewCase; 1] = [ViewCase {
+    test: "ViewGroup.ViewGroupTimeWin",
+    select: "irstream * FROM SupportMarketDataBean.std:groupwin(symbol).win:time(10 sec)",
+    columns: "price double",
+    typed: false,
+    steps: &[
+        (1_000, "", "", "-"),
+        (1_000, MD, "symbol='S1',price=10,volume=-1,feed=''", "price=10.0"),
+        (5_000, "", "", "-"),
+        (5_000, MD, "symbol='S1',price=20,volume=-1,feed=''", "price=20.0"),
+        (10_000, "", "", "-"),
+        (10_000, MD, "symbol='S2',price=30,volume=-1,feed=''", "price=30.0"),
+        (10_999, "", "", "-"),
+        (11_000, "", "", "-"),
+        (15_000, "", "", "-"),
+        (20_000, "", "", "-"),
     ],
 }];
