@@ -13,6 +13,8 @@
 //! which the statement's own snapshot rows join at its tick); a fully aggregated one the groups each release touched
 //! ([`BatchPace`]), whose rows it makes from their running aggregates when a tick names them, and a grouped one with
 //! ungrouped columns under `FIRST`, `LAST` or `ALL` the release's events, new and replaced, to the same policy.
+//! A statement reading `prior` keeps a batch's events as they came and posts them at its release
+//! ([`PriorBuffer`]), when `WHERE` and the groups read them.
 
 use std::borrow::Cow;
 use std::collections::{BTreeSet, HashMap};
@@ -34,6 +36,7 @@ use crate::cep::runtime::batch_pace::{BatchPace, Offer, Ticked, Touch};
 use crate::cep::runtime::compiled::RowExpr;
 use crate::cep::runtime::eval::{Scope, holds, project};
 use crate::cep::runtime::key::{self, Key};
+use crate::cep::runtime::prior::PriorBuffer;
 use crate::cep::runtime::value::Name;
 use crate::cep::runtime::{Row, Val, order};
 
@@ -46,11 +49,13 @@ enum Release {
     Time(i64),
 }
 
-/// A batch's rows that passed WHERE, with their groups, and how many events it holds in all.
+/// A batch's rows that passed WHERE, with their groups, and how many events it holds in all. A statement reading
+/// `prior` keeps its collected events unposted until the release posts them.
 #[derive(Debug, Default)]
 struct Batch {
     rows: Vec<(Key, Row)>,
     events: usize,
+    unposted: Vec<Row>,
 }
 
 /// The batches of one `std:groupwin` key (of the one empty key, without it).
@@ -77,6 +82,8 @@ struct BatchState {
     /// The time batches' next releases as (epoch, place in `keys`): by epoch, then by the keys' first events.
     clocks: BTreeSet<(u64, usize)>,
     releases: u64,
+    /// The `prior` values of the events a release posts: then `WHERE` and the groups read them.
+    priors: Option<PriorBuffer>,
 }
 
 pub struct BatchLogic {
@@ -126,7 +133,7 @@ impl BatchLogic {
             sink: ids.1,
             release,
             per_event: PerEvent::new(&plan, input, &vars),
-            state: BatchState::default(),
+            state: BatchState { priors: PriorBuffer::of(input), ..BatchState::default() },
             rate,
             paced,
             done: Leftovers::for_this_thread(),
@@ -155,6 +162,12 @@ impl BatchLogic {
         }
     }
 
+    /// The state of a statement that has seen nothing: no batches, its `prior` buffer empty.
+    fn fresh_state(&self) -> BatchState {
+        let priors = self.state.priors.as_ref().map(PriorBuffer::emptied);
+        BatchState { priors, ..BatchState::default() }
+    }
+
     /// Where the batches of `row`'s key are, made if it is the key's first event.
     fn place(&mut self, row: &Row) -> usize {
         let key = view_state_key(Some(&self.window), self.label.as_str(), row, &self.vars);
@@ -165,17 +178,44 @@ impl BatchLogic {
         })
     }
 
-    /// Adds an event to key `at`'s collected batch, keeping its row if it `counts` (passed WHERE).
+    /// Adds an event to key `at`'s collected batch, keeping its row if it `counts` (passed WHERE), or unposted.
     fn collect(&mut self, at: usize, row: Row, counts: bool) {
         let collected = &mut self.state.keys[at].collected;
         collected.events += 1;
+        if self.state.priors.is_some() {
+            collected.unposted.push(row);
+            return;
+        }
         if !counts {
             self.done.add(std::iter::once(row));
             return;
         }
+        let group = self.group(&row);
+        self.state.keys[at].collected.rows.push((group, row));
+    }
+
+    fn group(&self, row: &Row) -> Key {
         let by = &self.per_event.group_by;
-        let group = key::of_values(by.len(), by.iter().map(|e| e.eval(&[&row], &[], &self.vars)));
-        collected.rows.push((group, row));
+        key::of_values(by.len(), by.iter().map(|e| e.eval(&[row], &[], &self.vars)))
+    }
+
+    /// Posts key `at`'s collected events, in order, as its release does: each given its priors, and kept, with its
+    /// group, if it passes `WHERE` then (Esper's prior view counts a batch's events as the batch window posts them).
+    fn post_collected(&mut self, at: usize) {
+        let Some(mut priors) = self.state.priors.take() else {
+            return;
+        };
+        for row in mem::take(&mut self.state.keys[at].collected.unposted) {
+            let posted = priors.post(&row);
+            self.done.add(std::iter::once(row));
+            if self.per_event.where_.as_ref().is_none_or(|e| e.holds(&[&posted], &[], &self.vars)) {
+                let group = self.group(&posted);
+                self.state.keys[at].collected.rows.push((group, posted));
+            } else {
+                self.done.add(std::iter::once(posted));
+            }
+        }
+        self.state.priors = Some(priors);
     }
 
     /// Sets the next release of key `at`'s time batch, unless it is set: at the first period end after `epoch`,
@@ -327,6 +367,7 @@ impl BatchLogic {
     /// Key `at`'s collected batch becomes its part of the view's contents, and the one it replaces leaves: the rows
     /// this gives, with their `ORDER BY` keys; fully aggregated, the groups it touched, each with its row.
     fn release(&mut self, at: usize) -> Released {
+        self.post_collected(at);
         let batches = &mut self.state.keys[at];
         let old = mem::replace(&mut batches.released, mem::take(&mut batches.collected));
         let plan = self.plan.clone();
@@ -534,7 +575,8 @@ impl Logic for BatchLogic {
 
     fn export(&mut self) -> Option<State> {
         let rate = self.rate.as_mut().map(|rate| mem::take(rate.kept()));
-        Some(Box::new((mem::take(&mut self.state), rate, self.paced.take())))
+        let fresh = self.fresh_state();
+        Some(Box::new((mem::replace(&mut self.state, fresh), rate, self.paced.take())))
     }
 
     fn adopt(&mut self, state: State) {
@@ -551,7 +593,7 @@ impl Logic for BatchLogic {
     }
 
     fn stop(&mut self) {
-        self.state = BatchState::default();
+        self.state = self.fresh_state();
         self.paced = None;
         if let Some(rate) = &mut self.rate {
             *rate.kept() = RateState::default();

@@ -295,6 +295,10 @@ fn source(t: &mut Tree<'_, '_>, s: &StreamInput, what: &str) -> fmt::Result {
         if let Some(w) = &s.window {
             t.line(format_args!("window: {}", window(w)))?;
         }
+        if !s.priors.is_empty() {
+            let priors: Vec<&str> = s.priors.iter().map(|p| p.name.as_str()).collect();
+            t.line(format_args!("priors: {} (set on each event as the view posts it)", priors.join(", ")))?;
+        }
         Ok(())
     })
 }

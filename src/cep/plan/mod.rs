@@ -198,8 +198,8 @@ pub struct QueryPlan {
 
 impl QueryPlan {
     /// The stream a query reads when it keeps nothing between events (one stream, no aggregation, no output
-    /// policy, no `OUTPUT AFTER`, no batch window, no view that [`keeps_out`](WindowSpec::keeps_out) events): each of
-    /// its rows comes from one event alone, when that event arrives.
+    /// policy, no `OUTPUT AFTER`, no `prior`, no batch window, no view that [`keeps_out`](WindowSpec::keeps_out)
+    /// events): each of its rows comes from one event alone, when that event arrives.
     pub fn stateless_input(&self) -> Option<&StreamInput> {
         match &self.input {
             Input::Stream(s)
@@ -207,6 +207,7 @@ impl QueryPlan {
                     && self.emits != Emits::Removed
                     && self.output.is_none()
                     && self.quiet_millis.is_none()
+                    && s.priors.is_empty()
                     && !s.window.as_ref().is_some_and(|w| w.batches() || w.keeps_out()) =>
             {
                 Some(s)
@@ -240,6 +241,28 @@ pub struct StreamInput {
     pub window: Option<WindowSpec>,
     /// Reads a named window's insert stream rather than an event stream.
     pub named_window: bool,
+    /// The `prior(n, column)` values its statement reads, each set on an event as the view posts it.
+    #[serde(default)]
+    pub priors: Vec<Prior>,
+}
+
+/// `prior(n, column)`: `column` of the `n`-th event the stream's view posted before this one (this one at 0; null
+/// until `n` came before), counted after the view as Esper's prior view counts: every event a window posts, those
+/// that fail `WHERE` and those it pushes out at once included. It is fixed when the event is posted, so a row the
+/// window lets go later reads the value it arrived with. The runtimes set it on the event as the property `name`,
+/// which expressions read as a column of the stream.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Prior {
+    pub n: u32,
+    pub column: Name,
+    pub name: Name,
+}
+
+impl Prior {
+    pub fn new(n: u32, column: Name) -> Self {
+        let name = format!("prior({n}, {column})").into();
+        Prior { n, column, name }
+    }
 }
 
 /// `driver unidirectional LEFT OUTER JOIN lookup ON on`: each driver event looks up the lookup

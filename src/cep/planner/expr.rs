@@ -5,7 +5,7 @@
 use super::super::ast::{BinaryOp, Expr, ExprKind, Literal, Name, Span};
 use super::super::catalog::{Catalog, variable_type};
 use super::super::error::CepError;
-use super::super::plan::{AggregateCall, DataType, PlanExpr, Value};
+use super::super::plan::{AggregateCall, DataType, PlanExpr, Prior, Value};
 use super::super::runtime::regexp;
 use super::Ctx;
 use super::scope::{Scope, unknown};
@@ -21,6 +21,31 @@ pub(super) struct ExprPlanner<'a> {
     pub no_aggregates: Option<&'static str>,
     pub aggregates: Vec<AggregateCall>,
     pub in_aggregate: bool,
+    pub priors: Priors,
+}
+
+/// Whether the clause may read `prior(n, x)`, and the priors it read.
+#[derive(Debug, Clone)]
+pub(super) enum Priors {
+    /// Not in this clause: a stream filter, a view's parameters, a pattern filter, a merge, a variable's value.
+    NotHere,
+    /// Not in this statement, for the reason given: the subset does not hold it.
+    Unsupported(&'static str),
+    Read(Vec<Prior>),
+}
+
+impl Priors {
+    /// The priors each of `planners` read, each once, in the order first read.
+    pub fn read_by(planners: [ExprPlanner<'_>; 3]) -> Vec<Prior> {
+        let mut read: Vec<Prior> = Vec::new();
+        for planner in planners {
+            let Priors::Read(priors) = planner.priors else {
+                continue;
+            };
+            read.extend(priors.into_iter().filter(|p| !read.contains(p)).collect::<Vec<_>>());
+        }
+        read
+    }
 }
 
 impl<'a> ExprPlanner<'a> {
@@ -30,7 +55,20 @@ impl<'a> ExprPlanner<'a> {
         scope: &'a Scope,
         no_aggregates: Option<&'static str>,
     ) -> Self {
-        Self { ctx, catalog, scope, no_aggregates, aggregates: Vec::new(), in_aggregate: false }
+        Self {
+            ctx,
+            catalog,
+            scope,
+            no_aggregates,
+            aggregates: Vec::new(),
+            in_aggregate: false,
+            priors: Priors::NotHere,
+        }
+    }
+
+    /// The planner reading `prior(n, x)` as `priors` says.
+    pub fn with_priors(self, priors: Priors) -> Self {
+        Self { priors, ..self }
     }
 
     /// A condition: must be boolean.

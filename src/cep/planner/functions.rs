@@ -1,18 +1,19 @@
 //! Types function calls, aggregates and methods: the geometry functions (`point`, `polygon`, checked
 //! for a closed ring of at least 4 points when written as constants, `geometry`), `coalesce`, the
 //! aggregates (only where the clause allows them, never nested; over distinct values, and with a filter,
-//! which becomes a `CASE` around the argument; `fmin` and `fmax` are `min` and `max` with one) and the
-//! geometry methods `contains` and `distance`; Java's methods (of `Math`, of a text) are typed in `java`.
+//! which becomes a `CASE` around the argument; `fmin` and `fmax` are `min` and `max` with one), `prior` (where
+//! the statement allows it) and the geometry methods `contains` and `distance`; Java's methods (of `Math`, of a
+//! text) are typed in `java`.
 
 use super::super::ast::{Expr, ExprKind, Literal, Name};
 use super::super::error::{CepError, did_you_mean};
-use super::super::plan::{AggregateCall, AggregateFunction, DataType, Function, PlanExpr, Value};
-use super::expr::{ExprPlanner, Typed, common, is_numeric, widen};
+use super::super::plan::{AggregateCall, AggregateFunction, DataType, Function, PlanExpr, Prior, Value};
+use super::expr::{ExprPlanner, Priors, Typed, common, is_numeric, widen};
 use super::scope::unknown;
 
-const FUNCTIONS: [&str; 14] = [
+const FUNCTIONS: [&str; 15] = [
     "point", "polygon", "geometry", "coalesce", "avg", "count", "sum", "min", "max", "stddev", "median", "avedev",
-    "fmin", "fmax",
+    "fmin", "fmax", "prior",
 ];
 
 fn aggregate_function(name: &str) -> Option<AggregateFunction> {
@@ -62,8 +63,42 @@ impl ExprPlanner<'_> {
                 Ok(geometry_call(Function::Geometry, vec![wkt]))
             }
             "coalesce" => self.coalesce(e, args),
+            "prior" => self.prior(e, name, args),
             _ => Err(unknown(self.ctx, "function", name, did_you_mean(&lower, FUNCTIONS))),
         }
+    }
+
+    /// `prior(n, x)`: `n` a constant whole number, `x` a property of the statement's one stream, read as the
+    /// property the runtimes set on each event as its view posts it ([`Prior`]).
+    fn prior(&mut self, e: &Expr, name: &Name, args: &[Expr]) -> Result<Typed, CepError> {
+        match self.priors {
+            Priors::Read(_) => {}
+            Priors::Unsupported(why) => return Err(self.ctx.unsupported(name.span, format!("`prior` {why}"))),
+            Priors::NotHere => {
+                let place = self.no_aggregates.unwrap_or("this clause");
+                return Err(self.ctx.invalid(name.span, format!("`prior` cannot be used in {place}")));
+            }
+        }
+        let [n, property] = self.arity::<2>(e, name, args)?;
+        let n = match &n.kind {
+            ExprKind::Literal(Literal::Int(n)) => u32::try_from(*n).ok().filter(|n| *n <= i32::MAX as u32),
+            _ => None,
+        }
+        .ok_or_else(|| self.ctx.invalid(n.span, "`prior` counts back a constant whole number of events, 0 or more"))?;
+        let (planned, ty) = self.plan(property)?;
+        let (source, column) = match planned {
+            PlanExpr::Column { source, name, .. } => (source, name),
+            PlanExpr::Row(_) => return Err(self.ctx.unsupported(property.span, "`prior` of a whole event")),
+            _ => return Err(self.ctx.invalid(property.span, "`prior` reads a property of the stream")),
+        };
+        let prior = Prior::new(n, column);
+        let column = PlanExpr::Column { source, name: prior.name.clone(), ty: ty.clone() };
+        if let Priors::Read(read) = &mut self.priors
+            && !read.contains(&prior)
+        {
+            read.push(prior);
+        }
+        Ok((column, ty))
     }
 
     fn arity<'e, const N: usize>(&self, e: &Expr, name: &Name, args: &'e [Expr]) -> Result<&'e [Expr; N], CepError> {

@@ -10,19 +10,18 @@ use super::super::catalog::{Catalog, Origin};
 use super::super::error::{CepError, did_you_mean};
 use super::super::plan::*;
 use super::Ctx;
-use super::expr::ExprPlanner;
+use super::expr::{ExprPlanner, Priors};
 use super::pattern::plan_pattern;
 use super::scope::{Binding, Scope, unknown};
 use super::window::{positive_millis, window_of};
 
 pub(super) fn plan_select(ctx: &Ctx<'_>, s: &SelectStmt, catalog: &mut dyn Catalog) -> Result<QueryPlan, CepError> {
-    let (input, scope, input_partition) = plan_input(ctx, &*catalog, s)?;
+    let (mut input, scope, input_partition) = plan_input(ctx, &*catalog, s)?;
     let cat: &dyn Catalog = &*catalog;
-    let filter = match &s.where_clause {
-        Some(w) => Some(ExprPlanner::new(ctx, cat, &scope, Some("WHERE")).condition(w, "WHERE")?),
-        None => None,
-    };
-    let mut planner = ExprPlanner::new(ctx, cat, &scope, None);
+    let priors = priors_of(&input);
+    let mut where_planner = ExprPlanner::new(ctx, cat, &scope, Some("WHERE")).with_priors(priors.clone());
+    let filter = s.where_clause.as_ref().map(|w| where_planner.condition(w, "WHERE")).transpose()?;
+    let mut planner = ExprPlanner::new(ctx, cat, &scope, None).with_priors(priors.clone());
     let projection = project_items(&mut planner, &scope, &s.items)?;
     let having = s.having.as_ref().map(|h| planner.condition(h, "HAVING")).transpose()?;
     let order_by = s
@@ -31,8 +30,12 @@ pub(super) fn plan_select(ctx: &Ctx<'_>, s: &SelectStmt, catalog: &mut dyn Catal
         .map(|o| Ok((order_key(&mut planner, &projection, &o.expr)?, o.descending)))
         .collect::<Result<Vec<_>, CepError>>()?;
     let aggregates = std::mem::take(&mut planner.aggregates);
-    let mut group_planner = ExprPlanner::new(ctx, cat, &scope, Some("GROUP BY"));
+    let mut group_planner = ExprPlanner::new(ctx, cat, &scope, Some("GROUP BY")).with_priors(priors);
     let group_by = s.group_by.iter().map(|g| Ok(group_planner.plan(g)?.0)).collect::<Result<Vec<_>, CepError>>()?;
+    let read = Priors::read_by([where_planner, planner, group_planner]);
+    if let Input::Stream(s) = &mut input {
+        s.priors = read;
+    }
     let aggregation = aggregation(&projection, group_by, aggregates, having);
     let rate = s.output.as_ref().filter(|o| o.every.is_some());
     let output = rate.map(|o| output(ctx, o, aggregation.as_ref())).transpose()?;
@@ -68,6 +71,10 @@ pub(super) fn plan_select(ctx: &Ctx<'_>, s: &SelectStmt, catalog: &mut dyn Catal
         return Err(ctx.unsupported(at, "`DISTINCT` on a join that inserts into the stream it looks up"));
     }
     let distinct = s.distinct.is_some();
+    let partition = match &input {
+        Input::Stream(s) if !s.priors.is_empty() => Partitioning::Single,
+        _ => partition,
+    };
     let plan = QueryPlan {
         input,
         filter,
@@ -82,6 +89,16 @@ pub(super) fn plan_select(ctx: &Ctx<'_>, s: &SelectStmt, catalog: &mut dyn Catal
         partition,
     };
     Ok(distinct_on_one_worker(plan))
+}
+
+/// Whether the statement over `input` may read `prior(n, x)`: the subset holds it over one stream. Its priors count
+/// the stream's events in order, so such a statement runs on one worker.
+fn priors_of(input: &Input) -> Priors {
+    match input {
+        Input::Stream(_) => Priors::Read(Vec::new()),
+        Input::Pattern(_) => Priors::Unsupported("over a pattern"),
+        Input::Join(_) => Priors::Unsupported("in a join"),
+    }
 }
 
 /// A `DISTINCT` statement that makes several rows at once (a batch, a tick, an expiry, a pattern's or a join's
@@ -171,6 +188,7 @@ pub(super) fn stream_input(
         filter: super::pattern::and_all(filters),
         window,
         named_window: matches!(ty.origin, Origin::NamedWindow { .. }),
+        priors: Vec::new(),
     };
     Ok((input, binding))
 }

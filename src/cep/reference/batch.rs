@@ -39,7 +39,8 @@
 //! aggregates does (Esper's `ResultSetProcessorAggregateAll` under a non-grouped output view), its snapshot rows each
 //! with its group's aggregates; grouped, under `LAST`, `ALL` and `FIRST` its policy keeps a row or a gate per group
 //! (Esper's `AggregateGrouped`), and sees each release's events, the new ones and those they replaced
-//! (`runtime::batch_pace` again).
+//! (`runtime::batch_pace` again). A statement reading `prior` posts a batch's events at its release, in order
+//! (`runtime::prior`): their `WHERE` and groups are read then.
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -50,6 +51,7 @@ use super::{Ctx, TimerKind, TimerOrder};
 use crate::cep::plan::{AggregationKind, OutputKind, QueryPlan, StreamInput, WindowSpec};
 use crate::cep::runtime::batch_pace::{BatchPace, Offer, Ticked, Touch};
 use crate::cep::runtime::eval::{Scope, holds, project};
+use crate::cep::runtime::prior::PriorBuffer;
 use crate::cep::runtime::{EngineError, Row, Val, order};
 
 /// An event in a batch: its row, its group and whether it passed WHERE.
@@ -100,6 +102,8 @@ pub struct BatchQuery {
     every: i64,
     /// With `OUTPUT AFTER d`, the millisecond before which its output clock does not start.
     not_before: Option<i64>,
+    /// The `prior` values of the events a release posts: then `WHERE` and the groups read them.
+    priors: Option<PriorBuffer>,
 }
 
 /// The batch window inside any `std:groupwin`.
@@ -144,6 +148,7 @@ impl BatchQuery {
             ticking: false,
             every: q.output.as_ref().map_or(1, |o| o.every_millis.max(1) as i64),
             not_before: not_before(q, created_ms),
+            priors: PriorBuffer::of(input),
         })
     }
 
@@ -263,6 +268,7 @@ impl BatchQuery {
     /// Key `at`'s collected events become its part of the view's contents, and the ones they replace leave: the
     /// rows this gives, in `ORDER BY` order, or those its output policy lets out now.
     fn release(&mut self, at: usize, ctx: &mut Ctx<'_>) -> Vec<Row> {
+        self.post_collected(at, ctx.vars);
         let fully = self.plan.aggregation.as_ref().is_some_and(|a| a.kind == AggregationKind::FullyAggregated);
         let before = (removes(&self.plan) && fully).then(|| self.rows_before(at, ctx.vars));
         let batches = &mut self.keys[at];
@@ -286,6 +292,21 @@ impl BatchQuery {
                 let batch: Vec<Row> = rows.into_iter().map(|(keys, row)| order::with_keys(row, keys)).collect();
                 rate.offer(ctx, [batch])
             }
+        }
+    }
+
+    /// Posts key `at`'s collected events, in order, as its release does: each given its priors, and `WHERE` and its
+    /// group read them then (Esper's prior view counts a batch's events as the batch window posts them).
+    fn post_collected(&mut self, at: usize, vars: &Row) {
+        let Some(priors) = self.priors.as_mut() else {
+            return;
+        };
+        let exprs = self.plan.aggregation.as_ref().map_or(&[][..], |a| &a.group_by[..]);
+        for entry in &mut self.keys[at].collected {
+            entry.row = priors.post(&entry.row);
+            let binding = [(self.input.label.as_str(), &entry.row)];
+            entry.counts = holds(self.plan.filter.as_ref(), &Scope::new(&binding, vars));
+            entry.group = key_of(exprs, &self.input.label, &entry.row, vars);
         }
     }
 

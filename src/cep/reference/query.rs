@@ -53,6 +53,7 @@ use crate::cep::plan::{AggregationKind, Input, OutputKind, QueryPlan, StreamInpu
 use crate::cep::runtime::before_pace::BeforePace;
 use crate::cep::runtime::eval::{Scope, holds, project};
 use crate::cep::runtime::first::First;
+use crate::cep::runtime::prior::PriorBuffer;
 use crate::cep::runtime::{EngineError, Row, Val, order};
 
 pub use self::keys::{Admitted, key_of, time_window, view_key, view_state_key};
@@ -102,6 +103,8 @@ pub struct StreamQuery {
     admitted: Admitted,
     /// With `win:firsttime(d)`, the millisecond from which it lets nothing in.
     closes_at: Option<i64>,
+    /// The `prior` values of the events the view posts.
+    priors: Option<PriorBuffer>,
 }
 
 /// Whether `input`'s view lets `event` in: a first-event view only its first events (of a key), every other view
@@ -146,6 +149,7 @@ impl StreamQuery {
             before_pace: BeforePace::of(q),
             admitted: Admitted::default(),
             closes_at: closes_at(input, created_ms),
+            priors: PriorBuffer::of(input),
         })
     }
 
@@ -166,6 +170,15 @@ impl StreamQuery {
         if self.closes_at.is_some_and(|at| ctx.now >= at) || !admits(&mut self.admitted, &self.input, event, ctx.vars) {
             return Vec::new();
         }
+        let posted;
+        let event = match self.priors.as_mut() {
+            Some(priors) => {
+                posted = priors.post(event);
+                &posted
+            }
+            None => event,
+        };
+        let binding = [(label, event)];
         let counts = holds(self.plan.filter.as_ref(), &Scope::new(&binding, ctx.vars));
         let group = self.group_key(event, ctx.vars);
         if self.before_pace.is_some() {

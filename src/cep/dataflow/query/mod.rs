@@ -38,6 +38,7 @@ use crate::cep::runtime::before_pace::BeforePace;
 use crate::cep::runtime::compiled::RowExpr;
 use crate::cep::runtime::first::First;
 use crate::cep::runtime::key::Key;
+use crate::cep::runtime::prior::PriorBuffer;
 use crate::cep::runtime::value::Name;
 use crate::cep::runtime::{Row, Val, order};
 
@@ -298,12 +299,14 @@ struct QueryState {
     admitted: Admitted,
     /// With `win:firsttime(d)`, the millisecond from which it lets nothing in: state, as `not_before` is.
     closes_at: Option<i64>,
+    /// The `prior` values of the events the view posts.
+    priors: Option<PriorBuffer>,
 }
 
 impl QueryState {
-    fn new(plan: &QueryPlan, window: Option<&WindowSpec>) -> Self {
+    fn new(plan: &QueryPlan, input: &StreamInput) -> Self {
         QueryState {
-            view: View::new(window),
+            view: View::new(input.window.as_ref()),
             entries: Slab::new(),
             index: HashMap::default(),
             groups: Slab::new(),
@@ -323,6 +326,7 @@ impl QueryState {
             not_before: None,
             admitted: Admitted::default(),
             closes_at: None,
+            priors: PriorBuffer::of(input),
         }
     }
 
@@ -365,7 +369,7 @@ impl QueryState {
 
 impl QueryLogic {
     pub fn new(statement: usize, plan: Arc<QueryPlan>, input: StreamInput, ids: (u32, u32), vars: Arc<Row>) -> Self {
-        let state = QueryState::new(&plan, input.window.as_ref());
+        let state = QueryState::new(&plan, &input);
         let per_event = PerEvent::new(&plan, &input, &vars);
         let (stream, sink, empty, done) = (ids.0, ids.1, Key::default(), Leftovers::for_this_thread());
         let (at_changes, snapshots, represents) =
@@ -428,7 +432,18 @@ impl QueryLogic {
         {
             return;
         }
-        let counts = holds(&self.per_event.where_);
+        match self.state.priors.as_mut() {
+            Some(priors) => {
+                let posted = priors.post(row);
+                self.posted(emit, (epoch, stamp), &posted);
+            }
+            None => self.posted(emit, (epoch, stamp), row),
+        }
+    }
+
+    /// The event the view takes in: into the view, its groups and its statement's rows.
+    fn posted(&mut self, emit: &mut Emit, (epoch, stamp): (u64, Stamp), row: &Row) {
+        let counts = self.per_event.where_.as_ref().is_none_or(|e| e.holds(&[row], &[], &self.vars));
         let set = (epoch, stamp.position());
         let from_kept = match (self.paced_before(), self.firsts_leaving) {
             (true, _) => Some(self.arrive_before_paced(set, row, counts)),
@@ -599,7 +614,7 @@ impl Logic for QueryLogic {
     }
 
     fn export(&mut self) -> Option<State> {
-        let empty = QueryState::new(&self.plan, self.input.window.as_ref());
+        let empty = QueryState::new(&self.plan, &self.input);
         Some(Box::new(std::mem::replace(&mut self.state, empty)))
     }
 
@@ -610,7 +625,7 @@ impl Logic for QueryLogic {
     }
 
     fn stop(&mut self) {
-        self.state = QueryState::new(&self.plan, None);
+        self.state = QueryState::new(&self.plan, &self.input);
     }
 }
 

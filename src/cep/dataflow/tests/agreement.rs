@@ -64,6 +64,13 @@ proptest! {
         compare(&room_to_seen(&DISTINCT), &steps)?;
     }
 
+    /// Statements reading `prior` ([`PRIORS`]): each event's priors are the events its view posted before it, in
+    /// the one order of the stream, whichever worker it arrived on.
+    #[test]
+    fn prior_statements_agree_with_the_reference(steps in steps(room_event())) {
+        compare(&room_to_seen(&PRIORS), &steps)?;
+    }
+
     /// `SELECT DISTINCT` on two joins, one of them under a policy ([`distinct_joins`]).
     #[test]
     fn distinct_joins_agree_with_the_reference(steps in steps(join_event())) {

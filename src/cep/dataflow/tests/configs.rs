@@ -437,6 +437,28 @@ pub(super) const DISTINCT: [&str; 6] = [
      [every a=Room(temperature > 25) -> b=Room(floor = a.floor, temperature < 25)]",
 ];
 
+/// Statements reading `prior(n, x)`: over no view with it in `WHERE`, under aggregates of a time window, in a length
+/// window's remove stream, under an output policy, behind a view that keeps events out, over a stream another
+/// statement inserts from every worker, and over batches (with it in `WHERE`, and as an aggregate's argument in each
+/// key's batches of `std:groupwin`).
+pub(super) const PRIORS: [&str; 9] = [
+    "INSERT INTO Seen SELECT 'b' as id, prior(1, people) as people, prior(2, temperature) as temperature, flap FROM \
+     Room.win:length_batch(3) WHERE prior(1, temperature) > 15",
+    "INSERT INTO Seen SELECT 'g' as id, count(*) as people, avg(prior(1, temperature)) as temperature, floor as flap \
+     FROM Room.std:groupwin(floor).win:time_batch(2 sec) GROUP BY floor",
+    "INSERT INTO Seen SELECT id, prior(1, people) as people, prior(2, temperature) as temperature, flap FROM Room \
+     WHERE prior(1, temperature) > 20",
+    "INSERT INTO Seen SELECT 'avg' as id, sum(prior(1, people)) as people, avg(prior(0, temperature)) as \
+     temperature, floor as flap FROM Room.win:time(2 sec) GROUP BY floor",
+    "INSERT INTO Seen SELECT RSTREAM id, prior(2, people) as people, temperature, flap FROM Room.win:length(3)",
+    "INSERT INTO Seen SELECT id, prior(1, people) as people, temperature, 'u' as flap FROM Room.std:unique(floor) \
+     OUTPUT LAST EVERY 1500 msec",
+    "INSERT INTO Seen SELECT id, prior(1, people) as people, prior(1, temperature) as temperature, 'f' as flap FROM \
+     Room.std:firstunique(id)",
+    "INSERT INTO Hot SELECT id, people, temperature FROM Room(temperature > 20)",
+    "INSERT INTO Seen SELECT id, prior(1, people) as people, temperature, 'h' as flap FROM Hot.win:length(2)",
+];
+
 /// [`JOINS`] with `DISTINCT` on the join that finds several rows of a shutter (a time window), and [`RATED_JOINS`]'s
 /// pattern-driven join under `OUTPUT ALL`: its rows of a tick compared whole.
 pub(super) fn distinct_joins() -> String {

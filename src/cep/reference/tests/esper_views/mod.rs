@@ -16,6 +16,7 @@
 
 mod first;
 mod ordered;
+mod prior;
 mod selects;
 mod timebatch;
 mod unique;
@@ -23,6 +24,7 @@ mod windows;
 
 use self::first::{FIRST_EVENT, FIRST_LENGTH, FIRST_TIME, FIRST_UNIQUE};
 use self::ordered::ORDER_BY_SIMPLE;
+use self::prior::PRIOR;
 use self::selects::{ISTREAM_RSTREAM, SELECT_EXPR};
 use self::timebatch::TIME_BATCH;
 use self::unique::{GROUPWIN, GROUPWIN_TIME, LAST_EVENT, LENGTH_WIN, UNIQUE};
@@ -70,7 +72,7 @@ const TYPES: [(&str, &str); 14] = [
 
 /// Every case of the view, order-by and select classes.
 pub(crate) fn view_cases() -> impl Iterator<Item = &'static ViewCase> {
-    let tables: [&[ViewCase]; 17] = [
+    let tables: [&[ViewCase]; 18] = [
         &TIME_WIN,
         &TIME_BATCH,
         &UNIQUE,
@@ -88,6 +90,7 @@ pub(crate) fn view_cases() -> impl Iterator<Item = &'static ViewCase> {
         &ORDER_BY_SIMPLE,
         &ISTREAM_RSTREAM,
         &SELECT_EXPR,
+        &PRIOR,
     ];
     tables.into_iter().flatten()
 }
