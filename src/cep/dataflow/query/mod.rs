@@ -432,17 +432,15 @@ impl QueryLogic {
         {
             return;
         }
-        match self.state.priors.as_mut() {
+        // The event as the view posts it: with its priors, if the statement reads any.
+        let posted;
+        let row = match self.state.priors.as_mut() {
             Some(priors) => {
-                let posted = priors.post(row);
-                self.posted(emit, (epoch, stamp), &posted);
+                posted = priors.post(row);
+                &posted
             }
-            None => self.posted(emit, (epoch, stamp), row),
-        }
-    }
-
-    /// The event the view takes in: into the view, its groups and its statement's rows.
-    fn posted(&mut self, emit: &mut Emit, (epoch, stamp): (u64, Stamp), row: &Row) {
+            None => row,
+        };
         let counts = self.per_event.where_.as_ref().is_none_or(|e| e.holds(&[row], &[], &self.vars));
         let set = (epoch, stamp.position());
         let from_kept = match (self.paced_before(), self.firsts_leaving) {
