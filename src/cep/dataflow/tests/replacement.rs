@@ -31,6 +31,13 @@ proptest! {
         compare_across_a_replacement(ROOMS, "INSERT INTO Extra SELECT id FROM Room", &steps, at)?;
     }
 
+    /// Covers the priors' buffers: each statement kept counts back over the events it posted before the replacement.
+    #[test]
+    fn priors_keep_their_state_across_a_replacement(steps in steps(room_event()), at in 0..40usize) {
+        let config = room_to_seen(&PRIORS);
+        compare_across_a_replacement(&config, "INSERT INTO Extra SELECT id FROM Room", &steps, at)?;
+    }
+
     #[test]
     fn rows_of_many_writers_reach_a_ticking_reader_as_in_the_reference_across_a_replacement(
         steps in steps(room_event()),
