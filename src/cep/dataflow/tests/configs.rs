@@ -439,9 +439,15 @@ pub(super) const DISTINCT: [&str; 6] = [
 
 /// Statements reading `prior(n, x)`: over no view with it in `WHERE`, under aggregates of a time window, in a length
 /// window's remove stream, under an output policy, behind a view that keeps events out, over a stream another
-/// statement inserts from every worker, and over batches (with it in `WHERE`, and as an aggregate's argument in each
-/// key's batches of `std:groupwin`).
-pub(super) const PRIORS: [&str; 9] = [
+/// statement inserts from every worker, over batches (with it in `WHERE`, and as an aggregate's argument in each
+/// key's batches of `std:groupwin`), in a snapshot of the rows of a window, and over a named window's insert stream.
+pub(super) const PRIORS: [&str; 13] = [
+    "INSERT INTO Seen SELECT id, prior(1, people) as people, temperature, 's' as flap FROM Room.win:length(2) OUTPUT \
+     SNAPSHOT EVERY 1500 msec",
+    "CREATE WINDOW LastReading.std:unique(id) as Room",
+    "INSERT INTO LastReading SELECT * FROM Room",
+    "INSERT INTO Seen SELECT id, prior(1, people) as people, prior(2, temperature) as temperature, 'w' as flap FROM \
+     LastReading",
     "INSERT INTO Seen SELECT 'b' as id, prior(1, people) as people, prior(2, temperature) as temperature, flap FROM \
      Room.win:length_batch(3) WHERE prior(1, temperature) > 15",
     "INSERT INTO Seen SELECT 'g' as id, count(*) as people, avg(prior(1, temperature)) as temperature, floor as flap \
