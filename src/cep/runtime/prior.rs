@@ -11,7 +11,7 @@ use crate::cep::plan::{Prior, StreamInput};
 use crate::cep::runtime::value::Name;
 
 /// The last events posted, as much of each as the priors read.
-#[derive(Debug, Clone)]
+#[derive(Debug)]
 pub struct PriorBuffer {
     priors: Box<[Prior]>,
     /// The properties the priors read, each once.
@@ -50,7 +50,13 @@ impl PriorBuffer {
 
     /// The same priors over no event yet.
     pub fn emptied(&self) -> Self {
-        PriorBuffer { past: VecDeque::new(), ..self.clone() }
+        PriorBuffer {
+            priors: self.priors.clone(),
+            columns: self.columns.clone(),
+            column_of: self.column_of.clone(),
+            past: VecDeque::new(),
+            depth: self.depth,
+        }
     }
 
     /// `event` as the view posts it: with each prior's value set, that of the event `n` posts back (its own at 0,
