@@ -33,7 +33,6 @@ use super::record::{Record, Stamp, due_epoch, millis};
 use crate::cep::plan::{AggregateCall, AggregationKind, OutputKind, QueryPlan, StreamInput, WindowSpec};
 use crate::cep::reference::query::{by_tick_rank, key_of, not_before, removes, view_state_key};
 use crate::cep::runtime::batch_pace::{BatchPace, Offer, Ticked, Touch};
-use crate::cep::runtime::compiled::RowExpr;
 use crate::cep::runtime::eval::{Scope, holds, project};
 use crate::cep::runtime::key::{self, Key};
 use crate::cep::runtime::prior::PriorBuffer;
@@ -143,15 +142,12 @@ impl BatchLogic {
     }
 
     fn event(&mut self, emit: &mut Emit, epoch: u64, stamp: Stamp, row: Row) {
-        let rows = [&row];
-        let holds = |e: &Option<RowExpr>| e.as_ref().is_none_or(|e| e.holds(&rows, &[], &self.vars));
-        if !holds(&self.per_event.filter) {
+        if !self.per_event.filter.as_ref().is_none_or(|e| e.holds(&[&row], &[], &self.vars)) {
             self.done.add(std::iter::once(row));
             return;
         }
-        let counts = holds(&self.per_event.where_);
         let at = self.place(&row);
-        self.collect(at, row, counts);
+        self.collect(at, row);
         match self.release {
             Release::Length(n) if self.state.keys[at].collected.events >= n => {
                 let statement = self.statement;
@@ -178,29 +174,29 @@ impl BatchLogic {
         })
     }
 
-    /// Adds an event to key `at`'s collected batch, keeping its row if it `counts` (passed WHERE), or unposted.
-    fn collect(&mut self, at: usize, row: Row, counts: bool) {
+    /// Adds an event to key `at`'s collected batch: unposted, if the statement reads `prior`, else [`Self::keep`].
+    fn collect(&mut self, at: usize, row: Row) {
         let collected = &mut self.state.keys[at].collected;
         collected.events += 1;
-        if self.state.priors.is_some() {
-            collected.unposted.push(row);
-            return;
+        match self.state.priors {
+            Some(_) => collected.unposted.push(row),
+            None => self.keep(at, row),
         }
-        if !counts {
+    }
+
+    /// Keeps a row of key `at`'s collected batch, with its group, if it passes WHERE.
+    fn keep(&mut self, at: usize, row: Row) {
+        if !self.per_event.where_.as_ref().is_none_or(|e| e.holds(&[&row], &[], &self.vars)) {
             self.done.add(std::iter::once(row));
             return;
         }
-        let group = self.group(&row);
+        let by = &self.per_event.group_by;
+        let group = key::of_values(by.len(), by.iter().map(|e| e.eval(&[&row], &[], &self.vars)));
         self.state.keys[at].collected.rows.push((group, row));
     }
 
-    fn group(&self, row: &Row) -> Key {
-        let by = &self.per_event.group_by;
-        key::of_values(by.len(), by.iter().map(|e| e.eval(&[row], &[], &self.vars)))
-    }
-
-    /// Posts key `at`'s collected events, in order, as its release does: each given its priors, and kept, with its
-    /// group, if it passes `WHERE` then (Esper's prior view counts a batch's events as the batch window posts them).
+    /// Posts key `at`'s collected events, in order, as its release does: each given its priors, then [`Self::keep`]
+    /// reads `WHERE` and its group (Esper's prior view counts a batch's events as the batch window posts them).
     fn post_collected(&mut self, at: usize) {
         let Some(mut priors) = self.state.priors.take() else {
             return;
@@ -208,12 +204,7 @@ impl BatchLogic {
         for row in mem::take(&mut self.state.keys[at].collected.unposted) {
             let posted = priors.post(&row);
             self.done.add(std::iter::once(row));
-            if self.per_event.where_.as_ref().is_none_or(|e| e.holds(&[&posted], &[], &self.vars)) {
-                let group = self.group(&posted);
-                self.state.keys[at].collected.rows.push((group, posted));
-            } else {
-                self.done.add(std::iter::once(posted));
-            }
+            self.keep(at, posted);
         }
         self.state.priors = Some(priors);
     }
