@@ -16,6 +16,25 @@ const FUNCTIONS: [&str; 15] = [
     "fmin", "fmax", "prior",
 ];
 
+/// Esper's functions outside the subset, refused by name rather than unknown.
+const UNSUPPORTED: [&str; 15] = [
+    "prev",
+    "prevtail",
+    "prevwindow",
+    "prevcount",
+    "minever",
+    "maxever",
+    "firstever",
+    "lastever",
+    "nth",
+    "rate",
+    "leaving",
+    "cast",
+    "instanceof",
+    "typeof",
+    "current_timestamp",
+];
+
 fn aggregate_function(name: &str) -> Option<AggregateFunction> {
     Some(match name {
         "avg" => AggregateFunction::Avg,
@@ -64,6 +83,9 @@ impl ExprPlanner<'_> {
             }
             "coalesce" => self.coalesce(e, args),
             "prior" => self.prior(e, name, args),
+            _ if UNSUPPORTED.contains(&lower.as_str()) => {
+                Err(self.ctx.unsupported(name.span, format!("the function `{}`", name.text)))
+            }
             _ => Err(unknown(self.ctx, "function", name, did_you_mean(&lower, FUNCTIONS))),
         }
     }
