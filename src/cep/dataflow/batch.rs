@@ -14,7 +14,8 @@
 //! ([`BatchPace`]), whose rows it makes from their running aggregates when a tick names them, and a grouped one with
 //! ungrouped columns under `FIRST`, `LAST` or `ALL` the release's events, new and replaced, to the same policy.
 //! A statement reading `prior` keeps a batch's events as they came and posts them at its release
-//! ([`PriorBuffer`]), when `WHERE` and the groups read them.
+//! ([`PriorBuffer`]), and one reading `prev` and its kin reads them off the batch then ([`Prevs`]): `WHERE` and the
+//! groups read them after. The rows a release replaces read the latter as null.
 
 use std::borrow::Cow;
 use std::collections::{BTreeSet, HashMap};
@@ -35,6 +36,7 @@ use crate::cep::reference::query::{by_tick_rank, key_of, not_before, removes, vi
 use crate::cep::runtime::batch_pace::{BatchPace, Offer, Ticked, Touch};
 use crate::cep::runtime::eval::{Scope, holds, project};
 use crate::cep::runtime::key::{self, Key};
+use crate::cep::runtime::previous::Prevs;
 use crate::cep::runtime::prior::PriorBuffer;
 use crate::cep::runtime::value::Name;
 use crate::cep::runtime::{Row, Val, order};
@@ -97,6 +99,8 @@ pub struct BatchLogic {
     release: Release,
     per_event: PerEvent,
     state: BatchState,
+    /// The previous-event functions a release reads off its batch: then `WHERE` and the groups read them.
+    prevs: Option<Prevs>,
     /// The output policy of a query without aggregates, each release a batch of rows for it.
     rate: Option<Rated>,
     /// The output policy of a fully aggregated query, each release touching groups.
@@ -133,6 +137,7 @@ impl BatchLogic {
             release,
             per_event: PerEvent::new(&plan, input, &vars),
             state: BatchState { priors: PriorBuffer::of(input), ..BatchState::default() },
+            prevs: Prevs::of(input),
             rate,
             paced,
             done: Leftovers::for_this_thread(),
@@ -178,9 +183,9 @@ impl BatchLogic {
     fn collect(&mut self, at: usize, row: Row) {
         let collected = &mut self.state.keys[at].collected;
         collected.events += 1;
-        match self.state.priors {
-            Some(_) => collected.unposted.push(row),
-            None => self.keep(at, row),
+        match self.state.priors.is_some() || self.prevs.is_some() {
+            true => collected.unposted.push(row),
+            false => self.keep(at, row),
         }
     }
 
@@ -198,15 +203,21 @@ impl BatchLogic {
     /// Posts key `at`'s collected events, in order, as its release does: each given its priors, then [`Self::keep`]
     /// reads `WHERE` and its group (Esper's prior view counts a batch's events as the batch window posts them).
     fn post_collected(&mut self, at: usize) {
-        let Some(mut priors) = self.state.priors.take() else {
+        let unposted = mem::take(&mut self.state.keys[at].collected.unposted);
+        let posted: Vec<Row> = match self.state.priors.as_mut() {
+            Some(priors) => unposted.iter().map(|row| priors.post(row)).collect(),
+            None => unposted.clone(),
+        };
+        self.done.add(unposted.into_iter());
+        let Some(prevs) = self.prevs.clone() else {
+            posted.into_iter().for_each(|row| self.keep(at, row));
             return;
         };
-        for row in mem::take(&mut self.state.keys[at].collected.unposted) {
-            let posted = priors.post(&row);
-            self.done.add(std::iter::once(row));
-            self.keep(at, posted);
+        for i in 0..posted.len() {
+            let read = prevs.read(&posted[i], |j| &posted[j], posted.len(), i);
+            self.keep(at, read);
         }
-        self.state.priors = Some(priors);
+        self.done.add(posted.into_iter());
     }
 
     /// Sets the next release of key `at`'s time batch, unless it is set: at the first period end after `epoch`,
@@ -360,7 +371,10 @@ impl BatchLogic {
     fn release(&mut self, at: usize) -> Released {
         self.post_collected(at);
         let batches = &mut self.state.keys[at];
-        let old = mem::replace(&mut batches.released, mem::take(&mut batches.collected));
+        let mut old = mem::replace(&mut batches.released, mem::take(&mut batches.collected));
+        if let Some(prevs) = &self.prevs {
+            old.rows.iter_mut().for_each(|(_, row)| *row = prevs.nulled(row));
+        }
         let plan = self.plan.clone();
         let released = match plan.aggregation.as_ref().map(|a| (&a.kind, &a.aggregates[..])) {
             // `SELECT RSTREAM`: the rows the release replaced.

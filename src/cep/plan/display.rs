@@ -299,6 +299,10 @@ fn source(t: &mut Tree<'_, '_>, s: &StreamInput, what: &str) -> fmt::Result {
             let priors: Vec<&str> = s.priors.iter().map(|p| p.name.as_str()).collect();
             t.line(format_args!("priors: {} (set on each event as the view posts it)", priors.join(", ")))?;
         }
+        if !s.prevs.is_empty() {
+            let prevs: Vec<&str> = s.prevs.iter().map(|p| p.name.as_str()).collect();
+            t.line(format_args!("prevs: {} (read off the view as each event arrives)", prevs.join(", ")))?;
+        }
         Ok(())
     })
 }

@@ -198,7 +198,7 @@ pub struct QueryPlan {
 
 impl QueryPlan {
     /// The stream a query reads when it keeps nothing between events (one stream, no aggregation, no output
-    /// policy, no `OUTPUT AFTER`, no `prior`, no batch window, no view that [`keeps_out`](WindowSpec::keeps_out)
+    /// policy, no `OUTPUT AFTER`, no `prior` or `prev`, no batch window, no view that [`keeps_out`](WindowSpec::keeps_out)
     /// events): each of its rows comes from one event alone, when that event arrives.
     pub fn stateless_input(&self) -> Option<&StreamInput> {
         match &self.input {
@@ -208,6 +208,7 @@ impl QueryPlan {
                     && self.output.is_none()
                     && self.quiet_millis.is_none()
                     && s.priors.is_empty()
+                    && s.prevs.is_empty()
                     && !s.window.as_ref().is_some_and(|w| w.batches() || w.keeps_out()) =>
             {
                 Some(s)
@@ -244,6 +245,9 @@ pub struct StreamInput {
     /// The `prior(n, column)` values its statement reads, each set on an event as the view posts it.
     #[serde(default)]
     pub priors: Vec<Prior>,
+    /// The `prev` family's values its statement reads, each read off the view as an event arrives.
+    #[serde(default)]
+    pub prevs: Vec<Prev>,
 }
 
 /// `prior(n, column)`: `column` of the `n`-th event the stream's view posted before this one (this one at 0; null
@@ -262,6 +266,52 @@ impl Prior {
     pub fn new(n: u32, column: Name) -> Self {
         let name = format!("prior({n}, {column})").into();
         Prior { n, column, name }
+    }
+}
+
+/// `prev(n, column)`, `prevtail(n, column)` and `prevcount(column)`, read off the stream's data window (`win:length`, `win:time`, `win:keepall`, or a
+/// batch window, each under `std:groupwin` or not) as Esper's previous-event access reads it: as an event arrives,
+/// over the events of its window (of its group's, under `std:groupwin`) once it is in, or, of a batch window, over
+/// the batch it is released in. The runtimes set it on the event as the property `name`, which expressions read as
+/// a column of the stream; on an event leaving the view (the remove stream) it is null, as Esper evaluates it there.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Prev {
+    pub kind: PrevKind,
+    /// How far back (`prev`) or from the oldest (`prevtail`); 0 for the others.
+    pub n: u32,
+    pub column: Name,
+    pub name: Name,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub enum PrevKind {
+    /// `prev(n, x)`: of the event `n` before this one in its window (this one at 0; of a batch, only within it).
+    Prev,
+    /// `prevtail(n, x)`: of the `n`-th oldest event of the window (of the batch).
+    Tail,
+    /// `prevcount(x)`: how many events the window (the batch) holds.
+    Count,
+}
+
+impl PrevKind {
+    /// The function's name in EPL.
+    pub fn function(self) -> &'static str {
+        match self {
+            PrevKind::Prev => "prev",
+            PrevKind::Tail => "prevtail",
+            PrevKind::Count => "prevcount",
+        }
+    }
+}
+
+impl Prev {
+    pub fn new(kind: PrevKind, n: u32, column: Name) -> Self {
+        let function = kind.function();
+        let name = match kind {
+            PrevKind::Prev | PrevKind::Tail => format!("{function}({n}, {column})"),
+            PrevKind::Count => format!("{function}({column})"),
+        };
+        Prev { kind, n, column, name: name.into() }
     }
 }
 

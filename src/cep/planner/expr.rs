@@ -8,6 +8,7 @@ use super::super::error::CepError;
 use super::super::plan::{AggregateCall, DataType, PlanExpr, Prior, Value};
 use super::super::runtime::regexp;
 use super::Ctx;
+use super::previous::Prevs;
 use super::scope::{Scope, unknown};
 
 pub(super) type Typed = (PlanExpr, DataType);
@@ -22,6 +23,7 @@ pub(super) struct ExprPlanner<'a> {
     pub aggregates: Vec<AggregateCall>,
     pub in_aggregate: bool,
     pub priors: Priors,
+    pub prevs: Prevs,
 }
 
 /// Whether the clause may read `prior(n, x)`, and the priors it read.
@@ -63,12 +65,18 @@ impl<'a> ExprPlanner<'a> {
             aggregates: Vec::new(),
             in_aggregate: false,
             priors: Priors::NotHere,
+            prevs: Prevs::NotHere,
         }
     }
 
     /// The planner reading `prior(n, x)` as `priors` says.
     pub fn with_priors(self, priors: Priors) -> Self {
         Self { priors, ..self }
+    }
+
+    /// The planner reading the previous-event functions as `prevs` says.
+    pub fn with_prevs(self, prevs: Prevs) -> Self {
+        Self { prevs, ..self }
     }
 
     /// A condition: must be boolean.

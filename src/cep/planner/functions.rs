@@ -3,7 +3,7 @@
 //! aggregates (only where the clause allows them, never nested; over distinct values, and with a filter,
 //! which becomes a `CASE` around the argument; `fmin` and `fmax` are `min` and `max` with one), `prior` (where
 //! the statement allows it) and the geometry methods `contains` and `distance`; Java's methods (of `Math`, of a
-//! text) are typed in `java`.
+//! text) are typed in `java`, and `prev` and its kin in `previous`.
 
 use super::super::ast::{Expr, ExprKind, Literal, Name};
 use super::super::error::{CepError, did_you_mean};
@@ -11,17 +11,30 @@ use super::super::plan::{AggregateCall, AggregateFunction, DataType, Function, P
 use super::expr::{ExprPlanner, Priors, Typed, common, is_numeric, widen};
 use super::scope::unknown;
 
-const FUNCTIONS: [&str; 15] = [
-    "point", "polygon", "geometry", "coalesce", "avg", "count", "sum", "min", "max", "stddev", "median", "avedev",
-    "fmin", "fmax", "prior",
+const FUNCTIONS: [&str; 18] = [
+    "point",
+    "polygon",
+    "geometry",
+    "coalesce",
+    "avg",
+    "count",
+    "sum",
+    "min",
+    "max",
+    "stddev",
+    "median",
+    "avedev",
+    "fmin",
+    "fmax",
+    "prior",
+    "prev",
+    "prevtail",
+    "prevcount",
 ];
 
 /// Esper's functions outside the subset, refused by name rather than unknown.
-const UNSUPPORTED: [&str; 15] = [
-    "prev",
-    "prevtail",
+const UNSUPPORTED: [&str; 12] = [
     "prevwindow",
-    "prevcount",
     "minever",
     "maxever",
     "firstever",
@@ -83,6 +96,7 @@ impl ExprPlanner<'_> {
             }
             "coalesce" => self.coalesce(e, args),
             "prior" => self.prior(e, name, args),
+            function if Self::is_prev(function) => self.prev(e, name, function, args),
             _ if UNSUPPORTED.contains(&lower.as_str()) => {
                 Err(self.ctx.unsupported(name.span, format!("the function `{}`", name.text)))
             }

@@ -11,6 +11,7 @@ mod functions;
 mod java;
 mod order;
 mod pattern;
+mod previous;
 mod query;
 mod scope;
 mod sink;

@@ -12,6 +12,7 @@ use super::super::plan::*;
 use super::Ctx;
 use super::expr::{ExprPlanner, Priors};
 use super::pattern::plan_pattern;
+use super::previous::Prevs;
 use super::scope::{Binding, Scope, unknown};
 use super::window::{positive_millis, window_of};
 
@@ -19,24 +20,46 @@ pub(super) fn plan_select(ctx: &Ctx<'_>, s: &SelectStmt, catalog: &mut dyn Catal
     let (mut input, scope, input_partition) = plan_input(ctx, &*catalog, s)?;
     let cat: &dyn Catalog = &*catalog;
     let priors = priors_of(&input);
-    let mut where_planner = ExprPlanner::new(ctx, cat, &scope, Some("WHERE")).with_priors(priors.clone());
+    let prevs = Prevs::of(&input, s.output.as_ref());
+    let mut where_planner =
+        ExprPlanner::new(ctx, cat, &scope, Some("WHERE")).with_priors(priors.clone()).with_prevs(prevs.clone());
     let filter = s.where_clause.as_ref().map(|w| where_planner.condition(w, "WHERE")).transpose()?;
-    let mut planner = ExprPlanner::new(ctx, cat, &scope, None).with_priors(priors.clone());
+    let prev_in_where = where_planner.prevs.take_read_at();
+    let mut planner = ExprPlanner::new(ctx, cat, &scope, None).with_priors(priors.clone()).with_prevs(prevs);
     let projection = project_items(&mut planner, &scope, &s.items)?;
+    planner.prevs.take_read_at();
     let having = s.having.as_ref().map(|h| planner.condition(h, "HAVING")).transpose()?;
+    if let Some(name) = planner.prevs.take_read_at() {
+        return Err(ctx.invalid(name.span, no_remove_stream(&name, "HAVING")));
+    }
     let order_by = s
         .order_by
         .iter()
         .map(|o| Ok((order_key(&mut planner, &projection, &o.expr)?, o.descending)))
         .collect::<Result<Vec<_>, CepError>>()?;
+    if let Some(name) = planner.prevs.take_read_at() {
+        return Err(ctx.unsupported(name.span, format!("`{}` in ORDER BY", name.text)));
+    }
     let aggregates = std::mem::take(&mut planner.aggregates);
-    let mut group_planner = ExprPlanner::new(ctx, cat, &scope, Some("GROUP BY")).with_priors(priors);
+    let mut group_planner = ExprPlanner::new(ctx, cat, &scope, Some("GROUP BY"))
+        .with_priors(priors)
+        .with_prevs(Prevs::Unsupported("in GROUP BY"));
     let group_by = s.group_by.iter().map(|g| Ok(group_planner.plan(g)?.0)).collect::<Result<Vec<_>, CepError>>()?;
+    let prevs_read = Prevs::read_by([&where_planner, &planner, &group_planner]);
     let read = Priors::read_by([where_planner, planner, group_planner]);
     if let Input::Stream(s) = &mut input {
         s.priors = read;
+        s.prevs = prevs_read;
     }
     let aggregation = aggregation(&projection, group_by, aggregates, having);
+    match (prev_in_where, &aggregation, s.selector) {
+        (Some(name), Some(_), _) => return Err(ctx.invalid(name.span, no_remove_stream(&name, "WHERE"))),
+        (Some(name), None, Some(StreamSelector::RStream)) => {
+            let construct = format!("`{}` in WHERE of a statement with a remove stream", name.text);
+            return Err(ctx.unsupported(name.span, construct));
+        }
+        _ => {}
+    }
     let rate = s.output.as_ref().filter(|o| o.every.is_some());
     let output = rate.map(|o| output(ctx, o, aggregation.as_ref())).transpose()?;
     let quiet = s.output.as_ref().filter(|o| o.every.is_none()).and_then(|o| o.after.as_ref());
@@ -72,7 +95,7 @@ pub(super) fn plan_select(ctx: &Ctx<'_>, s: &SelectStmt, catalog: &mut dyn Catal
     }
     let distinct = s.distinct.is_some();
     let partition = match &input {
-        Input::Stream(s) if !s.priors.is_empty() => Partitioning::Single,
+        Input::Stream(s) if !s.priors.is_empty() || !s.prevs.is_empty() => Partitioning::Single,
         _ => partition,
     };
     let plan = QueryPlan {
@@ -89,6 +112,11 @@ pub(super) fn plan_select(ctx: &Ctx<'_>, s: &SelectStmt, catalog: &mut dyn Catal
         partition,
     };
     Ok(distinct_on_one_worker(plan))
+}
+
+/// Why a previous-event function `name` cannot be in `clause` of a statement with aggregates: Esper's reason.
+fn no_remove_stream(name: &super::super::ast::Name, clause: &str) -> String {
+    format!("`{}` cannot be used in {clause} of a statement with aggregates: it gives no remove stream", name.text)
 }
 
 /// Whether the statement over `input` may read `prior(n, x)`: the subset holds it over one stream. Its priors count
@@ -189,6 +217,7 @@ pub(super) fn stream_input(
         window,
         named_window: matches!(ty.origin, Origin::NamedWindow { .. }),
         priors: Vec::new(),
+        prevs: Vec::new(),
     };
     Ok((input, binding))
 }

@@ -40,7 +40,8 @@
 //! with its group's aggregates; grouped, under `LAST`, `ALL` and `FIRST` its policy keeps a row or a gate per group
 //! (Esper's `AggregateGrouped`), and sees each release's events, the new ones and those they replaced
 //! (`runtime::batch_pace` again). A statement reading `prior` posts a batch's events at its release, in order
-//! (`runtime::prior`): their `WHERE` and groups are read then.
+//! (`runtime::prior`), and one reading `prev` and its kin reads them off the batch then (`runtime::previous`): their
+//! `WHERE` and groups are read then. The rows a release replaces read the latter as null.
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -51,6 +52,7 @@ use super::{Ctx, TimerKind, TimerOrder};
 use crate::cep::plan::{AggregationKind, OutputKind, QueryPlan, StreamInput, WindowSpec};
 use crate::cep::runtime::batch_pace::{BatchPace, Offer, Ticked, Touch};
 use crate::cep::runtime::eval::{Scope, holds, project};
+use crate::cep::runtime::previous::Prevs;
 use crate::cep::runtime::prior::PriorBuffer;
 use crate::cep::runtime::{EngineError, Row, Val, order};
 
@@ -104,6 +106,8 @@ pub struct BatchQuery {
     not_before: Option<i64>,
     /// The `prior` values of the events a release posts: then `WHERE` and the groups read them.
     priors: Option<PriorBuffer>,
+    /// The previous-event functions a release reads off its batch: then `WHERE` and the groups read them.
+    prevs: Option<Prevs>,
 }
 
 /// The batch window inside any `std:groupwin`.
@@ -149,6 +153,7 @@ impl BatchQuery {
             every: q.output.as_ref().map_or(1, |o| o.every_millis.max(1) as i64),
             not_before: not_before(q, created_ms),
             priors: PriorBuffer::of(input),
+            prevs: Prevs::of(input),
         })
     }
 
@@ -272,7 +277,10 @@ impl BatchQuery {
         let fully = self.plan.aggregation.as_ref().is_some_and(|a| a.kind == AggregationKind::FullyAggregated);
         let before = (removes(&self.plan) && fully).then(|| self.rows_before(at, ctx.vars));
         let batches = &mut self.keys[at];
-        let old = std::mem::replace(&mut batches.released, std::mem::take(&mut batches.collected));
+        let mut old = std::mem::replace(&mut batches.released, std::mem::take(&mut batches.collected));
+        if let Some(prevs) = &self.prevs {
+            old.iter_mut().for_each(|e| e.row = prevs.nulled(&e.row));
+        }
         if self.paced.is_some() {
             let offer = match self.plan.aggregation.as_ref().map(|a| &a.kind) {
                 Some(AggregationKind::FullyAggregated) => Offer::Groups(self.touches(at, &old, ctx.vars)),
@@ -298,12 +306,21 @@ impl BatchQuery {
     /// Posts key `at`'s collected events, in order, as its release does: each given its priors, and `WHERE` and its
     /// group read them then (Esper's prior view counts a batch's events as the batch window posts them).
     fn post_collected(&mut self, at: usize, vars: &Row) {
-        let Some(priors) = self.priors.as_mut() else {
+        if self.priors.is_none() && self.prevs.is_none() {
             return;
-        };
+        }
+        let collected = &mut self.keys[at].collected;
+        if let Some(priors) = self.priors.as_mut() {
+            collected.iter_mut().for_each(|entry| entry.row = priors.post(&entry.row));
+        }
+        if let Some(prevs) = &self.prevs {
+            let batch: Vec<Row> = collected.iter().map(|e| e.row.clone()).collect();
+            for (i, entry) in collected.iter_mut().enumerate() {
+                entry.row = prevs.read(&batch[i], |j| &batch[j], batch.len(), i);
+            }
+        }
         let exprs = self.plan.aggregation.as_ref().map_or(&[][..], |a| &a.group_by[..]);
         for entry in &mut self.keys[at].collected {
-            entry.row = priors.post(&entry.row);
             let binding = [(self.input.label.as_str(), &entry.row)];
             entry.counts = holds(self.plan.filter.as_ref(), &Scope::new(&binding, vars));
             entry.group = key_of(exprs, &self.input.label, &entry.row, vars);

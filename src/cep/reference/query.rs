@@ -53,6 +53,7 @@ use crate::cep::plan::{AggregationKind, Input, OutputKind, QueryPlan, StreamInpu
 use crate::cep::runtime::before_pace::BeforePace;
 use crate::cep::runtime::eval::{Scope, holds, project};
 use crate::cep::runtime::first::First;
+use crate::cep::runtime::previous::Prevs;
 use crate::cep::runtime::prior::PriorBuffer;
 use crate::cep::runtime::{EngineError, Row, Val, order};
 
@@ -105,6 +106,8 @@ pub struct StreamQuery {
     closes_at: Option<i64>,
     /// The `prior` values of the events the view posts.
     priors: Option<PriorBuffer>,
+    /// The previous-event functions read off the view as events arrive.
+    prevs: Option<Prevs>,
 }
 
 /// Whether `input`'s view lets `event` in: a first-event view only its first events (of a key), every other view
@@ -150,6 +153,7 @@ impl StreamQuery {
             admitted: Admitted::default(),
             closes_at: closes_at(input, created_ms),
             priors: PriorBuffer::of(input),
+            prevs: Prevs::of(input),
         })
     }
 
@@ -178,6 +182,11 @@ impl StreamQuery {
             }
             None => event,
         };
+        if let Some(prevs) = self.prevs.take() {
+            let rows = self.arrive_reading(ctx, &prevs, event);
+            self.prevs = Some(prevs);
+            return rows;
+        }
         let binding = [(label, event)];
         let counts = holds(self.plan.filter.as_ref(), &Scope::new(&binding, ctx.vars));
         let group = self.group_key(event, ctx.vars);
@@ -217,6 +226,25 @@ impl StreamQuery {
         self.hold_group_rows(ctx, &displaced);
         self.forget_emptied(&displaced);
         rows
+    }
+
+    /// The arrival of `event` at a statement reading `prevs` (which has no output policy and no fully aggregated
+    /// rows): it enters the view first, then the functions are read off its window, then `WHERE` reads them. The view
+    /// keeps the event with them null, for the remove stream.
+    fn arrive_reading(&mut self, ctx: &mut Ctx<'_>, prevs: &Prevs, event: &Row) -> Vec<Row> {
+        let group = self.group_key(event, ctx.vars);
+        let displaced = self.enter(ctx, &prevs.nulled(event), &group, true);
+        let entered = self.rows.last().expect("the event entered").view_key.clone();
+        let window: Vec<&Row> = self.rows.iter().filter(|e| e.view_key == entered).map(|e| &e.row).collect();
+        let read = prevs.read(event, |i| window[i], window.len(), window.len() - 1);
+        let binding = [(self.input.label.as_str(), &read)];
+        let counts = holds(self.plan.filter.as_ref(), &Scope::new(&binding, ctx.vars));
+        self.rows.last_mut().expect("the event entered").counts = counts;
+        match (removes(&self.plan), counts) {
+            (true, _) => self.removed_rows(ctx, &displaced),
+            (false, true) => self.arrive(ctx, &read, &group),
+            (false, false) => Vec::new(),
+        }
     }
 
     fn rows_at_changes(&self) -> bool {

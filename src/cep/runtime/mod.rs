@@ -16,6 +16,7 @@ pub mod math;
 pub mod name;
 pub mod order;
 pub mod prefetch;
+pub mod previous;
 pub mod prior;
 pub mod props;
 pub mod regexp;

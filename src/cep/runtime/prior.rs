@@ -94,6 +94,7 @@ mod tests {
             window: None,
             named_window: false,
             priors: priors.iter().map(|(n, column)| Prior::new(*n, (*column).into())).collect(),
+            prevs: Vec::new(),
         }
     }
 

@@ -13,6 +13,7 @@
 
 mod before;
 mod kept;
+mod previous;
 mod rows;
 mod tick;
 mod view;
@@ -25,6 +26,7 @@ use foldhash::fast::RandomState;
 use slab::Slab;
 use smallvec::SmallVec;
 
+use self::previous::PrevWindow;
 use super::aggregate::Accumulators;
 use super::operator::{Emit, Logic, State};
 use super::reaper::Leftovers;
@@ -33,6 +35,7 @@ use crate::cep::plan::{AggregateCall, AggregationKind, PlanExpr, QueryPlan, Stre
 use crate::cep::planner::has_ungrouped_column;
 use crate::cep::reference::query::{
     Admitted, closes_at, firsts_leaving, not_before, removes, represents_groups, rows_at_changes, snapshots_rows,
+    view_state_key,
 };
 use crate::cep::runtime::before_pace::BeforePace;
 use crate::cep::runtime::compiled::RowExpr;
@@ -301,6 +304,8 @@ struct QueryState {
     closes_at: Option<i64>,
     /// The `prior` values of the events the view posts.
     priors: Option<PriorBuffer>,
+    /// The events the previous-event functions read, as the view's window holds them.
+    prevs: Option<PrevWindow>,
 }
 
 impl QueryState {
@@ -327,6 +332,7 @@ impl QueryState {
             admitted: Admitted::default(),
             closes_at: None,
             priors: PriorBuffer::of(input),
+            prevs: PrevWindow::of(input),
         }
     }
 
@@ -441,6 +447,17 @@ impl QueryLogic {
             }
             None => row,
         };
+        // Read off the view's window as it takes the event in, if the statement reads `prev` and its kin; the view
+        // keeps the event with them null.
+        let read;
+        let (row, kept) = match self.state.prevs.as_mut() {
+            Some(window) => {
+                let key = view_state_key(self.input.window.as_ref(), &self.input.label, row, &self.vars);
+                read = window.arrive(millis_of(epoch), key, row);
+                (&read.0, &read.1)
+            }
+            None => (row, row),
+        };
         let counts = self.per_event.where_.as_ref().is_none_or(|e| e.holds(&[row], &[], &self.vars));
         let set = (epoch, stamp.position());
         let from_kept = match (self.paced_before(), self.firsts_leaving) {
@@ -463,7 +480,7 @@ impl QueryLogic {
             }
             false => (None, Vec::new()),
         };
-        let removed = (self.snapshots_rows() || self.removes).then(|| self.keep(set, row, counts));
+        let removed = (self.snapshots_rows() || self.removes).then(|| self.keep(set, kept, counts));
         // `OUTPUT AFTER d` without a period drops the rows of the statement's first `d`: `quiet` does.
         let now = millis_of(epoch);
         let out = if self.before {

@@ -71,6 +71,13 @@ proptest! {
         compare(&room_to_seen(&PRIORS), &steps)?;
     }
 
+    /// Statements reading `prev` and its kin ([`PREVS`]): read off each window as its events arrive, whichever
+    /// worker they arrived on.
+    #[test]
+    fn prev_statements_agree_with_the_reference(steps in steps(room_event())) {
+        compare(&room_to_seen(&PREVS), &steps)?;
+    }
+
     /// `SELECT DISTINCT` on two joins, one of them under a policy ([`distinct_joins`]).
     #[test]
     fn distinct_joins_agree_with_the_reference(steps in steps(join_event())) {

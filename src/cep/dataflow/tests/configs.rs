@@ -465,6 +465,37 @@ pub(super) const PRIORS: [&str; 13] = [
     "INSERT INTO Seen SELECT id, prior(1, people) as people, temperature, 'h' as flap FROM Hot.win:length(2)",
 ];
 
+/// Statements reading `prev`, `prevtail` and `prevcount` over each window that keeps its events: length, time and
+/// keep-all windows, under `std:groupwin` or not, batches, in `WHERE`, with aggregates and ungrouped columns, a
+/// remove stream (where they read null), together with `prior`, over a stream inserted from every worker, and under
+/// `OUTPUT AFTER`.
+pub(super) const PREVS: [&str; 13] = [
+    "INSERT INTO Seen SELECT id, prev(1, people) as people, prevtail(0, temperature) as temperature, 'l' as flap FROM \
+     Room.win:length(3)",
+    "INSERT INTO Seen SELECT id, prevcount(people) as people, prev(1, temperature) as temperature, floor as flap \
+     FROM Room.std:groupwin(floor).win:time(2 sec)",
+    "INSERT INTO Seen SELECT id, people, prev(2, temperature) as temperature, 'w' as flap FROM Room.win:time(3 sec) \
+     WHERE prev(1, temperature) > 20",
+    "INSERT INTO Seen SELECT RSTREAM id, prevcount(people) as people, prev(1, temperature) as temperature, 'r' as \
+     flap FROM Room.win:time(2 sec)",
+    "INSERT INTO Seen SELECT id, count(*) as people, prev(1, temperature) as temperature, floor as flap FROM \
+     Room.win:length(4) GROUP BY floor",
+    "INSERT INTO Seen SELECT 'b' as id, prevcount(people) as people, prev(1, temperature) as temperature, flap FROM \
+     Room.win:length_batch(3) WHERE prev(1, temperature) > 15",
+    "INSERT INTO Seen SELECT 'g' as id, count(*) as people, prevtail(1, temperature) as temperature, floor as flap \
+     FROM Room.std:groupwin(floor).win:time_batch(2 sec)",
+    "INSERT INTO Seen SELECT id, prevcount(people) as people, prevtail(0, temperature) as temperature, 'k' as flap \
+     FROM Room.win:keepall()",
+    "INSERT INTO Seen SELECT id, prior(1, people) as people, prev(1, temperature) as temperature, 'p' as flap FROM \
+     Room.std:groupwin(id).win:length(2)",
+    "INSERT INTO Seen SELECT RSTREAM id, people, prev(1, temperature) as temperature, 'q' as flap FROM \
+     Room.win:time_batch(1 sec)",
+    "INSERT INTO Hot SELECT id, people, temperature FROM Room(temperature > 20)",
+    "INSERT INTO Seen SELECT id, prev(1, people) as people, temperature, 'h' as flap FROM Hot.win:length(2)",
+    "INSERT INTO Seen SELECT id, prev(1, people) as people, temperature, 'a' as flap FROM Room.win:length(2) OUTPUT \
+     AFTER 2 sec",
+];
+
 /// [`JOINS`] with `DISTINCT` on the join that finds several rows of a shutter (a time window), and [`RATED_JOINS`]'s
 /// pattern-driven join under `OUTPUT ALL`: its rows of a tick compared whole.
 pub(super) fn distinct_joins() -> String {

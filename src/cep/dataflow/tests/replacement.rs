@@ -38,6 +38,14 @@ proptest! {
         compare_across_a_replacement(&config, "INSERT INTO Extra SELECT id FROM Room", &steps, at)?;
     }
 
+    /// Covers the windows the previous-event functions read: each statement kept reads the events its window held
+    /// before the replacement.
+    #[test]
+    fn prevs_keep_their_state_across_a_replacement(steps in steps(room_event()), at in 0..40usize) {
+        let config = room_to_seen(&PREVS);
+        compare_across_a_replacement(&config, "INSERT INTO Extra SELECT id FROM Room", &steps, at)?;
+    }
+
     #[test]
     fn rows_of_many_writers_reach_a_ticking_reader_as_in_the_reference_across_a_replacement(
         steps in steps(room_event()),

@@ -16,6 +16,7 @@
 
 mod first;
 mod ordered;
+mod previous;
 mod prior;
 mod selects;
 mod timebatch;
@@ -24,6 +25,7 @@ mod windows;
 
 use self::first::{FIRST_EVENT, FIRST_LENGTH, FIRST_TIME, FIRST_UNIQUE};
 use self::ordered::ORDER_BY_SIMPLE;
+use self::previous::PREVIOUS;
 use self::prior::PRIOR;
 use self::selects::{ISTREAM_RSTREAM, SELECT_EXPR};
 use self::timebatch::TIME_BATCH;
@@ -72,7 +74,7 @@ const TYPES: [(&str, &str); 14] = [
 
 /// Every case of the view, order-by and select classes.
 pub(crate) fn view_cases() -> impl Iterator<Item = &'static ViewCase> {
-    let tables: [&[ViewCase]; 18] = [
+    let tables: [&[ViewCase]; 19] = [
         &TIME_WIN,
         &TIME_BATCH,
         &UNIQUE,
@@ -91,6 +93,7 @@ pub(crate) fn view_cases() -> impl Iterator<Item = &'static ViewCase> {
         &ISTREAM_RSTREAM,
         &SELECT_EXPR,
         &PRIOR,
+        &PREVIOUS,
     ];
     tables.into_iter().flatten()
 }

@@ -1,0 +1,193 @@
+//! Types Esper's previous-event functions, `prev(n, x)`, `prevtail(n, x)` and `prevcount(x)`, as a
+//! column of the statement's one stream that the runtimes set as an event arrives ([`Prev`]), and says where a
+//! statement may read them. Esper's forms are all taken: one argument (`prev(x)` is `prev(1, x)`, `prevtail(x)`
+//! `prevtail(0, x)`) and the index after the property (`prev(x, 2)`).
+//!
+//! Esper reads them off the data window as an event arrives, and as null for an event leaving it. So the window must
+//! keep its events (`win:length`, `win:time`, `win:keepall` or a batch window, under `std:groupwin` or not: Esper's
+//! "Required data window not found"); `WHERE` (with aggregates) and `HAVING` would drop the remove stream's rows
+//! they pass at arrival (Esper refuses both); `GROUP BY` would move a leaving event to the null group; an aggregate
+//! would add what it read at arrival and take back nothing. The subset leaves out what Esper reads elsewhere than at
+//! the arrival: under an output policy (at the tick), in `ORDER BY`, in `WHERE` of a statement with a remove stream
+//! (which Esper evaluates again as rows leave), and an index that is not a constant; and `prevwindow(x)`, whose
+//! array no attribute takes (refused by name with the functions outside the subset).
+
+use super::super::ast::{Expr, ExprKind, Literal, Name, OutputClause};
+use super::super::error::CepError;
+use super::super::plan::{DataType, Input, PlanExpr, Prev, PrevKind, WindowSpec};
+use super::expr::{ExprPlanner, Typed};
+
+/// Whether a clause may read the previous-event functions, and those it read.
+#[derive(Debug, Clone)]
+pub(super) enum Prevs {
+    /// Not in this clause: a stream filter, a view's parameters, a pattern filter, a merge, a variable's value.
+    NotHere,
+    /// Not in this statement or clause, for the reason given: the subset does not hold it.
+    Unsupported(&'static str),
+    /// Not over this statement's view, which keeps no events to read.
+    NoDataWindow,
+    /// Read here: what, and where the latest was written (for a clause that turns out not to allow it).
+    Read { read: Vec<Prev>, at: Option<Name> },
+}
+
+impl Prevs {
+    /// What a select statement over `input`, with `output` and `selector`, may read.
+    pub fn of(input: &Input, output: Option<&OutputClause>) -> Prevs {
+        let stream = match input {
+            Input::Stream(stream) => stream,
+            Input::Pattern(_) => return Prevs::Unsupported("over a pattern"),
+            Input::Join(_) => return Prevs::Unsupported("in a join"),
+        };
+        if stream.named_window {
+            return Prevs::Unsupported("over a named window");
+        }
+        if output.is_some_and(|o| o.every.is_some()) {
+            return Prevs::Unsupported("under an output policy (Esper reads it at the tick)");
+        }
+        if !stream.window.as_ref().is_some_and(keeps_events) {
+            return Prevs::NoDataWindow;
+        }
+        Prevs::Read { read: Vec::new(), at: None }
+    }
+
+    /// The prevs each of `planners` read, each once, in the order first read.
+    pub fn read_by(planners: [&ExprPlanner<'_>; 3]) -> Vec<Prev> {
+        let mut read: Vec<Prev> = Vec::new();
+        for planner in planners {
+            if let Prevs::Read { read: prevs, .. } = &planner.prevs {
+                read.extend(prevs.iter().filter(|p| !read.contains(p)).cloned().collect::<Vec<_>>());
+            }
+        }
+        read
+    }
+
+    /// The name of the latest previous-event function written since the last call, if one was.
+    pub fn take_read_at(&mut self) -> Option<Name> {
+        match self {
+            Prevs::Read { at, .. } => at.take(),
+            _ => None,
+        }
+    }
+}
+
+/// Whether `window` keeps the events it holds in order, for the previous-event functions to read: a length, time
+/// or keep-all window, or a batch window, alone or under `std:groupwin`.
+fn keeps_events(window: &WindowSpec) -> bool {
+    match window {
+        WindowSpec::Length { .. }
+        | WindowSpec::Time { .. }
+        | WindowSpec::KeepAll
+        | WindowSpec::LengthBatch { .. }
+        | WindowSpec::TimeBatch { .. } => true,
+        WindowSpec::Grouped { inner, .. } => keeps_events(inner),
+        _ => false,
+    }
+}
+
+fn kind_of(function: &str) -> Option<PrevKind> {
+    Some(match function {
+        "prev" => PrevKind::Prev,
+        "prevtail" => PrevKind::Tail,
+        "prevcount" => PrevKind::Count,
+        _ => return None,
+    })
+}
+
+/// A constant whole number, as written.
+fn constant(e: &Expr) -> Option<i64> {
+    match &e.kind {
+        ExprKind::Literal(Literal::Int(n)) => Some(*n),
+        ExprKind::Neg(x) => constant(x).map(|n| -n),
+        _ => None,
+    }
+}
+
+impl ExprPlanner<'_> {
+    /// Whether `function` (lower case) is one of the previous-event functions.
+    pub(super) fn is_prev(function: &str) -> bool {
+        kind_of(function).is_some()
+    }
+
+    /// `prev(n, x)` and its kin, `function` (lower case) named `name`: `n` a constant whole number, `x` a property of
+    /// the statement's one stream, read as the property the runtimes set on each event as it arrives ([`Prev`]).
+    pub(super) fn prev(&mut self, e: &Expr, name: &Name, function: &str, args: &[Expr]) -> Result<Typed, CepError> {
+        let kind = kind_of(function).expect("a previous-event function");
+        self.may_read_prev(name)?;
+        let (index, property) = match args {
+            [property] => (None, property),
+            // Esper's second form puts a constant index after the property.
+            [property, index] if constant(index).is_some() && constant(property).is_none() => (Some(index), property),
+            [index, property] => (Some(index), property),
+            _ => {
+                let message = format!("`{}` takes a property and, before or after it, an index", name.text);
+                return Err(self.ctx.invalid(e.span, message));
+            }
+        };
+        let n = match index {
+            None => u32::from(kind == PrevKind::Prev),
+            Some(index) => self.index(index, name)?,
+        };
+        let (planned, ty) = self.plan(property)?;
+        let (source, column) = match planned {
+            PlanExpr::Column { source, name, .. } => (source, name),
+            PlanExpr::Row(_) => {
+                return Err(self.ctx.unsupported(property.span, format!("`{}` of a whole event", name.text)));
+            }
+            _ => {
+                return Err(self.ctx.invalid(property.span, format!("`{}` reads a property of the stream", name.text)));
+            }
+        };
+        let n = if kind == PrevKind::Count { 0 } else { n };
+        let prev = Prev::new(kind, n, column);
+        let ty = match kind {
+            PrevKind::Prev | PrevKind::Tail => ty,
+            PrevKind::Count => DataType::Long,
+        };
+        let column = PlanExpr::Column { source, name: prev.name.clone(), ty: ty.clone() };
+        if let Prevs::Read { read, at } = &mut self.prevs {
+            *at = Some(name.clone());
+            if !read.contains(&prev) {
+                read.push(prev);
+            }
+        }
+        Ok((column, ty))
+    }
+
+    /// Whether this clause of this statement may read a previous-event function.
+    fn may_read_prev(&self, name: &Name) -> Result<(), CepError> {
+        let function = &name.text;
+        match &self.prevs {
+            _ if self.in_aggregate => Err(self
+                .ctx
+                .unsupported(name.span, format!("`{function}` inside an aggregate (Esper takes nothing back)"))),
+            Prevs::Read { .. } => Ok(()),
+            Prevs::Unsupported(why) => Err(self.ctx.unsupported(name.span, format!("`{function}` {why}"))),
+            Prevs::NoDataWindow => Err(self.ctx.invalid(
+                name.span,
+                format!(
+                    "`{function}` needs a data window that keeps its events: `win:length`, `win:time`, `win:keepall` \
+                     or a batch window, under `std:groupwin` or not"
+                ),
+            )),
+            Prevs::NotHere => {
+                let place = self.no_aggregates.unwrap_or("this clause");
+                Err(self.ctx.invalid(name.span, format!("`{function}` cannot be used in {place}")))
+            }
+        }
+    }
+
+    /// The index of `name`'s call: a constant whole number, 0 or more.
+    fn index(&self, index: &Expr, name: &Name) -> Result<u32, CepError> {
+        let Some(n) = constant(index) else {
+            if let ExprKind::Literal(_) = index.kind {
+                let message = format!("`{}` counts a whole number of events", name.text);
+                return Err(self.ctx.invalid(index.span, message));
+            }
+            let construct = format!("`{}` with an index that is not a constant", name.text);
+            return Err(self.ctx.unsupported(index.span, construct));
+        };
+        u32::try_from(n).ok().filter(|n| *n <= i32::MAX as u32).ok_or_else(|| {
+            self.ctx.invalid(index.span, format!("`{}` counts a constant whole number of events, 0 or more", name.text))
+        })
+    }
+}
