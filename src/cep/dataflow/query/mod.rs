@@ -12,8 +12,8 @@
 //! record every worker gets at the stream's first event.
 
 mod before;
+mod history;
 mod kept;
-mod previous;
 mod rows;
 mod tick;
 mod view;
@@ -26,7 +26,7 @@ use foldhash::fast::RandomState;
 use slab::Slab;
 use smallvec::SmallVec;
 
-use self::previous::PrevWindow;
+use self::history::History;
 use super::aggregate::Accumulators;
 use super::operator::{Emit, Logic, State};
 use super::reaper::Leftovers;
@@ -41,7 +41,6 @@ use crate::cep::runtime::before_pace::BeforePace;
 use crate::cep::runtime::compiled::RowExpr;
 use crate::cep::runtime::first::First;
 use crate::cep::runtime::key::Key;
-use crate::cep::runtime::prior::PriorBuffer;
 use crate::cep::runtime::value::Name;
 use crate::cep::runtime::{Row, Val, order};
 
@@ -302,10 +301,8 @@ struct QueryState {
     admitted: Admitted,
     /// With `win:firsttime(d)`, the millisecond from which it lets nothing in: state, as `not_before` is.
     closes_at: Option<i64>,
-    /// The `prior` values of the events the view posts.
-    priors: Option<PriorBuffer>,
-    /// The events the previous-event functions read, as the view's window holds them.
-    prevs: Option<PrevWindow>,
+    /// The `prior` values of the events the view posts, and the events the previous-event functions read.
+    history: Option<History>,
 }
 
 impl QueryState {
@@ -331,8 +328,7 @@ impl QueryState {
             not_before: None,
             admitted: Admitted::default(),
             closes_at: None,
-            priors: PriorBuffer::of(input),
-            prevs: PrevWindow::of(input),
+            history: History::of(input),
         }
     }
 
@@ -438,23 +434,14 @@ impl QueryLogic {
         {
             return;
         }
-        // The event as the view posts it: with its priors, if the statement reads any.
+        // The event as the view posts it and the statement reads it, if it reads `prior` or `prev` and its kin; the
+        // view keeps it with the latter null.
         let posted;
-        let row = match self.state.priors.as_mut() {
-            Some(priors) => {
-                posted = priors.post(row);
-                &posted
-            }
-            None => row,
-        };
-        // Read off the view's window as it takes the event in, if the statement reads `prev` and its kin; the view
-        // keeps the event with them null.
-        let read;
-        let (row, kept) = match self.state.prevs.as_mut() {
-            Some(window) => {
-                let key = view_state_key(self.input.window.as_ref(), &self.input.label, row, &self.vars);
-                read = window.arrive(millis_of(epoch), key, row);
-                (&read.0, &read.1)
+        let (row, kept) = match self.state.history.as_mut() {
+            Some(history) => {
+                let (window, label, vars) = (self.input.window.as_ref(), &self.input.label, &self.vars);
+                posted = history.post(millis_of(epoch), |row| view_state_key(window, label, row, vars), row);
+                (&posted.0, &posted.1)
             }
             None => (row, row),
         };

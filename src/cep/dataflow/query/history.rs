@@ -1,9 +1,12 @@
-//! The events a statement reading `prev` and its kin reads them off (`runtime::previous`): the view's panes keep no
-//! events, so the statement keeps its own copy of the window's, by `std:groupwin` key (the one empty key without it):
-//! the last `n` of a length window, all of a keep-all window, and of a time window those that arrived in its last
-//! `d`. A time window's events leave in arrival order, across keys, as the arrivals find them due; the view lets
-//! them go at their timers, and an arrival comes after the timers of its millisecond, so what an arrival reads is
-//! what the view holds. Batch windows read their batches (`batch`).
+//! What a statement reads of the events before the one arriving: `prior` (`runtime::prior`) and `prev` and its kin
+//! (`runtime::previous`), together ([`History`]), so that a statement reading neither pays one test an event.
+//!
+//! The previous-event functions read the view's window, whose panes keep no events, so the statement keeps its own
+//! copy of the window's events ([`PrevWindow`]), by `std:groupwin` key (the one empty key without it): the last `n`
+//! of a length window, all of a keep-all window, and of a time window those that arrived in its last `d`. A time
+//! window's events leave in arrival order, across keys, as the arrivals find them due; the view lets them go at
+//! their timers, and an arrival comes after the timers of its millisecond, so what an arrival reads is what the view
+//! holds. Batch windows read their batches (`batch`).
 
 use std::collections::{HashMap, VecDeque};
 
@@ -13,6 +16,36 @@ use crate::cep::plan::{StreamInput, WindowSpec};
 use crate::cep::runtime::Row;
 use crate::cep::runtime::key::Key;
 use crate::cep::runtime::previous::Prevs;
+use crate::cep::runtime::prior::PriorBuffer;
+
+/// The `prior` values of the events the view posts, and the events the previous-event functions read, as the view's
+/// window holds them: of a statement that reads either.
+#[derive(Debug)]
+pub(super) struct History {
+    priors: Option<PriorBuffer>,
+    prevs: Option<PrevWindow>,
+}
+
+impl History {
+    /// What a statement over `input` reads of the events before; `None` when it reads nothing.
+    pub fn of(input: &StreamInput) -> Option<Self> {
+        let (priors, prevs) = (PriorBuffer::of(input), PrevWindow::of(input));
+        (priors.is_some() || prevs.is_some()).then_some(History { priors, prevs })
+    }
+
+    /// `row` arriving at `now`, in the view's window of the key `key` reads: answers it as the statement reads it
+    /// (with its priors and the previous-event functions set) and as the view keeps it (those null).
+    pub fn post(&mut self, now: i64, key: impl FnOnce(&Row) -> Key, row: &Row) -> (Row, Row) {
+        let posted = match self.priors.as_mut() {
+            Some(priors) => priors.post(row),
+            None => row.clone(),
+        };
+        match self.prevs.as_mut() {
+            Some(window) => window.arrive(now, key(&posted), &posted),
+            None => (posted.clone(), posted),
+        }
+    }
+}
 
 /// How long the window keeps an event.
 #[derive(Debug, Clone, Copy)]
@@ -23,7 +56,7 @@ enum Keeps {
 }
 
 #[derive(Debug)]
-pub(super) struct PrevWindow {
+struct PrevWindow {
     prevs: Prevs,
     keeps: Keeps,
     /// Each key's events in the window, oldest first.
