@@ -198,8 +198,9 @@ pub struct QueryPlan {
 
 impl QueryPlan {
     /// The stream a query reads when it keeps nothing between events (one stream, no aggregation, no output
-    /// policy, no `OUTPUT AFTER`, no `prior` or `prev`, no batch window, no view that [`keeps_out`](WindowSpec::keeps_out)
-    /// events): each of its rows comes from one event alone, when that event arrives.
+    /// policy, no `OUTPUT AFTER`, no `prior` or `prev`, no batch window, no view that
+    /// [`keeps_out`](WindowSpec::keeps_out) events): each of its rows comes from one event alone, when that event
+    /// arrives.
     pub fn stateless_input(&self) -> Option<&StreamInput> {
         match &self.input {
             Input::Stream(s)
@@ -269,10 +270,10 @@ impl Prior {
     }
 }
 
-/// `prev(n, column)`, `prevtail(n, column)` and `prevcount(column)`, read off the stream's data window (`win:length`, `win:time`, `win:keepall`, or a
-/// batch window, each under `std:groupwin` or not) as Esper's previous-event access reads it: as an event arrives,
-/// over the events of its window (of its group's, under `std:groupwin`) once it is in, or, of a batch window, over
-/// the batch it is released in. The runtimes set it on the event as the property `name`, which expressions read as
+/// `prev(n, column)`, `prevtail(n, column)` and `prevcount(column)`, read off the stream's data window (`win:length`,
+/// `win:time`, `win:keepall`, or a batch window, each under `std:groupwin` or not) as Esper's previous-event access
+/// reads it: as an event arrives, over the events of its window (of its group's, under `std:groupwin`) once it is in,
+/// or, of a batch window, over the batch it is released in. The runtimes set it on the event as the property `name`, which expressions read as
 /// a column of the stream; on an event leaving the view (the remove stream) it is null, as Esper evaluates it there.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Prev {

@@ -31,7 +31,7 @@ pub(super) enum Prevs {
 }
 
 impl Prevs {
-    /// What a select statement over `input`, with `output` and `selector`, may read.
+    /// What a select statement over `input`, with `output`, may read.
     pub fn of(input: &Input, output: Option<&OutputClause>) -> Prevs {
         let stream = match input {
             Input::Stream(stream) => stream,

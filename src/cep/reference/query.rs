@@ -40,6 +40,11 @@
 //! arrival or an expiry since the last tick are the "changed" groups a fully aggregated `OUTPUT LAST` releases.
 //! What the plan alone says of a query (what runs, which rows its policy releases, the order of a tick's group rows)
 //! is `rules`'s; the keys it reads off an event, `keys`'s.
+//!
+//! A query reading `prev` and its kin (`runtime::previous`; it has no output policy, and its rows are per event) puts
+//! each event into the view first, reads them off the rows of the event's window (its `std:groupwin` key's) and then
+//! `WHERE` reads them ([`StreamQuery::arrive_reading`]); the view keeps the event with them null, as the remove stream
+//! reads them.
 
 mod before;
 mod keys;

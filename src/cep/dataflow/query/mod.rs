@@ -7,7 +7,8 @@
 //! This module holds the query's state and takes each event through it; the parts of that are modules of their own:
 //! the view and its groups, where rows enter, are displaced and expire ([`view`]); the rows an arrival or a change
 //! gives, or holds for the tick ([`rows`]); the output tick ([`tick`]); the rows kept for `OUTPUT SNAPSHOT` and
-//! `SELECT RSTREAM` ([`kept`]); and the remove stream of a fully aggregated query under a policy ([`before`]).
+//! `SELECT RSTREAM` ([`kept`]); the remove stream of a fully aggregated query under a policy ([`before`]); and what it
+//! reads of the events before, `prior` and `prev` ([`history`]).
 //! Each worker holds the groups routed to it; output ticks are the same on every worker, started by the `Start`
 //! record every worker gets at the stream's first event.
 

@@ -11,7 +11,7 @@
 //! send no clock event run at 0. The last case is not Esper's test but its time window's: an event at `t` leaves
 //! when the clock reaches `t + d`, before an event arriving then.
 
-use super::{MD, SB, ViewCase};
+use super::{MD, SB, Step, ViewCase};
 
 /// Each case's statement, columns and steps, as the module's header says.
 pub(super) const PREVIOUS: [ViewCase; 24] = [
@@ -474,75 +474,7 @@ pub(super) const PREVIOUS: [ViewCase; 24] = [
         columns: "symbol string, prevPrice double, prevPrevPrice double, prevTail0Price double, prevTail1Price \
                   double, countPrice long",
         typed: true,
-        steps: &[
-            (
-                0,
-                MD,
-                "symbol='IBM',price=75,volume=0",
-                "symbol='IBM' prevPrice=null prevPrevPrice=null prevTail0Price=75.0 prevTail1Price=null \
-                 countPrice=1",
-            ),
-            (
-                0,
-                MD,
-                "symbol='MSFT',price=40,volume=0",
-                "symbol='MSFT' prevPrice=null prevPrevPrice=null prevTail0Price=40.0 prevTail1Price=null \
-                 countPrice=1",
-            ),
-            (
-                0,
-                MD,
-                "symbol='IBM',price=76,volume=0",
-                "symbol='IBM' prevPrice=75.0 prevPrevPrice=null prevTail0Price=75.0 prevTail1Price=76.0 \
-                 countPrice=2",
-            ),
-            (
-                0,
-                MD,
-                "symbol='CIC',price=1,volume=0",
-                "symbol='CIC' prevPrice=null prevPrevPrice=null prevTail0Price=1.0 prevTail1Price=null countPrice=1",
-            ),
-            (
-                0,
-                MD,
-                "symbol='MSFT',price=41,volume=0",
-                "symbol='MSFT' prevPrice=40.0 prevPrevPrice=null prevTail0Price=40.0 prevTail1Price=41.0 \
-                 countPrice=2",
-            ),
-            (
-                0,
-                MD,
-                "symbol='IBM',price=77,volume=0",
-                "symbol='IBM' prevPrice=76.0 prevPrevPrice=75.0 prevTail0Price=75.0 prevTail1Price=76.0 \
-                 countPrice=3",
-            ),
-            (
-                0,
-                MD,
-                "symbol='IBM',price=78,volume=0",
-                "symbol='IBM' prevPrice=77.0 prevPrevPrice=76.0 prevTail0Price=75.0 prevTail1Price=76.0 \
-                 countPrice=4",
-            ),
-            (
-                0,
-                MD,
-                "symbol='CIC',price=2,volume=0",
-                "symbol='CIC' prevPrice=1.0 prevPrevPrice=null prevTail0Price=1.0 prevTail1Price=2.0 countPrice=2",
-            ),
-            (
-                0,
-                MD,
-                "symbol='MSFT',price=42,volume=0",
-                "symbol='MSFT' prevPrice=41.0 prevPrevPrice=40.0 prevTail0Price=40.0 prevTail1Price=41.0 \
-                 countPrice=3",
-            ),
-            (
-                0,
-                MD,
-                "symbol='CIC',price=3,volume=0",
-                "symbol='CIC' prevPrice=2.0 prevPrevPrice=1.0 prevTail0Price=1.0 prevTail1Price=2.0 countPrice=3",
-            ),
-        ],
+        steps: PER_GROUP,
     },
     ViewCase {
         test: "TestPreviousFunction.testLengthWindowPerGroup",
@@ -552,75 +484,7 @@ pub(super) const PREVIOUS: [ViewCase; 24] = [
         columns: "symbol string, prevPrice double, prevPrevPrice double, prevTail0Price double, prevTail1Price \
                   double, countPrice long",
         typed: true,
-        steps: &[
-            (
-                0,
-                MD,
-                "symbol='IBM',price=75,volume=0",
-                "symbol='IBM' prevPrice=null prevPrevPrice=null prevTail0Price=75.0 prevTail1Price=null \
-                 countPrice=1",
-            ),
-            (
-                0,
-                MD,
-                "symbol='MSFT',price=40,volume=0",
-                "symbol='MSFT' prevPrice=null prevPrevPrice=null prevTail0Price=40.0 prevTail1Price=null \
-                 countPrice=1",
-            ),
-            (
-                0,
-                MD,
-                "symbol='IBM',price=76,volume=0",
-                "symbol='IBM' prevPrice=75.0 prevPrevPrice=null prevTail0Price=75.0 prevTail1Price=76.0 \
-                 countPrice=2",
-            ),
-            (
-                0,
-                MD,
-                "symbol='CIC',price=1,volume=0",
-                "symbol='CIC' prevPrice=null prevPrevPrice=null prevTail0Price=1.0 prevTail1Price=null countPrice=1",
-            ),
-            (
-                0,
-                MD,
-                "symbol='MSFT',price=41,volume=0",
-                "symbol='MSFT' prevPrice=40.0 prevPrevPrice=null prevTail0Price=40.0 prevTail1Price=41.0 \
-                 countPrice=2",
-            ),
-            (
-                0,
-                MD,
-                "symbol='IBM',price=77,volume=0",
-                "symbol='IBM' prevPrice=76.0 prevPrevPrice=75.0 prevTail0Price=75.0 prevTail1Price=76.0 \
-                 countPrice=3",
-            ),
-            (
-                0,
-                MD,
-                "symbol='IBM',price=78,volume=0",
-                "symbol='IBM' prevPrice=77.0 prevPrevPrice=76.0 prevTail0Price=75.0 prevTail1Price=76.0 \
-                 countPrice=4",
-            ),
-            (
-                0,
-                MD,
-                "symbol='CIC',price=2,volume=0",
-                "symbol='CIC' prevPrice=1.0 prevPrevPrice=null prevTail0Price=1.0 prevTail1Price=2.0 countPrice=2",
-            ),
-            (
-                0,
-                MD,
-                "symbol='MSFT',price=42,volume=0",
-                "symbol='MSFT' prevPrice=41.0 prevPrevPrice=40.0 prevTail0Price=40.0 prevTail1Price=41.0 \
-                 countPrice=3",
-            ),
-            (
-                0,
-                MD,
-                "symbol='CIC',price=3,volume=0",
-                "symbol='CIC' prevPrice=2.0 prevPrevPrice=1.0 prevTail0Price=1.0 prevTail1Price=2.0 countPrice=3",
-            ),
-        ],
+        steps: PER_GROUP,
     },
     ViewCase {
         test: "TestPreviousFunction.testTimeBatchPerGroup",
@@ -959,4 +823,68 @@ pub(super) const PREVIOUS: [ViewCase; 24] = [
             (3000, MD, "symbol='E',price=5,volume=0", "symbol='E' cnt=1 oldest='E' before=null"),
         ],
     },
+];
+
+/// The steps of Esper's `assertPerGroup`, which runs them through a time and a length window per group.
+const PER_GROUP: &[Step] = &[
+    (
+        0,
+        MD,
+        "symbol='IBM',price=75,volume=0",
+        "symbol='IBM' prevPrice=null prevPrevPrice=null prevTail0Price=75.0 prevTail1Price=null countPrice=1",
+    ),
+    (
+        0,
+        MD,
+        "symbol='MSFT',price=40,volume=0",
+        "symbol='MSFT' prevPrice=null prevPrevPrice=null prevTail0Price=40.0 prevTail1Price=null countPrice=1",
+    ),
+    (
+        0,
+        MD,
+        "symbol='IBM',price=76,volume=0",
+        "symbol='IBM' prevPrice=75.0 prevPrevPrice=null prevTail0Price=75.0 prevTail1Price=76.0 countPrice=2",
+    ),
+    (
+        0,
+        MD,
+        "symbol='CIC',price=1,volume=0",
+        "symbol='CIC' prevPrice=null prevPrevPrice=null prevTail0Price=1.0 prevTail1Price=null countPrice=1",
+    ),
+    (
+        0,
+        MD,
+        "symbol='MSFT',price=41,volume=0",
+        "symbol='MSFT' prevPrice=40.0 prevPrevPrice=null prevTail0Price=40.0 prevTail1Price=41.0 countPrice=2",
+    ),
+    (
+        0,
+        MD,
+        "symbol='IBM',price=77,volume=0",
+        "symbol='IBM' prevPrice=76.0 prevPrevPrice=75.0 prevTail0Price=75.0 prevTail1Price=76.0 countPrice=3",
+    ),
+    (
+        0,
+        MD,
+        "symbol='IBM',price=78,volume=0",
+        "symbol='IBM' prevPrice=77.0 prevPrevPrice=76.0 prevTail0Price=75.0 prevTail1Price=76.0 countPrice=4",
+    ),
+    (
+        0,
+        MD,
+        "symbol='CIC',price=2,volume=0",
+        "symbol='CIC' prevPrice=1.0 prevPrevPrice=null prevTail0Price=1.0 prevTail1Price=2.0 countPrice=2",
+    ),
+    (
+        0,
+        MD,
+        "symbol='MSFT',price=42,volume=0",
+        "symbol='MSFT' prevPrice=41.0 prevPrevPrice=40.0 prevTail0Price=40.0 prevTail1Price=41.0 countPrice=3",
+    ),
+    (
+        0,
+        MD,
+        "symbol='CIC',price=3,volume=0",
+        "symbol='CIC' prevPrice=2.0 prevPrevPrice=1.0 prevTail0Price=1.0 prevTail1Price=2.0 countPrice=3",
+    ),
 ];
