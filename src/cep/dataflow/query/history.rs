@@ -4,9 +4,9 @@
 //! The previous-event functions read the view's window, whose panes keep no events, so the statement keeps its own
 //! copy of the window's events ([`PrevWindow`]), by `std:groupwin` key (the one empty key without it): the last `n`
 //! of a length window, all of a keep-all window, and of a time window those that arrived in its last `d`. A time
-//! window's events leave in arrival order, across keys, as the arrivals find them due; the view lets them go at
-//! their timers, and an arrival comes after the timers of its millisecond, so what an arrival reads is what the view
-//! holds. Batch windows read their batches (`batch`).
+//! window's events leave in arrival order, across keys, at the view's timers, which let the view's go (so nothing
+//! outlives the last one), and as an arrival finds them due (it comes after the timers of its millisecond): what an
+//! arrival reads is what the view holds. Batch windows read their batches (`batch`).
 
 use std::collections::{HashMap, VecDeque};
 
@@ -43,6 +43,19 @@ impl History {
         match self.prevs.as_mut() {
             Some(window) => window.arrive(now, key(&posted), &posted),
             None => (posted.clone(), posted),
+        }
+    }
+
+    /// How many events the previous-event functions' window holds, over every key.
+    #[cfg(test)]
+    pub fn held(&self) -> usize {
+        self.prevs.as_ref().map_or(0, |w| w.keys.values().map(VecDeque::len).sum())
+    }
+
+    /// At the view's timer at `now`: a time window's events due by then leave, as the view's do.
+    pub fn expire(&mut self, now: i64) {
+        if let Some(window) = self.prevs.as_mut() {
+            window.expire(now);
         }
     }
 }
@@ -87,8 +100,8 @@ impl PrevWindow {
     /// `row` arriving at `now` into the window of `key`: answers it with the functions read off that window once it is
     /// in, and as the window keeps it, for its remove stream (the functions null).
     pub fn arrive(&mut self, now: i64, key: Key, row: &Row) -> (Row, Row) {
-        if let Keeps::Millis(millis) = self.keeps {
-            self.expire(now - millis);
+        self.expire(now);
+        if let Keeps::Millis(_) = self.keeps {
             self.arrivals.push_back((now, key.clone()));
         }
         let kept = self.prevs.nulled(row);
@@ -103,9 +116,12 @@ impl PrevWindow {
         (self.prevs.read(row, |i| &events[i], len, len - 1), kept)
     }
 
-    /// Lets go the events that arrived at or before `until`; a key left with none is forgotten.
-    fn expire(&mut self, until: i64) {
-        while let Some((_, key)) = self.arrivals.front().filter(|(at, _)| *at <= until) {
+    /// Lets go a time window's events due by `now`; a key left with none is forgotten.
+    fn expire(&mut self, now: i64) {
+        let Keeps::Millis(millis) = self.keeps else {
+            return;
+        };
+        while let Some((_, key)) = self.arrivals.front().filter(|(at, _)| *at + millis <= now) {
             if let Some(events) = self.keys.get_mut(key) {
                 events.pop_front();
                 if events.is_empty() {
@@ -114,5 +130,43 @@ impl PrevWindow {
             }
             self.arrivals.pop_front();
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cep::plan::{Prev, PrevKind};
+    use crate::cep::runtime::Val;
+
+    fn time_window(millis: u64) -> History {
+        let input = StreamInput {
+            stream: "S".into(),
+            label: "S".into(),
+            filter: None,
+            window: Some(WindowSpec::Time { millis }),
+            named_window: false,
+            priors: Vec::new(),
+            prevs: vec![Prev::new(PrevKind::Count, 0, "x".into())],
+        };
+        History::of(&input).expect("a statement reading prevcount")
+    }
+
+    fn count(history: &mut History, now: i64) -> Val {
+        let row: Row = [("x", Val::Int(now))].into_iter().collect();
+        let (read, kept) = history.post(now, |_| Key::default(), &row);
+        assert_eq!(kept.get("prevcount(x)"), Some(&Val::Null), "the view keeps it for the remove stream");
+        read.get("prevcount(x)").cloned().expect("set")
+    }
+
+    #[test]
+    fn a_time_windows_events_leave_at_its_timers_and_before_an_arrival_then() {
+        let mut history = time_window(1000);
+        assert_eq!([0, 500, 1000].map(|now| count(&mut history, now)), [1, 2, 2].map(Val::Int));
+        history.expire(1499);
+        assert_eq!(history.prevs.as_ref().map(|w| w.arrivals.len()), Some(2));
+        history.expire(2000);
+        let window = history.prevs.as_ref().expect("a window");
+        assert!(window.arrivals.is_empty() && window.keys.is_empty(), "nothing outlives the view's last timer");
     }
 }

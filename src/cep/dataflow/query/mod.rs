@@ -610,6 +610,9 @@ impl Logic for QueryLogic {
     /// The output tick fires among the epoch's records ([`QueryLogic::tick_precedes`]), or after them.
     fn fire(&mut self, emit: &mut Emit, epoch: u64) {
         self.expire(emit, epoch);
+        if let Some(history) = self.state.history.as_mut() {
+            history.expire(millis_of(epoch));
+        }
     }
 
     fn records_done(&mut self, emit: &mut Emit, epoch: u64) {

@@ -39,9 +39,8 @@ fn a_handled_row_waits_for_the_reaper_until_the_epoch_is_done() {
     assert!(average(&mut query, "f1").is_some_and(|a| a.contains(&Val::Double(20.0))), "{:?}", query.state.groups);
 }
 
-#[test]
-fn rows_without_a_window_are_counted_not_kept() {
-    let statement = "INSERT INTO Floor SELECT floor as id, avg(temperature) as temperature FROM Room GROUP BY floor";
+/// `statement` in place of the seed's floor statement.
+fn query_of(statement: &str) -> QueryLogic {
     let mut config: serde_json::Value =
         serde_json::from_str(include_str!("../../../../queries/floor-average.json")).expect("the seed");
     config["statements"] = serde_json::json!([statement]);
@@ -49,7 +48,13 @@ fn rows_without_a_window_are_counted_not_kept() {
     let plan = plan_config(&config, true).expect("plans");
     let PlanNode::Query(q) = &plan.statements[0].node else { panic!("a query") };
     let Input::Stream(input) = &q.input else { panic!("over a stream") };
-    let mut query = QueryLogic::new(0, Arc::new((**q).clone()), input.clone(), (0, 1), Arc::new(Row::new()));
+    QueryLogic::new(0, Arc::new((**q).clone()), input.clone(), (0, 1), Arc::new(Row::new()))
+}
+
+#[test]
+fn rows_without_a_window_are_counted_not_kept() {
+    let statement = "INSERT INTO Floor SELECT floor as id, avg(temperature) as temperature FROM Room GROUP BY floor";
+    let mut query = query_of(statement);
     for (ms, t) in [(1_000, 20.0), (2_000, 21.0), (3_000, 25.0)] {
         room(&mut query, ms, ("1", t));
     }
@@ -75,6 +80,21 @@ fn a_time_window_keeps_a_group_s_rows_of_one_epoch_as_one_entry_that_leaves_whol
     assert_eq!(query.state.groups.iter().find(|(_, g)| &*g.key == "2").map(|(_, g)| g.entries), Some(0));
     query.fire(&mut Emit::default(), timer_epoch(2_000 + 600_000));
     assert!(query.state.entries.is_empty());
+}
+
+#[test]
+fn the_events_prev_reads_in_a_time_window_leave_at_the_views_timers() {
+    let statement = "INSERT INTO Floor SELECT floor as id, prev(1, temperature) as temperature FROM \
+                     Room.std:groupwin(floor).win:time(10 min)";
+    let mut query = query_of(statement);
+    room(&mut query, 1_000, ("1", 20.0));
+    room(&mut query, 2_000, ("2", 21.0));
+    let held = |query: &QueryLogic| query.state.history.as_ref().map(|h| h.held());
+    assert_eq!(held(&query), Some(2));
+    query.fire(&mut Emit::default(), timer_epoch(1_000 + 600_000));
+    assert_eq!(held(&query), Some(1));
+    query.fire(&mut Emit::default(), timer_epoch(2_000 + 600_000));
+    assert_eq!(held(&query), Some(0), "nothing outlives the view's last timer");
 }
 
 /// A window's memory is its entries: this keeps one within a cache line.
