@@ -34,6 +34,9 @@ pub enum Function {
     Text(TextMethod),
     /// A static method of Java's converting between texts and values (`String.valueOf(x)`, `Integer.parseInt(s)`).
     Convert(Conversion),
+    /// `item(values, i)`: the `i`-th of an array (from 0, a number cut to a whole one), null past its ends: how
+    /// `prev(i, x)` and `prevtail(i, x)` with an index that is not a constant read the window ([`super::PrevKind`]).
+    Item,
 }
 
 /// The static methods of Java's `String`, `Integer`, `Long` and `Double` that convert between texts and values.
@@ -393,6 +396,7 @@ impl Display for Function {
             Function::Math(m) => return write!(f, "Math.{}", m.name()),
             Function::Text(m) => m.name(),
             Function::Convert(c) => return write!(f, "{}.{}", c.names().0, c.names().1),
+            Function::Item => "item",
         })
     }
 }

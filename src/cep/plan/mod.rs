@@ -292,14 +292,19 @@ pub enum PrevKind {
     Tail,
     /// `prevcount(x)`: how many events the window (the batch) holds.
     Count,
+    /// For `prev(i, x)` with an index that is not a constant: the values from this event's back to the window's (the
+    /// batch's) first, as an array that `Function::Item` reads at `i`.
+    PrevAll,
+    /// For `prevtail(i, x)` with an index that is not a constant: the window's (the batch's) values, oldest first.
+    TailAll,
 }
 
 impl PrevKind {
     /// The function's name in EPL.
     pub fn function(self) -> &'static str {
         match self {
-            PrevKind::Prev => "prev",
-            PrevKind::Tail => "prevtail",
+            PrevKind::Prev | PrevKind::PrevAll => "prev",
+            PrevKind::Tail | PrevKind::TailAll => "prevtail",
             PrevKind::Count => "prevcount",
         }
     }
@@ -310,6 +315,7 @@ impl Prev {
         let function = kind.function();
         let name = match kind {
             PrevKind::Prev | PrevKind::Tail => format!("{function}({n}, {column})"),
+            PrevKind::PrevAll | PrevKind::TailAll => format!("{function}(*, {column})"),
             PrevKind::Count => format!("{function}({column})"),
         };
         Prev { kind, n, column, name: name.into() }

@@ -9,13 +9,15 @@
 //! they pass at arrival (Esper refuses both); `GROUP BY` would move a leaving event to the null group; an aggregate
 //! would add what it read at arrival and take back nothing. The subset leaves out what Esper reads elsewhere than at
 //! the arrival: under an output policy (at the tick), in `ORDER BY`, in `WHERE` of a statement with a remove stream
-//! (which Esper evaluates again as rows leave), and an index that is not a constant; and `prevwindow(x)`, whose
-//! array no attribute takes (refused by name with the functions outside the subset).
+//! (which Esper evaluates again as rows leave); and `prevwindow(x)`, whose array no attribute takes (refused by name
+//! with the functions outside the subset). An index that is not a constant (`prev(count(*) - 1, x)`, Esper's) reads
+//! the window's values as an array set on the event, at the index each row computes (`Function::Item`): the whole
+//! window's for each event, where a constant reads one.
 
 use super::super::ast::{Expr, ExprKind, Literal, Name, OutputClause};
 use super::super::error::CepError;
-use super::super::plan::{DataType, Input, PlanExpr, Prev, PrevKind, WindowSpec};
-use super::expr::{ExprPlanner, Typed};
+use super::super::plan::{DataType, Function, Input, PlanExpr, Prev, PrevKind, WindowSpec};
+use super::expr::{ExprPlanner, Typed, is_numeric};
 
 /// Whether a clause may read the previous-event functions, and those it read.
 #[derive(Debug, Clone)]
@@ -84,6 +86,12 @@ fn keeps_events(window: &WindowSpec) -> bool {
     }
 }
 
+/// How far a call counts: a constant, or a number each event reads.
+enum Index {
+    Constant(u32),
+    Read(PlanExpr),
+}
+
 fn kind_of(function: &str) -> Option<PrevKind> {
     Some(match function {
         "prev" => PrevKind::Prev,
@@ -108,8 +116,9 @@ impl ExprPlanner<'_> {
         kind_of(function).is_some()
     }
 
-    /// `prev(n, x)` and its kin, `function` (lower case) named `name`: `n` a constant whole number, `x` a property of
-    /// the statement's one stream, read as the property the runtimes set on each event as it arrives ([`Prev`]).
+    /// `prev(n, x)` and its kin, `function` (lower case) named `name`: `n` a constant whole number or a number each
+    /// row reads, `x` a property of the statement's one stream, read as the property the runtimes set on each event
+    /// as it arrives ([`Prev`]), or, for an index read by the row, the item at it of the array they set.
     pub(super) fn prev(&mut self, e: &Expr, name: &Name, function: &str, args: &[Expr]) -> Result<Typed, CepError> {
         let kind = kind_of(function).expect("a previous-event function");
         self.may_read_prev(name)?;
@@ -123,8 +132,8 @@ impl ExprPlanner<'_> {
                 return Err(self.ctx.invalid(e.span, message));
             }
         };
-        let n = match index {
-            None => u32::from(kind == PrevKind::Prev),
+        let index = match index {
+            None => Index::Constant(u32::from(kind == PrevKind::Prev)),
             Some(index) => self.index(index, name)?,
         };
         let (planned, ty) = self.plan(property)?;
@@ -137,20 +146,31 @@ impl ExprPlanner<'_> {
                 return Err(self.ctx.invalid(property.span, format!("`{}` reads a property of the stream", name.text)));
             }
         };
-        let n = if kind == PrevKind::Count { 0 } else { n };
-        let prev = Prev::new(kind, n, column);
-        let ty = match kind {
-            PrevKind::Prev | PrevKind::Tail => ty,
-            PrevKind::Count => DataType::Long,
+        let (prev, planned) = match (kind, index) {
+            (PrevKind::Count, _) => (Prev::new(kind, 0, column), None),
+            (kind, Index::Constant(n)) => (Prev::new(kind, n, column), None),
+            (kind, Index::Read(index)) => {
+                let all = if kind == PrevKind::Prev { PrevKind::PrevAll } else { PrevKind::TailAll };
+                (Prev::new(all, 0, column), Some(index))
+            }
         };
-        let column = PlanExpr::Column { source, name: prev.name.clone(), ty: ty.clone() };
+        let read_ty = match kind {
+            PrevKind::Count => DataType::Long,
+            _ => ty.clone(),
+        };
+        let column_ty = if planned.is_some() { DataType::Array(Box::new(ty)) } else { read_ty.clone() };
+        let column = PlanExpr::Column { source, name: prev.name.clone(), ty: column_ty };
         if let Prevs::Read { read, at } = &mut self.prevs {
             *at = Some(name.clone());
             if !read.contains(&prev) {
                 read.push(prev);
             }
         }
-        Ok((column, ty))
+        let read = match planned {
+            Some(index) => PlanExpr::Call { function: Function::Item, args: vec![column, index], ty: read_ty.clone() },
+            None => column,
+        };
+        Ok((read, read_ty))
     }
 
     /// Whether this clause of this statement may read a previous-event function.
@@ -176,17 +196,21 @@ impl ExprPlanner<'_> {
         }
     }
 
-    /// The index of `name`'s call: a constant whole number, 0 or more.
-    fn index(&self, index: &Expr, name: &Name) -> Result<u32, CepError> {
+    /// The index of `name`'s call: a constant whole number, 0 or more, or a number read as each event arrives.
+    fn index(&mut self, index: &Expr, name: &Name) -> Result<Index, CepError> {
         let Some(n) = constant(index) else {
             if let ExprKind::Literal(_) = index.kind {
                 let message = format!("`{}` counts a whole number of events", name.text);
                 return Err(self.ctx.invalid(index.span, message));
             }
-            let construct = format!("`{}` with an index that is not a constant", name.text);
-            return Err(self.ctx.unsupported(index.span, construct));
+            let (planned, ty) = self.plan(index)?;
+            if !is_numeric(&ty) && ty != DataType::Null {
+                let message = format!("`{}` counts a number of events, not {ty}", name.text);
+                return Err(self.ctx.type_error(index.span, message));
+            }
+            return Ok(Index::Read(planned));
         };
-        u32::try_from(n).ok().filter(|n| *n <= i32::MAX as u32).ok_or_else(|| {
+        u32::try_from(n).ok().filter(|n| *n <= i32::MAX as u32).map(Index::Constant).ok_or_else(|| {
             self.ctx.invalid(index.span, format!("`{}` counts a constant whole number of events, 0 or more", name.text))
         })
     }

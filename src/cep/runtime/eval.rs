@@ -405,6 +405,11 @@ fn call(function: Function, args: &[PlanExpr], ty: &DataType, scope: &Scope<'_>)
         (Function::Point | Function::Contains | Function::Distance, [a, b]) => {
             Some(call2(function, &operand(a, scope), &operand(b, scope)))
         }
+        (Function::Item, [values, index]) => match (&*operand(values, scope), &*operand(index, scope)) {
+            (Val::Array(values), Val::Int(i)) => usize::try_from(*i).ok().and_then(|i| values.get(i).cloned()),
+            (Val::Array(values), Val::Double(x)) if *x >= 0.0 => values.get(x.trunc() as usize).cloned(),
+            _ => None,
+        },
         (Function::Math(_) | Function::Text(_) | Function::Convert(_), _) => {
             let values: SmallVec<[Cow<'_, Val>; 3]> = args.iter().map(|a| operand(a, scope)).collect();
             Some(applied(function, &values.iter().map(|v| &**v).collect::<SmallVec<[&Val; 3]>>(), ty))
@@ -575,6 +580,27 @@ mod tests {
         assert_eq!(call(Function::Least, vec![int(3), int(1), int(2)], DataType::Long), Val::Int(1));
         assert_eq!(call(Function::Least, vec![int(3), Value::Null], DataType::Int), Val::Null);
         assert_eq!(call(Function::Greatest, vec![Value::Null, int(3)], DataType::Int), Val::Null);
+    }
+
+    /// `item(values, i)`, as `prev` with an index each row reads uses it: from 0, a fraction cut off as Java's
+    /// `intValue` cuts it, null past either end and for a null index.
+    #[test]
+    fn an_item_is_read_at_a_whole_index_from_0_and_null_past_the_ends() {
+        let row: Row = [("w", Val::Array(vec![Val::Int(10), Val::Int(20)].into()))].into_iter().collect();
+        let (vars, binding) = (Row::default(), [("S", &row)]);
+        let scope = Scope::new(&binding, &vars);
+        let window =
+            PlanExpr::Column { source: "S".into(), name: "w".into(), ty: DataType::Array(Box::new(DataType::Int)) };
+        let item = |index: Value| {
+            let args = vec![window.clone(), PlanExpr::Literal(index)];
+            eval(&PlanExpr::Call { function: Function::Item, args, ty: DataType::Int }, &scope)
+        };
+        assert_eq!(item(Value::Int(1)), Val::Int(20));
+        assert_eq!(item(Value::Float(1.9)), Val::Int(20));
+        assert_eq!(
+            [Value::Int(2), Value::Int(-1), Value::Float(-0.5), Value::Null].map(item),
+            [(); 4].map(|_| Val::Null)
+        );
     }
 
     /// `like` reads a number as Java's `toString` writes it, which Esper matches its pattern against, and a cast to a

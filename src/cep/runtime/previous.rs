@@ -21,7 +21,8 @@ impl Prevs {
 
     /// `event` with each function read off `window`, the `len` events its window (or batch) holds, oldest first,
     /// `event` the one at `at`: `prev(n)` the event `n` before it (null past the window's or the batch's start),
-    /// `prevtail(n)` the `n`-th oldest, `prevcount` their number.
+    /// `prevtail(n)` the `n`-th oldest, `prevcount` their number; for an index that is not a constant, the values
+    /// `prev` reads, from the event's back, and those `prevtail` reads, oldest first, as arrays.
     pub fn read<'w>(&self, event: &Row, window: impl Fn(usize) -> &'w Row, len: usize, at: usize) -> Row {
         let value = |i: usize, prev: &Prev| window(i).get(&prev.column).cloned().unwrap_or_default();
         let mut read = event.clone();
@@ -33,6 +34,8 @@ impl Prevs {
                 PrevKind::Tail if n < len => value(n, prev),
                 PrevKind::Tail => Val::Null,
                 PrevKind::Count => Val::Int(len as i64),
+                PrevKind::PrevAll => Val::Array((0..=at).rev().map(|i| value(i, prev)).collect()),
+                PrevKind::TailAll => Val::Array((0..len).map(|i| value(i, prev)).collect()),
             };
             props.insert(prev.name.clone(), found);
         }

@@ -467,9 +467,9 @@ pub(super) const PRIORS: [&str; 13] = [
 
 /// Statements reading `prev`, `prevtail` and `prevcount` over each window that keeps its events: length, time and
 /// keep-all windows, under `std:groupwin` or not, batches, in `WHERE`, with aggregates and ungrouped columns, a
-/// remove stream (where they read null), together with `prior`, over a stream inserted from every worker, and under
-/// `OUTPUT AFTER`.
-pub(super) const PREVS: [&str; 13] = [
+/// remove stream (where they read null), together with `prior`, over a stream inserted from every worker, under
+/// `OUTPUT AFTER`, and with an index each row reads.
+pub(super) const PREVS: [&str; 15] = [
     "INSERT INTO Seen SELECT id, prev(1, people) as people, prevtail(0, temperature) as temperature, 'l' as flap FROM \
      Room.win:length(3)",
     "INSERT INTO Seen SELECT id, prevcount(people) as people, prev(1, temperature) as temperature, floor as flap \
@@ -494,6 +494,10 @@ pub(super) const PREVS: [&str; 13] = [
     "INSERT INTO Seen SELECT id, prev(1, people) as people, temperature, 'h' as flap FROM Hot.win:length(2)",
     "INSERT INTO Seen SELECT id, prev(1, people) as people, temperature, 'a' as flap FROM Room.win:length(2) OUTPUT \
      AFTER 2 sec",
+    "INSERT INTO Seen SELECT id, count(*) as people, prev(count(*) - 1, temperature) as temperature, 'c' as flap FROM \
+     Room.win:time(2 sec)",
+    "INSERT INTO Seen SELECT 'd' as id, people, prevtail(people, temperature) as temperature, floor as flap FROM \
+     Room.std:groupwin(floor).win:length_batch(2) WHERE prev(people, people) is not null",
 ];
 
 /// [`JOINS`] with `DISTINCT` on the join that finds several rows of a shutter (a time window), and [`RATED_JOINS`]'s

@@ -1,20 +1,20 @@
 //! Esper's tests of the previous-event functions: Esper 5's `TestPreviousFunction` (`regression/view`, at
 //! `aaa35756`) and Esper 8's `ExprCorePrevious`, `ViewTimeWin`, `ViewLengthWin` and `ViewLengthBatch`
-//! (`regression-lib`), the cases in the subset: `prev`, `prevtail` and `prevcount` with a constant index over
-//! `win:length`, `win:time`, their batches and `std:groupwin`. Esper's `prevwindow` columns are left out (refused by
-//! name: no attribute takes its array). Where Esper asserts a statement's new and old rows, the new ones are its case
-//! here and the old ones a second case of the same statement under `SELECT RSTREAM` ("its old rows"), where every
-//! function reads null, as Esper evaluates them on the remove stream (`testPreviousTimeBatchWindow`'s old rows, which
-//! Esper asserts in part, are what its code gives). Not here: an index that is not a constant
-//! (`testPreviousLengthWindowDynamic`, `testPrevCountStar`), the whole event (`testPrevStream`), `ext:sort`,
-//! `win:ext_timed` and the join. Esper's `sendMarketEvent(symbol, price)` has volume 0 and no feed; its tests that
-//! send no clock event run at 0. The last case is not Esper's test but its time window's: an event at `t` leaves
-//! when the clock reaches `t + d`, before an event arriving then.
+//! (`regression-lib`), the cases in the subset: `prev`, `prevtail` and `prevcount` over `win:length`, `win:time`,
+//! their batches and `std:groupwin`, with a constant index or one each row reads. Esper's `prevwindow` columns are
+//! left out (refused by name: no attribute takes its array). Where Esper asserts a statement's new and old rows, the
+//! new ones are its case here and the old ones a second case of the same statement under `SELECT RSTREAM` ("its old
+//! rows"), where every function reads null, as Esper evaluates them on the remove stream
+//! (`testPreviousTimeBatchWindow`'s and `testPrevCountStar`'s old rows, which Esper asserts in part, are what its
+//! code gives). Not here: the whole event (`testPrevStream`), `ext:sort`, `win:ext_timed` and the join. Esper's
+//! `sendMarketEvent(symbol, price)` has volume 0 and no feed; its tests that send no clock event run at 0. The last
+//! case is not Esper's test but its time window's: an event at `t` leaves when the clock reaches `t + d`, before an
+//! event arriving then.
 
 use super::{MD, SB, Step, ViewCase};
 
 /// Each case's statement, columns and steps, as the module's header says.
-pub(super) const PREVIOUS: [ViewCase; 24] = [
+pub(super) const PREVIOUS: [ViewCase; 27] = [
     ViewCase {
         test: "TestPreviousFunction.testPreviousLengthWindow",
         select: "irstream symbol as currSymbol, prev(0, symbol) as prev0Symbol, prev(1, symbol) as prev1Symbol, \
@@ -807,6 +807,69 @@ pub(super) const PREVIOUS: [ViewCase; 24] = [
                 "theString='E3',intPrimitive=0",
                 "theString='E1' prevString=null | theString='E2' prevString='E1' | theString='E3' prevString='E2'",
             ),
+        ],
+    },
+    ViewCase {
+        test: "TestPreviousFunction.testPreviousLengthWindowDynamic",
+        select: "prev(intPrimitive, theString) as sPrev FROM SupportBean.win:length(100)",
+        columns: "sPrev string",
+        typed: true,
+        steps: &[
+            (0, SB, "theString='A',intPrimitive=1", "sPrev=null"),
+            (0, SB, "theString='B',intPrimitive=0", "sPrev='B'"),
+            (0, SB, "theString='C',intPrimitive=2", "sPrev='A'"),
+            (0, SB, "theString='D',intPrimitive=1", "sPrev='C'"),
+            (0, SB, "theString='E',intPrimitive=4", "sPrev='A'"),
+        ],
+    },
+    ViewCase {
+        test: "TestPreviousFunction.testPrevCountStar",
+        select: "irstream count(*) as total, prev(count(*) - 1, price) as firstPrice FROM \
+                 SupportMarketDataBean.win:time(60)",
+        columns: "total long, firstPrice double",
+        typed: true,
+        steps: &[
+            (0, "", "", "-"),
+            (0, MD, "symbol='IBM',price=75,volume=0", "total=1 firstPrice=75.0"),
+            (0, MD, "symbol='IBM',price=76,volume=0", "total=2 firstPrice=75.0"),
+            (10_000, "", "", "-"),
+            (10_000, MD, "symbol='IBM',price=77,volume=0", "total=3 firstPrice=75.0"),
+            (20_000, "", "", "-"),
+            (20_000, MD, "symbol='IBM',price=78,volume=0", "total=4 firstPrice=75.0"),
+            (50_000, "", "", "-"),
+            (50_000, MD, "symbol='IBM',price=79,volume=0", "total=5 firstPrice=75.0"),
+            (60_000, "", "", "-"),
+            (60_000, MD, "symbol='IBM',price=80,volume=0", "total=4 firstPrice=77.0"),
+            (65_000, "", "", "-"),
+            (70_000, "", "", "-"),
+            (80_000, "", "", "-"),
+            (80_000, MD, "symbol='IBM',price=81,volume=0", "total=3 firstPrice=79.0"),
+            (120_000, "", "", "-"),
+            (120_000, MD, "symbol='IBM',price=82,volume=0", "total=2 firstPrice=81.0"),
+            (300_000, "", "", "-"),
+            (300_000, MD, "symbol='IBM',price=83,volume=0", "total=1 firstPrice=83.0"),
+        ],
+    },
+    ViewCase {
+        test: "TestPreviousFunction.testPrevCountStar (its old rows)",
+        select: "rstream count(*) as total, prev(count(*) - 1, price) as firstPrice FROM \
+                 SupportMarketDataBean.win:time(60)",
+        columns: "total long, firstPrice double",
+        typed: true,
+        steps: &[
+            (0, "", "", "-"),
+            (0, MD, "symbol='IBM',price=75,volume=0", "-"),
+            (0, MD, "symbol='IBM',price=76,volume=0", "-"),
+            (10_000, "", "", "-"),
+            (10_000, MD, "symbol='IBM',price=77,volume=0", "-"),
+            (20_000, "", "", "-"),
+            (20_000, MD, "symbol='IBM',price=78,volume=0", "-"),
+            (50_000, "", "", "-"),
+            (50_000, MD, "symbol='IBM',price=79,volume=0", "-"),
+            (60_000, "", "", "total=3 firstPrice=null | total=3 firstPrice=null"),
+            (60_000, MD, "symbol='IBM',price=80,volume=0", "-"),
+            (65_000, "", "", "-"),
+            (70_000, "", "", "total=3 firstPrice=null"),
         ],
     },
     ViewCase {
