@@ -209,7 +209,7 @@ impl BatchLogic {
             None => unposted.clone(),
         };
         self.done.add(unposted.into_iter());
-        let Some(prevs) = self.prevs.clone() else {
+        let Some(prevs) = self.prevs.take() else {
             posted.into_iter().for_each(|row| self.keep(at, row));
             return;
         };
@@ -217,6 +217,7 @@ impl BatchLogic {
             let read = prevs.read(&posted[i], |j| &posted[j], posted.len(), i);
             self.keep(at, read);
         }
+        self.prevs = Some(prevs);
         self.done.add(posted.into_iter());
     }
 
