@@ -39,15 +39,22 @@ pub(super) enum Priors {
 impl Priors {
     /// The priors each of `planners` read, each once, in the order first read.
     pub fn read_by(planners: [ExprPlanner<'_>; 3]) -> Vec<Prior> {
-        let mut read: Vec<Prior> = Vec::new();
-        for planner in planners {
-            let Priors::Read(priors) = planner.priors else {
-                continue;
-            };
-            read.extend(priors.into_iter().filter(|p| !read.contains(p)).collect::<Vec<_>>());
-        }
-        read
+        each_once(planners.into_iter().filter_map(|planner| match planner.priors {
+            Priors::Read(priors) => Some(priors),
+            _ => None,
+        }))
     }
+}
+
+/// The items of `lists`, each once, in the order first met: what several clauses of a statement read.
+pub(super) fn each_once<T: PartialEq>(lists: impl IntoIterator<Item = Vec<T>>) -> Vec<T> {
+    let mut once: Vec<T> = Vec::new();
+    for item in lists.into_iter().flatten() {
+        if !once.contains(&item) {
+            once.push(item);
+        }
+    }
+    once
 }
 
 impl<'a> ExprPlanner<'a> {

@@ -17,7 +17,7 @@
 use super::super::ast::{Expr, ExprKind, Literal, Name, OutputClause};
 use super::super::error::CepError;
 use super::super::plan::{DataType, Function, Input, PlanExpr, Prev, PrevKind, WindowSpec};
-use super::expr::{ExprPlanner, Typed, is_numeric};
+use super::expr::{ExprPlanner, Typed, each_once, is_numeric};
 
 /// Whether a clause may read the previous-event functions, and those it read.
 #[derive(Debug, Clone)]
@@ -54,13 +54,10 @@ impl Prevs {
 
     /// The prevs each of `planners` read, each once, in the order first read.
     pub fn read_by(planners: [&ExprPlanner<'_>; 3]) -> Vec<Prev> {
-        let mut read: Vec<Prev> = Vec::new();
-        for planner in planners {
-            if let Prevs::Read { read: prevs, .. } = &planner.prevs {
-                read.extend(prevs.iter().filter(|p| !read.contains(p)).cloned().collect::<Vec<_>>());
-            }
-        }
-        read
+        each_once(planners.into_iter().filter_map(|planner| match &planner.prevs {
+            Prevs::Read { read, .. } => Some(read.clone()),
+            _ => None,
+        }))
     }
 
     /// The name of the latest previous-event function written since the last call, if one was.
