@@ -1,10 +1,10 @@
 //! The `/sth` router: `POST /notify`, `GET|DELETE /type/{type}/id/{id}/attributes/{attr}`, `DELETE /type/{type}/id/{id}`
 //! and `DELETE /` (the whole service path), as STH-Comet's `/STH/v1/contextEntities/...` paths without the prefix.
 //!
-//! Every data route requires `Platform-Service` and `Platform-ServicePath` (STH requires its `Fiware-*` headers) and
-//! a token (`X-Auth-Token`) that may read or, for notify and delete, write that one service path. Handlers extract
-//! a [`HistoryCaller`], call the domain and render; every error goes through `error::HistoryError`. Unknown paths
-//! and wrong verbs answer STH's 404.
+//! Every data route reads `Platform-Service` and `Platform-ServicePath` as the broker does (absent: the `default`
+//! tenant and `/`, where STH-Comet requires its `Fiware-*` headers) and needs a token (`X-Auth-Token`) that may read
+//! or, for notify and delete, write that one service path. Handlers extract a [`HistoryCaller`], call the domain and
+//! render; every error goes through `error::HistoryError`. Unknown paths and wrong verbs answer STH's 404.
 
 use std::collections::HashMap;
 

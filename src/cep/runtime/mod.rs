@@ -64,6 +64,6 @@ pub trait Engine: Send + Debug {
 /// Why a plan cannot run.
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
 pub enum EngineError {
-    #[error("statement {statement}: {construct} is not supported by the runtime yet (issue 6)")]
+    #[error("statement {statement}: {construct} is not supported")]
     Unsupported { statement: usize, construct: String },
 }

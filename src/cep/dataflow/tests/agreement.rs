@@ -35,6 +35,15 @@ proptest! {
         compare(&config, &steps)?;
     }
 
+    /// A join looking up a stream another statement writes from its triggers, listed after it or before.
+    #[test]
+    fn joins_reading_a_stream_written_elsewhere_agree_with_the_reference(
+        steps in steps(join_event()),
+        writer_first in any::<bool>(),
+    ) {
+        compare(&written_elsewhere(writer_first), &steps)?;
+    }
+
     #[test]
     fn named_window_lookups_agree_with_the_reference(steps in steps(join_event()), keyed in any::<bool>()) {
         compare(&window_joins(keyed), &steps)?;

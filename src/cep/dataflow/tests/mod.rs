@@ -29,7 +29,7 @@ use crate::cep::reference::tests::{
     expected_results, expected_view_results, expr_cases, expr_config, expr_results, grouped_events, merge_expected,
     merge_rows, outputs_of, patterns_config, run_trace, scripted_config, scripted_rows, set_matches, snapshot_expected,
     trace_config, trace_expected, trace_outputs, update_order_config, update_order_expected, update_order_rows,
-    view_cases, view_config, view_results,
+    view_cases, view_config, view_results, written_elsewhere,
 };
 use crate::cep::runtime::value::watched_shape;
 use crate::cep::runtime::{Engine, Incoming, Output, Row, Val, spare};

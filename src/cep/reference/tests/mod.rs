@@ -36,6 +36,7 @@ pub(crate) use self::esper_merges::{
 pub(crate) use self::esper_patterns::{ESPER_PATTERNS, expected_matches, patterns_config, set_matches};
 pub(crate) use self::esper_scripted::{SCRIPTED, Scripted, scripted_config, scripted_rows};
 pub(crate) use self::esper_views::{ViewCase, expected_view_results, view_cases, view_config, view_results};
+pub(crate) use self::joins::written_elsewhere;
 pub(crate) use self::refusals::*;
 pub(crate) use self::removed::*;
 pub(crate) use self::snapshots::*;

@@ -77,10 +77,7 @@ fn constructs_the_runtime_does_not_run_are_refused_by_name() {
     ] {
         let config: CepConfig = serde_json::from_str(&trace_config(statement)).expect("test configuration");
         let error = Reference::new(&plan_config(&config, true).expect("plans"), 0).unwrap_err();
-        assert_eq!(
-            error.to_string(),
-            format!("statement 1: {construct} is not supported by the runtime yet (issue 6)")
-        );
+        assert_eq!(error.to_string(), format!("statement 1: {construct} is not supported"));
     }
 }
 

@@ -18,7 +18,7 @@ async fn a_time_batch_writes_each_floor_s_sum_when_its_period_ends() {
     assert_eq!(reply.status, StatusCode::BAD_REQUEST);
     let details = reply.body["details"].as_str().unwrap();
     let refused = "SELECT RSTREAM with aggregates under an OUTPUT policy over a batch window";
-    assert_eq!(details, format!("statement 1: {refused} is not supported by the runtime yet (issue 6)"));
+    assert_eq!(details, format!("statement 1: {refused} is not supported"));
     subscribe(&h, "Room", "Room.*", "temperature").await;
     room(&h, "Room1", "20").await;
     room(&h, "Room2", "22").await;
