@@ -313,8 +313,15 @@ pub struct OutputClause {
     pub kind: OutputKind,
     pub after: Option<TimePeriod>,
     /// `None` in `OUTPUT AFTER d` alone: rows pass as they come, once `d` is over.
-    pub every: Option<TimePeriod>,
+    pub every: Option<OutputEvery>,
     pub span: Span,
+}
+
+/// How often a rate limit releases: every period, or every `count` events the statement takes in (`EVERY n EVENTS`).
+#[derive(Debug, Clone, PartialEq)]
+pub enum OutputEvery {
+    Period(TimePeriod),
+    Events { count: u64, span: Span },
 }
 
 #[derive(Debug, Clone, PartialEq)]

@@ -209,7 +209,8 @@ impl Display for OutputClause {
             OutputKind::Snapshot => "SNAPSHOT ",
         };
         match &self.every {
-            Some(every) => write!(f, " {kind}EVERY {every}"),
+            Some(OutputEvery::Period(every)) => write!(f, " {kind}EVERY {every}"),
+            Some(OutputEvery::Events { count, .. }) => write!(f, " {kind}EVERY {count} EVENTS"),
             None => Ok(()),
         }
     }

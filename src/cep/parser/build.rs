@@ -295,16 +295,30 @@ impl<'a> Builder<'a> {
             _ => vec![p],
         }) {
             match p.as_rule() {
+                Rule::output_after if p.clone().into_inner().any(|t| counts_events(&t)) => {
+                    return Err(self.unsupported(Self::span(&p), "`OUTPUT AFTER n EVENTS` (a delay by event count)"));
+                }
                 Rule::output_after => after = Some(self.time_period_of(p)?),
                 Rule::output_kind => kind = output_kind(p),
-                Rule::time_period if counts_events(&p) => {
-                    return Err(self.unsupported(Self::span(&p), "`OUTPUT ... EVERY n EVENTS` (a rate by event count)"));
-                }
-                Rule::time_period => every = Some(self.time_period(p)?),
+                Rule::time_period if counts_events(&p) => every = Some(self.event_count(p)?),
+                Rule::time_period => every = Some(OutputEvery::Period(self.time_period(p)?)),
                 _ => {}
             }
         }
         Ok(OutputClause { kind, after, every, span })
+    }
+
+    /// `EVERY n EVENTS`: a whole number of at least one, as Esper requires, alone.
+    fn event_count(&self, period: Pair<'_>) -> Result<OutputEvery> {
+        let span = Self::span(&period);
+        let parts: Vec<Pair<'_>> = period.into_inner().collect();
+        let count = match parts.as_slice() {
+            [number, _] if number.as_rule() == Rule::number => number.as_str().parse::<u64>().ok().filter(|n| *n >= 1),
+            _ => None,
+        };
+        let message = "`EVERY n EVENTS` needs a whole number of events of at least 1, alone".to_string();
+        let count = count.ok_or_else(|| CepError::Invalid { at: self.at(span), message })?;
+        Ok(OutputEvery::Events { count, span })
     }
 
     fn order_by(&mut self, pair: Pair<'_>) -> Result<Vec<OrderItem>> {
@@ -321,6 +335,7 @@ impl<'a> Builder<'a> {
 }
 
 /// Whether an output rate's period is a number of events (`EVERY 5 EVENTS`), which Esper counts instead of timing.
+/// Whether `period` is a count of events (`5 events`) rather than a time.
 fn counts_events(period: &Pair<'_>) -> bool {
     let mut units = period.clone().into_inner().filter(|p| p.as_rule() == Rule::time_unit);
     units.any(|unit| unit.as_str().eq_ignore_ascii_case("events"))

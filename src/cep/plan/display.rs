@@ -213,10 +213,15 @@ fn output(t: &mut Tree<'_, '_>, o: &OutputPolicy) -> fmt::Result {
         OutputKind::Default => String::new(),
         kind => format!("{kind:?} ").to_lowercase(),
     };
-    t.line(format_args!(
-        "output {kind}every {}{after}, first tick one period after {first}",
-        duration(o.every_millis)
-    ))?;
+    match o.every_events {
+        Some(n) => t.line(format_args!(
+            "output {kind}every {n} events: a tick when {n} rows past WHERE have entered the view, or {n} left it, since the last"
+        ))?,
+        None => t.line(format_args!(
+            "output {kind}every {}{after}, first tick one period after {first}",
+            duration(o.every_millis)
+        ))?,
+    }
     t.nested(|t| t.line(format_args!("each tick releases {}", o.releases)))
 }
 

@@ -417,11 +417,14 @@ impl Projection {
 }
 
 /// `OUTPUT [AFTER a] kind EVERY p`: rows are held and released on a timer that starts at the
-/// statement's first event.
+/// statement's first event. `OUTPUT kind EVERY n EVENTS`: released when the statement has taken in `n` events, or
+/// seen `n` leave its view, since the last release (Esper's `OutputConditionCount`); its `every_millis` is 0.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct OutputPolicy {
     pub kind: OutputKind,
     pub every_millis: u64,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub every_events: Option<u64>,
     pub after_millis: Option<u64>,
     /// What one tick releases, for the reader of the plan.
     pub releases: String,

@@ -24,6 +24,8 @@ pub(super) struct ExprPlanner<'a> {
     pub in_aggregate: bool,
     pub priors: Priors,
     pub prevs: Prevs,
+    /// The select list's columns a name that no stream has reads (in `ORDER BY`, as Esper's `(myPrice * 6) + 5`).
+    pub aliases: Vec<(String, Typed)>,
 }
 
 /// Whether the clause may read `prior(n, x)`, and the priors it read.
@@ -73,6 +75,7 @@ impl<'a> ExprPlanner<'a> {
             in_aggregate: false,
             priors: Priors::NotHere,
             prevs: Prevs::NotHere,
+            aliases: Vec::new(),
         }
     }
 
@@ -98,11 +101,17 @@ impl<'a> ExprPlanner<'a> {
     pub fn plan(&mut self, e: &Expr) -> Result<Typed, CepError> {
         match &e.kind {
             ExprKind::Literal(l) => Ok(literal(l)),
-            ExprKind::Property(path) => {
-                let expr = self.scope.resolve(self.ctx, self.catalog, path)?;
-                let ty = type_of(&expr);
-                Ok((expr, ty))
-            }
+            ExprKind::Property(path) => match (self.scope.resolve(self.ctx, self.catalog, path), path.as_slice()) {
+                (Ok(expr), _) => {
+                    let ty = type_of(&expr);
+                    Ok((expr, ty))
+                }
+                (Err(unknown), [name]) => {
+                    let alias = self.aliases.iter().find(|(alias, _)| *alias == name.text);
+                    alias.map(|(_, typed)| typed.clone()).ok_or(unknown)
+                }
+                (Err(unknown), _) => Err(unknown),
+            },
             ExprKind::Binary { op, lhs, rhs } => self.binary(*op, lhs, rhs),
             ExprKind::Not(x) => {
                 let x = self.boolean(x, "`not`")?;

@@ -3,8 +3,8 @@
 //! partitioning, and the sink.
 
 use super::super::ast::{
-    Expr, ExprKind, Join, JoinKind, OutputClause, OutputKind, SelectItem, SelectStmt, Source, SourceKind, StreamRef,
-    StreamSelector,
+    Expr, ExprKind, Join, JoinKind, OutputClause, OutputEvery, OutputKind, SelectItem, SelectStmt, Source, SourceKind,
+    StreamRef, StreamSelector,
 };
 use super::super::catalog::{Catalog, Origin};
 use super::super::error::{CepError, did_you_mean};
@@ -32,6 +32,7 @@ pub(super) fn plan_select(ctx: &Ctx<'_>, s: &SelectStmt, catalog: &mut dyn Catal
     if let Some(name) = planner.prevs.take_read_at() {
         return Err(ctx.invalid(name.span, no_remove_stream(&name, "HAVING")));
     }
+    planner.aliases = projection.iter().map(|p| (p.name.to_string(), (p.expr.clone(), p.ty.clone()))).collect();
     let order_by = s
         .order_by
         .iter()
@@ -51,6 +52,10 @@ pub(super) fn plan_select(ctx: &Ctx<'_>, s: &SelectStmt, catalog: &mut dyn Catal
         s.priors = read;
         s.prevs = prevs_read;
     }
+    if let Some(h) = s.having.as_ref().filter(|_| aggregates.is_empty() && group_by.is_empty()) {
+        // Esper filters such a statement's rows by it as it makes them: not the subset's.
+        return Err(ctx.unsupported(h.span, "HAVING without aggregates or GROUP BY"));
+    }
     let aggregation = aggregation(&projection, group_by, aggregates, having);
     match (prev_in_where, &aggregation, s.selector) {
         (Some(name), Some(_), _) => return Err(ctx.invalid(name.span, no_remove_stream(&name, "WHERE"))),
@@ -61,7 +66,9 @@ pub(super) fn plan_select(ctx: &Ctx<'_>, s: &SelectStmt, catalog: &mut dyn Catal
         _ => {}
     }
     let rate = s.output.as_ref().filter(|o| o.every.is_some());
-    let output = rate.map(|o| output(ctx, o, aggregation.as_ref())).transpose()?;
+    let removed = s.selector == Some(StreamSelector::RStream);
+    let output = rate.map(|o| output(ctx, o, aggregation.as_ref(), (&input, removed))).transpose()?;
+    let counted = output.as_ref().is_some_and(|o| o.every_events.is_some());
     let quiet = s.output.as_ref().filter(|o| o.every.is_none()).and_then(|o| o.after.as_ref());
     let quiet_millis = quiet.map(|a| positive_millis(ctx, a)).transpose()?;
     // The default `OUTPUT EVERY` of an aggregating query releases its groups' changes of the interval in the order
@@ -80,7 +87,8 @@ pub(super) fn plan_select(ctx: &Ctx<'_>, s: &SelectStmt, catalog: &mut dyn Catal
     };
     // An output tick's rows come from every group at once, and ORDER BY sorts them all; the rows a time window lets
     // go at one millisecond are one remove stream.
-    let partition = match output.is_some() && !order_by.is_empty() || in_order || emits == Emits::Removed {
+    // A count of events is the statement's across keys.
+    let partition = match output.is_some() && !order_by.is_empty() || in_order || emits == Emits::Removed || counted {
         true => Partitioning::Single,
         false => partition(&aggregation, output.is_some() || quiet_millis.is_some(), input_partition),
     };
@@ -459,9 +467,22 @@ pub(crate) fn has_ungrouped_column(e: &PlanExpr, group_by: &[PlanExpr]) -> bool 
     }
 }
 
-/// The rate limit of `o`, which has a period.
-fn output(ctx: &Ctx<'_>, o: &OutputClause, aggregation: Option<&Aggregation>) -> Result<OutputPolicy, CepError> {
-    let every_millis = positive_millis(ctx, o.every.as_ref().expect("a rate limit has a period"))?;
+/// The rate limit of `o`, which has a period or a count of events.
+fn output(
+    ctx: &Ctx<'_>,
+    o: &OutputClause,
+    aggregation: Option<&Aggregation>,
+    over: (&Input, bool),
+) -> Result<OutputPolicy, CepError> {
+    let (every_millis, every_events) = match o.every.as_ref().expect("a rate limit has a period") {
+        OutputEvery::Period(p) => (positive_millis(ctx, p)?, None),
+        OutputEvery::Events { count, span } => {
+            if let Some(refused) = refused_count(o, aggregation, over) {
+                return Err(ctx.unsupported(*span, refused));
+            }
+            (0, Some(*count))
+        }
+    };
     let after_millis = o.after.as_ref().map(|a| positive_millis(ctx, a)).transpose()?;
     let grouped = aggregation.is_some_and(|a| !a.group_by.is_empty());
     let fully = aggregation.is_some_and(|a| a.kind == AggregationKind::FullyAggregated);
@@ -490,7 +511,35 @@ fn output(ctx: &Ctx<'_>, o: &OutputClause, aggregation: Option<&Aggregation>) ->
         (OutputKind::Default, true, _, _) => "every row the interval's arrivals and expiries make",
         (OutputKind::All | OutputKind::Default, _, _, _) => "every row of the interval, in arrival order",
     };
-    Ok(OutputPolicy { kind: o.kind, every_millis, after_millis, releases: releases.to_string() })
+    Ok(OutputPolicy { kind: o.kind, every_millis, every_events, after_millis, releases: releases.to_string() })
+}
+
+/// Why `EVERY n EVENTS` is refused on a statement over `input` (and giving its remove stream, `removed`), if it is.
+/// The subset counts the events of a query over one stream's view; Esper counts a pattern's matches, a join's
+/// triggers and a batch's releases, each grouped `FIRST` row per group, and under `FIRST` with `HAVING` only from the
+/// first row that passes.
+fn refused_count(
+    o: &OutputClause,
+    aggregation: Option<&Aggregation>,
+    (input, removed): (&Input, bool),
+) -> Option<&'static str> {
+    let grouped = aggregation.is_some_and(|a| !a.group_by.is_empty());
+    let having = aggregation.is_some_and(|a| a.having.is_some());
+    match input {
+        Input::Pattern(_) => return Some("`OUTPUT ... EVERY n EVENTS` on a pattern"),
+        Input::Join(_) => return Some("`OUTPUT ... EVERY n EVENTS` on a join"),
+        Input::Stream(s) if s.named_window => return Some("`OUTPUT ... EVERY n EVENTS` on a named window's rows"),
+        Input::Stream(s) if s.window.as_ref().is_some_and(WindowSpec::batches) => {
+            return Some("`OUTPUT ... EVERY n EVENTS` over a batch window");
+        }
+        Input::Stream(_) => {}
+    }
+    match o.kind {
+        _ if o.after.is_some() => Some("`OUTPUT AFTER ... EVERY n EVENTS`"),
+        _ if removed => Some("`SELECT RSTREAM` under `OUTPUT ... EVERY n EVENTS`"),
+        OutputKind::First if grouped || having => Some("`OUTPUT FIRST EVERY n EVENTS` with GROUP BY or HAVING"),
+        _ => None,
+    }
 }
 
 /// Groups split a query only when its view does not displace rows across groups.

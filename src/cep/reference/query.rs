@@ -41,6 +41,9 @@
 //! What the plan alone says of a query (what runs, which rows its policy releases, the order of a tick's group rows)
 //! is `rules`'s; the keys it reads off an event, `keys`'s.
 //!
+//! `OUTPUT ... EVERY n EVENTS` (`runtime::counted`) has no clock: its tick comes at the end of the arrival or the expiry
+//! that completes the count, with the same rows a timed tick would release then.
+//!
 //! A query reading `prev` and its kin (`runtime::previous`; it has no output policy, and its rows are per event) puts
 //! each event into the view first, reads them off the rows of the event's window (its `std:groupwin` key's) and then
 //! `WHERE` reads them ([`StreamQuery::arrive_reading`]); the view keeps the event with them null, as the remove stream
@@ -56,6 +59,7 @@ use super::aggregate;
 use super::{Ctx, TimerKind, TimerOrder};
 use crate::cep::plan::{AggregationKind, Input, OutputKind, QueryPlan, StreamInput, WindowSpec};
 use crate::cep::runtime::before_pace::BeforePace;
+use crate::cep::runtime::counted::EventCount;
 use crate::cep::runtime::eval::{Scope, holds, project};
 use crate::cep::runtime::first::First;
 use crate::cep::runtime::previous::Prevs;
@@ -113,6 +117,8 @@ pub struct StreamQuery {
     priors: Option<PriorBuffer>,
     /// The previous-event functions read off the view as events arrive.
     prevs: Option<Prevs>,
+    /// `OUTPUT ... EVERY n EVENTS`: when the statement releases, in place of a clock.
+    count: Option<EventCount>,
 }
 
 /// Whether `input`'s view lets `event` in: a first-event view only its first events (of a key), every other view
@@ -159,6 +165,7 @@ impl StreamQuery {
             closes_at: closes_at(input, created_ms),
             priors: PriorBuffer::of(input),
             prevs: Prevs::of(input),
+            count: EventCount::of(q),
         })
     }
 
@@ -170,6 +177,28 @@ impl StreamQuery {
         if stream != self.input.stream {
             return Vec::new();
         }
+        let mut rows = self.take_event(ctx, event);
+        rows.extend(self.end_update(ctx));
+        rows
+    }
+
+    /// An update (an arrival or the rows leaving together) is over: under `OUTPUT ... EVERY n EVENTS`, the rows it
+    /// releases if the count is due ([`EventCount`]). Under `OUTPUT FIRST` one that reached the output closes the
+    /// count's first.
+    fn end_update(&mut self, ctx: &mut Ctx<'_>) -> Vec<Row> {
+        let Some(counted) = self.count.as_mut().map(EventCount::end_update) else {
+            return Vec::new();
+        };
+        if let Some(first) = self.first.as_mut().filter(|_| counted.reached) {
+            first.close();
+        }
+        match counted.due {
+            true => self.tick(ctx),
+            false => Vec::new(),
+        }
+    }
+
+    fn take_event(&mut self, ctx: &mut Ctx<'_>, event: &Row) -> Vec<Row> {
         self.start_ticking(ctx);
         let label = self.input.label.as_str();
         let binding = [(label, event)];
@@ -194,6 +223,9 @@ impl StreamQuery {
         }
         let binding = [(label, event)];
         let counts = holds(self.plan.filter.as_ref(), &Scope::new(&binding, ctx.vars));
+        if let Some(count) = self.count.as_mut() {
+            count.enter(usize::from(counts));
+        }
         let group = self.group_key(event, ctx.vars);
         if self.before_pace.is_some() {
             return self.arrive_before_paced(ctx, event, &group, counts);
@@ -202,10 +234,13 @@ impl StreamQuery {
             true => self.row_before(event, &group, ctx.vars),
             false => None,
         };
-        let displaced = match self.plan.aggregation.is_some() || self.snapshots_rows() || removes(&self.plan) {
-            true => self.enter(ctx, event, &group, counts),
-            false => Vec::new(),
-        };
+        // A count of events counts the rows leaving a data window too.
+        let counts_leaving = self.count.is_some() && self.input.window.is_some();
+        let displaced =
+            match self.plan.aggregation.is_some() || self.snapshots_rows() || removes(&self.plan) || counts_leaving {
+                true => self.enter(ctx, event, &group, counts),
+                false => Vec::new(),
+            };
         if removes(&self.plan) {
             return match fully_aggregated(&self.plan) {
                 true => before.into_iter().collect(),
@@ -327,7 +362,7 @@ impl StreamQuery {
         if self.not_before.is_some_and(|at| ctx.now < at) {
             return;
         }
-        if let (Some(o), false) = (&self.plan.output, self.ticking) {
+        if let (Some(o), false, None) = (&self.plan.output, self.ticking, &self.count) {
             self.ticking = true;
             ctx.schedule(ctx.now + o.every_millis as i64, TimerOrder::Output, TimerKind::Tick);
         }
@@ -395,6 +430,9 @@ impl StreamQuery {
             }
         }
         gone.reverse();
+        if let Some(count) = self.count.as_mut() {
+            count.leave(gone.len());
+        }
         gone
     }
 
@@ -569,30 +607,8 @@ impl StreamQuery {
         match kind {
             // Every row due leaves at the first of their timers, together, as Esper's time window lets them go.
             TimerKind::Expire => {
-                let millis = self.input.window.as_ref().and_then(time_window).unwrap_or_default() as i64;
-                let gone = self.positions(|e| e.at.saturating_add(millis) <= ctx.now);
-                if self.before_pace.is_some() {
-                    return self.expire_before_paced(ctx, gone);
-                }
-                let left = self.remove_at(gone);
-                // A fully aggregated query's rows go by its arrivals, the remove stream's as the insert stream's.
-                if removes(&self.plan) {
-                    return match fully_aggregated(&self.plan) {
-                        true => Vec::new(),
-                        false => self.removed_rows(ctx, &left),
-                    };
-                }
-                let rows = match firsts_leaving(&self.plan) {
-                    true => self.first_rows(ctx, None, &left),
-                    false => Vec::new(),
-                };
-                let left = groups_of(&left);
-                let rows = match self.rows_at_changes() {
-                    true => self.group_rows(ctx, left.clone()),
-                    false => rows,
-                };
-                self.hold_group_rows(ctx, &left);
-                self.forget_emptied(&left);
+                let mut rows = self.expire(ctx);
+                rows.extend(self.end_update(ctx));
                 rows
             }
             TimerKind::Tick => self.tick(ctx),
@@ -600,8 +616,37 @@ impl StreamQuery {
         }
     }
 
+    /// The rows due leave the view together, at the first of their timers, as Esper's time window lets them go.
+    fn expire(&mut self, ctx: &mut Ctx<'_>) -> Vec<Row> {
+        let millis = self.input.window.as_ref().and_then(time_window).unwrap_or_default() as i64;
+        let gone = self.positions(|e| e.at.saturating_add(millis) <= ctx.now);
+        if self.before_pace.is_some() {
+            return self.expire_before_paced(ctx, gone);
+        }
+        let left = self.remove_at(gone);
+        // A fully aggregated query's rows go by its arrivals, the remove stream's as the insert stream's.
+        if removes(&self.plan) {
+            return match fully_aggregated(&self.plan) {
+                true => Vec::new(),
+                false => self.removed_rows(ctx, &left),
+            };
+        }
+        let rows = match firsts_leaving(&self.plan) {
+            true => self.first_rows(ctx, None, &left),
+            false => Vec::new(),
+        };
+        let left = groups_of(&left);
+        let rows = match self.rows_at_changes() {
+            true => self.group_rows(ctx, left.clone()),
+            false => rows,
+        };
+        self.hold_group_rows(ctx, &left);
+        self.forget_emptied(&left);
+        rows
+    }
+
     fn tick(&mut self, ctx: &mut Ctx<'_>) -> Vec<Row> {
-        if let Some(o) = &self.plan.output {
+        if let Some(o) = self.plan.output.as_ref().filter(|_| self.count.is_none()) {
             ctx.schedule(ctx.now + o.every_millis as i64, TimerOrder::Output, TimerKind::Tick);
         }
         if self.before_pace.is_some() {

@@ -47,6 +47,14 @@ impl<K: Hash + Eq + Clone> First<K> {
         }
     }
 
+    /// An update of a count of events went by (`runtime::counted`): whether or not it let a row out, the count's
+    /// first went by, for the statement's flag.
+    pub fn close(&mut self) {
+        if let First::Interval { out } = self {
+            *out = true;
+        }
+    }
+
     /// The output clock ticked: a new interval begins, for the statement's flag.
     pub fn tick(&mut self) {
         if let First::Interval { out } = self {

@@ -7,6 +7,7 @@
 pub mod batch_pace;
 pub mod before_pace;
 pub mod compiled;
+pub mod counted;
 pub mod distinct;
 pub mod eval;
 pub mod first;

@@ -98,10 +98,11 @@ fn pattern() -> impl Strategy<Value = String> {
     })
 }
 
-/// An `OUTPUT` clause: a rate, a delay before it, or a delay alone.
+/// An `OUTPUT` clause: a rate (a period or a count of events), a delay before it, or a delay alone.
 fn output() -> impl Strategy<Value = String> {
     let kind = prop_oneof![Just(""), Just("all "), Just("first "), Just("last "), Just("snapshot ")];
-    (prop::option::of(period()), kind, period(), any::<bool>()).prop_map(|(after, kind, every, rate)| {
+    let every = prop_oneof![period(), (1u32..1000).prop_map(|n| format!("{n} events"))];
+    (prop::option::of(period()), kind, every, any::<bool>()).prop_map(|(after, kind, every, rate)| {
         let after = after.map_or(String::new(), |a| format!(" after {a}"));
         match (after.is_empty(), rate) {
             (false, false) => format!(" output{after}"),

@@ -35,7 +35,7 @@ impl QueryLogic {
         }
         if let View::Time { millis, queue, sets } = &mut self.state.view {
             queue.push_back((timer_epoch(millis_of(set.0) + *millis).max(set.0 + 1), id));
-            sets.extend((tallies || self.state.before_pace.is_some()).then_some(set));
+            sets.extend((tallies || self.state.before_pace.is_some() || self.state.count.is_some()).then_some(set));
             return Vec::new();
         }
         let key = self.view_key(row);
@@ -43,6 +43,9 @@ impl QueryLogic {
             self.displace(id, &key).into_iter().filter_map(|gone| self.state.kept.remove(&gone).flatten()).collect();
         if tallies {
             gone.iter().for_each(|row| self.tally_kept(row, false));
+        }
+        if let Some(count) = self.state.count.as_mut() {
+            count.leave(gone.len());
         }
         gone
     }

@@ -10,7 +10,9 @@
 //! `SELECT RSTREAM` ([`kept`]); the remove stream of a fully aggregated query under a policy ([`before`]); and what it
 //! reads of the events before, `prior` and `prev` ([`history`]).
 //! Each worker holds the groups routed to it; output ticks are the same on every worker, started by the `Start`
-//! record every worker gets at the stream's first event.
+//! record every worker gets at the stream's first event. A tick by a count of events (`runtime::counted`) comes at the
+//! end of the arrival or expiry that completes it, stamped after that update's rows, on the one worker such a
+//! statement runs on.
 
 mod before;
 mod history;
@@ -40,6 +42,7 @@ use crate::cep::reference::query::{
 };
 use crate::cep::runtime::before_pace::BeforePace;
 use crate::cep::runtime::compiled::RowExpr;
+use crate::cep::runtime::counted::EventCount;
 use crate::cep::runtime::first::First;
 use crate::cep::runtime::key::Key;
 use crate::cep::runtime::value::Name;
@@ -304,6 +307,9 @@ struct QueryState {
     closes_at: Option<i64>,
     /// The `prior` values of the events the view posts, and the events the previous-event functions read.
     history: Option<History>,
+    /// `OUTPUT ... EVERY n EVENTS`: when the statement releases, in place of a clock. Such a statement runs on one
+    /// worker.
+    count: Option<EventCount>,
 }
 
 impl QueryState {
@@ -330,6 +336,7 @@ impl QueryState {
             admitted: Admitted::default(),
             closes_at: None,
             history: History::of(input),
+            count: EventCount::of(plan),
         }
     }
 
@@ -407,8 +414,15 @@ impl QueryLogic {
         self
     }
 
+    /// The period of the output clock, if the statement has one.
     fn every(&self) -> Option<i64> {
-        self.plan.output.as_ref().map(|o| o.every_millis as i64)
+        self.plan.output.as_ref().filter(|o| o.every_events.is_none()).map(|o| o.every_millis as i64)
+    }
+
+    /// Whether the statement keeps its view's rows only to count those leaving it ([`EventCount`]): one without
+    /// aggregates, over a data window, whose ticks do not read them back.
+    fn keeps_to_count(&self) -> bool {
+        self.state.count.is_some() && self.plan.aggregation.is_none() && !self.snapshots_rows()
     }
 
     fn fully_aggregated(&self) -> bool {
@@ -447,6 +461,9 @@ impl QueryLogic {
             None => (row, row),
         };
         let counts = self.per_event.where_.as_ref().is_none_or(|e| e.holds(&[row], &[], &self.vars));
+        if let Some(count) = self.state.count.as_mut() {
+            count.enter(usize::from(counts));
+        }
         let set = (epoch, stamp.position());
         let from_kept = match (self.paced_before(), self.firsts_leaving) {
             (true, _) => Some(self.arrive_before_paced(set, row, counts)),
@@ -468,10 +485,11 @@ impl QueryLogic {
             }
             false => (None, Vec::new()),
         };
-        let removed = (self.snapshots_rows() || self.removes).then(|| self.keep(set, kept, counts));
+        let removed =
+            (self.snapshots_rows() || self.removes || self.keeps_to_count()).then(|| self.keep(set, kept, counts));
         // `OUTPUT AFTER d` without a period drops the rows of the statement's first `d`: `quiet` does.
         let now = millis_of(epoch);
-        let out = if self.before {
+        let mut out = if self.before {
             before.into_iter().collect()
         } else if self.removes {
             self.removed_rows(removed.unwrap_or_default(), now)
@@ -486,6 +504,9 @@ impl QueryLogic {
         };
         if !left.is_empty() {
             self.after_leaving(&left);
+        }
+        if self.state.count.is_some() {
+            out.extend(self.end_update());
         }
         self.send(emit, stamp, out);
     }

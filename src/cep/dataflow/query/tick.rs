@@ -8,6 +8,7 @@ use crate::cep::dataflow::operator::Emit;
 use crate::cep::dataflow::record::{Record, Stamp, timer_epoch};
 use crate::cep::plan::OutputKind;
 use crate::cep::reference::query::{by_tick_rank, key_of};
+use crate::cep::runtime::counted::EventCount;
 use crate::cep::runtime::{Row, Val, order};
 
 impl QueryLogic {
@@ -33,6 +34,25 @@ impl QueryLogic {
         for (position, row) in self.tick_rows() {
             emit.event(stamp.child(self.statement, position), self.sink, row);
         }
+    }
+
+    /// An update (an arrival, or the rows leaving together) is over: under `OUTPUT ... EVERY n EVENTS`, the rows it
+    /// releases if the count is due ([`EventCount`]), in the order of a tick's; under `OUTPUT FIRST` one that reached
+    /// the output closes the count's first.
+    #[inline(never)]
+    pub(super) fn end_update(&mut self) -> Vec<Row> {
+        let Some(counted) = self.state.count.as_mut().map(EventCount::end_update) else {
+            return Vec::new();
+        };
+        if let Some(first) = self.state.first.as_mut().filter(|_| counted.reached) {
+            first.close();
+        }
+        if !counted.due {
+            return Vec::new();
+        }
+        let mut rows = self.tick_rows();
+        rows.sort_by_key(|(position, _)| *position);
+        rows.into_iter().map(|(_, row)| row).collect()
     }
 
     /// The rows of an output tick, each with its place among them: its position, or for a group's row without `ORDER

@@ -51,7 +51,7 @@ impl QueryLogic {
             None => count(&mut self.state.groups[slot], calls(&self.plan), counts, args()),
             Some(due) => {
                 self.state.groups[slot].entries += 1;
-                let at = (due, counts, self.rows_at_changes().then_some(set));
+                let at = (due, counts, (self.rows_at_changes() || self.state.count.is_some()).then_some(set));
                 match &self.per_event.columns {
                     Some(columns) => {
                         let columns = || PerEvent::column_args(columns, row);
@@ -144,6 +144,9 @@ impl QueryLogic {
             g.pane = None;
         }
         if entry.counts {
+            if let Some(count) = self.state.count.as_mut() {
+                count.leave(entry.rows as usize);
+            }
             if let Some(acc) = g.acc.as_mut().filter(|_| entry.folded) {
                 entry.args.leave(acc);
             }
@@ -189,6 +192,7 @@ impl QueryLogic {
         let mut left: Vec<(Key, (u64, u64))> = Vec::new();
         let mut removed: Vec<((u64, u64), Row)> = Vec::new();
         let mut leaving: Vec<((u64, u64), Row)> = Vec::new();
+        let mut first_set = None;
         loop {
             let due = match &mut self.state.view {
                 View::Time { queue, .. } => queue.front().filter(|(at, _)| *at <= epoch).copied(),
@@ -204,10 +208,15 @@ impl QueryLogic {
             }
             // Without `sets` (a statement whose expiries give no rows), the groups' keys only are read.
             let set = set.unwrap_or_default();
+            first_set.get_or_insert(set);
             if self.paced_before() {
                 leaving.extend(self.state.kept.remove(&id).flatten().map(|row| (set, row)));
-            } else if self.snapshots_rows() || self.tallies() {
-                let row = self.state.kept.remove(&id).flatten().filter(|_| self.tallies());
+            } else if self.snapshots_rows() || self.tallies() || self.keeps_to_count() {
+                let row = self.state.kept.remove(&id).flatten();
+                if let Some(count) = self.state.count.as_mut().filter(|_| row.is_some()) {
+                    count.leave(1);
+                }
+                let row = row.filter(|_| self.tallies());
                 if let Some(row) = &row {
                     self.tally_kept(row, false);
                 }
@@ -239,6 +248,12 @@ impl QueryLogic {
         }
         if !keys.is_empty() {
             self.after_leaving(&keys);
+        }
+        if let Some(set) = first_set.filter(|_| self.state.count.is_some()) {
+            let released = Stamp::timer(TimerOrder::Expiry, set, self.statement, 0);
+            for (i, row) in self.end_update().into_iter().enumerate() {
+                emit.event(released.child(self.statement, i), self.sink, row);
+            }
         }
     }
 

@@ -87,6 +87,12 @@ proptest! {
         compare(&room_to_seen(&PREVS), &steps)?;
     }
 
+    /// Statements released by counts of events ([`COUNTED`]), on the one worker each runs on.
+    #[test]
+    fn counted_policies_agree_with_the_reference(steps in steps(room_event())) {
+        compare(&room_to_seen(&COUNTED), &steps)?;
+    }
+
     /// `SELECT DISTINCT` on two joins, one of them under a policy ([`distinct_joins`]).
     #[test]
     fn distinct_joins_agree_with_the_reference(steps in steps(join_event())) {

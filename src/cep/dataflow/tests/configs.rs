@@ -500,6 +500,39 @@ pub(super) const PREVS: [&str; 15] = [
      Room.std:groupwin(floor).win:length_batch(2) WHERE prev(people, people) is not null",
 ];
 
+/// Statements under `OUTPUT ... EVERY n EVENTS` over each view: without aggregates (rows of a length window failing
+/// `WHERE` pushing out rows that passed it, so that more leave than enter; expiries of a time window; `FIRST`; a
+/// snapshot; `ORDER BY`; `DISTINCT`; every event), fully aggregated with and without groups (the default, `LAST`,
+/// `FIRST` with an expiry's row, a snapshot without a data window) and with ungrouped columns (`ALL` with groups,
+/// `LAST` with `HAVING`).
+pub(super) const COUNTED: [&str; 14] = [
+    "INSERT INTO Seen SELECT id, people, temperature, 'a' as flap FROM Room.win:length(3) WHERE temperature > 24 OUTPUT \
+     EVERY 3 EVENTS",
+    "INSERT INTO Seen SELECT id, people, temperature, 'l' as flap FROM Room.win:time(2 sec) OUTPUT LAST EVERY 2 EVENTS",
+    "INSERT INTO Seen SELECT id, people, temperature, 'f' as flap FROM Room.win:time(2 sec) OUTPUT FIRST EVERY 3 EVENTS",
+    "INSERT INTO Seen SELECT floor as id, count(*) as people, avg(temperature) as temperature, 'g' as flap FROM \
+     Room.win:time(3 sec) GROUP BY floor OUTPUT EVERY 4 EVENTS",
+    "INSERT INTO Seen SELECT floor as id, count(*) as people, sum(temperature) as temperature, 'L' as flap FROM \
+     Room.std:unique(id) GROUP BY floor OUTPUT LAST EVERY 2 EVENTS",
+    "INSERT INTO Seen SELECT 'all' as id, count(*) as people, max(temperature) as temperature, 'F' as flap FROM \
+     Room.win:time(2 sec) OUTPUT FIRST EVERY 2 EVENTS",
+    "INSERT INTO Seen SELECT id, count(*) as people, temperature, floor as flap FROM Room.win:length(4) GROUP BY floor \
+     OUTPUT ALL EVERY 3 EVENTS",
+    "INSERT INTO Seen SELECT id, people, temperature, 's' as flap FROM Room.win:time(2 sec) WHERE people > 1 OUTPUT \
+     SNAPSHOT EVERY 2 EVENTS",
+    "INSERT INTO Seen SELECT floor as id, count(*) as people, avg(temperature) as temperature, 'S' as flap FROM Room \
+     GROUP BY floor OUTPUT SNAPSHOT EVERY 3 EVENTS",
+    "INSERT INTO Seen SELECT id, people, temperature, 'o' as flap FROM Room.std:groupwin(floor).win:length(2) OUTPUT \
+     EVERY 3 EVENTS ORDER BY temperature DESC",
+    "INSERT INTO Seen SELECT DISTINCT floor as id, people, 0.5 as temperature, 'd' as flap FROM Room OUTPUT EVERY 2 \
+     EVENTS",
+    "INSERT INTO Seen SELECT id, sum(people) as people, temperature, 'u' as flap FROM Room.win:time(2 sec) HAVING \
+     sum(people) > 4 OUTPUT LAST EVERY 2 EVENTS",
+    "INSERT INTO Seen SELECT id, people, temperature, '1' as flap FROM Room.std:lastevent() OUTPUT EVERY 1 EVENTS",
+    "INSERT INTO Seen SELECT id, people, temperature, 'w' as flap FROM Room.win:length(2) WHERE people > 2 OUTPUT \
+     FIRST EVERY 2 EVENTS",
+];
+
 /// [`JOINS`] with `DISTINCT` on the join that finds several rows of a shutter (a time window), and [`RATED_JOINS`]'s
 /// pattern-driven join under `OUTPUT ALL`: its rows of a tick compared whole.
 pub(super) fn distinct_joins() -> String {

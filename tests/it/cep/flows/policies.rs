@@ -31,6 +31,25 @@ async fn a_time_batch_writes_each_floor_s_sum_when_its_period_ends() {
     wait_for(&h, "1", "Floor", "temperature", "25.0").await;
 }
 
+/// `OUTPUT LAST EVERY 3 EVENTS` on a floor's average over a 10-second window: the third reading writes the floor's
+/// average as it then stands, and so do three readings leaving together: at 10 s the floor is written with the one
+/// reading left, which came alone at 5 s.
+#[tokio::test]
+async fn a_floor_s_average_is_written_every_third_reading_and_when_three_leave() {
+    let counted = "INSERT INTO Floor SELECT floor as id, avg(temperature) as temperature FROM Room.win:time(10 sec) \
+        GROUP BY floor OUTPUT LAST EVERY 3 EVENTS";
+    let h = floor_running(counted).await;
+    room(&h, "Room1", "20").await;
+    room(&h, "Room2", "22").await;
+    no_floor(&h, "after two readings").await;
+    room(&h, "Room3", "30").await;
+    wait_for(&h, "1", "Floor", "temperature", "24.0").await;
+    h.clock.advance_ms(5_000);
+    room(&h, "Room1", "26").await;
+    h.clock.advance_ms(5_000);
+    wait_for(&h, "1", "Floor", "temperature", "26.0").await;
+}
+
 /// `SELECT RSTREAM` of a floor's average under `OUTPUT LAST EVERY 5 sec`: each tick writes the average as it stood
 /// before the interval's first reading of the floor (Esper's remove stream under a policy), not as the interval left
 /// it: 20 at 10 s (Room2's 22 came at 6 s, Room1's 30 after it), then 24 at 15 s (before Room2's 40 at 12 s).

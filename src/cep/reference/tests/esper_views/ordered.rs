@@ -1,8 +1,8 @@
-//! Esper's `TestOrderBySimple` (at `aaa35756`): the statements without `output every n events` and without joins,
-//! iterators and collators.
+//! Esper's `TestOrderBySimple` (at `aaa35756`): the statements without `output every n events` (`counted` holds
+//! those) and without joins, iterators and collators.
 //! `TestOrderByRowForAll`, `TestOrderByAggregateAll`, `TestOrderByEventPerRow` and `TestOrderByEventPerGroup` at the
-//! same commit hold none: each of their statements joins two streams, is read by its iterator or outputs every six
-//! events.
+//! same commit hold no other: each of their statements joins two streams, is read by its iterator or outputs every
+//! six events.
 
 use super::{MD, SB, ViewCase};
 
