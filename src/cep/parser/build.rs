@@ -335,7 +335,6 @@ impl<'a> Builder<'a> {
 }
 
 /// Whether an output rate's period is a number of events (`EVERY 5 EVENTS`), which Esper counts instead of timing.
-/// Whether `period` is a count of events (`5 events`) rather than a time.
 fn counts_events(period: &Pair<'_>) -> bool {
     let mut units = period.clone().into_inner().filter(|p| p.as_rule() == Rule::time_unit);
     units.any(|unit| unit.as_str().eq_ignore_ascii_case("events"))

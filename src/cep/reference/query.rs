@@ -198,6 +198,7 @@ impl StreamQuery {
         }
     }
 
+    /// The rows the arrival of `event` gives now (a count's release aside).
     fn take_event(&mut self, ctx: &mut Ctx<'_>, event: &Row) -> Vec<Row> {
         self.start_ticking(ctx);
         let label = self.input.label.as_str();
@@ -605,7 +606,6 @@ impl StreamQuery {
 
     pub fn on_timer(&mut self, ctx: &mut Ctx<'_>, kind: TimerKind) -> Vec<Row> {
         match kind {
-            // Every row due leaves at the first of their timers, together, as Esper's time window lets them go.
             TimerKind::Expire => {
                 let mut rows = self.expire(ctx);
                 rows.extend(self.end_update(ctx));

@@ -420,7 +420,7 @@ impl QueryLogic {
     }
 
     /// Whether the statement keeps its view's rows only to count those leaving it ([`EventCount`]): one without
-    /// aggregates, over a data window, whose ticks do not read them back.
+    /// aggregates whose ticks do not read them back (over no data window, `keep` keeps none).
     fn keeps_to_count(&self) -> bool {
         self.state.count.is_some() && self.plan.aggregation.is_none() && !self.snapshots_rows()
     }
