@@ -116,6 +116,7 @@ async fn post_config(
     Ok(StatusCode::CREATED)
 }
 
+/// The running configuration, to a token that may write it: it holds the brokers' tokens.
 async fn get_config(State(s): State<AppState>, CepCaller(caller): CepCaller) -> Result<Response, CepApiError> {
     let path = caller.write_path()?;
     Ok(match s.cep.config(&caller.tenant, &path) {
@@ -134,8 +135,9 @@ async fn delete_config(State(s): State<AppState>, CepCaller(caller): CepCaller) 
     Ok(StatusCode::OK)
 }
 
+/// The running statements, to any token that reaches the path, read-only ones too.
 async fn statements(State(s): State<AppState>, CepCaller(caller): CepCaller) -> Result<Response, CepApiError> {
-    let path = caller.write_path()?;
+    let path = caller.read_path()?;
     let config = s.cep.config(&caller.tenant, &path).filter(|c| !c.statements.is_empty());
     Ok(match config {
         None => StatusCode::NOT_FOUND.into_response(),

@@ -290,3 +290,28 @@ async fn another_tenant_is_unaffected_by_bad_input_floods_and_deletes() {
     wait_for(&h, (&other, "other"), "7", "Floor", ("temperature", "25.0")).await;
     assert!(!exists(&h, "7", "Floor").await, "the deleted default configuration wrote a floor");
 }
+
+/// A read-only token reads the running statements, but not the configuration, which holds the brokers' tokens, and
+/// changes nothing.
+#[tokio::test]
+async fn a_read_only_token_reads_the_statements_and_nothing_else() {
+    let h = Harness::new().await;
+    let config = seed("floor-average", own_broker());
+    assert_eq!(
+        h.json(Method::POST, "/cep/v1/admin/config", &[], Some(config.clone())).await.status,
+        StatusCode::CREATED
+    );
+    let reader = h.scoped("default", "/", true).await;
+    let reply = call(&h, &reader, "default", Method::GET, "/cep/v1/admin/statements", None).await;
+    assert_eq!(reply.status, StatusCode::OK);
+    assert_eq!(reply.body[0]["text"], config["statements"][0]);
+    for (method, path, body) in [
+        (Method::GET, "/cep/v1/admin/config", None),
+        (Method::POST, "/cep/v1/admin/config", Some(config.clone())),
+        (Method::DELETE, "/cep/v1/admin/config", None),
+    ] {
+        let reply = call(&h, &reader, "default", method.clone(), path, body).await;
+        assert_eq!(reply.status, StatusCode::FORBIDDEN, "{method} {path}");
+    }
+    assert_eq!(h.get("/cep/v1/admin/config").await["statements"], config["statements"]);
+}
