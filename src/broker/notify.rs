@@ -354,19 +354,18 @@ impl Delivery {
         let give_up = Instant::now() + self.policy.retry_for;
         let mut backoff = self.policy.first_backoff;
         loop {
-            match self.attempt(notification).await {
+            let reason = match self.attempt(notification).await {
                 Ok(()) => {
                     self.meters.sent.increment(1);
                     return;
                 }
-                Err(reason) => {
-                    metrics::counter!("fluxgate_notifications_failed_total").increment(1);
-                    tracing::debug!(subscription = %notification.subscription_id, %reason, "notification attempt failed");
-                }
-            }
+                Err(reason) => reason,
+            };
+            metrics::counter!("fluxgate_notifications_failed_total").increment(1);
+            tracing::debug!(subscription = %notification.subscription_id, %reason, "notification attempt failed");
             if Instant::now() + backoff > give_up {
                 metrics::counter!("fluxgate_notifications_dropped_total", "reason" => "retries_exhausted").increment(1);
-                tracing::warn!(subscription = %notification.subscription_id, reference = %self.reference,
+                tracing::warn!(subscription = %notification.subscription_id, reference = %self.reference, %reason,
                     "receiver kept failing: notification dropped");
                 return;
             }
