@@ -181,6 +181,9 @@ pub struct QueryLogic {
     /// Whether `OUTPUT FIRST` lets out the rows of rows leaving the view too ([`firsts_leaving`]), which the query
     /// then keeps as `SELECT RSTREAM` does (`kept`).
     firsts_leaving: bool,
+    /// Whether a count of events releases the rows ([`EventCount`]), which then needs the stamp of each entry's
+    /// arrival.
+    counted: bool,
     state: QueryState,
     /// The events' rows, once handled: kept for the worker's reaper until the epoch ends.
     done: Leftovers,
@@ -387,6 +390,7 @@ impl QueryLogic {
         let fully = plan.aggregation.as_ref().is_some_and(|a| a.kind == AggregationKind::FullyAggregated);
         let (removes, before) = (removes(&plan) && !fully, removes(&plan) && fully);
         let firsts_leaving = firsts_leaving(&plan);
+        let counted = state.count.is_some();
         QueryLogic {
             statement,
             plan,
@@ -402,6 +406,7 @@ impl QueryLogic {
             removes,
             before,
             firsts_leaving,
+            counted,
             state,
             done,
         }
@@ -422,7 +427,7 @@ impl QueryLogic {
     /// Whether the statement keeps its view's rows only to count those leaving it ([`EventCount`]): one without
     /// aggregates whose ticks do not read them back (over no data window, `keep` keeps none).
     fn keeps_to_count(&self) -> bool {
-        self.state.count.is_some() && self.plan.aggregation.is_none() && !self.snapshots_rows()
+        self.counted && self.plan.aggregation.is_none() && !self.snapshots_rows()
     }
 
     fn fully_aggregated(&self) -> bool {
@@ -461,9 +466,6 @@ impl QueryLogic {
             None => (row, row),
         };
         let counts = self.per_event.where_.as_ref().is_none_or(|e| e.holds(&[row], &[], &self.vars));
-        if let Some(count) = self.state.count.as_mut() {
-            count.enter(usize::from(counts));
-        }
         let set = (epoch, stamp.position());
         let from_kept = match (self.paced_before(), self.firsts_leaving) {
             (true, _) => Some(self.arrive_before_paced(set, row, counts)),
@@ -505,8 +507,8 @@ impl QueryLogic {
         if !left.is_empty() {
             self.after_leaving(&left);
         }
-        if self.state.count.is_some() {
-            out.extend(self.end_update());
+        if self.counted {
+            out.extend(self.end_update(usize::from(counts)));
         }
         self.send(emit, stamp, out);
     }

@@ -8,7 +8,6 @@ use crate::cep::dataflow::operator::Emit;
 use crate::cep::dataflow::record::{Record, Stamp, timer_epoch};
 use crate::cep::plan::OutputKind;
 use crate::cep::reference::query::{by_tick_rank, key_of};
-use crate::cep::runtime::counted::EventCount;
 use crate::cep::runtime::{Row, Val, order};
 
 impl QueryLogic {
@@ -36,14 +35,16 @@ impl QueryLogic {
         }
     }
 
-    /// An update (an arrival, or the rows leaving together) is over: under `OUTPUT ... EVERY n EVENTS`, the rows it
-    /// releases if the count is due ([`EventCount`]), in the order of a tick's; under `OUTPUT FIRST` one that reached
-    /// the output closes the count's first.
+    /// An update (an arrival, `entered` rows that count, or the rows leaving together, which the view counted) is
+    /// over: under `OUTPUT ... EVERY n EVENTS`, the rows it releases if the count is due (`runtime::counted`), in the order
+    /// of a tick's; under `OUTPUT FIRST` one that reached the output closes the count's first.
     #[inline(never)]
-    pub(super) fn end_update(&mut self) -> Vec<Row> {
-        let Some(counted) = self.state.count.as_mut().map(EventCount::end_update) else {
+    pub(super) fn end_update(&mut self, entered: usize) -> Vec<Row> {
+        let Some(count) = self.state.count.as_mut() else {
             return Vec::new();
         };
+        count.enter(entered);
+        let counted = count.end_update();
         if let Some(first) = self.state.first.as_mut().filter(|_| counted.reached) {
             first.close();
         }

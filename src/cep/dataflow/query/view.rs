@@ -51,7 +51,7 @@ impl QueryLogic {
             None => count(&mut self.state.groups[slot], calls(&self.plan), counts, args()),
             Some(due) => {
                 self.state.groups[slot].entries += 1;
-                let at = (due, counts, (self.rows_at_changes() || self.state.count.is_some()).then_some(set));
+                let at = (due, counts, (self.rows_at_changes() || self.counted).then_some(set));
                 match &self.per_event.columns {
                     Some(columns) => {
                         let columns = || PerEvent::column_args(columns, row);
@@ -249,9 +249,9 @@ impl QueryLogic {
         if !keys.is_empty() {
             self.after_leaving(&keys);
         }
-        if let Some(set) = first_set.filter(|_| self.state.count.is_some()) {
+        if let Some(set) = first_set.filter(|_| self.counted) {
             let released = Stamp::timer(TimerOrder::Expiry, set, self.statement, 0);
-            for (i, row) in self.end_update().into_iter().enumerate() {
+            for (i, row) in self.end_update(0).into_iter().enumerate() {
                 emit.event(released.child(self.statement, i), self.sink, row);
             }
         }
