@@ -463,23 +463,6 @@ pub(super) const DISTINCT_COUNTED: [ViewCase; 1] = [ViewCase {
     ],
 }];
 
-/// Esper's `createAndSend` of `TestOrderBySimple` (and the events of
-/// `TestOrderByAggregateAll.testAggregateAllOrderFunction`): six `SupportMarketDataBean`s, symbol and price, volume
-/// 0, no feed, the clock at 0. Esper asserts only the delivery of the sixth, which releases the six rows, `$rows`
-/// (`?` before it); with `win:length(5)` the first, pushed out by the sixth, is among them.
-macro_rules! created_and_sent {
-    ($rows:expr) => {
-        &[
-            (0, MD, "symbol='IBM',price=2,volume=0", "?"),
-            (0, MD, "symbol='KGB',price=1,volume=0", "?"),
-            (0, MD, "symbol='CMU',price=3,volume=0", "?"),
-            (0, MD, "symbol='IBM',price=6,volume=0", "?"),
-            (0, MD, "symbol='CAT',price=6,volume=0", "?"),
-            (0, MD, "symbol='CAT',price=5,volume=0", $rows),
-        ]
-    };
-}
-
 /// `createAndSend`'s symbols by price (`orderValuesByPrice`): ties in arrival order.
 const BY_PRICE: &str = "symbol='KGB' | symbol='IBM' | symbol='CMU' | symbol='CAT' | symbol='IBM' | symbol='CAT'";
 
@@ -500,14 +483,14 @@ pub(super) const ORDER_BY_SIMPLE_COUNTED: [ViewCase; 25] = [
         select: "symbol FROM SupportMarketDataBean.win:length(5) output every 6 events order by price",
         columns: "symbol string",
         typed: false,
-        steps: created_and_sent!(BY_PRICE),
+        steps: &created_and_sent!(BY_PRICE),
     },
     ViewCase {
         test: "TestOrderBySimple.testSimple (symbol, price)",
         select: "symbol, price FROM SupportMarketDataBean.win:length(5) output every 6 events order by price",
         columns: "symbol string, price double",
         typed: false,
-        steps: created_and_sent!(
+        steps: &created_and_sent!(
             "symbol='KGB' price=1.0 | symbol='IBM' price=2.0 | symbol='CMU' price=3.0 | symbol='CAT' price=5.0 | \
              symbol='IBM' price=6.0 | symbol='CAT' price=6.0"
         ),
@@ -517,7 +500,7 @@ pub(super) const ORDER_BY_SIMPLE_COUNTED: [ViewCase; 25] = [
         select: "symbol, volume FROM SupportMarketDataBean.win:length(5) output every 6 events order by price",
         columns: "symbol string, volume long",
         typed: false,
-        steps: created_and_sent!(
+        steps: &created_and_sent!(
             "symbol='KGB' volume=0 | symbol='IBM' volume=0 | symbol='CMU' volume=0 | symbol='CAT' volume=0 | \
              symbol='IBM' volume=0 | symbol='CAT' volume=0"
         ),
@@ -527,7 +510,7 @@ pub(super) const ORDER_BY_SIMPLE_COUNTED: [ViewCase; 25] = [
         select: "symbol, volume*2 as v FROM SupportMarketDataBean.win:length(5) output every 6 events order by price",
         columns: "symbol string, v long",
         typed: false,
-        steps: created_and_sent!(
+        steps: &created_and_sent!(
             "symbol='KGB' v=0 | symbol='IBM' v=0 | symbol='CMU' v=0 | symbol='CAT' v=0 | symbol='IBM' v=0 | \
              symbol='CAT' v=0"
         ),
@@ -537,7 +520,7 @@ pub(super) const ORDER_BY_SIMPLE_COUNTED: [ViewCase; 25] = [
         select: "symbol, volume FROM SupportMarketDataBean.win:length(5) output every 6 events order by symbol",
         columns: "symbol string, volume long",
         typed: false,
-        steps: created_and_sent!(
+        steps: &created_and_sent!(
             "symbol='CAT' volume=0 | symbol='CAT' volume=0 | symbol='CMU' volume=0 | symbol='IBM' volume=0 | \
              symbol='IBM' volume=0 | symbol='KGB' volume=0"
         ),
@@ -547,14 +530,14 @@ pub(super) const ORDER_BY_SIMPLE_COUNTED: [ViewCase; 25] = [
         select: "price FROM SupportMarketDataBean.win:length(5) output every 6 events order by symbol",
         columns: "price double",
         typed: false,
-        steps: created_and_sent!("price=6.0 | price=5.0 | price=3.0 | price=2.0 | price=6.0 | price=1.0"),
+        steps: &created_and_sent!("price=6.0 | price=5.0 | price=3.0 | price=2.0 | price=6.0 | price=1.0"),
     },
     ViewCase {
         test: "TestOrderBySimple.testDescending",
         select: "symbol FROM SupportMarketDataBean.win:length(5) output every 6 events order by price desc",
         columns: "symbol string",
         typed: false,
-        steps: created_and_sent!(
+        steps: &created_and_sent!(
             "symbol='IBM' | symbol='CAT' | symbol='CAT' | symbol='CMU' | symbol='IBM' | symbol='KGB'"
         ),
     },
@@ -563,7 +546,7 @@ pub(super) const ORDER_BY_SIMPLE_COUNTED: [ViewCase; 25] = [
         select: "symbol FROM SupportMarketDataBean.win:length(5) output every 6 events order by price desc, symbol asc",
         columns: "symbol string",
         typed: false,
-        steps: created_and_sent!(
+        steps: &created_and_sent!(
             "symbol='CAT' | symbol='IBM' | symbol='CAT' | symbol='CMU' | symbol='IBM' | symbol='KGB'"
         ),
     },
@@ -572,14 +555,14 @@ pub(super) const ORDER_BY_SIMPLE_COUNTED: [ViewCase; 25] = [
         select: "symbol FROM SupportMarketDataBean.win:length(5) output every 6 events order by price asc",
         columns: "symbol string",
         typed: false,
-        steps: created_and_sent!(BY_PRICE),
+        steps: &created_and_sent!(BY_PRICE),
     },
     ViewCase {
         test: "TestOrderBySimple.testDescending (symbol desc)",
         select: "symbol, volume FROM SupportMarketDataBean.win:length(5) output every 6 events order by symbol desc",
         columns: "symbol string, volume long",
         typed: false,
-        steps: created_and_sent!(
+        steps: &created_and_sent!(
             "symbol='KGB' volume=0 | symbol='IBM' volume=0 | symbol='IBM' volume=0 | symbol='CMU' volume=0 | \
              symbol='CAT' volume=0 | symbol='CAT' volume=0"
         ),
@@ -590,7 +573,7 @@ pub(super) const ORDER_BY_SIMPLE_COUNTED: [ViewCase; 25] = [
                  price desc",
         columns: "symbol string, price double",
         typed: false,
-        steps: created_and_sent!(
+        steps: &created_and_sent!(
             "symbol='KGB' price=1.0 | symbol='IBM' price=6.0 | symbol='IBM' price=2.0 | symbol='CMU' price=3.0 | \
              symbol='CAT' price=6.0 | symbol='CAT' price=5.0"
         ),
@@ -600,7 +583,7 @@ pub(super) const ORDER_BY_SIMPLE_COUNTED: [ViewCase; 25] = [
         select: "symbol, price FROM SupportMarketDataBean.win:length(5) output every 6 events order by symbol, price",
         columns: "symbol string, price double",
         typed: false,
-        steps: created_and_sent!(
+        steps: &created_and_sent!(
             "symbol='CAT' price=5.0 | symbol='CAT' price=6.0 | symbol='CMU' price=3.0 | symbol='IBM' price=2.0 | \
              symbol='IBM' price=6.0 | symbol='KGB' price=1.0"
         ),
@@ -610,7 +593,7 @@ pub(super) const ORDER_BY_SIMPLE_COUNTED: [ViewCase; 25] = [
         select: "symbol FROM SupportMarketDataBean.win:length(10) output every 6 events order by (price * 6) + 5",
         columns: "symbol string",
         typed: false,
-        steps: created_and_sent!(BY_PRICE),
+        steps: &created_and_sent!(BY_PRICE),
     },
     ViewCase {
         test: "TestOrderBySimple.testExpressions (symbol, price)",
@@ -618,7 +601,7 @@ pub(super) const ORDER_BY_SIMPLE_COUNTED: [ViewCase; 25] = [
                  5, price",
         columns: "symbol string",
         typed: false,
-        steps: created_and_sent!(BY_PRICE),
+        steps: &created_and_sent!(BY_PRICE),
     },
     ViewCase {
         test: "TestOrderBySimple.testExpressions (symbol, 1+volume*23)",
@@ -626,21 +609,21 @@ pub(super) const ORDER_BY_SIMPLE_COUNTED: [ViewCase; 25] = [
                  * 6) + 5, price, volume",
         columns: "symbol string",
         typed: false,
-        steps: created_and_sent!(BY_PRICE),
+        steps: &created_and_sent!(BY_PRICE),
     },
     ViewCase {
         test: "TestOrderBySimple.testExpressions (order by volume*price, symbol)",
         select: "symbol FROM SupportMarketDataBean.win:length(10) output every 6 events order by volume*price, symbol",
         columns: "symbol string",
         typed: false,
-        steps: created_and_sent!(BY_SYMBOL),
+        steps: &created_and_sent!(BY_SYMBOL),
     },
     ViewCase {
         test: "TestOrderBySimple.testAliases",
         select: "symbol as mySymbol FROM SupportMarketDataBean.win:length(5) output every 6 events order by mySymbol",
         columns: "mySymbol string",
         typed: false,
-        steps: created_and_sent!(
+        steps: &created_and_sent!(
             "mySymbol='CAT' | mySymbol='CAT' | mySymbol='CMU' | mySymbol='IBM' | mySymbol='IBM' | mySymbol='KGB'"
         ),
     },
@@ -650,7 +633,7 @@ pub(super) const ORDER_BY_SIMPLE_COUNTED: [ViewCase; 25] = [
                  order by myPrice",
         columns: "mySymbol string, myPrice double",
         typed: false,
-        steps: created_and_sent!(
+        steps: &created_and_sent!(
             "mySymbol='KGB' myPrice=1.0 | mySymbol='IBM' myPrice=2.0 | mySymbol='CMU' myPrice=3.0 | mySymbol='CAT' \
              myPrice=5.0 | mySymbol='IBM' myPrice=6.0 | mySymbol='CAT' myPrice=6.0"
         ),
@@ -661,7 +644,7 @@ pub(super) const ORDER_BY_SIMPLE_COUNTED: [ViewCase; 25] = [
                  (myPrice * 6) + 5, price",
         columns: "symbol string",
         typed: false,
-        steps: created_and_sent!(BY_PRICE),
+        steps: &created_and_sent!(BY_PRICE),
     },
     ViewCase {
         test: "TestOrderBySimple.testAliases (myVol)",
@@ -669,14 +652,14 @@ pub(super) const ORDER_BY_SIMPLE_COUNTED: [ViewCase; 25] = [
                  by (price * 6) + 5, price, myVol",
         columns: "symbol string",
         typed: false,
-        steps: created_and_sent!(BY_PRICE),
+        steps: &created_and_sent!(BY_PRICE),
     },
     ViewCase {
         test: "TestOrderBySimple.testMultipleKeys",
         select: "symbol FROM SupportMarketDataBean.win:length(10) output every 6 events order by symbol, price",
         columns: "symbol string",
         typed: false,
-        steps: created_and_sent!(BY_SYMBOL),
+        steps: &created_and_sent!(BY_SYMBOL),
     },
     ViewCase {
         test: "TestOrderBySimple.testMultipleKeys (price, symbol, volume)",
@@ -684,7 +667,7 @@ pub(super) const ORDER_BY_SIMPLE_COUNTED: [ViewCase; 25] = [
                  volume",
         columns: "symbol string",
         typed: false,
-        steps: created_and_sent!(
+        steps: &created_and_sent!(
             "symbol='KGB' | symbol='IBM' | symbol='CMU' | symbol='CAT' | symbol='CAT' | symbol='IBM'"
         ),
     },
@@ -694,14 +677,14 @@ pub(super) const ORDER_BY_SIMPLE_COUNTED: [ViewCase; 25] = [
                  volume",
         columns: "symbol string",
         typed: false,
-        steps: created_and_sent!(BY_PRICE),
+        steps: &created_and_sent!(BY_PRICE),
     },
     ViewCase {
         test: "TestOrderBySimple.testWildcard",
         select: "* FROM SupportMarketDataBean.win:length(5) output every 6 events order by price",
         columns: "symbol string, price double, volume long",
         typed: false,
-        steps: created_and_sent!(
+        steps: &created_and_sent!(
             "symbol='KGB' price=1.0 volume=0 | symbol='IBM' price=2.0 volume=0 | symbol='CMU' price=3.0 volume=0 | \
              symbol='CAT' price=5.0 volume=0 | symbol='IBM' price=6.0 volume=0 | symbol='CAT' price=6.0 volume=0"
         ),
@@ -711,7 +694,7 @@ pub(super) const ORDER_BY_SIMPLE_COUNTED: [ViewCase; 25] = [
         select: "* FROM SupportMarketDataBean.win:length(5) output every 6 events order by symbol",
         columns: "symbol string, price double, volume long",
         typed: false,
-        steps: created_and_sent!(
+        steps: &created_and_sent!(
             "symbol='CAT' price=6.0 volume=0 | symbol='CAT' price=5.0 volume=0 | symbol='CMU' price=3.0 volume=0 | \
              symbol='IBM' price=2.0 volume=0 | symbol='IBM' price=6.0 volume=0 | symbol='KGB' price=1.0 volume=0"
         ),
@@ -761,7 +744,7 @@ pub(super) const ORDER_BY_AGGREGATE_ALL: [ViewCase; 5] = [
                  volume*sum(price), symbol",
         columns: "symbol string",
         typed: false,
-        steps: created_and_sent!(BY_SYMBOL),
+        steps: &created_and_sent!(BY_SYMBOL),
     },
     ViewCase {
         test: "TestOrderByAggregateAll.testAggregateAllSum",

@@ -14,6 +14,24 @@
 //! than Esper's when first run (`\u` escapes in text; a pattern's matches of one event not sorted); the runtimes were
 //! mended (`benches/results/cep.md`, seventy-first session).
 
+/// Esper's `createAndSend` of `TestOrderBySimple` (and the events of
+/// `TestOrderByAggregateAll.testAggregateAllOrderFunction`): six `SupportMarketDataBean`s, symbol and price, volume
+/// 0, no feed, the clock at 0; Esper asserts only the delivery of the sixth, `$last` (`?` before it). Under `output
+/// every 6 events` the sixth releases the six rows; with `win:length(5)` the first, pushed out by the sixth, is among
+/// them.
+macro_rules! created_and_sent {
+    ($last:expr) => {
+        [
+            (0, MD, "symbol='IBM',price=2,volume=0", "?"),
+            (0, MD, "symbol='KGB',price=1,volume=0", "?"),
+            (0, MD, "symbol='CMU',price=3,volume=0", "?"),
+            (0, MD, "symbol='IBM',price=6,volume=0", "?"),
+            (0, MD, "symbol='CAT',price=6,volume=0", "?"),
+            (0, MD, "symbol='CAT',price=5,volume=0", $last),
+        ]
+    };
+}
+
 mod counted;
 mod first;
 mod ordered;

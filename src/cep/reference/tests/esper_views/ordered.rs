@@ -6,20 +6,6 @@
 
 use super::{MD, SB, ViewCase};
 
-/// The six events of Esper's `createAndSend`, its clock at 0: symbol and price, volume 0, no feed.
-macro_rules! created_and_sent {
-    ($last:expr) => {
-        [
-            (0, MD, "symbol='IBM',price=2,volume=0", "?"),
-            (0, MD, "symbol='KGB',price=1,volume=0", "?"),
-            (0, MD, "symbol='CMU',price=3,volume=0", "?"),
-            (0, MD, "symbol='IBM',price=6,volume=0", "?"),
-            (0, MD, "symbol='CAT',price=6,volume=0", "?"),
-            (0, MD, "symbol='CAT',price=5,volume=0", $last),
-        ]
-    };
-}
-
 const SENT_THEN_FOX: [(i64, &str, &str, &str); 7] = {
     let [a, b, c, d, e, f] = created_and_sent!("symbol='CAT'");
     [a, b, c, d, e, f, (0, MD, "symbol='FOX',price=10,volume=0", "symbol='FOX'")]
