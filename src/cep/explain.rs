@@ -53,7 +53,7 @@ fn split_statements(text: &str) -> Vec<String> {
     pieces
 }
 
-/// Parses and plans a configuration; all syntax errors at once, else the first planning error.
+/// Parses and plans a configuration; all syntax errors at once, else every statement's planning error.
 pub fn plan_config(config: &CepConfig, check_shape: bool) -> Result<Plan, Vec<CepError>> {
     if check_shape {
         let problems = config.validate();
@@ -74,7 +74,7 @@ pub fn plan_config(config: &CepConfig, check_shape: bool) -> Result<Plan, Vec<Ce
     if !errors.is_empty() {
         return Err(errors);
     }
-    plan(&parsed, &mut catalog).map_err(|e| vec![e])
+    plan(&parsed, &mut catalog)
 }
 
 /// The printed plan of `text` (a configuration or bare statements), or the rendered errors.

@@ -19,6 +19,8 @@ mod window;
 
 pub(crate) use self::query::has_ungrouped_column;
 
+use std::collections::BTreeSet;
+
 use super::ast::{Span, Statement, StatementKind};
 use super::catalog::Catalog;
 use super::error::{CepError, Position};
@@ -32,17 +34,39 @@ pub struct Parsed {
     pub ast: Statement,
 }
 
-/// Plans `statements` against `catalog`, which grows with the types they define.
-pub fn plan(statements: &[Parsed], catalog: &mut dyn Catalog) -> Result<Plan, CepError> {
-    let order = order::dependency_order(statements, &*catalog)?;
+/// Plans `statements` against `catalog`, which grows with the types they define. Every statement that fails gives
+/// its error, by statement number; one reading what a failed statement would define (a stream, a named window, a
+/// variable not declared otherwise) is left unplanned rather than reported as reading an unknown name.
+pub fn plan(statements: &[Parsed], catalog: &mut dyn Catalog) -> Result<Plan, Vec<CepError>> {
+    let order = order::dependency_order(statements, &*catalog).map_err(|e| vec![e])?;
     let mut planned = Vec::with_capacity(order.len());
+    let (mut errors, mut undefined) = (Vec::new(), BTreeSet::new());
     for index in order {
         let parsed = &statements[index];
+        let defined = order::produced(&parsed.ast).filter(|name| !known(&*catalog, name));
+        if order::consumed(&parsed.ast).iter().any(|name| undefined.contains(&name.text)) {
+            undefined.extend(defined);
+            continue;
+        }
         let ctx = Ctx { number: parsed.number, text: &parsed.text };
-        let node = plan_statement(&ctx, &parsed.ast, catalog)?;
-        planned.push(StatementPlan { number: parsed.number, text: parsed.text.clone(), node });
+        match plan_statement(&ctx, &parsed.ast, catalog) {
+            Ok(node) => planned.push(StatementPlan { number: parsed.number, text: parsed.text.clone(), node }),
+            Err(error) => {
+                errors.push((parsed.number, error));
+                undefined.extend(defined);
+            }
+        }
     }
-    Ok(Plan { statements: planned })
+    if errors.is_empty() {
+        return Ok(Plan { statements: planned });
+    }
+    errors.sort_by_key(|(number, _)| *number);
+    Err(errors.into_iter().map(|(_, error)| error).collect())
+}
+
+/// Whether `name` is a stream or a variable `catalog` knows.
+fn known(catalog: &dyn Catalog, name: &str) -> bool {
+    catalog.stream(name).is_some() || catalog.variable(name).is_some()
 }
 
 fn plan_statement(ctx: &Ctx<'_>, ast: &Statement, catalog: &mut dyn Catalog) -> Result<PlanNode, CepError> {

@@ -115,7 +115,7 @@ fn cycle_error(statements: &[Parsed], reads: &[Vec<(usize, Name)>], pending: &[u
 }
 
 /// The stream, window or variable a statement defines.
-fn produced(ast: &Statement) -> Option<String> {
+pub(super) fn produced(ast: &Statement) -> Option<String> {
     match &ast.kind {
         StatementKind::Select(s) => s.insert_into.as_ref().map(|n| n.text.clone()),
         StatementKind::CreateVariable(v) => Some(v.name.text.clone()),
@@ -125,7 +125,7 @@ fn produced(ast: &Statement) -> Option<String> {
 }
 
 /// Every stream, window and first path segment (which may name a variable) a statement reads.
-fn consumed(ast: &Statement) -> Vec<Name> {
+pub(super) fn consumed(ast: &Statement) -> Vec<Name> {
     let mut names = Vec::new();
     match &ast.kind {
         StatementKind::Select(s) => select_names(s, &mut names),

@@ -148,6 +148,31 @@ fn two_statements_disagree_on_a_type() {
     );
 }
 
+/// Every statement that fails planning is reported, in statement order; one reading a stream that a failed statement
+/// would define is not reported as reading an unknown stream.
+#[test]
+fn every_planning_error_is_reported_once() {
+    let errors = plan_config(
+        &config(&[
+            "SELECT tempertaure FROM Room",
+            "INSERT INTO Hot SELECT id, temperature FROM Rooms",
+            "SELECT * FROM Hot",
+            "SELECT floor FROM tracker",
+        ]),
+        true,
+    )
+    .expect_err("must fail");
+    let shown: Vec<String> = errors.iter().map(ToString::to_string).collect();
+    assert_eq!(
+        shown,
+        [
+            "statement 1, line 1, column 8: unknown property `tempertaure`; did you mean `temperature`?",
+            "statement 2, line 1, column 45: unknown stream `Rooms`; did you mean `Room`?",
+            "statement 4, line 1, column 8: unknown property `floor`; known properties: id, time, position",
+        ]
+    );
+}
+
 #[test]
 fn dependency_cycle() {
     assert_eq!(
