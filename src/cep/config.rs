@@ -7,7 +7,7 @@ use serde::{Deserialize, Deserializer, Serialize};
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct CepConfig {
-    #[serde(default)]
+    #[serde(default, deserialize_with = "uri_text")]
     pub host: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub service: Option<String>,
@@ -90,6 +90,16 @@ pub struct Broker {
     pub service_path: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub auth_token: Option<String>,
+}
+
+/// `host` is a URI, as Cepheus's `java.net.URI` reads it: text that is no URI leaves the configuration unread (a blank
+/// one is the shape check's to report).
+fn uri_text<'de, D: Deserializer<'de>>(d: D) -> Result<String, D::Error> {
+    let text = String::deserialize(d)?;
+    if let (false, Err(reason)) = (text.trim().is_empty(), text.parse::<axum::http::Uri>()) {
+        return Err(serde::de::Error::custom(format!("`host` is not a URI ({reason}): {text:?}")));
+    }
+    Ok(text)
 }
 
 /// `isPattern` accepts `true` and `"true"`.

@@ -191,6 +191,12 @@ async fn a_refused_configuration_keeps_the_running_one_and_configurations_surviv
     shapeless["host"] = json!("");
     let reply = post_config(&h, shapeless).await;
     assert_eq!(reply.body["reasonPhrase"], "Configuration validation error");
+    let mut hostless = seed("floor-average");
+    hostless["host"] = json!("not a url");
+    let reply = post_config(&h, hostless).await;
+    assert_eq!((reply.status, &reply.body["reasonPhrase"]), (StatusCode::BAD_REQUEST, &json!("Bad request")));
+    let details = reply.body["details"].as_str().unwrap();
+    assert!(details.contains("`host` is not a URI"), "{details}");
     let statements = h.get("/cep/v1/admin/statements").await;
     assert_eq!(statements[0]["text"], seed("floor-average")["statements"][0]);
     let h = h.reopen().await;
