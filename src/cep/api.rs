@@ -10,9 +10,9 @@ use axum::http::request::Parts;
 use axum::http::{HeaderMap, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
+use md5::{Digest, Md5};
 use serde::Deserialize;
 use serde_json::{Value, json};
-use sha2::{Digest, Sha256};
 use thiserror::Error;
 
 use super::config::CepConfig;
@@ -148,9 +148,14 @@ async fn statements(State(s): State<AppState>, CepCaller(caller): CepCaller) -> 
     })
 }
 
-/// A statement's name: a hash of its text (Cepheus uses MD5; any stable digest serves).
+/// A statement's name as Cepheus gives it: the MD5 of its UTF-8 text written as `BigInteger(1, md5).toString(16)`
+/// does, in lower-case hex without leading zeros.
 fn statement_name(text: &str) -> String {
-    hex::encode(&Sha256::digest(text.as_bytes())[..16])
+    let hex = hex::encode(Md5::digest(text.as_bytes()));
+    match hex.trim_start_matches('0') {
+        "" => "0".to_owned(),
+        digits => digits.to_owned(),
+    }
 }
 
 /// The `/cep/notify` envelope.

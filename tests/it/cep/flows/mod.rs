@@ -199,6 +199,8 @@ async fn a_refused_configuration_keeps_the_running_one_and_configurations_surviv
     assert!(details.contains("`host` is not a URI"), "{details}");
     let statements = h.get("/cep/v1/admin/statements").await;
     assert_eq!(statements[0]["text"], seed("floor-average")["statements"][0]);
+    // Cepheus's name: the text's MD5 (077a8f03…) as `BigInteger.toString(16)` writes it, its leading zero dropped.
+    assert_eq!(statements[0]["name"], "77a8f03caa50948a36eb7be7c3155e2");
     let h = h.reopen().await;
     let config = h.get("/cep/v1/admin/config").await;
     assert_eq!(config["statements"], seed("floor-average")["statements"]);
