@@ -12,7 +12,7 @@
 //!
 //! Modules: `config` (settings), `server` (listeners), `app` (shared state and routers), `tenancy` and `auth`
 //! (who may do what), `store` (durable state), `broker` (context data), `devices` (device gateway), `cep` (statement language), `history` (the historic store, `/sth`),
-//! `ops` (version and metrics), `bench` (load generators), `clock` (time).
+//! `ops` (version and metrics), `meters` (the metrics described), `bench` (load generators), `clock` (time).
 
 pub mod admin;
 pub mod app;
@@ -26,6 +26,7 @@ pub mod config;
 pub mod devices;
 pub mod history;
 pub mod http;
+mod meters;
 pub mod mqtt;
 pub mod ops;
 pub mod server;

@@ -1,7 +1,7 @@
 //! Operations endpoints: `GET /version` and `GET /metrics` (Prometheus text).
 //!
-//! The Prometheus recorder is process-wide and installed once; every part of the service records through the
-//! `metrics` facade and this module only renders.
+//! The Prometheus recorder is process-wide and installed once, with the metrics `meters` describes; every part of the
+//! service records through the `metrics` facade and this module only renders.
 
 use std::sync::OnceLock;
 use std::time::Instant;
@@ -21,7 +21,12 @@ static STARTED: OnceLock<Instant> = OnceLock::new();
 /// Installs the process-wide metrics recorder (idempotent).
 pub fn install_recorder() -> Option<&'static PrometheusHandle> {
     STARTED.get_or_init(Instant::now);
-    RECORDER.get_or_init(|| PrometheusBuilder::new().install_recorder().ok()).as_ref()
+    let installed = || {
+        let handle = PrometheusBuilder::new().install_recorder().ok()?;
+        crate::meters::register();
+        Some(handle)
+    };
+    RECORDER.get_or_init(installed).as_ref()
 }
 
 pub fn router() -> Router<AppState> {

@@ -65,5 +65,13 @@ async fn version_and_metrics_answer() {
     let metrics = h.send(Method::GET, "/metrics", &[], None).await;
     assert!(metrics.text.contains("fluxgate_http_requests_total"), "{}", metrics.text);
     assert!(metrics.text.contains("fluxgate_store_commit_batch_size"), "{}", metrics.text);
+    // Counters are exported, described, before anything counts: a dead letter is visible as a 0 going up.
+    assert!(metrics.text.contains("# HELP fluxgate_http_requests_total HTTP requests"), "{}", metrics.text);
+    assert!(metrics.text.contains("# HELP fluxgate_cep_updates_dropped_total"), "{}", metrics.text);
+    assert!(
+        metrics.text.contains("fluxgate_cep_updates_dropped_total{reason=\"retries_exhausted\"}"),
+        "{}",
+        metrics.text
+    );
     assert!(!metrics.text.contains(&h.token));
 }
