@@ -84,6 +84,10 @@ fn window(w: &WindowSpec) -> String {
             format!("win:time {} (each event expires {0} after arrival)", duration(*millis))
         }
         WindowSpec::Length { count } => format!("win:length {count} (the last {count} events)"),
+        WindowSpec::ExtTimed { timestamp, millis } => format!(
+            "win:ext_timed({timestamp}, {}) (an arrival stamped {0} or more after an event's {timestamp} pushes it out)",
+            duration(*millis)
+        ),
         WindowSpec::TimeBatch { millis } => {
             format!("win:time_batch {} (released every {0})", duration(*millis))
         }

@@ -86,6 +86,10 @@ pub enum WindowSpec {
     Time { millis: u64 },
     /// `win:length(n)`: the last `n` events.
     Length { count: u64 },
+    /// `win:ext_timed(timestamp, d)`: events in arrival order; each arrival pushes out, from the oldest on, those whose
+    /// `timestamp` is `millis` or more before its own (Esper's `ExternallyTimedWindowView`). The engine's clock plays
+    /// no part.
+    ExtTimed { timestamp: PlanExpr, millis: u64 },
     /// `win:time_batch(d)`: events buffered and released every `millis`.
     TimeBatch { millis: u64 },
     /// `win:length_batch(n)`: events released every `n`.
@@ -130,10 +134,19 @@ impl WindowSpec {
         }
     }
 
-    /// Whether a first-event view keeps events out: by counting them ([`WindowSpec::admits`]) or by the time
-    /// ([`WindowSpec::open_for`]).
+    /// Whether the view keeps events out: a first-event view by counting them ([`WindowSpec::admits`]) or by the time
+    /// ([`WindowSpec::open_for`]), `win:ext_timed` those whose timestamp is null.
     pub fn keeps_out(&self) -> bool {
-        self.admits().is_some() || self.open_for().is_some()
+        self.admits().is_some() || self.open_for().is_some() || self.ext_timed().is_some()
+    }
+
+    /// `win:ext_timed(timestamp, d)`'s timestamp and period (alone or under `std:groupwin`).
+    pub fn ext_timed(&self) -> Option<(&PlanExpr, u64)> {
+        match self {
+            WindowSpec::ExtTimed { timestamp, millis } => Some((timestamp, *millis)),
+            WindowSpec::Grouped { inner, .. } => inner.ext_timed(),
+            _ => None,
+        }
     }
 
     /// How long after the statement's creation `win:firsttime(d)` (alone or per group) admits events.

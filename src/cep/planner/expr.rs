@@ -164,7 +164,13 @@ impl<'a> ExprPlanner<'a> {
         Ok((Box::new(operand), Box::new(pattern)))
     }
 
-    fn expect(&mut self, e: &Expr, what: &str, ok: fn(&DataType) -> bool, needs: &str) -> Result<Typed, CepError> {
+    pub(super) fn expect(
+        &mut self,
+        e: &Expr,
+        what: &str,
+        ok: fn(&DataType) -> bool,
+        needs: &str,
+    ) -> Result<Typed, CepError> {
         let (expr, ty) = self.plan(e)?;
         if ok(&ty) || ty == DataType::Null {
             return Ok((expr, ty));

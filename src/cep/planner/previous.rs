@@ -69,12 +69,13 @@ impl Prevs {
     }
 }
 
-/// Whether `window` keeps the events it holds in order, for the previous-event functions to read: a length, time
-/// or keep-all window, or a batch window, alone or under `std:groupwin`.
+/// Whether `window` keeps the events it holds in order, for the previous-event functions to read: a length, time,
+/// externally timed or keep-all window, or a batch window, alone or under `std:groupwin`.
 fn keeps_events(window: &WindowSpec) -> bool {
     match window {
         WindowSpec::Length { .. }
         | WindowSpec::Time { .. }
+        | WindowSpec::ExtTimed { .. }
         | WindowSpec::KeepAll
         | WindowSpec::LengthBatch { .. }
         | WindowSpec::TimeBatch { .. } => true,

@@ -4,14 +4,15 @@
 
 use super::super::ast::{Expr, ExprKind, Literal, Name, Span, TimePeriod, View, ViewArg};
 use super::super::error::{CepError, did_you_mean};
-use super::super::plan::{PlanExpr, WindowSpec};
+use super::super::plan::{DataType, PlanExpr, WindowSpec};
 use super::Ctx;
-use super::expr::ExprPlanner;
+use super::expr::{ExprPlanner, is_numeric};
 use super::scope::unknown;
 
-const VIEWS: [&str; 12] = [
+const VIEWS: [&str; 13] = [
     "win:time",
     "win:length",
+    "win:ext_timed",
     "win:time_batch",
     "win:length_batch",
     "std:unique",
@@ -25,7 +26,7 @@ const VIEWS: [&str; 12] = [
 ];
 
 /// Esper views outside the subset: refused by name rather than called unknown.
-const ESPER_VIEWS: [&str; 4] = ["win:ext_timed", "win:firstevent", "ext:sort", "ext:rank"];
+const ESPER_VIEWS: [&str; 3] = ["win:firstevent", "ext:sort", "ext:rank"];
 
 /// The window a view chain keeps, if any.
 pub(super) fn window_of(planner: &mut ExprPlanner<'_>, views: &[View]) -> Result<Option<WindowSpec>, CepError> {
@@ -55,6 +56,7 @@ fn single_view(planner: &mut ExprPlanner<'_>, view: &View) -> Result<WindowSpec,
         "win:time" => WindowSpec::Time { millis: period(ctx, view)? },
         "win:time_batch" => WindowSpec::TimeBatch { millis: period(ctx, view)? },
         "win:length" => WindowSpec::Length { count: length(ctx, view)? },
+        "win:ext_timed" => ext_timed(planner, view)?,
         "win:length_batch" => WindowSpec::LengthBatch { count: length(ctx, view)? },
         "std:unique" => WindowSpec::Unique { keys: keys(planner, view)? },
         "std:lastevent" => {
@@ -85,6 +87,27 @@ fn single_view(planner: &mut ExprPlanner<'_>, view: &View) -> Result<WindowSpec,
     })
 }
 
+/// `win:ext_timed(timestamp, period)`: a number read off each event (Esper requires a numeric expression that is not
+/// a constant) or a date (its epoch milliseconds, as the contract's dates are; Esper's `java.util.Date` is not a
+/// number, and there one writes `date.getTime()`), and a positive period.
+fn ext_timed(planner: &mut ExprPlanner<'_>, view: &View) -> Result<WindowSpec, CepError> {
+    let [ViewArg::Expr(stamp), period_arg] = view.args.as_slice() else {
+        let message = "`win:ext_timed` takes two arguments: a timestamp expression and a time period such as `10 sec`";
+        return Err(planner.ctx.invalid(view.span, message));
+    };
+    let stamps = |t: &DataType| is_numeric(t) || *t == DataType::Date;
+    let what = "`win:ext_timed`'s timestamp";
+    let (timestamp, _) = planner.expect(stamp, what, stamps, "a number or a date")?;
+    let mut reads_event = false;
+    timestamp.visit(&mut |e| reads_event |= matches!(e, PlanExpr::Column { .. } | PlanExpr::Row(_)));
+    if !reads_event {
+        let message = "`win:ext_timed`'s timestamp must read the event, such as a property holding milliseconds";
+        return Err(planner.ctx.invalid(stamp.span, message));
+    }
+    let millis = period_of(planner.ctx, period_arg)?;
+    Ok(WindowSpec::ExtTimed { timestamp, millis })
+}
+
 fn no_arguments(ctx: &Ctx<'_>, view: &View) -> Result<(), CepError> {
     if view.args.is_empty() {
         return Ok(());
@@ -101,7 +124,11 @@ fn single_arg<'v>(ctx: &Ctx<'_>, view: &'v View, what: &str) -> Result<&'v ViewA
 
 /// A window period in milliseconds; a bare number means seconds, as in Esper.
 fn period(ctx: &Ctx<'_>, view: &View) -> Result<u64, CepError> {
-    match single_arg(ctx, view, "a time period such as `10 sec`")? {
+    period_of(ctx, single_arg(ctx, view, "a time period such as `10 sec`")?)
+}
+
+fn period_of(ctx: &Ctx<'_>, arg: &ViewArg) -> Result<u64, CepError> {
+    match arg {
         ViewArg::Time(t) => positive_millis(ctx, t),
         ViewArg::Expr(e) => match constant(e) {
             Some(seconds) if seconds > 0.0 => Ok((seconds * 1000.0).round() as u64),

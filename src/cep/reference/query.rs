@@ -66,7 +66,7 @@ use crate::cep::runtime::previous::Prevs;
 use crate::cep::runtime::prior::PriorBuffer;
 use crate::cep::runtime::{EngineError, Row, Val, order};
 
-pub use self::keys::{Admitted, key_of, time_window, view_key, view_state_key};
+pub use self::keys::{Admitted, expires_before, key_of, stamp_of, time_window, timestamp, view_key, view_state_key};
 pub use self::rules::{
     aggregates_triggers, by_tick_rank, check_query, closes_at, firsts_leaving, fully_aggregated, lasts_by_group,
     not_before, removes, represents_groups, rows_at_changes, snapshots_rows, stands, tick_rank,
@@ -130,6 +130,12 @@ fn admits(admitted: &mut Admitted, input: &StreamInput, event: &Row, vars: &Row)
         return true;
     };
     admitted.admits(limit, view_state_key(window, &input.label, event, vars))
+}
+
+/// Whether `event` has a timestamp, if `input`'s view is `win:ext_timed`: one without is kept out ([`timestamp`]).
+fn stamped(input: &StreamInput, event: &Row, vars: &Row) -> bool {
+    let ext_timed = input.window.as_ref().and_then(WindowSpec::ext_timed);
+    ext_timed.is_none_or(|(stamp, _)| timestamp(stamp, &input.label, event, vars).is_some())
 }
 
 /// The groups of `entries`, in order.
@@ -207,6 +213,9 @@ impl StreamQuery {
             return Vec::new();
         }
         if self.closes_at.is_some_and(|at| ctx.now >= at) || !admits(&mut self.admitted, &self.input, event, ctx.vars) {
+            return Vec::new();
+        }
+        if !stamped(&self.input, event, ctx.vars) {
             return Vec::new();
         }
         let posted;
@@ -398,7 +407,23 @@ impl StreamQuery {
         }
         self.rows.push(entry);
         left.extend(self.trim_length(&self.input.window.clone()));
+        left.extend(self.trim_ext_timed(ctx.vars));
         left
+    }
+
+    /// `win:ext_timed`: the rows of the new one's view key, oldest first, up to the first whose timestamp is not before
+    /// the new one's [`expires_before`] (an older one behind it stays, as in Esper's window).
+    fn trim_ext_timed(&mut self, vars: &Row) -> Vec<Entry> {
+        let Some((stamp, millis)) = self.input.window.as_ref().and_then(WindowSpec::ext_timed) else {
+            return Vec::new();
+        };
+        let label = self.input.label.as_str();
+        let stamp_of = |e: &Entry| timestamp(stamp, label, &e.row, vars).expect("only stamped events enter");
+        let newest = self.rows.last().expect("the event entered");
+        let (before, key) = (expires_before(stamp_of(newest), millis), &newest.view_key);
+        let same = self.positions(|e| e.view_key == *key);
+        let expired = same.into_iter().take_while(|&i| stamp_of(&self.rows[i]) < before).collect();
+        self.remove_at(expired)
     }
 
     fn trim_length(&mut self, window: &Option<WindowSpec>) -> Vec<Entry> {

@@ -6,13 +6,15 @@
 //! of a length window, all of a keep-all window, and of a time window those that arrived in its last `d`. A time
 //! window's events leave in arrival order, across keys, at the view's timers, which let the view's go (so nothing
 //! outlives the last one), and as an arrival finds them due (it comes after the timers of its millisecond): what an
-//! arrival reads is what the view holds. Batch windows read their batches (`batch`).
+//! arrival reads is what the view holds. Of `win:ext_timed`, the events each arrival leaves in: it pushes out those
+//! stamped before its [`expires_before`], as the view's does. Batch windows read their batches (`batch`).
 
 use std::collections::{HashMap, VecDeque};
 
 use foldhash::fast::RandomState;
 
 use crate::cep::plan::{StreamInput, WindowSpec};
+use crate::cep::reference::query::expires_before;
 use crate::cep::runtime::Row;
 use crate::cep::runtime::key::Key;
 use crate::cep::runtime::previous::Prevs;
@@ -38,13 +40,13 @@ impl History {
     /// arrival path it branches from, which most statements take without it: inlined, the floor's worker ran 5
     /// instructions more an event (`benches/results/cep.md`, seventy-seventh session).
     #[inline(never)]
-    pub fn post(&mut self, now: i64, key: impl FnOnce(&Row) -> Key, row: &Row) -> (Row, Row) {
+    pub fn post(&mut self, (now, stamp): (i64, Option<i64>), key: impl FnOnce(&Row) -> Key, row: &Row) -> (Row, Row) {
         let posted = match self.priors.as_mut() {
             Some(priors) => priors.post(row),
             None => row.clone(),
         };
         match self.prevs.as_mut() {
-            Some(window) => window.arrive(now, key(&posted), &posted),
+            Some(window) => window.arrive((now, stamp), key(&posted), &posted),
             None => (posted.clone(), posted),
         }
     }
@@ -68,6 +70,8 @@ impl History {
 enum Keeps {
     Last(usize),
     Millis(i64),
+    /// `win:ext_timed`'s period.
+    Stamped(u64),
     All,
 }
 
@@ -79,12 +83,15 @@ struct PrevWindow {
     keys: HashMap<Key, VecDeque<Row>, RandomState>,
     /// A time window's events, as the millisecond each arrived and its key, oldest first.
     arrivals: VecDeque<(i64, Key)>,
+    /// `win:ext_timed`: each key's events' timestamps, in step with `keys`.
+    stamps: HashMap<Key, VecDeque<i64>, RandomState>,
 }
 
 fn keeps(window: &WindowSpec) -> Option<Keeps> {
     Some(match window {
         WindowSpec::Length { count } => Keeps::Last((*count).max(1) as usize),
         WindowSpec::Time { millis } => Keeps::Millis(*millis as i64),
+        WindowSpec::ExtTimed { millis, .. } => Keeps::Stamped(*millis),
         WindowSpec::KeepAll => Keeps::All,
         WindowSpec::Grouped { inner, .. } => keeps(inner)?,
         _ => return None,
@@ -97,16 +104,29 @@ impl PrevWindow {
     pub fn of(input: &StreamInput) -> Option<Self> {
         let keeps = keeps(input.window.as_ref()?)?;
         let prevs = Prevs::of(input)?;
-        Some(PrevWindow { prevs, keeps, keys: HashMap::default(), arrivals: VecDeque::new() })
+        let (keys, arrivals, stamps) = (HashMap::default(), VecDeque::new(), HashMap::default());
+        Some(PrevWindow { prevs, keeps, keys, arrivals, stamps })
     }
 
-    /// `row` arriving at `now` into the window of `key`: answers it with the functions read off that window once it is
-    /// in, and as the window keeps it, for its remove stream (the functions null).
-    pub fn arrive(&mut self, now: i64, key: Key, row: &Row) -> (Row, Row) {
+    /// `row` arriving at `now` (stamped `stamp`, in `win:ext_timed`) into the window of `key`: answers it with the
+    /// functions read off that window once it is in, and as the window keeps it, for its remove stream (the functions
+    /// null).
+    pub fn arrive(&mut self, (now, stamp): (i64, Option<i64>), key: Key, row: &Row) -> (Row, Row) {
         self.expire(now);
         if let Keeps::Millis(_) = self.keeps {
             self.arrivals.push_back((now, key.clone()));
         }
+        let expired = match (self.keeps, stamp) {
+            (Keeps::Stamped(millis), Some(stamp)) => {
+                let stamps = self.stamps.entry(key.clone()).or_default();
+                stamps.push_back(stamp);
+                let before = expires_before(stamp, millis);
+                let expired = stamps.iter().take_while(|at| **at < before).count();
+                stamps.drain(..expired);
+                expired
+            }
+            _ => 0,
+        };
         let kept = self.prevs.nulled(row);
         let events = self.keys.entry(key).or_default();
         events.push_back(kept.clone());
@@ -115,6 +135,7 @@ impl PrevWindow {
         {
             events.pop_front();
         }
+        events.drain(..expired);
         let len = events.len();
         (self.prevs.read(row, |i| &events[i], len, len - 1), kept)
     }
@@ -157,7 +178,7 @@ mod tests {
 
     fn count(history: &mut History, now: i64) -> Val {
         let row: Row = [("x", Val::Int(now))].into_iter().collect();
-        let (read, kept) = history.post(now, |_| Key::default(), &row);
+        let (read, kept) = history.post((now, None), |_| Key::default(), &row);
         assert_eq!(kept.get("prevcount(x)"), Some(&Val::Null), "the view keeps it for the remove stream");
         read.get("prevcount(x)").cloned().expect("set")
     }

@@ -38,9 +38,8 @@ impl QueryLogic {
             sets.extend((tallies || self.state.before_pace.is_some() || self.state.count.is_some()).then_some(set));
             return Vec::new();
         }
-        let key = self.view_key(row);
         let gone: Vec<Row> =
-            self.displace(id, &key).into_iter().filter_map(|gone| self.state.kept.remove(&gone).flatten()).collect();
+            self.displace(id, row).into_iter().filter_map(|gone| self.state.kept.remove(&gone).flatten()).collect();
         if tallies {
             gone.iter().for_each(|row| self.tally_kept(row, false));
         }

@@ -38,7 +38,7 @@ use crate::cep::plan::{AggregateCall, AggregationKind, PlanExpr, QueryPlan, Stre
 use crate::cep::planner::has_ungrouped_column;
 use crate::cep::reference::query::{
     Admitted, closes_at, firsts_leaving, not_before, removes, represents_groups, rows_at_changes, snapshots_rows,
-    view_state_key,
+    stamp_of, view_state_key,
 };
 use crate::cep::runtime::before_pace::BeforePace;
 use crate::cep::runtime::compiled::RowExpr;
@@ -117,6 +117,9 @@ enum View {
     Time { millis: i64, queue: VecDeque<(u64, usize)>, sets: VecDeque<(u64, u64)> },
     /// The last `count` rows per view key (one key when not grouped).
     Length { count: usize, queues: HashMap<Key, VecDeque<usize>, RandomState> },
+    /// `win:ext_timed`: the rows per view key with their timestamps, in arrival order; an arrival pushes out those at
+    /// the front stamped before its [`expires_before`].
+    ExtTimed { millis: u64, queues: HashMap<Key, VecDeque<(i64, usize)>, RandomState> },
     /// The last row per view key.
     Last { current: HashMap<Key, usize, RandomState> },
 }
@@ -129,6 +132,7 @@ impl View {
                 View::Time { millis: *millis as i64, queue: VecDeque::new(), sets: VecDeque::new() }
             }
             Some(WindowSpec::Length { count }) => View::Length { count: *count as usize, queues: HashMap::default() },
+            Some(WindowSpec::ExtTimed { millis, .. }) => View::ExtTimed { millis: *millis, queues: HashMap::default() },
             Some(WindowSpec::Grouped { inner, .. }) => View::new(Some(inner)),
             // Nothing leaves these: what they let in stays, as with no window.
             Some(
@@ -196,6 +200,8 @@ pub(super) struct PerEvent {
     pub(super) filter: Option<RowExpr>,
     /// A first-event view's number of events per view key: an event past it is not seen either.
     admits: Option<u64>,
+    /// `win:ext_timed`'s timestamp: an event whose timestamp is null is not seen either ([`stamp_of`]).
+    pub(super) stamp: Option<RowExpr>,
     /// The statement's WHERE: an event failing it enters the view but does not count.
     pub(super) where_: Option<RowExpr>,
     pub(super) group_by: Vec<RowExpr>,
@@ -225,6 +231,7 @@ impl PerEvent {
         PerEvent {
             filter: input.filter.as_ref().map(compile),
             admits: input.window.as_ref().and_then(WindowSpec::admits),
+            stamp: input.window.as_ref().and_then(WindowSpec::ext_timed).map(|(stamp, _)| compile(stamp)),
             where_: plan.filter.as_ref().map(compile),
             group_by: aggregation.map(|a| a.group_by.iter().map(compile).collect()).unwrap_or_default(),
             columns: args.iter().map(column).collect(),
@@ -234,6 +241,11 @@ impl PerEvent {
                 a.having.as_ref().is_some_and(ungrouped) || plan.order_by.iter().any(|(e, _)| ungrouped(e))
             }),
         }
+    }
+
+    /// `row`'s timestamp in `win:ext_timed` (`Some(None)` when null), `None` over any other view.
+    pub(super) fn stamp(&self, row: &Row, vars: &Row) -> Option<Option<i64>> {
+        self.stamp.as_ref().map(|stamp| stamp_of(&stamp.eval(&[row], &[], vars)))
     }
 
     /// The aggregate arguments of `row` in order (`Null` for `count(*)`), each borrowed from the row when it is a
@@ -454,13 +466,17 @@ impl QueryLogic {
         {
             return;
         }
+        if self.per_event.stamp(row, &self.vars) == Some(None) {
+            return;
+        }
         // The event as the view posts it and the statement reads it, if it reads `prior` or `prev` and its kin; the
         // view keeps it with the latter null.
         let posted;
         let (row, kept) = match self.state.history.as_mut() {
             Some(history) => {
                 let (window, label, vars) = (self.input.window.as_ref(), &self.input.label, &self.vars);
-                posted = history.post(millis_of(epoch), |row| view_state_key(window, label, row, vars), row);
+                let at = (millis_of(epoch), self.per_event.stamp(row, vars).flatten());
+                posted = history.post(at, |row| view_state_key(window, label, row, vars), row);
                 (&posted.0, &posted.1)
             }
             None => (row, row),

@@ -23,7 +23,7 @@ use super::{Args, Entry, Group, PerEvent, QueryLogic, QueryState, View, calls, c
 use crate::cep::dataflow::operator::Emit;
 use crate::cep::dataflow::record::{Stamp, timer_epoch};
 use crate::cep::reference::TimerOrder;
-use crate::cep::reference::query::view_state_key;
+use crate::cep::reference::query::{expires_before, view_state_key};
 use crate::cep::runtime::key::{self, Key};
 use crate::cep::runtime::{Row, Val, order};
 
@@ -36,7 +36,7 @@ impl QueryLogic {
         let leaves = match &self.state.view {
             View::All => None,
             View::Time { millis, .. } => Some(timer_epoch(millis_of(epoch) + *millis).max(epoch + 1)),
-            View::Length { .. } | View::Last { .. } => {
+            View::Length { .. } | View::ExtTimed { .. } | View::Last { .. } => {
                 let args = owned(self.per_event.args(row, &self.vars));
                 return self.enter_displacing(row, self.group_key(row), counts, args);
             }
@@ -67,11 +67,10 @@ impl QueryLogic {
     /// [`QueryLogic::enter`] for a view whose rows later rows displace. The group is found once the displaced rows
     /// are gone: they may end it.
     fn enter_displacing(&mut self, row: &Row, group: Key, counts: bool, args: SmallVec<[Val; 1]>) -> (usize, Vec<Key>) {
-        let view_key = self.view_key(row);
         let entry = Entry { group: usize::MAX, counts, rows: 1, folded: true, due: 0, args: Args::One(args) };
         let id = self.state.entries.insert(entry);
-        // Lengths are positive, so the new entry is never among the displaced.
-        let left: Vec<Key> = self.displace(id, &view_key).into_iter().filter_map(|gone| self.remove(gone)).collect();
+        // Lengths and periods are positive, so the new entry is never among the displaced.
+        let left: Vec<Key> = self.displace(id, row).into_iter().filter_map(|gone| self.remove(gone)).collect();
         let slot = self.group(group);
         let QueryState { entries, groups, .. } = &mut self.state;
         let entry = &mut entries[id];
@@ -113,8 +112,10 @@ impl QueryLogic {
         view_state_key(self.input.window.as_ref(), &self.input.label, row, &self.vars)
     }
 
-    /// Records entry `id` in the view; answers the entries it pushes out.
-    pub(super) fn displace(&mut self, id: usize, key: &Key) -> Vec<usize> {
+    /// Records entry `id`, of `row`, in the view; answers the entries it pushes out.
+    pub(super) fn displace(&mut self, id: usize, row: &Row) -> Vec<usize> {
+        let key = &self.view_key(row);
+        let stamp = self.per_event.stamp(row, &self.vars).flatten();
         match &mut self.state.view {
             // Their rows never come here: they stay for good, or join a time window's panes.
             View::All | View::Time { .. } => Vec::new(),
@@ -123,6 +124,14 @@ impl QueryLogic {
                 queue.push_back(id);
                 let excess = queue.len().saturating_sub(*count);
                 queue.drain(..excess).collect()
+            }
+            View::ExtTimed { millis, queues } => {
+                let stamp = stamp.expect("only stamped events enter");
+                let queue = queues.entry(key.clone()).or_default();
+                queue.push_back((stamp, id));
+                let before = expires_before(stamp, *millis);
+                let expired = queue.iter().take_while(|(at, _)| *at < before).count();
+                queue.drain(..expired).map(|(_, id)| id).collect()
             }
             View::Last { current } => current.insert(key.clone(), id).into_iter().collect(),
         }

@@ -93,6 +93,12 @@ proptest! {
         compare(&room_to_seen(&COUNTED), &steps)?;
     }
 
+    /// Externally timed windows ([`EXT_TIMED`]).
+    #[test]
+    fn externally_timed_windows_agree_with_the_reference(steps in steps(room_event())) {
+        compare(&room_to_seen(&EXT_TIMED), &steps)?;
+    }
+
     /// `SELECT DISTINCT` on two joins, one of them under a policy ([`distinct_joins`]).
     #[test]
     fn distinct_joins_agree_with_the_reference(steps in steps(join_event())) {

@@ -533,6 +533,31 @@ pub(super) const COUNTED: [&str; 14] = [
      FIRST EVERY 2 EVENTS",
 ];
 
+/// Statements over `win:ext_timed` windows, timed by the rooms' `people` (in no order, so older events stay behind
+/// newer ones) or `temperature` (a double truncated; NaN and infinities among them): fully aggregated with and
+/// without groups, per `std:groupwin` key, the remove stream, rows of events whose timestamp is now and then null
+/// (kept out), with `WHERE`, under a snapshot every 2 seconds and a count of events, and `prev` and `prevcount` per
+/// key.
+pub(super) const EXT_TIMED: [&str; 9] = [
+    "INSERT INTO Seen SELECT 'all' as id, count(*) as people, sum(temperature) as temperature, 'e' as flap FROM \
+     Room.win:ext_timed(people * 100, 1 sec)",
+    "INSERT INTO Seen SELECT floor as id, count(*) as people, avg(temperature) as temperature, 'g' as flap FROM \
+     Room.std:groupwin(floor).win:ext_timed(people, 5 msec) GROUP BY floor",
+    "INSERT INTO Seen SELECT RSTREAM id, people, temperature, 'r' as flap FROM Room.win:ext_timed(temperature, 10 msec)",
+    "INSERT INTO Seen SELECT id, people, temperature, 'n' as flap FROM Room.win:ext_timed(case when people > 15 then \
+     null else people end, 3 msec)",
+    "INSERT INTO Seen SELECT floor as id, count(*) as people, max(temperature) as temperature, 'w' as flap FROM \
+     Room.win:ext_timed(people, 6 msec) WHERE temperature > 20 GROUP BY floor",
+    "INSERT INTO Seen SELECT floor as id, count(*) as people, min(temperature) as temperature, 's' as flap FROM \
+     Room.win:ext_timed(people * 10, 50 msec) GROUP BY floor OUTPUT SNAPSHOT EVERY 2 sec",
+    "INSERT INTO Seen SELECT id, sum(people) as people, temperature, 'c' as flap FROM Room.win:ext_timed(people, 4 \
+     msec) OUTPUT LAST EVERY 2 EVENTS",
+    "INSERT INTO Seen SELECT id, count(*) as people, temperature, floor as flap FROM \
+     Room.std:groupwin(id).win:ext_timed(people, 7 msec) GROUP BY floor",
+    "INSERT INTO Seen SELECT id, prevcount(people) as people, prev(1, temperature) as temperature, 'p' as flap FROM \
+     Room.std:groupwin(floor).win:ext_timed(people, 5 msec)",
+];
+
 /// [`JOINS`] with `DISTINCT` on the join that finds several rows of a shutter (a time window), and [`RATED_JOINS`]'s
 /// pattern-driven join under `OUTPUT ALL`: its rows of a tick compared whole.
 pub(super) fn distinct_joins() -> String {

@@ -1,15 +1,16 @@
 //! The keys a query reads off an event: its group's or view's text key ([`key_of`], [`view_key`]), its place in a
-//! keyed view as a state key ([`view_state_key`]), how long a time window keeps it ([`time_window`]), and how many
-//! events of its key a first-event view let in ([`Admitted`]).
+//! keyed view as a state key ([`view_state_key`]), how long a time window keeps it ([`time_window`]), its timestamp in
+//! an externally timed one ([`timestamp`], [`expires_before`]), and how many events of its key a first-event view let
+//! in ([`Admitted`]).
 
 use std::collections::HashMap;
 
 use foldhash::fast::RandomState;
 
 use crate::cep::plan::{PlanExpr, WindowSpec};
-use crate::cep::runtime::Row;
 use crate::cep::runtime::eval::{Scope, eval};
 use crate::cep::runtime::key::{self, Key};
+use crate::cep::runtime::{Row, Val};
 
 /// How long rows stay in a time window, alone or per group (`std:groupwin(k).win:time(d)`).
 pub fn time_window(window: &WindowSpec) -> Option<u64> {
@@ -18,6 +19,26 @@ pub fn time_window(window: &WindowSpec) -> Option<u64> {
         WindowSpec::Grouped { inner, .. } => time_window(inner),
         _ => None,
     }
+}
+
+/// `event`'s timestamp in `win:ext_timed` ([`stamp_of`]).
+pub fn timestamp(stamp: &PlanExpr, label: &str, event: &Row, vars: &Row) -> Option<i64> {
+    stamp_of(&eval(stamp, &Scope::new(&[(label, event)], vars)))
+}
+
+/// A timestamp's value in `win:ext_timed`: a number as Esper's `Number.longValue()` reads it (a double truncated), a
+/// date its epoch milliseconds; `None` when null, and such an event is kept out of the view: Esper's fails on it.
+pub fn stamp_of(value: &Val) -> Option<i64> {
+    match value {
+        Val::Date(millis) => Some(*millis),
+        other => other.as_long(),
+    }
+}
+
+/// The timestamp before which an event stamped `newest` pushes rows out of a `win:ext_timed` window of `millis`:
+/// Esper's `timestamp - delta + 1`, in Java's wrapping arithmetic.
+pub fn expires_before(newest: i64, millis: u64) -> i64 {
+    newest.wrapping_sub(millis as i64).wrapping_add(1)
 }
 
 /// The text key of `exprs` over `event` seen as `label`.

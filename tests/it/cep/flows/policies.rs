@@ -298,3 +298,40 @@ async fn a_snapshot_republishes_the_last_room_of_the_floor_at_every_tick() {
     h.clock.advance_ms(10_000);
     wait_for(&h, "1", "Floor", "temperature", "22.0").await;
 }
+
+/// `win:ext_timed` over the time each room measured its reading (a `date`): the floor's average over the last minute
+/// of the rooms' own time, whatever the gateway's clock, which never moves here. A late reading (measured before the
+/// others) joins the average; a reading a minute past the oldest pushes that one out, and only from the oldest on, as
+/// Esper's window does: the late one, behind a newer reading, stays until that one goes.
+#[tokio::test]
+async fn a_floor_s_average_follows_the_time_its_rooms_measured() {
+    let stamped = "INSERT INTO Floor SELECT floor as id, avg(temperature) as temperature FROM \
+        Room.win:ext_timed(measured, 1 min) GROUP BY floor";
+    let h = Harness::new().await;
+    h.state.sinks.set_listener(OWN.parse().unwrap());
+    let mut config = floor_with(stamped);
+    config["in"][0]["attributes"].as_array_mut().unwrap().push(json!({"name": "measured", "type": "date"}));
+    assert_eq!(post_config(&h, config).await.status, StatusCode::CREATED);
+    subscribe(&h, "Room", "Room.*", "temperature").await;
+    let reading = |id: &'static str, temperature: &'static str, measured: &'static str| {
+        let attributes =
+            [("temperature", "double", temperature), ("floor", "string", "1"), ("measured", "date", measured)];
+        let h = &h;
+        async move {
+            h.update("APPEND", id, "Room", &attributes).await;
+            settle().await;
+        }
+    };
+    reading("Room1", "20", "2026-12-06T10:00:00Z").await;
+    wait_for(&h, "1", "Floor", "temperature", "20.0").await;
+    reading("Room2", "30", "2026-12-06T10:00:30Z").await;
+    wait_for(&h, "1", "Floor", "temperature", "25.0").await;
+    reading("Room3", "40", "2026-12-06T09:59:50Z").await;
+    wait_for(&h, "1", "Floor", "temperature", "30.0").await;
+    reading("Room1", "26", "2026-12-06T10:01:00.001Z").await;
+    wait_for(&h, "1", "Floor", "temperature", "32.0").await;
+    reading("Room4", "14", "2026-12-06T10:01:29.999Z").await;
+    wait_for(&h, "1", "Floor", "temperature", "27.5").await;
+    reading("Room2", "20", "2026-12-06T10:01:30Z").await;
+    wait_for(&h, "1", "Floor", "temperature", "20.0").await;
+}

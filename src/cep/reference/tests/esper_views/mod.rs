@@ -33,6 +33,7 @@ macro_rules! created_and_sent {
 }
 
 mod counted;
+mod ext_timed;
 mod first;
 mod ordered;
 mod previous;
@@ -47,6 +48,7 @@ use self::counted::{
     ORDER_BY_SIMPLE_COUNTED, OUTPUT_LIMIT_AGGREGATE_ALL, OUTPUT_LIMIT_EVENT_PER_GROUP, OUTPUT_LIMIT_EVENT_PER_ROW,
     OUTPUT_LIMIT_ROW_FOR_ALL, OUTPUT_LIMIT_SIMPLE, SUBSCRIBER_BIND,
 };
+use self::ext_timed::{EXT_TIMED_WIN, EXT_TIMED_WINDOW_VIEW, PREVIOUS_EXT_TIMED, PRIOR_EXT_TIMED, TIME_INTERVAL};
 use self::first::{FIRST_EVENT, FIRST_LENGTH, FIRST_TIME, FIRST_UNIQUE};
 use self::ordered::ORDER_BY_SIMPLE;
 use self::previous::PREVIOUS;
@@ -100,7 +102,7 @@ const TYPES: [(&str, &str); 16] = [
 
 /// Every case of the view, order-by and select classes.
 pub(crate) fn view_cases() -> impl Iterator<Item = &'static ViewCase> {
-    let tables: [&[ViewCase]; 31] = [
+    let tables: [&[ViewCase]; 36] = [
         &TIME_WIN,
         &TIME_BATCH,
         &UNIQUE,
@@ -132,6 +134,11 @@ pub(crate) fn view_cases() -> impl Iterator<Item = &'static ViewCase> {
         &ORDER_BY_EVENT_PER_GROUP,
         &SUBSCRIBER_BIND,
         &GROUP_BY_UNBOUND,
+        &EXT_TIMED_WIN,
+        &TIME_INTERVAL,
+        &EXT_TIMED_WINDOW_VIEW,
+        &PRIOR_EXT_TIMED,
+        &PREVIOUS_EXT_TIMED,
     ];
     tables.into_iter().flatten()
 }
