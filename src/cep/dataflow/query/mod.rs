@@ -243,7 +243,14 @@ impl PerEvent {
         }
     }
 
-    /// `row`'s timestamp in `win:ext_timed` (`Some(None)` when null), `None` over any other view.
+    /// Whether `row`'s timestamp in `win:ext_timed` is null.
+    fn unstamped(&self, row: &Row, vars: &Row) -> bool {
+        self.stamp(row, vars) == Some(None)
+    }
+
+    /// `row`'s timestamp in `win:ext_timed` (`Some(None)` when null), `None` over any other view. Out of line, as the
+    /// arrival path of every other view does not take it (`benches/results/cep.md`, seventy-ninth session).
+    #[inline(never)]
     pub(super) fn stamp(&self, row: &Row, vars: &Row) -> Option<Option<i64>> {
         self.stamp.as_ref().map(|stamp| stamp_of(&stamp.eval(&[row], &[], vars)))
     }
@@ -466,7 +473,7 @@ impl QueryLogic {
         {
             return;
         }
-        if self.per_event.stamp(row, &self.vars) == Some(None) {
+        if self.per_event.stamp.is_some() && self.per_event.unstamped(row, &self.vars) {
             return;
         }
         // The event as the view posts it and the statement reads it, if it reads `prior` or `prev` and its kin; the

@@ -65,7 +65,9 @@ impl QueryLogic {
     }
 
     /// [`QueryLogic::enter`] for a view whose rows later rows displace. The group is found once the displaced rows
-    /// are gone: they may end it.
+    /// are gone: they may end it. Out of line, as is [`QueryLogic::displace`]: a time window's arrivals take neither
+    /// (`benches/results/cep.md`, seventy-ninth session).
+    #[inline(never)]
     fn enter_displacing(&mut self, row: &Row, group: Key, counts: bool, args: SmallVec<[Val; 1]>) -> (usize, Vec<Key>) {
         let entry = Entry { group: usize::MAX, counts, rows: 1, folded: true, due: 0, args: Args::One(args) };
         let id = self.state.entries.insert(entry);
@@ -113,6 +115,7 @@ impl QueryLogic {
     }
 
     /// Records entry `id`, of `row`, in the view; answers the entries it pushes out.
+    #[inline(never)]
     pub(super) fn displace(&mut self, id: usize, row: &Row) -> Vec<usize> {
         let key = &self.view_key(row);
         let stamp = self.per_event.stamp(row, &self.vars).flatten();

@@ -313,25 +313,20 @@ async fn a_floor_s_average_follows_the_time_its_rooms_measured() {
     config["in"][0]["attributes"].as_array_mut().unwrap().push(json!({"name": "measured", "type": "date"}));
     assert_eq!(post_config(&h, config).await.status, StatusCode::CREATED);
     subscribe(&h, "Room", "Room.*", "temperature").await;
-    let reading = |id: &'static str, temperature: &'static str, measured: &'static str| {
+    // Each reading (room, temperature, measured) and the floor's average once it is in.
+    let readings = [
+        ("Room1", "20", "2026-12-06T10:00:00Z", "20.0"),
+        ("Room2", "30", "2026-12-06T10:00:30Z", "25.0"),
+        ("Room3", "40", "2026-12-06T09:59:50Z", "30.0"),
+        ("Room1", "26", "2026-12-06T10:01:00.001Z", "32.0"),
+        ("Room4", "14", "2026-12-06T10:01:29.999Z", "27.5"),
+        ("Room2", "20", "2026-12-06T10:01:30Z", "20.0"),
+    ];
+    for (id, temperature, measured, average) in readings {
         let attributes =
             [("temperature", "double", temperature), ("floor", "string", "1"), ("measured", "date", measured)];
-        let h = &h;
-        async move {
-            h.update("APPEND", id, "Room", &attributes).await;
-            settle().await;
-        }
-    };
-    reading("Room1", "20", "2026-12-06T10:00:00Z").await;
-    wait_for(&h, "1", "Floor", "temperature", "20.0").await;
-    reading("Room2", "30", "2026-12-06T10:00:30Z").await;
-    wait_for(&h, "1", "Floor", "temperature", "25.0").await;
-    reading("Room3", "40", "2026-12-06T09:59:50Z").await;
-    wait_for(&h, "1", "Floor", "temperature", "30.0").await;
-    reading("Room1", "26", "2026-12-06T10:01:00.001Z").await;
-    wait_for(&h, "1", "Floor", "temperature", "32.0").await;
-    reading("Room4", "14", "2026-12-06T10:01:29.999Z").await;
-    wait_for(&h, "1", "Floor", "temperature", "27.5").await;
-    reading("Room2", "20", "2026-12-06T10:01:30Z").await;
-    wait_for(&h, "1", "Floor", "temperature", "20.0").await;
+        h.update("APPEND", id, "Room", &attributes).await;
+        settle().await;
+        wait_for(&h, "1", "Floor", "temperature", average).await;
+    }
 }

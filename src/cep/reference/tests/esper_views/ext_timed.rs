@@ -27,7 +27,8 @@
 //! `win:ext_timed_batch`, another view (`TestViewExternallyBatched`,
 //! `TestViewTimeInterval.testExternallyTimedBatchMonthScoped`, `TestPreviousFunction.testPreviousExtTimedBatch`).
 
-use super::{MD, SB, Step, ViewCase};
+use super::previous::PER_GROUP;
+use super::{MD, SB, ViewCase};
 
 /// `ViewExternallyTimedWin` (Esper 8 `regression-lib`, at `978293f2`): its scenes over one window. Esper's
 /// `makeMarketDataEvent(symbol, volume)` is `SupportMarketDataBean(symbol, 0, volume, null)` (no feed here), the
@@ -289,8 +290,9 @@ pub(super) const PRIOR_EXT_TIMED: [ViewCase; 2] = [
 /// reads null, as Esper evaluates them on the remove stream (`D1` at `D7`, `D2` at `D8`, none before). Skipped: the
 /// `prevWindowPrice` values (`{1.0}`, `{2.0, 1.0}`, .., `{7.0, 6.0, 5.0, 4.0, 3.0, 2.0}` at `D7`,
 /// `{8.0, 7.0, 6.0, 5.0, 4.0, 3.0}` at `D8`, newest first). `testExtTimeWindowPerGroup`: Esper's `assertPerGroup`
-/// (as in `previous.rs`, its `PER_GROUP` steps with a clock of their index) under `std:groupwin(symbol)`, over
-/// `sendMarketEvent(symbol, price)`, whose volume is 0: every timestamp is 0 and nothing leaves a group's window.
+/// (`previous.rs`'s `PER_GROUP` steps, all at the clock's 0, which this view does not read) under
+/// `std:groupwin(symbol)`, over `sendMarketEvent(symbol, price)`, whose volume is 0: every timestamp is 0 and nothing
+/// leaves a group's window.
 pub(super) const PREVIOUS_EXT_TIMED: [ViewCase; 3] = [
     ViewCase {
         test: "TestPreviousFunction.testPreviousExtTimedWindow",
@@ -402,68 +404,4 @@ pub(super) const PREVIOUS_EXT_TIMED: [ViewCase; 3] = [
         typed: true,
         steps: PER_GROUP,
     },
-];
-
-/// The steps of Esper's `assertPerGroup` (`TestPreviousFunction`), each event's price and its one row.
-const PER_GROUP: &[Step] = &[
-    (
-        1,
-        MD,
-        "symbol='IBM',price=75,volume=0",
-        "symbol='IBM' prevPrice=null prevPrevPrice=null prevTail0Price=75.0 prevTail1Price=null countPrice=1",
-    ),
-    (
-        2,
-        MD,
-        "symbol='MSFT',price=40,volume=0",
-        "symbol='MSFT' prevPrice=null prevPrevPrice=null prevTail0Price=40.0 prevTail1Price=null countPrice=1",
-    ),
-    (
-        3,
-        MD,
-        "symbol='IBM',price=76,volume=0",
-        "symbol='IBM' prevPrice=75.0 prevPrevPrice=null prevTail0Price=75.0 prevTail1Price=76.0 countPrice=2",
-    ),
-    (
-        4,
-        MD,
-        "symbol='CIC',price=1,volume=0",
-        "symbol='CIC' prevPrice=null prevPrevPrice=null prevTail0Price=1.0 prevTail1Price=null countPrice=1",
-    ),
-    (
-        5,
-        MD,
-        "symbol='MSFT',price=41,volume=0",
-        "symbol='MSFT' prevPrice=40.0 prevPrevPrice=null prevTail0Price=40.0 prevTail1Price=41.0 countPrice=2",
-    ),
-    (
-        6,
-        MD,
-        "symbol='IBM',price=77,volume=0",
-        "symbol='IBM' prevPrice=76.0 prevPrevPrice=75.0 prevTail0Price=75.0 prevTail1Price=76.0 countPrice=3",
-    ),
-    (
-        7,
-        MD,
-        "symbol='IBM',price=78,volume=0",
-        "symbol='IBM' prevPrice=77.0 prevPrevPrice=76.0 prevTail0Price=75.0 prevTail1Price=76.0 countPrice=4",
-    ),
-    (
-        8,
-        MD,
-        "symbol='CIC',price=2,volume=0",
-        "symbol='CIC' prevPrice=1.0 prevPrevPrice=null prevTail0Price=1.0 prevTail1Price=2.0 countPrice=2",
-    ),
-    (
-        9,
-        MD,
-        "symbol='MSFT',price=42,volume=0",
-        "symbol='MSFT' prevPrice=41.0 prevPrevPrice=40.0 prevTail0Price=40.0 prevTail1Price=41.0 countPrice=3",
-    ),
-    (
-        10,
-        MD,
-        "symbol='CIC',price=3,volume=0",
-        "symbol='CIC' prevPrice=2.0 prevPrevPrice=1.0 prevTail0Price=1.0 prevTail1Price=2.0 countPrice=3",
-    ),
 ];

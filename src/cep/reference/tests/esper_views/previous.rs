@@ -889,7 +889,7 @@ pub(super) const PREVIOUS: [ViewCase; 27] = [
 ];
 
 /// The steps of Esper's `assertPerGroup`, which runs them through a time and a length window per group.
-const PER_GROUP: &[Step] = &[
+pub(super) const PER_GROUP: &[Step] = &[
     (
         0,
         MD,
