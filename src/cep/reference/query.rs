@@ -418,11 +418,11 @@ impl StreamQuery {
             return Vec::new();
         };
         let label = self.input.label.as_str();
-        let stamp_of = |e: &Entry| timestamp(stamp, label, &e.row, vars).expect("only stamped events enter");
+        let stamp_at = |e: &Entry| timestamp(stamp, label, &e.row, vars).expect("only stamped events enter");
         let newest = self.rows.last().expect("the event entered");
-        let (before, key) = (expires_before(stamp_of(newest), millis), &newest.view_key);
+        let (before, key) = (expires_before(stamp_at(newest), millis), &newest.view_key);
         let same = self.positions(|e| e.view_key == *key);
-        let expired = same.into_iter().take_while(|&i| stamp_of(&self.rows[i]) < before).collect();
+        let expired = same.into_iter().take_while(|&i| stamp_at(&self.rows[i]) < before).collect();
         self.remove_at(expired)
     }
 
