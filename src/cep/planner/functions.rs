@@ -33,12 +33,15 @@ const FUNCTIONS: [&str; 18] = [
 ];
 
 /// Esper's functions outside the subset, refused by name rather than unknown.
-const UNSUPPORTED: [&str; 12] = [
+const UNSUPPORTED: [&str; 15] = [
     "prevwindow",
     "minever",
     "maxever",
+    "fminever",
+    "fmaxever",
     "firstever",
     "lastever",
+    "countever",
     "nth",
     "rate",
     "leaving",
