@@ -118,7 +118,6 @@ impl QueryLogic {
     #[inline(never)]
     pub(super) fn displace(&mut self, id: usize, row: &Row) -> Vec<usize> {
         let key = &self.view_key(row);
-        let stamp = self.per_event.stamp(row, &self.vars).flatten();
         match &mut self.state.view {
             // Their rows never come here: they stay for good, or join a time window's panes.
             View::All | View::Time { .. } => Vec::new(),
@@ -129,7 +128,7 @@ impl QueryLogic {
                 queue.drain(..excess).collect()
             }
             View::ExtTimed { millis, queues } => {
-                let stamp = stamp.expect("only stamped events enter");
+                let stamp = self.per_event.stamp(row, &self.vars).flatten().expect("only stamped events enter");
                 let queue = queues.entry(key.clone()).or_default();
                 queue.push_back((stamp, id));
                 let before = expires_before(stamp, *millis);
