@@ -1,5 +1,6 @@
 //! Running aggregates of one group: counts, sums and sums of squares maintained as rows enter and leave the window,
-//! and an ordered multiset of values for `min`, `max`, `median` and `avedev`. Reading a group's aggregates is
+//! an ordered multiset of values for `min`, `max`, `median` and `avedev`, and the values by arrival number for
+//! `first` and `last` (a row leaves by its number, from wherever it is). Reading a group's aggregates is
 //! O(number of aggregates), never a scan of the window (the reference evaluator recomputes from the rows instead), but
 //! for `median` and `avedev`, which walk their group's distinct values, as Esper's own walk theirs.
 //!
@@ -54,7 +55,7 @@ impl Ord for Ordered {
 
 /// What an aggregate keeps of its values beyond their count: `sum` of `int` and `long` an exact integer sum, `sum`
 /// of other numbers and `avg` a sum, `stddev` a sum and a sum of squares, `min`, `max`, `median` and `avedev` the
-/// values. Keeping only that spares `bench floor`'s `avg` an integer conversion and a square, 20 instructions an event
+/// values, `first` and `last` the values by arrival, and their ever forms the one value. Keeping only that spares `bench floor`'s `avg` an integer conversion and a square, 20 instructions an event
 /// (`benches/results/cep.md`, seventieth session).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 enum Keeps {
@@ -64,9 +65,20 @@ enum Keeps {
     Sum,
     Squares,
     Values,
+    /// Each value by the number of the row it arrived with: `first(x, n)`, `last(x, n)`.
+    ByArrival,
+    /// The first value alone, null too.
+    FirstEver,
+    /// The latest value alone, null too.
+    LastEver,
 }
 
 impl Keeps {
+    /// Whether the function reads one row's value, null too, rather than a summary of the non-null ones.
+    fn holds_rows(self) -> bool {
+        matches!(self, Keeps::ByArrival | Keeps::FirstEver | Keeps::LastEver)
+    }
+
     /// What `call` keeps: its values, when it reads each distinct one once.
     fn of(call: &AggregateCall) -> Self {
         match call.distinct {
@@ -85,6 +97,9 @@ impl Keeps {
             AggregateFunction::Min | AggregateFunction::Max | AggregateFunction::Median | AggregateFunction::Avedev => {
                 Keeps::Values
             }
+            AggregateFunction::First(_) | AggregateFunction::Last(_) => Keeps::ByArrival,
+            AggregateFunction::FirstEver => Keeps::FirstEver,
+            AggregateFunction::LastEver => Keeps::LastEver,
         }
     }
 }
@@ -141,6 +156,10 @@ struct Running {
     odd: Odd,
     /// Values by order, with multiplicity; kept only for `min`, `max`, `median` and `avedev`.
     values: BTreeMap<Ordered, (Val, usize)>,
+    /// Values by the number of the row they arrived with ([`Keeps::ByArrival`]).
+    by_arrival: BTreeMap<u64, Val>,
+    /// The value an ever form keeps, once it has one.
+    ever: Option<Val>,
 }
 
 impl Running {
@@ -148,11 +167,15 @@ impl Running {
         Running { keeps: Keeps::of(call), ..Running::default() }
     }
 
-    /// Inlined whole: out of line it cost `bench floor`'s worker 8 instructions an event more (cep.md, seventy-first
-    /// session).
+    /// Adds `v`, the argument of the row numbered `seq` (in arrival order: the rows that may leave again are numbered
+    /// apart). Inlined whole: out of line it cost `bench floor`'s worker 8 instructions an event more (cep.md,
+    /// seventy-first session).
     #[inline(always)]
-    fn add(&mut self, v: &Val) {
+    fn add(&mut self, seq: u64, v: &Val) {
         if v.is_null() {
+            if self.keeps.holds_rows() {
+                self.hold(seq, v);
+            }
             return;
         }
         self.n += 1;
@@ -165,6 +188,24 @@ impl Running {
             },
             Keeps::Squares => self.square(v.as_f64().unwrap_or(0.0), 1.0),
             Keeps::Values => self.count_value(v),
+            // Their `n` counts too, unread: testing for them before it cost `bench floor` 2 instructions an event.
+            Keeps::ByArrival | Keeps::FirstEver | Keeps::LastEver => self.hold(seq, v),
+        }
+    }
+
+    /// Adds the value of a function reading one row ([`Keeps::holds_rows`]), null too; out of line, as such
+    /// functions are rare.
+    #[inline(never)]
+    fn hold(&mut self, seq: u64, v: &Val) {
+        match self.keeps {
+            Keeps::ByArrival => {
+                self.by_arrival.insert(seq, v.clone());
+            }
+            Keeps::FirstEver => {
+                self.ever.get_or_insert_with(|| v.clone());
+            }
+            // `Keeps::LastEver`: the three above alone are held.
+            _ => self.ever = Some(v.clone()),
         }
     }
 
@@ -183,8 +224,12 @@ impl Running {
         self.values.entry(Ordered(v.clone())).or_insert_with(|| (v.clone(), 0)).1 += 1;
     }
 
-    fn remove(&mut self, v: &Val) {
+    /// Takes out `v`, which the row numbered `seq` added. The ever forms keep what they hold.
+    fn remove(&mut self, seq: u64, v: &Val) {
         if v.is_null() {
+            if self.keeps.holds_rows() {
+                self.by_arrival.remove(&seq);
+            }
             return;
         }
         self.n -= 1;
@@ -205,6 +250,9 @@ impl Running {
                     }
                 }
             }
+            Keeps::ByArrival | Keeps::FirstEver | Keeps::LastEver => {
+                self.by_arrival.remove(&seq);
+            }
         }
         if self.n == 0 {
             (self.int_sum, self.sum, self.sum2) = (0, 0.0, 0.0);
@@ -221,6 +269,11 @@ impl Running {
         for (key, (value, count)) in &part.values {
             self.values.entry(key.clone()).or_insert_with(|| (value.clone(), 0)).1 += count;
         }
+        self.by_arrival.extend(part.by_arrival.iter().map(|(seq, v)| (*seq, v.clone())));
+        self.ever = match self.keeps {
+            Keeps::FirstEver => self.ever.take().or_else(|| part.ever.clone()),
+            _ => part.ever.clone().or_else(|| self.ever.take()),
+        };
     }
 
     /// Removes what `part` holds, as [`Running::remove`] would remove each of its values.
@@ -241,6 +294,9 @@ impl Running {
                 }
             }
         }
+        for seq in part.by_arrival.keys() {
+            self.by_arrival.remove(seq);
+        }
     }
 
     fn value(&self, call: &AggregateCall) -> Val {
@@ -254,7 +310,7 @@ impl Running {
     /// only as it first enters and as its last copy leaves: read afresh from the values kept.
     fn distinct_value(&self, call: &AggregateCall) -> Val {
         let mut once = Running { keeps: Keeps::plain(call), ..Running::default() };
-        self.values.values().for_each(|(value, _)| once.add(value));
+        self.values.values().for_each(|(value, _)| once.add(0, value));
         once.plain_value(call.function)
     }
 
@@ -262,6 +318,9 @@ impl Running {
         let n = self.n;
         match function {
             AggregateFunction::Count => Val::Int(n),
+            AggregateFunction::First(at) => self.by_arrival.values().nth(at as usize).cloned().unwrap_or_default(),
+            AggregateFunction::Last(at) => self.by_arrival.values().rev().nth(at as usize).cloned().unwrap_or_default(),
+            AggregateFunction::FirstEver | AggregateFunction::LastEver => self.ever.clone().unwrap_or_default(),
             _ if n == 0 => Val::Null,
             AggregateFunction::Sum if self.keeps == Keeps::IntSum => Val::Int(self.int_sum),
             AggregateFunction::Sum => Val::Double(self.odd.sum(self.sum)),
@@ -328,19 +387,21 @@ impl Accumulators {
         Accumulators { rows: 0, running: calls.iter().map(Running::new).collect() }
     }
 
-    /// A row enters the group with its aggregate arguments evaluated (`Null` for `count(*)`), owned or borrowed.
+    /// A row enters the group with its aggregate arguments evaluated (`Null` for `count(*)`), owned or borrowed:
+    /// the row numbered `seq` among those that may leave the group again, in the order they arrive.
     #[inline(always)]
-    pub fn add<V: Borrow<Val>>(&mut self, args: impl IntoIterator<Item = V>) {
+    pub fn add<V: Borrow<Val>>(&mut self, seq: u64, args: impl IntoIterator<Item = V>) {
         self.rows += 1;
         for (running, v) in self.running.iter_mut().zip(args) {
-            running.add(v.borrow());
+            running.add(seq, v.borrow());
         }
     }
 
-    pub fn remove(&mut self, args: &[Val]) {
+    /// The row numbered `seq`, which entered with `args`, leaves the group.
+    pub fn remove(&mut self, seq: u64, args: &[Val]) {
         self.rows -= 1;
         for (running, v) in self.running.iter_mut().zip(args) {
-            running.remove(v);
+            running.remove(seq, v);
         }
     }
 
@@ -408,11 +469,11 @@ mod tests {
         };
         let shown = |values: Vec<Val>| format!("{values:?}");
         for n in 1..=values.len() {
-            running.add(calls.iter().map(|_| values[n - 1].clone()));
+            running.add(n as u64, calls.iter().map(|_| values[n - 1].clone()));
             assert_eq!(shown(running.values(&calls)), shown(reference(&values[..n])), "in: {:?}", &values[..n]);
         }
         for n in 1..values.len() {
-            running.remove(&vec![values[n - 1].clone(); calls.len()]);
+            running.remove(n as u64, &vec![values[n - 1].clone(); calls.len()]);
             assert_eq!(shown(running.values(&calls)), shown(reference(&values[n..])), "in: {:?}", &values[n..]);
         }
     }
@@ -424,16 +485,41 @@ mod tests {
         let calls = [call(AggregateFunction::Median, DataType::Int), call(AggregateFunction::Avedev, DataType::Int)];
         let args = |x: i64| [Val::Int(x), Val::Int(x)];
         let (mut whole, mut part) = (Accumulators::new(&calls), Accumulators::new(&calls));
-        [10, 20].into_iter().for_each(|x| whole.add(args(x)));
-        [20, 90, 5].into_iter().for_each(|x| part.add(args(x)));
+        [10, 20].into_iter().for_each(|x| whole.add(0, args(x)));
+        [20, 90, 5].into_iter().for_each(|x| part.add(0, args(x)));
         assert_eq!(whole.values(&calls), [Val::Double(15.0), Val::Double(5.0)]);
         whole.merge(&part);
         assert_eq!(whole.values(&calls), [Val::Double(20.0), Val::Double(24.4)]);
-        whole.remove(&args(20));
+        whole.remove(0, &args(20));
         assert_eq!(whole.values(&calls), [Val::Double(15.0), Val::Double(29.375)], "(10 + 20) / 2; 117.5 / 4");
         whole.subtract(&part);
-        whole.add(args(20));
+        whole.add(0, args(20));
         assert_eq!(whole.values(&calls), [Val::Double(15.0), Val::Double(5.0)]);
+    }
+
+    /// `first(x, n)` and `last(x, n)` read the values by arrival number, null too, whichever rows left (one from the
+    /// middle, as a unique view lets one go) and whether they came one by one or as a part; the ever forms keep the
+    /// first value and the latest through every removal, as nothing leaves where the planner chooses them.
+    #[test]
+    fn the_ends_read_the_rows_by_arrival() {
+        use AggregateFunction::*;
+        let calls = [First(0), First(1), Last(0), Last(2), FirstEver, LastEver].map(|f| call(f, DataType::Int));
+        let (null, int) = (Val::Null, Val::Int);
+        let mut acc = Accumulators::new(&calls);
+        for (seq, v) in [int(1), null.clone(), int(3), int(4)].into_iter().enumerate() {
+            acc.add(seq as u64, calls.iter().map(|_| v.clone()));
+        }
+        assert_eq!(acc.values(&calls), [int(1), null.clone(), int(4), null.clone(), int(1), int(4)]);
+        acc.remove(2, &vec![int(3); calls.len()]);
+        assert_eq!(acc.values(&calls), [int(1), null.clone(), int(4), int(1), int(1), int(4)], "3 left the middle");
+        acc.remove(0, &vec![int(1); calls.len()]);
+        assert_eq!(acc.values(&calls), [null.clone(), int(4), int(4), null.clone(), int(1), int(4)]);
+        let mut part = Accumulators::new(&calls);
+        (5..7).for_each(|seq| part.add(seq, calls.iter().map(|_| int(seq as i64 + 1))));
+        acc.merge(&part);
+        assert_eq!(acc.values(&calls), [null.clone(), int(4), int(7), int(4), int(1), int(7)]);
+        acc.subtract(&part);
+        assert_eq!(acc.values(&calls), [null.clone(), int(4), int(4), null, int(1), int(7)]);
     }
 
     #[test]
@@ -441,10 +527,10 @@ mod tests {
         let calls = [call(AggregateFunction::Min, DataType::Int), call(AggregateFunction::Max, DataType::Int)];
         let mut acc = Accumulators::new(&calls);
         for x in [5, 1, 9, 1] {
-            acc.add(&[Val::Int(x), Val::Int(x)]);
+            acc.add(0, &[Val::Int(x), Val::Int(x)]);
         }
-        acc.remove(&[Val::Int(1), Val::Int(1)]);
-        acc.remove(&[Val::Int(9), Val::Int(9)]);
+        acc.remove(0, &[Val::Int(1), Val::Int(1)]);
+        acc.remove(0, &[Val::Int(9), Val::Int(9)]);
         assert_eq!(acc.values(&calls), vec![Val::Int(1), Val::Int(5)]);
     }
 
@@ -460,12 +546,12 @@ mod tests {
         let (mut whole, mut part, mut one_by_one) =
             (Accumulators::new(&calls), Accumulators::new(&calls), Accumulators::new(&calls));
         for x in [4, 1, 9, 1, 7] {
-            whole.add(args(x));
-            one_by_one.add(args(x));
+            whole.add(0, args(x));
+            one_by_one.add(0, args(x));
         }
         for x in [1, 9] {
-            part.add(args(x));
-            one_by_one.remove(&args(x));
+            part.add(0, args(x));
+            one_by_one.remove(0, &args(x));
         }
         whole.subtract(&part);
         assert_eq!(whole.values(&calls), one_by_one.values(&calls));
@@ -486,17 +572,17 @@ mod tests {
         let (mut whole, mut part, mut one_by_one) =
             (Accumulators::new(&calls), Accumulators::new(&calls), Accumulators::new(&calls));
         for x in [4, 7] {
-            whole.add(args(x));
-            one_by_one.add(args(x));
+            whole.add(0, args(x));
+            one_by_one.add(0, args(x));
         }
         for x in [1, 9, 1] {
-            part.add(args(x));
-            one_by_one.add(args(x));
+            part.add(0, args(x));
+            one_by_one.add(0, args(x));
         }
         whole.merge(&part);
         assert_eq!(whole.values(&calls), vec![Val::Int(1), Val::Int(22), Val::Int(9)]);
-        whole.remove(&args(1));
-        one_by_one.remove(&args(1));
+        whole.remove(0, &args(1));
+        one_by_one.remove(0, &args(1));
         assert_eq!(whole.values(&calls), one_by_one.values(&calls), "the merged 1 is there twice");
         whole.subtract(&part);
         assert_eq!(whole.values(&calls), vec![Val::Int(4), Val::Int(10), Val::Int(7)]);
@@ -506,11 +592,11 @@ mod tests {
     fn longs_sum_exactly_and_wrap_as_esper_s_do() {
         let calls = [call(AggregateFunction::Sum, DataType::Long)];
         let mut acc = Accumulators::new(&calls);
-        acc.add(&[Val::Int((1 << 53) + 1)]);
-        acc.add(&[Val::Int(2)]);
+        acc.add(0, &[Val::Int((1 << 53) + 1)]);
+        acc.add(0, &[Val::Int(2)]);
         assert_eq!(acc.values(&calls), [Val::Int((1 << 53) + 3)], "as a double, 2^53 + 1 is 2^53");
-        acc.add(&[Val::Int(i64::MAX)]);
-        acc.remove(&[Val::Int(2)]);
+        acc.add(0, &[Val::Int(i64::MAX)]);
+        acc.remove(0, &[Val::Int(2)]);
         assert_eq!(acc.values(&calls), [Val::Int(((1i64 << 53) + 1).wrapping_add(i64::MAX))]);
     }
 
@@ -518,12 +604,12 @@ mod tests {
     fn an_emptied_group_reads_null_and_restarts_exactly() {
         let calls = [call(AggregateFunction::Avg, DataType::Double)];
         let mut acc = Accumulators::new(&calls);
-        acc.add(&[Val::Double(0.1)]);
-        acc.add(&[Val::Double(0.2)]);
-        acc.remove(&[Val::Double(0.1)]);
-        acc.remove(&[Val::Double(0.2)]);
+        acc.add(0, &[Val::Double(0.1)]);
+        acc.add(0, &[Val::Double(0.2)]);
+        acc.remove(0, &[Val::Double(0.1)]);
+        acc.remove(0, &[Val::Double(0.2)]);
         assert_eq!(acc.values(&calls), vec![Val::Null]);
-        acc.add(&[Val::Double(0.3)]);
+        acc.add(0, &[Val::Double(0.3)]);
         assert_eq!(acc.values(&calls), vec![Val::Double(0.3)]);
     }
 }

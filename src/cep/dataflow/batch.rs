@@ -441,7 +441,7 @@ impl BatchLogic {
                 continue;
             };
             let args: Vec<Val> = self.per_event.args(row, &self.vars).map(Cow::into_owned).collect();
-            acc.remove(&args);
+            acc.remove(0, &args);
             if acc.is_empty() {
                 self.state.groups.remove(group);
             }
@@ -454,7 +454,8 @@ impl BatchLogic {
         let BatchState { keys, groups, .. } = &mut self.state;
         for (group, row) in &keys[at].released.rows {
             let acc = groups.entry(group.clone()).or_insert_with(|| Accumulators::new(calls));
-            acc.add(self.per_event.args(row, &self.vars));
+            // No arrival numbers: `first` and `last`, which alone read them, are refused over a batch window.
+            acc.add(0, self.per_event.args(row, &self.vars));
         }
     }
 

@@ -100,7 +100,8 @@ impl Tallied {
             last: None,
             changed: false,
         });
-        group.acc.add(args);
+        // Matches never leave, so they need no arrival number: over a pattern, `first` and `last` are their ever forms.
+        group.acc.add(0, args);
         let row = row_of(&self.plan, &self.vars, &bound, &group.acc.values(calls));
         drop(bound);
         let Some(pace) = self.pace else {

@@ -166,16 +166,17 @@ impl Builder<'_> {
         let name = self.name(inner.next().expect("grammar: function name"));
         let mut next = inner.next();
         let mut distinct = false;
-        if let Some(word) = next.take_if(|p| matches!(p.as_rule(), Rule::kw_all | Rule::kw_distinct)) {
-            if !AGGREGATES.contains(&name.text.to_ascii_lowercase().as_str()) {
-                let message = format!(
-                    "`{}` goes only before an aggregate's argument, not `{}`'s",
-                    word.as_str().to_ascii_lowercase(),
-                    name.text
-                );
-                return Err(CepError::Invalid { at: self.at(Self::span(&word)), message });
+        if let Some(word_pair) = next.take_if(|p| matches!(p.as_rule(), Rule::kw_all | Rule::kw_distinct)) {
+            let lower = name.text.to_ascii_lowercase();
+            if !AGGREGATES.contains(&lower.as_str()) {
+                let word = word_pair.as_str().to_ascii_lowercase();
+                let message = match ENDS.contains(&lower.as_str()) {
+                    true => format!("`{}` takes no `{word}` (it reads one row)", name.text),
+                    false => format!("`{word}` goes only before an aggregate's argument, not `{}`'s", name.text),
+                };
+                return Err(CepError::Invalid { at: self.at(Self::span(&word_pair)), message });
             }
-            distinct = word.as_rule() == Rule::kw_distinct;
+            distinct = word_pair.as_rule() == Rule::kw_distinct;
             next = inner.next();
         }
         // `count(*, f)`: the star, then its filter as the only argument.
@@ -269,6 +270,9 @@ impl Builder<'_> {
         Err(CepError::Invalid { at: self.at(Self::span(pair)), message: format!("the number `{text}` is too large") })
     }
 }
+
+/// The aggregates that read one row of the window, which `all` and `distinct` make no sense for.
+const ENDS: [&str; 3] = ["first", "last", "window"];
 
 /// The aggregate functions, which alone take `all` or `distinct` before their argument.
 const AGGREGATES: [&str; 10] = ["avg", "count", "sum", "min", "max", "stddev", "median", "avedev", "fmin", "fmax"];

@@ -27,10 +27,6 @@ const UNSUPPORTED: [(&str, &str); 14] = [
     ("for", "the `FOR` delivery clause"),
 ];
 
-/// Esper's data window aggregates, whose names the grammar reserves as keywords: called, they are refused by name
-/// rather than found where a select item was expected.
-const KEYWORD_AGGREGATES: [&str; 3] = ["first", "last", "window"];
-
 /// The words a statement can start with.
 const STATEMENT_KEYWORDS: [&str; 4] = ["SELECT", "INSERT", "CREATE", "ON"];
 
@@ -57,10 +53,6 @@ pub fn to_error(statement: usize, text: &str, error: &Error<Rule>) -> CepError {
 fn classify(at: Position, text: &str, pos: usize, word: &str, expected: &[String]) -> CepError {
     if word.eq_ignore_ascii_case("select") && text[..pos].trim_end().ends_with('(') {
         return unsupported(at, "a subquery");
-    }
-    let lower = word.to_ascii_lowercase();
-    if KEYWORD_AGGREGATES.contains(&lower.as_str()) && text[pos + word.len()..].trim_start().starts_with('(') {
-        return unsupported(at, format!("the aggregate `{lower}`").as_str());
     }
     let at_start = text[..pos].trim().is_empty();
     let keywords: Vec<&str> = if at_start { STATEMENT_KEYWORDS.to_vec() } else { keywords(expected) };

@@ -214,6 +214,29 @@ pub enum AggregateFunction {
     Median,
     /// The mean absolute deviation from the mean, as a double.
     Avedev,
+    /// The argument as the group's `n`-th oldest row in the data window gives it (`first(x, n)`; 0, the oldest), null
+    /// too; null when the window holds no such row. Rows are in the order they entered the group.
+    First(u32),
+    /// The argument as the group's `n`-th newest row in the data window gives it (`last(x, n)`; 0, the newest).
+    Last(u32),
+    /// The argument as the group's first row ever gave it, null too (`first(x)` over a stream without a data window,
+    /// which Esper reads as its `firstever`).
+    FirstEver,
+    /// The argument as the group's latest row gave it (`last(x)` without a data window, Esper's `lastever`).
+    LastEver,
+}
+
+impl AggregateFunction {
+    /// Whether it reads a null argument as a value rather than leaving it out, as the ends of the window do.
+    pub fn reads_nulls(self) -> bool {
+        matches!(
+            self,
+            AggregateFunction::First(_)
+                | AggregateFunction::Last(_)
+                | AggregateFunction::FirstEver
+                | AggregateFunction::LastEver
+        )
+    }
 }
 
 /// One accumulator of an aggregation; `arg` is `None` for `count(*)`. A `distinct` one reads each distinct value of
@@ -412,6 +435,10 @@ impl Display for AggregateFunction {
             AggregateFunction::Stddev => "stddev",
             AggregateFunction::Median => "median",
             AggregateFunction::Avedev => "avedev",
+            AggregateFunction::First(_) => "first",
+            AggregateFunction::Last(_) => "last",
+            AggregateFunction::FirstEver => "firstever",
+            AggregateFunction::LastEver => "lastever",
         })
     }
 }
@@ -420,7 +447,12 @@ impl Display for AggregateCall {
     fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
         match &self.arg {
             Some(arg) if self.distinct => write!(f, "{}(distinct {arg}): {}", self.function, self.ty),
-            Some(arg) => write!(f, "{}({arg}): {}", self.function, self.ty),
+            Some(arg) => match self.function {
+                AggregateFunction::First(n @ 1..) | AggregateFunction::Last(n @ 1..) => {
+                    write!(f, "{}({arg}, {n}): {}", self.function, self.ty)
+                }
+                _ => write!(f, "{}({arg}): {}", self.function, self.ty),
+            },
             None => write!(f, "{}(*): {}", self.function, self.ty),
         }
     }

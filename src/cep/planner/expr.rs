@@ -24,6 +24,8 @@ pub(super) struct ExprPlanner<'a> {
     pub in_aggregate: bool,
     pub priors: Priors,
     pub prevs: Prevs,
+    /// What `first` and `last` read.
+    pub ends: Ends,
     /// The select list's columns a name that no stream has reads (in `ORDER BY`, as Esper's `(myPrice * 6) + 5`).
     pub aliases: Vec<(String, Typed)>,
 }
@@ -46,6 +48,18 @@ impl Priors {
             _ => None,
         }))
     }
+}
+
+/// What `first(x)` and `last(x)` read in the statement: Esper reads them off the rows in the group's data window, and
+/// where the rows have none, as its `firstever` and `lastever`.
+#[derive(Debug, Clone, Copy)]
+pub(super) enum Ends {
+    /// The rows in the group's data window, in the order they entered it.
+    Window,
+    /// Every row the group had: the stream has no data window, or the rows are a pattern's matches.
+    Ever,
+    /// Not in this statement, for the reason given: the subset does not hold it.
+    Unsupported(&'static str),
 }
 
 /// The items of `lists`, each once, in the order first met: what several clauses of a statement read.
@@ -75,6 +89,7 @@ impl<'a> ExprPlanner<'a> {
             in_aggregate: false,
             priors: Priors::NotHere,
             prevs: Prevs::NotHere,
+            ends: Ends::Unsupported("here"),
             aliases: Vec::new(),
         }
     }
@@ -87,6 +102,11 @@ impl<'a> ExprPlanner<'a> {
     /// The planner reading the previous-event functions as `prevs` says.
     pub fn with_prevs(self, prevs: Prevs) -> Self {
         Self { prevs, ..self }
+    }
+
+    /// The planner reading `first` and `last` as `ends` says.
+    pub fn with_ends(self, ends: Ends) -> Self {
+        Self { ends, ..self }
     }
 
     /// A condition: must be boolean.

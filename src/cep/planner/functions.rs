@@ -1,17 +1,18 @@
 //! Types function calls, aggregates and methods: the geometry functions (`point`, `polygon`, checked
 //! for a closed ring of at least 4 points when written as constants, `geometry`), `coalesce`, the
 //! aggregates (only where the clause allows them, never nested; over distinct values, and with a filter,
-//! which becomes a `CASE` around the argument; `fmin` and `fmax` are `min` and `max` with one), `prior` (where
+//! which becomes a `CASE` around the argument; `fmin` and `fmax` are `min` and `max` with one; `first` and `last`
+//! with an index, as the statement's input lets them read its rows, [`Ends`]), `prior` (where
 //! the statement allows it) and the geometry methods `contains` and `distance`; Java's methods (of `Math`, of a
 //! text) are typed in `java`, and `prev` and its kin in `previous`.
 
 use super::super::ast::{Expr, ExprKind, Literal, Name};
 use super::super::error::{CepError, did_you_mean};
 use super::super::plan::{AggregateCall, AggregateFunction, DataType, Function, PlanExpr, Prior, Value};
-use super::expr::{ExprPlanner, Priors, Typed, common, is_numeric, widen};
+use super::expr::{Ends, ExprPlanner, Priors, Typed, common, is_numeric, widen};
 use super::scope::unknown;
 
-const FUNCTIONS: [&str; 18] = [
+const FUNCTIONS: [&str; 20] = [
     "point",
     "polygon",
     "geometry",
@@ -26,6 +27,8 @@ const FUNCTIONS: [&str; 18] = [
     "avedev",
     "fmin",
     "fmax",
+    "first",
+    "last",
     "prior",
     "prev",
     "prevtail",
@@ -85,6 +88,12 @@ impl ExprPlanner<'_> {
         }
         if let Some(function) = aggregate_function(&lower) {
             return self.aggregate(name, function, args, (star, distinct));
+        }
+        if matches!(lower.as_str(), "first" | "last") {
+            return self.end(name, &lower, args, star);
+        }
+        if lower == "window" {
+            return Err(self.ctx.unsupported(name.span, "the aggregate `window` (its value is a list)"));
         }
         if star {
             return Err(self.ctx.invalid(e.span, format!("only `count(*)` takes `*`, not `{}`", name.text)));
@@ -234,12 +243,7 @@ impl ExprPlanner<'_> {
         args: &[Expr],
         (star, distinct): (bool, bool),
     ) -> Result<Typed, CepError> {
-        if let Some(place) = self.no_aggregates {
-            return Err(CepError::AggregateNotAllowed { at: self.ctx.at(name.span), name: name.text.clone(), place });
-        }
-        if self.in_aggregate {
-            return Err(self.ctx.invalid(name.span, "aggregate functions cannot be nested"));
-        }
+        self.aggregate_allowed(name)?;
         let (arg, ty) = match (star, args) {
             (true, []) if function == AggregateFunction::Count => (None, DataType::Long),
             (true, [filter]) if function == AggregateFunction::Count => {
@@ -273,6 +277,60 @@ impl ExprPlanner<'_> {
         Ok((PlanExpr::Aggregate(index), ty))
     }
 
+    /// Whether an aggregate may be called here: not in a clause without them, nor inside another.
+    fn aggregate_allowed(&self, name: &Name) -> Result<(), CepError> {
+        if let Some(place) = self.no_aggregates {
+            return Err(CepError::AggregateNotAllowed { at: self.ctx.at(name.span), name: name.text.clone(), place });
+        }
+        if self.in_aggregate {
+            return Err(self.ctx.invalid(name.span, "aggregate functions cannot be nested"));
+        }
+        Ok(())
+    }
+
+    /// `first(x[, n])` or `last(x[, n])` (`lower`): the value of `x` of one row of the group ([`Ends`]), `n` a whole
+    /// number constant counting from the oldest or the newest row (Esper also takes an integer variable there).
+    fn end(&mut self, name: &Name, lower: &str, args: &[Expr], star: bool) -> Result<Typed, CepError> {
+        self.aggregate_allowed(name)?;
+        if star {
+            return Err(self.ctx.unsupported(name.span, format!("`{}(*)` (an event as a value)", name.text)));
+        }
+        let (arg, index) = match args {
+            [arg] => (arg, 0),
+            [arg, index] => (arg, self.end_index(name, index)?),
+            _ => {
+                let message = format!("`{}` takes one argument and, after it, an optional index", name.text);
+                return Err(self.ctx.invalid(name.span, message));
+            }
+        };
+        let function = match (self.ends, lower == "first") {
+            (Ends::Unsupported(why), _) => {
+                return Err(self.ctx.unsupported(name.span, format!("`{}` {why}", name.text)));
+            }
+            (Ends::Ever, _) if index > 0 => {
+                let construct = format!("`{}` with an index over a stream without a data window", name.text);
+                return Err(self.ctx.unsupported(name.span, construct));
+            }
+            (Ends::Window, true) => AggregateFunction::First(index),
+            (Ends::Window, false) => AggregateFunction::Last(index),
+            (Ends::Ever, true) => AggregateFunction::FirstEver,
+            (Ends::Ever, false) => AggregateFunction::LastEver,
+        };
+        self.aggregate(name, function, std::slice::from_ref(arg), (false, false))
+    }
+
+    /// The index of `first(x, n)`: a whole number constant from 0.
+    fn end_index(&self, name: &Name, index: &Expr) -> Result<u32, CepError> {
+        match &index.kind {
+            ExprKind::Literal(Literal::Int(n)) if *n >= 0 => u32::try_from(*n)
+                .map_err(|_| self.ctx.invalid(index.span, format!("the index of `{}` is too large", name.text))),
+            _ => {
+                let message = format!("the index of `{}` must be a whole number constant from 0", name.text);
+                Err(self.ctx.invalid(index.span, message))
+            }
+        }
+    }
+
     /// `arg` (of type `ty`) as an aggregate reads it under `filter` (Esper's `sum(x, f)`, `count(*, f)`): `CASE WHEN f
     /// THEN arg END`, null where `f` does not hold, and every aggregate leaves null out. Esper's filtered aggregators
     /// hand their inner one a row's value on entering and on leaving only where the filter holds, which is the same.
@@ -287,6 +345,7 @@ impl ExprPlanner<'_> {
         let numeric = is_numeric(ty) || *ty == DataType::Null;
         let result = match function {
             AggregateFunction::Count => return Ok(DataType::Long),
+            f if f.reads_nulls() => ty.clone(),
             AggregateFunction::Avg
             | AggregateFunction::Stddev
             | AggregateFunction::Median

@@ -10,7 +10,7 @@ use super::super::catalog::{Catalog, Origin};
 use super::super::error::{CepError, did_you_mean};
 use super::super::plan::*;
 use super::Ctx;
-use super::expr::{ExprPlanner, Priors};
+use super::expr::{Ends, ExprPlanner, Priors};
 use super::pattern::plan_pattern;
 use super::previous::Prevs;
 use super::scope::{Binding, Scope, unknown};
@@ -25,7 +25,10 @@ pub(super) fn plan_select(ctx: &Ctx<'_>, s: &SelectStmt, catalog: &mut dyn Catal
         ExprPlanner::new(ctx, cat, &scope, Some("WHERE")).with_priors(priors.clone()).with_prevs(prevs.clone());
     let filter = s.where_clause.as_ref().map(|w| where_planner.condition(w, "WHERE")).transpose()?;
     let prev_in_where = where_planner.prevs.take_read_at();
-    let mut planner = ExprPlanner::new(ctx, cat, &scope, None).with_priors(priors.clone()).with_prevs(prevs);
+    let mut planner = ExprPlanner::new(ctx, cat, &scope, None)
+        .with_priors(priors.clone())
+        .with_prevs(prevs)
+        .with_ends(ends_of(&input));
     let projection = project_items(&mut planner, &scope, &s.items)?;
     planner.prevs.take_read_at();
     let having = s.having.as_ref().map(|h| planner.condition(h, "HAVING")).transpose()?;
@@ -134,6 +137,22 @@ fn priors_of(input: &Input) -> Priors {
         Input::Stream(_) => Priors::Read(Vec::new()),
         Input::Pattern(_) => Priors::Unsupported("over a pattern"),
         Input::Join(_) => Priors::Unsupported("in a join"),
+    }
+}
+
+/// What `first` and `last` read over `input` ([`Ends`]). A batch window's groups, a join's and a named window's
+/// read rows in orders the subset does not keep: Esper's batches enter the group as they are released, its joins
+/// hold each event once however many rows it joins, and its named windows start with the rows they hold.
+fn ends_of(input: &Input) -> Ends {
+    match input {
+        Input::Stream(s) if s.named_window => Ends::Unsupported("over a named window"),
+        Input::Stream(s) => match &s.window {
+            None => Ends::Ever,
+            Some(w) if w.batches() => Ends::Unsupported("over a batch window"),
+            Some(_) => Ends::Window,
+        },
+        Input::Pattern(_) => Ends::Ever,
+        Input::Join(_) => Ends::Unsupported("in a join"),
     }
 }
 

@@ -1,6 +1,7 @@
 //! Aggregate functions over a group's rows, recomputed from scratch each time they are read: `avg`, `count`,
 //! `sum`, `min`, `max`, `stddev` (sample), `median` and `avedev` (the mean absolute deviation), each ignoring nulls
-//! and null over no values, as in Esper. A row is one event seen under its stream's label, or a set of labelled rows:
+//! and null over no values, as in Esper; and `first` and `last`, the argument as one row gives it, null too. The
+//! rows come in the order they entered the group (for a stream without a data window, all it ever had). A row is one event seen under its stream's label, or a set of labelled rows:
 //! a join's event with its looked-up row, a pattern's match.
 
 use std::cmp::Ordering;
@@ -130,6 +131,16 @@ fn one(call: &AggregateCall, rows: &[&Bound<'_>], vars: &Row) -> Val {
     let Some(arg) = &call.arg else {
         return Val::Int(rows.len() as i64);
     };
+    let end = match call.function {
+        AggregateFunction::First(n) => Some(rows.get(n as usize)),
+        AggregateFunction::Last(n) => Some(rows.len().checked_sub(n as usize + 1).and_then(|at| rows.get(at))),
+        AggregateFunction::FirstEver => Some(rows.first()),
+        AggregateFunction::LastEver => Some(rows.last()),
+        _ => None,
+    };
+    if let Some(row) = end {
+        return row.map_or(Val::Null, |row| eval(arg, &Scope::new(row, vars)));
+    }
     let values: Vec<Val> = rows.iter().map(|row| eval(arg, &Scope::new(row, vars))).filter(|v| !v.is_null()).collect();
     let values = if call.distinct { distinct(values) } else { values };
     match call.function {
@@ -141,6 +152,10 @@ fn one(call: &AggregateCall, rows: &[&Bound<'_>], vars: &Row) -> Val {
         AggregateFunction::Stddev => stddev(&values).map_or(Val::Null, Val::Double),
         AggregateFunction::Median => median(&values).map_or(Val::Null, Val::Double),
         AggregateFunction::Avedev => avedev(&values).map_or(Val::Null, Val::Double),
+        AggregateFunction::First(_)
+        | AggregateFunction::Last(_)
+        | AggregateFunction::FirstEver
+        | AggregateFunction::LastEver => unreachable!("read off one row above"),
     }
 }
 

@@ -74,8 +74,9 @@ pub use self::rules::{
 
 #[derive(Debug)]
 struct Entry {
-    /// When it arrived.
+    /// When it arrived, and its place among the query's arrivals.
     at: i64,
+    seq: u64,
     row: Row,
     group: String,
     view_key: String,
@@ -86,7 +87,9 @@ struct Entry {
 pub struct StreamQuery {
     plan: QueryPlan,
     input: StreamInput,
+    /// The view's rows, in arrival order.
     rows: Vec<Entry>,
+    arrivals: u64,
     /// The last event of each group: what an emptied group's row is projected from, and what stands for a group of
     /// a query that [`represents_groups`].
     last_event: BTreeMap<String, Row>,
@@ -158,6 +161,7 @@ impl StreamQuery {
             plan: q.clone(),
             input: input.clone(),
             rows: Vec::new(),
+            arrivals: 0,
             last_event: BTreeMap::new(),
             changed: BTreeSet::new(),
             held: BTreeMap::new(),
@@ -389,7 +393,8 @@ impl StreamQuery {
         let view_key =
             self.input.window.as_ref().map_or(String::new(), |w| view_key(w, &self.input.label, event, ctx.vars));
         let (at, row, group) = (ctx.now, event.clone(), group.to_owned());
-        let entry = Entry { at, row, group, view_key, counts };
+        let entry = Entry { at, seq: self.arrivals, row, group, view_key, counts };
+        self.arrivals += 1;
         let displaced: Vec<usize> = match &self.input.window {
             Some(WindowSpec::Unique { .. }) | Some(WindowSpec::LastEvent) => {
                 self.positions(|e| e.view_key == entry.view_key)
@@ -577,13 +582,14 @@ impl StreamQuery {
         self.aggregates_with(group, &[], vars)
     }
 
-    /// The aggregates of `group`'s rows in the view and in `gone`, rows that just left it.
+    /// The aggregates of `group`'s rows in the view and in `gone`, rows that just left it, in arrival order.
     fn aggregates_with(&self, group: &str, gone: &[Entry], vars: &Row) -> Vec<Val> {
         let Some(aggregation) = &self.plan.aggregation else {
             return Vec::new();
         };
-        let rows: Vec<&Row> =
-            self.rows.iter().chain(gone).filter(|e| e.counts && e.group == group).map(|e| &e.row).collect();
+        let mut entries: Vec<&Entry> = self.rows.iter().chain(gone).filter(|e| e.counts && e.group == group).collect();
+        entries.sort_by_key(|e| e.seq);
+        let rows: Vec<&Row> = entries.into_iter().map(|e| &e.row).collect();
         if rows.is_empty() {
             return vec![Val::Null; aggregation.aggregates.len()];
         }

@@ -30,10 +30,12 @@ impl QueryLogic {
         if counts {
             touched.push((key.clone(), self.kept_row(row, &key)));
         }
+        // The arrival number `keep` gives the row.
+        let id = self.state.arrivals;
         let gone = self.keep(set, row, counts);
         touched.extend(self.rows_before_leaving(&gone, &touched));
         if counts {
-            self.tally_kept(row, true);
+            self.tally_kept(id, row, true);
             self.state.kept_last.insert(key, row.clone());
         }
         self.offer_before(touched, &gone, millis_of(set.0))
@@ -41,11 +43,11 @@ impl QueryLogic {
 
     /// A time window's rows `leaving` together at `epoch`, each with the stamp of its arrival: the rows out now
     /// (`FIRST`), stamped by the first of their expiry timers, as the reference lets them go.
-    pub(super) fn expire_before_paced(&mut self, emit: &mut Emit, epoch: u64, leaving: Vec<((u64, u64), Row)>) {
-        let Some(&(set, _)) = leaving.first() else {
+    pub(super) fn expire_before_paced(&mut self, emit: &mut Emit, epoch: u64, leaving: Vec<((u64, u64), usize, Row)>) {
+        let Some(&(set, _, _)) = leaving.first() else {
             return;
         };
-        let rows: Vec<Row> = leaving.into_iter().map(|(_, row)| row).collect();
+        let rows: Vec<(usize, Row)> = leaving.into_iter().map(|(_, id, row)| (id, row)).collect();
         let touched = self.rows_before_leaving(&rows, &[]);
         let batch = Stamp::timer(TimerOrder::Expiry, set, self.statement, 0);
         for (i, row) in self.offer_before(touched, &rows, millis_of(epoch)).into_iter().enumerate() {
@@ -55,10 +57,14 @@ impl QueryLogic {
 
     /// The rows before the change of the groups of `gone`, rows leaving the view and not yet counted out, but those
     /// already `touched`: each projected from the first of its rows to leave.
-    fn rows_before_leaving(&self, gone: &[Row], touched: &[(Key, Option<Keyed>)]) -> Vec<(Key, Option<Keyed>)> {
+    fn rows_before_leaving(
+        &self,
+        gone: &[(usize, Row)],
+        touched: &[(Key, Option<Keyed>)],
+    ) -> Vec<(Key, Option<Keyed>)> {
         let mut seen: HashSet<Key, RandomState> = touched.iter().map(|(key, _)| key.clone()).collect();
         let mut rows: Vec<(Key, Option<Keyed>)> = Vec::new();
-        for row in gone {
+        for (_, row) in gone {
             let key = self.group_key(row);
             if seen.insert(key.clone()) {
                 let before = self.kept_row(row, &key);
@@ -78,12 +84,12 @@ impl QueryLogic {
     /// Hands the policy a change's rows, `gone` being the rows that left the view: those out now, in `ORDER BY`
     /// order (none before `OUTPUT AFTER`'s time). Then `gone` is counted out of its groups, and under `FIRST` the
     /// groups it left with no row are done with.
-    fn offer_before(&mut self, touched: Vec<(Key, Option<Keyed>)>, gone: &[Row], now: i64) -> Vec<Row> {
+    fn offer_before(&mut self, touched: Vec<(Key, Option<Keyed>)>, gone: &[(usize, Row)], now: i64) -> Vec<Row> {
         let early = self.state.not_before.is_some_and(|at| now < at);
         let pace = self.state.before_pace.as_mut().expect("a remove stream under a policy");
         let out = pace.offer(touched, now, early);
-        for row in gone {
-            self.tally_kept(row, false);
+        for (id, row) in gone {
+            self.tally_kept(*id, row, false);
             let key = self.group_key(row);
             if !self.state.kept_aggregates.contains_key(&key) {
                 self.state.before_pace.as_mut().expect("a remove stream under a policy").forget(&key);

@@ -19,11 +19,10 @@ use crate::cep::runtime::{Row, Val, order};
 
 impl QueryLogic {
     /// Puts the row of a query whose ticks release its view's rows (or that removes rows) in the view, dropping the
-    /// rows it displaces; answers those of them that counted, in arrival order. A time window keeps the arrival's
-    /// place of a query that removes rows, for the stamp of its expiry's rows.
-    pub(super) fn keep(&mut self, set: (u64, u64), row: &Row, counts: bool) -> Vec<Row> {
-        let id = self.state.arrivals;
-        self.state.arrivals += 1;
+    /// rows it displaces; answers those of them that counted, in arrival order, each with its arrival number. A time
+    /// window keeps the arrival's place of a query that removes rows, for the stamp of its expiry's rows.
+    pub(super) fn keep(&mut self, set: (u64, u64), row: &Row, counts: bool) -> Vec<(usize, Row)> {
+        let id = self.next_arrival();
         // A view that keeps every row lets none go: nothing to keep (a fully aggregated remove stream without one).
         if matches!(self.state.view, View::All) {
             return Vec::new();
@@ -31,17 +30,18 @@ impl QueryLogic {
         self.state.kept.insert(id, counts.then(|| row.clone()));
         let tallies = self.tallies();
         if counts && tallies {
-            self.tally_kept(row, true);
+            self.tally_kept(id, row, true);
         }
         if let View::Time { millis, queue, sets } = &mut self.state.view {
             queue.push_back((timer_epoch(millis_of(set.0) + *millis).max(set.0 + 1), id));
             sets.extend((tallies || self.state.before_pace.is_some() || self.state.count.is_some()).then_some(set));
             return Vec::new();
         }
-        let gone: Vec<Row> =
-            self.displace(id, row).into_iter().filter_map(|gone| self.state.kept.remove(&gone).flatten()).collect();
+        let displaced = self.displace(id, row).into_iter();
+        let gone: Vec<(usize, Row)> =
+            displaced.filter_map(|gone| Some((gone, self.state.kept.remove(&gone).flatten()?))).collect();
         if tallies {
-            gone.iter().for_each(|row| self.tally_kept(row, false));
+            gone.iter().for_each(|(id, row)| self.tally_kept(*id, row, false));
         }
         if let Some(count) = self.state.count.as_mut() {
             count.leave(gone.len());
@@ -58,7 +58,7 @@ impl QueryLogic {
     /// An arrival of a grouped query with ungrouped columns under `OUTPUT FIRST`, which lets out the rows of the rows
     /// leaving the view too (`reference::query::firsts_leaving`): the rows out now.
     pub(super) fn arrive_first(&mut self, set: (u64, u64), row: &Row, counts: bool) -> Vec<Row> {
-        let gone = self.keep(set, row, counts);
+        let gone = rows_of(self.keep(set, row, counts));
         self.first_rows(counts.then_some(row), &gone, millis_of(set.0))
     }
 
@@ -88,9 +88,10 @@ impl QueryLogic {
         order::ordered(rows, &self.plan.order_by)
     }
 
-    /// Adds a kept row that counts to its group's aggregates under `SELECT RSTREAM` (`enters`), or takes it out as it
-    /// leaves the view; a group left with no row is forgotten. Nothing when the query does not aggregate.
-    pub(super) fn tally_kept(&mut self, row: &Row, enters: bool) {
+    /// Adds a kept row that counts, arrival number `id`, to its group's aggregates under `SELECT RSTREAM` (`enters`),
+    /// or takes it out as it leaves the view; a group left with no row is forgotten. Nothing when the query does not
+    /// aggregate.
+    pub(super) fn tally_kept(&mut self, id: usize, row: &Row, enters: bool) {
         let Some(aggregation) = &self.plan.aggregation else {
             return;
         };
@@ -99,12 +100,12 @@ impl QueryLogic {
         let QueryLogic { per_event, vars, state, .. } = self;
         let args = per_event.args(row, vars);
         if enters {
-            state.kept_aggregates.entry(key).or_insert_with(|| Accumulators::new(calls)).add(args);
+            state.kept_aggregates.entry(key).or_insert_with(|| Accumulators::new(calls)).add(id as u64, args);
             return;
         }
         let args: Vec<Val> = args.map(Cow::into_owned).collect();
         if let Some(acc) = state.kept_aggregates.get_mut(&key) {
-            acc.remove(&args);
+            acc.remove(id as u64, &args);
             if acc.is_empty() {
                 state.kept_aggregates.remove(&key);
             }
@@ -163,10 +164,15 @@ impl QueryLogic {
             return groups;
         }
         let calls = calls(&self.plan);
-        for row in self.state.kept.values().flatten() {
+        for (id, row) in self.state.kept.iter().filter_map(|(id, row)| Some((id, row.as_ref()?))) {
             let acc = groups.entry(self.group_key(row)).or_insert_with(|| Accumulators::new(calls));
-            acc.add(self.per_event.args(row, &self.vars));
+            acc.add(*id as u64, self.per_event.args(row, &self.vars));
         }
         groups
     }
+}
+
+/// The rows of `numbered`, without their arrival numbers.
+pub(super) fn rows_of(numbered: Vec<(usize, Row)>) -> Vec<Row> {
+    numbered.into_iter().map(|(_, row)| row).collect()
 }

@@ -30,6 +30,7 @@ use slab::Slab;
 use smallvec::SmallVec;
 
 use self::history::History;
+use self::kept::rows_of;
 use super::aggregate::Accumulators;
 use super::operator::{Emit, Logic, State};
 use super::reaper::Leftovers;
@@ -63,45 +64,71 @@ struct Entry {
     folded: bool,
     /// The epoch at which a time window's entry leaves (0 in other views).
     due: u64,
+    /// The arrival number of its first row, which orders `first` and `last` ([`QueryLogic::next_arrival`]).
+    seq: u64,
     args: Args,
 }
 
-/// The aggregate arguments of what an entry holds.
+/// The aggregate arguments of what an entry holds. One row's argument is inline, whose tag has room for the other
+/// kinds', so that an entry, with its arrival number, stays 64 bytes.
 #[derive(Debug)]
 enum Args {
-    /// One row's, inline for one aggregate, on the heap for more.
-    One(SmallVec<[Val; 1]>),
+    /// One row's, for one aggregate.
+    One(Val),
+    /// One row's, for another number of aggregates.
+    Row(Box<[Val]>),
     /// The running aggregates of a pane's rows.
     Many(Box<Accumulators>),
 }
 
 impl Args {
-    /// Adds a row's arguments, making a pane of a single row's.
-    fn add<V: Borrow<Val>>(&mut self, calls: &[AggregateCall], args: impl IntoIterator<Item = V>) {
-        match self {
-            Args::One(first) => {
-                let mut pane = Accumulators::new(calls);
-                pane.add(first.iter());
-                pane.add(args);
-                *self = Args::Many(Box::new(pane));
-            }
-            Args::Many(pane) => pane.add(args),
+    /// A row's aggregate arguments ([`PerEvent::args`]), owned.
+    fn of_row<V: Borrow<Val>>(args: impl Iterator<Item = V>) -> Self {
+        let mut values: SmallVec<[Val; 1]> = args.map(|v| v.borrow().clone()).collect();
+        match (values.len(), values.pop()) {
+            (1, Some(value)) => Args::One(value),
+            (_, last) => Args::Row(values.into_iter().chain(last).collect()),
         }
     }
 
-    /// Adds what it holds to a group's aggregates.
-    fn join(&self, acc: &mut Accumulators) {
+    /// A single row's arguments; `None` for a pane's.
+    fn row(&self) -> Option<&[Val]> {
         match self {
-            Args::One(args) => acc.add(args.iter()),
+            Args::One(value) => Some(std::slice::from_ref(value)),
+            Args::Row(values) => Some(values),
+            Args::Many(_) => None,
+        }
+    }
+
+    /// Adds the arguments of the row numbered `seq`, making a pane of a single row's, whose row is numbered `first`.
+    fn add<V: Borrow<Val>>(
+        &mut self,
+        calls: &[AggregateCall],
+        (first, seq): (u64, u64),
+        args: impl IntoIterator<Item = V>,
+    ) {
+        if let Args::Many(pane) = self {
+            return pane.add(seq, args);
+        }
+        let mut pane = Accumulators::new(calls);
+        pane.add(first, self.row().unwrap_or_default());
+        pane.add(seq, args);
+        *self = Args::Many(Box::new(pane));
+    }
+
+    /// Adds what it holds to a group's aggregates: a single row's, numbered `seq`.
+    fn join(&self, seq: u64, acc: &mut Accumulators) {
+        match self {
             Args::Many(pane) => acc.merge(pane),
+            single => acc.add(seq, single.row().unwrap_or_default()),
         }
     }
 
-    /// Takes what it holds out of a group's aggregates.
-    fn leave(&self, acc: &mut Accumulators) {
+    /// Takes what it holds out of a group's aggregates: a single row's, numbered `seq`.
+    fn leave(&self, seq: u64, acc: &mut Accumulators) {
         match self {
-            Args::One(args) => acc.remove(args),
             Args::Many(pane) => acc.subtract(pane),
+            single => acc.remove(seq, single.row().unwrap_or_default()),
         }
     }
 }
@@ -362,13 +389,14 @@ impl QueryState {
         }
     }
 
-    /// Puts a row of group `slot` that leaves at `due` into the group's pane of that epoch when it has one of rows
-    /// that count as this one does, else into a new one queued to leave then, folding the group's last pane. `args`
-    /// reads the row's aggregate arguments; a pane already in the group's aggregates reads them twice.
+    /// Puts a row of group `slot`, arrival number `seq`, that leaves at `due` into the group's pane of that epoch when
+    /// it has one of rows that count as this one does, else into a new one queued to leave then, folding the group's
+    /// last pane. `args` reads the row's aggregate arguments; a pane already in the group's aggregates reads them
+    /// twice.
     fn join<V: Borrow<Val>, I: Iterator<Item = V>>(
         &mut self,
         calls: &[AggregateCall],
-        slot: usize,
+        (slot, seq): (usize, u64),
         (due, counts, set): (u64, bool, Option<(u64, u64)>),
         args: impl Fn() -> I,
     ) {
@@ -380,17 +408,17 @@ impl QueryState {
                 pane.rows += 1;
                 if counts {
                     if pane.folded {
-                        g.acc(calls).add(args());
+                        g.acc(calls).add(seq, args());
                     }
-                    pane.args.add(calls, args());
+                    pane.args.add(calls, (pane.seq, seq), args());
                 }
                 return;
             }
             Some(pane) => fold(pane, g, calls),
             None => {}
         }
-        let id =
-            entries.insert(Entry { group: slot, counts, rows: 1, folded: false, due, args: Args::One(owned(args())) });
+        let args = Args::of_row(args());
+        let id = entries.insert(Entry { group: slot, counts, rows: 1, folded: false, due, seq, args });
         g.pane = Some(id);
         if let View::Time { queue, sets, .. } = view {
             queue.push_back((due, id));
@@ -447,6 +475,14 @@ impl QueryLogic {
     /// aggregates whose ticks do not read them back (over no data window, `keep` keeps none).
     fn keeps_to_count(&self) -> bool {
         self.counted && self.plan.aggregation.is_none() && !self.snapshots_rows()
+    }
+
+    /// Numbers an arrival that enters the view or is kept, in the order they come: `first` and `last` read a group's
+    /// rows in that order.
+    fn next_arrival(&mut self) -> usize {
+        let id = self.state.arrivals;
+        self.state.arrivals += 1;
+        id
     }
 
     fn fully_aggregated(&self) -> bool {
@@ -517,7 +553,7 @@ impl QueryLogic {
         let mut out = if self.before {
             before.into_iter().collect()
         } else if self.removes {
-            self.removed_rows(removed.unwrap_or_default(), now)
+            self.removed_rows(rows_of(removed.unwrap_or_default()), now)
         } else if self.rows_at_changes() {
             let arrived = slot.filter(|_| counts).map(|slot| self.note_row(row, slot));
             let passed = self.group_rows(now, arrived.into_iter().chain(left.iter().cloned()).collect());
@@ -580,17 +616,17 @@ impl Group {
     }
 }
 
-/// A row entered group `g`, with its aggregate arguments if it `counts`.
-fn count<V: Borrow<Val>>(g: &mut Group, calls: &[AggregateCall], counts: bool, args: impl IntoIterator<Item = V>) {
+/// The row numbered `seq` entered group `g`, with its aggregate arguments if it `counts`.
+fn count<V: Borrow<Val>>(
+    g: &mut Group,
+    calls: &[AggregateCall],
+    (counts, seq): (bool, u64),
+    args: impl IntoIterator<Item = V>,
+) {
     g.entries += 1;
     if counts {
-        g.acc(calls).add(args);
+        g.acc(calls).add(seq, args);
     }
-}
-
-/// Aggregate arguments ([`PerEvent::args`]) owned, as an entry of a single row keeps them.
-fn owned<V: Borrow<Val>>(args: impl Iterator<Item = V>) -> SmallVec<[Val; 1]> {
-    args.map(|v| v.borrow().clone()).collect()
 }
 
 /// Adds the rows of `entry`, a pane of group `g`, to the group's aggregates unless they are there.
@@ -598,7 +634,7 @@ fn fold(entry: &mut Entry, g: &mut Group, calls: &[AggregateCall]) {
     if !entry.folded {
         entry.folded = true;
         if entry.counts {
-            entry.args.join(g.acc(calls));
+            entry.args.join(entry.seq, g.acc(calls));
         }
     }
 }

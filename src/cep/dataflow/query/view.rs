@@ -17,9 +17,8 @@
 use std::collections::HashMap;
 
 use foldhash::fast::RandomState;
-use smallvec::SmallVec;
 
-use super::{Args, Entry, Group, PerEvent, QueryLogic, QueryState, View, calls, count, fold, mark, millis_of, owned};
+use super::{Args, Entry, Group, PerEvent, QueryLogic, QueryState, View, calls, count, fold, mark, millis_of};
 use crate::cep::dataflow::operator::Emit;
 use crate::cep::dataflow::record::{Stamp, timer_epoch};
 use crate::cep::reference::TimerOrder;
@@ -33,12 +32,13 @@ impl QueryLogic {
     /// arrival order) that [`QueryLogic::remove`] answers.
     pub(super) fn enter(&mut self, set: (u64, u64), row: &Row, counts: bool) -> (usize, Vec<Key>) {
         let epoch = set.0;
+        let seq = self.next_arrival() as u64;
         let leaves = match &self.state.view {
             View::All => None,
             View::Time { millis, .. } => Some(timer_epoch(millis_of(epoch) + *millis).max(epoch + 1)),
             View::Length { .. } | View::ExtTimed { .. } | View::Last { .. } => {
-                let args = owned(self.per_event.args(row, &self.vars));
-                return self.enter_displacing(row, self.group_key(row), counts, args);
+                let args = Args::of_row(self.per_event.args(row, &self.vars));
+                return self.enter_displacing(row, self.group_key(row), (counts, seq), args);
             }
         };
         let slot = match self.known_group(row) {
@@ -48,16 +48,16 @@ impl QueryLogic {
         let args = || self.per_event.args(row, &self.vars);
         match leaves {
             // Without a window a row never leaves, so nothing of it is kept but its part in the aggregates.
-            None => count(&mut self.state.groups[slot], calls(&self.plan), counts, args()),
+            None => count(&mut self.state.groups[slot], calls(&self.plan), (counts, seq), args()),
             Some(due) => {
                 self.state.groups[slot].entries += 1;
                 let at = (due, counts, (self.rows_at_changes() || self.counted).then_some(set));
                 match &self.per_event.columns {
                     Some(columns) => {
                         let columns = || PerEvent::column_args(columns, row);
-                        self.state.join(calls(&self.plan), slot, at, columns)
+                        self.state.join(calls(&self.plan), (slot, seq), at, columns)
                     }
-                    None => self.state.join(calls(&self.plan), slot, at, args),
+                    None => self.state.join(calls(&self.plan), (slot, seq), at, args),
                 }
             }
         }
@@ -68,8 +68,8 @@ impl QueryLogic {
     /// are gone: they may end it. Out of line, as is [`QueryLogic::displace`]: a time window's arrivals take neither
     /// (`benches/results/cep.md`, seventy-ninth session).
     #[inline(never)]
-    fn enter_displacing(&mut self, row: &Row, group: Key, counts: bool, args: SmallVec<[Val; 1]>) -> (usize, Vec<Key>) {
-        let entry = Entry { group: usize::MAX, counts, rows: 1, folded: true, due: 0, args: Args::One(args) };
+    fn enter_displacing(&mut self, row: &Row, group: Key, (counts, seq): (bool, u64), args: Args) -> (usize, Vec<Key>) {
+        let entry = Entry { group: usize::MAX, counts, rows: 1, folded: true, due: 0, seq, args };
         let id = self.state.entries.insert(entry);
         // Lengths and periods are positive, so the new entry is never among the displaced.
         let left: Vec<Key> = self.displace(id, row).into_iter().filter_map(|gone| self.remove(gone)).collect();
@@ -77,8 +77,8 @@ impl QueryLogic {
         let QueryState { entries, groups, .. } = &mut self.state;
         let entry = &mut entries[id];
         entry.group = slot;
-        if let Args::One(args) = &entry.args {
-            count(&mut groups[slot], calls(&self.plan), counts, args.iter());
+        if let Some(args) = entry.args.row() {
+            count(&mut groups[slot], calls(&self.plan), (counts, seq), args);
         }
         (slot, left)
     }
@@ -159,7 +159,7 @@ impl QueryLogic {
                 count.leave(entry.rows as usize);
             }
             if let Some(acc) = g.acc.as_mut().filter(|_| entry.folded) {
-                entry.args.leave(acc);
+                entry.args.leave(entry.seq, acc);
             }
             if listed {
                 mark(&mut self.state.changed, g, entry.group);
@@ -202,7 +202,7 @@ impl QueryLogic {
     pub(super) fn expire(&mut self, emit: &mut Emit, epoch: u64) {
         let mut left: Vec<(Key, (u64, u64))> = Vec::new();
         let mut removed: Vec<((u64, u64), Row)> = Vec::new();
-        let mut leaving: Vec<((u64, u64), Row)> = Vec::new();
+        let mut leaving: Vec<((u64, u64), usize, Row)> = Vec::new();
         let mut first_set = None;
         loop {
             let due = match &mut self.state.view {
@@ -221,7 +221,7 @@ impl QueryLogic {
             let set = set.unwrap_or_default();
             first_set.get_or_insert(set);
             if self.paced_before() {
-                leaving.extend(self.state.kept.remove(&id).flatten().map(|row| (set, row)));
+                leaving.extend(self.state.kept.remove(&id).flatten().map(|row| (set, id, row)));
             } else if self.snapshots_rows() || self.tallies() || self.keeps_to_count() {
                 let row = self.state.kept.remove(&id).flatten();
                 if let Some(count) = self.state.count.as_mut().filter(|_| row.is_some()) {
@@ -229,7 +229,7 @@ impl QueryLogic {
                 }
                 let row = row.filter(|_| self.tallies());
                 if let Some(row) = &row {
-                    self.tally_kept(row, false);
+                    self.tally_kept(id, row, false);
                 }
                 removed.extend(row.map(|row| (set, row)));
             } else {

@@ -558,6 +558,42 @@ pub(super) const EXT_TIMED: [&str; 9] = [
      Room.std:groupwin(floor).win:ext_timed(people, 5 msec)",
 ];
 
+/// `first` and `last` over each kind of view and policy that reads them: a time window's rise per floor, indexes into
+/// a length window, a unique view letting rows go from the middle of a floor's, `std:groupwin` keys other than the
+/// groups, an externally timed window, no window (their ever forms) and `win:keepall`, nulls (`CASE`) and `WHERE`
+/// with ungrouped columns, a snapshot, `SELECT RSTREAM` per row and fully aggregated under a policy (rows expiring,
+/// and displaced from another group than the arrival's), `OUTPUT FIRST` of rows leaving, and a pattern's matches.
+pub(super) const FIRST_LAST: [&str; 14] = [
+    "INSERT INTO Seen SELECT floor as id, count(*) as people, last(temperature) - first(temperature) as temperature, \
+     't' as flap FROM Room.win:time(3 sec) GROUP BY floor",
+    "INSERT INTO Seen SELECT 'all' as id, first(people, 1) as people, last(temperature, 2) as temperature, 'l' as flap \
+     FROM Room.win:length(4)",
+    "INSERT INTO Seen SELECT floor as id, first(people) as people, last(temperature, 1) as temperature, 'u' as flap \
+     FROM Room.std:unique(id) GROUP BY floor",
+    "INSERT INTO Seen SELECT floor as id, last(people, 1) as people, first(temperature, 1) as temperature, 'g' as flap \
+     FROM Room.std:groupwin(id).win:length(2) GROUP BY floor",
+    "INSERT INTO Seen SELECT floor as id, first(people) as people, last(temperature) as temperature, 'e' as flap FROM \
+     Room.win:ext_timed(people, 5 msec) GROUP BY floor",
+    "INSERT INTO Seen SELECT floor as id, first(people) as people, last(temperature) as temperature, 'v' as flap FROM \
+     Room GROUP BY floor",
+    "INSERT INTO Seen SELECT 'k' as id, first(people, 2) as people, last(temperature, 3) as temperature, 'k' as flap \
+     FROM Room.win:keepall()",
+    "INSERT INTO Seen SELECT id, first(case when people > 12 then null else people end) as people, temperature, \
+     last(flap) as flap FROM Room.win:length(3) WHERE temperature > 10 GROUP BY floor",
+    "INSERT INTO Seen SELECT id, first(people) as people, last(temperature) as temperature, 's' as flap FROM \
+     Room.win:time(4 sec) OUTPUT SNAPSHOT EVERY 2 sec",
+    "INSERT INTO Seen SELECT RSTREAM id, last(people) as people, first(temperature) as temperature, 'r' as flap FROM \
+     Room.win:length(3) GROUP BY floor",
+    "INSERT INTO Seen SELECT RSTREAM floor as id, first(people) as people, last(temperature) as temperature, 'b' as \
+     flap FROM Room.win:time(5 sec) GROUP BY floor OUTPUT ALL EVERY 3 sec",
+    "INSERT INTO Seen SELECT RSTREAM floor as id, first(people) as people, last(temperature) as temperature, 'd' as \
+     flap FROM Room.win:length(3) GROUP BY floor OUTPUT ALL EVERY 3 sec",
+    "INSERT INTO Seen SELECT id, first(people) as people, last(temperature) as temperature, 'o' as flap FROM \
+     Room.std:groupwin(id).win:length(2) GROUP BY floor OUTPUT FIRST EVERY 2 sec",
+    "INSERT INTO Seen SELECT r.floor as id, first(r.people) as people, last(r.temperature) as temperature, 'p' as flap \
+     FROM pattern [every r=Room(temperature > 20)] GROUP BY r.floor",
+];
+
 /// [`JOINS`] with `DISTINCT` on the join that finds several rows of a shutter (a time window), and [`RATED_JOINS`]'s
 /// pattern-driven join under `OUTPUT ALL`: its rows of a tick compared whole.
 pub(super) fn distinct_joins() -> String {

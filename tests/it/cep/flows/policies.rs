@@ -330,3 +330,28 @@ async fn a_floor_s_average_follows_the_time_its_rooms_measured() {
         wait_for(&h, "1", "Floor", "temperature", average).await;
     }
 }
+
+/// `last(x) - first(x)`: how much a floor's temperature rose over its last three readings, read off the newest and
+/// the oldest in the window as readings come and push the oldest out.
+#[tokio::test]
+async fn a_floor_s_rise_is_its_newest_reading_less_its_oldest() {
+    let rise = "INSERT INTO Floor SELECT floor as id, last(temperature) - first(temperature) as temperature FROM \
+        Room.win:length(3) GROUP BY floor";
+    let h = Harness::new().await;
+    h.state.sinks.set_listener(OWN.parse().unwrap());
+    assert_eq!(post_config(&h, floor_with(rise)).await.status, StatusCode::CREATED);
+    subscribe(&h, "Room", "Room.*", "temperature").await;
+    // Each reading (room, temperature) and the floor's rise once it is in: the window holds the last three.
+    let readings = [
+        ("Room1", "20", "0.0"),
+        ("Room2", "23", "3.0"),
+        ("Room3", "21", "1.0"),
+        ("Room1", "26", "3.0"),
+        ("Room2", "19", "-2.0"),
+    ];
+    for (id, temperature, rise) in readings {
+        h.update("APPEND", id, "Room", &[("temperature", "double", temperature), ("floor", "string", "1")]).await;
+        settle().await;
+        wait_for(&h, "1", "Floor", "temperature", rise).await;
+    }
+}

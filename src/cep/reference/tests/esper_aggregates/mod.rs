@@ -13,12 +13,14 @@
 
 mod differing;
 mod filtered;
+mod first_last;
 mod grouped;
 mod rows;
 mod timed;
 
 use self::differing::DIFFERING;
 use self::filtered::FILTERED;
+use self::first_last::{FIRST_LAST, FIRST_LAST_DIFFERING};
 use self::grouped::{
     DEVIATION, EVENT_PER_GROUP, EVENT_PER_GROUP_HAVING, EVENT_PER_ROW, EVENT_PER_ROW_HAVING, GROUP_BY_COUNT, MAX_MIN,
 };
@@ -28,7 +30,7 @@ use super::esper_exprs::{CLOCK, Case, ExprCase, MD, SB, Sent, assert_like_esper}
 
 /// Every case of the aggregation and grouping classes that gives Esper's rows, ready to run.
 pub(crate) fn aggregate_cases() -> Vec<Case> {
-    let tables: [&[ExprCase]; 15] = [
+    let tables: [&[ExprCase]; 16] = [
         &ROW_FOR_ALL,
         &ROW_FOR_ALL_HAVING,
         &ROW_PER_EVENT,
@@ -44,13 +46,14 @@ pub(crate) fn aggregate_cases() -> Vec<Case> {
         &SUM_WIN_TIME,
         &TIME_BATCH,
         &FILTERED,
+        &FIRST_LAST,
     ];
     tables.into_iter().flatten().map(ExprCase::ready).collect()
 }
 
-/// The cases of [`DIFFERING`], ready to run.
+/// The cases of [`DIFFERING`], and of `first` and `last` one that differs as its first four do, ready to run.
 pub(crate) fn differing_cases() -> Vec<Case> {
-    DIFFERING.iter().map(ExprCase::ready).collect()
+    DIFFERING.iter().chain(&FIRST_LAST_DIFFERING).map(ExprCase::ready).collect()
 }
 
 #[test]

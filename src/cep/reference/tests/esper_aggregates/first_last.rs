@@ -1,0 +1,133 @@
+//! Esper's `TestAccessAggFirstLastWindow` (`regression/view` at `aaa35756`): `first(x)` and `last(x)`, the value of
+//! `x` of the oldest and of the newest event in the group's data window, and `first(x, n)` and `last(x, n)`, of the
+//! event `n` places in from either end; over a stream without a data window they are Esper's `firstever` and
+//! `lastever`. Then one case of the subset's own, on nulls, which no test of Esper's sends.
+
+use super::{ExprCase, SB, Sent};
+
+/// `TestAccessAggFirstLastWindow`, `SupportBean` sent as `(theString, intPrimitive)` (`testUnboundedStream`'s also
+/// with `doublePrimitive`). Esper asserts each event's new row; it asserts no column types. Without `window(...)`'s
+/// column (`allint`, its value a list, which the subset refuses), the object models (the same statements), the
+/// reclaim hints of `testWindowedGrouped` (the same rows), `testFirstLastIndexed`'s join and variable index (the
+/// subset's first and last take no join and a constant index only), `nth` (not in the subset), the `*` and `sb.*`
+/// forms (an event as a value), and the statements Esper compiles and asserts nothing of. Without the other tests:
+/// `testNoParamChainedAndProperty` (methods on the event), `testInvalid` (errors, no rows), `testSubquery`,
+/// `testMethodAndAccessTogether`, `testOutputRateLimiting` and `testTypeAndColNameAndEquivalency` (`window`,
+/// events as values, a Java method), `testStar` (events as values), `testJoin2Access` and `testOuterJoin1Access`
+/// (joins), `testBatchWindow` and `testBatchWindowGrouped` (batch windows, refused for first and last),
+/// `testLateInitialize`, `testOnDelete` and `testLastMaxMixedOnSelect` (named windows), and `testOnDemandQuery`
+/// (fire-and-forget queries). Nor `TestAggregateLocalGroupBy` (`group_by:`) nor `TestDistinct.testBatchWindow` (a
+/// batch window). `testWindowedGrouped` is here up to its last event, which gives a row for the group an event
+/// left as well as the arriving event's: the whole test is in [`FIRST_LAST_DIFFERING`]. The last case is the
+/// subset's own: Esper 5's `AggregationStateImpl` returns the value of the oldest or newest event as it is, null too.
+pub(super) const FIRST_LAST: [ExprCase; 6] = [
+    ExprCase {
+        test: "TestAccessAggFirstLastWindow.testWindowedUnGrouped",
+        select: "first(theString) as firststring, last(theString) as laststring, first(intPrimitive) as firstint, \
+                 last(intPrimitive) as lastint from SupportBean.win:length(2)",
+        columns: "firststring string, laststring string, firstint int, lastint int",
+        typed: false,
+        runs: &[&[
+            (SB, "theString='E1',intPrimitive=10", "firststring='E1' laststring='E1' firstint=10 lastint=10"),
+            (SB, "theString='E2',intPrimitive=11", "firststring='E1' laststring='E2' firstint=10 lastint=11"),
+            (SB, "theString='E3',intPrimitive=12", "firststring='E2' laststring='E3' firstint=11 lastint=12"),
+            (SB, "theString='E4',intPrimitive=13", "firststring='E3' laststring='E4' firstint=12 lastint=13"),
+        ]],
+    },
+    // The first six events of the test: at the sixth, E1/10 leaves the window, out of the arriving event's group.
+    ExprCase {
+        test: "TestAccessAggFirstLastWindow.testWindowedGrouped",
+        select: "theString, first(theString) as firststring, last(theString) as laststring, first(intPrimitive) as \
+                 firstint, last(intPrimitive) as lastint from SupportBean.win:length(5) group by theString order by \
+                 theString",
+        columns: "theString string, firststring string, laststring string, firstint int, lastint int",
+        typed: false,
+        runs: &[WINDOWED_GROUPED.split_at(6).0],
+    },
+    // The first statement, over a length window alone.
+    ExprCase {
+        test: "TestAccessAggFirstLastWindow.testFirstLastIndexed",
+        select: "first(intPrimitive, 0) as f0, first(intPrimitive, 1) as f1, first(intPrimitive, 2) as f2, \
+                 first(intPrimitive, 3) as f3, last(intPrimitive, 0) as l0, last(intPrimitive, 1) as l1, \
+                 last(intPrimitive, 2) as l2, last(intPrimitive, 3) as l3 from SupportBean.win:length(3)",
+        columns: "f0 int, f1 int, f2 int, f3 int, l0 int, l1 int, l2 int, l3 int",
+        typed: false,
+        runs: &[&[
+            (SB, "theString='E1',intPrimitive=10", "f0=10 f1=null f2=null f3=null l0=10 l1=null l2=null l3=null"),
+            (SB, "theString='E2',intPrimitive=11", "f0=10 f1=11 f2=null f3=null l0=11 l1=10 l2=null l3=null"),
+            (SB, "theString='E3',intPrimitive=12", "f0=10 f1=11 f2=12 f3=null l0=12 l1=11 l2=10 l3=null"),
+            (SB, "theString='E4',intPrimitive=13", "f0=11 f1=12 f2=13 f3=null l0=13 l1=12 l2=11 l3=null"),
+        ]],
+    },
+    // Without the `nth(intPrimitive, 0..2)` columns (`n0`, `n1`, `n2`, the same values as `prev`'s).
+    ExprCase {
+        test: "TestAccessAggFirstLastWindow.testPrevNthIndexedFirstLast",
+        select: "prev(intPrimitive, 0) as p0, prev(intPrimitive, 1) as p1, prev(intPrimitive, 2) as p2, \
+                 last(intPrimitive, 0) as l1, last(intPrimitive, 1) as l2, last(intPrimitive, 2) as l3 from \
+                 SupportBean.win:length(3)",
+        columns: "p0 int, p1 int, p2 int, l1 int, l2 int, l3 int",
+        typed: false,
+        runs: &[&[
+            (SB, "theString='E1',intPrimitive=10", "p0=10 p1=null p2=null l1=10 l2=null l3=null"),
+            (SB, "theString='E2',intPrimitive=11", "p0=11 p1=10 p2=null l1=11 l2=10 l3=null"),
+            (SB, "theString='E3',intPrimitive=12", "p0=12 p1=11 p2=10 l1=12 l2=11 l3=10"),
+            (SB, "theString='E4',intPrimitive=13", "p0=13 p1=12 p2=11 l1=13 l2=12 l3=11"),
+        ]],
+    },
+    // Without the `first(sb.*) as f2`, `first(*) as f3`, `last(sb.*) as l2` and `last(*) as l3` columns: no data
+    // window, so `first` is the first event's value ever and `last` the latest's.
+    ExprCase {
+        test: "TestAccessAggFirstLastWindow.testUnboundedStream",
+        select: "first(theString) as f1, last(theString) as l1 from SupportBean as sb",
+        columns: "f1 string, l1 string",
+        typed: false,
+        runs: &[&[
+            (SB, "theString='E1',intPrimitive=1,doublePrimitive=1", "f1='E1' l1='E1'"),
+            (SB, "theString='E2',intPrimitive=2,doublePrimitive=2", "f1='E1' l1='E2'"),
+            (SB, "theString='E3',intPrimitive=3,doublePrimitive=3", "f1='E1' l1='E3'"),
+        ]],
+    },
+    // `intBoxed` is null where the event does not give it: a null value is the oldest's or the newest's as well.
+    ExprCase {
+        test: "nulls (the subset's own, by Esper 5's AggregationStateImpl)",
+        select: "first(intBoxed) as f, last(intBoxed) as l from SupportBean.win:length(2)",
+        columns: "f int, l int",
+        typed: false,
+        runs: &[&[
+            (SB, "theString='E1'", "f=null l=null"),
+            (SB, "theString='E2',intBoxed=5", "f=null l=5"),
+            (SB, "theString='E3'", "f=5 l=null"),
+        ]],
+    },
+];
+
+/// `TestAccessAggFirstLastWindow.testWindowedGrouped` whole, without `allint` as in [`FIRST_LAST`]. At the seventh
+/// event E2/11 leaves the window, and Esper gives E2's new row along with E1's, the arriving event's; the contract's
+/// "Without OUTPUT" rule gives the arriving event's group alone. So this case belongs with [`super::DIFFERING`],
+/// its rows Esper's and its test ignored.
+pub(super) const FIRST_LAST_DIFFERING: [ExprCase; 1] = [ExprCase {
+    test: "TestAccessAggFirstLastWindow.testWindowedGrouped",
+    select: "theString, first(theString) as firststring, last(theString) as laststring, first(intPrimitive) as \
+             firstint, last(intPrimitive) as lastint from SupportBean.win:length(5) group by theString order by \
+             theString",
+    columns: "theString string, firststring string, laststring string, firstint int, lastint int",
+    typed: false,
+    runs: &[WINDOWED_GROUPED],
+}];
+
+/// `testWindowedGrouped`'s events and the rows Esper asserts: the first six in [`FIRST_LAST`], all seven in
+/// [`FIRST_LAST_DIFFERING`].
+const WINDOWED_GROUPED: &[Sent] = &[
+    (SB, "theString='E1',intPrimitive=10", "theString='E1' firststring='E1' laststring='E1' firstint=10 lastint=10"),
+    (SB, "theString='E2',intPrimitive=11", "theString='E2' firststring='E2' laststring='E2' firstint=11 lastint=11"),
+    (SB, "theString='E1',intPrimitive=12", "theString='E1' firststring='E1' laststring='E1' firstint=10 lastint=12"),
+    (SB, "theString='E2',intPrimitive=13", "theString='E2' firststring='E2' laststring='E2' firstint=11 lastint=13"),
+    (SB, "theString='E2',intPrimitive=14", "theString='E2' firststring='E2' laststring='E2' firstint=11 lastint=14"),
+    (SB, "theString='E1',intPrimitive=15", "theString='E1' firststring='E1' laststring='E1' firstint=12 lastint=15"),
+    (
+        SB,
+        "theString='E1',intPrimitive=16",
+        "theString='E1' firststring='E1' laststring='E1' firstint=12 lastint=16 | theString='E2' \
+         firststring='E2' laststring='E2' firstint=13 lastint=14",
+    ),
+];
