@@ -55,8 +55,9 @@ impl Ord for Ordered {
 
 /// What an aggregate keeps of its values beyond their count: `sum` of `int` and `long` an exact integer sum, `sum`
 /// of other numbers and `avg` a sum, `stddev` a sum and a sum of squares, `min`, `max`, `median` and `avedev` the
-/// values, `first` and `last` the values by arrival, and their ever forms the one value. Keeping only that spares `bench floor`'s `avg` an integer conversion and a square, 20 instructions an event
-/// (`benches/results/cep.md`, seventieth session).
+/// values, `first` and `last` the values by arrival, and their ever forms the one value. Keeping only that spares
+/// `bench floor`'s `avg` an integer conversion and a square, 20 instructions an event (`benches/results/cep.md`,
+/// seventieth session).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 enum Keeps {
     #[default]

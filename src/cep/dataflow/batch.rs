@@ -57,6 +57,16 @@ struct Batch {
     rows: Vec<(Key, Row)>,
     events: usize,
     unposted: Vec<Row>,
+    /// Which release of the statement's let it in: a group's rows enter in the order of the releases, each batch's
+    /// in its order, which numbers them for `first` and `last` ([`Batch::number_of`]).
+    release_number: u64,
+}
+
+impl Batch {
+    /// The arrival number of its `i`-th row.
+    fn number_of(&self, i: usize) -> u64 {
+        (self.release_number << 32) | i as u64
+    }
 }
 
 /// The batches of one `std:groupwin` key (of the one empty key, without it).
@@ -83,6 +93,8 @@ struct BatchState {
     /// The time batches' next releases as (epoch, place in `keys`): by epoch, then by the keys' first events.
     clocks: BTreeSet<(u64, usize)>,
     releases: u64,
+    /// The batches released so far, which number them.
+    released: u64,
     /// The `prior` values of the events a release posts: then `WHERE` and the groups read them.
     priors: Option<PriorBuffer>,
 }
@@ -373,6 +385,8 @@ impl BatchLogic {
         self.post_collected(at);
         let batches = &mut self.state.keys[at];
         let mut old = mem::replace(&mut batches.released, mem::take(&mut batches.collected));
+        batches.released.release_number = self.state.released;
+        self.state.released += 1;
         if let Some(prevs) = &self.prevs {
             old.rows.iter_mut().for_each(|(_, row)| *row = prevs.nulled(row));
         }
@@ -391,12 +405,12 @@ impl BatchLogic {
                 let before =
                     groups.rows.iter().filter_map(|(group, event)| self.row(event, &self.values(calls, group)));
                 let rows = Released::Rows(before.collect());
-                self.leave(&old.rows);
+                self.leave(&old);
                 self.enter(calls, at);
                 rows
             }
             Some((kind, calls)) => {
-                self.leave(&old.rows);
+                self.leave(&old);
                 self.enter(calls, at);
                 let new = &self.state.keys[at].released.rows;
                 let groups = Groups::seen(new, &old.rows);
@@ -435,13 +449,13 @@ impl BatchLogic {
     }
 
     /// The rows of a released batch leave their groups' aggregates; a group left with none is forgotten.
-    fn leave(&mut self, rows: &[(Key, Row)]) {
-        for (group, row) in rows {
+    fn leave(&mut self, batch: &Batch) {
+        for (i, (group, row)) in batch.rows.iter().enumerate() {
             let Some(acc) = self.state.groups.get_mut(group) else {
                 continue;
             };
             let args: Vec<Val> = self.per_event.args(row, &self.vars).map(Cow::into_owned).collect();
-            acc.remove(0, &args);
+            acc.remove(batch.number_of(i), &args);
             if acc.is_empty() {
                 self.state.groups.remove(group);
             }
@@ -452,10 +466,10 @@ impl BatchLogic {
     /// its groups first, so their sums restart from zero and add up in order, as the reference evaluator's do.
     fn enter(&mut self, calls: &[AggregateCall], at: usize) {
         let BatchState { keys, groups, .. } = &mut self.state;
-        for (group, row) in &keys[at].released.rows {
+        let released = &keys[at].released;
+        for (i, (group, row)) in released.rows.iter().enumerate() {
             let acc = groups.entry(group.clone()).or_insert_with(|| Accumulators::new(calls));
-            // No arrival numbers: `first` and `last`, which alone read them, are refused over a batch window.
-            acc.add(0, self.per_event.args(row, &self.vars));
+            acc.add(released.number_of(i), self.per_event.args(row, &self.vars));
         }
     }
 

@@ -140,17 +140,14 @@ fn priors_of(input: &Input) -> Priors {
     }
 }
 
-/// What `first` and `last` read over `input` ([`Ends`]). A batch window's groups, a join's and a named window's
-/// read rows in orders the subset does not keep: Esper's batches enter the group as they are released, its joins
-/// hold each event once however many rows it joins, and its named windows start with the rows they hold.
+/// What `first` and `last` read over `input` ([`Ends`]). A join's and a named window's read rows in orders the
+/// subset does not keep: Esper's joins hold each event once however many rows it joins, and its named windows start
+/// with the rows they hold.
 fn ends_of(input: &Input) -> Ends {
     match input {
         Input::Stream(s) if s.named_window => Ends::Unsupported("over a named window"),
-        Input::Stream(s) => match &s.window {
-            None => Ends::Ever,
-            Some(w) if w.batches() => Ends::Unsupported("over a batch window"),
-            Some(_) => Ends::Window,
-        },
+        Input::Stream(s) if s.window.is_none() => Ends::Ever,
+        Input::Stream(_) => Ends::Window,
         Input::Pattern(_) => Ends::Ever,
         Input::Join(_) => Ends::Unsupported("in a join"),
     }

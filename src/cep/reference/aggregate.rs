@@ -1,8 +1,9 @@
 //! Aggregate functions over a group's rows, recomputed from scratch each time they are read: `avg`, `count`,
 //! `sum`, `min`, `max`, `stddev` (sample), `median` and `avedev` (the mean absolute deviation), each ignoring nulls
 //! and null over no values, as in Esper; and `first` and `last`, the argument as one row gives it, null too. The
-//! rows come in the order they entered the group (for a stream without a data window, all it ever had). A row is one event seen under its stream's label, or a set of labelled rows:
-//! a join's event with its looked-up row, a pattern's match.
+//! rows come in the order they entered the group (for a stream without a data window, all it ever had). A row is
+//! one event seen under its stream's label, or a set of labelled rows: a join's event with its looked-up row, a
+//! pattern's match.
 
 use std::cmp::Ordering;
 use std::collections::HashMap;

@@ -80,6 +80,9 @@ struct Batches {
     collected: Vec<Entry>,
     /// The batch released last: this key's part of the view's contents.
     released: Vec<Entry>,
+    /// Which release of the statement's let `released` in: a group's rows entered in the order of the releases
+    /// (what `first` and `last` read), each batch's in its order.
+    release_number: u64,
     /// A time batch's first event's millisecond, from which its periods count.
     start: Option<i64>,
     /// The end of a time batch's current period, while its clock runs.
@@ -95,6 +98,8 @@ pub struct BatchQuery {
     keys: Vec<Batches>,
     /// Where each key's batches are in `keys`.
     index: BTreeMap<String, usize>,
+    /// The releases so far.
+    releases: u64,
     /// The output policy of a query without aggregates, each release a batch of rows for it.
     rate: Option<Rate>,
     /// The output policy of a fully aggregated query, each release touching groups.
@@ -147,6 +152,7 @@ impl BatchQuery {
             release,
             keys: Vec::new(),
             index: BTreeMap::new(),
+            releases: 0,
             rate: if paced.is_some() { None } else { Rate::of_rows(q, created_ms) },
             paced,
             ticking: false,
@@ -278,6 +284,8 @@ impl BatchQuery {
         let before = (removes(&self.plan) && fully).then(|| self.rows_before(at, ctx.vars));
         let batches = &mut self.keys[at];
         let mut old = std::mem::replace(&mut batches.released, std::mem::take(&mut batches.collected));
+        batches.release_number = self.releases;
+        self.releases += 1;
         if let Some(prevs) = &self.prevs {
             old.iter_mut().for_each(|e| e.row = prevs.nulled(&e.row));
         }
@@ -421,10 +429,14 @@ impl BatchQuery {
         self.keys.iter().flat_map(|b| &b.released).filter(|e| e.counts)
     }
 
-    /// The aggregates of `group` over the view's contents: null when it has no row there.
+    /// The aggregates of `group` over the view's contents, its rows in the order they entered: null when it has no
+    /// row there.
     fn aggregates(&self, group: &str, vars: &Row) -> Vec<Val> {
         let calls = self.plan.aggregation.as_ref().map_or(&[][..], |a| &a.aggregates[..]);
-        let rows: Vec<&Row> = self.contents().filter(|e| e.group == group).map(|e| &e.row).collect();
+        let mut keys: Vec<&Batches> = self.keys.iter().collect();
+        keys.sort_by_key(|b| b.release_number);
+        let entries = keys.into_iter().flat_map(|b| &b.released).filter(|e| e.counts && e.group == group);
+        let rows: Vec<&Row> = entries.map(|e| &e.row).collect();
         match rows.is_empty() {
             true => vec![Val::Null; calls.len()],
             false => aggregate::compute(calls, &self.input.label, &rows, vars),

@@ -562,8 +562,9 @@ pub(super) const EXT_TIMED: [&str; 9] = [
 /// a length window, a unique view letting rows go from the middle of a floor's, `std:groupwin` keys other than the
 /// groups, an externally timed window, no window (their ever forms) and `win:keepall`, nulls (`CASE`) and `WHERE`
 /// with ungrouped columns, a snapshot, `SELECT RSTREAM` per row and fully aggregated under a policy (rows expiring,
-/// and displaced from another group than the arrival's), `OUTPUT FIRST` of rows leaving, and a pattern's matches.
-pub(super) const FIRST_LAST: [&str; 14] = [
+/// and displaced from another group than the arrival's), `OUTPUT FIRST` of rows leaving, a pattern's matches, and
+/// batches (per `std:groupwin` key, a group's rows entering in the order the keys release them).
+pub(super) const FIRST_LAST: [&str; 16] = [
     "INSERT INTO Seen SELECT floor as id, count(*) as people, last(temperature) - first(temperature) as temperature, \
      't' as flap FROM Room.win:time(3 sec) GROUP BY floor",
     "INSERT INTO Seen SELECT 'all' as id, first(people, 1) as people, last(temperature, 2) as temperature, 'l' as flap \
@@ -592,6 +593,10 @@ pub(super) const FIRST_LAST: [&str; 14] = [
      Room.std:groupwin(id).win:length(2) GROUP BY floor OUTPUT FIRST EVERY 2 sec",
     "INSERT INTO Seen SELECT r.floor as id, first(r.people) as people, last(r.temperature) as temperature, 'p' as flap \
      FROM pattern [every r=Room(temperature > 20)] GROUP BY r.floor",
+    "INSERT INTO Seen SELECT floor as id, first(people) as people, last(temperature, 1) as temperature, 'h' as flap \
+     FROM Room.win:length_batch(3) GROUP BY floor",
+    "INSERT INTO Seen SELECT floor as id, last(people) as people, first(temperature) as temperature, 'i' as flap FROM \
+     Room.std:groupwin(id).win:time_batch(2 sec) GROUP BY floor",
 ];
 
 /// [`JOINS`] with `DISTINCT` on the join that finds several rows of a shutter (a time window), and [`RATED_JOINS`]'s

@@ -29,10 +29,9 @@ pub(crate) const DISTINCT_CASES: [OwnEventsCase; 8] = [
             (900, "E2", Some(3.0)),
         ],
     ),
-    // Its second half, with `min` for Esper's `first` (both 1 over the batch): a row per event, compared after the
-    // aggregates; the empty next release gives nothing.
+    // Its second half: a row per event, compared after the aggregates; the empty next release gives nothing.
     (
-        "INSERT INTO Out SELECT DISTINCT symbol, min(price) as value FROM S.win:time_batch(1 sec)",
+        "INSERT INTO Out SELECT DISTINCT symbol, first(price) as value FROM S.win:time_batch(1 sec)",
         &[(0, "E1", 1.0), (0, "E2", 2.0)],
         2500,
         &[(1000, "E1", Some(1.0)), (1000, "E2", Some(1.0))],

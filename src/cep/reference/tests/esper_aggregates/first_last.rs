@@ -6,21 +6,22 @@
 use super::{ExprCase, SB, Sent};
 
 /// `TestAccessAggFirstLastWindow`, `SupportBean` sent as `(theString, intPrimitive)` (`testUnboundedStream`'s also
-/// with `doublePrimitive`). Esper asserts each event's new row; it asserts no column types. Without `window(...)`'s
-/// column (`allint`, its value a list, which the subset refuses), the object models (the same statements), the
-/// reclaim hints of `testWindowedGrouped` (the same rows), `testFirstLastIndexed`'s join and variable index (the
-/// subset's first and last take no join and a constant index only), `nth` (not in the subset), the `*` and `sb.*`
-/// forms (an event as a value), and the statements Esper compiles and asserts nothing of. Without the other tests:
+/// with `doublePrimitive`). Esper asserts each event's new row (and `testBatchWindow`'s old rows, which are not
+/// delivered here); it asserts no column types. Without `window(...)`'s columns (`allint`, `ws`, `wi`: their values
+/// are lists, which the subset refuses), the object models (the same statements), the reclaim hints of
+/// `testWindowedGrouped` (the same rows), `testFirstLastIndexed`'s join and variable index (the subset's first and
+/// last take no join and a constant index only), `nth` (not in the subset), the `*` and `sb.*` forms (an event as a
+/// value), and the statements Esper compiles and asserts nothing of. Without the other tests:
 /// `testNoParamChainedAndProperty` (methods on the event), `testInvalid` (errors, no rows), `testSubquery`,
-/// `testMethodAndAccessTogether`, `testOutputRateLimiting` and `testTypeAndColNameAndEquivalency` (`window`,
-/// events as values, a Java method), `testStar` (events as values), `testJoin2Access` and `testOuterJoin1Access`
-/// (joins), `testBatchWindow` and `testBatchWindowGrouped` (batch windows, refused for first and last),
+/// `testMethodAndAccessTogether`, `testOutputRateLimiting` and `testTypeAndColNameAndEquivalency` (`window`, events
+/// as values, a Java method), `testStar` (events as values), `testJoin2Access` and `testOuterJoin1Access` (joins),
 /// `testLateInitialize`, `testOnDelete` and `testLastMaxMixedOnSelect` (named windows), and `testOnDemandQuery`
-/// (fire-and-forget queries). Nor `TestAggregateLocalGroupBy` (`group_by:`) nor `TestDistinct.testBatchWindow` (a
-/// batch window). `testWindowedGrouped` is here up to its last event, which gives a row for the group an event
-/// left as well as the arriving event's: the whole test is in [`FIRST_LAST_DIFFERING`]. The last case is the
-/// subset's own: Esper 5's `AggregationStateImpl` returns the value of the oldest or newest event as it is, null too.
-pub(super) const FIRST_LAST: [ExprCase; 6] = [
+/// (fire-and-forget queries). Nor `TestAggregateLocalGroupBy` (`group_by:`); `TestDistinct.testBatchWindow`'s
+/// `first` is among the `DISTINCT` cases. `testWindowedGrouped` is here up to its last event, which gives a row for
+/// the group an event left as well as the arriving event's: the whole test is in [`FIRST_LAST_DIFFERING`]. The last
+/// case is the subset's own: Esper 5's `AggregationStateImpl` returns the value of the oldest or newest event as it
+/// is, null too.
+pub(super) const FIRST_LAST: [ExprCase; 8] = [
     ExprCase {
         test: "TestAccessAggFirstLastWindow.testWindowedUnGrouped",
         select: "first(theString) as firststring, last(theString) as laststring, first(intPrimitive) as firstint, \
@@ -85,6 +86,51 @@ pub(super) const FIRST_LAST: [ExprCase; 6] = [
             (SB, "theString='E1',intPrimitive=1,doublePrimitive=1", "f1='E1' l1='E1'"),
             (SB, "theString='E2',intPrimitive=2,doublePrimitive=2", "f1='E1' l1='E2'"),
             (SB, "theString='E3',intPrimitive=3,doublePrimitive=3", "f1='E1' l1='E3'"),
+        ]],
+    },
+    // Without `window(theString) as ws`; the old rows (the batch before) are not delivered here.
+    ExprCase {
+        test: "TestAccessAggFirstLastWindow.testBatchWindow",
+        select: "irstream first(theString) as fs, last(theString) as ls from SupportBean.win:length_batch(2) as sb",
+        columns: "fs string, ls string",
+        typed: false,
+        runs: &[&[
+            (SB, "theString='E1'", "-"),
+            (SB, "theString='E2'", "fs='E1' ls='E2'"),
+            (SB, "theString='E3'", "-"),
+            (SB, "theString='E4'", "fs='E3' ls='E4'"),
+            (SB, "theString='E5'", "-"),
+            (SB, "theString='E6'", "fs='E5' ls='E6'"),
+        ]],
+    },
+    // Without `window(intPrimitive) as wi`: the second release gives the groups it emptied, null.
+    ExprCase {
+        test: "TestAccessAggFirstLastWindow.testBatchWindowGrouped",
+        select: "theString, first(intPrimitive) as fi, last(intPrimitive) as li from SupportBean.win:length_batch(6) \
+                 as sb group by theString order by theString asc",
+        columns: "theString string, fi int, li int",
+        typed: false,
+        runs: &[&[
+            (SB, "theString='E1',intPrimitive=10", "-"),
+            (SB, "theString='E2',intPrimitive=20", "-"),
+            (SB, "theString='E1',intPrimitive=11", "-"),
+            (SB, "theString='E3',intPrimitive=30", "-"),
+            (SB, "theString='E3',intPrimitive=31", "-"),
+            (
+                SB,
+                "theString='E1',intPrimitive=12",
+                "theString='E1' fi=10 li=12 | theString='E2' fi=20 li=20 | theString='E3' fi=30 li=31",
+            ),
+            (SB, "theString='E1',intPrimitive=13", "-"),
+            (SB, "theString='E1',intPrimitive=14", "-"),
+            (SB, "theString='E1',intPrimitive=15", "-"),
+            (SB, "theString='E1',intPrimitive=16", "-"),
+            (SB, "theString='E1',intPrimitive=17", "-"),
+            (
+                SB,
+                "theString='E1',intPrimitive=18",
+                "theString='E1' fi=13 li=18 | theString='E2' fi=null li=null | theString='E3' fi=null li=null",
+            ),
         ]],
     },
     // `intBoxed` is null where the event does not give it: a null value is the oldest's or the newest's as well.
