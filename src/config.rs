@@ -198,6 +198,7 @@ pub fn validate(s: Settings) -> Result<Config, ConfigErrors> {
     };
     if let (Some(a), Some(b)) = (listen, mqtt_listen)
         && a == b
+        && a.port() != 0
     {
         problems.push(ConfigProblem::SameAddress(a));
     }
@@ -306,6 +307,19 @@ mod tests {
         let cores = std::thread::available_parallelism().map(usize::from).unwrap_or(1);
         let config = validate(Settings::default()).unwrap();
         assert_eq!(config.workers, if cores > 1 { cores - 1 } else { 1 }, "{cores} cores");
+    }
+
+    #[test]
+    fn the_two_listeners_need_two_addresses_unless_each_port_is_chosen() {
+        let listen = |http: &str, mqtt: &str| {
+            validate(Settings { listen: Some(http.into()), mqtt_listen: Some(mqtt.into()), ..Settings::default() })
+        };
+        let errors = listen("127.0.0.1:1883", "127.0.0.1:1883").unwrap_err();
+        assert_eq!(
+            errors.to_string(),
+            "the configuration has 1 problem(s):\n  - listen and mqtt-listen are both 127.0.0.1:1883\n"
+        );
+        assert!(listen("127.0.0.1:0", "127.0.0.1:0").is_ok(), "port 0 lets the system choose each port");
     }
 
     #[test]

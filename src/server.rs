@@ -102,8 +102,14 @@ pub async fn serve(config: Config) -> Result<(), ServerError> {
         println!("Created service `default`. Its token (shown only this once):\n{token}");
     }
     match running.mqtt.as_ref().and_then(|m| m.addr) {
-        Some(addr) => tracing::info!(mqtt = %addr, "embedded MQTT broker listening"),
-        None => tracing::info!(broker = ?config.mqtt_broker.as_ref().map(ToString::to_string), "MQTT client mode"),
+        Some(mqtt) => {
+            println!("Listening on {} (HTTP) and {mqtt} (MQTT).", running.addr);
+            tracing::info!(mqtt = %mqtt, "embedded MQTT broker listening");
+        }
+        None => {
+            println!("Listening on {} (HTTP).", running.addr);
+            tracing::info!(broker = ?config.mqtt_broker.as_ref().map(ToString::to_string), "MQTT client mode");
+        }
     }
     tracing::info!(listen = %running.addr, data_dir = %config.data_dir.display(), "fluxgate is serving");
     if config.insecure {

@@ -3,56 +3,69 @@
 //! must be there, and a notification sent again after the restart must not be stored twice. And what it logs: never a
 //! token, and no error for MQTT connections that end normally.
 
-use std::process::{Child, Command, Stdio};
+use std::io::BufRead;
+use std::net::SocketAddr;
+use std::process::{Child, ChildStdout, Command, Stdio};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
-use crate::support::{free_port, http, update_body};
+use crate::support::{http, update_body};
 use axum::http::Method;
 
 struct Server {
     child: Child,
     base: String,
     mqtt_port: u16,
+    /// The token a first start prints.
+    token: Option<String>,
+    /// Kept open: a closed pipe would fail the server's later writes to stdout.
+    _stdout: std::io::Lines<std::io::BufReader<ChildStdout>>,
+}
+
+impl Server {
+    fn token(&self) -> String {
+        self.token.clone().expect("a first start prints the token")
+    }
 }
 
 fn spawn(data: &str) -> Server {
     spawn_logging(data, Stdio::null(), Some("fluxgate=trace,info"))
 }
 
-/// Starts `fluxgate serve` logging to `log`, with `RUST_LOG` set to `filter` or, for `None`, unset.
+/// Starts `fluxgate serve` on ports of its choosing, logging to `log`, with `RUST_LOG` set to `filter` or, for
+/// `None`, unset; returns once it has printed the addresses it listens on.
 fn spawn_logging(data: &str, log: Stdio, filter: Option<&str>) -> Server {
-    let (port, mqtt_port) = (free_port(), free_port());
     let mut command = Command::new(env!("CARGO_BIN_EXE_fluxgate"));
     command
-        .args(["serve", "--data-dir", data, "--listen", &format!("127.0.0.1:{port}")])
-        .args(["--mqtt-listen", &format!("127.0.0.1:{mqtt_port}")])
+        .args(["serve", "--data-dir", data, "--listen", "127.0.0.1:0", "--mqtt-listen", "127.0.0.1:0"])
         .env_remove("RUST_LOG")
         .stdout(Stdio::piped())
         .stderr(log);
     if let Some(filter) = filter {
         command.env("RUST_LOG", filter);
     }
-    let child = command.spawn().expect("start fluxgate serve");
-    Server { child, base: format!("http://127.0.0.1:{port}"), mqtt_port }
-}
-
-async fn wait_ready(base: &str) {
-    for _ in 0..100 {
-        if http(Method::GET, &format!("{base}/version"), &[], None).await.is_some() {
-            return;
+    let mut child = command.spawn().expect("start fluxgate serve");
+    let mut lines = std::io::BufReader::new(child.stdout.take().expect("stdout")).lines();
+    let mut token = None;
+    loop {
+        let Some(Ok(line)) = lines.next() else {
+            panic!("fluxgate serve ended before it listened: {:?}", child.wait());
+        };
+        if line.contains("Its token") {
+            token = lines.next().and_then(Result::ok);
+        } else if let Some((http, mqtt)) = listening(&line) {
+            let base = format!("http://{http}");
+            return Server { child, base, mqtt_port: mqtt.port(), token, _stdout: lines };
         }
-        tokio::time::sleep(Duration::from_millis(100)).await;
     }
-    panic!("server at {base} did not start");
 }
 
-fn first_token(child: &mut Child) -> String {
-    use std::io::BufRead;
-    let out = child.stdout.take().expect("stdout");
-    let mut lines = std::io::BufReader::new(out).lines();
-    lines.nth(1).expect("token line").expect("read token")
+/// The HTTP and MQTT addresses of the line `Listening on A (HTTP) and B (MQTT).`
+fn listening(line: &str) -> Option<(SocketAddr, SocketAddr)> {
+    let rest = line.strip_prefix("Listening on ")?;
+    let (http, mqtt) = rest.strip_suffix(" (MQTT).")?.split_once(" (HTTP) and ")?;
+    Some((http.parse().ok()?, mqtt.parse().ok()?))
 }
 
 /// Writes increasing values to its own entity until stopped; returns the last value answered 200.
@@ -81,8 +94,7 @@ async fn acknowledged_writes_survive_sigkill() {
     let dir = tempfile::tempdir().unwrap();
     let data = dir.path().to_str().unwrap().to_owned();
     let mut server = spawn(&data);
-    let token = first_token(&mut server.child);
-    wait_ready(&server.base).await;
+    let token = server.token();
     let stop = Arc::new(AtomicBool::new(false));
     let writers: Vec<_> = (0..8)
         .map(|i| tokio::spawn(writer(server.base.clone(), token.clone(), format!("W{i}"), stop.clone())))
@@ -97,7 +109,6 @@ async fn acknowledged_writes_survive_sigkill() {
     }
     assert!(acknowledged.iter().all(|&n| n > 0), "no write was acknowledged: {acknowledged:?}");
     let mut restarted = spawn(&data);
-    wait_ready(&restarted.base).await;
     for (i, &n) in acknowledged.iter().enumerate() {
         let url = format!("{}/cb/v1/contextEntities/W{i}/attributes/n", restarted.base);
         let (_, body) = http(Method::GET, &url, &[("x-auth-token", &token)], None).await.expect("read after restart");
@@ -163,8 +174,7 @@ async fn acknowledged_history_samples_survive_sigkill_and_stay_idempotent() {
     let dir = tempfile::tempdir().unwrap();
     let data = dir.path().to_str().unwrap().to_owned();
     let mut server = spawn(&data);
-    let token = first_token(&mut server.child);
-    wait_ready(&server.base).await;
+    let token = server.token();
     let stop = Arc::new(AtomicBool::new(false));
     let notifiers: Vec<_> = (0..8)
         .map(|i| tokio::spawn(notifier(server.base.clone(), token.clone(), format!("N{i}"), stop.clone())))
@@ -179,7 +189,6 @@ async fn acknowledged_history_samples_survive_sigkill_and_stay_idempotent() {
     }
     assert!(acknowledged.iter().all(|&n| n > 0), "no notification was acknowledged: {acknowledged:?}");
     let mut restarted = spawn(&data);
-    wait_ready(&restarted.base).await;
     for (i, &n) in acknowledged.iter().enumerate() {
         let id = format!("N{i}");
         // The last notification may have been committed without its answer; sending it again stores nothing new.
@@ -204,8 +213,7 @@ async fn the_token_never_reaches_the_log() {
     let log = std::fs::File::create(&log_path).unwrap();
     let mut server =
         spawn_logging(dir.path().join("data").to_str().unwrap(), Stdio::from(log), Some("fluxgate=trace,info"));
-    let token = first_token(&mut server.child);
-    wait_ready(&server.base).await;
+    let token = server.token();
     let headers = [("content-type", "application/json"), ("x-auth-token", token.as_str())];
     let subscribe = serde_json::json!({"entities": [{"id": "E1"}], "reference": "http://127.0.0.1:9/down"}).to_string();
     http(Method::POST, &format!("{}/cb/v1/subscribeContext", server.base), &headers, Some(&subscribe)).await.unwrap();
@@ -261,8 +269,7 @@ async fn log_of_mqtt_sessions(filter: Option<&str>) -> String {
     let log_path = dir.path().join("serve.log");
     let log = std::fs::File::create(&log_path).unwrap();
     let mut server = spawn_logging(dir.path().join("data").to_str().unwrap(), Stdio::from(log), filter);
-    let token = first_token(&mut server.child);
-    wait_ready(&server.base).await;
+    let token = server.token();
     assert!(mqtt_session(server.mqtt_port, &token).await, "the service token was refused");
     assert!(!mqtt_session(server.mqtt_port, "not-a-token").await, "a wrong user name was accepted");
     for _ in 0..3 {
