@@ -230,6 +230,9 @@ fn output(t: &mut Tree<'_, '_>, o: &OutputPolicy) -> fmt::Result {
 }
 
 fn aggregation(t: &mut Tree<'_, '_>, a: &Aggregation, over: &Input) -> fmt::Result {
+    if let (true, true, Some(h)) = (a.aggregates.is_empty(), a.group_by.is_empty(), &a.having) {
+        return t.line(format_args!("having {h}, read on each row as it is made (no aggregates)"));
+    }
     let kind = match (&a.kind, over) {
         (AggregationKind::FullyAggregated, Input::Join(_)) => {
             "fully aggregated: one row per group of each trigger's rows, aggregated afresh".to_string()

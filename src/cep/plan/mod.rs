@@ -397,6 +397,9 @@ pub enum PatternNodeKind {
     Match { tag: Option<String>, stream: String, filter: Option<PlanExpr> },
 }
 
+/// Aggregates, their groups and `HAVING`. A statement with `HAVING` and neither aggregates nor `GROUP BY` has one too,
+/// with ungrouped columns only: each row it makes passes `HAVING` or is dropped, as Esper's processor without
+/// aggregation has it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Aggregation {
     pub kind: AggregationKind,

@@ -32,8 +32,12 @@ pub(super) fn plan_select(ctx: &Ctx<'_>, s: &SelectStmt, catalog: &mut dyn Catal
     let projection = project_items(&mut planner, &scope, &s.items)?;
     planner.prevs.take_read_at();
     let having = s.having.as_ref().map(|h| planner.condition(h, "HAVING")).transpose()?;
+    let having_alone = s.having.is_some() && planner.aggregates.is_empty() && s.group_by.is_empty();
     if let Some(name) = planner.prevs.take_read_at() {
-        return Err(ctx.invalid(name.span, no_remove_stream(&name, "HAVING")));
+        return Err(match having_alone {
+            true => ctx.unsupported(name.span, format!("`{}` in HAVING without aggregates", name.text)),
+            false => ctx.invalid(name.span, no_remove_stream(&name, "HAVING")),
+        });
     }
     planner.aliases = projection.iter().map(|p| (p.name.to_string(), (p.expr.clone(), p.ty.clone()))).collect();
     let order_by = s
@@ -55,12 +59,11 @@ pub(super) fn plan_select(ctx: &Ctx<'_>, s: &SelectStmt, catalog: &mut dyn Catal
         s.priors = read;
         s.prevs = prevs_read;
     }
-    if let Some(h) = s.having.as_ref().filter(|_| aggregates.is_empty() && group_by.is_empty()) {
-        // Esper filters such a statement's rows by it as it makes them: not the subset's.
-        return Err(ctx.unsupported(h.span, "HAVING without aggregates or GROUP BY"));
-    }
     let aggregation = aggregation(&projection, group_by, aggregates, having);
     match (prev_in_where, &aggregation, s.selector) {
+        (Some(name), Some(_), _) if having_alone => {
+            return Err(ctx.unsupported(name.span, format!("`{}` in WHERE of a statement with HAVING", name.text)));
+        }
         (Some(name), Some(_), _) => return Err(ctx.invalid(name.span, no_remove_stream(&name, "WHERE"))),
         (Some(name), None, Some(StreamSelector::RStream)) => {
             let construct = format!("`{}` in WHERE of a statement with a remove stream", name.text);
@@ -442,7 +445,15 @@ fn aggregation(
     having: Option<PlanExpr>,
 ) -> Option<Aggregation> {
     if aggregates.is_empty() && group_by.is_empty() {
-        return None;
+        // `HAVING` alone: Esper's processor without aggregation reads it on each row as it makes it, inserted or
+        // removed, as one with ungrouped columns and no aggregates does.
+        let columns = projection.iter().map(|p| p.name.to_string()).collect();
+        return having.map(|having| Aggregation {
+            kind: AggregationKind::WithUngroupedColumns(columns),
+            group_by,
+            aggregates,
+            having: Some(having),
+        });
     }
     let ungrouped: Vec<String> = projection
         .iter()

@@ -161,6 +161,12 @@ proptest! {
         compare(&room_to_seen(&FIRST_LAST), &steps)?;
     }
 
+    /// `HAVING` without aggregates ([`HAVING_ROWS`]).
+    #[test]
+    fn having_alone_agrees_with_the_reference(steps in steps(room_event())) {
+        compare(&room_to_seen(&HAVING_ROWS), &steps)?;
+    }
+
     #[test]
     fn patterns_started_with_their_statement_agree_with_the_reference(steps in steps(room_event())) {
         compare(&room_to_seen(&STARTED_PATTERNS), &steps)?;

@@ -614,6 +614,33 @@ pub(super) fn distinct_joins() -> String {
 }
 
 /// A configuration reading `Room` events and writing `Seen` rows, with `statements`.
+/// `HAVING` without aggregates or `GROUP BY`: each row the statement makes read against it, over a time and a length
+/// window, with the remove stream, under each policy (by time and by count), a snapshot, a unique view, a batch,
+/// a pattern's matches, and `DISTINCT` with `ORDER BY`.
+pub(super) const HAVING_ROWS: [&str; 11] = [
+    "INSERT INTO Seen SELECT IRSTREAM id, people, temperature, 't' as flap FROM Room.win:time(3 sec) HAVING \
+     temperature > 15",
+    "INSERT INTO Seen SELECT RSTREAM id, people, temperature, 'l' as flap FROM Room.win:length(3) HAVING people > 10",
+    "INSERT INTO Seen SELECT id, people, temperature, 'e' as flap FROM Room.win:time(4 sec) HAVING temperature > 15 \
+     OUTPUT EVERY 2 sec",
+    "INSERT INTO Seen SELECT RSTREAM id, people, temperature, 'a' as flap FROM Room.win:time(2 sec) HAVING people < \
+     12 OUTPUT ALL EVERY 3 sec",
+    "INSERT INTO Seen SELECT id, people, temperature, 'z' as flap FROM Room.win:length(4) HAVING temperature > 20 \
+     OUTPUT LAST EVERY 3 EVENTS",
+    "INSERT INTO Seen SELECT id, people, temperature, 's' as flap FROM Room.win:time(4 sec) HAVING people > 8 OUTPUT \
+     SNAPSHOT EVERY 2 sec",
+    "INSERT INTO Seen SELECT IRSTREAM id, people, temperature, 'u' as flap FROM Room.std:unique(floor) HAVING \
+     temperature > 18",
+    "INSERT INTO Seen SELECT IRSTREAM id, people, temperature, 'b' as flap FROM Room.win:length_batch(3) HAVING \
+     people > 9",
+    "INSERT INTO Seen SELECT r.id as id, r.people as people, r.temperature as temperature, 'p' as flap FROM pattern \
+     [every r=Room(people > 5)] HAVING r.temperature > 20",
+    "INSERT INTO Seen SELECT DISTINCT floor as id, people, temperature, 'd' as flap FROM Room.win:length(3) HAVING \
+     people > 10 ORDER BY temperature",
+    "INSERT INTO Seen SELECT id, people, temperature, 'f' as flap FROM Room.win:length(2) HAVING temperature < 25 \
+     OUTPUT FIRST EVERY 2 sec",
+];
+
 pub(super) fn room_to_seen(statements: &[&str]) -> String {
     let statements = serde_json::to_string(statements).expect("text serializes");
     format!(

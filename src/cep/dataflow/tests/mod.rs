@@ -22,8 +22,8 @@ use crate::cep::reference::Reference;
 use crate::cep::reference::lookup_tests::{config as lookup_config, pattern_driven};
 use crate::cep::reference::tests::{
     AFTER, ALL_AND_FIRST, ALL_GROUPS, BATCH_PACED, COLUMN_EVERY, COLUMN_SNAPSHOTS, Case, DISTINCT_CASES,
-    ESPER_PATTERNS, EVERY_GROUPS, FIRST_GROUPS, GROUPED, GROUPWIN_TOTALS, GROUPWIN_TRACES, MERGE_FLOW, ORDERED,
-    ORDERED_MATCHES, OwnEventsCase, PACED, PACED_ORDERED, QUIET, REMOVED, REMOVED_AGGREGATES, REMOVED_PACED,
+    ESPER_PATTERNS, EVERY_GROUPS, FIRST_GROUPS, GROUPED, GROUPWIN_TOTALS, GROUPWIN_TRACES, HAVING_ALONE, MERGE_FLOW,
+    ORDERED, ORDERED_MATCHES, OwnEventsCase, PACED, PACED_ORDERED, QUIET, REMOVED, REMOVED_AGGREGATES, REMOVED_PACED,
     REMOVED_POLICIES, ROW_SNAPSHOTS, SCRIPTED, SNAPSHOT, STARTED, Scripted, TRACE, TURNING, TURNING_LATER, TraceEvent,
     TraceRow, UPDATE_ORDERS, ViewCase, after_events, aggregate_cases, differing_cases, expected_matches,
     expected_results, expected_view_results, expr_cases, expr_config, expr_results, grouped_events, merge_expected,

@@ -184,6 +184,12 @@ fn esper_output_snapshot_without_aggregates_traces_on_two_and_four_workers() {
     assert_eq!(trace_outputs(&mut dataflow, &[], 7200), expected);
 }
 
+/// `HAVING` without aggregates ([`HAVING_ALONE`]), on one, two and four workers.
+#[test]
+fn esper_having_without_aggregates_traces_on_every_worker_count() {
+    assert_traces_on(&HAVING_ALONE, &[1, 2, 4], (&[], 7200));
+}
+
 /// Patterns that start with their statement ([`STARTED`]) on one, two and four workers: each runs once, on the
 /// worker its events would go to.
 #[test]

@@ -16,6 +16,7 @@ mod esper_patterns;
 mod esper_results;
 mod esper_scripted;
 mod esper_views;
+mod having;
 mod joins;
 mod refusals;
 mod removed;
@@ -36,6 +37,7 @@ pub(crate) use self::esper_merges::{
 pub(crate) use self::esper_patterns::{ESPER_PATTERNS, expected_matches, patterns_config, set_matches};
 pub(crate) use self::esper_scripted::{SCRIPTED, Scripted, scripted_config, scripted_rows};
 pub(crate) use self::esper_views::{ViewCase, expected_view_results, view_cases, view_config, view_results};
+pub(crate) use self::having::HAVING_ALONE;
 pub(crate) use self::joins::written_elsewhere;
 pub(crate) use self::refusals::*;
 pub(crate) use self::removed::*;

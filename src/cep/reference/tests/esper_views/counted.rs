@@ -29,9 +29,8 @@
 //! `TestGroupByEventPerGroup.testUnboundStreamIterate`; the object models (`TestOrderBySimple.testDescending_OM`,
 //! `TestOrderByEventPerRow.testAliasesAggregationOM`: the same statements as text are here once); iterator
 //! assertions; the invalid statements (`TestOrderBySimple.testInvalid`); every test whose rate is a time period
-//! (the `test1`..`test18` `ResultAssert` tables and the others), which the time-based tables hold; and three the
-//! subset refuses: `HAVING` without aggregates (`TestOutputLimitSimple.testAggAllHaving`), a snapshot of
-//! `win:keepall` (`TestDistinct.testOutputRateSnapshotColumn`) and a nested aggregate
+//! (the `test1`..`test18` `ResultAssert` tables and the others), which the time-based tables hold; and two the
+//! subset refuses: a snapshot of `win:keepall` (`TestDistinct.testOutputRateSnapshotColumn`) and a nested aggregate
 //! (`TestOrderByAggregateAll.testAggregateAllMaxSum`).
 
 use super::{MD, SB, ViewCase};
@@ -57,7 +56,7 @@ const KEY_1_2_LAST: [(i64, &str, &str, &str); 2] = [
 /// time window's content whenever three events have come or three have left since the last: at 14 s, `YAH`, `s4` and
 /// `s5` leave together (Esper's one expiry at the clock), at 23 s `s6`..`s9` (Esper's one expiry; the reference's
 /// timers at 20 s and 21 s give the same release at the second). The clock moves at 2 s and 10 s are not asserted.
-pub(super) const OUTPUT_LIMIT_SIMPLE: [ViewCase; 9] = [
+pub(super) const OUTPUT_LIMIT_SIMPLE: [ViewCase; 10] = [
     ViewCase {
         test: "TestOutputLimitSimple.testSimpleNoJoinAll (output all)",
         select: "longBoxed FROM SupportBean.win:length(3) output all every 2 events",
@@ -129,6 +128,19 @@ pub(super) const OUTPUT_LIMIT_SIMPLE: [ViewCase; 9] = [
                 "theString='YAH',doubleBoxed=0.0,intPrimitive=0,intBoxed=0",
                 "theString='IBM' | theString='MSFT' | theString='YAH'",
             ),
+        ],
+    },
+    ViewCase {
+        test: "TestOutputLimitSimple.testAggAllHaving",
+        select: "symbol, volume FROM SupportMarketDataBean.win:length(10) as two having volume > 0 output every 5 events",
+        columns: "symbol string, volume long",
+        typed: false,
+        steps: &[
+            (0, MD, "symbol='S0',volume=20", "-"),
+            (0, MD, "symbol='IBM',volume=-1", "-"),
+            (0, MD, "symbol='MSFT',volume=-2", "-"),
+            (0, MD, "symbol='YAH',volume=10", "-"),
+            (0, MD, "symbol='IBM',volume=0", "symbol='S0' volume=20 | symbol='YAH' volume=10"),
         ],
     },
     ViewCase {

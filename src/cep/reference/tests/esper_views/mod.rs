@@ -35,6 +35,7 @@ macro_rules! created_and_sent {
 mod counted;
 mod ext_timed;
 mod first;
+mod having;
 mod ordered;
 mod previous;
 mod prior;
@@ -50,6 +51,7 @@ use self::counted::{
 };
 use self::ext_timed::{EXT_TIMED_WIN, EXT_TIMED_WINDOW_VIEW, PREVIOUS_EXT_TIMED, PRIOR_EXT_TIMED, TIME_INTERVAL};
 use self::first::{FIRST_EVENT, FIRST_LENGTH, FIRST_TIME, FIRST_UNIQUE};
+use self::having::HAVING_ALONE_VIEWS;
 use self::ordered::ORDER_BY_SIMPLE;
 use self::previous::PREVIOUS;
 use self::prior::PRIOR;
@@ -102,7 +104,7 @@ const TYPES: [(&str, &str); 16] = [
 
 /// Every case of the view, order-by and select classes.
 pub(crate) fn view_cases() -> impl Iterator<Item = &'static ViewCase> {
-    let tables: [&[ViewCase]; 36] = [
+    let tables: [&[ViewCase]; 37] = [
         &TIME_WIN,
         &TIME_BATCH,
         &UNIQUE,
@@ -123,6 +125,7 @@ pub(crate) fn view_cases() -> impl Iterator<Item = &'static ViewCase> {
         &PRIOR,
         &PREVIOUS,
         &OUTPUT_LIMIT_SIMPLE,
+        &HAVING_ALONE_VIEWS,
         &OUTPUT_LIMIT_ROW_FOR_ALL,
         &OUTPUT_LIMIT_AGGREGATE_ALL,
         &OUTPUT_LIMIT_EVENT_PER_GROUP,
