@@ -3,7 +3,16 @@
 //! it is made, a batch's and a pattern match's as those of an event, the rows leaving as those entering; `OUTPUT LAST`
 //! keeps the last row that passed, and a snapshot the view's rows that pass.
 
-use super::{MD, ViewCase};
+use super::{MD, Step, ViewCase};
+
+/// Four events, of which the second and the fourth each end a batch of two, or a count of two for a snapshot of the
+/// last three: the rows passing are the first's, then the third's and the fourth's.
+const EVERY_SECOND_EVENT: [Step; 4] = [
+    (0, MD, "symbol='S0',volume=20", "-"),
+    (0, MD, "symbol='IBM',volume=-1", "symbol='S0'"),
+    (0, MD, "symbol='YAH',volume=10", "-"),
+    (0, MD, "symbol='MSFT',volume=3", "symbol='MSFT' | symbol='YAH'"),
+];
 
 pub(super) const HAVING_ALONE_VIEWS: [ViewCase; 6] = [
     ViewCase {
@@ -11,12 +20,7 @@ pub(super) const HAVING_ALONE_VIEWS: [ViewCase; 6] = [
         select: "symbol FROM SupportMarketDataBean.win:length_batch(2) having volume > 0",
         columns: "symbol string",
         typed: false,
-        steps: &[
-            (0, MD, "symbol='S0',volume=20", "-"),
-            (0, MD, "symbol='IBM',volume=-1", "symbol='S0'"),
-            (0, MD, "symbol='YAH',volume=10", "-"),
-            (0, MD, "symbol='MSFT',volume=3", "symbol='MSFT' | symbol='YAH'"),
-        ],
+        steps: &EVERY_SECOND_EVENT,
     },
     ViewCase {
         test: "semantics: a batch window's old rows pass HAVING alone as the next batch pushes them out",
@@ -72,11 +76,6 @@ pub(super) const HAVING_ALONE_VIEWS: [ViewCase; 6] = [
         select: "symbol FROM SupportMarketDataBean.win:length(3) having volume > 0 output snapshot every 2 events",
         columns: "symbol string",
         typed: false,
-        steps: &[
-            (0, MD, "symbol='S0',volume=20", "-"),
-            (0, MD, "symbol='IBM',volume=-1", "symbol='S0'"),
-            (0, MD, "symbol='YAH',volume=10", "-"),
-            (0, MD, "symbol='MSFT',volume=4", "symbol='MSFT' | symbol='YAH'"),
-        ],
+        steps: &EVERY_SECOND_EVENT,
     },
 ];
