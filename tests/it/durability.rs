@@ -3,11 +3,11 @@
 //! must be there, and a notification sent again after the restart must not be stored twice. And what it logs: never a
 //! token, and no error for MQTT connections that end normally.
 
-use std::io::BufRead;
+use std::io::{BufRead, BufReader};
 use std::net::SocketAddr;
 use std::process::{Child, ChildStdout, Command, Stdio};
-use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, mpsc};
 use std::time::Duration;
 
 use crate::support::{http, update_body};
@@ -19,8 +19,6 @@ struct Server {
     mqtt_port: u16,
     /// The token a first start prints.
     token: Option<String>,
-    /// Kept open: a closed pipe would fail the server's later writes to stdout.
-    _stdout: std::io::Lines<std::io::BufReader<ChildStdout>>,
 }
 
 impl Server {
@@ -28,6 +26,9 @@ impl Server {
         self.token.clone().expect("a first start prints the token")
     }
 }
+
+/// How long `serve` may take to print the addresses it listens on.
+const START_TIMEOUT: Duration = Duration::from_secs(30);
 
 fn spawn(data: &str) -> Server {
     spawn_logging(data, Stdio::null(), Some("fluxgate=trace,info"))
@@ -46,19 +47,35 @@ fn spawn_logging(data: &str, log: Stdio, filter: Option<&str>) -> Server {
         command.env("RUST_LOG", filter);
     }
     let mut child = command.spawn().expect("start fluxgate serve");
-    let mut lines = std::io::BufReader::new(child.stdout.take().expect("stdout")).lines();
+    let lines = lines_of(child.stdout.take().expect("stdout"));
     let mut token = None;
     loop {
-        let Some(Ok(line)) = lines.next() else {
-            panic!("fluxgate serve ended before it listened: {:?}", child.wait());
+        let line = match lines.recv_timeout(START_TIMEOUT) {
+            Ok(line) => line,
+            Err(mpsc::RecvTimeoutError::Disconnected) => panic!("fluxgate serve ended: {:?}", child.wait()),
+            Err(mpsc::RecvTimeoutError::Timeout) => {
+                drop(child.kill());
+                panic!("fluxgate serve did not listen within {START_TIMEOUT:?}");
+            }
         };
         if line.contains("Its token") {
-            token = lines.next().and_then(Result::ok);
+            token = lines.recv_timeout(START_TIMEOUT).ok();
         } else if let Some((http, mqtt)) = listening(&line) {
-            let base = format!("http://{http}");
-            return Server { child, base, mqtt_port: mqtt.port(), token, _stdout: lines };
+            return Server { child, base: format!("http://{http}"), mqtt_port: mqtt.port(), token };
         }
     }
+}
+
+/// Each line `out` gives, read on a thread of its own until the process ends (so its writes never meet a closed or
+/// full pipe).
+fn lines_of(out: ChildStdout) -> mpsc::Receiver<String> {
+    let (lines, received) = mpsc::channel();
+    std::thread::spawn(move || {
+        for line in BufReader::new(out).lines().map_while(Result::ok) {
+            drop(lines.send(line));
+        }
+    });
+    received
 }
 
 /// The HTTP and MQTT addresses of the line `Listening on A (HTTP) and B (MQTT).`
