@@ -311,13 +311,15 @@ pub enum OutputKind {
 #[derive(Debug, Clone, PartialEq)]
 pub struct OutputClause {
     pub kind: OutputKind,
-    pub after: Option<TimePeriod>,
-    /// `None` in `OUTPUT AFTER d` alone: rows pass as they come, once `d` is over.
+    /// `AFTER d` or `AFTER n EVENTS`: how long the statement's output waits first.
+    pub after: Option<OutputEvery>,
+    /// `None` in `OUTPUT AFTER ...` alone: rows pass as they come, once the wait is over.
     pub every: Option<OutputEvery>,
     pub span: Span,
 }
 
-/// How often a rate limit releases: every period, or every `count` events the statement takes in (`EVERY n EVENTS`).
+/// How often a rate limit releases: every period, or every `count` events the statement takes in (`EVERY n EVENTS`);
+/// or, after `AFTER`, how long it waits: a period, or until the statement has made more than `count` rows.
 #[derive(Debug, Clone, PartialEq)]
 pub enum OutputEvery {
     Period(TimePeriod),

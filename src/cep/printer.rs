@@ -200,7 +200,11 @@ impl Display for TimePeriod {
 impl Display for OutputClause {
     fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
         f.write_str("OUTPUT")?;
-        self.after.iter().try_for_each(|a| write!(f, " AFTER {a}"))?;
+        match &self.after {
+            Some(OutputEvery::Period(after)) => write!(f, " AFTER {after}")?,
+            Some(OutputEvery::Events { count, .. }) => write!(f, " AFTER {count} EVENTS")?,
+            None => {}
+        }
         let kind = match self.kind {
             OutputKind::Default => "",
             OutputKind::All => "ALL ",

@@ -11,7 +11,7 @@ use timely::dataflow::channels::pact::ParallelizationContract;
 
 use super::distinct::Distinct;
 use super::operator::{Control, Emit, Ending, Hint, Logic, State, stateful};
-use super::quiet::{Quiet, quiet_until};
+use super::quiet::Quiet;
 use super::record::{Record, Stamp, due_epoch, millis};
 use crate::cep::plan::QueryPlan;
 use crate::cep::runtime::Row;
@@ -169,12 +169,12 @@ impl<G: Gate, L: Logic> Logic for Gated<G, L> {
     }
 }
 
-/// The gates at a statement's exit that its plan asks for, whatever its logic: `OUTPUT AFTER d` alone drops its
+/// The gates at a statement's exit that its plan asks for, whatever its logic: `OUTPUT AFTER` alone drops its
 /// first rows ([`Quiet`]), and `DISTINCT` its repeated ones ([`Distinct`]).
 #[derive(Debug, Clone, Copy, Default)]
 pub struct Exits {
-    /// The millisecond before which rows are dropped.
-    until: Option<i64>,
+    /// What `OUTPUT AFTER` alone holds back.
+    quiet: Option<Quiet>,
     /// The stream whose rows are compared.
     distinct: Option<u32>,
 }
@@ -182,7 +182,7 @@ pub struct Exits {
 impl Exits {
     /// The exits of `q`, created at `created_ms`, writing stream `sink`.
     pub fn of(q: &QueryPlan, created_ms: i64, sink: u32) -> Self {
-        Exits { until: quiet_until(q, created_ms), distinct: q.distinct.then_some(sink) }
+        Exits { quiet: Quiet::of(q, created_ms), distinct: q.distinct.then_some(sink) }
     }
 }
 
@@ -194,14 +194,14 @@ pub fn stateful_behind<'s, L: Logic, P: ParallelizationContract<u64, Vec<Record>
     controls: (Control, Option<Ending>),
     logic: L,
 ) -> Stream<'s, u64, Vec<Record>> {
-    let quiet = |until| Quiet { until };
-    match (exits.until, exits.distinct) {
+    match (exits.quiet, exits.distinct) {
         (None, None) => stateful(input, pact, name, controls, logic),
-        (Some(until), None) => stateful(input, pact, name, controls, Gated { gate: quiet(until), logic }),
+        (Some(quiet), None) => stateful(input, pact, name, controls, Gated { gate: quiet, logic }),
         (None, Some(sink)) => stateful(input, pact, name, controls, Gated { gate: Distinct::new(sink), logic }),
-        (Some(until), Some(sink)) => {
-            let logic = Gated { gate: Distinct::new(sink), logic };
-            stateful(input, pact, name, controls, Gated { gate: quiet(until), logic })
+        // `DISTINCT` takes what the quiet gate lets through: Esper's after view counts the rows before it.
+        (Some(quiet), Some(sink)) => {
+            let logic = Gated { gate: quiet, logic };
+            stateful(input, pact, name, controls, Gated { gate: Distinct::new(sink), logic })
         }
     }
 }

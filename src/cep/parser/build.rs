@@ -295,12 +295,12 @@ impl<'a> Builder<'a> {
             _ => vec![p],
         }) {
             match p.as_rule() {
-                Rule::output_after if p.clone().into_inner().any(|t| counts_events(&t)) => {
-                    return Err(self.unsupported(Self::span(&p), "`OUTPUT AFTER n EVENTS` (a delay by event count)"));
-                }
-                Rule::output_after => after = Some(self.time_period_of(p)?),
+                Rule::output_after => match p.clone().into_inner().find(counts_events) {
+                    Some(count) => after = Some(self.event_count(count, "AFTER")?),
+                    None => after = Some(OutputEvery::Period(self.time_period_of(p)?)),
+                },
                 Rule::output_kind => kind = output_kind(p),
-                Rule::time_period if counts_events(&p) => every = Some(self.event_count(p)?),
+                Rule::time_period if counts_events(&p) => every = Some(self.event_count(p, "EVERY")?),
                 Rule::time_period => every = Some(OutputEvery::Period(self.time_period(p)?)),
                 _ => {}
             }
@@ -308,15 +308,15 @@ impl<'a> Builder<'a> {
         Ok(OutputClause { kind, after, every, span })
     }
 
-    /// `EVERY n EVENTS`: a whole number of at least one, as Esper requires, alone.
-    fn event_count(&self, period: Pair<'_>) -> Result<OutputEvery> {
+    /// `n EVENTS` after `clause` (`EVERY` or `AFTER`): a whole number of at least one, as Esper requires, alone.
+    fn event_count(&self, period: Pair<'_>, clause: &str) -> Result<OutputEvery> {
         let span = Self::span(&period);
         let parts: Vec<Pair<'_>> = period.into_inner().collect();
         let count = match parts.as_slice() {
             [number, _] if number.as_rule() == Rule::number => number.as_str().parse::<u64>().ok().filter(|n| *n >= 1),
             _ => None,
         };
-        let message = "`EVERY n EVENTS` needs a whole number of events of at least 1, alone".to_string();
+        let message = format!("`{clause} n EVENTS` needs a whole number of events of at least 1, alone");
         let count = count.ok_or_else(|| CepError::Invalid { at: self.at(span), message })?;
         Ok(OutputEvery::Events { count, span })
     }

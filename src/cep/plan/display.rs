@@ -141,6 +141,12 @@ fn query(t: &mut Tree<'_, '_>, q: &QueryPlan) -> fmt::Result {
                 duration(quiet)
             ))?;
         }
+        if let Some(rows) = q.quiet_rows {
+            t.line(format_args!(
+                "output after {rows} events: its rows are dropped, an event's or a timer's together, until it has made \
+                 more than {rows}; those that take it past pass, and the later ones"
+            ))?;
+        }
         if !q.order_by.is_empty() {
             let items: Vec<String> =
                 q.order_by.iter().map(|(e, desc)| format!("{e}{}", if *desc { " desc" } else { "" })).collect();

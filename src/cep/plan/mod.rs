@@ -199,6 +199,11 @@ pub struct QueryPlan {
     /// `OUTPUT AFTER d` without a period: the statement's rows of its first `d` milliseconds are dropped, the later
     /// ones pass as they come (Esper's direct after view).
     pub quiet_millis: Option<u64>,
+    /// `OUTPUT AFTER n EVENTS` without a period: the statement's rows are dropped, all those of one event or timer
+    /// together, until it has made more than `n`; the rows that take it past `n` pass, and every later one (Esper's
+    /// direct after view counts the rows of each update before `DISTINCT`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub quiet_rows: Option<u64>,
     pub order_by: Vec<(PlanExpr, bool)>,
     /// Whether removed rows are emitted too (`SELECT IRSTREAM`) or only (`SELECT RSTREAM`).
     pub emits: Emits,
@@ -221,6 +226,7 @@ impl QueryPlan {
                     && self.emits != Emits::Removed
                     && self.output.is_none()
                     && self.quiet_millis.is_none()
+                    && self.quiet_rows.is_none()
                     && s.priors.is_empty()
                     && s.prevs.is_empty()
                     && !s.window.as_ref().is_some_and(|w| w.batches() || w.keeps_out()) =>

@@ -76,7 +76,16 @@ pub(super) fn plan_select(ctx: &Ctx<'_>, s: &SelectStmt, catalog: &mut dyn Catal
     let output = rate.map(|o| output(ctx, o, aggregation.as_ref(), (&input, removed))).transpose()?;
     let counted = output.as_ref().is_some_and(|o| o.every_events.is_some());
     let quiet = s.output.as_ref().filter(|o| o.every.is_none()).and_then(|o| o.after.as_ref());
-    let quiet_millis = quiet.map(|a| positive_millis(ctx, a)).transpose()?;
+    let (quiet_millis, quiet_rows) = match quiet {
+        Some(OutputEvery::Period(p)) => (Some(positive_millis(ctx, p)?), None),
+        Some(OutputEvery::Events { count, span }) => {
+            if let Some(refused) = refused_quiet_rows(s.selector, &input) {
+                return Err(ctx.unsupported(*span, refused));
+            }
+            (None, Some(*count))
+        }
+        None => (None, None),
+    };
     // The default `OUTPUT EVERY` of an aggregating query releases its groups' changes of the interval in the order
     // they came, and `OUTPUT ALL` and a snapshot of one with ungrouped columns its rows in the order they came or
     // are in the view, across groups.
@@ -93,7 +102,8 @@ pub(super) fn plan_select(ctx: &Ctx<'_>, s: &SelectStmt, catalog: &mut dyn Catal
     };
     // An output tick's rows come from every group at once, and ORDER BY sorts them all; the rows a time window lets
     // go at one millisecond are one remove stream.
-    // A count of events is the statement's across keys.
+    // A count of events or rows is the statement's across keys.
+    let counted = counted || quiet_rows.is_some();
     let partition = match output.is_some() && !order_by.is_empty() || in_order || emits == Emits::Removed || counted {
         true => Partitioning::Single,
         false => partition(&aggregation, output.is_some() || quiet_millis.is_some(), input_partition),
@@ -119,6 +129,7 @@ pub(super) fn plan_select(ctx: &Ctx<'_>, s: &SelectStmt, catalog: &mut dyn Catal
         projection,
         output,
         quiet_millis,
+        quiet_rows,
         order_by,
         emits,
         distinct,
@@ -514,7 +525,13 @@ fn output(
             (0, Some(*count))
         }
     };
-    let after_millis = o.after.as_ref().map(|a| positive_millis(ctx, a)).transpose()?;
+    let after_millis = match &o.after {
+        Some(OutputEvery::Period(p)) => Some(positive_millis(ctx, p)?),
+        Some(OutputEvery::Events { span, .. }) => {
+            return Err(ctx.unsupported(*span, "`OUTPUT AFTER n EVENTS` with a rate (`EVERY`)"));
+        }
+        None => None,
+    };
     let grouped = aggregation.is_some_and(|a| !a.group_by.is_empty());
     let fully = aggregation.is_some_and(|a| a.kind == AggregationKind::FullyAggregated);
     let releases = match (o.kind, aggregation.is_some(), grouped, fully) {
@@ -569,6 +586,19 @@ fn refused_count(
         _ if o.after.is_some() => Some("`OUTPUT AFTER ... EVERY n EVENTS`"),
         _ if removed => Some("`SELECT RSTREAM` under `OUTPUT ... EVERY n EVENTS`"),
         OutputKind::First if grouped || having => Some("`OUTPUT FIRST EVERY n EVENTS` with GROUP BY or HAVING"),
+        _ => None,
+    }
+}
+
+/// Why `OUTPUT AFTER n EVENTS` alone is refused on a statement, if it is: Esper counts the rows of the insert stream
+/// and then lets the remove stream's through too, and on a join each of its triggers' rows, which the subset does not
+/// count apart.
+fn refused_quiet_rows(selector: Option<StreamSelector>, input: &Input) -> Option<&'static str> {
+    match (selector, input) {
+        (Some(StreamSelector::RStream | StreamSelector::IrStream), _) => {
+            Some("`OUTPUT AFTER n EVENTS` with a remove stream (Esper counts the inserted rows only)")
+        }
+        (_, Input::Join(_)) => Some("`OUTPUT AFTER n EVENTS` on a join"),
         _ => None,
     }
 }

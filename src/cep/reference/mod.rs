@@ -127,6 +127,8 @@ pub struct Reference {
     now: i64,
     /// When the statements were created (`OUTPUT AFTER` counts from it).
     created_ms: i64,
+    /// The rows each statement has made, for `OUTPUT AFTER n EVENTS`.
+    made: Vec<u64>,
 }
 
 impl Reference {
@@ -148,12 +150,14 @@ impl Reference {
             timer_seq: 0,
             now: i64::MIN,
             created_ms,
+            made: Vec::new(),
         };
         for s in &plan.statements {
             let statement = engine.build(s.number, &s.node)?;
             engine.statements.push(statement);
             engine.plans.push(s.node.clone());
             engine.numbers.push(s.number);
+            engine.made.push(0);
         }
         (0..engine.statements.len()).for_each(|i| engine.create(i));
         Ok(engine)
@@ -245,7 +249,7 @@ impl Reference {
             let seq = if order == TimerOrder::Output { self.numbers[i] as u64 } else { self.timer_seq };
             self.timers.push(Reverse(Timer { at, order, seq, statement: i, kind }));
         }
-        if self.quiet(i) {
+        if self.quiet(i, rows.len()) {
             return;
         }
         let rows = match &self.plans[i] {
@@ -257,12 +261,17 @@ impl Reference {
         }
     }
 
-    /// Whether statement `i` has `OUTPUT AFTER d` alone and its first `d` is not over: its rows are dropped, before
-    /// they reach its sink, as Esper's after view drops them.
-    fn quiet(&self, i: usize) -> bool {
+    /// Whether statement `i` drops the `rows` rows of one event or timer, before they reach its sink, as Esper's after
+    /// view does with `OUTPUT AFTER` alone: `AFTER d` while its first `d` is not over; `AFTER n EVENTS` while the rows
+    /// it has made, these counted, are at most `n`.
+    fn quiet(&mut self, i: usize, rows: usize) -> bool {
         let PlanNode::Query(q) = &self.plans[i] else {
             return false;
         };
+        if let Some(count) = q.quiet_rows {
+            self.made[i] += rows as u64;
+            return self.made[i] <= count;
+        }
         q.quiet_millis.is_some_and(|d| self.now < self.created_ms.saturating_add(d as i64))
     }
 

@@ -9,7 +9,7 @@ use timely::dataflow::operators::vec::Filter;
 use crate::cep::dataflow::join::{JoinLogic, Member, group_key};
 use crate::cep::dataflow::operator::{Control, stateful};
 use crate::cep::dataflow::program::join_members;
-use crate::cep::dataflow::quiet::quiet_until;
+use crate::cep::dataflow::quiet::Quiet;
 use crate::cep::dataflow::rated::Rated;
 use crate::cep::plan::{Input, JoinPlan, PlanExpr, QueryPlan, Sink};
 use crate::cep::reference::join::{Joiner, held_by, removed_from};
@@ -94,7 +94,11 @@ impl<'s> Compiler<'s, '_> {
             Input::Join(_) => {}
         }
         let joiner = Joiner::new(Arc::new(q.clone()), j, &self.vars);
-        let quiet_until = quiet_until(q, self.created_ms);
+        // A join's rows are not counted: the planner refuses `OUTPUT AFTER n EVENTS` on one.
+        let quiet_until = match Quiet::of(q, self.created_ms) {
+            Some(Quiet::Until(until)) => Some(until),
+            _ => None,
+        };
         let sink = self.id(&q.sink.stream);
         let rate = q.output.is_some().then(|| Rated::new(number, sink, (q, self.created_ms)));
         Member { statement: number, trigger: tag, joiner, sink, quiet_until, rate, distinct: q.distinct }

@@ -161,6 +161,12 @@ proptest! {
         compare(&room_to_seen(&FIRST_LAST), &steps)?;
     }
 
+    /// `OUTPUT AFTER n EVENTS` ([`AFTER_ROWS`]).
+    #[test]
+    fn counts_of_rows_after_agree_with_the_reference(steps in steps(room_event())) {
+        compare(&room_to_seen(&AFTER_ROWS), &steps)?;
+    }
+
     /// `HAVING` without aggregates ([`HAVING_ROWS`]).
     #[test]
     fn having_alone_agrees_with_the_reference(steps in steps(room_event())) {

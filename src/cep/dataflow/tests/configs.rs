@@ -641,6 +641,22 @@ pub(super) const HAVING_ROWS: [&str; 11] = [
      OUTPUT FIRST EVERY 2 sec",
 ];
 
+/// `OUTPUT AFTER n EVENTS` alone: a statement's rows dropped, an update's at a time, until it has made more than `n`;
+/// over a time window, a batch (a release taking the count past `n`), a time batch's releases per floor, a pattern's
+/// matches, `DISTINCT` (counted before) and `HAVING` alone.
+pub(super) const AFTER_ROWS: [&str; 6] = [
+    "INSERT INTO Seen SELECT id, people, temperature, 't' as flap FROM Room.win:time(2 sec) OUTPUT AFTER 3 EVENTS",
+    "INSERT INTO Seen SELECT id, people, temperature, 'b' as flap FROM Room.win:length_batch(3) OUTPUT AFTER 4 EVENTS",
+    "INSERT INTO Seen SELECT floor as id, count(*) as people, max(temperature) as temperature, 'f' as flap FROM \
+     Room.win:time_batch(1 sec) GROUP BY floor OUTPUT AFTER 2 EVENTS",
+    "INSERT INTO Seen SELECT r.id as id, r.people as people, r.temperature as temperature, 'p' as flap FROM pattern \
+     [every r=Room(people > 5)] OUTPUT AFTER 5 EVENTS",
+    "INSERT INTO Seen SELECT DISTINCT floor as id, 1 as people, 0.0 as temperature, 'd' as flap FROM \
+     Room.win:length_batch(2) OUTPUT AFTER 3 EVENTS",
+    "INSERT INTO Seen SELECT id, people, temperature, 'h' as flap FROM Room.win:length(2) HAVING temperature > 15 \
+     OUTPUT AFTER 2 EVENTS",
+];
+
 pub(super) fn room_to_seen(statements: &[&str]) -> String {
     let statements = serde_json::to_string(statements).expect("text serializes");
     format!(

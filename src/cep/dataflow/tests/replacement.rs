@@ -98,6 +98,13 @@ proptest! {
         compare_across_a_replacement(&config, "INSERT INTO Extra SELECT id FROM Room", &steps, at)?;
     }
 
+    /// A kept statement keeps its count of rows for `OUTPUT AFTER n EVENTS`.
+    #[test]
+    fn counts_of_rows_after_keep_their_state_across_a_replacement(steps in steps(room_event()), at in 0..40usize) {
+        let config = room_to_seen(&AFTER_ROWS);
+        compare_across_a_replacement(&config, "INSERT INTO Extra SELECT id FROM Room", &steps, at)?;
+    }
+
     /// Covers the joins' output policies, and their clocks and held rows across a replacement.
     #[test]
     fn joins_with_output_policies_agree_with_the_reference(

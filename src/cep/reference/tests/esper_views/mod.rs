@@ -32,6 +32,7 @@ macro_rules! created_and_sent {
     };
 }
 
+mod after;
 mod counted;
 mod ext_timed;
 mod first;
@@ -44,6 +45,7 @@ mod timebatch;
 mod unique;
 mod windows;
 
+use self::after::AFTER_EVENTS;
 use self::counted::{
     DISTINCT_COUNTED, GROUP_BY_UNBOUND, ORDER_BY_AGGREGATE_ALL, ORDER_BY_EVENT_PER_GROUP, ORDER_BY_EVENT_PER_ROW,
     ORDER_BY_SIMPLE_COUNTED, OUTPUT_LIMIT_AGGREGATE_ALL, OUTPUT_LIMIT_EVENT_PER_GROUP, OUTPUT_LIMIT_EVENT_PER_ROW,
@@ -104,7 +106,7 @@ const TYPES: [(&str, &str); 16] = [
 
 /// Every case of the view, order-by and select classes.
 pub(crate) fn view_cases() -> impl Iterator<Item = &'static ViewCase> {
-    let tables: [&[ViewCase]; 37] = [
+    let tables: [&[ViewCase]; 38] = [
         &TIME_WIN,
         &TIME_BATCH,
         &UNIQUE,
@@ -126,6 +128,7 @@ pub(crate) fn view_cases() -> impl Iterator<Item = &'static ViewCase> {
         &PREVIOUS,
         &OUTPUT_LIMIT_SIMPLE,
         &HAVING_ALONE_VIEWS,
+        &AFTER_EVENTS,
         &OUTPUT_LIMIT_ROW_FOR_ALL,
         &OUTPUT_LIMIT_AGGREGATE_ALL,
         &OUTPUT_LIMIT_EVENT_PER_GROUP,
