@@ -1,5 +1,6 @@
-//! A query over a batch window, `win:length_batch(n)` or `win:time_batch(d)`, alone or inside `std:groupwin`: the
-//! reference evaluator's `batch` module (which states the meaning) as an operator. A batch is one order of events
+//! A query over a batch window, `win:length_batch(n)`, `win:time_batch(d)` or `win:ext_timed_batch(timestamp, d[,
+//! reference])`, alone or inside `std:groupwin`: the reference evaluator's `batch` module (which states the meaning)
+//! as an operator. A batch is one order of events
 //! across all keys (the n-th event of the stream releases it), and inside `std:groupwin` the releases of keys whose
 //! periods end together go in the order of the keys' first events, so the statement runs on one worker
 //! (`Partitioning::Single`).
@@ -32,7 +33,7 @@ use super::rated::{RateState, Rated};
 use super::reaper::Leftovers;
 use super::record::{Record, Stamp, due_epoch, millis};
 use crate::cep::plan::{AggregateCall, AggregationKind, OutputKind, QueryPlan, StreamInput, WindowSpec};
-use crate::cep::reference::query::{by_tick_rank, key_of, not_before, removes, view_state_key};
+use crate::cep::reference::query::{by_tick_rank, key_of, not_before, period_left, removes, view_state_key};
 use crate::cep::runtime::batch_pace::{BatchPace, Offer, Ticked, Touch};
 use crate::cep::runtime::eval::{Scope, holds, project};
 use crate::cep::runtime::key::{self, Key};
@@ -48,6 +49,9 @@ enum Release {
     Length(usize),
     /// At the end of each period of this many milliseconds.
     Time(i64),
+    /// When an event arrives whose timestamp reaches the end of the period of this many milliseconds its oldest
+    /// event's is in; the periods count from the reference given, else from the key's first timestamp.
+    Stamped { period: i64, reference: Option<i64> },
 }
 
 /// A batch's rows that passed WHERE, with their groups, and how many events it holds in all. A statement reading
@@ -75,10 +79,26 @@ struct Batches {
     collected: Batch,
     /// The batch released last: this key's part of the view's contents.
     released: Batch,
-    /// A time batch's first event's millisecond, from which its periods count.
+    /// The millisecond from which its periods count: a time batch's first event's, an externally timed batch's
+    /// reference point.
     start: Option<i64>,
     /// The epoch of a time batch's next release, while its clock runs.
     due: Option<u64>,
+    /// An externally timed batch's oldest collected event's timestamp.
+    oldest: Option<i64>,
+}
+
+impl Batches {
+    /// Whether an event stamped `at` releases an externally timed batch before it joins the next one, as the
+    /// reference's `Batches::stamped` says.
+    fn stamped(&mut self, at: i64, period: i64, reference: Option<i64>) -> bool {
+        let reference = *self.start.get_or_insert(reference.unwrap_or(at));
+        let due = self.oldest.is_some_and(|oldest| at.wrapping_sub(oldest) >= period_left(oldest, reference, period));
+        if due || self.oldest.is_none() {
+            self.oldest = Some(at);
+        }
+        due
+    }
 }
 
 /// What the statement keeps between events, and carries into the dataflow replacing its own.
@@ -135,6 +155,9 @@ impl BatchLogic {
         let release = match batch_window(&window) {
             WindowSpec::TimeBatch { millis } => Release::Time((*millis).max(1) as i64),
             WindowSpec::LengthBatch { count } => Release::Length((*count).max(1) as usize),
+            WindowSpec::ExtTimedBatch { millis, reference, .. } => {
+                Release::Stamped { period: (*millis).max(1) as i64, reference: *reference }
+            }
             _ => unreachable!("a batch window: WindowSpec::batches"),
         };
         let paced = PacedGroups::of(&plan, created_ms);
@@ -163,14 +186,24 @@ impl BatchLogic {
             self.done.add(std::iter::once(row));
             return;
         }
+        let at_stamp = self.per_event.stamp(&row, &self.vars);
+        if at_stamp == Some(None) {
+            self.done.add(std::iter::once(row));
+            return;
+        }
         let at = self.place(&row);
+        let statement = self.statement;
+        if let (Release::Stamped { period, reference }, Some(Some(at_stamp))) = (self.release, at_stamp)
+            && self.state.keys[at].stamped(at_stamp, period, reference)
+        {
+            self.release_out(emit, epoch, at, |i| stamp.child(statement, i));
+        }
         self.collect(at, row);
         match self.release {
             Release::Length(n) if self.state.keys[at].collected.events >= n => {
-                let statement = self.statement;
                 self.release_out(emit, epoch, at, |i| stamp.child(statement, i));
             }
-            Release::Length(_) => {}
+            Release::Length(_) | Release::Stamped { .. } => {}
             Release::Time(period) => self.start_clock(at, epoch, period),
         }
     }

@@ -91,6 +91,14 @@ fn window(w: &WindowSpec) -> String {
         WindowSpec::TimeBatch { millis } => {
             format!("win:time_batch {} (released every {0})", duration(*millis))
         }
+        WindowSpec::ExtTimedBatch { timestamp, millis, reference } => {
+            let from = reference.map_or_else(|| format!("the first event's {timestamp}"), |at| at.to_string());
+            format!(
+                "win:ext_timed_batch({timestamp}, {}) (an arrival whose {timestamp} reaches the end of the period \
+                 the batch's oldest event is in releases the batch; periods of {0} count from {from})",
+                duration(*millis)
+            )
+        }
         WindowSpec::LengthBatch { count } => {
             format!("win:length_batch {count} (released every {count} events)")
         }

@@ -92,6 +92,11 @@ pub enum WindowSpec {
     ExtTimed { timestamp: PlanExpr, millis: u64 },
     /// `win:time_batch(d)`: events buffered and released every `millis`.
     TimeBatch { millis: u64 },
+    /// `win:ext_timed_batch(timestamp, d[, reference])`: events buffered in arrival order and released when one
+    /// arrives whose `timestamp` is at or past the end of the period its batch's oldest event is in; the periods are
+    /// `millis` long and start at `reference` (the first event's timestamp without it) plus a whole number of them.
+    /// The arrival joins the next batch (Esper's `ExternallyTimedBatchView`). The engine's clock plays no part.
+    ExtTimedBatch { timestamp: PlanExpr, millis: u64, reference: Option<i64> },
     /// `win:length_batch(n)`: events released every `n`.
     LengthBatch { count: u64 },
     /// `std:unique(keys)`: the last event per key.
@@ -116,7 +121,7 @@ impl WindowSpec {
     /// at each event, even when it does not aggregate.
     pub fn batches(&self) -> bool {
         match self {
-            WindowSpec::TimeBatch { .. } | WindowSpec::LengthBatch { .. } => true,
+            WindowSpec::TimeBatch { .. } | WindowSpec::LengthBatch { .. } | WindowSpec::ExtTimedBatch { .. } => true,
             WindowSpec::Grouped { inner, .. } => inner.batches(),
             _ => false,
         }
@@ -135,9 +140,18 @@ impl WindowSpec {
     }
 
     /// Whether the view keeps events out: a first-event view by counting them ([`WindowSpec::admits`]) or by the time
-    /// ([`WindowSpec::open_for`]), `win:ext_timed` those whose timestamp is null.
+    /// ([`WindowSpec::open_for`]), an externally timed one those whose timestamp is null ([`WindowSpec::timestamp`]).
     pub fn keeps_out(&self) -> bool {
-        self.admits().is_some() || self.open_for().is_some() || self.ext_timed().is_some()
+        self.admits().is_some() || self.open_for().is_some() || self.timestamp().is_some()
+    }
+
+    /// The timestamp of `win:ext_timed` or `win:ext_timed_batch` (alone or under `std:groupwin`).
+    pub fn timestamp(&self) -> Option<&PlanExpr> {
+        match self {
+            WindowSpec::ExtTimed { timestamp, .. } | WindowSpec::ExtTimedBatch { timestamp, .. } => Some(timestamp),
+            WindowSpec::Grouped { inner, .. } => inner.timestamp(),
+            _ => None,
+        }
     }
 
     /// `win:ext_timed(timestamp, d)`'s timestamp and period (alone or under `std:groupwin`).

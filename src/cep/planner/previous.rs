@@ -70,7 +70,7 @@ impl Prevs {
 }
 
 /// Whether `window` keeps the events it holds in order, for the previous-event functions to read: a length, time,
-/// externally timed or keep-all window, or a batch window, alone or under `std:groupwin`.
+/// externally timed or keep-all window, or a batch window (externally timed or not), alone or under `std:groupwin`.
 fn keeps_events(window: &WindowSpec) -> bool {
     match window {
         WindowSpec::Length { .. }
@@ -78,7 +78,8 @@ fn keeps_events(window: &WindowSpec) -> bool {
         | WindowSpec::ExtTimed { .. }
         | WindowSpec::KeepAll
         | WindowSpec::LengthBatch { .. }
-        | WindowSpec::TimeBatch { .. } => true,
+        | WindowSpec::TimeBatch { .. }
+        | WindowSpec::ExtTimedBatch { .. } => true,
         WindowSpec::Grouped { inner, .. } => keeps_events(inner),
         _ => false,
     }

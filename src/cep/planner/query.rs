@@ -319,9 +319,16 @@ fn plan_join(
         let construct = "a view that keeps its rows for good (`win:keepall`, a first-event view) in a join";
         return Err(ctx.unsupported(join.span, construct));
     }
-    let ext_timed = |input: &StreamInput| input.window.as_ref().is_some_and(|w| w.ext_timed().is_some());
-    if ext_timed(&lookup) || matches!(&driver, Input::Stream(s) if ext_timed(s)) {
-        return Err(ctx.unsupported(join.span, "`win:ext_timed` in a join"));
+    let stamped = |input: &StreamInput| {
+        let window = input.window.as_ref().filter(|w| w.timestamp().is_some())?;
+        Some(if window.batches() { "win:ext_timed_batch" } else { "win:ext_timed" })
+    };
+    let driver_stamped = match &driver {
+        Input::Stream(s) => stamped(s),
+        _ => None,
+    };
+    if let Some(view) = stamped(&lookup).or(driver_stamped) {
+        return Err(ctx.unsupported(join.span, format!("`{view}` in a join")));
     }
     scope.bindings.push(binding);
     let on_expr = join.on.as_ref().ok_or_else(|| ctx.invalid(join.span, "a join needs `ON`"))?;

@@ -9,10 +9,11 @@ use super::Ctx;
 use super::expr::{ExprPlanner, is_numeric};
 use super::scope::unknown;
 
-const VIEWS: [&str; 13] = [
+const VIEWS: [&str; 14] = [
     "win:time",
     "win:length",
     "win:ext_timed",
+    "win:ext_timed_batch",
     "win:time_batch",
     "win:length_batch",
     "std:unique",
@@ -57,6 +58,7 @@ fn single_view(planner: &mut ExprPlanner<'_>, view: &View) -> Result<WindowSpec,
         "win:time_batch" => WindowSpec::TimeBatch { millis: period(ctx, view)? },
         "win:length" => WindowSpec::Length { count: length(ctx, view)? },
         "win:ext_timed" => ext_timed(planner, view)?,
+        "win:ext_timed_batch" => ext_timed_batch(planner, view)?,
         "win:length_batch" => WindowSpec::LengthBatch { count: length(ctx, view)? },
         "std:unique" => WindowSpec::Unique { keys: keys(planner, view)? },
         "std:lastevent" => {
@@ -87,25 +89,59 @@ fn single_view(planner: &mut ExprPlanner<'_>, view: &View) -> Result<WindowSpec,
     })
 }
 
-/// `win:ext_timed(timestamp, period)`: a number read off each event (Esper requires a numeric expression that is not
-/// a constant) or a date (its epoch milliseconds, as the contract's dates are; Esper's `java.util.Date` is not a
-/// number, and there one writes `date.getTime()`), and a positive period.
+/// `win:ext_timed(timestamp, period)`: a timestamp ([`timestamp`]) and a positive period.
 fn ext_timed(planner: &mut ExprPlanner<'_>, view: &View) -> Result<WindowSpec, CepError> {
     let [ViewArg::Expr(stamp), period_arg] = view.args.as_slice() else {
         let message = "`win:ext_timed` takes two arguments: a timestamp expression and a time period such as `10 sec`";
         return Err(planner.ctx.invalid(view.span, message));
     };
+    let timestamp = timestamp(planner, view, stamp)?;
+    let millis = period_of(planner.ctx, period_arg)?;
+    Ok(WindowSpec::ExtTimed { timestamp, millis })
+}
+
+/// `win:ext_timed_batch(timestamp, period[, reference])`: a timestamp ([`timestamp`]), a positive period, and the
+/// millisecond the periods count from, a whole number (Esper's "Long-typed reference point in msec").
+fn ext_timed_batch(planner: &mut ExprPlanner<'_>, view: &View) -> Result<WindowSpec, CepError> {
+    let (stamp, period_arg, reference_arg) = match view.args.as_slice() {
+        [ViewArg::Expr(stamp), period] => (stamp, period, None),
+        [ViewArg::Expr(stamp), period, reference] => (stamp, period, Some(reference)),
+        _ => {
+            let message = "`win:ext_timed_batch` takes a timestamp expression, a time period such as `10 sec` and, \
+                           optionally, the millisecond its periods count from";
+            return Err(planner.ctx.invalid(view.span, message));
+        }
+    };
+    let timestamp = timestamp(planner, view, stamp)?;
+    let millis = period_of(planner.ctx, period_arg)?;
+    let reference = match reference_arg {
+        None => None,
+        Some(ViewArg::Expr(Expr { kind: ExprKind::Literal(Literal::Int(n) | Literal::Long(n)), .. })) => Some(*n),
+        Some(other) => {
+            let message = "`win:ext_timed_batch`'s reference point must be a whole number of milliseconds";
+            return Err(planner.ctx.invalid(arg_span(other), message));
+        }
+    };
+    Ok(WindowSpec::ExtTimedBatch { timestamp, millis, reference })
+}
+
+/// An externally timed view's timestamp: a number read off each event (Esper requires a numeric expression that is
+/// not a constant) or a date (its epoch milliseconds, as the contract's dates are; Esper's `java.util.Date` is not a
+/// number, and there one writes `date.getTime()`).
+fn timestamp(planner: &mut ExprPlanner<'_>, view: &View, stamp: &Expr) -> Result<PlanExpr, CepError> {
     let stamps = |t: &DataType| is_numeric(t) || *t == DataType::Date;
-    let what = "`win:ext_timed`'s timestamp";
-    let (timestamp, _) = planner.expect(stamp, what, stamps, "a number or a date")?;
+    let what = format!("`{}:{}`'s timestamp", view.namespace, view.name);
+    let (timestamp, _) = planner.expect(stamp, &what, stamps, "a number or a date")?;
     let mut reads_event = false;
     timestamp.visit(&mut |e| reads_event |= matches!(e, PlanExpr::Column { .. } | PlanExpr::Row(_)));
     if !reads_event {
-        let message = "`win:ext_timed`'s timestamp must read the event, such as a property holding milliseconds";
+        let message = format!(
+            "`{}:{}`'s timestamp must read the event, such as a property holding milliseconds",
+            view.namespace, view.name
+        );
         return Err(planner.ctx.invalid(stamp.span, message));
     }
-    let millis = period_of(planner.ctx, period_arg)?;
-    Ok(WindowSpec::ExtTimed { timestamp, millis })
+    Ok(timestamp)
 }
 
 fn no_arguments(ctx: &Ctx<'_>, view: &View) -> Result<(), CepError> {

@@ -1,8 +1,12 @@
-//! A query over a batch window, `win:length_batch(n)` or `win:time_batch(d)`, alone or inside `std:groupwin`, with
-//! Esper's meaning (its `LengthBatchView`, `TimeBatchView`, `GroupByView` and result-set processors).
+//! A query over a batch window, `win:length_batch(n)`, `win:time_batch(d)` or `win:ext_timed_batch(timestamp, d[,
+//! reference])`, alone or inside `std:groupwin`, with Esper's meaning (its `LengthBatchView`, `TimeBatchView`,
+//! `ExternallyTimedBatchView`, `GroupByView` and result-set processors).
 //!
-//! The view collects the events that pass the stream filter and releases them together: when the n-th arrives, or
-//! when a period ends. The released batch is then the view's contents until the next release replaces it, so at a
+//! The view collects the events that pass the stream filter and releases them together: when the n-th arrives, when
+//! a period ends, or, externally timed, when an event arrives whose timestamp reaches the end of the period the
+//! batch's oldest timestamp is in (the periods count from the reference point, else from the key's first timestamp).
+//! That event then starts the next batch; such a batch needs no timer, and stays collected until an event releases
+//! it. An event whose timestamp is null is kept out (Esper's view fails on it). The released batch is then the view's contents until the next release replaces it, so at a
 //! release the statement sees the new batch arrive and the one before it leave, both filtered by WHERE. Inside
 //! `std:groupwin(keys)` each key has batches of its own, made at its first event: a key's n-th event releases its
 //! batch alone, and its periods count from its own first event. The view's contents are then every key's released
@@ -46,7 +50,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use super::aggregate;
-use super::query::{check_query, key_of, not_before, removes, tick_rank, view_key};
+use super::query::{check_query, key_of, not_before, period_left, removes, tick_rank, timestamp, view_key};
 use super::rate::Rate;
 use super::{Ctx, TimerKind, TimerOrder};
 use crate::cep::plan::{AggregationKind, OutputKind, QueryPlan, StreamInput, WindowSpec};
@@ -71,6 +75,9 @@ enum Release {
     Length(usize),
     /// At the end of each period of this many milliseconds.
     Time(i64),
+    /// When an event arrives whose timestamp reaches the end of the period of this many milliseconds its oldest
+    /// event's is in; the periods count from the reference given, else from the key's first timestamp.
+    Stamped { period: i64, reference: Option<i64> },
 }
 
 /// The batches of one `std:groupwin` key (of the one empty key, without it).
@@ -83,10 +90,27 @@ struct Batches {
     /// Which release of the statement's let `released` in: a group's rows entered in the order of the releases
     /// (what `first` and `last` read), each batch's in its order.
     release_number: u64,
-    /// A time batch's first event's millisecond, from which its periods count.
+    /// The millisecond from which its periods count: a time batch's first event's, an externally timed batch's
+    /// reference point.
     start: Option<i64>,
     /// The end of a time batch's current period, while its clock runs.
     due: Option<i64>,
+    /// An externally timed batch's oldest collected event's timestamp.
+    oldest: Option<i64>,
+}
+
+impl Batches {
+    /// Whether an event stamped `at` releases an externally timed batch before it joins the next one: the batch
+    /// holds an event, and `at` reaches the end of the period its oldest event is in (Esper's
+    /// `ExternallyTimedBatchView`). The event is the oldest of the batch it joins if that is empty.
+    fn stamped(&mut self, at: i64, period: i64, reference: Option<i64>) -> bool {
+        let reference = *self.start.get_or_insert(reference.unwrap_or(at));
+        let due = self.oldest.is_some_and(|oldest| at.wrapping_sub(oldest) >= period_left(oldest, reference, period));
+        if due || self.oldest.is_none() {
+            self.oldest = Some(at);
+        }
+        due
+    }
 }
 
 #[derive(Debug)]
@@ -143,6 +167,9 @@ impl BatchQuery {
         let release = match batch_window(input.window.as_ref()) {
             Some(WindowSpec::LengthBatch { count }) => Release::Length((*count).max(1) as usize),
             Some(WindowSpec::TimeBatch { millis }) => Release::Time((*millis).max(1) as i64),
+            Some(WindowSpec::ExtTimedBatch { millis, reference, .. }) => {
+                Release::Stamped { period: (*millis).max(1) as i64, reference: *reference }
+            }
             _ => unreachable!("a batch window: WindowSpec::batches"),
         };
         let paced = BatchPace::of(q);
@@ -172,15 +199,29 @@ impl BatchQuery {
         if !holds(self.input.filter.as_ref(), &scope) {
             return Vec::new();
         }
+        let stamp = self.input.window.as_ref().and_then(WindowSpec::timestamp);
+        let stamp = stamp.map(|stamp| timestamp(stamp, &self.input.label, event, ctx.vars));
+        if stamp == Some(None) {
+            return Vec::new();
+        }
         let counts = holds(self.plan.filter.as_ref(), &scope);
         let exprs = self.plan.aggregation.as_ref().map_or(&[][..], |a| &a.group_by[..]);
         let group = key_of(exprs, &self.input.label, event, ctx.vars);
         let at = self.place(event, ctx.vars);
+        let released = match (self.release, stamp.flatten()) {
+            (Release::Stamped { period, reference }, Some(stamp))
+                if self.keys[at].stamped(stamp, period, reference) =>
+            {
+                self.release(at, ctx)
+            }
+            _ => Vec::new(),
+        };
         let batches = &mut self.keys[at];
         batches.collected.push(Entry { row: event.clone(), group, counts });
         match self.release {
             Release::Length(n) if batches.collected.len() >= n => self.release(at, ctx),
             Release::Length(_) => Vec::new(),
+            Release::Stamped { .. } => released,
             Release::Time(period) => {
                 let start = *batches.start.get_or_insert(ctx.now);
                 if batches.due.is_none() {

@@ -66,7 +66,9 @@ use crate::cep::runtime::previous::Prevs;
 use crate::cep::runtime::prior::PriorBuffer;
 use crate::cep::runtime::{EngineError, Row, Val, order};
 
-pub use self::keys::{Admitted, expires_before, key_of, stamp_of, time_window, timestamp, view_key, view_state_key};
+pub use self::keys::{
+    Admitted, expires_before, key_of, period_left, stamp_of, time_window, timestamp, view_key, view_state_key,
+};
 pub use self::rules::{
     aggregates_triggers, by_tick_rank, check_query, closes_at, firsts_leaving, fully_aggregated, lasts_by_group,
     not_before, removes, represents_groups, rows_at_changes, snapshots_rows, stands, tick_rank,

@@ -227,7 +227,7 @@ pub(super) struct PerEvent {
     pub(super) filter: Option<RowExpr>,
     /// A first-event view's number of events per view key: an event past it is not seen either.
     admits: Option<u64>,
-    /// `win:ext_timed`'s timestamp: an event whose timestamp is null is not seen either ([`stamp_of`]).
+    /// An externally timed view's timestamp: an event whose timestamp is null is not seen either ([`stamp_of`]).
     pub(super) stamp: Option<RowExpr>,
     /// The statement's WHERE: an event failing it enters the view but does not count.
     pub(super) where_: Option<RowExpr>,
@@ -258,7 +258,7 @@ impl PerEvent {
         PerEvent {
             filter: input.filter.as_ref().map(compile),
             admits: input.window.as_ref().and_then(WindowSpec::admits),
-            stamp: input.window.as_ref().and_then(WindowSpec::ext_timed).map(|(stamp, _)| compile(stamp)),
+            stamp: input.window.as_ref().and_then(WindowSpec::timestamp).map(compile),
             where_: plan.filter.as_ref().map(compile),
             group_by: aggregation.map(|a| a.group_by.iter().map(compile).collect()).unwrap_or_default(),
             columns: args.iter().map(column).collect(),
@@ -275,7 +275,7 @@ impl PerEvent {
         self.stamp(row, vars) == Some(None)
     }
 
-    /// `row`'s timestamp in `win:ext_timed` (`Some(None)` when null), `None` over any other view. Out of line, as the
+    /// `row`'s timestamp in an externally timed view (`Some(None)` when null), `None` over any other view. Out of line, as the
     /// arrival path of every other view does not take it (`benches/results/cep.md`, seventy-ninth session).
     #[inline(never)]
     pub(super) fn stamp(&self, row: &Row, vars: &Row) -> Option<Option<i64>> {

@@ -99,6 +99,12 @@ proptest! {
         compare(&room_to_seen(&EXT_TIMED), &steps)?;
     }
 
+    /// Externally timed batch windows ([`EXT_TIMED_BATCH`]).
+    #[test]
+    fn externally_timed_batches_agree_with_the_reference(steps in steps(room_event())) {
+        compare(&room_to_seen(&EXT_TIMED_BATCH), &steps)?;
+    }
+
     /// `SELECT DISTINCT` on two joins, one of them under a policy ([`distinct_joins`]).
     #[test]
     fn distinct_joins_agree_with_the_reference(steps in steps(join_event())) {

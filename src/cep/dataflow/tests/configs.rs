@@ -558,6 +558,38 @@ pub(super) const EXT_TIMED: [&str; 9] = [
      Room.std:groupwin(floor).win:ext_timed(people, 5 msec)",
 ];
 
+/// Statements over `win:ext_timed_batch` windows, timed by the rooms' `people` (in no order, so an event older than
+/// its batch's oldest joins it) or `temperature` (a double truncated; NaN and infinities among them): rows of each
+/// release, fully aggregated with and without groups, per `std:groupwin` key with a reference point after every
+/// timestamp, the remove stream, rows and grouped aggregates of what a release replaces, events whose timestamp is
+/// now and then null (kept out), with `WHERE`, under a snapshot and under `LAST` every second, and `prev`,
+/// `prevcount`, `prior`, `first` and `last`.
+pub(super) const EXT_TIMED_BATCH: [&str; 12] = [
+    "INSERT INTO Seen SELECT id, people, temperature, 'b' as flap FROM Room.win:ext_timed_batch(people, 5 msec)",
+    "INSERT INTO Seen SELECT 'all' as id, count(*) as people, sum(temperature) as temperature, 'a' as flap FROM \
+     Room.win:ext_timed_batch(people * 100, 1 sec)",
+    "INSERT INTO Seen SELECT floor as id, count(*) as people, avg(temperature) as temperature, 'g' as flap FROM \
+     Room.std:groupwin(floor).win:ext_timed_batch(people, 4 msec, 100) GROUP BY floor",
+    "INSERT INTO Seen SELECT RSTREAM id, people, temperature, 'r' as flap FROM Room.win:ext_timed_batch(temperature, \
+     10 msec, 3)",
+    "INSERT INTO Seen SELECT id, people, temperature, 'n' as flap FROM Room.win:ext_timed_batch(case when people > 15 \
+     then null else people end, 3 msec)",
+    "INSERT INTO Seen SELECT floor as id, count(*) as people, max(temperature) as temperature, 'w' as flap FROM \
+     Room.win:ext_timed_batch(people, 6 msec) WHERE temperature > 20 GROUP BY floor",
+    "INSERT INTO Seen SELECT floor as id, count(*) as people, min(temperature) as temperature, 's' as flap FROM \
+     Room.win:ext_timed_batch(people * 10, 50 msec) GROUP BY floor OUTPUT SNAPSHOT EVERY 2 sec",
+    "INSERT INTO Seen SELECT id, prevcount(people) as people, prev(1, temperature) as temperature, 'p' as flap FROM \
+     Room.std:groupwin(floor).win:ext_timed_batch(people, 5 msec)",
+    "INSERT INTO Seen SELECT id, prior(1, people) as people, temperature, 'q' as flap FROM \
+     Room.win:ext_timed_batch(people, 4 msec)",
+    "INSERT INTO Seen SELECT floor as id, first(people) as people, last(temperature) as temperature, 'f' as flap FROM \
+     Room.win:ext_timed_batch(people, 5 msec) GROUP BY floor",
+    "INSERT INTO Seen SELECT id, people, temperature, 'l' as flap FROM Room.win:ext_timed_batch(people, 3 msec) OUTPUT \
+     LAST EVERY 1 sec",
+    "INSERT INTO Seen SELECT RSTREAM floor as id, sum(people) as people, avg(temperature) as temperature, 'x' as flap \
+     FROM Room.win:ext_timed_batch(people, 4 msec) GROUP BY floor",
+];
+
 /// `first` and `last` over each kind of view and policy that reads them: a time window's rise per floor, indexes into
 /// a length window, a unique view letting rows go from the middle of a floor's, `std:groupwin` keys other than the
 /// groups, an externally timed window, no window (their ever forms) and `win:keepall`, nulls (`CASE`) and `WHERE`

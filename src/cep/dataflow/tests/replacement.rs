@@ -60,6 +60,17 @@ proptest! {
         compare_across_a_replacement(&config, "INSERT INTO Extra SELECT id FROM Room", &steps, at)?;
     }
 
+    /// A kept statement keeps its externally timed batches: the one it collects, the one it released, and the
+    /// oldest timestamp and reference point of each key.
+    #[test]
+    fn externally_timed_batches_keep_their_state_across_a_replacement(
+        steps in steps(room_event()),
+        at in 0..40usize,
+    ) {
+        let config = room_to_seen(&EXT_TIMED_BATCH);
+        compare_across_a_replacement(&config, "INSERT INTO Extra SELECT id FROM Room", &steps, at)?;
+    }
+
     #[test]
     fn rows_of_many_writers_reach_a_ticking_reader_as_in_the_reference_across_a_replacement(
         steps in steps(room_event()),

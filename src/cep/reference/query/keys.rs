@@ -41,6 +41,21 @@ pub fn expires_before(newest: i64, millis: u64) -> i64 {
     newest.wrapping_sub(millis as i64).wrapping_add(1)
 }
 
+/// How long after `oldest` the period it is in ends, periods of `millis` counting from `reference` (before or after
+/// it): Esper's `deltaAddWReference` of a constant period, in Java's arithmetic (a quotient truncated toward zero;
+/// from a reference in the future one period less), which `win:ext_timed_batch` compares an arrival's timestamp
+/// against. The answer is in `1..=millis`.
+pub fn period_left(oldest: i64, reference: i64, millis: i64) -> i64 {
+    let mut n = oldest.wrapping_sub(reference) / millis;
+    if reference > oldest {
+        n -= 1;
+    }
+    match reference.wrapping_add((n + 1).wrapping_mul(millis)).wrapping_sub(oldest) {
+        0 => millis,
+        left => left,
+    }
+}
+
 /// The text key of `exprs` over `event` seen as `label`.
 pub fn key_of(exprs: &[PlanExpr], label: &str, event: &Row, vars: &Row) -> String {
     let binding = [(label, event)];
@@ -86,5 +101,22 @@ impl Admitted {
         let admitted = *seen < limit;
         *seen += u64::from(admitted);
         admitted
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::period_left;
+
+    /// Esper's own examples in `ExprTimePeriodEvalDeltaConstGivenDelta.deltaAddWReference`, a reference in the past
+    /// and one in the future, and the edges: an oldest event on a period's start, and one a whole number of periods
+    /// before a future reference (both a whole period left, not none).
+    #[test]
+    fn the_period_left_counts_from_the_reference_either_side() {
+        assert_eq!(period_left(2300, 1000, 500), 200);
+        assert_eq!(period_left(2300, 4200, 500), 400);
+        assert_eq!(period_left(1500, 1000, 500), 500);
+        assert_eq!(period_left(2000, 3000, 500), 500);
+        assert_eq!(period_left(-1, 0, 60_000), 1);
     }
 }

@@ -23,9 +23,8 @@
 //! `rstream` to give `E1`, at `2002-02-01T09:00`, only when `E3` arrives at `2002-03-01T09:00`, not at `E2`, one
 //! millisecond earlier); `TestExternallyTimedWindowView.testIncorrectUse` and `TestExternallyTimedWindowViewFactory`
 //! (the view's constructor and parameters, no rows); `win:ext_timed` over named windows (`TestNamedWindowViews`, Esper
-//! 8's `InfraNamedWindowViews`) and parameterized by a context (`TestViewParameterizedByContext`); and
-//! `win:ext_timed_batch`, another view (`TestViewExternallyBatched`,
-//! `TestViewTimeInterval.testExternallyTimedBatchMonthScoped`, `TestPreviousFunction.testPreviousExtTimedBatch`).
+//! 8's `InfraNamedWindowViews`) and parameterized by a context (`TestViewParameterizedByContext`). The batch view
+//! `win:ext_timed_batch` has its own tests (`ext_timed_batch.rs`).
 
 use super::previous::PER_GROUP;
 use super::{MD, SB, ViewCase};

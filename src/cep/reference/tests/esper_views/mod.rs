@@ -35,6 +35,7 @@ macro_rules! created_and_sent {
 mod after;
 mod counted;
 mod ext_timed;
+mod ext_timed_batch;
 mod first;
 mod having;
 mod ordered;
@@ -52,6 +53,7 @@ use self::counted::{
     OUTPUT_LIMIT_ROW_FOR_ALL, OUTPUT_LIMIT_SIMPLE, SUBSCRIBER_BIND,
 };
 use self::ext_timed::{EXT_TIMED_WIN, EXT_TIMED_WINDOW_VIEW, PREVIOUS_EXT_TIMED, PRIOR_EXT_TIMED, TIME_INTERVAL};
+use self::ext_timed_batch::{EXTERNALLY_BATCHED, PREVIOUS_EXT_TIMED_BATCH};
 use self::first::{FIRST_EVENT, FIRST_LENGTH, FIRST_TIME, FIRST_UNIQUE};
 use self::having::HAVING_ALONE_VIEWS;
 use self::ordered::ORDER_BY_SIMPLE;
@@ -106,7 +108,7 @@ const TYPES: [(&str, &str); 16] = [
 
 /// Every case of the view, order-by and select classes.
 pub(crate) fn view_cases() -> impl Iterator<Item = &'static ViewCase> {
-    let tables: [&[ViewCase]; 38] = [
+    let tables: [&[ViewCase]; 40] = [
         &TIME_WIN,
         &TIME_BATCH,
         &UNIQUE,
@@ -145,6 +147,8 @@ pub(crate) fn view_cases() -> impl Iterator<Item = &'static ViewCase> {
         &EXT_TIMED_WINDOW_VIEW,
         &PRIOR_EXT_TIMED,
         &PREVIOUS_EXT_TIMED,
+        &EXTERNALLY_BATCHED,
+        &PREVIOUS_EXT_TIMED_BATCH,
     ];
     tables.into_iter().flatten()
 }
