@@ -1,6 +1,6 @@
-//! A query over a batch window, `win:length_batch(n)`, `win:time_batch(d)` or `win:ext_timed_batch(timestamp, d[,
-//! reference])`, alone or inside `std:groupwin`: the reference evaluator's `batch` module (which states the meaning)
-//! as an operator. A batch is one order of events
+//! A query over a batch window, `win:length_batch(n)`, `win:time_batch(d)`, `win:time_length_batch(d, n)` or
+//! `win:ext_timed_batch(timestamp, d[, reference])`, alone or inside `std:groupwin`: the reference evaluator's `batch`
+//! module (which states the meaning) as an operator. A batch is one order of events
 //! across all keys (the n-th event of the stream releases it), and inside `std:groupwin` the releases of keys whose
 //! periods end together go in the order of the keys' first events, so the statement runs on one worker
 //! (`Partitioning::Single`).
@@ -49,6 +49,8 @@ enum Release {
     Length(usize),
     /// At the end of each period of this many milliseconds.
     Time(i64),
+    /// When it holds `count` events, or `period` milliseconds after its clock started, whichever is first.
+    TimeLength { period: i64, count: usize },
     /// When an event arrives whose timestamp reaches the end of the period of this many milliseconds its oldest
     /// event's is in; the periods count from the reference given, else from the key's first timestamp.
     Stamped { period: i64, reference: Option<i64> },
@@ -155,6 +157,9 @@ impl BatchLogic {
         let release = match batch_window(&window) {
             WindowSpec::TimeBatch { millis } => Release::Time((*millis).max(1) as i64),
             WindowSpec::LengthBatch { count } => Release::Length((*count).max(1) as usize),
+            WindowSpec::TimeLengthBatch { millis, count } => {
+                Release::TimeLength { period: (*millis).max(1) as i64, count: (*count).max(1) as usize }
+            }
             WindowSpec::ExtTimedBatch { millis, reference, .. } => {
                 Release::Stamped { period: (*millis).max(1) as i64, reference: *reference }
             }
@@ -203,7 +208,15 @@ impl BatchLogic {
             Release::Length(n) if self.state.keys[at].collected.events >= n => {
                 self.release_out(emit, epoch, at, |i| stamp.child(statement, i));
             }
-            Release::Length(_) | Release::Stamped { .. } => {}
+            Release::TimeLength { period, count } if self.state.keys[at].collected.events >= count => {
+                self.stop_clock(at);
+                self.release_out(emit, epoch, at, |i| stamp.child(statement, i));
+                self.set_clock(at, epoch, millis(epoch) + period);
+            }
+            Release::TimeLength { period, .. } if self.state.keys[at].due.is_none() => {
+                self.set_clock(at, epoch, millis(epoch) + period);
+            }
+            Release::Length(_) | Release::TimeLength { .. } | Release::Stamped { .. } => {}
             Release::Time(period) => self.start_clock(at, epoch, period),
         }
     }
@@ -273,10 +286,21 @@ impl BatchLogic {
         let batches = &mut self.state.keys[at];
         let start = *batches.start.get_or_insert(now);
         if batches.due.is_none() {
-            let end = start + ((now - start).div_euclid(period) + 1) * period;
-            let due = due_epoch(end, epoch);
-            batches.due = Some(due);
-            self.state.clocks.insert((due, at));
+            self.set_clock(at, epoch, start + ((now - start).div_euclid(period) + 1) * period);
+        }
+    }
+
+    /// Sets key `at`'s next release, which it lacks, at `end`.
+    fn set_clock(&mut self, at: usize, epoch: u64, end: i64) {
+        let due = due_epoch(end, epoch);
+        self.state.keys[at].due = Some(due);
+        self.state.clocks.insert((due, at));
+    }
+
+    /// Stops key `at`'s clock, if it runs.
+    fn stop_clock(&mut self, at: usize) {
+        if let Some(due) = self.state.keys[at].due.take() {
+            self.state.clocks.remove(&(due, at));
         }
     }
 
@@ -291,7 +315,7 @@ impl BatchLogic {
     /// unless neither it nor the one before holds an event, which stops the key's clock instead. The rows of all
     /// the releases go under one tick stamp, in order.
     fn fire_periods(&mut self, emit: &mut Emit, epoch: u64) {
-        let Release::Time(period) = self.release else {
+        let (Release::Time(period) | Release::TimeLength { period, .. }) = self.release else {
             return;
         };
         let (stamp, statement) = (Stamp::tick(self.statement, self.state.releases), self.statement);

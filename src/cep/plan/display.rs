@@ -102,6 +102,11 @@ fn window(w: &WindowSpec) -> String {
         WindowSpec::LengthBatch { count } => {
             format!("win:length_batch {count} (released every {count} events)")
         }
+        WindowSpec::TimeLengthBatch { millis, count } => format!(
+            "win:time_length_batch {} {count} (released when it holds {count} events or {0} after its clock \
+             started, whichever is first)",
+            duration(*millis)
+        ),
         WindowSpec::Unique { keys } => {
             format!("std:unique({}) (the last event per key)", list(keys))
         }

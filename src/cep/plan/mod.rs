@@ -99,6 +99,10 @@ pub enum WindowSpec {
     ExtTimedBatch { timestamp: PlanExpr, millis: u64, reference: Option<i64> },
     /// `win:length_batch(n)`: events released every `n`.
     LengthBatch { count: u64 },
+    /// `win:time_length_batch(d, n)`: events released when `count` have come or `millis` have passed since the
+    /// clock started (at the first event, and again at each release that leaves either batch holding an event),
+    /// whichever is first (Esper's `TimeLengthBatchView`).
+    TimeLengthBatch { millis: u64, count: u64 },
     /// `std:unique(keys)`: the last event per key.
     Unique { keys: Vec<PlanExpr> },
     /// `std:lastevent()`: the last event.
@@ -121,7 +125,10 @@ impl WindowSpec {
     /// at each event, even when it does not aggregate.
     pub fn batches(&self) -> bool {
         match self {
-            WindowSpec::TimeBatch { .. } | WindowSpec::LengthBatch { .. } | WindowSpec::ExtTimedBatch { .. } => true,
+            WindowSpec::TimeBatch { .. }
+            | WindowSpec::LengthBatch { .. }
+            | WindowSpec::TimeLengthBatch { .. }
+            | WindowSpec::ExtTimedBatch { .. } => true,
             WindowSpec::Grouped { inner, .. } => inner.batches(),
             _ => false,
         }

@@ -79,6 +79,7 @@ fn keeps_events(window: &WindowSpec) -> bool {
         | WindowSpec::KeepAll
         | WindowSpec::LengthBatch { .. }
         | WindowSpec::TimeBatch { .. }
+        | WindowSpec::TimeLengthBatch { .. }
         | WindowSpec::ExtTimedBatch { .. } => true,
         WindowSpec::Grouped { inner, .. } => keeps_events(inner),
         _ => false,

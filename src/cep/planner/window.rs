@@ -9,13 +9,14 @@ use super::Ctx;
 use super::expr::{ExprPlanner, is_numeric};
 use super::scope::unknown;
 
-const VIEWS: [&str; 14] = [
+const VIEWS: [&str; 15] = [
     "win:time",
     "win:length",
     "win:ext_timed",
     "win:ext_timed_batch",
     "win:time_batch",
     "win:length_batch",
+    "win:time_length_batch",
     "std:unique",
     "std:lastevent",
     "std:groupwin",
@@ -60,6 +61,7 @@ fn single_view(planner: &mut ExprPlanner<'_>, view: &View) -> Result<WindowSpec,
         "win:ext_timed" => ext_timed(planner, view)?,
         "win:ext_timed_batch" => ext_timed_batch(planner, view)?,
         "win:length_batch" => WindowSpec::LengthBatch { count: length(ctx, view)? },
+        "win:time_length_batch" => time_length_batch(ctx, view)?,
         "std:unique" => WindowSpec::Unique { keys: keys(planner, view)? },
         "std:lastevent" => {
             no_arguments(ctx, view)?;
@@ -144,6 +146,24 @@ fn timestamp(planner: &mut ExprPlanner<'_>, view: &View, stamp: &Expr) -> Result
     Ok(timestamp)
 }
 
+/// `win:time_length_batch(period, count)`: a positive period and a positive whole number of events. Esper's third
+/// argument, its control keywords (`FORCE_UPDATE`, `START_EAGER`), is refused by name.
+fn time_length_batch(ctx: &Ctx<'_>, view: &View) -> Result<WindowSpec, CepError> {
+    match view.args.as_slice() {
+        [period, count] => {
+            Ok(WindowSpec::TimeLengthBatch { millis: period_of(ctx, period)?, count: count_of(ctx, count)? })
+        }
+        [_, _, keywords, ..] => {
+            Err(ctx.unsupported(arg_span(keywords), "`win:time_length_batch` with control keywords"))
+        }
+        _ => {
+            let message = "`win:time_length_batch` takes two arguments: a time period such as `10 sec` and a number of \
+                           events";
+            Err(ctx.invalid(view.span, message))
+        }
+    }
+}
+
 fn no_arguments(ctx: &Ctx<'_>, view: &View) -> Result<(), CepError> {
     if view.args.is_empty() {
         return Ok(());
@@ -183,7 +203,11 @@ pub(super) fn positive_millis(ctx: &Ctx<'_>, t: &TimePeriod) -> Result<u64, CepE
 }
 
 fn length(ctx: &Ctx<'_>, view: &View) -> Result<u64, CepError> {
-    match single_arg(ctx, view, "a number of events")? {
+    count_of(ctx, single_arg(ctx, view, "a number of events")?)
+}
+
+fn count_of(ctx: &Ctx<'_>, arg: &ViewArg) -> Result<u64, CepError> {
+    match arg {
         ViewArg::Expr(Expr { kind: ExprKind::Literal(Literal::Int(n) | Literal::Long(n)), .. }) if *n > 0 => {
             Ok(*n as u64)
         }

@@ -1,13 +1,16 @@
-//! A query over a batch window, `win:length_batch(n)`, `win:time_batch(d)` or `win:ext_timed_batch(timestamp, d[,
-//! reference])`, alone or inside `std:groupwin`, with Esper's meaning (its `LengthBatchView`, `TimeBatchView`,
-//! `ExternallyTimedBatchView`, `GroupByView` and result-set processors).
+//! A query over a batch window, `win:length_batch(n)`, `win:time_batch(d)`, `win:time_length_batch(d, n)` or
+//! `win:ext_timed_batch(timestamp, d[, reference])`, alone or inside `std:groupwin`, with Esper's meaning (its
+//! `LengthBatchView`, `TimeBatchView`, `TimeLengthBatchView`, `ExternallyTimedBatchView`, `GroupByView` and result-set
+//! processors).
 //!
 //! The view collects the events that pass the stream filter and releases them together: when the n-th arrives, when
-//! a period ends, or, externally timed, when an event arrives whose timestamp reaches the end of the period the
-//! batch's oldest timestamp is in (the periods count from the reference point, else from the key's first timestamp).
-//! That event then starts the next batch; such a batch needs no timer, and stays collected until an event releases
-//! it. An event whose timestamp is null is kept out (Esper's view fails on it). The released batch is then the view's contents until the next release replaces it, so at a
-//! release the statement sees the new batch arrive and the one before it leave, both filtered by WHERE. Inside
+//! a period ends, or both, whichever is first (a time-length batch, whose clock starts at an event when stopped and
+//! again at each release, as a time batch's next period starts at its end), or, externally timed, when an event
+//! arrives whose timestamp reaches the end of the period the batch's oldest timestamp is in (the periods count from
+//! the reference point, else from the key's first timestamp). That event then starts the next batch; such a batch
+//! needs no timer, and stays collected until an event releases it. An event whose timestamp is null is kept out
+//! (Esper's view fails on it). The released batch is then the view's contents until the next release replaces it, so
+//! at a release the statement sees the new batch arrive and the one before it leave, both filtered by WHERE. Inside
 //! `std:groupwin(keys)` each key has batches of its own, made at its first event: a key's n-th event releases its
 //! batch alone, and its periods count from its own first event. The view's contents are then every key's released
 //! batch, and the aggregates run over all of them. A release emits:
@@ -75,6 +78,9 @@ enum Release {
     Length(usize),
     /// At the end of each period of this many milliseconds.
     Time(i64),
+    /// When it holds `count` events, or `period` milliseconds after its clock started, whichever is first: the clock
+    /// starts at an event when it is stopped, and again at each release that leaves either batch holding an event.
+    TimeLength { period: i64, count: usize },
     /// When an event arrives whose timestamp reaches the end of the period of this many milliseconds its oldest
     /// event's is in; the periods count from the reference given, else from the key's first timestamp.
     Stamped { period: i64, reference: Option<i64> },
@@ -167,6 +173,9 @@ impl BatchQuery {
         let release = match batch_window(input.window.as_ref()) {
             Some(WindowSpec::LengthBatch { count }) => Release::Length((*count).max(1) as usize),
             Some(WindowSpec::TimeBatch { millis }) => Release::Time((*millis).max(1) as i64),
+            Some(WindowSpec::TimeLengthBatch { millis, count }) => {
+                Release::TimeLength { period: (*millis).max(1) as i64, count: (*count).max(1) as usize }
+            }
             Some(WindowSpec::ExtTimedBatch { millis, reference, .. }) => {
                 Release::Stamped { period: (*millis).max(1) as i64, reference: *reference }
             }
@@ -222,6 +231,17 @@ impl BatchQuery {
             Release::Length(n) if batches.collected.len() >= n => self.release(at, ctx),
             Release::Length(_) => Vec::new(),
             Release::Stamped { .. } => released,
+            Release::TimeLength { period, count } if batches.collected.len() >= count => {
+                let rows = self.release(at, ctx);
+                self.start_clock(ctx, at, period);
+                rows
+            }
+            Release::TimeLength { period, .. } => {
+                if batches.due.is_none() {
+                    self.start_clock(ctx, at, period);
+                }
+                Vec::new()
+            }
             Release::Time(period) => {
                 let start = *batches.start.get_or_insert(ctx.now);
                 if batches.due.is_none() {
@@ -250,7 +270,9 @@ impl BatchQuery {
     /// own timer, so the first of those due at one millisecond takes them all.
     pub fn on_timer(&mut self, ctx: &mut Ctx<'_>, kind: TimerKind) -> Vec<Row> {
         match (kind, self.release) {
-            (TimerKind::Batch, Release::Time(period)) => self.end_periods(ctx, period),
+            (TimerKind::Batch, Release::Time(period) | Release::TimeLength { period, .. }) => {
+                self.end_periods(ctx, period)
+            }
             (TimerKind::Tick, _) => self.tick(ctx),
             _ => Vec::new(),
         }
@@ -296,6 +318,13 @@ impl BatchQuery {
             }
         }
         order::ordered(rows, &self.plan.order_by)
+    }
+
+    /// Starts key `at`'s clock of a time-length batch afresh: its release is due `period` from now, and a timer
+    /// set before for it fires to no effect.
+    fn start_clock(&mut self, ctx: &mut Ctx<'_>, at: usize, period: i64) {
+        self.keys[at].due = Some(ctx.now + period);
+        ctx.schedule(ctx.now + period, TimerOrder::Output, TimerKind::Batch);
     }
 
     /// Ends the periods of `period` due by now (see [`BatchQuery::on_timer`]).

@@ -99,6 +99,12 @@ proptest! {
         compare(&room_to_seen(&EXT_TIMED), &steps)?;
     }
 
+    /// Time-length batch windows ([`TIME_LENGTH_BATCH`]).
+    #[test]
+    fn time_length_batches_agree_with_the_reference(steps in steps(room_event())) {
+        compare(&room_to_seen(&TIME_LENGTH_BATCH), &steps)?;
+    }
+
     /// Externally timed batch windows ([`EXT_TIMED_BATCH`]).
     #[test]
     fn externally_timed_batches_agree_with_the_reference(steps in steps(room_event())) {

@@ -558,6 +558,30 @@ pub(super) const EXT_TIMED: [&str; 9] = [
      Room.std:groupwin(floor).win:ext_timed(people, 5 msec)",
 ];
 
+/// Statements over `win:time_length_batch` windows, released by count or by time, whichever is first: rows of each
+/// release, fully aggregated with and without groups, per `std:groupwin` key, the remove stream with `WHERE`, grouped
+/// rows with ungrouped columns, the remove stream of grouped aggregates, under a snapshot and under `LAST`, and
+/// `prev` and `prior` per key.
+pub(super) const TIME_LENGTH_BATCH: [&str; 9] = [
+    "INSERT INTO Seen SELECT id, people, temperature, 'b' as flap FROM Room.win:time_length_batch(1 sec, 3)",
+    "INSERT INTO Seen SELECT 'all' as id, count(*) as people, sum(temperature) as temperature, 'a' as flap FROM \
+     Room.win:time_length_batch(2 sec, 4)",
+    "INSERT INTO Seen SELECT floor as id, count(*) as people, avg(temperature) as temperature, 'g' as flap FROM \
+     Room.std:groupwin(floor).win:time_length_batch(1500 msec, 2) GROUP BY floor",
+    "INSERT INTO Seen SELECT RSTREAM id, people, temperature, 'r' as flap FROM Room.win:time_length_batch(1 sec, 2) \
+     WHERE temperature > 10",
+    "INSERT INTO Seen SELECT floor as id, count(*) as people, max(temperature) as temperature, 's' as flap FROM \
+     Room.win:time_length_batch(1 sec, 5) GROUP BY floor OUTPUT SNAPSHOT EVERY 2 sec",
+    "INSERT INTO Seen SELECT id, prev(1, people) as people, prior(1, temperature) as temperature, 'p' as flap FROM \
+     Room.std:groupwin(floor).win:time_length_batch(2 sec, 3)",
+    "INSERT INTO Seen SELECT id, people, temperature, 'l' as flap FROM Room.win:time_length_batch(1 sec, 4) OUTPUT \
+     LAST EVERY 1500 msec",
+    "INSERT INTO Seen SELECT RSTREAM floor as id, sum(people) as people, avg(temperature) as temperature, 'x' as flap \
+     FROM Room.win:time_length_batch(1 sec, 3) GROUP BY floor",
+    "INSERT INTO Seen SELECT id, people, avg(people) as temperature, 'c' as flap FROM Room.win:time_length_batch(500 \
+     msec, 3) GROUP BY floor",
+];
+
 /// Statements over `win:ext_timed_batch` windows, timed by the rooms' `people` (in no order, so an event older than
 /// its batch's oldest joins it) or `temperature` (a double truncated; NaN and infinities among them): rows of each
 /// release, fully aggregated with and without groups, per `std:groupwin` key with a reference point after every

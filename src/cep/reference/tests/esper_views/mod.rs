@@ -42,6 +42,7 @@ mod ordered;
 mod previous;
 mod prior;
 mod selects;
+mod time_length_batch;
 mod timebatch;
 mod unique;
 mod windows;
@@ -60,6 +61,7 @@ use self::ordered::ORDER_BY_SIMPLE;
 use self::previous::PREVIOUS;
 use self::prior::PRIOR;
 use self::selects::{ISTREAM_RSTREAM, SELECT_EXPR};
+use self::time_length_batch::TIME_LENGTH_BATCH;
 use self::timebatch::TIME_BATCH;
 use self::unique::{GROUPWIN, GROUPWIN_TIME, LAST_EVENT, LENGTH_WIN, UNIQUE};
 use self::windows::{LENGTH_BATCH, SIMPLE_FILTER, TIME_WIN, WHERE_CLAUSE};
@@ -108,9 +110,10 @@ const TYPES: [(&str, &str); 16] = [
 
 /// Every case of the view, order-by and select classes.
 pub(crate) fn view_cases() -> impl Iterator<Item = &'static ViewCase> {
-    let tables: [&[ViewCase]; 40] = [
+    let tables: [&[ViewCase]; 41] = [
         &TIME_WIN,
         &TIME_BATCH,
+        &TIME_LENGTH_BATCH,
         &UNIQUE,
         &LAST_EVENT,
         &LENGTH_WIN,
