@@ -4,14 +4,14 @@
 //! `prevtail(0, x)`) and the index after the property (`prev(x, 2)`).
 //!
 //! Esper reads them off the data window as an event arrives, and as null for an event leaving it. So the window must
-//! keep its events (`win:length`, `win:time`, `win:keepall` or a batch window, under `std:groupwin` or not: Esper's
-//! "Required data window not found"); `WHERE` (with aggregates) and `HAVING` would drop the remove stream's rows
-//! they pass at arrival (Esper refuses both); `GROUP BY` would move a leaving event to the null group; an aggregate
-//! would add what it read at arrival and take back nothing. The subset leaves out what Esper reads elsewhere than at
-//! the arrival: under an output policy (at the tick), in `ORDER BY`, in `WHERE` of a statement with a remove stream
-//! (which Esper evaluates again as rows leave); and `prevwindow(x)`, whose array no attribute takes (refused by name
-//! with the functions outside the subset). An index that is not a constant (`prev(count(*) - 1, x)`, Esper's) reads
-//! the window's values as an array set on the event, at the index each row computes (`Function::Item`): the whole
+//! keep its events (`win:length`, `win:time`, `win:ext_timed`, `win:keepall` or a batch window, under `std:groupwin` or
+//! not: Esper's "Required data window not found"); `WHERE` (with aggregates) and `HAVING` would drop the remove
+//! stream's rows they pass at arrival (Esper refuses both); `GROUP BY` would move a leaving event to the null group; an
+//! aggregate would add what it read at arrival and take back nothing. The subset leaves out what Esper reads elsewhere
+//! than at the arrival: under an output policy (at the tick), in `ORDER BY`, in `WHERE` of a statement with a remove
+//! stream (which Esper evaluates again as rows leave); and `prevwindow(x)`, whose array no attribute takes (refused by
+//! name with the functions outside the subset). An index that is not a constant (`prev(count(*) - 1, x)`, Esper's)
+//! reads the window's values as an array set on the event, at the index each row computes (`Function::Item`): the whole
 //! window's for each event, where a constant reads one.
 
 use super::super::ast::{Expr, ExprKind, Literal, Name, OutputClause};
@@ -185,8 +185,8 @@ impl ExprPlanner<'_> {
             Prevs::NoDataWindow => Err(self.ctx.invalid(
                 name.span,
                 format!(
-                    "`{function}` needs a data window that keeps its events: `win:length`, `win:time`, `win:keepall` \
-                     or a batch window, under `std:groupwin` or not"
+                    "`{function}` needs a data window that keeps its events: `win:length`, `win:time`, \
+                     `win:ext_timed`, `win:keepall` or a batch window, under `std:groupwin` or not"
                 ),
             )),
             Prevs::NotHere => {
