@@ -1,9 +1,8 @@
 //! A query over a batch window, `win:length_batch(n)`, `win:time_batch(d)`, `win:time_length_batch(d, n)` or
 //! `win:ext_timed_batch(timestamp, d[, reference])`, alone or inside `std:groupwin`: the reference evaluator's `batch`
-//! module (which states the meaning) as an operator. A batch is one order of events
-//! across all keys (the n-th event of the stream releases it), and inside `std:groupwin` the releases of keys whose
-//! periods end together go in the order of the keys' first events, so the statement runs on one worker
-//! (`Partitioning::Single`).
+//! module (which states the meaning) as an operator. A batch is one order of events across all keys (the n-th event
+//! of the stream releases it), and inside `std:groupwin` the releases of keys whose periods end together go in the
+//! order of the keys' first events, so the statement runs on one worker (`Partitioning::Single`).
 //!
 //! For each `std:groupwin` key (one, without it) the operator keeps the rows of the batch it collects and of the one
 //! it released last that passed WHERE, with their group keys, and the number of events in each (those failing WHERE
@@ -33,7 +32,7 @@ use super::rated::{RateState, Rated};
 use super::reaper::Leftovers;
 use super::record::{Record, Stamp, due_epoch, millis};
 use crate::cep::plan::{AggregateCall, AggregationKind, OutputKind, QueryPlan, StreamInput, WindowSpec};
-use crate::cep::reference::query::{by_tick_rank, key_of, not_before, period_left, removes, view_state_key};
+use crate::cep::reference::query::{StampedBatch, by_tick_rank, key_of, not_before, removes, view_state_key};
 use crate::cep::runtime::batch_pace::{BatchPace, Offer, Ticked, Touch};
 use crate::cep::runtime::eval::{Scope, holds, project};
 use crate::cep::runtime::key::{self, Key};
@@ -81,26 +80,12 @@ struct Batches {
     collected: Batch,
     /// The batch released last: this key's part of the view's contents.
     released: Batch,
-    /// The millisecond from which its periods count: a time batch's first event's, an externally timed batch's
-    /// reference point.
+    /// A time batch's first event's millisecond, from which its periods count.
     start: Option<i64>,
-    /// The epoch of a time batch's next release, while its clock runs.
+    /// The epoch of a time or time-length batch's next release, while its clock runs.
     due: Option<u64>,
-    /// An externally timed batch's oldest collected event's timestamp.
-    oldest: Option<i64>,
-}
-
-impl Batches {
-    /// Whether an event stamped `at` releases an externally timed batch before it joins the next one, as the
-    /// reference's `Batches::stamped` says.
-    fn stamped(&mut self, at: i64, period: i64, reference: Option<i64>) -> bool {
-        let reference = *self.start.get_or_insert(reference.unwrap_or(at));
-        let due = self.oldest.is_some_and(|oldest| at.wrapping_sub(oldest) >= period_left(oldest, reference, period));
-        if due || self.oldest.is_none() {
-            self.oldest = Some(at);
-        }
-        due
-    }
+    /// An externally timed batch's reference point and oldest timestamp.
+    stamped: StampedBatch,
 }
 
 /// What the statement keeps between events, and carries into the dataflow replacing its own.
@@ -199,7 +184,7 @@ impl BatchLogic {
         let at = self.place(&row);
         let statement = self.statement;
         if let (Release::Stamped { period, reference }, Some(Some(at_stamp))) = (self.release, at_stamp)
-            && self.state.keys[at].stamped(at_stamp, period, reference)
+            && self.state.keys[at].stamped.releases(at_stamp, period, reference)
         {
             self.release_out(emit, epoch, at, |i| stamp.child(statement, i));
         }

@@ -53,7 +53,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use super::aggregate;
-use super::query::{check_query, key_of, not_before, period_left, removes, tick_rank, timestamp, view_key};
+use super::query::{StampedBatch, check_query, key_of, not_before, removes, tick_rank, timestamp, view_key};
 use super::rate::Rate;
 use super::{Ctx, TimerKind, TimerOrder};
 use crate::cep::plan::{AggregationKind, OutputKind, QueryPlan, StreamInput, WindowSpec};
@@ -96,27 +96,12 @@ struct Batches {
     /// Which release of the statement's let `released` in: a group's rows entered in the order of the releases
     /// (what `first` and `last` read), each batch's in its order.
     release_number: u64,
-    /// The millisecond from which its periods count: a time batch's first event's, an externally timed batch's
-    /// reference point.
+    /// A time batch's first event's millisecond, from which its periods count.
     start: Option<i64>,
-    /// The end of a time batch's current period, while its clock runs.
+    /// The end of a time or time-length batch's current period, while its clock runs.
     due: Option<i64>,
-    /// An externally timed batch's oldest collected event's timestamp.
-    oldest: Option<i64>,
-}
-
-impl Batches {
-    /// Whether an event stamped `at` releases an externally timed batch before it joins the next one: the batch
-    /// holds an event, and `at` reaches the end of the period its oldest event is in (Esper's
-    /// `ExternallyTimedBatchView`). The event is the oldest of the batch it joins if that is empty.
-    fn stamped(&mut self, at: i64, period: i64, reference: Option<i64>) -> bool {
-        let reference = *self.start.get_or_insert(reference.unwrap_or(at));
-        let due = self.oldest.is_some_and(|oldest| at.wrapping_sub(oldest) >= period_left(oldest, reference, period));
-        if due || self.oldest.is_none() {
-            self.oldest = Some(at);
-        }
-        due
-    }
+    /// An externally timed batch's reference point and oldest timestamp.
+    stamped: StampedBatch,
 }
 
 #[derive(Debug)]
@@ -219,7 +204,7 @@ impl BatchQuery {
         let at = self.place(event, ctx.vars);
         let released = match (self.release, stamp.flatten()) {
             (Release::Stamped { period, reference }, Some(stamp))
-                if self.keys[at].stamped(stamp, period, reference) =>
+                if self.keys[at].stamped.releases(stamp, period, reference) =>
             {
                 self.release(at, ctx)
             }

@@ -67,7 +67,7 @@ use crate::cep::runtime::prior::PriorBuffer;
 use crate::cep::runtime::{EngineError, Row, Val, order};
 
 pub use self::keys::{
-    Admitted, expires_before, key_of, period_left, stamp_of, time_window, timestamp, view_key, view_state_key,
+    Admitted, StampedBatch, expires_before, key_of, stamp_of, time_window, timestamp, view_key, view_state_key,
 };
 pub use self::rules::{
     aggregates_triggers, by_tick_rank, check_query, closes_at, firsts_leaving, fully_aggregated, lasts_by_group,

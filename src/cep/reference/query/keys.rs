@@ -56,6 +56,29 @@ pub fn period_left(oldest: i64, reference: i64, millis: i64) -> i64 {
     }
 }
 
+/// Where an externally timed batch (`win:ext_timed_batch`) stands: the millisecond its periods count from, once known,
+/// and the timestamp of the oldest event it collects, while it collects one.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct StampedBatch {
+    reference: Option<i64>,
+    oldest: Option<i64>,
+}
+
+impl StampedBatch {
+    /// Whether an event stamped `at` releases the batch before it joins the next one: the batch holds an event, and
+    /// `at` reaches the end of the period its oldest event is in ([`period_left`]; Esper's `ExternallyTimedBatchView`).
+    /// The periods of `millis` count from `reference`, else from the first event's timestamp. The event is the oldest
+    /// of the batch it joins if that is empty.
+    pub fn releases(&mut self, at: i64, millis: i64, reference: Option<i64>) -> bool {
+        let reference = *self.reference.get_or_insert(reference.unwrap_or(at));
+        let due = self.oldest.is_some_and(|oldest| at.wrapping_sub(oldest) >= period_left(oldest, reference, millis));
+        if due || self.oldest.is_none() {
+            self.oldest = Some(at);
+        }
+        due
+    }
+}
+
 /// The text key of `exprs` over `event` seen as `label`.
 pub fn key_of(exprs: &[PlanExpr], label: &str, event: &Row, vars: &Row) -> String {
     let binding = [(label, event)];
