@@ -275,8 +275,9 @@ impl PerEvent {
         self.stamp(row, vars) == Some(None)
     }
 
-    /// `row`'s timestamp in an externally timed view (`Some(None)` when null), `None` over any other view. Out of line, as the
-    /// arrival path of every other view does not take it (`benches/results/cep.md`, seventy-ninth session).
+    /// `row`'s timestamp in an externally timed view (`Some(None)` when null), `None` over any other view. Out of
+    /// line, as the arrival path of every other view does not take it (`benches/results/cep.md`, seventy-ninth
+    /// session).
     #[inline(never)]
     pub(super) fn stamp(&self, row: &Row, vars: &Row) -> Option<Option<i64>> {
         self.stamp.as_ref().map(|stamp| stamp_of(&stamp.eval(&[row], &[], vars)))

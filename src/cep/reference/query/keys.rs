@@ -48,9 +48,9 @@ pub fn expires_before(newest: i64, millis: u64) -> i64 {
 pub fn period_left(oldest: i64, reference: i64, millis: i64) -> i64 {
     let mut n = oldest.wrapping_sub(reference) / millis;
     if reference > oldest {
-        n -= 1;
+        n = n.wrapping_sub(1);
     }
-    match reference.wrapping_add((n + 1).wrapping_mul(millis)).wrapping_sub(oldest) {
+    match reference.wrapping_add(n.wrapping_add(1).wrapping_mul(millis)).wrapping_sub(oldest) {
         0 => millis,
         left => left,
     }
@@ -141,5 +141,8 @@ mod tests {
         assert_eq!(period_left(1500, 1000, 500), 500);
         assert_eq!(period_left(2000, 3000, 500), 500);
         assert_eq!(period_left(-1, 0, 60_000), 1);
+        // Java's arithmetic wraps rather than failing, whatever timestamps an event carries.
+        assert_eq!(period_left(i64::MIN, i64::MAX, 1), 1);
+        assert_eq!(period_left(i64::MAX, i64::MIN, 1), 1);
     }
 }

@@ -171,8 +171,8 @@ pub(super) const PREVIOUS_EXT_TIMED_BATCH: [ViewCase; 2] = [
                  prevtail(1, symbol) as prevTail1Symbol, prevtail(1, price) as prevTail1Price, prevcount(price) as \
                  prevCountPrice FROM SupportMarketDataBean.win:ext_timed_batch(volume, 10, 0L)",
         columns: "currSymbol string, prev0Symbol string, prev0Price double, prev1Symbol string, prev1Price double, \
-                  prev2Symbol string, prev2Price double, prevTail0Symbol string, prevTail0Price double, prevTail1Symbol \
-                  string, prevTail1Price double, prevCountPrice long",
+                  prev2Symbol string, prev2Price double, prevTail0Symbol string, prevTail0Price double, \
+                  prevTail1Symbol string, prevTail1Price double, prevCountPrice long",
         typed: true,
         steps: &[
             (1, MD, "symbol='A',price=1,volume=1000", "-"),
@@ -209,8 +209,8 @@ pub(super) const PREVIOUS_EXT_TIMED_BATCH: [ViewCase; 2] = [
                  prevtail(1, symbol) as prevTail1Symbol, prevtail(1, price) as prevTail1Price, prevcount(price) as \
                  prevCountPrice FROM SupportMarketDataBean.win:ext_timed_batch(volume, 10, 0L)",
         columns: "currSymbol string, prev0Symbol string, prev0Price double, prev1Symbol string, prev1Price double, \
-                  prev2Symbol string, prev2Price double, prevTail0Symbol string, prevTail0Price double, prevTail1Symbol \
-                  string, prevTail1Price double, prevCountPrice long",
+                  prev2Symbol string, prev2Price double, prevTail0Symbol string, prevTail0Price double, \
+                  prevTail1Symbol string, prevTail1Price double, prevCountPrice long",
         typed: true,
         steps: &[
             (1, MD, "symbol='A',price=1,volume=1000", "-"),
