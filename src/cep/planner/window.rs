@@ -27,8 +27,23 @@ const VIEWS: [&str; 15] = [
     "win:firsttime",
 ];
 
-/// Esper views outside the subset: refused by name rather than called unknown.
-const ESPER_VIEWS: [&str; 3] = ["win:firstevent", "ext:sort", "ext:rank"];
+/// Esper views outside the subset (Esper 5's data windows and derived-value views): refused by name rather than
+/// called unknown.
+const ESPER_VIEWS: [&str; 13] = [
+    "win:firstevent",
+    "win:time_accum",
+    "win:expr",
+    "win:expr_batch",
+    "std:size",
+    "stat:uni",
+    "stat:linest",
+    "stat:correl",
+    "stat:weighted_avg",
+    "ext:sort",
+    "ext:rank",
+    "ext:time_order",
+    "ext:timetolive",
+];
 
 /// The window a view chain keeps, if any.
 pub(super) fn window_of(planner: &mut ExprPlanner<'_>, views: &[View]) -> Result<Option<WindowSpec>, CepError> {
