@@ -133,13 +133,25 @@ fn ext_timed_batch(planner: &mut ExprPlanner<'_>, view: &View) -> Result<WindowS
     let millis = period_of(planner.ctx, period_arg)?;
     let reference = match reference_arg {
         None => None,
-        Some(ViewArg::Expr(Expr { kind: ExprKind::Literal(Literal::Int(n) | Literal::Long(n)), .. })) => Some(*n),
-        Some(other) => {
+        Some(arg) => {
             let message = "`win:ext_timed_batch`'s reference point must be a whole number of milliseconds";
-            return Err(planner.ctx.invalid(arg_span(other), message));
+            let number = match arg {
+                ViewArg::Expr(e) => whole_number(e),
+                ViewArg::Time(_) => None,
+            };
+            Some(number.ok_or_else(|| planner.ctx.invalid(arg_span(arg), message))?)
         }
     };
     Ok(WindowSpec::ExtTimedBatch { timestamp, millis, reference })
+}
+
+/// A whole number written as one, negative or not (Esper takes any `long` constant).
+fn whole_number(e: &Expr) -> Option<i64> {
+    match &e.kind {
+        ExprKind::Literal(Literal::Int(n) | Literal::Long(n)) => Some(*n),
+        ExprKind::Neg(inner) => whole_number(inner)?.checked_neg(),
+        _ => None,
+    }
 }
 
 /// An externally timed view's timestamp: a number read off each event (Esper requires a numeric expression that is

@@ -18,8 +18,9 @@ use super::{MD, ViewCase};
 
 /// `TestViewExternallyBatched`: `testExtBatchedNoReference` (a one-minute batch from the first timestamp) and
 /// `testExtBatchedWithRefTime`, run by Esper with the reference points 5000 and 65000, one period apart, which give the
-/// same rows; there events older than the batch's oldest (`E4`, `E5`, `E9`) join it and release nothing.
-pub(super) const EXTERNALLY_BATCHED: [ViewCase; 6] = [
+/// same rows; there events older than the batch's oldest (`E4`, `E5`, `E9`) join it and release nothing. A case of
+/// our own takes the reference a period before 5000, written negative, which gives the same rows again.
+pub(super) const EXTERNALLY_BATCHED: [ViewCase; 7] = [
     ViewCase {
         test: "TestViewExternallyBatched.testExtBatchedNoReference",
         select: "irstream * FROM SupportMarketDataBean.win:ext_timed_batch(volume, 1 minute)",
@@ -156,6 +157,30 @@ pub(super) const EXTERNALLY_BATCHED: [ViewCase; 6] = [
             (9, MD, "symbol='E9',price=0,volume=1020211200000", "-"),
             (10, MD, "symbol='E10',price=0,volume=1020240244999", "-"),
             (11, MD, "symbol='E11',price=0,volume=1020240245000", "symbol='E7'"),
+        ],
+    },
+    ViewCase {
+        test: "TestViewExternallyBatched.testExtBatchedWithRefTime, reference -55000 (ours: a period before 5000)",
+        select: "irstream * FROM SupportMarketDataBean.win:ext_timed_batch(volume, 1 minute, -55000)",
+        columns: "symbol string",
+        typed: false,
+        steps: &[
+            (1, MD, "symbol='E1',price=0,volume=1020240000000", "-"),
+            (2, MD, "symbol='E2',price=0,volume=1020240004999", "-"),
+            (3, MD, "symbol='E3',price=0,volume=1020240005000", "symbol='E1' | symbol='E2'"),
+            (4, MD, "symbol='E4',price=0,volume=1020240004000", "-"),
+            (5, MD, "symbol='E5',price=0,volume=1020236400000", "-"),
+            (6, MD, "symbol='E6',price=0,volume=1020240064999", "-"),
+            (
+                7,
+                MD,
+                "symbol='E7',price=0,volume=1020240065000",
+                "symbol='E3' | symbol='E4' | symbol='E5' | symbol='E6'",
+            ),
+            (8, MD, "symbol='E8',price=0,volume=1020240235000", "symbol='E7'"),
+            (9, MD, "symbol='E9',price=0,volume=1020211200000", "-"),
+            (10, MD, "symbol='E10',price=0,volume=1020240244999", "-"),
+            (11, MD, "symbol='E11',price=0,volume=1020240245000", "symbol='E8' | symbol='E9' | symbol='E10'"),
         ],
     },
 ];
