@@ -14,7 +14,38 @@
 //! `TestViewTimeInterval.testExternallyTimedBatchMonthScoped` (a period of `1 month`, a calendar unit the subset
 //! lacks).
 
-use super::{MD, ViewCase};
+use super::{MD, Step, ViewCase};
+
+/// `testExtBatchedWithRefTime`'s events and the new rows of each release, whatever the reference among those a whole
+/// number of periods from 5000.
+const REF_TIME_NEW: &[Step] = &[
+    (1, MD, "symbol='E1',price=0,volume=1020240000000", "-"),
+    (2, MD, "symbol='E2',price=0,volume=1020240004999", "-"),
+    (3, MD, "symbol='E3',price=0,volume=1020240005000", "symbol='E1' | symbol='E2'"),
+    (4, MD, "symbol='E4',price=0,volume=1020240004000", "-"),
+    (5, MD, "symbol='E5',price=0,volume=1020236400000", "-"),
+    (6, MD, "symbol='E6',price=0,volume=1020240064999", "-"),
+    (7, MD, "symbol='E7',price=0,volume=1020240065000", "symbol='E3' | symbol='E4' | symbol='E5' | symbol='E6'"),
+    (8, MD, "symbol='E8',price=0,volume=1020240235000", "symbol='E7'"),
+    (9, MD, "symbol='E9',price=0,volume=1020211200000", "-"),
+    (10, MD, "symbol='E10',price=0,volume=1020240244999", "-"),
+    (11, MD, "symbol='E11',price=0,volume=1020240245000", "symbol='E8' | symbol='E9' | symbol='E10'"),
+];
+
+/// Its old rows, as its listener receives them under `SELECT RSTREAM`.
+const REF_TIME_OLD: &[Step] = &[
+    (1, MD, "symbol='E1',price=0,volume=1020240000000", "-"),
+    (2, MD, "symbol='E2',price=0,volume=1020240004999", "-"),
+    (3, MD, "symbol='E3',price=0,volume=1020240005000", "-"),
+    (4, MD, "symbol='E4',price=0,volume=1020240004000", "-"),
+    (5, MD, "symbol='E5',price=0,volume=1020236400000", "-"),
+    (6, MD, "symbol='E6',price=0,volume=1020240064999", "-"),
+    (7, MD, "symbol='E7',price=0,volume=1020240065000", "symbol='E1' | symbol='E2'"),
+    (8, MD, "symbol='E8',price=0,volume=1020240235000", "symbol='E3' | symbol='E4' | symbol='E5' | symbol='E6'"),
+    (9, MD, "symbol='E9',price=0,volume=1020211200000", "-"),
+    (10, MD, "symbol='E10',price=0,volume=1020240244999", "-"),
+    (11, MD, "symbol='E11',price=0,volume=1020240245000", "symbol='E7'"),
+];
 
 /// `TestViewExternallyBatched`: `testExtBatchedNoReference` (a one-minute batch from the first timestamp) and
 /// `testExtBatchedWithRefTime`, run by Esper with the reference points 5000 and 65000, one period apart, which give the
@@ -68,120 +99,35 @@ pub(super) const EXTERNALLY_BATCHED: [ViewCase; 7] = [
         select: "irstream * FROM SupportMarketDataBean.win:ext_timed_batch(volume, 1 minute, 5000)",
         columns: "symbol string",
         typed: false,
-        steps: &[
-            (1, MD, "symbol='E1',price=0,volume=1020240000000", "-"),
-            (2, MD, "symbol='E2',price=0,volume=1020240004999", "-"),
-            (3, MD, "symbol='E3',price=0,volume=1020240005000", "symbol='E1' | symbol='E2'"),
-            (4, MD, "symbol='E4',price=0,volume=1020240004000", "-"),
-            (5, MD, "symbol='E5',price=0,volume=1020236400000", "-"),
-            (6, MD, "symbol='E6',price=0,volume=1020240064999", "-"),
-            (
-                7,
-                MD,
-                "symbol='E7',price=0,volume=1020240065000",
-                "symbol='E3' | symbol='E4' | symbol='E5' | symbol='E6'",
-            ),
-            (8, MD, "symbol='E8',price=0,volume=1020240235000", "symbol='E7'"),
-            (9, MD, "symbol='E9',price=0,volume=1020211200000", "-"),
-            (10, MD, "symbol='E10',price=0,volume=1020240244999", "-"),
-            (11, MD, "symbol='E11',price=0,volume=1020240245000", "symbol='E8' | symbol='E9' | symbol='E10'"),
-        ],
+        steps: REF_TIME_NEW,
     },
     ViewCase {
         test: "TestViewExternallyBatched.testExtBatchedWithRefTime, reference 5000 (its old rows)",
         select: "rstream * FROM SupportMarketDataBean.win:ext_timed_batch(volume, 1 minute, 5000)",
         columns: "symbol string",
         typed: false,
-        steps: &[
-            (1, MD, "symbol='E1',price=0,volume=1020240000000", "-"),
-            (2, MD, "symbol='E2',price=0,volume=1020240004999", "-"),
-            (3, MD, "symbol='E3',price=0,volume=1020240005000", "-"),
-            (4, MD, "symbol='E4',price=0,volume=1020240004000", "-"),
-            (5, MD, "symbol='E5',price=0,volume=1020236400000", "-"),
-            (6, MD, "symbol='E6',price=0,volume=1020240064999", "-"),
-            (7, MD, "symbol='E7',price=0,volume=1020240065000", "symbol='E1' | symbol='E2'"),
-            (
-                8,
-                MD,
-                "symbol='E8',price=0,volume=1020240235000",
-                "symbol='E3' | symbol='E4' | symbol='E5' | symbol='E6'",
-            ),
-            (9, MD, "symbol='E9',price=0,volume=1020211200000", "-"),
-            (10, MD, "symbol='E10',price=0,volume=1020240244999", "-"),
-            (11, MD, "symbol='E11',price=0,volume=1020240245000", "symbol='E7'"),
-        ],
+        steps: REF_TIME_OLD,
     },
     ViewCase {
         test: "TestViewExternallyBatched.testExtBatchedWithRefTime, reference 65000",
         select: "irstream * FROM SupportMarketDataBean.win:ext_timed_batch(volume, 1 minute, 65000)",
         columns: "symbol string",
         typed: false,
-        steps: &[
-            (1, MD, "symbol='E1',price=0,volume=1020240000000", "-"),
-            (2, MD, "symbol='E2',price=0,volume=1020240004999", "-"),
-            (3, MD, "symbol='E3',price=0,volume=1020240005000", "symbol='E1' | symbol='E2'"),
-            (4, MD, "symbol='E4',price=0,volume=1020240004000", "-"),
-            (5, MD, "symbol='E5',price=0,volume=1020236400000", "-"),
-            (6, MD, "symbol='E6',price=0,volume=1020240064999", "-"),
-            (
-                7,
-                MD,
-                "symbol='E7',price=0,volume=1020240065000",
-                "symbol='E3' | symbol='E4' | symbol='E5' | symbol='E6'",
-            ),
-            (8, MD, "symbol='E8',price=0,volume=1020240235000", "symbol='E7'"),
-            (9, MD, "symbol='E9',price=0,volume=1020211200000", "-"),
-            (10, MD, "symbol='E10',price=0,volume=1020240244999", "-"),
-            (11, MD, "symbol='E11',price=0,volume=1020240245000", "symbol='E8' | symbol='E9' | symbol='E10'"),
-        ],
+        steps: REF_TIME_NEW,
     },
     ViewCase {
         test: "TestViewExternallyBatched.testExtBatchedWithRefTime, reference 65000 (its old rows)",
         select: "rstream * FROM SupportMarketDataBean.win:ext_timed_batch(volume, 1 minute, 65000)",
         columns: "symbol string",
         typed: false,
-        steps: &[
-            (1, MD, "symbol='E1',price=0,volume=1020240000000", "-"),
-            (2, MD, "symbol='E2',price=0,volume=1020240004999", "-"),
-            (3, MD, "symbol='E3',price=0,volume=1020240005000", "-"),
-            (4, MD, "symbol='E4',price=0,volume=1020240004000", "-"),
-            (5, MD, "symbol='E5',price=0,volume=1020236400000", "-"),
-            (6, MD, "symbol='E6',price=0,volume=1020240064999", "-"),
-            (7, MD, "symbol='E7',price=0,volume=1020240065000", "symbol='E1' | symbol='E2'"),
-            (
-                8,
-                MD,
-                "symbol='E8',price=0,volume=1020240235000",
-                "symbol='E3' | symbol='E4' | symbol='E5' | symbol='E6'",
-            ),
-            (9, MD, "symbol='E9',price=0,volume=1020211200000", "-"),
-            (10, MD, "symbol='E10',price=0,volume=1020240244999", "-"),
-            (11, MD, "symbol='E11',price=0,volume=1020240245000", "symbol='E7'"),
-        ],
+        steps: REF_TIME_OLD,
     },
     ViewCase {
         test: "TestViewExternallyBatched.testExtBatchedWithRefTime, reference -55000 (ours: a period before 5000)",
         select: "irstream * FROM SupportMarketDataBean.win:ext_timed_batch(volume, 1 minute, -55000)",
         columns: "symbol string",
         typed: false,
-        steps: &[
-            (1, MD, "symbol='E1',price=0,volume=1020240000000", "-"),
-            (2, MD, "symbol='E2',price=0,volume=1020240004999", "-"),
-            (3, MD, "symbol='E3',price=0,volume=1020240005000", "symbol='E1' | symbol='E2'"),
-            (4, MD, "symbol='E4',price=0,volume=1020240004000", "-"),
-            (5, MD, "symbol='E5',price=0,volume=1020236400000", "-"),
-            (6, MD, "symbol='E6',price=0,volume=1020240064999", "-"),
-            (
-                7,
-                MD,
-                "symbol='E7',price=0,volume=1020240065000",
-                "symbol='E3' | symbol='E4' | symbol='E5' | symbol='E6'",
-            ),
-            (8, MD, "symbol='E8',price=0,volume=1020240235000", "symbol='E7'"),
-            (9, MD, "symbol='E9',price=0,volume=1020211200000", "-"),
-            (10, MD, "symbol='E10',price=0,volume=1020240244999", "-"),
-            (11, MD, "symbol='E11',price=0,volume=1020240245000", "symbol='E8' | symbol='E9' | symbol='E10'"),
-        ],
+        steps: REF_TIME_NEW,
     },
 ];
 
