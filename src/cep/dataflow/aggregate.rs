@@ -28,6 +28,7 @@ use std::collections::BTreeMap;
 
 use crate::cep::plan::{AggregateCall, AggregateFunction, DataType};
 use crate::cep::runtime::Val;
+use crate::cep::runtime::eval::over_no_rows;
 
 /// A value ordered for `min`/`max` ([`Val::extreme_order`]).
 #[derive(Debug, Clone)]
@@ -428,10 +429,10 @@ impl Accumulators {
         self.rows == 0
     }
 
-    /// Every aggregate's current value; all null when no row counts.
+    /// Every aggregate's current value; over no row, a count 0 and every other aggregate null.
     pub fn values(&self, calls: &[AggregateCall]) -> Vec<Val> {
         if self.rows == 0 {
-            return vec![Val::Null; calls.len()];
+            return over_no_rows(calls);
         }
         calls
             .iter()

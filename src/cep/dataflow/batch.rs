@@ -34,7 +34,7 @@ use super::record::{Record, Stamp, due_epoch, millis};
 use crate::cep::plan::{AggregateCall, AggregationKind, OutputKind, QueryPlan, StreamInput, WindowSpec};
 use crate::cep::reference::query::{StampedBatch, by_tick_rank, key_of, not_before, removes, view_state_key};
 use crate::cep::runtime::batch_pace::{BatchPace, Offer, Ticked, Touch};
-use crate::cep::runtime::eval::{Scope, holds, project};
+use crate::cep::runtime::eval::{Scope, holds, over_no_rows, project};
 use crate::cep::runtime::key::{self, Key};
 use crate::cep::runtime::previous::Prevs;
 use crate::cep::runtime::prior::PriorBuffer;
@@ -517,7 +517,7 @@ impl BatchLogic {
 
     /// `group`'s aggregates over the view's contents: null when it has no row there.
     fn values(&self, calls: &[AggregateCall], group: &Key) -> Vec<Val> {
-        self.state.groups.get(group).map_or_else(|| vec![Val::Null; calls.len()], |acc| acc.values(calls))
+        self.state.groups.get(group).map_or_else(|| over_no_rows(calls), |acc| acc.values(calls))
     }
 
     /// The row of `event` with `aggregates` and its `ORDER BY` keys, if it passes HAVING.

@@ -543,7 +543,7 @@ fn output(
     let fully = aggregation.is_some_and(|a| a.kind == AggregationKind::FullyAggregated);
     let releases = match (o.kind, aggregation.is_some(), grouped, fully) {
         (OutputKind::Last, true, true, true) => {
-            "one row per group that changed (arrival or expiry) during the interval, with current aggregates; an emptied group's aggregates are null"
+            "one row per group that changed (arrival or expiry) during the interval, with current aggregates; an emptied group counts 0, its other aggregates null"
         }
         (OutputKind::Last, true, true, false) => {
             "the last row of each group seen during the interval; expiries release nothing"
@@ -555,10 +555,10 @@ fn output(
         (OutputKind::Snapshot, true, _, true) => "one row per group with a row in the window, changed or not",
         (OutputKind::Snapshot, _, _, _) => "the current result of the whole window",
         (OutputKind::All, true, true, true) => {
-            "one row per group with a row in the window or emptied during the interval, changed or not; an emptied group's aggregates are null"
+            "one row per group with a row in the window or emptied during the interval, changed or not; an emptied group counts 0, its other aggregates null"
         }
         (OutputKind::All, true, true, false) => {
-            "the row of every arrival of the interval with the aggregates it left, of each group as rows of it leave, and of every other group at the tick, each group's from its last arrival; an emptied group's aggregates are null"
+            "the row of every arrival of the interval with the aggregates it left, of each group as rows of it leave, and of every other group at the tick, each group's from its last arrival; an emptied group counts 0, its other aggregates null"
         }
         (OutputKind::All | OutputKind::Default, true, _, false) => {
             "the row of every arrival of the interval, with the aggregates it left"

@@ -19,7 +19,8 @@
 //!   its group's aggregates as below when the query has ungrouped columns; fully aggregated, the rows below as they
 //!   stood before the release);
 //! - fully aggregated, one row per group with an event in either batch, its aggregates over the view's contents
-//!   after the release (null for a group with no event left, as an emptied group's row under `OUTPUT LAST`),
+//!   after the release (a count 0 and other aggregates null for a group with no event left, as an emptied group's
+//!   row under `OUTPUT LAST`),
 //!   projected from the group's last event seen, old ones seen after new ones (Esper 8's `generateGroupKeysKeepEvent`;
 //!   only HAVING can tell, when it reads a column that is neither grouped nor aggregated);
 //! - with ungrouped columns, one row per new event with its group's aggregates over the view's contents.
@@ -28,7 +29,7 @@
 //! event and follow on from it: each ends at the start plus a whole number of periods. A period that ends with
 //! neither the collected batch nor the last released one holding an event releases nothing and stops the clock; the
 //! next event starts it again, due at the next period end after it. So after its last events a time batch releases
-//! once more with nothing new (its groups' null rows), and then stops. Keys whose periods end at the same
+//! once more with nothing new (its groups' empty rows), and then stops. Keys whose periods end at the same
 //! millisecond release in the order of their first events, as Esper's schedule orders the views' callbacks by the
 //! slots they took when made (`ViewGroupLengthBatch` and `ViewGroupTimeBatch` of its regression suite are the fixed
 //! tests). A key's batches are kept once made, as Esper keeps its view: their number grows with the keys seen, as a
@@ -58,7 +59,7 @@ use super::rate::Rate;
 use super::{Ctx, TimerKind, TimerOrder};
 use crate::cep::plan::{AggregationKind, OutputKind, QueryPlan, StreamInput, WindowSpec};
 use crate::cep::runtime::batch_pace::{BatchPace, Offer, Ticked, Touch};
-use crate::cep::runtime::eval::{Scope, holds, project};
+use crate::cep::runtime::eval::{Scope, holds, over_no_rows, project};
 use crate::cep::runtime::previous::Prevs;
 use crate::cep::runtime::prior::PriorBuffer;
 use crate::cep::runtime::{EngineError, Row, Val, order};
@@ -452,7 +453,8 @@ impl BatchQuery {
     }
 
     /// `SELECT RSTREAM` of a fully aggregated query at key `at`'s release, before it: the rows of the groups it will
-    /// touch as they stand, with the aggregates of the view's contents before it (null for a group with no row there).
+    /// touch as they stand, with the aggregates of the view's contents before it (a count 0 and other aggregates null for a group with no
+    /// row there).
     fn rows_before(&self, at: usize, vars: &Row) -> Vec<(Vec<Val>, Row)> {
         let batches = &self.keys[at];
         let row = |(group, event): (&str, &Row)| self.group_row(group, event, vars);
@@ -493,7 +495,7 @@ impl BatchQuery {
         let entries = keys.into_iter().flat_map(|b| &b.released).filter(|e| e.counts && e.group == group);
         let rows: Vec<&Row> = entries.map(|e| &e.row).collect();
         match rows.is_empty() {
-            true => vec![Val::Null; calls.len()],
+            true => over_no_rows(calls),
             false => aggregate::compute(calls, &self.input.label, &rows, vars),
         }
     }

@@ -60,7 +60,7 @@ use super::{Ctx, TimerKind, TimerOrder};
 use crate::cep::plan::{AggregationKind, Input, OutputKind, QueryPlan, StreamInput, WindowSpec};
 use crate::cep::runtime::before_pace::BeforePace;
 use crate::cep::runtime::counted::EventCount;
-use crate::cep::runtime::eval::{Scope, holds, project};
+use crate::cep::runtime::eval::{Scope, holds, over_no_rows, project};
 use crate::cep::runtime::first::First;
 use crate::cep::runtime::previous::Prevs;
 use crate::cep::runtime::prior::PriorBuffer;
@@ -494,7 +494,8 @@ impl StreamQuery {
     }
 
     /// The row of `SELECT RSTREAM` of a fully aggregated query at an arrival in `group`, before it enters: the group's
-    /// aggregates as they stand (null for a group with no row that counts), projected from the arriving `event`, if
+    /// aggregates as they stand (a count 0 and other aggregates null for a group with no row
+    /// that counts), projected from the arriving `event`, if
     /// it passes HAVING.
     fn row_before(&self, event: &Row, group: &str, vars: &Row) -> Option<Row> {
         self.keyed_row_before(event, group, &[], vars).map(|(_, row)| row)
@@ -593,7 +594,7 @@ impl StreamQuery {
         entries.sort_by_key(|e| e.seq);
         let rows: Vec<&Row> = entries.into_iter().map(|e| &e.row).collect();
         if rows.is_empty() {
-            return vec![Val::Null; aggregation.aggregates.len()];
+            return over_no_rows(&aggregation.aggregates);
         }
         aggregate::compute(&aggregation.aggregates, &self.input.label, &rows, vars)
     }

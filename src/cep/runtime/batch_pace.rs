@@ -5,8 +5,8 @@
 //! aggregates after the release.
 //!
 //! Fully aggregated (`ResultSetProcessorRowPerGroup` and `RowForAll`), a release touches the groups of its new events
-//! and then of the ones it replaced, each row projected from the group's last event seen, null for a group the release
-//! emptied. `FIRST` lets a touched group's row out as the release makes it when none of its group did in the last `p`
+//! and then of the ones it replaced, each row projected from the group's last event seen, a group the release emptied
+//! counting 0 and its other aggregates null. `FIRST` lets a touched group's row out as the release makes it when none of its group did in the last `p`
 //! (without groups, the interval's first release's); the default keeps every release's rows for the tick (without
 //! groups, after an interval with no release, the row as it stands); `LAST` releases the row of each group touched in
 //! the interval (without groups, the row as it stands, changed or not), `ALL` of every group known (an emptied one

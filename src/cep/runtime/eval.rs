@@ -10,7 +10,7 @@ use smallvec::SmallVec;
 
 use super::name::same_text;
 use super::value::{Name, Row, Val};
-use crate::cep::plan::{BinaryOp, DataType, Function, PlanExpr, Projection, Value};
+use crate::cep::plan::{AggregateCall, AggregateFunction, BinaryOp, DataType, Function, PlanExpr, Projection, Value};
 
 /// What an expression can see.
 #[derive(Debug, Clone, Copy)]
@@ -42,6 +42,16 @@ impl<'a> Scope<'a> {
     fn row(&self, label: &str) -> Option<&'a Row> {
         self.rows.iter().find(|(l, _)| same_text(l, label)).map(|(_, r)| *r)
     }
+}
+
+/// The values of `calls` over no rows, as Esper's fresh aggregators read them: a count is 0, every other aggregate
+/// null (Esper's `TestGroupByCount`: the remove-stream row of a group before its first event counts 0).
+pub fn over_no_rows(calls: &[AggregateCall]) -> Vec<Val> {
+    let value = |call: &AggregateCall| match call.function {
+        AggregateFunction::Count => Val::Int(0),
+        _ => Val::Null,
+    };
+    calls.iter().map(value).collect()
 }
 
 /// The value of `e` in `scope`.

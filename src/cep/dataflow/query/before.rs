@@ -13,6 +13,7 @@ use crate::cep::dataflow::operator::Emit;
 use crate::cep::dataflow::record::Stamp;
 use crate::cep::reference::TimerOrder;
 use crate::cep::reference::query::{by_tick_rank, key_of};
+use crate::cep::runtime::eval::over_no_rows;
 use crate::cep::runtime::key::Key;
 use crate::cep::runtime::order::{self, Keyed};
 use crate::cep::runtime::{Row, Val};
@@ -74,8 +75,8 @@ impl QueryLogic {
         rows
     }
 
-    /// The row of group `key` as it stands, projected from `event`, if it passes HAVING (null aggregates for a
-    /// group with no row that counts), with its `ORDER BY` keys.
+    /// The row of group `key` as it stands, projected from `event`, if it passes HAVING (for a group with no
+    /// row that counts, a count 0 and other aggregates null), with its `ORDER BY` keys.
     fn kept_row(&self, event: &Row, key: &Key) -> Option<Keyed> {
         let aggregates = self.kept_values_of(key);
         self.having(event, &aggregates).then(|| (self.order_keys(event, &aggregates), self.project(event, &aggregates)))
@@ -129,7 +130,7 @@ impl QueryLogic {
         let calls = self.plan.aggregation.as_ref().map_or(&[][..], |a| &a.aggregates[..]);
         match self.state.kept_aggregates.get(key) {
             Some(acc) => acc.values(calls),
-            None => vec![Val::Null; calls.len()],
+            None => over_no_rows(calls),
         }
     }
 }

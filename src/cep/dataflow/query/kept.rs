@@ -14,6 +14,7 @@ use foldhash::fast::RandomState;
 use super::{QueryLogic, View, calls, millis_of};
 use crate::cep::dataflow::aggregate::Accumulators;
 use crate::cep::dataflow::record::timer_epoch;
+use crate::cep::runtime::eval::over_no_rows;
 use crate::cep::runtime::key::Key;
 use crate::cep::runtime::{Row, Val, order};
 
@@ -143,7 +144,7 @@ impl QueryLogic {
     }
 
     /// `SELECT RSTREAM` of a fully aggregated query at the arrival of `row` (which counts), before it enters: its
-    /// group's row as it stands (null aggregates for a group with no row that counts), projected from `row`, if it
+    /// group's row as it stands (for a group with no row that counts, a count 0 and other aggregates null), projected from `row`, if it
     /// passes HAVING.
     pub(super) fn row_before(&mut self, row: &Row) -> Option<Row> {
         let slot = self.state.index.get(&self.group_key(row)).copied();
@@ -152,7 +153,7 @@ impl QueryLogic {
                 self.fold_open(slot);
                 self.aggregates(slot)
             }
-            None => vec![Val::Null; calls(&self.plan).len()],
+            None => over_no_rows(calls(&self.plan)),
         };
         self.having(row, &aggregates).then(|| self.project(row, &aggregates))
     }

@@ -8,6 +8,7 @@ use crate::cep::dataflow::operator::Emit;
 use crate::cep::dataflow::record::{Record, Stamp, timer_epoch};
 use crate::cep::plan::OutputKind;
 use crate::cep::reference::query::{by_tick_rank, key_of};
+use crate::cep::runtime::eval::over_no_rows;
 use crate::cep::runtime::{Row, Val, order};
 
 impl QueryLogic {
@@ -188,7 +189,7 @@ impl QueryLogic {
             self.fold_open(slot);
         }
         let calls = calls(&self.plan);
-        let aggregates = slot.map_or_else(|| vec![Val::Null; calls.len()], |slot| self.aggregates(slot));
+        let aggregates = slot.map_or_else(|| over_no_rows(calls), |slot| self.aggregates(slot));
         let event = Row::default();
         let row = self.having(&event, &aggregates).then(|| self.project(&event, &aggregates))?;
         Some((self.order_keys(&event, &aggregates), row))

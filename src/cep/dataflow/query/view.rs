@@ -23,6 +23,7 @@ use crate::cep::dataflow::operator::Emit;
 use crate::cep::dataflow::record::{Stamp, timer_epoch};
 use crate::cep::reference::TimerOrder;
 use crate::cep::reference::query::{expires_before, view_state_key};
+use crate::cep::runtime::eval::over_no_rows;
 use crate::cep::runtime::key::{self, Key};
 use crate::cep::runtime::{Row, Val, order};
 
@@ -191,7 +192,7 @@ impl QueryLogic {
         let calls = self.plan.aggregation.as_ref().map_or(&[][..], |a| &a.aggregates[..]);
         match self.state.groups.get(slot).and_then(|g| g.acc.as_ref()) {
             Some(acc) => acc.values(calls),
-            None => vec![Val::Null; calls.len()],
+            None => over_no_rows(calls),
         }
     }
 

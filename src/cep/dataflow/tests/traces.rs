@@ -50,6 +50,12 @@ fn assert_traces_on(table: &[(&str, &[TraceRow])], workers: &[usize], (later, un
     }
 }
 
+/// `count` over no rows, grouped and not, over a time window and a time batch.
+#[test]
+fn a_count_over_no_rows_is_zero_on_one_two_and_four_workers() {
+    assert_traces_on(&EMPTY_COUNTS, &[1, 2, 4], (&[], 8000));
+}
+
 /// Esper's `OUTPUT ALL`, default and `OUTPUT FIRST` traces of a query without aggregates, on two workers.
 #[test]
 fn esper_output_all_and_first_without_aggregates_traces_on_two_workers() {

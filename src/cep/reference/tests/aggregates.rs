@@ -4,7 +4,7 @@
 use super::*;
 
 /// A time batch's periods run from its first event (200 ms): each release gives a row per group in the new or the
-/// last batch, null for a group the new one left empty; after an empty release the clock stops, and an event starts
+/// last batch, its sum null for a group the new one left empty; after an empty release the clock stops, and an event starts
 /// it again at the next period end on the same grid (9.7 s: due at 10.2 s).
 #[test]
 fn a_time_batch_releases_each_period_per_group_and_stops_when_empty() {
@@ -27,6 +27,65 @@ fn a_time_batch_releases_each_period_per_group_and_stops_when_empty() {
         (11_200, "YAH", None),
     ]);
     assert_eq!(trace_through(statement, &[(9700, "YAH", 5.0)], 12_000), expected);
+}
+
+/// `count` over no rows is 0, as Esper's fresh aggregator reads (where `sum` is null): the conformance trace with
+/// `count(*)` in place of `sum(price)` (MSFT's emptied group at 7.2 s), the time batch above (each group the new
+/// batch left empty), and the trace's rows in a window of a second, ungrouped (empty at 3.1 s and 6.9 s).
+pub(crate) const EMPTY_COUNTS: [(&str, &[TraceRow]); 3] = [
+    (
+        "INSERT INTO Out SELECT symbol, count(*) * 1.0 as value FROM S.win:time(5.5 sec) GROUP BY symbol OUTPUT LAST \
+         EVERY 1 sec",
+        &[
+            (1200, "IBM", Some(1.0)),
+            (1200, "MSFT", Some(1.0)),
+            (2200, "IBM", Some(3.0)),
+            (2200, "YAH", Some(1.0)),
+            (4200, "YAH", Some(2.0)),
+            (5200, "IBM", Some(4.0)),
+            (5200, "YAH", Some(3.0)),
+            (6200, "IBM", Some(3.0)),
+            (6200, "YAH", Some(4.0)),
+            (7200, "IBM", Some(2.0)),
+            (7200, "MSFT", Some(0.0)),
+            (7200, "YAH", Some(3.0)),
+        ],
+    ),
+    (
+        "INSERT INTO Out SELECT symbol, count(*) * 1.0 as value FROM S.win:time_batch(1 sec) GROUP BY symbol",
+        &[
+            (1200, "IBM", Some(1.0)),
+            (1200, "MSFT", Some(1.0)),
+            (2200, "IBM", Some(2.0)),
+            (2200, "MSFT", Some(0.0)),
+            (2200, "YAH", Some(1.0)),
+            (3200, "IBM", Some(0.0)),
+            (3200, "YAH", Some(0.0)),
+            (4200, "YAH", Some(1.0)),
+            (5200, "IBM", Some(1.0)),
+            (5200, "YAH", Some(1.0)),
+            (6200, "IBM", Some(0.0)),
+            (6200, "YAH", Some(1.0)),
+            (7200, "YAH", Some(0.0)),
+        ],
+    ),
+    (
+        "INSERT INTO Out SELECT 'all' as symbol, count(*) * 1.0 as value FROM S.win:time(1 sec) OUTPUT LAST EVERY 1 sec",
+        &[
+            (1200, "all", Some(1.0)),
+            (2200, "all", Some(3.0)),
+            (3200, "all", Some(0.0)),
+            (4200, "all", Some(1.0)),
+            (5200, "all", Some(2.0)),
+            (6200, "all", Some(1.0)),
+            (7200, "all", Some(0.0)),
+        ],
+    ),
+];
+
+#[test]
+fn a_count_over_no_rows_is_zero() {
+    assert_traces(&EMPTY_COUNTS, 8000);
 }
 
 /// The snapshot statement of Esper's `ResultSetOutputLimitRowPerGroup` (its `tryAssertion18`, over the trace's

@@ -17,10 +17,25 @@ const COUNTS: &[super::Sent] = &[
     (MD, "symbol='IBM',price=0", "symbol='IBM' countAll=3 countDistVol=0 countVol=0"),
 ];
 
+/// `runAssertion`'s old rows, the group's row before each event: a group with no row in the window counts 0, as a
+/// fresh Esper aggregator does, where the other aggregates are null.
+const COUNTS_BEFORE: &[super::Sent] = &[
+    (MD, "symbol='DELL',price=0,volume=50", "symbol='DELL' countAll=0 countDistVol=0 countVol=0"),
+    (MD, "symbol='DELL',price=0", "symbol='DELL' countAll=1 countDistVol=1 countVol=1"),
+    (MD, "symbol='DELL',price=0,volume=25", "symbol='DELL' countAll=2 countDistVol=1 countVol=1"),
+    (MD, "symbol='DELL',price=0,volume=25", "symbol='DELL' countAll=3 countDistVol=2 countVol=2"),
+    (MD, "symbol='DELL',price=0,volume=25", "symbol='DELL' countAll=3 countDistVol=1 countVol=2"),
+    (MD, "symbol='IBM',price=0,volume=1", "?"),
+    (MD, "symbol='IBM',price=0", "?"),
+    (MD, "symbol='IBM',price=0", "?"),
+    (MD, "symbol='IBM',price=0", "symbol='IBM' countAll=3 countDistVol=1 countVol=1"),
+];
+
 /// `TestGroupByCount`, `testCountOneViewCompile` and `testCountOneView` (the same with `count(all volume)` and single
-/// quotes). Without the object model (`testCountOneViewOM`, the same statement), the join (`testCountJoin`) and the
-/// nested aggregate of `testGroupByCountNestedAggregationAvg` (refused).
-pub(super) const GROUP_BY_COUNT: [ExprCase; 2] = [
+/// quotes), the latter also for its old rows (`rstream`). Without the object model (`testCountOneViewOM`, the same
+/// statement), the join (`testCountJoin`) and the nested aggregate of `testGroupByCountNestedAggregationAvg`
+/// (refused).
+pub(super) const GROUP_BY_COUNT: [ExprCase; 3] = [
     ExprCase {
         test: "TestGroupByCount.testCountOneViewCompile",
         select: "irstream symbol, count(*) as countAll, count(distinct volume) as countDistVol, count(volume) as \
@@ -38,6 +53,15 @@ pub(super) const GROUP_BY_COUNT: [ExprCase; 2] = [
         columns: "symbol string, countAll long, countDistVol long, countVol long",
         typed: true,
         runs: &[COUNTS],
+    },
+    ExprCase {
+        test: "TestGroupByCount.testCountOneView (its old rows)",
+        select: "rstream symbol, count(*) as countAll,count(distinct volume) as countDistVol,count(all volume) as \
+                 countVol from SupportMarketDataBean.win:length(3) where symbol='DELL' or symbol='IBM' or \
+                 symbol='GE' group by symbol",
+        columns: "symbol string, countAll long, countDistVol long, countVol long",
+        typed: true,
+        runs: &[COUNTS_BEFORE],
     },
 ];
 
