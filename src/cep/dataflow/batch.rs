@@ -18,7 +18,7 @@
 //! groups read them after. The rows a release replaces read the latter as null.
 
 use std::borrow::Cow;
-use std::collections::{BTreeSet, HashMap};
+use std::collections::{BTreeSet, HashMap, HashSet};
 use std::mem;
 use std::sync::Arc;
 
@@ -234,13 +234,34 @@ impl BatchLogic {
 
     /// Keeps a row of key `at`'s collected batch, with its group, if it passes WHERE.
     fn keep(&mut self, at: usize, row: Row) {
-        if !self.per_event.where_.as_ref().is_none_or(|e| e.holds(&[&row], &[], &self.vars)) {
+        if !self.passes_where(&row) {
             self.done.add(std::iter::once(row));
             return;
         }
-        let by = &self.per_event.group_by;
-        let group = key::of_values(by.len(), by.iter().map(|e| e.eval(&[&row], &[], &self.vars)));
+        let group = self.group_of(&row);
         self.state.keys[at].collected.rows.push((group, row));
+    }
+
+    fn passes_where(&self, row: &Row) -> bool {
+        self.per_event.where_.as_ref().is_none_or(|e| e.holds(&[row], &[], &self.vars))
+    }
+
+    fn group_of(&self, row: &Row) -> Key {
+        let by = &self.per_event.group_by;
+        key::of_values(by.len(), by.iter().map(|e| e.eval(&[row], &[], &self.vars)))
+    }
+
+    /// The events collected since their keys' last releases that pass WHERE, with their groups: keys in the order of
+    /// their first events, each batch in arrival order. A statement reading `prior` or `prev` keeps them unposted,
+    /// so those read null on them, as Esper's read null on an event its prior and previous views have not seen.
+    fn collected(&self) -> Vec<(Key, &Row)> {
+        let mut rows = Vec::new();
+        for Batches { collected, .. } in &self.state.keys {
+            rows.extend(collected.rows.iter().map(|(group, row)| (group.clone(), row)));
+            let unposted = collected.unposted.iter().filter(|row| self.passes_where(row));
+            rows.extend(unposted.map(|row| (self.group_of(row), row)));
+        }
+        rows
     }
 
     /// Posts key `at`'s collected events, in order, as its release does: each given its priors, then [`Self::keep`]
@@ -381,8 +402,8 @@ impl BatchLogic {
     }
 
     /// A fully aggregated query's output tick, if it is due by `epoch`: the rows its policy kept, then the rows of
-    /// the groups it names as they stand, ranked as the reference ranks them ([`by_tick_rank`]), all in `ORDER BY`
-    /// order.
+    /// the groups it names as they stand, ranked as the reference ranks them ([`by_tick_rank`]), or its snapshot
+    /// ([`BatchLogic::snapshot_groups`]), all in `ORDER BY` order.
     fn fire_paced(&mut self, emit: &mut Emit, epoch: u64) {
         let Some(mut paced) = self.paced.take() else {
             return;
@@ -393,6 +414,9 @@ impl BatchLogic {
             let by = self.plan.aggregation.as_ref().map_or(&[][..], |a| &a.group_by[..]);
             let ranked = by_tick_rank(groups, |(_, event)| Some(key_of(by, self.label.as_str(), event, &self.vars)));
             rows.extend(ranked.iter().filter_map(|(_, (group, event))| self.row(event, &self.values(calls, group))));
+            if self.snapshots() {
+                rows.extend(self.snapshot_groups(calls));
+            }
             for (i, row) in order::ordered(rows, &self.plan.order_by).into_iter().enumerate() {
                 emit.event(stamp.child(self.statement, i), self.sink, row);
             }
@@ -400,18 +424,18 @@ impl BatchLogic {
         self.paced = Some(paced);
     }
 
-    /// The output policy's tick, if it is due by `epoch`: what the policy kept, or under `OUTPUT SNAPSHOT` every row
-    /// of the view's contents that passed WHERE (every key's released batch, keys in the order of their first
-    /// events, each batch in arrival order).
+    /// The output policy's tick, if it is due by `epoch`: what the policy kept, or under `OUTPUT SNAPSHOT` a row of
+    /// every collected event that passes WHERE ([`BatchLogic::collected`]), each with its group's aggregates as they
+    /// stand, as the reference's.
     fn fire_rate(&mut self, emit: &mut Emit, epoch: u64) {
         if self.rate.as_ref().and_then(|rate| rate.due(epoch)).is_none() {
             return;
         }
-        let snapshot = match self.plan.output.as_ref().is_some_and(|o| o.kind == OutputKind::Snapshot) {
+        let snapshot = match self.snapshots() {
             true => {
                 let calls = self.plan.aggregation.as_ref().map_or(&[][..], |a| &a.aggregates[..]);
-                let contents = self.state.keys.iter().flat_map(|b| &b.released.rows);
-                let rows = contents.filter_map(|(group, row)| self.row(row, &self.values(calls, group)));
+                let collected = self.collected().into_iter();
+                let rows = collected.filter_map(|(group, row)| self.row(row, &self.values(calls, &group)));
                 order::ordered(rows.collect(), &self.plan.order_by)
             }
             false => Vec::new(),
@@ -515,7 +539,25 @@ impl BatchLogic {
         }
     }
 
-    /// `group`'s aggregates over the view's contents: null when it has no row there.
+    fn snapshots(&self) -> bool {
+        self.plan.output.as_ref().is_some_and(|o| o.kind == OutputKind::Snapshot)
+    }
+
+    /// `OUTPUT SNAPSHOT` of a fully aggregated query, as the reference's: without `GROUP BY` its one row as it stands;
+    /// with it, the row of each group of the collected events, once, from the first of its events whose row passes
+    /// HAVING.
+    fn snapshot_groups(&self, calls: &[AggregateCall]) -> Vec<(Vec<Val>, Row)> {
+        if self.per_event.group_by.is_empty() {
+            let group = self.group_of(&Row::default());
+            return self.row(&Row::default(), &self.values(calls, &group)).into_iter().collect();
+        }
+        let mut seen = HashSet::new();
+        let collected = self.collected().into_iter();
+        let row = |(group, row): (Key, &Row)| self.row(row, &self.values(calls, &group)).filter(|_| seen.insert(group));
+        collected.filter_map(row).collect()
+    }
+
+    /// `group`'s aggregates over the view's contents: a count 0 and other aggregates null when it has no row there.
     fn values(&self, calls: &[AggregateCall], group: &Key) -> Vec<Val> {
         self.state.groups.get(group).map_or_else(|| over_no_rows(calls), |acc| acc.values(calls))
     }

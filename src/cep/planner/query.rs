@@ -552,7 +552,8 @@ fn output(
         (OutputKind::First, _, true, _) => "the first row of each group during the interval",
         (OutputKind::First, false, _, _) => "the first row of each interval, as it arrives",
         (OutputKind::First, _, _, _) => "the first row of the interval",
-        (OutputKind::Snapshot, true, _, true) => "one row per group with a row in the window, changed or not",
+        (OutputKind::Snapshot, true, false, true) => "the one row as it stands, the window empty too",
+        (OutputKind::Snapshot, true, true, true) => "one row per group with a row in the window, changed or not",
         (OutputKind::Snapshot, _, _, _) => "the current result of the whole window",
         (OutputKind::All, true, true, true) => {
             "one row per group with a row in the window or emptied during the interval, changed or not; an emptied group counts 0, its other aggregates null"

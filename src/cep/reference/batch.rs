@@ -38,10 +38,12 @@
 //! A query without aggregates may pace its releases with an output policy (`rate`), each release a batch of rows
 //! for it: Esper's output view sees the releases as the view's updates, so its clock starts at the first release that
 //! gives rows (under `SELECT RSTREAM`, whose rows are the replaced batch's, the first whose new batch has one),
-//! `FIRST` lets an interval's first release out whole, `LAST` keeps the interval's last row, the default
-//! and `ALL` all of them, and `SNAPSHOT` iterates the view at each tick: every key's released batch, rows that passed
-//! WHERE. A fully aggregated query's policy sees each release as touching its groups (`runtime::batch_pace`, which says
-//! what each policy releases), and makes the rows of the groups it names at a tick from the view's contents. A
+//! `FIRST` lets an interval's first release out whole, `LAST` keeps the interval's last row, the default and `ALL`
+//! all of them, and `SNAPSHOT` iterates the view at each tick as Esper's does: its iterator hands over every key's
+//! batch being collected, the events that passed WHERE (unposted, so `prior` and `prev` read null on them). A fully
+//! aggregated query's policy sees each release as touching its groups (`runtime::batch_pace`, which says what each
+//! policy releases), and makes the rows of the groups it names at a tick from the view's contents; its snapshot is
+//! its one row without `GROUP BY`, and else a row for each group of the collected events. A
 //! period that ends with the statement's tick due goes first, so its release is in the tick's interval, as a time
 //! window's expiries go before a tick. A query with ungrouped columns paces its release's rows as one without
 //! aggregates does (Esper's `ResultSetProcessorAggregateAll` under a non-grouped output view), its snapshot rows each
@@ -264,9 +266,11 @@ impl BatchQuery {
         }
     }
 
-    /// The output policy's tick: what it kept, or under `OUTPUT SNAPSHOT` every row of the view's contents that
-    /// passed WHERE (every key's released batch, keys in the order of their first events, each batch in arrival
-    /// order), as Esper's snapshot iterates the view.
+    /// The output policy's tick: what it kept, or under `OUTPUT SNAPSHOT` a row of every event collected since its
+    /// key's last release that passed WHERE (keys in the order of their first events, each batch in arrival order),
+    /// as Esper's snapshot reads the view through its iterator, which hands over the batch being collected
+    /// (`ResultSetProcessorSimple`), each row with its group's aggregates as they stand (`AggregateAll` and
+    /// `AggregateGrouped`).
     fn tick(&mut self, ctx: &mut Ctx<'_>) -> Vec<Row> {
         if self.paced.is_some() {
             return self.paced_tick(ctx);
@@ -275,12 +279,12 @@ impl BatchQuery {
             return Vec::new();
         };
         let mut rows = rate.tick(ctx);
-        if self.plan.output.as_ref().is_some_and(|o| o.kind == OutputKind::Snapshot) {
+        if self.snapshots() {
             let with_aggregates = |e: &Entry| match self.plan.aggregation {
                 Some(_) => self.aggregates(&e.group, ctx.vars),
                 None => Vec::new(),
             };
-            let snapshot = self.contents().filter_map(|e| {
+            let snapshot = self.collected().filter_map(|e| {
                 let aggregates = with_aggregates(e);
                 self.having(&e.row, &aggregates, ctx.vars).then(|| self.project(&e.row, &aggregates, ctx.vars))
             });
@@ -290,7 +294,8 @@ impl BatchQuery {
     }
 
     /// A fully aggregated query's tick: the rows its policy kept, then the rows of the groups it names as they stand
-    /// (by [`tick_rank`]), together in `ORDER BY` order. The next tick is set.
+    /// (by [`tick_rank`]), or its snapshot ([`BatchQuery::snapshot_groups`]), together in `ORDER BY` order. The next
+    /// tick is set.
     fn paced_tick(&mut self, ctx: &mut Ctx<'_>) -> Vec<Row> {
         ctx.schedule(ctx.now + self.every, TimerOrder::Output, TimerKind::Tick);
         let in_view: BTreeSet<String> = self.contents().map(|e| e.group.clone()).collect();
@@ -303,7 +308,27 @@ impl BatchQuery {
                 rows.push(self.project(&event, &aggregates, ctx.vars));
             }
         }
+        if self.snapshots() {
+            rows.extend(self.snapshot_groups(ctx.vars));
+        }
         order::ordered(rows, &self.plan.order_by)
+    }
+
+    fn snapshots(&self) -> bool {
+        self.plan.output.as_ref().is_some_and(|o| o.kind == OutputKind::Snapshot)
+    }
+
+    /// `OUTPUT SNAPSHOT` of a fully aggregated query, as Esper's iterators read the view: without `GROUP BY`, its one
+    /// row as it stands (`ResultSetProcessorRowForAll`); with it, the row of each group of the collected events that
+    /// passed WHERE, once, made from the first of its events whose row passes HAVING, with the group's aggregates as
+    /// they stand (`ResultSetRowPerGroupIterator`).
+    fn snapshot_groups(&self, vars: &Row) -> Vec<(Vec<Val>, Row)> {
+        if self.plan.aggregation.as_ref().is_some_and(|a| a.group_by.is_empty()) {
+            return self.group_row("", &Row::default(), vars).into_iter().collect();
+        }
+        let mut seen = BTreeSet::new();
+        let row = |e: &Entry| self.group_row(&e.group, &e.row, vars).filter(|_| seen.insert(e.group.clone()));
+        self.collected().filter_map(row).collect()
     }
 
     /// Starts key `at`'s clock of a time-length batch afresh: its release is due `period` from now, and a timer
@@ -453,8 +478,8 @@ impl BatchQuery {
     }
 
     /// `SELECT RSTREAM` of a fully aggregated query at key `at`'s release, before it: the rows of the groups it will
-    /// touch as they stand, with the aggregates of the view's contents before it (a count 0 and other aggregates null for a group with no
-    /// row there).
+    /// touch as they stand, with the aggregates of the view's contents before it (a count 0 and other aggregates null
+    /// for a group with no row there).
     fn rows_before(&self, at: usize, vars: &Row) -> Vec<(Vec<Val>, Row)> {
         let batches = &self.keys[at];
         let row = |(group, event): (&str, &Row)| self.group_row(group, event, vars);
@@ -484,6 +509,12 @@ impl BatchQuery {
     /// The events of the view's contents that passed WHERE: every key's released batch.
     fn contents(&self) -> impl Iterator<Item = &Entry> {
         self.keys.iter().flat_map(|b| &b.released).filter(|e| e.counts)
+    }
+
+    /// The events collected since their keys' last releases that passed WHERE, unposted: a statement's `prior` and
+    /// `prev` read null on them, as Esper's read null on an event its prior and previous views have not seen.
+    fn collected(&self) -> impl Iterator<Item = &Entry> {
+        self.keys.iter().flat_map(|b| &b.collected).filter(|e| e.counts)
     }
 
     /// The aggregates of `group` over the view's contents, its rows in the order they entered: null when it has no

@@ -1,7 +1,8 @@
 //! A query over one stream (or a named window's insert stream): stream filter, view, WHERE, grouped aggregation,
 //! HAVING, projection, `ORDER BY` and the `OUTPUT LAST EVERY` policy, with cep-epl.md section 3's meaning; for a fully
 //! aggregated query `OUTPUT SNAPSHOT EVERY`, which releases at each tick a row for every group with a row that counts
-//! in the view, changed or not (Esper's `ResultSetOutputLimitRowPerGroup` trace, in `tests`); for another query over a
+//! in the view, changed or not (Esper's `ResultSetOutputLimitRowPerGroup` trace, in `tests`), or without `GROUP BY`
+//! its one row, the view empty too (Esper's `ResultSetProcessorRowForAll` iterator); for another query over a
 //! data window `OUTPUT SNAPSHOT EVERY`, every row that counts in the view, in arrival order, with its group's
 //! aggregates if it has some (Esper's `ResultSetOutputLimitSimple` trace; a stream without a data window keeps no rows,
 //! and Esper's snapshot of it is empty: refused); and for a query without aggregates `OUTPUT [ALL] EVERY`, every row of
@@ -725,7 +726,11 @@ impl StreamQuery {
             return order::ordered(rows, &self.plan.order_by);
         }
         let changed = std::mem::take(&mut self.changed);
-        let mut released: Vec<String> = match self.plan.output.as_ref().map(|o| o.kind) {
+        let kind = self.plan.output.as_ref().map(|o| o.kind);
+        let ungrouped = self.plan.aggregation.as_ref().is_some_and(|a| a.group_by.is_empty());
+        let mut released: Vec<String> = match kind {
+            // Without groups, the row as it stands, below.
+            Some(OutputKind::Snapshot) if ungrouped => Vec::new(),
             // Every group with a row that counts in the view, changed or not (Esper's `output snapshot`).
             Some(OutputKind::Snapshot) => {
                 let groups: BTreeSet<String> = self.rows.iter().filter(|e| e.counts).map(|e| e.group.clone()).collect();
@@ -740,9 +745,10 @@ impl StreamQuery {
         let mut rows: Vec<(Vec<Val>, Row)> =
             released.iter().filter_map(|g| self.keyed_group_row(g, ctx.vars)).collect();
         // Without groups, `LAST` after an interval with no change releases the row as it stands (Esper's
-        // `ResultSetProcessorRowForAll` reads it when handed no change).
-        let last = self.plan.output.as_ref().is_some_and(|o| o.kind == OutputKind::Last);
-        if last && changed.is_empty() && self.plan.aggregation.as_ref().is_some_and(|a| a.group_by.is_empty()) {
+        // `ResultSetProcessorRowForAll` reads it when handed no change), and `SNAPSHOT` always does (its iterator's
+        // one row, the window empty too).
+        let last = kind == Some(OutputKind::Last) && changed.is_empty();
+        if ungrouped && (last || kind == Some(OutputKind::Snapshot)) {
             rows.extend(self.current_row(ctx.vars));
         }
         let rows = order::ordered(rows, &self.plan.order_by);

@@ -6,11 +6,12 @@
 //!
 //! Fully aggregated (`ResultSetProcessorRowPerGroup` and `RowForAll`), a release touches the groups of its new events
 //! and then of the ones it replaced, each row projected from the group's last event seen, a group the release emptied
-//! counting 0 and its other aggregates null. `FIRST` lets a touched group's row out as the release makes it when none of its group did in the last `p`
-//! (without groups, the interval's first release's); the default keeps every release's rows for the tick (without
-//! groups, after an interval with no release, the row as it stands); `LAST` releases the row of each group touched in
-//! the interval (without groups, the row as it stands, changed or not), `ALL` of every group known (an emptied one
-//! null, once), `SNAPSHOT` of every group with a row in the view, each as it stands at the tick.
+//! counting 0 and its other aggregates null. `FIRST` lets a touched group's row out as the release makes it when none
+//! of its group did in the last `p` (without groups, the interval's first release's); the default keeps every
+//! release's rows for the tick (without groups, after an interval with no release, the row as it stands); `LAST`
+//! releases the row of each group touched in the interval (without groups, the row as it stands, changed or not),
+//! `ALL` of every group known (an emptied one once more), each as it stands at the tick. `SNAPSHOT` names none: its
+//! rows are those of the batch being collected, which the batch modules make.
 //!
 //! Grouped with ungrouped columns (`ResultSetProcessorAggregateGrouped` and its output helpers), a release's rows are
 //! its events', projected from each: `FIRST` lets out, of the new events and then of the replaced ones, the row of
@@ -224,7 +225,7 @@ impl<K: Hash + Eq + Clone> BatchPace<K> {
             OutputKind::Last => as_they_stand(&|g| changed.contains(g)),
             OutputKind::All if self.per_event => as_they_stand(&|g| !changed.contains(g)),
             OutputKind::All if self.grouped => as_they_stand(&|_| true),
-            OutputKind::Snapshot => as_they_stand(&in_view),
+            OutputKind::Snapshot => Vec::new(),
             OutputKind::Default | OutputKind::All if !self.grouped && changed.is_empty() => as_they_stand(&|_| true),
             OutputKind::Default | OutputKind::All => Vec::new(),
         };

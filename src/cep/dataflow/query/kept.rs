@@ -144,8 +144,8 @@ impl QueryLogic {
     }
 
     /// `SELECT RSTREAM` of a fully aggregated query at the arrival of `row` (which counts), before it enters: its
-    /// group's row as it stands (for a group with no row that counts, a count 0 and other aggregates null), projected from `row`, if it
-    /// passes HAVING.
+    /// group's row as it stands (for a group with no row that counts, a count 0 and other aggregates null), projected
+    /// from `row`, if it passes HAVING.
     pub(super) fn row_before(&mut self, row: &Row) -> Option<Row> {
         let slot = self.state.index.get(&self.group_key(row)).copied();
         let aggregates = match slot {

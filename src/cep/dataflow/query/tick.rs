@@ -113,7 +113,9 @@ impl QueryLogic {
             self.fold_open(*slot);
         }
         let kind = self.plan.output.as_ref().map(|o| o.kind);
+        let ungrouped = self.per_event.group_by.is_empty();
         let released = match kind {
+            Some(OutputKind::Snapshot) if ungrouped => Vec::new(),
             Some(OutputKind::Snapshot) => self.groups_where(|g| g.acc.as_ref().is_some_and(|acc| !acc.is_empty())),
             Some(OutputKind::All) => self.groups_where(|g| g.last_event.is_some()),
             _ => due.clone(),
@@ -123,8 +125,10 @@ impl QueryLogic {
             .into_iter()
             .filter_map(|(rank, slot)| Some((rank, self.keyed_group_row(slot)?)))
             .collect();
-        // Without groups, `LAST` after an interval with no change releases the row as it stands, as the reference's.
-        if kind == Some(OutputKind::Last) && due.is_empty() && self.per_event.group_by.is_empty() && self.state.hosts {
+        // Without groups, `LAST` after an interval with no change releases the row as it stands, as the reference's,
+        // and `SNAPSHOT` always does.
+        let last = kind == Some(OutputKind::Last) && due.is_empty();
+        if ungrouped && (last || kind == Some(OutputKind::Snapshot)) && self.state.hosts {
             rows.extend(self.current_row().map(|row| (0, row)));
         }
         for slot in due {

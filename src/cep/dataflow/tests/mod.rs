@@ -22,14 +22,14 @@ use crate::cep::reference::Reference;
 use crate::cep::reference::lookup_tests::{config as lookup_config, pattern_driven};
 use crate::cep::reference::tests::{
     AFTER, ALL_AND_FIRST, ALL_GROUPS, BATCH_PACED, COLUMN_EVERY, COLUMN_SNAPSHOTS, Case, DISTINCT_CASES, EMPTY_COUNTS,
-    ESPER_PATTERNS, EVERY_GROUPS, FIRST_GROUPS, GROUPED, GROUPWIN_TOTALS, GROUPWIN_TRACES, HAVING_ALONE, MERGE_FLOW,
-    ORDERED, ORDERED_MATCHES, OwnEventsCase, PACED, PACED_ORDERED, QUIET, REMOVED, REMOVED_AGGREGATES, REMOVED_PACED,
-    REMOVED_POLICIES, ROW_SNAPSHOTS, SCRIPTED, SNAPSHOT, STARTED, Scripted, TRACE, TURNING, TURNING_LATER, TraceEvent,
-    TraceRow, UPDATE_ORDERS, ViewCase, after_events, aggregate_cases, differing_cases, expected_matches,
-    expected_results, expected_view_results, expr_cases, expr_config, expr_results, grouped_events, merge_expected,
-    merge_rows, outputs_of, patterns_config, run_trace, scripted_config, scripted_rows, set_matches, snapshot_expected,
-    trace_config, trace_expected, trace_outputs, update_order_config, update_order_expected, update_order_rows,
-    view_cases, view_config, view_results, written_elsewhere,
+    ESPER_PATTERNS, EVERY_GROUPS, FIRST_GROUPS, GROUPED, GROUPWIN_TOTALS, GROUPWIN_TRACES, HAVING_ALONE,
+    ITERATED_SNAPSHOTS, MERGE_FLOW, ORDERED, ORDERED_MATCHES, OwnEventsCase, PACED, PACED_ORDERED, QUIET, REMOVED,
+    REMOVED_AGGREGATES, REMOVED_PACED, REMOVED_POLICIES, ROW_SNAPSHOTS, SCRIPTED, SNAPSHOT, STARTED, Scripted, TRACE,
+    TURNING, TURNING_LATER, TraceEvent, TraceRow, UPDATE_ORDERS, ViewCase, after_events, aggregate_cases,
+    differing_cases, expected_matches, expected_results, expected_view_results, expr_cases, expr_config, expr_results,
+    grouped_events, merge_expected, merge_rows, outputs_of, patterns_config, run_trace, scripted_config, scripted_rows,
+    set_matches, snapshot_expected, trace_config, trace_expected, trace_outputs, update_order_config,
+    update_order_expected, update_order_rows, view_cases, view_config, view_results, written_elsewhere,
 };
 use crate::cep::runtime::value::watched_shape;
 use crate::cep::runtime::{Engine, Incoming, Output, Row, Val, spare};

@@ -50,6 +50,12 @@ fn assert_traces_on(table: &[(&str, &[TraceRow])], workers: &[usize], (later, un
     }
 }
 
+/// Snapshots as Esper's iterators read a batch window and a query without groups, in the order they come out.
+#[test]
+fn snapshots_read_the_view_as_esper_s_iterators_do_on_one_two_and_four_workers() {
+    assert_in_order_on_one_two_and_four(&ITERATED_SNAPSHOTS);
+}
+
 /// `count` over no rows, grouped and not, over a time window and a time batch.
 #[test]
 fn a_count_over_no_rows_is_zero_on_one_two_and_four_workers() {

@@ -4,8 +4,8 @@
 use super::*;
 
 /// A time batch's periods run from its first event (200 ms): each release gives a row per group in the new or the
-/// last batch, its sum null for a group the new one left empty; after an empty release the clock stops, and an event starts
-/// it again at the next period end on the same grid (9.7 s: due at 10.2 s).
+/// last batch, its sum null for a group the new one left empty; after an empty release the clock stops, and an event
+/// starts it again at the next period end on the same grid (9.7 s: due at 10.2 s).
 #[test]
 fn a_time_batch_releases_each_period_per_group_and_stops_when_empty() {
     let statement = "INSERT INTO Out SELECT symbol, sum(price) as value FROM S.win:time_batch(1 sec) GROUP BY symbol";

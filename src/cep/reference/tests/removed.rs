@@ -100,10 +100,11 @@ fn select_rstream_gives_the_rows_each_data_window_lets_go() {
 
 /// `SELECT RSTREAM` with aggregates over the trace (worked out by hand), as Esper's result-set processors make the
 /// remove stream: fully aggregated, at each arrival its group's row as it stood before (a count 0 and other
-/// aggregates null for a group with no row; at 3.5 s YAH's 1 has expired before YAH's 2 arrives), HAVING read on those aggregates, with or
-/// without a data window, and at a batch's release the row of each group it touches over the contents before it;
-/// with ungrouped columns, each row the window lets go with its group's aggregates once it left (IBM's 24 and YAH's 1
-/// together at 3.5 s, sorted when the query sorts), or a replaced batch's rows with the aggregates over the new one.
+/// aggregates null for a group with no row; at 3.5 s YAH's 1 has expired before YAH's 2 arrives), HAVING read on those
+/// aggregates, with or without a data window, and at a batch's release the row of each group it touches over the
+/// contents before it; with ungrouped columns, each row the window lets go with its group's aggregates once it left
+/// (IBM's 24 and YAH's 1 together at 3.5 s, sorted when the query sorts), or a replaced batch's rows with the
+/// aggregates over the new one.
 pub(crate) const REMOVED_AGGREGATES: [(&str, &[TraceRow]); 8] = [
     (
         "INSERT INTO Out SELECT RSTREAM symbol, sum(price) as value FROM S.win:time(2 sec) GROUP BY symbol",

@@ -1,4 +1,5 @@
-//! `OUTPUT SNAPSHOT` of queries without aggregates and with ungrouped columns, and in `ORDER BY` order.
+//! `OUTPUT SNAPSHOT` of queries without aggregates and with ungrouped columns, in `ORDER BY` order, and as Esper's
+//! iterators read a batch window and a query without groups.
 
 use super::*;
 
@@ -146,4 +147,102 @@ fn an_ordered_snapshot_releases_the_view_in_its_order() {
     ]);
     let expected: Vec<TraceRow> = expected.map(|(t, s, v)| (t, s, Some(v))).collect();
     assert_eq!(got[got.len() - 6..], out(&expected)[..]);
+}
+
+/// `OUTPUT SNAPSHOT` as Esper's result-set processors iterate the view (worked out by hand over the trace, rows in the
+/// order they come out). A batch window's iterator hands over the batch it is collecting (Esper's `LengthBatchView`,
+/// `TimeBatchView`): a length batch of two releases at 0.8, 1.5, 3.5 and 4.9 s, so the ticks from 1.8 s find IBM's 26
+/// collected at 2.8 s, IBM's 22 at 4.8 s and YAH's 1 from 5.9 s on, each reading `prior` as null (the prior view has
+/// not seen them); under `std:groupwin(symbol)` each key's collected batch, keys in the order of their first events
+/// (MSFT's 9 is never released). Grouped and fully aggregated, each group of the collected events once, in the order
+/// of their first events, with the aggregates of the batch released last: a length batch of three releases IBM 2 and
+/// MSFT 1 at 1.5 s, YAH 2 and IBM 1 at 3.5 s, so YAH, collected at 1.5 s and not yet released, counts 0 at 2.5 s
+/// (`ResultSetRowPerGroupIterator`); in a batch of four, IBM's two collected events give one row. Without groups, the
+/// one row as it stands at every tick, the view empty too (`ResultSetProcessorRowForAll`): a time batch of a second
+/// releases nothing new at 3.2 and 7.2 s, and a time window of a second is empty at 3.2 and 7.2 s.
+pub(crate) const ITERATED_SNAPSHOTS: [(&str, &[TraceRow]); 7] = [
+    (
+        "INSERT INTO Out SELECT symbol, prior(1, price) as value FROM S.win:length_batch(2) OUTPUT SNAPSHOT EVERY 1 sec",
+        &[(2800, "IBM", None), (4800, "IBM", None), (6800, "YAH", None), (7800, "YAH", None)],
+    ),
+    (
+        "INSERT INTO Out SELECT symbol, price as value FROM S.std:groupwin(symbol).win:length_batch(2) OUTPUT SNAPSHOT \
+         EVERY 1 sec",
+        &[
+            (2500, "IBM", Some(26.0)),
+            (2500, "MSFT", Some(9.0)),
+            (2500, "YAH", Some(1.0)),
+            (3500, "IBM", Some(26.0)),
+            (3500, "MSFT", Some(9.0)),
+            (3500, "YAH", Some(1.0)),
+            (4500, "MSFT", Some(9.0)),
+            (5500, "MSFT", Some(9.0)),
+            (5500, "YAH", Some(3.0)),
+            (6500, "MSFT", Some(9.0)),
+            (7500, "MSFT", Some(9.0)),
+        ],
+    ),
+    (
+        "INSERT INTO Out SELECT symbol, count(*) * 1.0 as value FROM S.win:length_batch(3) GROUP BY symbol OUTPUT \
+         SNAPSHOT EVERY 1 sec",
+        &[
+            (2500, "YAH", Some(0.0)),
+            (2500, "IBM", Some(2.0)),
+            (3500, "YAH", Some(0.0)),
+            (3500, "IBM", Some(2.0)),
+            (4500, "IBM", Some(1.0)),
+            (5500, "IBM", Some(1.0)),
+            (5500, "YAH", Some(2.0)),
+        ],
+    ),
+    (
+        "INSERT INTO Out SELECT symbol, sum(price) as value FROM S.win:length_batch(4) GROUP BY symbol OUTPUT SNAPSHOT \
+         EVERY 1 sec",
+        &[
+            (2500, "IBM", Some(49.0)),
+            (3500, "IBM", Some(49.0)),
+            (4500, "IBM", Some(49.0)),
+            (4500, "YAH", Some(1.0)),
+            (6500, "YAH", Some(5.0)),
+            (7500, "YAH", Some(5.0)),
+        ],
+    ),
+    (
+        "INSERT INTO Out SELECT symbol, sum(price) as value FROM S.win:length_batch(3) GROUP BY symbol HAVING \
+         sum(price) > 20 OUTPUT SNAPSHOT EVERY 1 sec",
+        &[(2500, "IBM", Some(49.0)), (3500, "IBM", Some(49.0)), (4500, "IBM", Some(26.0)), (5500, "IBM", Some(26.0))],
+    ),
+    (
+        "INSERT INTO Out SELECT 'all' as symbol, count(*) * 1.0 as value FROM S.win:time_batch(1 sec) OUTPUT SNAPSHOT \
+         EVERY 1 sec",
+        &[
+            (2200, "all", Some(3.0)),
+            (3200, "all", Some(0.0)),
+            (4200, "all", Some(1.0)),
+            (5200, "all", Some(2.0)),
+            (6200, "all", Some(1.0)),
+            (7200, "all", Some(0.0)),
+        ],
+    ),
+    (
+        "INSERT INTO Out SELECT 'all' as symbol, count(*) * 1.0 as value FROM S.win:time(1 sec) OUTPUT SNAPSHOT EVERY 1 \
+         sec",
+        &[
+            (1200, "all", Some(1.0)),
+            (2200, "all", Some(3.0)),
+            (3200, "all", Some(0.0)),
+            (4200, "all", Some(1.0)),
+            (5200, "all", Some(2.0)),
+            (6200, "all", Some(1.0)),
+            (7200, "all", Some(0.0)),
+        ],
+    ),
+];
+
+#[test]
+fn snapshots_read_the_view_as_esper_s_iterators_do() {
+    for (statement, rows) in ITERATED_SNAPSHOTS {
+        let got = trace_outputs(&mut engine(&trace_config(statement)), &[], 8000);
+        assert_eq!(got, out(rows), "{statement}");
+    }
 }

@@ -187,17 +187,18 @@ async fn a_floor_gets_the_last_released_reading_of_each_ten_seconds() {
     wait_for(&h, "1", "Floor", "temperature", "21.0").await;
 }
 
-/// `OUTPUT SNAPSHOT EVERY 10 sec` on the floor's average over each room's last pair of readings: the first pair
-/// released starts the clock, and every tick writes the average over the pairs the view holds then, changed or not.
+/// `OUTPUT SNAPSHOT EVERY 10 sec` on the floor's average over each room's last pair of readings, as Esper's snapshot
+/// iterates the view: the batches being collected. The first pair released starts the clock; a tick writes the
+/// average over the pairs released of each floor with a reading waiting in a batch, changed or not, and nothing once
+/// no reading waits.
 #[tokio::test]
-async fn a_floor_s_average_of_its_rooms_last_pairs_is_written_at_every_tick() {
+async fn a_floor_with_a_reading_waiting_gets_its_average_at_every_tick() {
     let snapshot = "INSERT INTO Floor SELECT floor as id, avg(temperature) as temperature FROM \
         Room.std:groupwin(id).win:length_batch(2) GROUP BY floor OUTPUT SNAPSHOT EVERY 10 sec";
     let h = floor_running(snapshot).await;
-    room(&h, "Room1", "20").await;
-    room(&h, "Room1", "24").await;
-    room(&h, "Room2", "22").await;
-    room(&h, "Room2", "26").await;
+    for (id, temperature) in [("Room1", "20"), ("Room1", "24"), ("Room2", "22"), ("Room2", "26"), ("Room1", "30")] {
+        room(&h, id, temperature).await;
+    }
     h.clock.advance_ms(9_999);
     no_floor(&h, "before the first tick").await;
     h.clock.advance_ms(1);
@@ -205,6 +206,13 @@ async fn a_floor_s_average_of_its_rooms_last_pairs_is_written_at_every_tick() {
     h.update("APPEND", "1", "Floor", &[("temperature", "double", "99")]).await;
     h.clock.advance_ms(10_000);
     wait_for(&h, "1", "Floor", "temperature", "23.0").await;
+    room(&h, "Room1", "31").await;
+    h.update("APPEND", "1", "Floor", &[("temperature", "double", "99")]).await;
+    h.clock.advance_ms(10_000);
+    settle().await;
+    let reply = floor_reply(&h).await;
+    let element = &reply["contextResponses"][0]["contextElement"];
+    assert_eq!(attr_value(element, "temperature"), Some(json!("99")), "no reading waits: {reply}");
 }
 
 /// `OUTPUT FIRST EVERY 1 min` on the floor average: the floor's first average is written at once, the next ones are
