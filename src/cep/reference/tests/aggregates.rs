@@ -71,16 +71,20 @@ pub(crate) const EMPTY_COUNTS: [(&str, &[TraceRow]); 3] = [
     ),
     (
         "INSERT INTO Out SELECT 'all' as symbol, count(*) * 1.0 as value FROM S.win:time(1 sec) OUTPUT LAST EVERY 1 sec",
-        &[
-            (1200, "all", Some(1.0)),
-            (2200, "all", Some(3.0)),
-            (3200, "all", Some(0.0)),
-            (4200, "all", Some(1.0)),
-            (5200, "all", Some(2.0)),
-            (6200, "all", Some(1.0)),
-            (7200, "all", Some(0.0)),
-        ],
+        SECOND_COUNTS,
     ),
+];
+
+/// The trace's rows in a window of a second counted at each tick from 1.2 s, its last row in each second under
+/// `OUTPUT LAST` and the window as it stands under `OUTPUT SNAPSHOT`: empty at 3.1 s and 6.9 s.
+pub(crate) const SECOND_COUNTS: &[TraceRow] = &[
+    (1200, "all", Some(1.0)),
+    (2200, "all", Some(3.0)),
+    (3200, "all", Some(0.0)),
+    (4200, "all", Some(1.0)),
+    (5200, "all", Some(2.0)),
+    (6200, "all", Some(1.0)),
+    (7200, "all", Some(0.0)),
 ];
 
 #[test]

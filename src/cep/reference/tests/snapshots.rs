@@ -227,15 +227,7 @@ pub(crate) const ITERATED_SNAPSHOTS: [(&str, &[TraceRow]); 7] = [
     (
         "INSERT INTO Out SELECT 'all' as symbol, count(*) * 1.0 as value FROM S.win:time(1 sec) OUTPUT SNAPSHOT EVERY 1 \
          sec",
-        &[
-            (1200, "all", Some(1.0)),
-            (2200, "all", Some(3.0)),
-            (3200, "all", Some(0.0)),
-            (4200, "all", Some(1.0)),
-            (5200, "all", Some(2.0)),
-            (6200, "all", Some(1.0)),
-            (7200, "all", Some(0.0)),
-        ],
+        SECOND_COUNTS,
     ),
 ];
 
