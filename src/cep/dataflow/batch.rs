@@ -252,8 +252,9 @@ impl BatchLogic {
     }
 
     /// The events collected since their keys' last releases that pass WHERE, with their groups: keys in the order of
-    /// their first events, each batch in arrival order. A statement reading `prior` or `prev` keeps them unposted,
-    /// so those read null on them, as Esper's read null on an event its prior and previous views have not seen.
+    /// their first events, each batch in arrival order. A statement reading `prior` or `prev` keeps them unposted, so
+    /// in a snapshot `prior` reads null on them (`prev` is refused under an output policy), as Esper's prior view
+    /// has not seen them.
     fn collected(&self) -> Vec<(Key, &Row)> {
         let mut rows = Vec::new();
         for Batches { collected, .. } in &self.state.keys {

@@ -35,23 +35,23 @@
 //! tests). A key's batches are kept once made, as Esper keeps its view: their number grows with the keys seen, as a
 //! `std:unique` view's does.
 //!
-//! A query without aggregates may pace its releases with an output policy (`rate`), each release a batch of rows
-//! for it: Esper's output view sees the releases as the view's updates, so its clock starts at the first release that
-//! gives rows (under `SELECT RSTREAM`, whose rows are the replaced batch's, the first whose new batch has one),
-//! `FIRST` lets an interval's first release out whole, `LAST` keeps the interval's last row, the default and `ALL`
-//! all of them, and `SNAPSHOT` iterates the view at each tick as Esper's does: its iterator hands over every key's
-//! batch being collected, the events that passed WHERE (unposted, so `prior` and `prev` read null on them). A fully
-//! aggregated query's policy sees each release as touching its groups (`runtime::batch_pace`, which says what each
-//! policy releases), and makes the rows of the groups it names at a tick from the view's contents; its snapshot is
-//! its one row without `GROUP BY`, and else a row for each group of the collected events. A
-//! period that ends with the statement's tick due goes first, so its release is in the tick's interval, as a time
-//! window's expiries go before a tick. A query with ungrouped columns paces its release's rows as one without
-//! aggregates does (Esper's `ResultSetProcessorAggregateAll` under a non-grouped output view), its snapshot rows each
-//! with its group's aggregates; grouped, under `LAST`, `ALL` and `FIRST` its policy keeps a row or a gate per group
-//! (Esper's `AggregateGrouped`), and sees each release's events, the new ones and those they replaced
-//! (`runtime::batch_pace` again). A statement reading `prior` posts a batch's events at its release, in order
-//! (`runtime::prior`), and one reading `prev` and its kin reads them off the batch then (`runtime::previous`): their
-//! `WHERE` and groups are read then. The rows a release replaces read the latter as null.
+//! A query without aggregates may pace its releases with an output policy (`rate`), each release a batch of rows for
+//! it: Esper's output view sees the releases as the view's updates, so its clock starts at the first release that gives
+//! rows (under `SELECT RSTREAM`, whose rows are the replaced batch's, the first whose new batch has one), `FIRST` lets
+//! an interval's first release out whole, `LAST` keeps the interval's last row, the default and `ALL` all of them, and
+//! `SNAPSHOT` iterates the view at each tick as Esper's does: its iterator hands over every key's batch being
+//! collected, the events that passed WHERE (unposted, so `prior` reads null on them; `prev` is refused under an output
+//! policy). A fully aggregated query's policy sees each release as touching its groups (`runtime::batch_pace`, which
+//! says what each policy releases), and makes the rows of the groups it names at a tick from the view's contents; its
+//! snapshot is its one row without `GROUP BY`, and else a row for each group of the collected events. A period that
+//! ends with the statement's tick due goes first, so its release is in the tick's interval, as a time window's expiries
+//! go before a tick. A query with ungrouped columns paces its release's rows as one without aggregates does (Esper's
+//! `ResultSetProcessorAggregateAll` under a non-grouped output view), its snapshot rows each with its group's
+//! aggregates; grouped, under `LAST`, `ALL` and `FIRST` its policy keeps a row or a gate per group (Esper's
+//! `AggregateGrouped`), and sees each release's events, the new ones and those they replaced (`runtime::batch_pace`
+//! again). A statement reading `prior` posts a batch's events at its release, in order (`runtime::prior`), and one
+//! reading `prev` and its kin reads them off the batch then (`runtime::previous`): their `WHERE` and groups are read
+//! then. The rows a release replaces read the latter as null.
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -511,8 +511,8 @@ impl BatchQuery {
         self.keys.iter().flat_map(|b| &b.released).filter(|e| e.counts)
     }
 
-    /// The events collected since their keys' last releases that passed WHERE, unposted: a statement's `prior` and
-    /// `prev` read null on them, as Esper's read null on an event its prior and previous views have not seen.
+    /// The events collected since their keys' last releases that passed WHERE, unposted: a statement's `prior` reads
+    /// null on them, as Esper's reads null on an event its prior view has not seen.
     fn collected(&self) -> impl Iterator<Item = &Entry> {
         self.keys.iter().flat_map(|b| &b.collected).filter(|e| e.counts)
     }

@@ -440,8 +440,9 @@ pub(super) const DISTINCT: [&str; 6] = [
 /// Statements reading `prior(n, x)`: over no view with it in `WHERE`, under aggregates of a time window, in a length
 /// window's remove stream, under an output policy, behind a view that keeps events out, over a stream another
 /// statement inserts from every worker, over batches (with it in `WHERE`, and as an aggregate's argument in each
-/// key's batches of `std:groupwin`), in a snapshot of the rows of a window, and over a named window's insert stream.
-pub(super) const PRIORS: [&str; 13] = [
+/// key's batches of `std:groupwin`), in a snapshot of the rows of a window, in snapshots of the batches being
+/// collected (where they read null, in `WHERE` too), and over a named window's insert stream.
+pub(super) const PRIORS: [&str; 15] = [
     "INSERT INTO Seen SELECT id, prior(1, people) as people, temperature, 's' as flap FROM Room.win:length(2) OUTPUT \
      SNAPSHOT EVERY 1500 msec",
     "CREATE WINDOW LastReading.std:unique(id) as Room",
@@ -463,6 +464,12 @@ pub(super) const PRIORS: [&str; 13] = [
      Room.std:firstunique(id)",
     "INSERT INTO Hot SELECT id, people, temperature FROM Room(temperature > 20)",
     "INSERT INTO Seen SELECT id, prior(1, people) as people, temperature, 'h' as flap FROM Hot.win:length(2)",
+    "INSERT INTO Seen SELECT id, prior(1, people) as people, temperature, 'c' as flap FROM \
+     Room.std:groupwin(floor).win:length_batch(2) WHERE prior(1, temperature) > 15 OR temperature > 20 OUTPUT \
+     SNAPSHOT EVERY 1500 msec",
+    "INSERT INTO Seen SELECT 'gs' as id, count(*) as people, avg(prior(1, temperature)) as temperature, floor as \
+     flap FROM Room.win:length_batch(3) WHERE prior(1, people) is null OR people > 2 GROUP BY floor OUTPUT SNAPSHOT \
+     EVERY 1500 msec",
 ];
 
 /// Statements reading `prev`, `prevtail` and `prevcount` over each window that keeps its events: length, time and
