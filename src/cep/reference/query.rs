@@ -495,9 +495,8 @@ impl StreamQuery {
     }
 
     /// The row of `SELECT RSTREAM` of a fully aggregated query at an arrival in `group`, before it enters: the group's
-    /// aggregates as they stand (a count 0 and other aggregates null for a group with no row
-    /// that counts), projected from the arriving `event`, if
-    /// it passes HAVING.
+    /// aggregates as they stand (a count 0 and other aggregates null for a group with no row that counts), projected
+    /// from the arriving `event`, if it passes HAVING.
     fn row_before(&self, event: &Row, group: &str, vars: &Row) -> Option<Row> {
         self.keyed_row_before(event, group, &[], vars).map(|(_, row)| row)
     }

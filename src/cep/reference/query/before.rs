@@ -61,8 +61,8 @@ impl StreamQuery {
     }
 
     /// The row of `group` projected from `event`, with the aggregates of the group's rows in the view and those of
-    /// `gone`, if it passes HAVING (a count 0 and other aggregates null for a group with no row
-    /// that counts), with its `ORDER BY` keys.
+    /// `gone`, if it passes HAVING (a count 0 and other aggregates null for a group with no row that counts), with its
+    /// `ORDER BY` keys.
     pub(super) fn keyed_row_before(&self, event: &Row, group: &str, gone: &[Entry], vars: &Row) -> Option<Keyed> {
         let aggregates: Vec<Val> = self.aggregates_with(group, gone, vars);
         self.having(event, &aggregates, vars)
