@@ -131,19 +131,33 @@ pub(super) const EXTERNALLY_BATCHED: [ViewCase; 7] = [
     },
 ];
 
+/// The statement of `TestPreviousFunction.testPreviousExtTimedBatch` after its stream selector.
+macro_rules! previous_select {
+    ($stream:literal) => {
+        concat!(
+            $stream,
+            " symbol as currSymbol, prev(0, symbol) as prev0Symbol, prev(0, price) as prev0Price, prev(1, symbol) as \
+             prev1Symbol, prev(1, price) as prev1Price, prev(2, symbol) as prev2Symbol, prev(2, price) as prev2Price, \
+             prevtail(0, symbol) as prevTail0Symbol, prevtail(0, price) as prevTail0Price, prevtail(1, symbol) as \
+             prevTail1Symbol, prevtail(1, price) as prevTail1Price, prevcount(price) as prevCountPrice FROM \
+             SupportMarketDataBean.win:ext_timed_batch(volume, 10, 0L)"
+        )
+    };
+}
+
+/// The columns of [`previous_select!`]'s rows.
+const PREVIOUS_COLUMNS: &str = "currSymbol string, prev0Symbol string, prev0Price double, prev1Symbol string, \
+                                prev1Price double, prev2Symbol string, prev2Price double, prevTail0Symbol string, \
+                                prevTail0Price double, prevTail1Symbol string, prevTail1Price double, prevCountPrice \
+                                long";
+
 /// `TestPreviousFunction.testPreviousExtTimedBatch` (a ten-second batch from the reference point 0): the functions read
 /// off the released batch, and as null for the rows a release replaces.
 pub(super) const PREVIOUS_EXT_TIMED_BATCH: [ViewCase; 2] = [
     ViewCase {
         test: "TestPreviousFunction.testPreviousExtTimedBatch",
-        select: "irstream symbol as currSymbol, prev(0, symbol) as prev0Symbol, prev(0, price) as prev0Price, \
-                 prev(1, symbol) as prev1Symbol, prev(1, price) as prev1Price, prev(2, symbol) as prev2Symbol, prev(2, \
-                 price) as prev2Price, prevtail(0, symbol) as prevTail0Symbol, prevtail(0, price) as prevTail0Price, \
-                 prevtail(1, symbol) as prevTail1Symbol, prevtail(1, price) as prevTail1Price, prevcount(price) as \
-                 prevCountPrice FROM SupportMarketDataBean.win:ext_timed_batch(volume, 10, 0L)",
-        columns: "currSymbol string, prev0Symbol string, prev0Price double, prev1Symbol string, prev1Price double, \
-                  prev2Symbol string, prev2Price double, prevTail0Symbol string, prevTail0Price double, \
-                  prevTail1Symbol string, prevTail1Price double, prevCountPrice long",
+        select: previous_select!("irstream"),
+        columns: PREVIOUS_COLUMNS,
         typed: true,
         steps: &[
             (1, MD, "symbol='A',price=1,volume=1000", "-"),
@@ -174,14 +188,8 @@ pub(super) const PREVIOUS_EXT_TIMED_BATCH: [ViewCase; 2] = [
     },
     ViewCase {
         test: "TestPreviousFunction.testPreviousExtTimedBatch (its old rows)",
-        select: "rstream symbol as currSymbol, prev(0, symbol) as prev0Symbol, prev(0, price) as prev0Price, \
-                 prev(1, symbol) as prev1Symbol, prev(1, price) as prev1Price, prev(2, symbol) as prev2Symbol, prev(2, \
-                 price) as prev2Price, prevtail(0, symbol) as prevTail0Symbol, prevtail(0, price) as prevTail0Price, \
-                 prevtail(1, symbol) as prevTail1Symbol, prevtail(1, price) as prevTail1Price, prevcount(price) as \
-                 prevCountPrice FROM SupportMarketDataBean.win:ext_timed_batch(volume, 10, 0L)",
-        columns: "currSymbol string, prev0Symbol string, prev0Price double, prev1Symbol string, prev1Price double, \
-                  prev2Symbol string, prev2Price double, prevTail0Symbol string, prevTail0Price double, \
-                  prevTail1Symbol string, prevTail1Price double, prevCountPrice long",
+        select: previous_select!("rstream"),
+        columns: PREVIOUS_COLUMNS,
         typed: true,
         steps: &[
             (1, MD, "symbol='A',price=1,volume=1000", "-"),
