@@ -56,7 +56,8 @@ impl Ord for Ordered {
 
 /// What an aggregate keeps of its values beyond their count: `sum` of `int` and `long` an exact integer sum, `sum`
 /// of other numbers and `avg` a sum, `stddev` a sum and a sum of squares, `min`, `max`, `median` and `avedev` the
-/// values, `first` and `last` the values by arrival, and their ever forms the one value. Keeping only that spares
+/// values, `first` and `last` the values by arrival, and the ever forms (`firstever`, `minever`, `countever`, ...)
+/// the one value, which rows leaving do not change. Keeping only that spares
 /// `bench floor`'s `avg` an integer conversion and a square, 20 instructions an event (`benches/results/cep.md`,
 /// seventieth session).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -73,6 +74,12 @@ enum Keeps {
     FirstEver,
     /// The latest value alone, null too.
     LastEver,
+    /// The least value so far.
+    MinEver,
+    /// The greatest value so far.
+    MaxEver,
+    /// How many values so far.
+    CountEver,
 }
 
 impl Keeps {
@@ -102,6 +109,9 @@ impl Keeps {
             AggregateFunction::First(_) | AggregateFunction::Last(_) => Keeps::ByArrival,
             AggregateFunction::FirstEver => Keeps::FirstEver,
             AggregateFunction::LastEver => Keeps::LastEver,
+            AggregateFunction::MinEver => Keeps::MinEver,
+            AggregateFunction::MaxEver => Keeps::MaxEver,
+            AggregateFunction::CountEver => Keeps::CountEver,
         }
     }
 }
@@ -191,12 +201,17 @@ impl Running {
             Keeps::Squares => self.square(v.as_f64().unwrap_or(0.0), 1.0),
             Keeps::Values => self.count_value(v),
             // Their `n` counts too, unread: testing for them before it cost `bench floor` 2 instructions an event.
-            Keeps::ByArrival | Keeps::FirstEver | Keeps::LastEver => self.hold(seq, v),
+            Keeps::ByArrival
+            | Keeps::FirstEver
+            | Keeps::LastEver
+            | Keeps::MinEver
+            | Keeps::MaxEver
+            | Keeps::CountEver => self.hold(seq, v),
         }
     }
 
-    /// Adds the value of a function reading one row ([`Keeps::holds_rows`]), null too; out of line, as such
-    /// functions are rare.
+    /// Adds the value of a function reading one row ([`Keeps::holds_rows`], null too) or of an ever form; out of
+    /// line, as such functions are rare.
     #[inline(never)]
     fn hold(&mut self, seq: u64, v: &Val) {
         match self.keeps {
@@ -206,9 +221,22 @@ impl Running {
             Keeps::FirstEver => {
                 self.ever.get_or_insert_with(|| v.clone());
             }
-            // `Keeps::LastEver`: the three above alone are held.
-            _ => self.ever = Some(v.clone()),
+            Keeps::LastEver => self.ever = Some(v.clone()),
+            Keeps::MinEver | Keeps::MaxEver | Keeps::CountEver => self.keep_ever(v),
+            Keeps::Count | Keeps::IntSum | Keeps::Sum | Keeps::Squares | Keeps::Values => {}
         }
+    }
+
+    /// Takes `v` into what `minever` or `maxever` keeps, or counts one more for `countever`.
+    fn keep_ever(&mut self, v: &Val) {
+        let kept = match (self.keeps, self.ever.take()) {
+            (Keeps::CountEver, before) => Val::Int(before.and_then(|n| n.as_long()).unwrap_or(0) + 1),
+            (_, None) => v.clone(),
+            (Keeps::MinEver, Some(least)) if v.extreme_order(&least) == Ordering::Less => v.clone(),
+            (Keeps::MaxEver, Some(most)) if v.extreme_order(&most) == Ordering::Greater => v.clone(),
+            (_, Some(kept)) => kept,
+        };
+        self.ever = Some(kept);
     }
 
     /// Adds `x` and its square to the sums (`sign` 1) or takes them out (`sign` -1), out of line as `stddev` is rare.
@@ -252,9 +280,10 @@ impl Running {
                     }
                 }
             }
-            Keeps::ByArrival | Keeps::FirstEver | Keeps::LastEver => {
+            Keeps::ByArrival => {
                 self.by_arrival.remove(&seq);
             }
+            Keeps::FirstEver | Keeps::LastEver | Keeps::MinEver | Keeps::MaxEver | Keeps::CountEver => {}
         }
         if self.n == 0 {
             (self.int_sum, self.sum, self.sum2) = (0, 0.0, 0.0);
@@ -272,10 +301,18 @@ impl Running {
             self.values.entry(key.clone()).or_insert_with(|| (value.clone(), 0)).1 += count;
         }
         self.by_arrival.extend(part.by_arrival.iter().map(|(seq, v)| (*seq, v.clone())));
-        self.ever = match self.keeps {
-            Keeps::FirstEver => self.ever.take().or_else(|| part.ever.clone()),
-            _ => part.ever.clone().or_else(|| self.ever.take()),
-        };
+        match (self.keeps, &part.ever) {
+            (Keeps::FirstEver, Some(first)) => {
+                self.ever.get_or_insert_with(|| first.clone());
+            }
+            (Keeps::CountEver, Some(n)) => {
+                let sum = self.ever.take().and_then(|m| m.as_long()).unwrap_or(0) + n.as_long().unwrap_or(0);
+                self.ever = Some(Val::Int(sum));
+            }
+            (Keeps::MinEver | Keeps::MaxEver, Some(v)) => self.keep_ever(v),
+            (_, Some(latest)) => self.ever = Some(latest.clone()),
+            (_, None) => {}
+        }
     }
 
     /// Removes what `part` holds, as [`Running::remove`] would remove each of its values.
@@ -322,7 +359,11 @@ impl Running {
             AggregateFunction::Count => Val::Int(n),
             AggregateFunction::First(at) => self.by_arrival.values().nth(at as usize).cloned().unwrap_or_default(),
             AggregateFunction::Last(at) => self.by_arrival.values().rev().nth(at as usize).cloned().unwrap_or_default(),
-            AggregateFunction::FirstEver | AggregateFunction::LastEver => self.ever.clone().unwrap_or_default(),
+            AggregateFunction::FirstEver
+            | AggregateFunction::LastEver
+            | AggregateFunction::MinEver
+            | AggregateFunction::MaxEver => self.ever.clone().unwrap_or_default(),
+            AggregateFunction::CountEver => self.ever.clone().unwrap_or(Val::Int(0)),
             _ if n == 0 => Val::Null,
             AggregateFunction::Sum if self.keeps == Keeps::IntSum => Val::Int(self.int_sum),
             AggregateFunction::Sum => Val::Double(self.odd.sum(self.sum)),
@@ -429,9 +470,16 @@ impl Accumulators {
         self.rows == 0
     }
 
-    /// Every aggregate's current value; over no row, a count 0 and every other aggregate null.
+    /// Whether an ever form holds a value, which the group keeps after its last row left: such a group is not
+    /// forgotten.
+    pub fn keeps_ever(&self) -> bool {
+        self.running.iter().any(|running| running.ever.is_some())
+    }
+
+    /// Every aggregate's current value; over no row, a count 0, the ever forms what they keep and every other
+    /// aggregate null.
     pub fn values(&self, calls: &[AggregateCall]) -> Vec<Val> {
-        if self.rows == 0 {
+        if self.rows == 0 && !self.keeps_ever() {
             return over_no_rows(calls);
         }
         calls
@@ -467,7 +515,8 @@ mod tests {
         let mut running = Accumulators::new(&calls);
         let reference = |window: &[Val]| {
             let rows: Vec<Row> = window.iter().map(|v| Row::from([("x", v.clone())])).collect();
-            crate::cep::reference::aggregate::compute(&calls, "r", &rows.iter().collect::<Vec<_>>(), &Row::new())
+            let rows: Vec<&Row> = rows.iter().collect();
+            crate::cep::reference::aggregate::compute(&calls, "r", &rows, &rows, &Row::new())
         };
         let shown = |values: Vec<Val>| format!("{values:?}");
         for n in 1..=values.len() {

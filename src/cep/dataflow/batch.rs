@@ -515,7 +515,8 @@ impl BatchLogic {
         released
     }
 
-    /// The rows of a released batch leave their groups' aggregates; a group left with none is forgotten.
+    /// The rows of a released batch leave their groups' aggregates; a group left with none is forgotten, unless its
+    /// ever forms keep values.
     fn leave(&mut self, batch: &Batch) {
         for (i, (group, row)) in batch.rows.iter().enumerate() {
             let Some(acc) = self.state.groups.get_mut(group) else {
@@ -523,7 +524,7 @@ impl BatchLogic {
             };
             let args: Vec<Val> = self.per_event.args(row, &self.vars).map(Cow::into_owned).collect();
             acc.remove(batch.number_of(i), &args);
-            if acc.is_empty() {
+            if acc.is_empty() && !acc.keeps_ever() {
                 self.state.groups.remove(group);
             }
         }

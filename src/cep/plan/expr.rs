@@ -219,11 +219,17 @@ pub enum AggregateFunction {
     First(u32),
     /// The argument as the group's `n`-th newest row in the data window gives it (`last(x, n)`; 0, the newest).
     Last(u32),
-    /// The argument as the group's first row ever gave it, null too (`first(x)` over a stream without a data window,
-    /// which Esper reads as its `firstever`).
+    /// The argument as the group's first row ever gave it, null too: Esper's `firstever(x)`, and `first(x)` over a
+    /// stream without a data window, which Esper reads as its `firstever`. Rows leaving the window do not change it.
     FirstEver,
-    /// The argument as the group's latest row gave it (`last(x)` without a data window, Esper's `lastever`).
+    /// The argument as the group's latest row gave it (`lastever(x)`; `last(x)` without a data window).
     LastEver,
+    /// The least value the group's rows ever gave, rows leaving the window or not (`minever`, `fminever`).
+    MinEver,
+    /// The greatest value the group's rows ever gave (`maxever`, `fmaxever`).
+    MaxEver,
+    /// How many rows the group ever had with a value (`countever`).
+    CountEver,
 }
 
 impl AggregateFunction {
@@ -235,6 +241,18 @@ impl AggregateFunction {
                 | AggregateFunction::Last(_)
                 | AggregateFunction::FirstEver
                 | AggregateFunction::LastEver
+        )
+    }
+
+    /// Whether rows leaving the data window leave it as it was: Esper's "ever" aggregators.
+    pub fn is_ever(self) -> bool {
+        matches!(
+            self,
+            AggregateFunction::FirstEver
+                | AggregateFunction::LastEver
+                | AggregateFunction::MinEver
+                | AggregateFunction::MaxEver
+                | AggregateFunction::CountEver
         )
     }
 }
@@ -439,6 +457,9 @@ impl Display for AggregateFunction {
             AggregateFunction::Last(_) => "last",
             AggregateFunction::FirstEver => "firstever",
             AggregateFunction::LastEver => "lastever",
+            AggregateFunction::MinEver => "minever",
+            AggregateFunction::MaxEver => "maxever",
+            AggregateFunction::CountEver => "countever",
         })
     }
 }

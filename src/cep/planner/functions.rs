@@ -12,7 +12,7 @@ use super::super::plan::{AggregateCall, AggregateFunction, DataType, Function, P
 use super::expr::{Ends, ExprPlanner, Priors, Typed, common, is_numeric, widen};
 use super::scope::unknown;
 
-const FUNCTIONS: [&str; 20] = [
+const FUNCTIONS: [&str; 27] = [
     "point",
     "polygon",
     "geometry",
@@ -29,6 +29,13 @@ const FUNCTIONS: [&str; 20] = [
     "fmax",
     "first",
     "last",
+    "firstever",
+    "lastever",
+    "minever",
+    "maxever",
+    "fminever",
+    "fmaxever",
+    "countever",
     "prior",
     "prev",
     "prevtail",
@@ -36,23 +43,48 @@ const FUNCTIONS: [&str; 20] = [
 ];
 
 /// Esper's functions outside the subset, refused by name rather than unknown.
-const UNSUPPORTED: [&str; 15] = [
-    "prevwindow",
-    "minever",
-    "maxever",
-    "fminever",
-    "fmaxever",
-    "firstever",
-    "lastever",
-    "countever",
-    "nth",
-    "rate",
-    "leaving",
-    "cast",
-    "instanceof",
-    "typeof",
-    "current_timestamp",
-];
+const UNSUPPORTED: [&str; 8] =
+    ["prevwindow", "nth", "rate", "leaving", "cast", "instanceof", "typeof", "current_timestamp"];
+
+/// The arguments an "ever" aggregate takes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum EverArgs {
+    /// One (`minever(x)`, `firstever(x)`).
+    One,
+    /// One and a filter (`fminever(x, f)`).
+    Filtered,
+    /// `*` or one, and an optional filter (`countever`).
+    Counted,
+}
+
+/// Esper's "ever" aggregates: the function each is over a data window, and what it takes.
+fn ever_function(name: &str) -> Option<(AggregateFunction, EverArgs)> {
+    Some(match name {
+        "minever" => (AggregateFunction::MinEver, EverArgs::One),
+        "maxever" => (AggregateFunction::MaxEver, EverArgs::One),
+        "fminever" => (AggregateFunction::MinEver, EverArgs::Filtered),
+        "fmaxever" => (AggregateFunction::MaxEver, EverArgs::Filtered),
+        "firstever" => (AggregateFunction::FirstEver, EverArgs::One),
+        "lastever" => (AggregateFunction::LastEver, EverArgs::One),
+        "countever" => (AggregateFunction::CountEver, EverArgs::Counted),
+        _ => return None,
+    })
+}
+
+/// Whether `function` counts rows, and so takes `*`.
+fn counts(function: AggregateFunction) -> bool {
+    matches!(function, AggregateFunction::Count | AggregateFunction::CountEver)
+}
+
+/// What an "ever" aggregate is where no row leaves the group (no data window, a pattern's matches): the plain one.
+fn without_window(function: AggregateFunction) -> AggregateFunction {
+    match function {
+        AggregateFunction::MinEver => AggregateFunction::Min,
+        AggregateFunction::MaxEver => AggregateFunction::Max,
+        AggregateFunction::CountEver => AggregateFunction::Count,
+        other => other,
+    }
+}
 
 fn aggregate_function(name: &str) -> Option<AggregateFunction> {
     Some(match name {
@@ -91,6 +123,10 @@ impl ExprPlanner<'_> {
         }
         if matches!(lower.as_str(), "first" | "last") {
             return self.end(name, &lower, args, star);
+        }
+        if let Some(function) = ever_function(&lower) {
+            // The parser lets `distinct` into the aggregates that read it only, not these.
+            return self.ever(name, function, args, star);
         }
         if lower == "window" {
             return Err(self.ctx.unsupported(name.span, "the aggregate `window` (its value is a list)"));
@@ -246,7 +282,11 @@ impl ExprPlanner<'_> {
         self.aggregate_allowed(name)?;
         let (arg, ty) = match (star, args) {
             (true, []) if function == AggregateFunction::Count => (None, DataType::Long),
-            (true, [filter]) if function == AggregateFunction::Count => {
+            // The runtimes count `count(*)`'s rows in the window; `countever(*)` counts the value 1 of each row.
+            (true, []) if function == AggregateFunction::CountEver => {
+                (Some(PlanExpr::Literal(Value::Int(1))), DataType::Long)
+            }
+            (true, [filter]) if counts(function) => {
                 let one = PlanExpr::Literal(Value::Int(1));
                 (Some(self.filtered(one, DataType::Int, filter)?), DataType::Long)
             }
@@ -319,6 +359,40 @@ impl ExprPlanner<'_> {
         self.aggregate(name, function, std::slice::from_ref(arg), (false, false))
     }
 
+    /// An "ever" aggregate (`minever`, `fmaxever`, `firstever`, `countever`, ...): over a data window without
+    /// `GROUP BY`, one that rows leaving the window leave as it was; where no row leaves, the plain aggregate.
+    fn ever(
+        &mut self,
+        name: &Name,
+        (function, takes): (AggregateFunction, EverArgs),
+        args: &[Expr],
+        star: bool,
+    ) -> Result<Typed, CepError> {
+        self.aggregate_allowed(name)?;
+        let (fits, takes_text) = match takes {
+            EverArgs::One if !star && args.len() == 2 => {
+                return Err(self.ctx.unsupported(name.span, format!("`{}` with a filter", name.text)));
+            }
+            EverArgs::One => (!star && args.len() == 1, "one argument"),
+            EverArgs::Filtered => (!star && args.len() == 2, "one argument and, after it, a filter"),
+            EverArgs::Counted => {
+                let fits = if star { args.len() <= 1 } else { matches!(args.len(), 1 | 2) };
+                (fits, "`*` or one argument and, after it, an optional filter")
+            }
+        };
+        if !fits {
+            return Err(self.ctx.invalid(name.span, format!("`{}` takes {takes_text}", name.text)));
+        }
+        let function = match self.ever {
+            Ends::Unsupported(why) => {
+                return Err(self.ctx.unsupported(name.span, format!("`{}` {why}", name.text)));
+            }
+            Ends::Ever => without_window(function),
+            Ends::Window => function,
+        };
+        self.aggregate(name, function, args, (star, false))
+    }
+
     /// The index of `first(x, n)`: a whole number constant from 0.
     fn end_index(&self, name: &Name, index: &Expr) -> Result<u32, CepError> {
         match &index.kind {
@@ -344,7 +418,7 @@ impl ExprPlanner<'_> {
     fn aggregate_type(&self, function: AggregateFunction, arg: &Expr, ty: &DataType) -> Result<DataType, CepError> {
         let numeric = is_numeric(ty) || *ty == DataType::Null;
         let result = match function {
-            AggregateFunction::Count => return Ok(DataType::Long),
+            AggregateFunction::Count | AggregateFunction::CountEver => return Ok(DataType::Long),
             f if f.reads_nulls() => ty.clone(),
             AggregateFunction::Avg
             | AggregateFunction::Stddev
@@ -358,7 +432,10 @@ impl ExprPlanner<'_> {
                 DataType::Int | DataType::Long => DataType::Long,
                 _ => DataType::Double,
             },
-            AggregateFunction::Min | AggregateFunction::Max
+            AggregateFunction::Min
+            | AggregateFunction::Max
+            | AggregateFunction::MinEver
+            | AggregateFunction::MaxEver
                 if numeric || matches!(ty, DataType::String | DataType::Date) =>
             {
                 ty.clone()

@@ -28,7 +28,8 @@ pub(super) fn plan_select(ctx: &Ctx<'_>, s: &SelectStmt, catalog: &mut dyn Catal
     let mut planner = ExprPlanner::new(ctx, cat, &scope, None)
         .with_priors(priors.clone())
         .with_prevs(prevs)
-        .with_ends(ends_of(&input));
+        .with_ends(ends_of(&input))
+        .with_ever(ever_of(&input, !s.group_by.is_empty()));
     let projection = project_items(&mut planner, &scope, &s.items)?;
     planner.prevs.take_read_at();
     let having = s.having.as_ref().map(|h| planner.condition(h, "HAVING")).transpose()?;
@@ -164,6 +165,17 @@ fn ends_of(input: &Input) -> Ends {
         Input::Stream(_) => Ends::Window,
         Input::Pattern(_) => Ends::Ever,
         Input::Join(_) => Ends::Unsupported("in a join"),
+    }
+}
+
+/// What the "ever" aggregates read over `input`, `grouped` or not ([`Ends`]): where `first` and `last` read the
+/// window, the values of every row the statement's one group ever had. Per group they are refused: Esper forgets a
+/// group's values once its last row leaves the window, at its next arrival to any group, which the runtimes do not
+/// keep track of.
+fn ever_of(input: &Input, grouped: bool) -> Ends {
+    match ends_of(input) {
+        Ends::Window if grouped => Ends::Unsupported("per group over a data window"),
+        ends => ends,
     }
 }
 
@@ -541,6 +553,11 @@ fn output(
     };
     let grouped = aggregation.is_some_and(|a| !a.group_by.is_empty());
     let fully = aggregation.is_some_and(|a| a.kind == AggregationKind::FullyAggregated);
+    let ever = aggregation.is_some_and(|a| a.aggregates.iter().any(|c| c.function.is_ever()));
+    if o.kind == OutputKind::Snapshot && ever && !fully {
+        // Such a snapshot's aggregates are summed from the rows in the view at the tick, which the ever forms outlive.
+        return Err(ctx.unsupported(o.span, "an ever aggregate in `OUTPUT SNAPSHOT` of rows with ungrouped columns"));
+    }
     let releases = match (o.kind, aggregation.is_some(), grouped, fully) {
         (OutputKind::Last, true, true, true) => {
             "one row per group that changed (arrival or expiry) during the interval, with current aggregates; an emptied group counts 0, its other aggregates null"

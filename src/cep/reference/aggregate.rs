@@ -1,7 +1,9 @@
 //! Aggregate functions over a group's rows, recomputed from scratch each time they are read: `avg`, `count`,
 //! `sum`, `min`, `max`, `stddev` (sample), `median` and `avedev` (the mean absolute deviation), each ignoring nulls
 //! and null over no values, as in Esper; and `first` and `last`, the argument as one row gives it, null too. The
-//! rows come in the order they entered the group (for a stream without a data window, all it ever had). A row is
+//! rows come in the order they entered the group (for a stream without a data window, all it ever had). The ever
+//! forms (`firstever`, `lastever`, `minever`, `maxever`, `countever`) read every row the group ever had instead,
+//! those that left the window too. A row is
 //! one event seen under its stream's label, or a set of labelled rows: a join's event with its looked-up row, a
 //! pattern's match.
 
@@ -9,23 +11,46 @@ use std::cmp::Ordering;
 use std::collections::HashMap;
 
 use super::join::GroupRows;
-use crate::cep::plan::{AggregateCall, AggregateFunction, AggregationKind, DataType, QueryPlan};
+use crate::cep::plan::{AggregateCall, AggregateFunction, AggregationKind, DataType, QueryPlan, StreamInput};
 use crate::cep::runtime::eval::{Scope, eval, holds, project};
 use crate::cep::runtime::{Row, Val, order};
 
 /// One row of a join or one match of a pattern: rows by label.
 pub type Bound<'a> = [(&'a str, &'a Row)];
 
-/// The value of every aggregate over `rows`, each row seen under `label`.
-pub fn compute(calls: &[AggregateCall], label: &str, rows: &[&Row], vars: &Row) -> Vec<Val> {
-    let bound: Vec<[(&str, &Row); 1]> = rows.iter().map(|row| [(label, *row)]).collect();
+/// The value of every aggregate over `rows`, each row seen under `label`, and of the ever forms over `history`:
+/// every row the group had, those that left the window too.
+pub fn compute(calls: &[AggregateCall], label: &str, rows: &[&Row], history: &[&Row], vars: &Row) -> Vec<Val> {
+    let (bound, ever) = (bind(label, rows), bind(label, history));
     let sets: Vec<&Bound<'_>> = bound.iter().map(|b| &b[..]).collect();
-    over(calls, &sets, vars)
+    let history: Vec<&Bound<'_>> = ever.iter().map(|b| &b[..]).collect();
+    calls.iter().map(|call| one(call, &sets, &history, vars)).collect()
 }
 
-/// The value of every aggregate over `rows`, each a set of labelled rows.
+/// Every row that counted in a group, for the ever forms, if `plan` reads them over `input`'s data window (without
+/// one, the group's rows are all it ever had already).
+pub fn history(plan: &QueryPlan, input: &StreamInput) -> Option<Vec<(String, Row)>> {
+    let calls = plan.aggregation.as_ref().map_or(&[][..], |a| &a.aggregates[..]);
+    (input.window.is_some() && calls.iter().any(|call| call.function.is_ever())).then(Vec::new)
+}
+
+/// The rows of `group` in `history`, if there is one; else `rows`.
+pub fn of_group<'r>(history: Option<&'r [(String, Row)]>, group: &str, rows: &[&'r Row]) -> Vec<&'r Row> {
+    match history {
+        Some(history) => history.iter().filter(|(g, _)| g == group).map(|(_, row)| row).collect(),
+        None => rows.to_vec(),
+    }
+}
+
+/// Each of `rows` seen under `label`.
+fn bind<'r>(label: &'r str, rows: &[&'r Row]) -> Vec<[(&'r str, &'r Row); 1]> {
+    rows.iter().map(|row| [(label, *row)]).collect()
+}
+
+/// The value of every aggregate over `rows`, each a set of labelled rows, which no row leaves: the ever forms are
+/// read over them too.
 pub fn over(calls: &[AggregateCall], rows: &[&Bound<'_>], vars: &Row) -> Vec<Val> {
-    calls.iter().map(|call| one(call, rows, vars)).collect()
+    calls.iter().map(|call| one(call, rows, rows, vars)).collect()
 }
 
 /// The text of the group of `row`: its `GROUP BY` values' keys, joined.
@@ -128,7 +153,8 @@ impl<'r, 'b> Grouped<'r, 'b> {
     }
 }
 
-fn one(call: &AggregateCall, rows: &[&Bound<'_>], vars: &Row) -> Val {
+fn one(call: &AggregateCall, rows: &[&Bound<'_>], history: &[&Bound<'_>], vars: &Row) -> Val {
+    let rows = if call.function.is_ever() { history } else { rows };
     let Some(arg) = &call.arg else {
         return Val::Int(rows.len() as i64);
     };
@@ -145,11 +171,11 @@ fn one(call: &AggregateCall, rows: &[&Bound<'_>], vars: &Row) -> Val {
     let values: Vec<Val> = rows.iter().map(|row| eval(arg, &Scope::new(row, vars))).filter(|v| !v.is_null()).collect();
     let values = if call.distinct { distinct(values) } else { values };
     match call.function {
-        AggregateFunction::Count => Val::Int(values.len() as i64),
+        AggregateFunction::Count | AggregateFunction::CountEver => Val::Int(values.len() as i64),
         AggregateFunction::Sum => sum(&values, &call.ty),
         AggregateFunction::Avg => mean(&values).map_or(Val::Null, Val::Double),
-        AggregateFunction::Min => extreme(values, Ordering::Less),
-        AggregateFunction::Max => extreme(values, Ordering::Greater),
+        AggregateFunction::Min | AggregateFunction::MinEver => extreme(values, Ordering::Less),
+        AggregateFunction::Max | AggregateFunction::MaxEver => extreme(values, Ordering::Greater),
         AggregateFunction::Stddev => stddev(&values).map_or(Val::Null, Val::Double),
         AggregateFunction::Median => median(&values).map_or(Val::Null, Val::Double),
         AggregateFunction::Avedev => avedev(&values).map_or(Val::Null, Val::Double),
@@ -232,7 +258,10 @@ mod tests {
         let arg = Some(PlanExpr::Column { source: "r".into(), name: "n".into(), ty: DataType::Long });
         let calls = [AggregateCall { function: AggregateFunction::Sum, arg, ty: DataType::Long, distinct: false }];
         let rows: Vec<Row> = [(1 << 53) + 1, 2, i64::MAX].iter().map(|n| Row::from([("n", Val::Int(*n))])).collect();
-        let sum = |rows: &[Row]| compute(&calls, "r", &rows.iter().collect::<Vec<_>>(), &Row::new());
+        let sum = |rows: &[Row]| {
+            let rows: Vec<&Row> = rows.iter().collect();
+            compute(&calls, "r", &rows, &rows, &Row::new())
+        };
         assert_eq!(sum(&rows[..2]), [Val::Int((1 << 53) + 3)], "as a double, 2^53 + 1 is 2^53");
         assert_eq!(sum(&rows), [Val::Int(((1i64 << 53) + 3).wrapping_add(i64::MAX))]);
     }

@@ -131,6 +131,8 @@ pub struct BatchQuery {
     priors: Option<PriorBuffer>,
     /// The previous-event functions a release reads off its batch: then `WHERE` and the groups read them.
     prevs: Option<Prevs>,
+    /// With an ever form: every released row that counted, with its group, in the order released.
+    history: Option<Vec<(String, Row)>>,
 }
 
 /// The batch window inside any `std:groupwin`.
@@ -184,6 +186,7 @@ impl BatchQuery {
             not_before: not_before(q, created_ms),
             priors: PriorBuffer::of(input),
             prevs: Prevs::of(input),
+            history: aggregate::history(q, input),
         })
     }
 
@@ -365,6 +368,10 @@ impl BatchQuery {
         let before = (removes(&self.plan) && fully).then(|| self.rows_before(at, ctx.vars));
         let batches = &mut self.keys[at];
         let mut old = std::mem::replace(&mut batches.released, std::mem::take(&mut batches.collected));
+        if let Some(history) = &mut self.history {
+            let counted = batches.released.iter().filter(|e| e.counts);
+            history.extend(counted.map(|e| (e.group.clone(), e.row.clone())));
+        }
         batches.release_number = self.releases;
         self.releases += 1;
         if let Some(prevs) = &self.prevs {
@@ -525,9 +532,10 @@ impl BatchQuery {
         keys.sort_by_key(|b| b.release_number);
         let entries = keys.into_iter().flat_map(|b| &b.released).filter(|e| e.counts && e.group == group);
         let rows: Vec<&Row> = entries.map(|e| &e.row).collect();
-        match rows.is_empty() {
+        let history = aggregate::of_group(self.history.as_deref(), group, &rows);
+        match history.is_empty() {
             true => over_no_rows(calls),
-            false => aggregate::compute(calls, &self.input.label, &rows, vars),
+            false => aggregate::compute(calls, &self.input.label, &rows, &history, vars),
         }
     }
 

@@ -125,6 +125,8 @@ pub struct StreamQuery {
     prevs: Option<Prevs>,
     /// `OUTPUT ... EVERY n EVENTS`: when the statement releases, in place of a clock.
     count: Option<EventCount>,
+    /// With an ever form over the data window: every row that counted, with its group, in arrival order.
+    history: Option<Vec<(String, Row)>>,
 }
 
 /// Whether `input`'s view lets `event` in: a first-event view only its first events (of a key), every other view
@@ -179,6 +181,7 @@ impl StreamQuery {
             priors: PriorBuffer::of(input),
             prevs: Prevs::of(input),
             count: EventCount::of(q),
+            history: aggregate::history(q, input),
         })
     }
 
@@ -413,6 +416,9 @@ impl StreamQuery {
         if let Some(millis) = self.input.window.as_ref().and_then(time_window) {
             ctx.schedule(ctx.now + millis as i64, TimerOrder::Expiry, TimerKind::Expire);
         }
+        if let Some(history) = self.history.as_mut().filter(|_| entry.counts) {
+            history.push((entry.group.clone(), entry.row.clone()));
+        }
         self.rows.push(entry);
         left.extend(self.trim_length(&self.input.window.clone()));
         left.extend(self.trim_ext_timed(ctx.vars));
@@ -593,10 +599,11 @@ impl StreamQuery {
         let mut entries: Vec<&Entry> = self.rows.iter().chain(gone).filter(|e| e.counts && e.group == group).collect();
         entries.sort_by_key(|e| e.seq);
         let rows: Vec<&Row> = entries.into_iter().map(|e| &e.row).collect();
-        if rows.is_empty() {
+        let history = aggregate::of_group(self.history.as_deref(), group, &rows);
+        if history.is_empty() {
             return over_no_rows(&aggregation.aggregates);
         }
-        aggregate::compute(&aggregation.aggregates, &self.input.label, &rows, vars)
+        aggregate::compute(&aggregation.aggregates, &self.input.label, &rows, &history, vars)
     }
 
     /// A fully aggregated group's row, projected from its last event.

@@ -48,7 +48,7 @@ impl<'a> Scope<'a> {
 /// null (Esper's `TestGroupByCount`: the remove-stream row of a group before its first event counts 0).
 pub fn over_no_rows(calls: &[AggregateCall]) -> Vec<Val> {
     let value = |call: &AggregateCall| match call.function {
-        AggregateFunction::Count => Val::Int(0),
+        AggregateFunction::Count | AggregateFunction::CountEver => Val::Int(0),
         _ => Val::Null,
     };
     calls.iter().map(value).collect()

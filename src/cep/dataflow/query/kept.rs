@@ -107,7 +107,7 @@ impl QueryLogic {
         let args: Vec<Val> = args.map(Cow::into_owned).collect();
         if let Some(acc) = state.kept_aggregates.get_mut(&key) {
             acc.remove(id as u64, &args);
-            if acc.is_empty() {
+            if acc.is_empty() && !acc.keeps_ever() {
                 state.kept_aggregates.remove(&key);
             }
         }

@@ -215,6 +215,8 @@ pub struct QueryLogic {
     /// Whether a count of events releases the rows ([`EventCount`]), which then needs the stamp of each entry's
     /// arrival.
     counted: bool,
+    /// Whether an aggregate is an ever form, which a pane's rows must reach before they leave.
+    ever: bool,
     state: QueryState,
     /// The events' rows, once handled: kept for the worker's reaper until the epoch ends.
     done: Leftovers,
@@ -439,6 +441,7 @@ impl QueryLogic {
         let (removes, before) = (removes(&plan) && !fully, removes(&plan) && fully);
         let firsts_leaving = firsts_leaving(&plan);
         let counted = state.count.is_some();
+        let ever = plan.aggregation.as_ref().is_some_and(|a| a.aggregates.iter().any(|c| c.function.is_ever()));
         QueryLogic {
             statement,
             plan,
@@ -455,6 +458,7 @@ impl QueryLogic {
             before,
             firsts_leaving,
             counted,
+            ever,
             state,
             done,
         }

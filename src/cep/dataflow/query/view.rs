@@ -18,7 +18,9 @@ use std::collections::HashMap;
 
 use foldhash::fast::RandomState;
 
-use super::{Args, Entry, Group, PerEvent, QueryLogic, QueryState, View, calls, count, fold, mark, millis_of};
+use super::{
+    Accumulators, Args, Entry, Group, PerEvent, QueryLogic, QueryState, View, calls, count, fold, mark, millis_of,
+};
 use crate::cep::dataflow::operator::Emit;
 use crate::cep::dataflow::record::{Stamp, timer_epoch};
 use crate::cep::reference::TimerOrder;
@@ -147,8 +149,12 @@ impl QueryLogic {
         // rows go by its changes keeps none.
         let at_changes = self.rows_at_changes();
         let listed = self.plan.output.is_some() && self.fully_aggregated() && !at_changes;
-        let entry = self.state.entries.try_remove(id)?;
+        let mut entry = self.state.entries.try_remove(id)?;
         let g = self.state.groups.get_mut(entry.group)?;
+        if self.ever {
+            // The ever forms keep the rows of a pane that leaves before it joined the group's aggregates.
+            fold(&mut entry, g, calls(&self.plan));
+        }
         let answers = at_changes || self.state.first.is_some() || self.represents;
         let left = (entry.counts && answers).then(|| g.key.clone());
         g.entries -= entry.rows as usize;
@@ -174,7 +180,11 @@ impl QueryLogic {
         left
     }
 
+    /// Forgets group `slot`, unless its ever forms keep values: those outlive the group's rows.
     pub(super) fn end_group(&mut self, slot: usize) {
+        if self.state.groups[slot].acc.as_ref().is_some_and(Accumulators::keeps_ever) {
+            return;
+        }
         let group = self.state.groups.remove(slot);
         self.state.index.remove(&group.key);
     }

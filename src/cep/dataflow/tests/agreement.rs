@@ -173,6 +173,12 @@ proptest! {
         compare(&room_to_seen(&FIRST_LAST), &steps)?;
     }
 
+    /// The "ever" aggregates ([`EVERS`]).
+    #[test]
+    fn ever_aggregates_agree_with_the_reference(steps in steps(room_event())) {
+        compare(&room_to_seen(&EVERS), &steps)?;
+    }
+
     /// `OUTPUT AFTER n EVENTS` ([`AFTER_ROWS`]).
     #[test]
     fn counts_of_rows_after_agree_with_the_reference(steps in steps(room_event())) {

@@ -662,6 +662,46 @@ pub(super) const FIRST_LAST: [&str; 16] = [
      Room.std:groupwin(id).win:time_batch(2 sec) GROUP BY floor",
 ];
 
+/// The "ever" aggregates over each kind of view and policy: without `GROUP BY` over a time, a length, a unique, an
+/// externally timed and a keep-all window and over batches (of `std:groupwin` keys too), with filters, nulls and
+/// `WHERE`, per row and fully aggregated, under each output policy (by time and by count), a snapshot, `SELECT
+/// RSTREAM` per row and fully aggregated, and `HAVING`; per group over no window and over a pattern's matches, where
+/// they are the plain aggregates.
+pub(super) const EVERS: [&str; 16] = [
+    "INSERT INTO Seen SELECT 'a' as id, countever(*) as people, maxever(temperature) - minever(temperature) as \
+     temperature, 't' as flap FROM Room.win:time(2 sec)",
+    "INSERT INTO Seen SELECT 'l' as id, firstever(case when people > 12 then null else people end) as people, \
+     lastever(temperature) as temperature, lastever(flap) as flap FROM Room.win:length(2)",
+    "INSERT INTO Seen SELECT 'u' as id, countever(people, temperature > 20) as people, fminever(temperature, people > \
+     10) as temperature, 'u' as flap FROM Room.std:unique(floor)",
+    "INSERT INTO Seen SELECT id, countever(*) as people, fmaxever(temperature, people > 8) as temperature, flap FROM \
+     Room.win:length(3) WHERE temperature > 10",
+    "INSERT INTO Seen SELECT 'p' as id, countever(*) as people, minever(temperature) as temperature, 'p' as flap FROM \
+     Room.win:time(1 sec) OUTPUT LAST EVERY 1500 msec",
+    "INSERT INTO Seen SELECT 's' as id, countever(*) as people, maxever(temperature) as temperature, 's' as flap FROM \
+     Room.win:time(1 sec) OUTPUT SNAPSHOT EVERY 2 sec",
+    "INSERT INTO Seen SELECT RSTREAM 'r' as id, countever(*) as people, maxever(temperature) as temperature, 'r' as \
+     flap FROM Room.win:length(2)",
+    "INSERT INTO Seen SELECT RSTREAM id, countever(*) as people, minever(temperature) as temperature, flap FROM \
+     Room.win:time(1 sec)",
+    "INSERT INTO Seen SELECT 'f' as id, countever(*) as people, lastever(temperature) as temperature, 'f' as flap FROM \
+     Room.win:length(2) OUTPUT FIRST EVERY 2 sec",
+    "INSERT INTO Seen SELECT 'h' as id, countever(*) as people, maxever(temperature) as temperature, 'h' as flap FROM \
+     Room.win:time(1 sec) HAVING maxever(temperature) > 25 OUTPUT ALL EVERY 3 EVENTS",
+    "INSERT INTO Seen SELECT 'b' as id, countever(*) as people, minever(temperature) as temperature, 'b' as flap FROM \
+     Room.win:length_batch(2)",
+    "INSERT INTO Seen SELECT 'tb' as id, countever(*) as people, maxever(temperature) as temperature, firstever(id) as \
+     flap FROM Room.std:groupwin(floor).win:time_batch(2 sec)",
+    "INSERT INTO Seen SELECT 'e' as id, countever(*) as people, maxever(temperature) as temperature, 'e' as flap FROM \
+     Room.win:ext_timed(people, 5 msec)",
+    "INSERT INTO Seen SELECT 'k' as id, countever(*) as people, minever(temperature) as temperature, 'k' as flap FROM \
+     Room.win:keepall()",
+    "INSERT INTO Seen SELECT floor as id, countever(*) as people, maxever(temperature) as temperature, 'n' as flap \
+     FROM Room GROUP BY floor",
+    "INSERT INTO Seen SELECT r.floor as id, countever(*) as people, fminever(r.temperature, r.people > 10) as \
+     temperature, 'm' as flap FROM pattern [every r=Room(temperature > 20)] GROUP BY r.floor",
+];
+
 /// [`JOINS`] with `DISTINCT` on the join that finds several rows of a shutter (a time window), and [`RATED_JOINS`]'s
 /// pattern-driven join under `OUTPUT ALL`: its rows of a tick compared whole.
 pub(super) fn distinct_joins() -> String {

@@ -339,6 +339,31 @@ async fn a_floor_s_average_follows_the_time_its_rooms_measured() {
     }
 }
 
+/// `min(x) - minever(x)`: how far the coldest of the last two readings is above the coldest reading ever, which
+/// `minever` keeps after it left the window.
+#[tokio::test]
+async fn the_coldest_reading_ever_outlives_the_window() {
+    let above = "INSERT INTO Floor SELECT '1' as id, min(temperature) - minever(temperature) as temperature FROM \
+        Room.win:length(2)";
+    let h = Harness::new().await;
+    h.state.sinks.set_listener(OWN.parse().unwrap());
+    assert_eq!(post_config(&h, floor_with(above)).await.status, StatusCode::CREATED);
+    subscribe(&h, "Room", "Room.*", "temperature").await;
+    // Each reading (room, temperature) and the distance once it is in: 20 leaves the window at the third.
+    let readings = [
+        ("Room1", "20", "0.0"),
+        ("Room2", "23", "0.0"),
+        ("Room3", "21", "1.0"),
+        ("Room1", "26", "1.0"),
+        ("Room2", "25", "5.0"),
+    ];
+    for (id, temperature, above) in readings {
+        h.update("APPEND", id, "Room", &[("temperature", "double", temperature), ("floor", "string", "1")]).await;
+        settle().await;
+        wait_for(&h, "1", "Floor", "temperature", above).await;
+    }
+}
+
 /// `last(x) - first(x)`: how much a floor's temperature rose over its last three readings, read off the newest and
 /// the oldest in the window as readings come and push the oldest out.
 #[tokio::test]

@@ -1,16 +1,16 @@
-//! Esper's `TestAggregateFiltered` (`regression/view` at `aaa35756`), `testCountVariations` and
-//! `testAllAggFunctions`: aggregates whose second argument is a filter, only the events for which it is true
-//! counted, summed or averaged, as they enter and as they leave the window.
+//! Esper's `TestAggregateFiltered` (`regression/view` at `aaa35756`), `testCountVariations`, `testAllAggFunctions`
+//! and `testFirstLastEver`: aggregates whose second argument is a filter, only the events for which it is true
+//! counted, summed or averaged, as they enter and as they leave the window (the ever forms, as they enter).
 
 use super::{ExprCase, SB};
 
 /// `TestAggregateFiltered`, `SupportBean` sent as its `makeBean(intBoxed, boolPrimitive)` (the other properties
 /// Java's defaults, `theString` null) and `makeBean(floatPrimitive, doublePrimitive, longPrimitive, shortPrimitive,
-/// boolPrimitive)`. Esper asserts each event's new row; it asserts no column types. Without `fmaxever` and
-/// `fminever` (their columns dropped here), `shortPrimitive` (no short here), `bigdec`/`bigint` of
-/// `SupportBeanNumeric` and the math context (no big numbers), `testBlackWhitePercent` (`BlackWhiteEvent`, not a type
-/// here), `testFirstLastEver` (`firstever`, `lastever`, `countever`) and `testInvalid` (errors, no rows).
-pub(super) const FILTERED: [ExprCase; 5] = [
+/// boolPrimitive)`. Esper asserts each event's new row; it asserts no column types. Without `shortPrimitive` (no short
+/// here), `bigdec`/`bigint` of `SupportBeanNumeric` and the math context (no big numbers), `testBlackWhitePercent`
+/// (`BlackWhiteEvent`, not a type here), `testFirstLastEver`'s `firstever` and `lastever` (with a filter) and
+/// `testInvalid` (errors, no rows).
+pub(super) const FILTERED: [ExprCase; 6] = [
     ExprCase {
         test: "TestAggregateFiltered.testCountVariations",
         select: "count(intBoxed, boolPrimitive) as c1,count(distinct intBoxed, boolPrimitive) as c2 from \
@@ -27,41 +27,48 @@ pub(super) const FILTERED: [ExprCase; 5] = [
             (SB, "intBoxed=105,boolPrimitive=false", "c1=0 c2=0"),
         ]],
     },
-    // The first statement, without its `fmaxever` (`cfmaxever`) and `fminever` (`cfminever`) columns: no event
-    // passing the filter gives null, one a null `stddev`.
+    // The first statement: no event passing the filter gives null, one a null `stddev`. By the fifth event 10 has
+    // left the window, and `fminever` keeps it.
     ExprCase {
         test: "TestAggregateFiltered.testAllAggFunctions",
         select: "avedev(intBoxed, boolPrimitive) as cavedev,avg(intBoxed, boolPrimitive) as cavg, fmax(intBoxed, \
                  boolPrimitive) as cmax, median(intBoxed, boolPrimitive) as cmedian, fmin(intBoxed, boolPrimitive) \
-                 as cmin, stddev(intBoxed, boolPrimitive) as cstddev, sum(intBoxed, boolPrimitive) as csum from \
+                 as cmin, stddev(intBoxed, boolPrimitive) as cstddev, sum(intBoxed, boolPrimitive) as csum,fmaxever(intBoxed, \
+                 boolPrimitive) as cfmaxever, fminever(intBoxed, boolPrimitive) as cfminever from \
                  SupportBean.win:length(3)",
-        columns: "cavedev double, cavg double, cmax int, cmedian double, cmin int, cstddev double, csum int",
+        columns: "cavedev double, cavg double, cmax int, cmedian double, cmin int, cstddev double, csum int, \
+                  cfmaxever int, cfminever int",
         typed: false,
         runs: &[&[
             (
                 SB,
                 "intBoxed=100,boolPrimitive=false",
-                "cavedev=null cavg=null cmax=null cmedian=null cmin=null cstddev=null csum=null",
+                "cavedev=null cavg=null cmax=null cmedian=null cmin=null cstddev=null csum=null cfmaxever=null \
+                 cfminever=null",
             ),
             (
                 SB,
                 "intBoxed=10,boolPrimitive=true",
-                "cavedev=0.0 cavg=10.0 cmax=10 cmedian=10.0 cmin=10 cstddev=null csum=10",
+                "cavedev=0.0 cavg=10.0 cmax=10 cmedian=10.0 cmin=10 cstddev=null csum=10 cfmaxever=10 \
+                 cfminever=10",
             ),
             (
                 SB,
                 "intBoxed=11,boolPrimitive=false",
-                "cavedev=0.0 cavg=10.0 cmax=10 cmedian=10.0 cmin=10 cstddev=null csum=10",
+                "cavedev=0.0 cavg=10.0 cmax=10 cmedian=10.0 cmin=10 cstddev=null csum=10 cfmaxever=10 \
+                 cfminever=10",
             ),
             (
                 SB,
                 "intBoxed=20,boolPrimitive=true",
-                "cavedev=5.0 cavg=15.0 cmax=20 cmedian=15.0 cmin=10 cstddev=7.0710678118654755 csum=30",
+                "cavedev=5.0 cavg=15.0 cmax=20 cmedian=15.0 cmin=10 cstddev=7.0710678118654755 csum=30 \
+                 cfmaxever=20 cfminever=10",
             ),
             (
                 SB,
                 "intBoxed=30,boolPrimitive=true",
-                "cavedev=5.0 cavg=25.0 cmax=30 cmedian=25.0 cmin=20 cstddev=7.0710678118654755 csum=50",
+                "cavedev=5.0 cavg=25.0 cmax=30 cmedian=25.0 cmin=20 cstddev=7.0710678118654755 csum=50 \
+                 cfmaxever=30 cfminever=10",
             ),
         ]],
     },
@@ -131,6 +138,20 @@ pub(super) const FILTERED: [ExprCase; 5] = [
                 "intBoxed=200,boolPrimitive=true",
                 "cavedev=0.0 cavg=200.0 cmax=200 cmedian=200.0 cmin=200 cstddev=null csum=200",
             ),
+        ]],
+    },
+    // `testFirstLastEver`'s `countever` column alone: its `firstever` and `lastever` take a filter, which the subset
+    // refuses.
+    ExprCase {
+        test: "TestAggregateFiltered.testFirstLastEver",
+        select: "countever(*,boolPrimitive) as c3 from SupportBean.win:length(3)",
+        columns: "c3 long",
+        typed: false,
+        runs: &[&[
+            (SB, "intBoxed=100,boolPrimitive=false", "c3=0"),
+            (SB, "intBoxed=100,boolPrimitive=true", "c3=1"),
+            (SB, "intBoxed=200,boolPrimitive=true", "c3=2"),
+            (SB, "intBoxed=201,boolPrimitive=false", "c3=2"),
         ]],
     },
 ];
