@@ -80,6 +80,8 @@ enum Keeps {
     MaxEver,
     /// How many values so far.
     CountEver,
+    /// Whether a value left (`leaving()`).
+    Leaving,
 }
 
 impl Keeps {
@@ -112,6 +114,7 @@ impl Keeps {
             AggregateFunction::MinEver => Keeps::MinEver,
             AggregateFunction::MaxEver => Keeps::MaxEver,
             AggregateFunction::CountEver => Keeps::CountEver,
+            AggregateFunction::Leaving => Keeps::Leaving,
         }
     }
 }
@@ -192,7 +195,7 @@ impl Running {
         }
         self.n += 1;
         match self.keeps {
-            Keeps::Count => {}
+            Keeps::Count | Keeps::Leaving => {}
             Keeps::IntSum => self.int_sum = self.int_sum.wrapping_add(v.as_long().unwrap_or(0)),
             Keeps::Sum => match v.as_f64().unwrap_or(0.0) {
                 x if x.is_finite() => self.sum += x,
@@ -223,7 +226,7 @@ impl Running {
             }
             Keeps::LastEver => self.ever = Some(v.clone()),
             Keeps::MinEver | Keeps::MaxEver | Keeps::CountEver => self.keep_ever(v),
-            Keeps::Count | Keeps::IntSum | Keeps::Sum | Keeps::Squares | Keeps::Values => {}
+            Keeps::Count | Keeps::IntSum | Keeps::Sum | Keeps::Squares | Keeps::Values | Keeps::Leaving => {}
         }
     }
 
@@ -284,6 +287,7 @@ impl Running {
                 self.by_arrival.remove(&seq);
             }
             Keeps::FirstEver | Keeps::LastEver | Keeps::MinEver | Keeps::MaxEver | Keeps::CountEver => {}
+            Keeps::Leaving => self.ever = Some(Val::Bool(true)),
         }
         if self.n == 0 {
             (self.int_sum, self.sum, self.sum2) = (0, 0.0, 0.0);
@@ -325,6 +329,9 @@ impl Running {
         if self.n == 0 {
             (self.int_sum, self.sum, self.sum2) = (0, 0.0, 0.0);
         }
+        if self.keeps == Keeps::Leaving && part.n > 0 {
+            self.ever = Some(Val::Bool(true));
+        }
         for (key, (_, count)) in &part.values {
             if let Some(entry) = self.values.get_mut(key) {
                 entry.1 = entry.1.saturating_sub(*count);
@@ -364,6 +371,7 @@ impl Running {
             | AggregateFunction::MinEver
             | AggregateFunction::MaxEver => self.ever.clone().unwrap_or_default(),
             AggregateFunction::CountEver => self.ever.clone().unwrap_or(Val::Int(0)),
+            AggregateFunction::Leaving => self.ever.clone().unwrap_or(Val::Bool(false)),
             _ if n == 0 => Val::Null,
             AggregateFunction::Sum if self.keeps == Keeps::IntSum => Val::Int(self.int_sum),
             AggregateFunction::Sum => Val::Double(self.odd.sum(self.sum)),

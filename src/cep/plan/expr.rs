@@ -230,6 +230,8 @@ pub enum AggregateFunction {
     MaxEver,
     /// How many rows the group ever had with a value (`countever`).
     CountEver,
+    /// Whether a row ever left the group's data window (`leaving()`).
+    Leaving,
 }
 
 impl AggregateFunction {
@@ -244,7 +246,8 @@ impl AggregateFunction {
         )
     }
 
-    /// Whether rows leaving the data window leave it as it was: Esper's "ever" aggregators.
+    /// Whether it reads what rows that left the data window did: Esper's "ever" aggregators, which rows leaving
+    /// leave as they were, and `leaving()`.
     pub fn is_ever(self) -> bool {
         matches!(
             self,
@@ -253,6 +256,7 @@ impl AggregateFunction {
                 | AggregateFunction::MinEver
                 | AggregateFunction::MaxEver
                 | AggregateFunction::CountEver
+                | AggregateFunction::Leaving
         )
     }
 }
@@ -460,6 +464,7 @@ impl Display for AggregateFunction {
             AggregateFunction::MinEver => "minever",
             AggregateFunction::MaxEver => "maxever",
             AggregateFunction::CountEver => "countever",
+            AggregateFunction::Leaving => "leaving",
         })
     }
 }

@@ -2,7 +2,8 @@
 //! for a closed ring of at least 4 points when written as constants, `geometry`), `coalesce`, the
 //! aggregates (only where the clause allows them, never nested; over distinct values, and with a filter,
 //! which becomes a `CASE` around the argument; `fmin` and `fmax` are `min` and `max` with one; `first` and `last`
-//! with an index, as the statement's input lets them read its rows, [`Ends`]), `prior` (where
+//! with an index, as the statement's input lets them read its rows, [`Ends`]; the ever forms and `leaving()`, as
+//! the input lets rows leave), `prior` (where
 //! the statement allows it) and the geometry methods `contains` and `distance`; Java's methods (of `Math`, of a
 //! text) are typed in `java`, and `prev` and its kin in `previous`.
 
@@ -12,7 +13,7 @@ use super::super::plan::{AggregateCall, AggregateFunction, DataType, Function, P
 use super::expr::{Ends, ExprPlanner, Priors, Typed, common, is_numeric, widen};
 use super::scope::unknown;
 
-const FUNCTIONS: [&str; 27] = [
+const FUNCTIONS: [&str; 28] = [
     "point",
     "polygon",
     "geometry",
@@ -36,6 +37,7 @@ const FUNCTIONS: [&str; 27] = [
     "fminever",
     "fmaxever",
     "countever",
+    "leaving",
     "prior",
     "prev",
     "prevtail",
@@ -43,8 +45,7 @@ const FUNCTIONS: [&str; 27] = [
 ];
 
 /// Esper's functions outside the subset, refused by name rather than unknown.
-const UNSUPPORTED: [&str; 8] =
-    ["prevwindow", "nth", "rate", "leaving", "cast", "instanceof", "typeof", "current_timestamp"];
+const UNSUPPORTED: [&str; 7] = ["prevwindow", "nth", "rate", "cast", "instanceof", "typeof", "current_timestamp"];
 
 /// The arguments an "ever" aggregate takes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -123,6 +124,9 @@ impl ExprPlanner<'_> {
         }
         if matches!(lower.as_str(), "first" | "last") {
             return self.end(name, &lower, args, star);
+        }
+        if lower == "leaving" {
+            return self.leaving(name, args, star);
         }
         if let Some(function) = ever_function(&lower) {
             // The parser lets `distinct` into the aggregates that read it only, not these.
@@ -306,7 +310,12 @@ impl ExprPlanner<'_> {
                 return Err(self.ctx.invalid(name.span, message));
             }
         };
-        let call = AggregateCall { function, arg, ty: ty.clone(), distinct };
+        Ok(self.aggregate_call(AggregateCall { function, arg, ty, distinct }))
+    }
+
+    /// `call`, the statement's aggregate of that index: the same call twice is one aggregate.
+    fn aggregate_call(&mut self, call: AggregateCall) -> Typed {
+        let ty = call.ty.clone();
         let index = match self.aggregates.iter().position(|a| *a == call) {
             Some(same) => same,
             None => {
@@ -314,7 +323,26 @@ impl ExprPlanner<'_> {
                 self.aggregates.len() - 1
             }
         };
-        Ok((PlanExpr::Aggregate(index), ty))
+        (PlanExpr::Aggregate(index), ty)
+    }
+
+    /// `leaving()`: whether a row ever left the statement's data window; false where none leaves. Its argument, the
+    /// value 1 of each row, is what the runtimes take out as a row leaves.
+    fn leaving(&mut self, name: &Name, args: &[Expr], star: bool) -> Result<Typed, CepError> {
+        self.aggregate_allowed(name)?;
+        if star || !args.is_empty() {
+            return Err(self.ctx.invalid(name.span, format!("`{}` takes no argument", name.text)));
+        }
+        if let Ends::Unsupported(why) = self.ever {
+            return Err(self.ctx.unsupported(name.span, format!("`{}` {why}", name.text)));
+        }
+        let arg = Some(PlanExpr::Literal(Value::Int(1)));
+        Ok(self.aggregate_call(AggregateCall {
+            function: AggregateFunction::Leaving,
+            arg,
+            ty: DataType::Boolean,
+            distinct: false,
+        }))
     }
 
     /// Whether an aggregate may be called here: not in a clause without them, nor inside another.

@@ -3,7 +3,7 @@
 //! and null over no values, as in Esper; and `first` and `last`, the argument as one row gives it, null too. The
 //! rows come in the order they entered the group (for a stream without a data window, all it ever had). The ever
 //! forms (`firstever`, `lastever`, `minever`, `maxever`, `countever`) read every row the group ever had instead,
-//! those that left the window too. A row is
+//! those that left the window too, and `leaving()` whether it has more of them than the window. A row is
 //! one event seen under its stream's label, or a set of labelled rows: a join's event with its looked-up row, a
 //! pattern's match.
 
@@ -154,6 +154,9 @@ impl<'r, 'b> Grouped<'r, 'b> {
 }
 
 fn one(call: &AggregateCall, rows: &[&Bound<'_>], history: &[&Bound<'_>], vars: &Row) -> Val {
+    if call.function == AggregateFunction::Leaving {
+        return Val::Bool(history.len() > rows.len());
+    }
     let rows = if call.function.is_ever() { history } else { rows };
     let Some(arg) = &call.arg else {
         return Val::Int(rows.len() as i64);
@@ -182,7 +185,8 @@ fn one(call: &AggregateCall, rows: &[&Bound<'_>], history: &[&Bound<'_>], vars: 
         AggregateFunction::First(_)
         | AggregateFunction::Last(_)
         | AggregateFunction::FirstEver
-        | AggregateFunction::LastEver => unreachable!("read off one row above"),
+        | AggregateFunction::LastEver
+        | AggregateFunction::Leaving => unreachable!("read off one row above, or off the rows' numbers"),
     }
 }
 

@@ -44,11 +44,13 @@ impl<'a> Scope<'a> {
     }
 }
 
-/// The values of `calls` over no rows, as Esper's fresh aggregators read them: a count is 0, every other aggregate
-/// null (Esper's `TestGroupByCount`: the remove-stream row of a group before its first event counts 0).
+/// The values of `calls` over no rows, as Esper's fresh aggregators read them: a count is 0, `leaving()` false, every
+/// other aggregate null (Esper's `TestGroupByCount`: the remove-stream row of a group before its first event counts
+/// 0).
 pub fn over_no_rows(calls: &[AggregateCall]) -> Vec<Val> {
     let value = |call: &AggregateCall| match call.function {
         AggregateFunction::Count | AggregateFunction::CountEver => Val::Int(0),
+        AggregateFunction::Leaving => Val::Bool(false),
         _ => Val::Null,
     };
     calls.iter().map(value).collect()

@@ -666,8 +666,9 @@ pub(super) const FIRST_LAST: [&str; 16] = [
 /// externally timed and a keep-all window and over batches (of `std:groupwin` keys too), with filters, nulls and
 /// `WHERE`, per row and fully aggregated, under each output policy (by time and by count), a snapshot, `SELECT
 /// RSTREAM` per row and fully aggregated, and `HAVING`; per group over no window and over a pattern's matches, where
-/// they are the plain aggregates.
-pub(super) const EVERS: [&str; 16] = [
+/// they are the plain aggregates; and `leaving()` under a policy, in a remove stream with `WHERE`, and over batches
+/// with ungrouped columns.
+pub(super) const EVERS: [&str; 19] = [
     "INSERT INTO Seen SELECT 'a' as id, countever(*) as people, maxever(temperature) - minever(temperature) as \
      temperature, 't' as flap FROM Room.win:time(2 sec)",
     "INSERT INTO Seen SELECT 'l' as id, firstever(case when people > 12 then null else people end) as people, \
@@ -700,6 +701,12 @@ pub(super) const EVERS: [&str; 16] = [
      FROM Room GROUP BY floor",
     "INSERT INTO Seen SELECT r.floor as id, countever(*) as people, fminever(r.temperature, r.people > 10) as \
      temperature, 'm' as flap FROM pattern [every r=Room(temperature > 20)] GROUP BY r.floor",
+    "INSERT INTO Seen SELECT 'lt' as id, count(*) as people, avg(temperature) as temperature, case when leaving() \
+     then 'left' else 'none' end as flap FROM Room.win:time(1 sec) OUTPUT LAST EVERY 1500 msec",
+    "INSERT INTO Seen SELECT RSTREAM 'lr' as id, count(*) as people, 1.5 as temperature, case when leaving() then \
+     'left' else 'none' end as flap FROM Room.win:length(2) WHERE temperature > 10",
+    "INSERT INTO Seen SELECT floor as id, count(*) as people, 2.5 as temperature, case when leaving() then 'left' \
+     else 'none' end as flap FROM Room.win:length_batch(2)",
 ];
 
 /// [`JOINS`] with `DISTINCT` on the join that finds several rows of a shutter (a time window), and [`RATED_JOINS`]'s

@@ -1,6 +1,7 @@
 //! Esper's `TestAggregateRowForAll`, `TestAggregateRowForAllHaving`, `TestAggregateRowPerEvent`,
-//! `TestAggregateRowPerEventDistinct`, `TestHavingNoGroupBy` and `TestCountAll` (`regression/view` at `aaa35756`):
-//! aggregates without `GROUP BY`, one row for all events or one per event, with and without `HAVING`.
+//! `TestAggregateRowPerEventDistinct`, `TestHavingNoGroupBy`, `TestCountAll` and `TestAggregateExtLeaving`
+//! (`regression/view` at `aaa35756`): aggregates without `GROUP BY`, one row for all events or one per event, with and
+//! without `HAVING`.
 
 use super::{CLOCK, ExprCase, MD, SB};
 
@@ -238,3 +239,18 @@ pub(super) const COUNT_ALL: [ExprCase; 4] = [
         ]],
     },
 ];
+
+/// `TestAggregateExtLeaving.testLeaving`: `leaving()` turns true at the fourth event, the first to push one out of
+/// the window.
+pub(super) const LEAVING: [ExprCase; 1] = [ExprCase {
+    test: "TestAggregateExtLeaving.testLeaving",
+    select: "leaving() as val from SupportBean.win:length(3)",
+    columns: "val boolean",
+    typed: true,
+    runs: &[&[
+        (SB, "theString='E1',intPrimitive=1", "val=false"),
+        (SB, "theString='E2',intPrimitive=2", "val=false"),
+        (SB, "theString='E3',intPrimitive=3", "val=false"),
+        (SB, "theString='E4',intPrimitive=4", "val=true"),
+    ]],
+}];
