@@ -450,6 +450,11 @@ impl BatchLogic {
     /// this gives, with their `ORDER BY` keys; fully aggregated, the groups it touched, each with its row.
     fn release(&mut self, at: usize) -> Released {
         self.post_collected(at);
+        if self.plan.forgets_emptied_groups() && !self.state.keys[at].collected.rows.is_empty() {
+            // Rows enter the aggregates before the released ones leave: the groups earlier releases emptied start
+            // afresh, their ever forms too (Esper's refcounted groups).
+            self.state.groups.retain(|_, acc| !acc.is_empty());
+        }
         let batches = &mut self.state.keys[at];
         let mut old = mem::replace(&mut batches.released, mem::take(&mut batches.collected));
         batches.released.release_number = self.state.released;

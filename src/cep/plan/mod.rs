@@ -257,6 +257,17 @@ impl QueryPlan {
             _ => None,
         }
     }
+
+    /// Whether a group's ever forms (and `leaving()`) start afresh once its last row that counts left the data window,
+    /// at the statement's next row entering the aggregates, as Esper's refcounted groups do: grouped ones over a
+    /// stream's data window. Their groups are not apart, so such a statement runs on one worker.
+    pub fn forgets_emptied_groups(&self) -> bool {
+        let Some(aggregation) = &self.aggregation else {
+            return false;
+        };
+        let windowed = matches!(&self.input, Input::Stream(s) if s.window.is_some());
+        windowed && !aggregation.group_by.is_empty() && aggregation.aggregates.iter().any(|c| c.function.is_ever())
+    }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]

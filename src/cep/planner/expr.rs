@@ -24,10 +24,8 @@ pub(super) struct ExprPlanner<'a> {
     pub in_aggregate: bool,
     pub priors: Priors,
     pub prevs: Prevs,
-    /// What `first` and `last` read.
+    /// What `first` and `last` read, and the ever forms.
     pub ends: Ends,
-    /// What the "ever" aggregates read: `Window` where rows leave the group's data window and they keep what left.
-    pub ever: Ends,
     /// The select list's columns a name that no stream has reads (in `ORDER BY`, as Esper's `(myPrice * 6) + 5`).
     pub aliases: Vec<(String, Typed)>,
 }
@@ -92,7 +90,6 @@ impl<'a> ExprPlanner<'a> {
             priors: Priors::NotHere,
             prevs: Prevs::NotHere,
             ends: Ends::Unsupported("here"),
-            ever: Ends::Unsupported("here"),
             aliases: Vec::new(),
         }
     }
@@ -110,11 +107,6 @@ impl<'a> ExprPlanner<'a> {
     /// The planner reading `first` and `last` as `ends` says.
     pub fn with_ends(self, ends: Ends) -> Self {
         Self { ends, ..self }
-    }
-
-    /// The planner reading the "ever" aggregates as `ever` says.
-    pub fn with_ever(self, ever: Ends) -> Self {
-        Self { ever, ..self }
     }
 
     /// A condition: must be boolean.

@@ -333,7 +333,7 @@ impl ExprPlanner<'_> {
         if star || !args.is_empty() {
             return Err(self.ctx.invalid(name.span, format!("`{}` takes no argument", name.text)));
         }
-        if let Ends::Unsupported(why) = self.ever {
+        if let Ends::Unsupported(why) = self.ends {
             return Err(self.ctx.unsupported(name.span, format!("`{}` {why}", name.text)));
         }
         let arg = Some(PlanExpr::Literal(Value::Int(1)));
@@ -387,8 +387,9 @@ impl ExprPlanner<'_> {
         self.aggregate(name, function, std::slice::from_ref(arg), (false, false))
     }
 
-    /// An "ever" aggregate (`minever`, `fmaxever`, `firstever`, `countever`, ...): over a data window without
-    /// `GROUP BY`, one that rows leaving the window leave as it was; where no row leaves, the plain aggregate.
+    /// An "ever" aggregate (`minever`, `fmaxever`, `firstever`, `countever`, ...): over a data window, one that rows
+    /// leaving the window leave as it was (a group's, until it has no row and the statement takes its next); where no
+    /// row leaves, the plain aggregate.
     fn ever(
         &mut self,
         name: &Name,
@@ -411,7 +412,7 @@ impl ExprPlanner<'_> {
         if !fits {
             return Err(self.ctx.invalid(name.span, format!("`{}` takes {takes_text}", name.text)));
         }
-        let function = match self.ever {
+        let function = match self.ends {
             Ends::Unsupported(why) => {
                 return Err(self.ctx.unsupported(name.span, format!("`{}` {why}", name.text)));
             }

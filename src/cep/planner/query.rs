@@ -28,8 +28,7 @@ pub(super) fn plan_select(ctx: &Ctx<'_>, s: &SelectStmt, catalog: &mut dyn Catal
     let mut planner = ExprPlanner::new(ctx, cat, &scope, None)
         .with_priors(priors.clone())
         .with_prevs(prevs)
-        .with_ends(ends_of(&input))
-        .with_ever(ever_of(&input, !s.group_by.is_empty()));
+        .with_ends(ends_of(&input));
     let projection = project_items(&mut planner, &scope, &s.items)?;
     planner.prevs.take_read_at();
     let having = s.having.as_ref().map(|h| planner.condition(h, "HAVING")).transpose()?;
@@ -137,7 +136,7 @@ pub(super) fn plan_select(ctx: &Ctx<'_>, s: &SelectStmt, catalog: &mut dyn Catal
         sink,
         partition,
     };
-    Ok(distinct_on_one_worker(plan))
+    Ok(groups_on_one_worker(distinct_on_one_worker(plan)))
 }
 
 /// Why a previous-event function `name` cannot be in `clause` of a statement with aggregates: Esper's reason.
@@ -155,9 +154,9 @@ fn priors_of(input: &Input) -> Priors {
     }
 }
 
-/// What `first` and `last` read over `input` ([`Ends`]). A join's and a named window's read rows in orders the
-/// subset does not keep: Esper's joins hold each event once however many rows it joins, and its named windows start
-/// with the rows they hold.
+/// What `first` and `last` read over `input` ([`Ends`]), and the ever forms: where these read the window, every row the
+/// group had since it last had none. A join's and a named window's read rows in orders the subset does not keep:
+/// Esper's joins hold each event once however many rows it joins, and its named windows start with the rows they hold.
 fn ends_of(input: &Input) -> Ends {
     match input {
         Input::Stream(s) if s.named_window => Ends::Unsupported("over a named window"),
@@ -168,15 +167,13 @@ fn ends_of(input: &Input) -> Ends {
     }
 }
 
-/// What the "ever" aggregates read over `input`, `grouped` or not ([`Ends`]): where `first` and `last` read the
-/// window, the values of every row the statement's one group ever had. Per group they are refused: Esper forgets a
-/// group's values once its last row leaves the window, at its next arrival to any group, which the runtimes do not
-/// keep track of.
-fn ever_of(input: &Input, grouped: bool) -> Ends {
-    match ends_of(input) {
-        Ends::Window if grouped => Ends::Unsupported("per group over a data window"),
-        ends => ends,
+/// A statement whose groups' ever forms start afresh at the statement's next row after their last left
+/// ([`QueryPlan::forgets_emptied_groups`]) runs on one worker, where every row reaches the groups.
+fn groups_on_one_worker(mut plan: QueryPlan) -> QueryPlan {
+    if plan.forgets_emptied_groups() {
+        plan.partition = Partitioning::Single;
     }
+    plan
 }
 
 /// A `DISTINCT` statement that makes several rows at once (a batch, a tick, an expiry, a pattern's or a join's

@@ -131,7 +131,9 @@ pub struct BatchQuery {
     priors: Option<PriorBuffer>,
     /// The previous-event functions a release reads off its batch: then `WHERE` and the groups read them.
     prevs: Option<Prevs>,
-    /// With an ever form: every released row that counted, with its group, in the order released.
+    /// With an ever form: every released row that counted, with its group, in the order released, but those of groups
+    /// forgotten since: a release whose rows enter the aggregates first forgets the groups with no row in the view
+    /// ([`QueryPlan::forgets_emptied_groups`]).
     history: Option<Vec<(String, Row)>>,
 }
 
@@ -366,6 +368,12 @@ impl BatchQuery {
         self.post_collected(at, ctx.vars);
         let fully = self.plan.aggregation.as_ref().is_some_and(|a| a.kind == AggregationKind::FullyAggregated);
         let before = (removes(&self.plan) && fully).then(|| self.rows_before(at, ctx.vars));
+        if self.plan.forgets_emptied_groups() && self.keys[at].collected.iter().any(|e| e.counts) {
+            let view: BTreeSet<String> = self.contents().map(|e| e.group.clone()).collect();
+            if let Some(history) = &mut self.history {
+                history.retain(|(group, _)| view.contains(group));
+            }
+        }
         let batches = &mut self.keys[at];
         let mut old = std::mem::replace(&mut batches.released, std::mem::take(&mut batches.collected));
         if let Some(history) = &mut self.history {

@@ -125,7 +125,8 @@ pub struct StreamQuery {
     prevs: Option<Prevs>,
     /// `OUTPUT ... EVERY n EVENTS`: when the statement releases, in place of a clock.
     count: Option<EventCount>,
-    /// With an ever form over the data window: every row that counted, with its group, in arrival order.
+    /// With an ever form over the data window: every row that counted, with its group, in arrival order, but those of
+    /// groups forgotten since ([`QueryPlan::forgets_emptied_groups`]).
     history: Option<Vec<(String, Row)>>,
 }
 
@@ -388,6 +389,15 @@ impl StreamQuery {
         }
     }
 
+    /// The groups with no row that counts in the view start their ever forms afresh: a row is entering the
+    /// aggregates, before the rows it pushes out leave (Esper's refcounted groups, forgotten at the next entry).
+    fn forget_emptied_groups(&mut self) {
+        let rows = &self.rows;
+        if let Some(history) = self.history.as_mut() {
+            history.retain(|(group, _)| rows.iter().any(|e| e.counts && e.group == *group));
+        }
+    }
+
     fn group_key(&self, event: &Row, vars: &Row) -> String {
         let exprs = self.plan.aggregation.as_ref().map_or(&[][..], |a| &a.group_by[..]);
         key_of(exprs, &self.input.label, event, vars)
@@ -396,6 +406,9 @@ impl StreamQuery {
     /// Puts the event in the view, dropping what it displaces; answers the displaced rows that counted, in arrival
     /// order.
     fn enter(&mut self, ctx: &mut Ctx<'_>, event: &Row, group: &str, counts: bool) -> Vec<Entry> {
+        if counts && self.plan.forgets_emptied_groups() {
+            self.forget_emptied_groups();
+        }
         let view_key =
             self.input.window.as_ref().map_or(String::new(), |w| view_key(w, &self.input.label, event, ctx.vars));
         let (at, row, group) = (ctx.now, event.clone(), group.to_owned());

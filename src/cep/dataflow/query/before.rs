@@ -9,6 +9,7 @@ use std::collections::HashSet;
 use foldhash::fast::RandomState;
 
 use super::{QueryLogic, millis_of};
+use crate::cep::dataflow::aggregate::Accumulators;
 use crate::cep::dataflow::operator::Emit;
 use crate::cep::dataflow::record::Stamp;
 use crate::cep::reference::TimerOrder;
@@ -92,7 +93,7 @@ impl QueryLogic {
         for (id, row) in gone {
             self.tally_kept(*id, row, false);
             let key = self.group_key(row);
-            if !self.state.kept_aggregates.contains_key(&key) {
+            if !self.kept_counts(&key) {
                 self.state.before_pace.as_mut().expect("a remove stream under a policy").forget(&key);
             }
         }
@@ -121,8 +122,14 @@ impl QueryLogic {
             rows.extend(self.kept_row(&Row::default(), &self.empty));
         }
         let QueryLogic { state, .. } = self;
-        state.kept_last.retain(|key, _| state.kept_aggregates.contains_key(key));
+        let counts = |acc: &Accumulators| !acc.is_empty();
+        state.kept_last.retain(|key, _| state.kept_aggregates.get(key).is_some_and(counts));
         order::ordered(rows, &self.plan.order_by).into_iter().enumerate().collect()
+    }
+
+    /// Whether group `key` has a kept row that counts (its aggregates may be kept without one, for their ever forms).
+    pub(super) fn kept_counts(&self, key: &Key) -> bool {
+        self.state.kept_aggregates.get(key).is_some_and(|acc| !acc.is_empty())
     }
 
     /// The aggregates of the kept rows of group `key` (null when it has no row that counts).

@@ -23,6 +23,9 @@ impl QueryLogic {
     /// rows it displaces; answers those of them that counted, in arrival order, each with its arrival number. A time
     /// window keeps the arrival's place of a query that removes rows, for the stamp of its expiry's rows.
     pub(super) fn keep(&mut self, set: (u64, u64), row: &Row, counts: bool) -> Vec<(usize, Row)> {
+        if self.forgets && counts {
+            self.start_emptied_afresh();
+        }
         let id = self.next_arrival();
         // A view that keeps every row lets none go: nothing to keep (a fully aggregated remove stream without one).
         if matches!(self.state.view, View::All) {
@@ -82,7 +85,7 @@ impl QueryLogic {
         }
         for event in gone {
             let key = self.group_key(event);
-            if !self.state.kept_aggregates.contains_key(&key) {
+            if !self.kept_counts(&key) {
                 self.state.first.as_mut().expect("OUTPUT FIRST has its gate").forget(&key);
             }
         }
@@ -107,8 +110,10 @@ impl QueryLogic {
         let args: Vec<Val> = args.map(Cow::into_owned).collect();
         if let Some(acc) = state.kept_aggregates.get_mut(&key) {
             acc.remove(id as u64, &args);
-            if acc.is_empty() && !acc.keeps_ever() {
-                state.kept_aggregates.remove(&key);
+            match (acc.is_empty(), acc.keeps_ever()) {
+                (true, false) => _ = state.kept_aggregates.remove(&key),
+                (true, true) if self.forgets => state.emptied.push(key),
+                _ => {}
             }
         }
     }

@@ -217,6 +217,8 @@ pub struct QueryLogic {
     counted: bool,
     /// Whether an aggregate is an ever form, which a pane's rows must reach before they leave.
     ever: bool,
+    /// Whether its groups' ever forms start afresh ([`QueryPlan::forgets_emptied_groups`]).
+    forgets: bool,
     state: QueryState,
     /// The events' rows, once handled: kept for the worker's reaper until the epoch ends.
     done: Leftovers,
@@ -342,6 +344,9 @@ struct QueryState {
     kept: BTreeMap<usize, Option<Row>>,
     /// `SELECT RSTREAM` with aggregates, when it keeps rows: the aggregates of the kept rows' groups.
     kept_aggregates: HashMap<Key, Accumulators, RandomState>,
+    /// Of a statement that [`forgets_emptied_groups`](QueryPlan::forgets_emptied_groups): the groups left with no row
+    /// that counts since its last row entered the aggregates, whose ever forms its next one forgets.
+    emptied: Vec<Key>,
     /// `SELECT RSTREAM` of a fully aggregated query under an output policy: the policy (`before`), and each group's
     /// last arrival that counted.
     before_pace: Option<BeforePace<Key>>,
@@ -379,6 +384,7 @@ impl QueryState {
             hosts: false,
             kept: BTreeMap::new(),
             kept_aggregates: HashMap::default(),
+            emptied: Vec::new(),
             before_pace: BeforePace::of(plan),
             kept_last: HashMap::default(),
             arrivals: 0,
@@ -442,6 +448,7 @@ impl QueryLogic {
         let firsts_leaving = firsts_leaving(&plan);
         let counted = state.count.is_some();
         let ever = plan.aggregation.as_ref().is_some_and(|a| a.aggregates.iter().any(|c| c.function.is_ever()));
+        let forgets = plan.forgets_emptied_groups();
         QueryLogic {
             statement,
             plan,
@@ -459,6 +466,7 @@ impl QueryLogic {
             firsts_leaving,
             counted,
             ever,
+            forgets,
             state,
             done,
         }

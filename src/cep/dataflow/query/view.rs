@@ -34,6 +34,9 @@ impl QueryLogic {
     /// dropping what it displaces; answers the group's slot, and the groups of the displaced rows that counted (in
     /// arrival order) that [`QueryLogic::remove`] answers.
     pub(super) fn enter(&mut self, set: (u64, u64), row: &Row, counts: bool) -> (usize, Vec<Key>) {
+        if self.forgets && counts {
+            self.start_emptied_afresh();
+        }
         let epoch = set.0;
         let seq = self.next_arrival() as u64;
         let leaves = match &self.state.view {
@@ -167,6 +170,9 @@ impl QueryLogic {
             }
             if let Some(acc) = g.acc.as_mut().filter(|_| entry.folded) {
                 entry.args.leave(entry.seq, acc);
+                if self.forgets && acc.is_empty() {
+                    self.state.emptied.push(g.key.clone());
+                }
             }
             if listed {
                 mark(&mut self.state.changed, g, entry.group);
@@ -180,9 +186,37 @@ impl QueryLogic {
         left
     }
 
-    /// Forgets group `slot`, unless its ever forms keep values: those outlive the group's rows.
+    /// A row enters the aggregates of a statement that forgets emptied groups, before the rows it pushes out leave:
+    /// the groups still with no row that counts start afresh, their ever forms too (Esper's refcounted groups, removed
+    /// at the next entry), and those with no row at all end as they would have.
+    pub(super) fn start_emptied_afresh(&mut self) {
+        for key in std::mem::take(&mut self.state.emptied) {
+            if let Some(&slot) = self.state.index.get(&key) {
+                // Rows of its open pane count, though not yet in its aggregates.
+                self.fold_open(slot);
+                let g = &mut self.state.groups[slot];
+                if g.acc.as_ref().is_some_and(Accumulators::is_empty) {
+                    g.acc = None;
+                    if g.entries == 0 && (g.last_event.is_none() || self.plan.output.is_none()) {
+                        self.end_group(slot);
+                    }
+                }
+            }
+            if self.state.kept_aggregates.get(&key).is_some_and(Accumulators::is_empty) {
+                self.state.kept_aggregates.remove(&key);
+            }
+        }
+    }
+
+    /// Forgets group `slot`, unless its ever forms keep values: those outlive the group's rows, without `GROUP BY`
+    /// for good, with it until the statement's next row entering the aggregates ([`Self::start_emptied_afresh`]),
+    /// the group gone but for them.
     pub(super) fn end_group(&mut self, slot: usize) {
-        if self.state.groups[slot].acc.as_ref().is_some_and(Accumulators::keeps_ever) {
+        let g = &mut self.state.groups[slot];
+        if g.acc.as_ref().is_some_and(Accumulators::keeps_ever) {
+            if self.forgets {
+                (g.last_event, g.changed) = (None, false);
+            }
             return;
         }
         let group = self.state.groups.remove(slot);

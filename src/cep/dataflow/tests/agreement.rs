@@ -179,6 +179,12 @@ proptest! {
         compare(&room_to_seen(&EVERS), &steps)?;
     }
 
+    /// The "ever" aggregates per group ([`GROUPED_EVERS`]).
+    #[test]
+    fn grouped_ever_aggregates_agree_with_the_reference(steps in steps(room_event())) {
+        compare(&room_to_seen(&GROUPED_EVERS), &steps)?;
+    }
+
     /// `OUTPUT AFTER n EVENTS` ([`AFTER_ROWS`]).
     #[test]
     fn counts_of_rows_after_agree_with_the_reference(steps in steps(room_event())) {

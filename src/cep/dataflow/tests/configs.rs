@@ -668,7 +668,7 @@ pub(super) const FIRST_LAST: [&str; 16] = [
 /// RSTREAM` per row and fully aggregated, and `HAVING`; per group over no window and over a pattern's matches, where
 /// they are the plain aggregates; and `leaving()` under a policy, in a remove stream with `WHERE`, and over batches
 /// with ungrouped columns.
-pub(super) const EVERS: [&str; 19] = [
+pub(super) const EVERS: [&str; 20] = [
     "INSERT INTO Seen SELECT 'a' as id, countever(*) as people, maxever(temperature) - minever(temperature) as \
      temperature, 't' as flap FROM Room.win:time(2 sec)",
     "INSERT INTO Seen SELECT 'l' as id, firstever(case when people > 12 then null else people end) as people, \
@@ -707,6 +707,43 @@ pub(super) const EVERS: [&str; 19] = [
      'left' else 'none' end as flap FROM Room.win:length(2) WHERE temperature > 10",
     "INSERT INTO Seen SELECT floor as id, count(*) as people, 2.5 as temperature, case when leaving() then 'left' \
      else 'none' end as flap FROM Room.win:length_batch(2)",
+    "INSERT INTO Seen SELECT RSTREAM 'ra' as id, countever(*) as people, maxever(temperature) as temperature, 'ra' as \
+     flap FROM Room.win:time(1 sec) OUTPUT ALL EVERY 2 sec",
+];
+
+/// The "ever" aggregates per group over a data window, whose groups start afresh at the statement's next row after
+/// their last one left: over a time, a length and a unique window and over batches (of `std:groupwin` keys too), per
+/// row and fully aggregated, with `WHERE`, under each output policy, a snapshot, `SELECT RSTREAM` per row and fully
+/// aggregated (under a policy too), and `leaving()`.
+pub(super) const GROUPED_EVERS: [&str; 14] = [
+    "INSERT INTO Seen SELECT floor as id, countever(*) as people, maxever(temperature) as temperature, 't' as flap \
+     FROM Room.win:time(1 sec) GROUP BY floor",
+    "INSERT INTO Seen SELECT floor as id, countever(*) as people, minever(temperature) as temperature, firstever(flap) \
+     as flap FROM Room.win:length(2) GROUP BY floor",
+    "INSERT INTO Seen SELECT floor as id, countever(*) as people, maxever(temperature) as temperature, 'p' as flap \
+     FROM Room.win:time(1 sec) GROUP BY floor OUTPUT LAST EVERY 1500 msec",
+    "INSERT INTO Seen SELECT floor as id, countever(*) as people, lastever(temperature) as temperature, 'a' as flap \
+     FROM Room.win:time(1 sec) GROUP BY floor OUTPUT ALL EVERY 2 sec",
+    "INSERT INTO Seen SELECT RSTREAM floor as id, countever(*) as people, maxever(temperature) as temperature, 'r' as \
+     flap FROM Room.win:length(2) GROUP BY floor",
+    "INSERT INTO Seen SELECT RSTREAM id, countever(*) as people, minever(temperature) as temperature, flap FROM \
+     Room.win:time(1 sec) GROUP BY floor",
+    "INSERT INTO Seen SELECT id, countever(*) as people, maxever(temperature) as temperature, flap FROM \
+     Room.win:length(3) WHERE temperature > 10 GROUP BY floor",
+    "INSERT INTO Seen SELECT floor as id, countever(*) as people, minever(temperature) as temperature, 'b' as flap \
+     FROM Room.win:length_batch(2) GROUP BY floor",
+    "INSERT INTO Seen SELECT floor as id, countever(*) as people, maxever(temperature) as temperature, 'tb' as flap \
+     FROM Room.std:groupwin(id).win:time_batch(2 sec) GROUP BY floor",
+    "INSERT INTO Seen SELECT floor as id, count(*) as people, 2.5 as temperature, case when leaving() then 'left' \
+     else 'none' end as flap FROM Room.win:length(2) GROUP BY floor",
+    "INSERT INTO Seen SELECT floor as id, countever(*) as people, maxever(temperature) as temperature, 'f' as flap \
+     FROM Room.win:length(2) GROUP BY floor OUTPUT FIRST EVERY 2 sec",
+    "INSERT INTO Seen SELECT floor as id, countever(*) as people, maxever(temperature) as temperature, 'u' as flap \
+     FROM Room.std:unique(id) GROUP BY floor",
+    "INSERT INTO Seen SELECT RSTREAM floor as id, countever(*) as people, maxever(temperature) as temperature, 'ra' \
+     as flap FROM Room.win:time(1 sec) GROUP BY floor OUTPUT ALL EVERY 2 sec",
+    "INSERT INTO Seen SELECT floor as id, countever(*) as people, minever(temperature) as temperature, 's' as flap \
+     FROM Room.win:time(1 sec) GROUP BY floor OUTPUT SNAPSHOT EVERY 2 sec",
 ];
 
 /// [`JOINS`] with `DISTINCT` on the join that finds several rows of a shutter (a time window), and [`RATED_JOINS`]'s

@@ -364,6 +364,32 @@ async fn the_coldest_reading_ever_outlives_the_window() {
     }
 }
 
+/// `maxever(x)` per floor over the last two readings: a floor keeps its warmest reading ever while it has one in the
+/// window, and starts afresh once it had none, at the next reading (as Esper forgets a group then).
+#[tokio::test]
+async fn a_floor_s_warmest_reading_ever_lasts_while_the_floor_has_a_reading_in_the_window() {
+    let warmest = "INSERT INTO Floor SELECT floor as id, maxever(temperature) as temperature FROM Room.win:length(2) \
+        GROUP BY floor";
+    let h = Harness::new().await;
+    h.state.sinks.set_listener(OWN.parse().unwrap());
+    assert_eq!(post_config(&h, floor_with(warmest)).await.status, StatusCode::CREATED);
+    subscribe(&h, "Room", "Room.*", "temperature").await;
+    // Each reading (room, floor, temperature) and its floor's warmest ever: floor 1 has none in the window after the
+    // third, so its fourth reading starts it afresh; floor 2 always has one, and keeps 30 after it left.
+    let readings = [
+        ("Room1", "1", "24", "24.0"),
+        ("Room2", "2", "30", "30.0"),
+        ("Room3", "2", "25", "30.0"),
+        ("Room1", "1", "22", "22.0"),
+        ("Room2", "2", "21", "30.0"),
+    ];
+    for (id, floor, temperature, warmest) in readings {
+        h.update("APPEND", id, "Room", &[("temperature", "double", temperature), ("floor", "string", floor)]).await;
+        settle().await;
+        wait_for(&h, floor, "Floor", "temperature", warmest).await;
+    }
+}
+
 /// `last(x) - first(x)`: how much a floor's temperature rose over its last three readings, read off the newest and
 /// the oldest in the window as readings come and push the oldest out.
 #[tokio::test]
