@@ -339,29 +339,35 @@ async fn a_floor_s_average_follows_the_time_its_rooms_measured() {
     }
 }
 
+/// Runs `statement` (writing `Floor`) on readings sent as `updateContext`, each (room, floor, temperature) followed
+/// by the `Floor` temperature it must give its floor.
+async fn floor_temperatures_after_readings(statement: &str, readings: &[(&str, &str, &str, &str)]) {
+    let h = Harness::new().await;
+    h.state.sinks.set_listener(OWN.parse().unwrap());
+    assert_eq!(post_config(&h, floor_with(statement)).await.status, StatusCode::CREATED);
+    subscribe(&h, "Room", "Room.*", "temperature").await;
+    for (id, floor, temperature, expected) in readings {
+        h.update("APPEND", id, "Room", &[("temperature", "double", temperature), ("floor", "string", floor)]).await;
+        settle().await;
+        wait_for(&h, floor, "Floor", "temperature", expected).await;
+    }
+}
+
 /// `min(x) - minever(x)`: how far the coldest of the last two readings is above the coldest reading ever, which
 /// `minever` keeps after it left the window.
 #[tokio::test]
 async fn the_coldest_reading_ever_outlives_the_window() {
     let above = "INSERT INTO Floor SELECT '1' as id, min(temperature) - minever(temperature) as temperature FROM \
         Room.win:length(2)";
-    let h = Harness::new().await;
-    h.state.sinks.set_listener(OWN.parse().unwrap());
-    assert_eq!(post_config(&h, floor_with(above)).await.status, StatusCode::CREATED);
-    subscribe(&h, "Room", "Room.*", "temperature").await;
-    // Each reading (room, temperature) and the distance once it is in: 20 leaves the window at the third.
+    // 20 leaves the window at the third reading.
     let readings = [
-        ("Room1", "20", "0.0"),
-        ("Room2", "23", "0.0"),
-        ("Room3", "21", "1.0"),
-        ("Room1", "26", "1.0"),
-        ("Room2", "25", "5.0"),
+        ("Room1", "1", "20", "0.0"),
+        ("Room2", "1", "23", "0.0"),
+        ("Room3", "1", "21", "1.0"),
+        ("Room1", "1", "26", "1.0"),
+        ("Room2", "1", "25", "5.0"),
     ];
-    for (id, temperature, above) in readings {
-        h.update("APPEND", id, "Room", &[("temperature", "double", temperature), ("floor", "string", "1")]).await;
-        settle().await;
-        wait_for(&h, "1", "Floor", "temperature", above).await;
-    }
+    floor_temperatures_after_readings(above, &readings).await;
 }
 
 /// `maxever(x)` per floor over the last two readings: a floor keeps its warmest reading ever while it has one in the
@@ -370,12 +376,8 @@ async fn the_coldest_reading_ever_outlives_the_window() {
 async fn a_floor_s_warmest_reading_ever_lasts_while_the_floor_has_a_reading_in_the_window() {
     let warmest = "INSERT INTO Floor SELECT floor as id, maxever(temperature) as temperature FROM Room.win:length(2) \
         GROUP BY floor";
-    let h = Harness::new().await;
-    h.state.sinks.set_listener(OWN.parse().unwrap());
-    assert_eq!(post_config(&h, floor_with(warmest)).await.status, StatusCode::CREATED);
-    subscribe(&h, "Room", "Room.*", "temperature").await;
-    // Each reading (room, floor, temperature) and its floor's warmest ever: floor 1 has none in the window after the
-    // third, so its fourth reading starts it afresh; floor 2 always has one, and keeps 30 after it left.
+    // Floor 1 has no reading in the window after the third, so its fourth starts it afresh; floor 2 always has one,
+    // and keeps 30 after it left.
     let readings = [
         ("Room1", "1", "24", "24.0"),
         ("Room2", "2", "30", "30.0"),
@@ -383,11 +385,7 @@ async fn a_floor_s_warmest_reading_ever_lasts_while_the_floor_has_a_reading_in_t
         ("Room1", "1", "22", "22.0"),
         ("Room2", "2", "21", "30.0"),
     ];
-    for (id, floor, temperature, warmest) in readings {
-        h.update("APPEND", id, "Room", &[("temperature", "double", temperature), ("floor", "string", floor)]).await;
-        settle().await;
-        wait_for(&h, floor, "Floor", "temperature", warmest).await;
-    }
+    floor_temperatures_after_readings(warmest, &readings).await;
 }
 
 /// `last(x) - first(x)`: how much a floor's temperature rose over its last three readings, read off the newest and
@@ -396,21 +394,12 @@ async fn a_floor_s_warmest_reading_ever_lasts_while_the_floor_has_a_reading_in_t
 async fn a_floor_s_rise_is_its_newest_reading_less_its_oldest() {
     let rise = "INSERT INTO Floor SELECT floor as id, last(temperature) - first(temperature) as temperature FROM \
         Room.win:length(3) GROUP BY floor";
-    let h = Harness::new().await;
-    h.state.sinks.set_listener(OWN.parse().unwrap());
-    assert_eq!(post_config(&h, floor_with(rise)).await.status, StatusCode::CREATED);
-    subscribe(&h, "Room", "Room.*", "temperature").await;
-    // Each reading (room, temperature) and the floor's rise once it is in: the window holds the last three.
     let readings = [
-        ("Room1", "20", "0.0"),
-        ("Room2", "23", "3.0"),
-        ("Room3", "21", "1.0"),
-        ("Room1", "26", "3.0"),
-        ("Room2", "19", "-2.0"),
+        ("Room1", "1", "20", "0.0"),
+        ("Room2", "1", "23", "3.0"),
+        ("Room3", "1", "21", "1.0"),
+        ("Room1", "1", "26", "3.0"),
+        ("Room2", "1", "19", "-2.0"),
     ];
-    for (id, temperature, rise) in readings {
-        h.update("APPEND", id, "Room", &[("temperature", "double", temperature), ("floor", "string", "1")]).await;
-        settle().await;
-        wait_for(&h, "1", "Floor", "temperature", rise).await;
-    }
+    floor_temperatures_after_readings(rise, &readings).await;
 }
