@@ -9,7 +9,6 @@ use std::collections::HashSet;
 use foldhash::fast::RandomState;
 
 use super::{QueryLogic, millis_of};
-use crate::cep::dataflow::aggregate::Accumulators;
 use crate::cep::dataflow::operator::Emit;
 use crate::cep::dataflow::record::Stamp;
 use crate::cep::reference::TimerOrder;
@@ -122,8 +121,7 @@ impl QueryLogic {
             rows.extend(self.kept_row(&Row::default(), &self.empty));
         }
         let QueryLogic { state, .. } = self;
-        let counts = |acc: &Accumulators| !acc.is_empty();
-        state.kept_last.retain(|key, _| state.kept_aggregates.get(key).is_some_and(counts));
+        state.kept_last.retain(|key, _| state.kept_aggregates.get(key).is_some_and(|acc| !acc.is_empty()));
         order::ordered(rows, &self.plan.order_by).into_iter().enumerate().collect()
     }
 
