@@ -554,6 +554,9 @@ impl QueryLogic {
         };
         let (slot, left) = match self.plan.aggregation.is_some() && !self.snapshots_rows() && !self.removes {
             true => {
+                if counts && self.forgets {
+                    self.start_emptied_afresh();
+                }
                 let (slot, left) = self.enter(set, row, counts);
                 (Some(slot), left)
             }

@@ -34,9 +34,6 @@ impl QueryLogic {
     /// dropping what it displaces; answers the group's slot, and the groups of the displaced rows that counted (in
     /// arrival order) that [`QueryLogic::remove`] answers.
     pub(super) fn enter(&mut self, set: (u64, u64), row: &Row, counts: bool) -> (usize, Vec<Key>) {
-        if self.forgets && counts {
-            self.start_emptied_afresh();
-        }
         let epoch = set.0;
         let seq = self.next_arrival() as u64;
         let leaves = match &self.state.view {
