@@ -1,8 +1,8 @@
-//! Running aggregates of one group: counts, sums and sums of squares maintained as rows enter and leave the window,
-//! an ordered multiset of values for `min`, `max`, `median` and `avedev`, and the values by arrival number for
-//! `first` and `last` (a row leaves by its number, from wherever it is). Reading a group's aggregates is
-//! O(number of aggregates), never a scan of the window (the reference evaluator recomputes from the rows instead), but
-//! for `median` and `avedev`, which walk their group's distinct values, as Esper's own walk theirs.
+//! Running aggregates of one group: counts, sums and sums of squares maintained as rows enter and leave the window, an
+//! ordered multiset of values for `min`, `max`, `median` and `avedev`, and the values by arrival number for `first` and
+//! `last` (a row leaves by its number, from wherever it is) and the newest values for `nth`. Reading a group's
+//! aggregates is O(number of aggregates), never a scan of the window (the reference evaluator recomputes from the rows
+//! instead), but for `median` and `avedev`, which walk their group's distinct values, as Esper's own walk theirs.
 //!
 //! Sums of doubles are maintained by adding and subtracting, so they can differ from a sum recomputed in window order
 //! in the last bits; a group's sums restart from exact zero whenever it has no value left. A value that is not finite
@@ -74,6 +74,8 @@ enum Keeps {
     FirstEver,
     /// The latest value alone, null too.
     LastEver,
+    /// The newest values, null too, as many as the count: `nth(x, n)` where no row leaves keeps `n + 1`.
+    Newest(u32),
     /// The least value so far.
     MinEver,
     /// The greatest value so far.
@@ -87,7 +89,7 @@ enum Keeps {
 impl Keeps {
     /// Whether the function reads one row's value, null too, rather than a summary of the non-null ones.
     fn holds_rows(self) -> bool {
-        matches!(self, Keeps::ByArrival | Keeps::FirstEver | Keeps::LastEver)
+        matches!(self, Keeps::ByArrival | Keeps::FirstEver | Keeps::LastEver | Keeps::Newest(_))
     }
 
     /// What `call` keeps: its values, when it reads each distinct one once.
@@ -111,6 +113,7 @@ impl Keeps {
             AggregateFunction::First(_) | AggregateFunction::Last(_) => Keeps::ByArrival,
             AggregateFunction::FirstEver => Keeps::FirstEver,
             AggregateFunction::LastEver => Keeps::LastEver,
+            AggregateFunction::Nth(n) => Keeps::Newest(n.saturating_add(1)),
             AggregateFunction::MinEver => Keeps::MinEver,
             AggregateFunction::MaxEver => Keeps::MaxEver,
             AggregateFunction::CountEver => Keeps::CountEver,
@@ -171,7 +174,8 @@ struct Running {
     odd: Odd,
     /// Values by order, with multiplicity; kept only for `min`, `max`, `median` and `avedev`.
     values: BTreeMap<Ordered, (Val, usize)>,
-    /// Values by the number of the row they arrived with ([`Keeps::ByArrival`]).
+    /// Values by the number of the row they arrived with ([`Keeps::ByArrival`]), or by their own number in the order
+    /// they came ([`Keeps::Newest`]).
     by_arrival: BTreeMap<u64, Val>,
     /// The value an ever form keeps, once it has one.
     ever: Option<Val>,
@@ -207,6 +211,7 @@ impl Running {
             Keeps::ByArrival
             | Keeps::FirstEver
             | Keeps::LastEver
+            | Keeps::Newest(_)
             | Keeps::MinEver
             | Keeps::MaxEver
             | Keeps::CountEver => self.hold(seq, v),
@@ -225,8 +230,18 @@ impl Running {
                 self.ever.get_or_insert_with(|| v.clone());
             }
             Keeps::LastEver => self.ever = Some(v.clone()),
+            Keeps::Newest(kept) => self.keep_newest(kept, v),
             Keeps::MinEver | Keeps::MaxEver | Keeps::CountEver => self.keep_ever(v),
             Keeps::Count | Keeps::IntSum | Keeps::Sum | Keeps::Squares | Keeps::Values | Keeps::Leaving => {}
+        }
+    }
+
+    /// Keeps `v` as the newest of the `kept` newest values, numbered after the one before it.
+    fn keep_newest(&mut self, kept: u32, v: &Val) {
+        let next = self.by_arrival.last_key_value().map_or(0, |(number, _)| number + 1);
+        self.by_arrival.insert(next, v.clone());
+        if self.by_arrival.len() > kept as usize {
+            self.by_arrival.pop_first();
         }
     }
 
@@ -257,10 +272,11 @@ impl Running {
         self.values.entry(Ordered(v.clone())).or_insert_with(|| (v.clone(), 0)).1 += 1;
     }
 
-    /// Takes out `v`, which the row numbered `seq` added. The ever forms keep what they hold.
+    /// Takes out `v`, which the row numbered `seq` added. The ever forms, and `nth` where no row leaves, keep what
+    /// they hold.
     fn remove(&mut self, seq: u64, v: &Val) {
         if v.is_null() {
-            if self.keeps.holds_rows() {
+            if self.keeps == Keeps::ByArrival {
                 self.by_arrival.remove(&seq);
             }
             return;
@@ -286,7 +302,12 @@ impl Running {
             Keeps::ByArrival => {
                 self.by_arrival.remove(&seq);
             }
-            Keeps::FirstEver | Keeps::LastEver | Keeps::MinEver | Keeps::MaxEver | Keeps::CountEver => {}
+            Keeps::FirstEver
+            | Keeps::LastEver
+            | Keeps::Newest(_)
+            | Keeps::MinEver
+            | Keeps::MaxEver
+            | Keeps::CountEver => {}
             Keeps::Leaving => self.ever = Some(Val::Bool(true)),
         }
         if self.n == 0 {
@@ -304,7 +325,10 @@ impl Running {
         for (key, (value, count)) in &part.values {
             self.values.entry(key.clone()).or_insert_with(|| (value.clone(), 0)).1 += count;
         }
-        self.by_arrival.extend(part.by_arrival.iter().map(|(seq, v)| (*seq, v.clone())));
+        match self.keeps {
+            Keeps::Newest(kept) => part.by_arrival.values().for_each(|v| self.keep_newest(kept, v)),
+            _ => self.by_arrival.extend(part.by_arrival.iter().map(|(seq, v)| (*seq, v.clone()))),
+        }
         match (self.keeps, &part.ever) {
             (Keeps::FirstEver, Some(first)) => {
                 self.ever.get_or_insert_with(|| first.clone());
@@ -340,8 +364,10 @@ impl Running {
                 }
             }
         }
-        for seq in part.by_arrival.keys() {
-            self.by_arrival.remove(seq);
+        if self.keeps == Keeps::ByArrival {
+            for seq in part.by_arrival.keys() {
+                self.by_arrival.remove(seq);
+            }
         }
     }
 
@@ -365,7 +391,9 @@ impl Running {
         match function {
             AggregateFunction::Count => Val::Int(n),
             AggregateFunction::First(at) => self.by_arrival.values().nth(at as usize).cloned().unwrap_or_default(),
-            AggregateFunction::Last(at) => self.by_arrival.values().rev().nth(at as usize).cloned().unwrap_or_default(),
+            AggregateFunction::Last(at) | AggregateFunction::Nth(at) => {
+                self.by_arrival.values().rev().nth(at as usize).cloned().unwrap_or_default()
+            }
             AggregateFunction::FirstEver
             | AggregateFunction::LastEver
             | AggregateFunction::MinEver
@@ -579,6 +607,27 @@ mod tests {
         assert_eq!(acc.values(&calls), [null.clone(), int(4), int(7), int(4), int(1), int(7)]);
         acc.subtract(&part);
         assert_eq!(acc.values(&calls), [null.clone(), int(4), int(4), null, int(1), int(7)]);
+    }
+
+    /// `nth(x, n)` where no row leaves keeps the `n + 1` newest values, null too, whether they came one by one or as
+    /// a part, and no more.
+    #[test]
+    fn nth_reads_the_newest_values() {
+        let calls = [0, 1, 2].map(|n| call(AggregateFunction::Nth(n), DataType::Int));
+        let (null, int) = (Val::Null, Val::Int);
+        let mut acc = Accumulators::new(&calls);
+        acc.add(0, calls.iter().map(|_| int(1)));
+        assert_eq!(acc.values(&calls), [int(1), null.clone(), null.clone()]);
+        for v in [null.clone(), int(3), int(4)] {
+            acc.add(0, calls.iter().map(|_| v.clone()));
+        }
+        assert_eq!(acc.values(&calls), [int(4), int(3), null.clone()], "the null two back counts");
+        let mut part = Accumulators::new(&calls);
+        [5, 6].into_iter().for_each(|x| part.add(0, calls.iter().map(|_| int(x))));
+        acc.merge(&part);
+        assert_eq!(acc.values(&calls), [int(6), int(5), int(4)]);
+        let kept: Vec<usize> = acc.running.iter().map(|running| running.by_arrival.len()).collect();
+        assert_eq!(kept, [1, 2, 3], "no more than the values read");
     }
 
     #[test]

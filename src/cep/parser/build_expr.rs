@@ -272,7 +272,7 @@ impl Builder<'_> {
 }
 
 /// The aggregates that read one row of the window, which `all` and `distinct` make no sense for.
-const ENDS: [&str; 3] = ["first", "last", "window"];
+const ENDS: [&str; 4] = ["first", "last", "nth", "window"];
 
 /// The aggregate functions, which alone take `all` or `distinct` before their argument.
 const AGGREGATES: [&str; 10] = ["avg", "count", "sum", "min", "max", "stddev", "median", "avedev", "fmin", "fmax"];

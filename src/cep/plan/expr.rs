@@ -224,6 +224,9 @@ pub enum AggregateFunction {
     FirstEver,
     /// The argument as the group's latest row gave it (`lastever(x)`; `last(x)` without a data window).
     LastEver,
+    /// The argument as the group's `n`-th newest row ever gave it, null too (`nth(x, n)` with `n` from 1 where no row
+    /// leaves the group; over a data window `nth(x, n)` is `last(x, n)`, and `nth(x, 0)` without one `lastever(x)`).
+    Nth(u32),
     /// The least value the group's rows ever gave, rows leaving the window or not (`minever`, `fminever`).
     MinEver,
     /// The greatest value the group's rows ever gave (`maxever`, `fmaxever`).
@@ -243,6 +246,7 @@ impl AggregateFunction {
                 | AggregateFunction::Last(_)
                 | AggregateFunction::FirstEver
                 | AggregateFunction::LastEver
+                | AggregateFunction::Nth(_)
         )
     }
 
@@ -461,6 +465,7 @@ impl Display for AggregateFunction {
             AggregateFunction::Last(_) => "last",
             AggregateFunction::FirstEver => "firstever",
             AggregateFunction::LastEver => "lastever",
+            AggregateFunction::Nth(_) => "nth",
             AggregateFunction::MinEver => "minever",
             AggregateFunction::MaxEver => "maxever",
             AggregateFunction::CountEver => "countever",
@@ -474,7 +479,7 @@ impl Display for AggregateCall {
         match &self.arg {
             Some(arg) if self.distinct => write!(f, "{}(distinct {arg}): {}", self.function, self.ty),
             Some(arg) => match self.function {
-                AggregateFunction::First(n @ 1..) | AggregateFunction::Last(n @ 1..) => {
+                AggregateFunction::First(n @ 1..) | AggregateFunction::Last(n @ 1..) | AggregateFunction::Nth(n) => {
                     write!(f, "{}({arg}, {n}): {}", self.function, self.ty)
                 }
                 _ => write!(f, "{}({arg}): {}", self.function, self.ty),

@@ -1,9 +1,9 @@
 //! Types function calls, aggregates and methods: the geometry functions (`point`, `polygon`, checked
 //! for a closed ring of at least 4 points when written as constants, `geometry`), `coalesce`, the
 //! aggregates (only where the clause allows them, never nested; over distinct values, and with a filter,
-//! which becomes a `CASE` around the argument; `fmin` and `fmax` are `min` and `max` with one; `first` and `last`
-//! with an index, as the statement's input lets them read its rows, [`Ends`]; the ever forms and `leaving()`, as
-//! the input lets rows leave), `prior` (where
+//! which becomes a `CASE` around the argument; `fmin` and `fmax` are `min` and `max` with one; `first`, `last` and
+//! `nth` with an index, as the statement's input lets them read its rows, [`Ends`]; the ever forms and `leaving()`,
+//! as the input lets rows leave), `prior` (where
 //! the statement allows it) and the geometry methods `contains` and `distance`; Java's methods (of `Math`, of a
 //! text) are typed in `java`, and `prev` and its kin in `previous`.
 
@@ -13,7 +13,7 @@ use super::super::plan::{AggregateCall, AggregateFunction, DataType, Function, P
 use super::expr::{Ends, ExprPlanner, Priors, Typed, common, is_numeric, widen};
 use super::scope::unknown;
 
-const FUNCTIONS: [&str; 28] = [
+const FUNCTIONS: [&str; 29] = [
     "point",
     "polygon",
     "geometry",
@@ -30,6 +30,7 @@ const FUNCTIONS: [&str; 28] = [
     "fmax",
     "first",
     "last",
+    "nth",
     "firstever",
     "lastever",
     "minever",
@@ -45,7 +46,7 @@ const FUNCTIONS: [&str; 28] = [
 ];
 
 /// Esper's functions outside the subset, refused by name rather than unknown.
-const UNSUPPORTED: [&str; 7] = ["prevwindow", "nth", "rate", "cast", "instanceof", "typeof", "current_timestamp"];
+const UNSUPPORTED: [&str; 6] = ["prevwindow", "rate", "cast", "instanceof", "typeof", "current_timestamp"];
 
 /// The arguments an "ever" aggregate takes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -124,6 +125,9 @@ impl ExprPlanner<'_> {
         }
         if matches!(lower.as_str(), "first" | "last") {
             return self.end(name, &lower, args, star);
+        }
+        if lower == "nth" {
+            return self.nth(name, args, star);
         }
         if lower == "leaving" {
             return self.leaving(name, args, star);
@@ -383,6 +387,29 @@ impl ExprPlanner<'_> {
             (Ends::Window, false) => AggregateFunction::Last(index),
             (Ends::Ever, true) => AggregateFunction::FirstEver,
             (Ends::Ever, false) => AggregateFunction::LastEver,
+        };
+        self.aggregate(name, function, std::slice::from_ref(arg), (false, false))
+    }
+
+    /// `nth(x, n)`: the value of `x` of the group's row `n` places back from its newest (0, the newest), null too, and
+    /// null while the group has no such row, as Esper documents its `nth`. Over a data window that is `last(x, n)`;
+    /// where no row leaves, the `n`-th newest row ever. Esper 5's `AggregatorNth` clears a row that left one place late
+    /// (with `n` rows left in the window it still reads the one that just left); this reads what its documentation
+    /// says.
+    fn nth(&mut self, name: &Name, args: &[Expr], star: bool) -> Result<Typed, CepError> {
+        self.aggregate_allowed(name)?;
+        let (false, [arg, index]) = (star, args) else {
+            let message = format!("`{}` takes one argument and, after it, an index", name.text);
+            return Err(self.ctx.invalid(name.span, message));
+        };
+        let index = self.end_index(name, index)?;
+        let function = match self.ends {
+            Ends::Unsupported(why) => {
+                return Err(self.ctx.unsupported(name.span, format!("`{}` {why}", name.text)));
+            }
+            Ends::Window => AggregateFunction::Last(index),
+            Ends::Ever if index == 0 => AggregateFunction::LastEver,
+            Ends::Ever => AggregateFunction::Nth(index),
         };
         self.aggregate(name, function, std::slice::from_ref(arg), (false, false))
     }

@@ -1,6 +1,6 @@
 //! Aggregate functions over a group's rows, recomputed from scratch each time they are read: `avg`, `count`,
 //! `sum`, `min`, `max`, `stddev` (sample), `median` and `avedev` (the mean absolute deviation), each ignoring nulls
-//! and null over no values, as in Esper; and `first` and `last`, the argument as one row gives it, null too. The
+//! and null over no values, as in Esper; and `first`, `last` and `nth`, the argument as one row gives it, null too. The
 //! rows come in the order they entered the group (for a stream without a data window, all it ever had). The ever
 //! forms (`firstever`, `lastever`, `minever`, `maxever`, `countever`) read every row the group ever had instead,
 //! those that left the window too, and `leaving()` whether it has more of them than the window. A row is
@@ -163,7 +163,9 @@ fn one(call: &AggregateCall, rows: &[&Bound<'_>], history: &[&Bound<'_>], vars: 
     };
     let end = match call.function {
         AggregateFunction::First(n) => Some(rows.get(n as usize)),
-        AggregateFunction::Last(n) => Some(rows.len().checked_sub(n as usize + 1).and_then(|at| rows.get(at))),
+        AggregateFunction::Last(n) | AggregateFunction::Nth(n) => {
+            Some(rows.len().checked_sub(n as usize + 1).and_then(|at| rows.get(at)))
+        }
         AggregateFunction::FirstEver => Some(rows.first()),
         AggregateFunction::LastEver => Some(rows.last()),
         _ => None,
@@ -186,6 +188,7 @@ fn one(call: &AggregateCall, rows: &[&Bound<'_>], history: &[&Bound<'_>], vars: 
         | AggregateFunction::Last(_)
         | AggregateFunction::FirstEver
         | AggregateFunction::LastEver
+        | AggregateFunction::Nth(_)
         | AggregateFunction::Leaving => unreachable!("read off one row above, or off the rows' numbers"),
     }
 }

@@ -173,6 +173,12 @@ proptest! {
         compare(&room_to_seen(&FIRST_LAST), &steps)?;
     }
 
+    /// `nth` ([`NTHS`]).
+    #[test]
+    fn nth_agrees_with_the_reference(steps in steps(room_event())) {
+        compare(&room_to_seen(&NTHS), &steps)?;
+    }
+
     /// The "ever" aggregates ([`EVERS`]).
     #[test]
     fn ever_aggregates_agree_with_the_reference(steps in steps(room_event())) {

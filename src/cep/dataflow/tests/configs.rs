@@ -662,6 +662,28 @@ pub(super) const FIRST_LAST: [&str; 16] = [
      Room.std:groupwin(id).win:time_batch(2 sec) GROUP BY floor",
 ];
 
+/// `nth(x, n)` where no row leaves (the `n`-th newest row ever: grouped, nulls, under a policy and a snapshot, over a
+/// pattern's matches, and `nth(x, 0)`, `lastever`) and over data windows, where it is `last(x, n)` (a time window, a
+/// batch, and a snapshot of rows with ungrouped columns).
+pub(super) const NTHS: [&str; 8] = [
+    "INSERT INTO Seen SELECT floor as id, nth(people, 1) as people, nth(temperature, 2) as temperature, 'n' as flap \
+     FROM Room GROUP BY floor",
+    "INSERT INTO Seen SELECT 'v' as id, nth(case when people > 12 then null else people end, 1) as people, \
+     nth(temperature, 0) as temperature, nth(flap, 3) as flap FROM Room",
+    "INSERT INTO Seen SELECT floor as id, nth(people, 1) as people, nth(temperature, 1) as temperature, 'o' as flap \
+     FROM Room GROUP BY floor OUTPUT LAST EVERY 2 sec",
+    "INSERT INTO Seen SELECT 's' as id, nth(people, 2) as people, nth(temperature, 1) as temperature, 's' as flap \
+     FROM Room OUTPUT SNAPSHOT EVERY 2 sec",
+    "INSERT INTO Seen SELECT r.floor as id, nth(r.people, 1) as people, nth(r.temperature, 2) as temperature, 'p' as \
+     flap FROM pattern [every r=Room(temperature > 20)] GROUP BY r.floor",
+    "INSERT INTO Seen SELECT 'w' as id, nth(people, 1) as people, nth(temperature, 2) as temperature, 'w' as flap \
+     FROM Room.win:time(2 sec)",
+    "INSERT INTO Seen SELECT floor as id, nth(people, 1) as people, nth(temperature, 1) as temperature, 'b' as flap \
+     FROM Room.win:length_batch(3) GROUP BY floor",
+    "INSERT INTO Seen SELECT id, nth(people, 1) as people, temperature, 'su' as flap FROM Room.win:length(3) OUTPUT \
+     SNAPSHOT EVERY 2 sec",
+];
+
 /// The "ever" aggregates over each kind of view and policy: without `GROUP BY` over a time, a length, a unique, an
 /// externally timed and a keep-all window and over batches (of `std:groupwin` keys too), with filters, nulls and
 /// `WHERE`, per row and fully aggregated, under each output policy (by time and by count), a snapshot, `SELECT

@@ -5,11 +5,10 @@
 //! tables and the tests; the tables are in modules by Esper class, and the dataflow's tests run the same cases on one,
 //! two and four workers.
 //!
-//! Only what the subset holds is transcribed: no joins, `std:size`, `stat:uni`, `win:keepall`, subqueries, hints,
-//! Java methods, `window`, `minever` and `maxever` over a named window, nor what the planner refuses (each table's comment names what it
-//! leaves out). Esper's statements are kept as written but for the `INSERT INTO Out` our outputs need and the simple
-//! names of Esper's classes. Cases whose rows differ from Esper's by design are in [`DIFFERING`], their tests
-//! ignored.
+//! Only what the subset holds is transcribed: no joins, `std:size`, `stat:uni`, subqueries, hints, Java methods,
+//! `window`, `minever` and `maxever` over a named window, nor what the planner refuses (each table's comment names what
+//! it leaves out). Esper's statements are kept as written but for the `INSERT INTO Out` our outputs need and the simple
+//! names of Esper's classes. Cases whose rows differ from Esper's by design are in [`DIFFERING`], their tests ignored.
 
 mod differing;
 mod filtered;
