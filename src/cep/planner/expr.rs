@@ -58,6 +58,10 @@ pub(super) enum Ends {
     Window,
     /// Every row the group had: the stream has no data window, or the rows are a pattern's matches.
     Ever,
+    /// The rows of one trigger, in an order the subset does not keep: a unidirectional join's, which Esper aggregates
+    /// afresh at each trigger. No row leaves, so the ever forms that read no order are the plain aggregates; those
+    /// that read an end are not held, for the reason given.
+    Unordered(&'static str),
     /// Not in this statement, for the reason given: the subset does not hold it.
     Unsupported(&'static str),
 }

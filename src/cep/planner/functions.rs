@@ -376,7 +376,7 @@ impl ExprPlanner<'_> {
             }
         };
         let function = match (self.ends, lower == "first") {
-            (Ends::Unsupported(why), _) => {
+            (Ends::Unsupported(why) | Ends::Unordered(why), _) => {
                 return Err(self.ctx.unsupported(name.span, format!("`{}` {why}", name.text)));
             }
             (Ends::Ever, _) if index > 0 => {
@@ -404,7 +404,7 @@ impl ExprPlanner<'_> {
         };
         let index = self.end_index(name, index)?;
         let function = match self.ends {
-            Ends::Unsupported(why) => {
+            Ends::Unsupported(why) | Ends::Unordered(why) => {
                 return Err(self.ctx.unsupported(name.span, format!("`{}` {why}", name.text)));
             }
             Ends::Window => AggregateFunction::Last(index),
@@ -416,7 +416,8 @@ impl ExprPlanner<'_> {
 
     /// An "ever" aggregate (`minever`, `fmaxever`, `firstever`, `countever`, ...): over a data window, one that rows
     /// leaving the window leave as it was (a group's, until it has no row and the statement takes its next); where no
-    /// row leaves, the plain aggregate.
+    /// row leaves (no data window, a pattern's matches, a join's rows of one trigger), the plain aggregate. In a join,
+    /// not `firstever` and `lastever`, which read an order of its rows the subset does not keep.
     fn ever(
         &mut self,
         name: &Name,
@@ -439,11 +440,15 @@ impl ExprPlanner<'_> {
         if !fits {
             return Err(self.ctx.invalid(name.span, format!("`{}` takes {takes_text}", name.text)));
         }
+        let reads_an_end = matches!(function, AggregateFunction::FirstEver | AggregateFunction::LastEver);
         let function = match self.ends {
             Ends::Unsupported(why) => {
                 return Err(self.ctx.unsupported(name.span, format!("`{}` {why}", name.text)));
             }
-            Ends::Ever => without_window(function),
+            Ends::Unordered(why) if reads_an_end => {
+                return Err(self.ctx.unsupported(name.span, format!("`{}` {why}", name.text)));
+            }
+            Ends::Ever | Ends::Unordered(_) => without_window(function),
             Ends::Window => function,
         };
         self.aggregate(name, function, args, (star, false))

@@ -163,7 +163,7 @@ fn ends_of(input: &Input) -> Ends {
         Input::Stream(s) if s.window.is_none() => Ends::Ever,
         Input::Stream(_) => Ends::Window,
         Input::Pattern(_) => Ends::Ever,
-        Input::Join(_) => Ends::Unsupported("in a join"),
+        Input::Join(_) => Ends::Unordered("in a join"),
     }
 }
 

@@ -888,8 +888,9 @@ pub(super) fn tracker_event() -> impl Strategy<Value = Incoming> {
 }
 
 /// The shutter example's two statements plus a third writer of `Shutter` driven by a stream (one group of three,
-/// keyed by shutter, fed by its own rows), four joins looking up an `in` stream (a time window and a unique view,
-/// keyed; two of them aggregating each trigger's rows), and a stateless reader of `Shutter`.
+/// keyed by shutter, fed by its own rows), five joins looking up an `in` stream (a time window and a unique view,
+/// keyed; three of them aggregating each trigger's rows, one with the ever forms, which are the plain aggregates
+/// there, and `leaving()`), and a stateless reader of `Shutter`.
 pub(super) const JOINS: &str = r#"{"host":"h",
   "in":[{"id":"Room.*","type":"Room","isPattern":true,"attributes":[{"name":"temperature","type":"double"},
       {"name":"shutter","type":"string"}]},
@@ -907,14 +908,15 @@ pub(super) const JOINS: &str = r#"{"host":"h",
     "INSERT INTO Log SELECT c.shutter as id, S.status as seen FROM Cmd(shutter != 'sh2') as c unidirectional LEFT OUTER JOIN State.std:unique(id) as S ON c.shutter = S.id OUTPUT AFTER 10 sec",
     "INSERT INTO Closed SELECT id, status FROM Shutter(status = 'closed')",
     "INSERT INTO Tally SELECT c.shutter as id, count(S.status) as count, max(S.status) as top FROM Cmd as c unidirectional LEFT OUTER JOIN State.win:time(3 sec) as S ON c.shutter = S.id WHERE S is null OR S.status != 'opened'",
-    "INSERT INTO Tally SELECT R.r.shutter as id, count(*) as count FROM pattern [every r=Room(temperature > 29.0)] as R unidirectional LEFT OUTER JOIN State.std:unique(id) as S ON R.r.shutter = S.id GROUP BY S.status HAVING count(*) > 0 ORDER BY count DESC"
+    "INSERT INTO Tally SELECT R.r.shutter as id, count(*) as count FROM pattern [every r=Room(temperature > 29.0)] as R unidirectional LEFT OUTER JOIN State.std:unique(id) as S ON R.r.shutter = S.id GROUP BY S.status HAVING count(*) > 0 ORDER BY count DESC",
+    "INSERT INTO Tally SELECT c.shutter as id, countever(S.status) as count, maxever(S.status) as top, fminever(S.id, S.status != 'broken') as low, leaving() as gone FROM Cmd as c unidirectional LEFT OUTER JOIN State.win:time(3 sec) as S ON c.shutter = S.id"
   ]}"#;
 
 /// Joins with output policies: a first batch of several rows, driven by a pattern's matches, and driven by rows a
 /// pattern's timer makes at the ticks' own milliseconds (the pattern's timer fires first: its row is in the interval
 /// the tick closes); and joins whose columns are all aggregates under each policy, the last trigger's row standing
-/// between triggers (`reference::rate`). Their group runs on one worker (the join without an equality spans
-/// shutters): [`rated_joins`].
+/// between triggers (`reference::rate`), the ever forms among them. Their group runs on one worker (the join without an
+/// equality spans shutters): [`rated_joins`].
 pub(super) const RATED_JOINS: &str = r#"{"host":"h",
   "in":[{"id":"Room.*","type":"Room","isPattern":true,"attributes":[{"name":"temperature","type":"double"},
       {"name":"shutter","type":"string"}]},
@@ -943,7 +945,8 @@ pub(super) const RATED_JOINS: &str = r#"{"host":"h",
     "INSERT INTO Grouped SELECT S.status as status, count(*) as count, R.r.shutter as seen FROM pattern [every r=Room(temperature > 27.0)] as R unidirectional LEFT OUTER JOIN State.win:time(4 sec) as S ON R.r.shutter = S.id HAVING count(*) != 1 OUTPUT ALL EVERY 3 sec ORDER BY status",
     "INSERT INTO Grouped SELECT S.status as status, count(*) as count, c.shutter as seen FROM Cmd as c unidirectional LEFT OUTER JOIN State.std:unique(id) as S ON c.shutter = S.id HAVING count(*) > 0 OUTPUT FIRST EVERY 2 sec",
     "INSERT INTO Grouped SELECT S.status as status, count(*) as count, max(S.id) as seen FROM Cmd as c unidirectional LEFT OUTER JOIN State.win:length(3) as S ON c.shutter != S.status GROUP BY S.status OUTPUT AFTER 3 sec EVERY 2 sec",
-    "INSERT INTO Tally SELECT count(*) as count, max(S.status) as top FROM Cmd as c unidirectional LEFT OUTER JOIN State.std:unique(id) as S ON c.shutter = S.id OUTPUT AFTER 3 sec LAST EVERY 2 sec"
+    "INSERT INTO Tally SELECT count(*) as count, max(S.status) as top FROM Cmd as c unidirectional LEFT OUTER JOIN State.std:unique(id) as S ON c.shutter = S.id OUTPUT AFTER 3 sec LAST EVERY 2 sec",
+    "INSERT INTO Grouped SELECT S.status as status, countever(*) as count, maxever(S.id) as seen FROM Cmd as c unidirectional LEFT OUTER JOIN State.win:length(3) as S ON c.shutter = S.id GROUP BY S.status OUTPUT LAST EVERY 2 sec"
   ]}"#;
 
 /// [`RATED_JOINS`], or with every join's view split by shutter: a group that could be split over the workers, but for

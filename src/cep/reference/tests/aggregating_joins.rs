@@ -188,3 +188,31 @@ fn after_keeps_the_early_triggers_of_an_aggregating_join_for_its_first_tick() {
     let group = |status: Option<&str>, n: i64| (4_000, status.map_or(Val::Null, text), Val::Int(n));
     assert_eq!(groups, [group(Some("opened"), 2), group(Some("closed"), 1), group(Some("broken"), 0), group(None, 0)]);
 }
+
+/// The ever forms in a join are its plain aggregates: Esper clears a unidirectional join's aggregation at each
+/// trigger, ever forms too, so each command reads the states of its own shutter alone and `leaving()` stays false.
+#[test]
+fn the_ever_forms_of_a_join_start_afresh_at_each_trigger() {
+    let out = r#"{"id":"V","type":"Ever","attributes":[{"name":"most","type":"int"},{"name":"n","type":"long"}]},"#;
+    let config = GROUPED.replace(r#""out":["#, &format!(r#""out":[{out}"#)).replace(
+        r#""statements":["#,
+        r#""statements":["INSERT INTO Ever SELECT maxever(S.load) as most, countever(S.load) as n, leaving() as gone FROM Cmd as c unidirectional LEFT OUTER JOIN State.win:time(10 sec) as S ON c.shutter = S.id","#,
+    );
+    let (events, _) = grouped_events();
+    let mut e = engine(&config);
+    let out: Vec<Output> = events.into_iter().flat_map(|(ms, stream, row)| e.push(ms, stream, row)).collect();
+    let read = |row: &Row| ["most", "n", "gone"].map(|k| row.get(k).cloned().unwrap_or(Val::Null));
+    let ever: Vec<(i64, [Val; 3])> = of(&out, "Ever").into_iter().map(|(ms, row)| (ms, read(row))).collect();
+    let (int, no) = (Val::Int, Val::Bool(false));
+    assert_eq!(
+        ever,
+        [
+            (1_000, [int(4), int(2), no.clone()]),
+            (2_000, [int(6), int(3), no.clone()]),
+            (2_500, [int(5), int(1), no.clone()]),
+            (3_200, [Val::Null, int(0), no.clone()]),
+            (3_400, [int(6), int(3), no]),
+        ],
+        "sh2's 5 after sh1's 6: nothing kept from the trigger before"
+    );
+}
