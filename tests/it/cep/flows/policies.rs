@@ -388,6 +388,22 @@ async fn a_floor_s_warmest_reading_ever_lasts_while_the_floor_has_a_reading_in_t
     floor_temperatures_after_readings(warmest, &readings).await;
 }
 
+/// `x - nth(x, 1)` per floor, over no data window: how much a floor's reading changed since the one before, which
+/// `nth` keeps (0 at a floor's first reading, by `coalesce`).
+#[tokio::test]
+async fn a_floor_s_step_is_its_reading_less_the_one_before() {
+    let step = "INSERT INTO Floor SELECT floor as id, coalesce(temperature - nth(temperature, 1), 0.0) as temperature \
+        FROM Room GROUP BY floor";
+    let readings = [
+        ("Room1", "1", "20", "0.0"),
+        ("Room2", "1", "23", "3.0"),
+        ("Room3", "2", "30", "0.0"),
+        ("Room1", "1", "22", "-1.0"),
+        ("Room2", "2", "26", "-4.0"),
+    ];
+    floor_temperatures_after_readings(step, &readings).await;
+}
+
 /// `last(x) - first(x)`: how much a floor's temperature rose over its last three readings, read off the newest and
 /// the oldest in the window as readings come and push the oldest out.
 #[tokio::test]
