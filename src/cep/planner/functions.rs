@@ -338,7 +338,7 @@ impl ExprPlanner<'_> {
             return Err(self.ctx.invalid(name.span, format!("`{}` takes no argument", name.text)));
         }
         if let Ends::Unsupported(why) = self.ends {
-            return Err(self.ctx.unsupported(name.span, format!("`{}` {why}", name.text)));
+            return Err(self.not_here(name, why));
         }
         let arg = Some(PlanExpr::Literal(Value::Int(1)));
         Ok(self.aggregate_call(AggregateCall {
@@ -347,6 +347,11 @@ impl ExprPlanner<'_> {
             ty: DataType::Boolean,
             distinct: false,
         }))
+    }
+
+    /// The error of `name` called where the statement's input does not hold it, for the reason given ([`Ends`]).
+    fn not_here(&self, name: &Name, why: &str) -> CepError {
+        self.ctx.unsupported(name.span, format!("`{}` {why}", name.text))
     }
 
     /// Whether an aggregate may be called here: not in a clause without them, nor inside another.
@@ -376,9 +381,7 @@ impl ExprPlanner<'_> {
             }
         };
         let function = match (self.ends, lower == "first") {
-            (Ends::Unsupported(why) | Ends::Unordered(why), _) => {
-                return Err(self.ctx.unsupported(name.span, format!("`{}` {why}", name.text)));
-            }
+            (Ends::Unsupported(why) | Ends::Unordered(why), _) => return Err(self.not_here(name, why)),
             (Ends::Ever, _) if index > 0 => {
                 let construct = format!("`{}` with an index over a stream without a data window", name.text);
                 return Err(self.ctx.unsupported(name.span, construct));
@@ -404,9 +407,7 @@ impl ExprPlanner<'_> {
         };
         let index = self.end_index(name, index)?;
         let function = match self.ends {
-            Ends::Unsupported(why) | Ends::Unordered(why) => {
-                return Err(self.ctx.unsupported(name.span, format!("`{}` {why}", name.text)));
-            }
+            Ends::Unsupported(why) | Ends::Unordered(why) => return Err(self.not_here(name, why)),
             Ends::Window => AggregateFunction::Last(index),
             Ends::Ever if index == 0 => AggregateFunction::LastEver,
             Ends::Ever => AggregateFunction::Nth(index),
@@ -442,12 +443,8 @@ impl ExprPlanner<'_> {
         }
         let reads_an_end = matches!(function, AggregateFunction::FirstEver | AggregateFunction::LastEver);
         let function = match self.ends {
-            Ends::Unsupported(why) => {
-                return Err(self.ctx.unsupported(name.span, format!("`{}` {why}", name.text)));
-            }
-            Ends::Unordered(why) if reads_an_end => {
-                return Err(self.ctx.unsupported(name.span, format!("`{}` {why}", name.text)));
-            }
+            Ends::Unsupported(why) => return Err(self.not_here(name, why)),
+            Ends::Unordered(why) if reads_an_end => return Err(self.not_here(name, why)),
             Ends::Ever | Ends::Unordered(_) => without_window(function),
             Ends::Window => function,
         };
