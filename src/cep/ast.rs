@@ -211,6 +211,8 @@ pub struct View {
 pub enum ViewArg {
     Time(TimePeriod),
     Expr(Expr),
+    /// An expression with `asc` or `desc` written after it: a sort criterion (`ext:sort(10, price desc)`).
+    Ordered(OrderItem),
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

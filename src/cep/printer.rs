@@ -172,6 +172,7 @@ impl Display for ViewArg {
         match self {
             ViewArg::Time(t) => t.fmt(f),
             ViewArg::Expr(e) => e.fmt(f),
+            ViewArg::Ordered(item) => write!(f, "{} {}", item.expr, if item.descending { "DESC" } else { "ASC" }),
         }
     }
 }

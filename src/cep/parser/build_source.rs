@@ -61,11 +61,16 @@ impl Builder<'_> {
     }
 
     fn view_arg(&mut self, pair: Pair<'_>) -> Result<ViewArg> {
-        let arg = pair.into_inner().next().expect("grammar: view argument");
-        match arg.as_rule() {
-            Rule::time_period => Ok(ViewArg::Time(self.time_period(arg)?)),
-            _ => Ok(ViewArg::Expr(self.expr(arg)?)),
+        let mut inner = pair.into_inner();
+        let arg = inner.next().expect("grammar: view argument");
+        if arg.as_rule() == Rule::time_period {
+            return Ok(ViewArg::Time(self.time_period(arg)?));
         }
+        let expr = self.expr(arg)?;
+        Ok(match inner.next() {
+            Some(keyword) => ViewArg::Ordered(OrderItem { expr, descending: keyword.as_rule() == Rule::kw_desc }),
+            None => ViewArg::Expr(expr),
+        })
     }
 
     fn join(&mut self, pair: Pair<'_>) -> Result<Join> {

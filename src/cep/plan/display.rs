@@ -107,6 +107,12 @@ fn window(w: &WindowSpec) -> String {
              started, whichever is first)",
             duration(*millis)
         ),
+        WindowSpec::Sorted { count, criteria } => {
+            let criteria: Vec<String> =
+                criteria.iter().map(|(e, desc)| format!("{e} {}", if *desc { "desc" } else { "asc" })).collect();
+            let criteria = criteria.join(", ");
+            format!("ext:sort {count} by {criteria} (the {count} events that sort first; ties newest first)")
+        }
         WindowSpec::Unique { keys } => {
             format!("std:unique({}) (the last event per key)", list(keys))
         }

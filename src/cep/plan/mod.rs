@@ -103,6 +103,11 @@ pub enum WindowSpec {
     /// clock started (at the first event, and again at each release that leaves either batch holding an event),
     /// whichever is first (Esper's `TimeLengthBatchView`).
     TimeLengthBatch { millis: u64, count: u64 },
+    /// `ext:sort(n, criteria)`: the `count` events that sort first by `criteria` (each descending when its flag is
+    /// set, compared as `ORDER BY` compares); among events that sort alike, the newest first. An arrival past `count`
+    /// pushes out the event that sorts last, the oldest of those alike, which may be the arrival itself (Esper's
+    /// `SortWindowView`).
+    Sorted { count: u64, criteria: Vec<(PlanExpr, bool)> },
     /// `std:unique(keys)`: the last event per key.
     Unique { keys: Vec<PlanExpr> },
     /// `std:lastevent()`: the last event.
@@ -131,6 +136,21 @@ impl WindowSpec {
             | WindowSpec::ExtTimedBatch { .. } => true,
             WindowSpec::Grouped { inner, .. } => inner.batches(),
             _ => false,
+        }
+    }
+
+    /// Whether it is `ext:sort`, alone or under `std:groupwin`: its events are in their sort order, not their
+    /// arrival's.
+    pub fn sorts(&self) -> bool {
+        self.sorted().is_some()
+    }
+
+    /// `ext:sort`'s size and criteria (alone or under `std:groupwin`).
+    pub fn sorted(&self) -> Option<(u64, &[(PlanExpr, bool)])> {
+        match self {
+            WindowSpec::Sorted { count, criteria } => Some((*count, criteria)),
+            WindowSpec::Grouped { inner, .. } => inner.sorted(),
+            _ => None,
         }
     }
 

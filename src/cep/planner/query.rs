@@ -336,7 +336,12 @@ fn plan_join(
         Input::Stream(s) => stamped(s),
         _ => None,
     };
-    if let Some(view) = stamped(&lookup).or(driver_stamped) {
+    let sorts = |input: &StreamInput| input.window.as_ref().is_some_and(WindowSpec::sorts).then_some("ext:sort");
+    let driver_sorts = match &driver {
+        Input::Stream(s) => sorts(s),
+        _ => None,
+    };
+    if let Some(view) = stamped(&lookup).or(driver_stamped).or(sorts(&lookup)).or(driver_sorts) {
         return Err(ctx.unsupported(join.span, format!("`{view}` in a join")));
     }
     scope.bindings.push(binding);
@@ -551,6 +556,10 @@ fn output(
     let grouped = aggregation.is_some_and(|a| !a.group_by.is_empty());
     let fully = aggregation.is_some_and(|a| a.kind == AggregationKind::FullyAggregated);
     let ever = aggregation.is_some_and(|a| a.aggregates.iter().any(|c| c.function.is_ever()));
+    let sorted = matches!(over.0, Input::Stream(s) if s.window.as_ref().is_some_and(WindowSpec::sorts));
+    if o.kind == OutputKind::Snapshot && sorted {
+        return Err(ctx.unsupported(o.span, "`OUTPUT SNAPSHOT` over `ext:sort` (Esper iterates it in its sort order)"));
+    }
     if o.kind == OutputKind::Snapshot && ever && !fully {
         // Such a snapshot's aggregates are summed from the rows in the view at the tick, which the ever forms outlive.
         return Err(ctx.unsupported(o.span, "an ever aggregate in `OUTPUT SNAPSHOT` of rows with ungrouped columns"));

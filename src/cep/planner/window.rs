@@ -9,7 +9,7 @@ use super::Ctx;
 use super::expr::{ExprPlanner, is_numeric};
 use super::scope::unknown;
 
-const VIEWS: [&str; 15] = [
+const VIEWS: [&str; 16] = [
     "win:time",
     "win:length",
     "win:ext_timed",
@@ -25,11 +25,12 @@ const VIEWS: [&str; 15] = [
     "std:firstunique",
     "win:keepall",
     "win:firsttime",
+    "ext:sort",
 ];
 
 /// Esper views outside the subset (Esper 5's data windows and derived-value views): refused by name rather than
 /// called unknown.
-const ESPER_VIEWS: [&str; 13] = [
+const ESPER_VIEWS: [&str; 12] = [
     "win:firstevent",
     "win:time_accum",
     "win:expr",
@@ -39,7 +40,6 @@ const ESPER_VIEWS: [&str; 13] = [
     "stat:linest",
     "stat:correl",
     "stat:weighted_avg",
-    "ext:sort",
     "ext:rank",
     "ext:time_order",
     "ext:timetolive",
@@ -78,6 +78,7 @@ fn single_view(planner: &mut ExprPlanner<'_>, view: &View) -> Result<WindowSpec,
         "win:length_batch" => WindowSpec::LengthBatch { count: length(ctx, view)? },
         "win:time_length_batch" => time_length_batch(ctx, view)?,
         "std:unique" => WindowSpec::Unique { keys: keys(planner, view)? },
+        "ext:sort" => sorted(planner, view)?,
         "std:lastevent" => {
             no_arguments(ctx, view)?;
             WindowSpec::LastEvent
@@ -137,7 +138,7 @@ fn ext_timed_batch(planner: &mut ExprPlanner<'_>, view: &View) -> Result<WindowS
             let message = "`win:ext_timed_batch`'s reference point must be a whole number of milliseconds";
             let number = match arg {
                 ViewArg::Expr(e) => whole_number(e),
-                ViewArg::Time(_) => None,
+                ViewArg::Time(_) | ViewArg::Ordered(_) => None,
             };
             Some(number.ok_or_else(|| planner.ctx.invalid(arg_span(arg), message))?)
         }
@@ -191,6 +192,27 @@ fn time_length_batch(ctx: &Ctx<'_>, view: &View) -> Result<WindowSpec, CepError>
     }
 }
 
+/// `ext:sort(n, criteria)`: a positive whole number of events, then one or more expressions of the event to sort by,
+/// each with `asc` (the default) or `desc`.
+fn sorted(planner: &mut ExprPlanner<'_>, view: &View) -> Result<WindowSpec, CepError> {
+    let Some((size, written)) = view.args.split_first().filter(|(_, criteria)| !criteria.is_empty()) else {
+        let message = "`ext:sort` takes a number of events and then one or more expressions to sort by, such as \
+                       `ext:sort(10, price desc)`";
+        return Err(planner.ctx.invalid(view.span, message));
+    };
+    let count = count_of(planner.ctx, size)?;
+    let mut criteria = Vec::with_capacity(written.len());
+    for arg in written {
+        let (expr, descending) = match arg {
+            ViewArg::Expr(e) => (e, false),
+            ViewArg::Ordered(item) => (&item.expr, item.descending),
+            ViewArg::Time(t) => return Err(planner.ctx.invalid(t.span, "a sort criterion cannot be a time period")),
+        };
+        criteria.push((planner.plan(expr)?.0, descending));
+    }
+    Ok(WindowSpec::Sorted { count, criteria })
+}
+
 fn no_arguments(ctx: &Ctx<'_>, view: &View) -> Result<(), CepError> {
     if view.args.is_empty() {
         return Ok(());
@@ -217,6 +239,7 @@ fn period_of(ctx: &Ctx<'_>, arg: &ViewArg) -> Result<u64, CepError> {
             Some(seconds) if seconds > 0.0 => Ok((seconds * 1000.0).round() as u64),
             _ => Err(ctx.invalid(e.span, "a window needs a positive time period such as `10 sec`")),
         },
+        ViewArg::Ordered(item) => Err(ctx.invalid(item.expr.span, "a time period cannot be sorted `asc` or `desc`")),
     }
 }
 
@@ -246,6 +269,7 @@ fn arg_span(arg: &ViewArg) -> Span {
     match arg {
         ViewArg::Time(t) => t.span,
         ViewArg::Expr(e) => e.span,
+        ViewArg::Ordered(item) => item.expr.span,
     }
 }
 
@@ -260,6 +284,11 @@ fn keys(planner: &mut ExprPlanner<'_>, view: &View) -> Result<Vec<PlanExpr>, Cep
             ViewArg::Expr(e) => keys.push(planner.plan(e)?.0),
             ViewArg::Time(t) => {
                 return Err(planner.ctx.invalid(t.span, "a key must be a property, not a time period"));
+            }
+            ViewArg::Ordered(item) => {
+                return Err(planner
+                    .ctx
+                    .invalid(item.expr.span, "a key is not sorted: `asc` and `desc` are for `ext:sort`"));
             }
         }
     }

@@ -435,7 +435,29 @@ impl StreamQuery {
         self.rows.push(entry);
         left.extend(self.trim_length(&self.input.window.clone()));
         left.extend(self.trim_ext_timed(ctx.vars));
+        left.extend(self.trim_sorted(ctx.vars));
         left
+    }
+
+    /// `ext:sort(n, criteria)`: past `n` rows of the new one's view key, the row that sorts last leaves, of rows that
+    /// sort alike the oldest; it may be the new one.
+    fn trim_sorted(&mut self, vars: &Row) -> Vec<Entry> {
+        let Some((count, criteria)) = self.input.window.as_ref().and_then(WindowSpec::sorted) else {
+            return Vec::new();
+        };
+        let label = self.input.label.as_str();
+        let descending: Vec<bool> = criteria.iter().map(|(_, desc)| *desc).collect();
+        let values = |e: &Entry| order::keys(criteria, &Scope::new(&[(label, &e.row)], vars));
+        let key = &self.rows.last().expect("the event entered").view_key;
+        let same = self.positions(|e| e.view_key == *key);
+        let Some(excess) = same.len().checked_sub(count as usize).filter(|excess| *excess > 0) else {
+            return Vec::new();
+        };
+        // Rows in arrival order: the first of those that sort last is the oldest of them.
+        let mut by_order: Vec<(Vec<Val>, usize)> = same.into_iter().map(|i| (values(&self.rows[i]), i)).collect();
+        by_order.sort_by(|(a, i), (b, j)| order::compare(b, a, &descending).then(i.cmp(j)));
+        let last: Vec<usize> = by_order.into_iter().take(excess).map(|(_, i)| i).collect();
+        self.remove_at(last)
     }
 
     /// `win:ext_timed`: the rows of the new one's view key, oldest first, up to the first whose timestamp is not before

@@ -111,22 +111,29 @@ fn output() -> impl Strategy<Value = String> {
     })
 }
 
+/// A stream's view: a time window, or a sorted one whose criteria are written with `asc`, `desc` or neither.
+fn view() -> impl Strategy<Value = String> {
+    let order = prop_oneof![Just(""), Just(" asc"), Just(" desc")];
+    let sorted = (expr(), order, expr()).prop_map(|(a, order, b)| format!(".ext:sort(3, {a}{order}, {b})"));
+    prop_oneof![Just(".win:time(10 sec)".to_string()), sorted]
+}
+
 fn statement() -> impl Strategy<Value = String> {
     let select = (
         prop::option::of(name()),
         prop::collection::vec((expr(), prop::option::of((name(), prop::bool::ANY))), 1..3),
-        name(),
+        (name(), view()),
         prop::option::of(expr()),
         prop::option::of(output()),
     )
-        .prop_map(|(into, items, from, filter, out)| {
+        .prop_map(|(into, items, (from, view), filter, out)| {
             let into = into.map_or(String::new(), |i| format!("insert into {i} "));
             // A column's name with or without `AS`.
             let named = |e: &str, (a, r#as): (String, bool)| format!("{e} {}{a}", if r#as { "as " } else { "" });
             let items: Vec<String> = items.into_iter().map(|(e, a)| a.map_or(e.clone(), |a| named(&e, a))).collect();
             let filter = filter.map_or(String::new(), |f| format!(" where {f}"));
             let out = out.map_or(String::new(), |o| format!(" group by a{o}"));
-            format!("{into}select *, {} from {from}.win:time(10 sec){filter}{out}", items.join(", "))
+            format!("{into}select *, {} from {from}{view}{filter}{out}", items.join(", "))
         });
     let patterns = (pattern(), name()).prop_map(|(p, alias)| {
         format!("select a.* from pattern [{p}] as {alias} unidirectional left outer join S.std:groupwin(id).std:lastevent() as s on a.id = s.id")

@@ -149,6 +149,35 @@ enum View {
     ExtTimed { millis: u64, queues: HashMap<Key, VecDeque<(i64, usize)>, RandomState> },
     /// The last row per view key.
     Last { current: HashMap<Key, usize, RandomState> },
+    /// `ext:sort`: the rows per view key in their sort order ([`Sorted`]).
+    Sorted(Sorted),
+}
+
+/// `ext:sort(n, criteria)`'s entries per view key, each with its sort values, in sort order (entries that sort alike
+/// newest first): an arrival past `count` pushes out the last, which may be itself.
+#[derive(Debug)]
+struct Sorted {
+    count: usize,
+    criteria: Vec<(PlanExpr, bool)>,
+    descending: Vec<bool>,
+    views: HashMap<Key, Vec<(Vec<Val>, usize)>, RandomState>,
+}
+
+impl Sorted {
+    fn new(count: u64, criteria: &[(PlanExpr, bool)]) -> Self {
+        let descending = criteria.iter().map(|(_, desc)| *desc).collect();
+        Sorted { count: count as usize, criteria: criteria.to_vec(), descending, views: HashMap::default() }
+    }
+
+    /// Puts entry `id`, with sort `values`, in the view of `key`; answers the entries it pushes out.
+    fn enter(&mut self, key: &Key, values: Vec<Val>, id: usize) -> Vec<usize> {
+        let rows = self.views.entry(key.clone()).or_default();
+        // Before the first entry that does not sort before it: first of those alike, as the newest.
+        let at = rows.partition_point(|(other, _)| order::compare(other, &values, &self.descending).is_lt());
+        rows.insert(at, (values, id));
+        let excess = rows.len().saturating_sub(self.count);
+        rows.split_off(rows.len() - excess).into_iter().rev().map(|(_, id)| id).collect()
+    }
 }
 
 impl View {
@@ -161,6 +190,7 @@ impl View {
             Some(WindowSpec::Length { count }) => View::Length { count: *count as usize, queues: HashMap::default() },
             Some(WindowSpec::ExtTimed { millis, .. }) => View::ExtTimed { millis: *millis, queues: HashMap::default() },
             Some(WindowSpec::Grouped { inner, .. }) => View::new(Some(inner)),
+            Some(WindowSpec::Sorted { count, criteria }) => View::Sorted(Sorted::new(*count, criteria)),
             // Nothing leaves these: what they let in stays, as with no window.
             Some(
                 WindowSpec::KeepAll
@@ -347,6 +377,9 @@ struct QueryState {
     /// Of a statement that [`forgets_emptied_groups`](QueryPlan::forgets_emptied_groups): the groups left with no row
     /// that counts since its last row entered the aggregates, whose ever forms its next one forgets.
     emptied: Vec<Key>,
+    /// The group of an arrival its view pushed out at once (`ext:sort`), to end once the arrival's rows are made if
+    /// it is left empty.
+    pushed_out: Option<usize>,
     /// `SELECT RSTREAM` of a fully aggregated query under an output policy: the policy (`before`), and each group's
     /// last arrival that counted.
     before_pace: Option<BeforePace<Key>>,
@@ -385,6 +418,7 @@ impl QueryState {
             kept: BTreeMap::new(),
             kept_aggregates: HashMap::default(),
             emptied: Vec::new(),
+            pushed_out: None,
             before_pace: BeforePace::of(plan),
             kept_last: HashMap::default(),
             arrivals: 0,
@@ -583,6 +617,9 @@ impl QueryLogic {
             self.after_leaving(&left);
         }
         release(left);
+        if let Some(slot) = self.state.pushed_out.take() {
+            self.end_if_empty(slot);
+        }
         if self.counted {
             out.extend(self.end_update(usize::from(counts)));
         }

@@ -97,6 +97,32 @@ fn the_events_prev_reads_in_a_time_window_leave_at_the_views_timers() {
     assert_eq!(held(&query), Some(0), "nothing outlives the view's last timer");
 }
 
+/// An arrival that `ext:sort` pushes out at once enters and leaves its group: the group's row reads it gone, and a
+/// group it alone made ends with it, so the view's groups and entries stay those of its `n` rows.
+#[test]
+fn an_arrival_a_sorted_window_pushes_out_ends_the_group_it_made() {
+    let statement = "INSERT INTO Floor SELECT floor as id, avg(temperature) as temperature FROM \
+                     Room.ext:sort(2, temperature) GROUP BY floor";
+    let mut query = query_of(statement);
+    let temperatures = |query: &mut QueryLogic, room_of: (&str, f64)| {
+        let mut emit = Emit::default();
+        let row = Row::from([("floor", Val::String(room_of.0.into())), ("temperature", Val::Double(room_of.1))]);
+        query.record(&mut emit, timer_epoch(1_000), Record::Event { stamp: Stamp::input(1), stream: 0, row });
+        let rows = emit.split_off(0).into_iter().filter_map(|record| match record {
+            Record::Event { row, .. } => row.get("temperature").cloned(),
+            _ => None,
+        });
+        rows.collect::<Vec<Val>>()
+    };
+    temperatures(&mut query, ("1", 20.0));
+    assert_eq!(temperatures(&mut query, ("2", 21.0)), [Val::Double(21.0)]);
+    for floor in 3..50 {
+        assert_eq!(temperatures(&mut query, (&floor.to_string(), 30.0)), [Val::Null], "its group's row, emptied");
+    }
+    assert_eq!((query.state.entries.len(), query.state.groups.len()), (2, 2), "{:?}", query.state.groups);
+    assert_eq!(average(&mut query, "1"), Some(vec![Val::Double(20.0)]));
+}
+
 /// A window's memory is its entries: this keeps one within a cache line.
 #[test]
 fn an_entry_fits_in_64_bytes() {

@@ -25,7 +25,7 @@ use crate::cep::dataflow::operator::Emit;
 use crate::cep::dataflow::record::{Stamp, timer_epoch};
 use crate::cep::reference::TimerOrder;
 use crate::cep::reference::query::{expires_before, view_state_key};
-use crate::cep::runtime::eval::over_no_rows;
+use crate::cep::runtime::eval::{Scope, over_no_rows};
 use crate::cep::runtime::key::{self, Key};
 use crate::cep::runtime::{Row, Val, order};
 
@@ -39,7 +39,7 @@ impl QueryLogic {
         let leaves = match &self.state.view {
             View::All => None,
             View::Time { millis, .. } => Some(timer_epoch(millis_of(epoch) + *millis).max(epoch + 1)),
-            View::Length { .. } | View::ExtTimed { .. } | View::Last { .. } => {
+            View::Length { .. } | View::ExtTimed { .. } | View::Last { .. } | View::Sorted(_) => {
                 let args = Args::of_row(self.per_event.args(row, &self.vars));
                 return self.enter_displacing(row, self.group_key(row), (counts, seq), args);
             }
@@ -74,8 +74,9 @@ impl QueryLogic {
     fn enter_displacing(&mut self, row: &Row, group: Key, (counts, seq): (bool, u64), args: Args) -> (usize, Vec<Key>) {
         let entry = Entry { group: usize::MAX, counts, rows: 1, folded: true, due: 0, seq, args };
         let id = self.state.entries.insert(entry);
-        // Lengths and periods are positive, so the new entry is never among the displaced.
-        let left: Vec<Key> = self.displace(id, row).into_iter().filter_map(|gone| self.remove(gone)).collect();
+        let displaced = self.displace(id, row);
+        let others = displaced.iter().filter(|gone| **gone != id);
+        let mut left: Vec<Key> = others.filter_map(|gone| self.remove(*gone)).collect();
         let slot = self.group(group);
         let QueryState { entries, groups, .. } = &mut self.state;
         let entry = &mut entries[id];
@@ -83,7 +84,25 @@ impl QueryLogic {
         if let Some(args) = entry.args.row() {
             count(&mut groups[slot], calls(&self.plan), (counts, seq), args);
         }
+        // Lengths and periods are positive, so only `ext:sort` pushes out the arrival itself.
+        if displaced.contains(&id) {
+            self.push_out_arrival(id, counts, &mut left);
+        }
         (slot, left)
+    }
+
+    /// The arrival `id` entered the aggregates and the view pushed it out at once (`ext:sort`), as Esper enters and
+    /// leaves it: it leaves them, answering its group as [`QueryLogic::remove`] would. A group it counts in stays
+    /// for the arrival's rows, to end once they are made (`pushed_out`).
+    #[cold]
+    fn push_out_arrival(&mut self, id: usize, counts: bool, left: &mut Vec<Key>) {
+        if !counts {
+            return left.extend(self.remove(id));
+        }
+        if let Some((answer, slot)) = self.take_out(id) {
+            left.extend(answer);
+            self.state.pushed_out = Some(slot);
+        }
     }
 
     /// The slot of the group of `key`, made if it has none.
@@ -139,12 +158,35 @@ impl QueryLogic {
                 queue.drain(..expired).map(|(_, id)| id).collect()
             }
             View::Last { current } => current.insert(key.clone(), id).into_iter().collect(),
+            View::Sorted(sorted) => {
+                let values = order::keys(&sorted.criteria, &Scope::new(&[(&self.input.label, row)], &self.vars));
+                sorted.enter(key, values, id)
+            }
         }
     }
 
     /// Takes entry `id` out of the view and its group; when the statement's rows go by its changes (or `OUTPUT FIRST`
     /// forgets emptied groups, or rows stand for its groups), answers the group's key if the entry counted.
     pub(super) fn remove(&mut self, id: usize) -> Option<Key> {
+        let (left, slot) = self.take_out(id)?;
+        self.end_if_empty(slot);
+        left
+    }
+
+    /// Ends group `slot`, if it is still there, when no entry is left in it and no tick will read it: without an
+    /// output policy a group's last event is only read on its next arrival, which replaces it.
+    pub(super) fn end_if_empty(&mut self, slot: usize) {
+        let Some(g) = self.state.groups.get(slot) else {
+            return;
+        };
+        if g.entries == 0 && (g.last_event.is_none() || self.plan.output.is_none()) {
+            self.end_group(slot);
+        }
+    }
+
+    /// [`QueryLogic::remove`] but for ending the group: answers what that answers, and the group's slot.
+    #[inline(always)]
+    fn take_out(&mut self, id: usize) -> Option<(Option<Key>, usize)> {
         // Only the output tick of a fully aggregated query reads (and empties) the list of changed groups; one whose
         // rows go by its changes keeps none.
         let at_changes = self.rows_at_changes();
@@ -176,11 +218,7 @@ impl QueryLogic {
             }
             g.changed |= self.represents;
         }
-        // Without an output policy a group's last event is only read on its next arrival, which replaces it.
-        if g.entries == 0 && (g.last_event.is_none() || self.plan.output.is_none()) {
-            self.end_group(entry.group);
-        }
-        left
+        Some((left, entry.group))
     }
 
     /// A row enters the aggregates of a statement that forgets emptied groups, before the rows it pushes out leave:

@@ -105,6 +105,12 @@ proptest! {
         compare(&room_to_seen(&TIME_LENGTH_BATCH), &steps)?;
     }
 
+    /// Sorted windows ([`SORTED`]).
+    #[test]
+    fn sorted_windows_agree_with_the_reference(steps in steps(room_event())) {
+        compare(&room_to_seen(&SORTED), &steps)?;
+    }
+
     /// Externally timed batch windows ([`EXT_TIMED_BATCH`]).
     #[test]
     fn externally_timed_batches_agree_with_the_reference(steps in steps(room_event())) {

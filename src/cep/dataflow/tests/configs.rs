@@ -589,6 +589,42 @@ pub(super) const TIME_LENGTH_BATCH: [&str; 9] = [
      msec, 3) GROUP BY floor",
 ];
 
+/// Statements over `ext:sort` windows, whose arrivals push out the row that sorts last, or themselves: rows of each
+/// arrival, the remove stream with `WHERE` (a row failing it still takes its place), fully aggregated with and without
+/// groups (with `WHERE`), per `std:groupwin` key and grouped by it, grouped rows with ungrouped columns, ever forms,
+/// grouped under `LAST`, `ALL` and `FIRST`, both streams per key (on the workers by it), `prior`, and counts of events
+/// (the rows pushed out count). Temperatures sort with their NaN and infinities, floors with their nulls and
+/// look-alikes.
+pub(super) const SORTED: [&str; 14] = [
+    "INSERT INTO Seen SELECT id, people, temperature, 'i' as flap FROM Room.ext:sort(3, temperature desc)",
+    "INSERT INTO Seen SELECT RSTREAM id, people, temperature, 'r' as flap FROM Room.ext:sort(2, people, temperature \
+     desc) WHERE temperature > 10",
+    "INSERT INTO Seen SELECT 'all' as id, count(*) as people, sum(temperature) as temperature, 'a' as flap FROM \
+     Room.ext:sort(4, people desc)",
+    "INSERT INTO Seen SELECT floor as id, count(*) as people, avg(temperature) as temperature, 'g' as flap FROM \
+     Room.ext:sort(3, temperature) WHERE people > 4 GROUP BY floor",
+    "INSERT INTO Seen SELECT floor as id, max(people) as people, min(temperature) as temperature, 'k' as flap FROM \
+     Room.std:groupwin(floor).ext:sort(2, people desc) GROUP BY floor",
+    "INSERT INTO Seen SELECT id, people, avg(people) as temperature, 'c' as flap FROM Room.ext:sort(3, id, floor \
+     desc) GROUP BY floor",
+    "INSERT INTO Seen SELECT floor as id, countever(*) as people, maxever(temperature) as temperature, 'e' as flap \
+     FROM Room.ext:sort(2, floor) GROUP BY floor",
+    "INSERT INTO Seen SELECT floor as id, count(*) as people, sum(temperature) as temperature, 'l' as flap FROM \
+     Room.ext:sort(3, people) GROUP BY floor OUTPUT LAST EVERY 1 sec",
+    "INSERT INTO Seen SELECT floor as id, count(*) as people, sum(temperature) as temperature, 'o' as flap FROM \
+     Room.ext:sort(2, temperature desc) GROUP BY floor OUTPUT ALL EVERY 1500 msec",
+    "INSERT INTO Seen SELECT id, people, sum(people) as temperature, 'f' as flap FROM Room.ext:sort(3, people) \
+     GROUP BY floor OUTPUT FIRST EVERY 1 sec",
+    "INSERT INTO Seen SELECT IRSTREAM id, people, temperature, 'b' as flap FROM \
+     Room.std:groupwin(floor).ext:sort(1, temperature desc)",
+    "INSERT INTO Seen SELECT id, prior(1, people) as people, temperature, 'p' as flap FROM Room.ext:sort(2, people) \
+     WHERE people > 3",
+    "INSERT INTO Seen SELECT id, people, temperature, 'n' as flap FROM Room.ext:sort(2, people desc) OUTPUT EVERY 3 \
+     EVENTS",
+    "INSERT INTO Seen SELECT 'all' as id, count(*) as people, min(temperature) as temperature, 'm' as flap FROM \
+     Room.ext:sort(3, temperature) OUTPUT LAST EVERY 2 EVENTS",
+];
+
 /// Statements over `win:ext_timed_batch` windows, timed by the rooms' `people` (in no order, so an event older than
 /// its batch's oldest joins it) or `temperature` (a double truncated; NaN and infinities among them): rows of each
 /// release, fully aggregated with and without groups, per `std:groupwin` key with a reference point after every

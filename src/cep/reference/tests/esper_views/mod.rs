@@ -42,6 +42,7 @@ mod ordered;
 mod previous;
 mod prior;
 mod selects;
+mod sorted;
 mod time_length_batch;
 mod timebatch;
 mod unique;
@@ -61,6 +62,7 @@ use self::ordered::ORDER_BY_SIMPLE;
 use self::previous::PREVIOUS;
 use self::prior::PRIOR;
 use self::selects::{ISTREAM_RSTREAM, SELECT_EXPR};
+use self::sorted::SORTED;
 use self::time_length_batch::TIME_LENGTH_BATCH;
 use self::timebatch::TIME_BATCH;
 use self::unique::{GROUPWIN, GROUPWIN_TIME, LAST_EVENT, LENGTH_WIN, UNIQUE};
@@ -110,7 +112,7 @@ const TYPES: [(&str, &str); 16] = [
 
 /// Every case of the view, order-by and select classes.
 pub(crate) fn view_cases() -> impl Iterator<Item = &'static ViewCase> {
-    let tables: [&[ViewCase]; 41] = [
+    let tables: [&[ViewCase]; 42] = [
         &TIME_WIN,
         &TIME_BATCH,
         &TIME_LENGTH_BATCH,
@@ -152,6 +154,7 @@ pub(crate) fn view_cases() -> impl Iterator<Item = &'static ViewCase> {
         &PREVIOUS_EXT_TIMED,
         &EXTERNALLY_BATCHED,
         &PREVIOUS_EXT_TIMED_BATCH,
+        &SORTED,
     ];
     tables.into_iter().flatten()
 }
