@@ -107,11 +107,17 @@ fn window(w: &WindowSpec) -> String {
              started, whichever is first)",
             duration(*millis)
         ),
-        WindowSpec::Sorted { count, criteria } => {
+        WindowSpec::Sorted { unique, count, criteria } => {
             let criteria: Vec<String> =
                 criteria.iter().map(|(e, desc)| format!("{e} {}", if *desc { "desc" } else { "asc" })).collect();
             let criteria = criteria.join(", ");
-            format!("ext:sort {count} by {criteria} (the {count} events that sort first; ties newest first)")
+            match unique.is_empty() {
+                true => format!("ext:sort {count} by {criteria} (the {count} events that sort first)"),
+                false => format!(
+                    "ext:rank({}) {count} by {criteria} (the last event of each key, the {count} that sort first)",
+                    list(unique)
+                ),
+            }
         }
         WindowSpec::Unique { keys } => {
             format!("std:unique({}) (the last event per key)", list(keys))

@@ -106,8 +106,9 @@ pub enum WindowSpec {
     /// `ext:sort(n, criteria)`: the `count` events that sort first by `criteria` (each descending when its flag is
     /// set, compared as `ORDER BY` compares); among events that sort alike, the newest first. An arrival past `count`
     /// pushes out the event that sorts last, the oldest of those alike, which may be the arrival itself (Esper's
-    /// `SortWindowView`).
-    Sorted { count: u64, criteria: Vec<(PlanExpr, bool)> },
+    /// `SortWindowView`). `ext:rank(unique, n, criteria)` (`unique` not empty) keeps the last event of each `unique`
+    /// key so: an arrival of a key the window holds replaces that key's event (Esper's `RankWindowView`).
+    Sorted { unique: Vec<PlanExpr>, count: u64, criteria: Vec<Criterion> },
     /// `std:unique(keys)`: the last event per key.
     Unique { keys: Vec<PlanExpr> },
     /// `std:lastevent()`: the last event.
@@ -125,6 +126,9 @@ pub enum WindowSpec {
     Grouped { keys: Vec<PlanExpr>, inner: Box<WindowSpec> },
 }
 
+/// A sort criterion: an expression, and whether it sorts descending.
+pub type Criterion = (PlanExpr, bool);
+
 impl WindowSpec {
     /// Whether it releases its events in batches (alone or per group): a query over it emits at each release, not
     /// at each event, even when it does not aggregate.
@@ -139,16 +143,18 @@ impl WindowSpec {
         }
     }
 
-    /// Whether it is `ext:sort`, alone or under `std:groupwin`: its events are in their sort order, not their
-    /// arrival's.
-    pub fn sorts(&self) -> bool {
-        self.sorted().is_some()
+    /// The name of the view, `ext:sort` or `ext:rank`, when it is one of those (alone or under `std:groupwin`): its
+    /// events are in their sort order, not their arrival's.
+    pub fn sorting_view(&self) -> Option<&'static str> {
+        let (unique, _, _) = self.sorted()?;
+        Some(if unique.is_empty() { "ext:sort" } else { "ext:rank" })
     }
 
-    /// `ext:sort`'s size and criteria (alone or under `std:groupwin`).
-    pub fn sorted(&self) -> Option<(u64, &[(PlanExpr, bool)])> {
+    /// `ext:sort`'s or `ext:rank`'s unique keys (none for `ext:sort`), size and criteria, alone or under
+    /// `std:groupwin`.
+    pub fn sorted(&self) -> Option<(&[PlanExpr], u64, &[Criterion])> {
         match self {
-            WindowSpec::Sorted { count, criteria } => Some((*count, criteria)),
+            WindowSpec::Sorted { unique, count, criteria } => Some((unique, *count, criteria)),
             WindowSpec::Grouped { inner, .. } => inner.sorted(),
             _ => None,
         }

@@ -46,8 +46,12 @@ impl Prevs {
         if output.is_some_and(|o| o.every.is_some()) {
             return Prevs::Unsupported("under an output policy (Esper reads it at the tick)");
         }
-        if stream.window.as_ref().is_some_and(WindowSpec::sorts) {
-            return Prevs::Unsupported("over `ext:sort` (Esper reads its events in their sort order)");
+        match stream.window.as_ref().and_then(WindowSpec::sorting_view) {
+            Some("ext:sort") => {
+                return Prevs::Unsupported("over `ext:sort` (Esper reads its events in their sort order)");
+            }
+            Some(_) => return Prevs::Unsupported("over `ext:rank` (Esper reads its events in their sort order)"),
+            None => {}
         }
         if !stream.window.as_ref().is_some_and(keeps_events) {
             return Prevs::NoDataWindow;

@@ -336,7 +336,7 @@ fn plan_join(
         Input::Stream(s) => stamped(s),
         _ => None,
     };
-    let sorts = |input: &StreamInput| input.window.as_ref().is_some_and(WindowSpec::sorts).then_some("ext:sort");
+    let sorts = |input: &StreamInput| input.window.as_ref().and_then(WindowSpec::sorting_view);
     let driver_sorts = match &driver {
         Input::Stream(s) => sorts(s),
         _ => None,
@@ -556,9 +556,13 @@ fn output(
     let grouped = aggregation.is_some_and(|a| !a.group_by.is_empty());
     let fully = aggregation.is_some_and(|a| a.kind == AggregationKind::FullyAggregated);
     let ever = aggregation.is_some_and(|a| a.aggregates.iter().any(|c| c.function.is_ever()));
-    let sorted = matches!(over.0, Input::Stream(s) if s.window.as_ref().is_some_and(WindowSpec::sorts));
-    if o.kind == OutputKind::Snapshot && sorted {
-        return Err(ctx.unsupported(o.span, "`OUTPUT SNAPSHOT` over `ext:sort` (Esper iterates it in its sort order)"));
+    let sorting = match over.0 {
+        Input::Stream(s) => s.window.as_ref().and_then(WindowSpec::sorting_view),
+        _ => None,
+    };
+    if let Some(view) = sorting.filter(|_| o.kind == OutputKind::Snapshot) {
+        let construct = format!("`OUTPUT SNAPSHOT` over `{view}` (Esper iterates it in its sort order)");
+        return Err(ctx.unsupported(o.span, construct));
     }
     if o.kind == OutputKind::Snapshot && ever && !fully {
         // Such a snapshot's aggregates are summed from the rows in the view at the tick, which the ever forms outlive.

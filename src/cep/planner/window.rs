@@ -4,12 +4,12 @@
 
 use super::super::ast::{Expr, ExprKind, Literal, Name, Span, TimePeriod, View, ViewArg};
 use super::super::error::{CepError, did_you_mean};
-use super::super::plan::{DataType, PlanExpr, WindowSpec};
+use super::super::plan::{Criterion, DataType, PlanExpr, WindowSpec};
 use super::Ctx;
 use super::expr::{ExprPlanner, is_numeric};
 use super::scope::unknown;
 
-const VIEWS: [&str; 16] = [
+const VIEWS: [&str; 17] = [
     "win:time",
     "win:length",
     "win:ext_timed",
@@ -26,11 +26,12 @@ const VIEWS: [&str; 16] = [
     "win:keepall",
     "win:firsttime",
     "ext:sort",
+    "ext:rank",
 ];
 
 /// Esper views outside the subset (Esper 5's data windows and derived-value views): refused by name rather than
 /// called unknown.
-const ESPER_VIEWS: [&str; 12] = [
+const ESPER_VIEWS: [&str; 11] = [
     "win:firstevent",
     "win:time_accum",
     "win:expr",
@@ -40,7 +41,6 @@ const ESPER_VIEWS: [&str; 12] = [
     "stat:linest",
     "stat:correl",
     "stat:weighted_avg",
-    "ext:rank",
     "ext:time_order",
     "ext:timetolive",
 ];
@@ -79,6 +79,7 @@ fn single_view(planner: &mut ExprPlanner<'_>, view: &View) -> Result<WindowSpec,
         "win:time_length_batch" => time_length_batch(ctx, view)?,
         "std:unique" => WindowSpec::Unique { keys: keys(planner, view)? },
         "ext:sort" => sorted(planner, view)?,
+        "ext:rank" => ranked(planner, view)?,
         "std:lastevent" => {
             no_arguments(ctx, view)?;
             WindowSpec::LastEvent
@@ -192,8 +193,8 @@ fn time_length_batch(ctx: &Ctx<'_>, view: &View) -> Result<WindowSpec, CepError>
     }
 }
 
-/// `ext:sort(n, criteria)`: a positive whole number of events, then one or more expressions of the event to sort by,
-/// each with `asc` (the default) or `desc`.
+/// `ext:sort(n, criteria)`: a positive whole number of events, then one or more expressions of the event to sort by
+/// ([`criteria`]).
 fn sorted(planner: &mut ExprPlanner<'_>, view: &View) -> Result<WindowSpec, CepError> {
     let Some((size, written)) = view.args.split_first().filter(|(_, criteria)| !criteria.is_empty()) else {
         let message = "`ext:sort` takes a number of events and then one or more expressions to sort by, such as \
@@ -201,6 +202,26 @@ fn sorted(planner: &mut ExprPlanner<'_>, view: &View) -> Result<WindowSpec, CepE
         return Err(planner.ctx.invalid(view.span, message));
     };
     let count = count_of(planner.ctx, size)?;
+    Ok(WindowSpec::Sorted { unique: Vec::new(), count, criteria: criteria(planner, written)? })
+}
+
+/// `ext:rank(unique, n, criteria)`: one or more key expressions, the first whole number written as one (the number of
+/// events, positive), then one or more expressions to sort by ([`criteria`]).
+fn ranked(planner: &mut ExprPlanner<'_>, view: &View) -> Result<WindowSpec, CepError> {
+    let is_size = |arg: &ViewArg| matches!(arg, ViewArg::Expr(e) if whole_number(e).is_some());
+    let split = view.args.iter().position(is_size).filter(|at| *at > 0 && at + 1 < view.args.len());
+    let Some(at) = split else {
+        let message = "`ext:rank` takes one or more unique keys, a number of events and then one or more expressions \
+                       to sort by, such as `ext:rank(id, 10, price desc)`";
+        return Err(planner.ctx.invalid(view.span, message));
+    };
+    let written_keys = View { args: view.args[..at].to_vec(), ..view.clone() };
+    let (unique, count) = (keys(planner, &written_keys)?, count_of(planner.ctx, &view.args[at])?);
+    Ok(WindowSpec::Sorted { unique, count, criteria: criteria(planner, &view.args[at + 1..])? })
+}
+
+/// Sort criteria: expressions of the event, each with `asc` (the default) or `desc`.
+fn criteria(planner: &mut ExprPlanner<'_>, written: &[ViewArg]) -> Result<Vec<Criterion>, CepError> {
     let mut criteria = Vec::with_capacity(written.len());
     for arg in written {
         let (expr, descending) = match arg {
@@ -210,7 +231,7 @@ fn sorted(planner: &mut ExprPlanner<'_>, view: &View) -> Result<WindowSpec, CepE
         };
         criteria.push((planner.plan(expr)?.0, descending));
     }
-    Ok(WindowSpec::Sorted { count, criteria })
+    Ok(criteria)
 }
 
 fn no_arguments(ctx: &Ctx<'_>, view: &View) -> Result<(), CepError> {

@@ -423,7 +423,16 @@ impl StreamQuery {
             {
                 self.positions(|e| e.view_key == entry.view_key)
             }
-            _ => Vec::new(),
+            Some(window) => match window.sorted() {
+                // `ext:rank`: the event of the arrival's unique key, in the arrival's view.
+                Some((unique, _, _)) if !unique.is_empty() => {
+                    let (label, vars) = (self.input.label.as_str(), ctx.vars);
+                    let key = key_of(unique, label, event, vars);
+                    self.positions(|e| e.view_key == entry.view_key && key_of(unique, label, &e.row, vars) == key)
+                }
+                _ => Vec::new(),
+            },
+            None => Vec::new(),
         };
         let mut left = self.remove_at(displaced);
         if let Some(millis) = self.input.window.as_ref().and_then(time_window) {
@@ -439,10 +448,10 @@ impl StreamQuery {
         left
     }
 
-    /// `ext:sort(n, criteria)`: past `n` rows of the new one's view key, the row that sorts last leaves, of rows that
-    /// sort alike the oldest; it may be the new one.
+    /// `ext:sort(n, criteria)` and `ext:rank`: past `n` rows of the new one's view key, the row that sorts last
+    /// leaves, of rows that sort alike the oldest; it may be the new one.
     fn trim_sorted(&mut self, vars: &Row) -> Vec<Entry> {
-        let Some((count, criteria)) = self.input.window.as_ref().and_then(WindowSpec::sorted) else {
+        let Some((_, count, criteria)) = self.input.window.as_ref().and_then(WindowSpec::sorted) else {
             return Vec::new();
         };
         let label = self.input.label.as_str();

@@ -1,8 +1,9 @@
-//! A query over one stream with state: its view (time, length, unique and last-event windows, keep-all and first-event
-//! views, which let in only their first events and keep them, grouped or not), grouped running aggregates, HAVING,
-//! `ORDER BY` and the `OUTPUT LAST EVERY`, (fully aggregated, or over a data window) `OUTPUT SNAPSHOT EVERY`, `OUTPUT
-//! [ALL] EVERY` and `OUTPUT FIRST EVERY` policies, each may wait with `AFTER`, with cep-epl.md section 3's meaning (the
-//! reference evaluator's `query` module is the same semantics written as recomputation over a list of rows).
+//! A query over one stream with state: its view (time, length, unique and last-event windows, sorted and ranked
+//! windows, keep-all and first-event views, which let in only their first events and keep them, grouped or not),
+//! grouped running aggregates, HAVING, `ORDER BY` and the `OUTPUT LAST EVERY`, (fully aggregated, or over a data
+//! window) `OUTPUT SNAPSHOT EVERY`, `OUTPUT [ALL] EVERY` and `OUTPUT FIRST EVERY` policies, each may wait with `AFTER`,
+//! with cep-epl.md section 3's meaning (the reference evaluator's `query` module is the same semantics written as
+//! recomputation over a list of rows).
 //!
 //! This module holds the query's state and takes each event through it; the parts of that are modules of their own:
 //! the view and its groups, where rows enter, are displaced and expire ([`view`]); the rows an arrival or a change
@@ -35,7 +36,7 @@ use super::aggregate::Accumulators;
 use super::operator::{Emit, Logic, State};
 use super::reaper::Leftovers;
 use super::record::{Record, Stamp, millis, timer_epoch};
-use crate::cep::plan::{AggregateCall, AggregationKind, PlanExpr, QueryPlan, StreamInput, WindowSpec};
+use crate::cep::plan::{AggregateCall, AggregationKind, Criterion, PlanExpr, QueryPlan, StreamInput, WindowSpec};
 use crate::cep::planner::has_ungrouped_column;
 use crate::cep::reference::query::{
     Admitted, closes_at, firsts_leaving, not_before, removes, represents_groups, rows_at_changes, snapshots_rows,
@@ -44,8 +45,9 @@ use crate::cep::reference::query::{
 use crate::cep::runtime::before_pace::BeforePace;
 use crate::cep::runtime::compiled::RowExpr;
 use crate::cep::runtime::counted::EventCount;
+use crate::cep::runtime::eval::Scope;
 use crate::cep::runtime::first::First;
-use crate::cep::runtime::key::Key;
+use crate::cep::runtime::key::{self, Key};
 use crate::cep::runtime::value::Name;
 use crate::cep::runtime::{Row, Val, order};
 
@@ -153,30 +155,44 @@ enum View {
     Sorted(Sorted),
 }
 
-/// `ext:sort(n, criteria)`'s entries per view key, each with its sort values, in sort order (entries that sort alike
-/// newest first): an arrival past `count` pushes out the last, which may be itself.
+/// `ext:sort(n, criteria)`'s entries per view key, each with its sort values (and its `ext:rank` key), in sort order
+/// (entries that sort alike newest first): an arrival past `count` pushes out the last, which may be itself. Under
+/// `ext:rank` an arrival first pushes out the entry of its key.
 #[derive(Debug)]
 struct Sorted {
+    unique: Vec<PlanExpr>,
     count: usize,
-    criteria: Vec<(PlanExpr, bool)>,
+    criteria: Vec<Criterion>,
     descending: Vec<bool>,
-    views: HashMap<Key, Vec<(Vec<Val>, usize)>, RandomState>,
+    views: HashMap<Key, SortedEntries, RandomState>,
 }
 
+/// One view key's entries in a [`Sorted`] view, in sort order: each one's sort values, `ext:rank` key and slot.
+type SortedEntries = Vec<(Vec<Val>, Key, usize)>;
+
 impl Sorted {
-    fn new(count: u64, criteria: &[(PlanExpr, bool)]) -> Self {
+    fn new(unique: &[PlanExpr], count: u64, criteria: &[Criterion]) -> Self {
         let descending = criteria.iter().map(|(_, desc)| *desc).collect();
-        Sorted { count: count as usize, criteria: criteria.to_vec(), descending, views: HashMap::default() }
+        let (unique, criteria) = (unique.to_vec(), criteria.to_vec());
+        Sorted { unique, count: count as usize, criteria, descending, views: HashMap::default() }
     }
 
-    /// Puts entry `id`, with sort `values`, in the view of `key`; answers the entries it pushes out.
-    fn enter(&mut self, key: &Key, values: Vec<Val>, id: usize) -> Vec<usize> {
+    /// Puts entry `id`, of `row` (labelled `label`), in the view of `key`; answers the entries it pushes out.
+    fn enter(&mut self, key: &Key, (label, row, vars): (&str, &Row, &Row), id: usize) -> Vec<usize> {
+        let binding = [(label, row)];
+        let scope = Scope::new(&binding, vars);
+        let (values, unique) = (order::keys(&self.criteria, &scope), key::of_all(&self.unique, &scope));
         let rows = self.views.entry(key.clone()).or_default();
+        let mut gone = Vec::new();
+        if let Some(at) = rows.iter().position(|(_, other, _)| !self.unique.is_empty() && *other == unique) {
+            gone.push(rows.remove(at).2);
+        }
         // Before the first entry that does not sort before it: first of those alike, as the newest.
-        let at = rows.partition_point(|(other, _)| order::compare(other, &values, &self.descending).is_lt());
-        rows.insert(at, (values, id));
+        let at = rows.partition_point(|(other, _, _)| order::compare(other, &values, &self.descending).is_lt());
+        rows.insert(at, (values, unique, id));
         let excess = rows.len().saturating_sub(self.count);
-        rows.split_off(rows.len() - excess).into_iter().rev().map(|(_, id)| id).collect()
+        gone.extend(rows.split_off(rows.len() - excess).into_iter().rev().map(|(_, _, id)| id));
+        gone
     }
 }
 
@@ -190,7 +206,7 @@ impl View {
             Some(WindowSpec::Length { count }) => View::Length { count: *count as usize, queues: HashMap::default() },
             Some(WindowSpec::ExtTimed { millis, .. }) => View::ExtTimed { millis: *millis, queues: HashMap::default() },
             Some(WindowSpec::Grouped { inner, .. }) => View::new(Some(inner)),
-            Some(WindowSpec::Sorted { count, criteria }) => View::Sorted(Sorted::new(*count, criteria)),
+            Some(WindowSpec::Sorted { unique, count, criteria }) => View::Sorted(Sorted::new(unique, *count, criteria)),
             // Nothing leaves these: what they let in stays, as with no window.
             Some(
                 WindowSpec::KeepAll

@@ -7,7 +7,7 @@
 //! found by key through one hash lookup per arrival; an entry names its group by slot, so an expiry finds its group
 //! without hashing.
 //! A time window's expiries are a queue in arrival order; the view's other displacements are maps from view key to
-//! entry. In a time window the rows of one group that arrive in one epoch leave together, so they are one entry, a
+//! entry, or to its entries in arrival order (or, sorted, in sort order). In a time window the rows of one group that arrive in one epoch leave together, so they are one entry, a
 //! pane holding their running aggregates, which leaves by one subtraction: the window's memory grows with the groups
 //! and epochs it spans rather than with its rows. No row in a view is read again on its own, only subtracted, so
 //! this changes nothing but the rounding of sums of doubles. A group's open pane joins the group's aggregates only
@@ -25,7 +25,7 @@ use crate::cep::dataflow::operator::Emit;
 use crate::cep::dataflow::record::{Stamp, timer_epoch};
 use crate::cep::reference::TimerOrder;
 use crate::cep::reference::query::{expires_before, view_state_key};
-use crate::cep::runtime::eval::{Scope, over_no_rows};
+use crate::cep::runtime::eval::over_no_rows;
 use crate::cep::runtime::key::{self, Key};
 use crate::cep::runtime::{Row, Val, order};
 
@@ -158,10 +158,7 @@ impl QueryLogic {
                 queue.drain(..expired).map(|(_, id)| id).collect()
             }
             View::Last { current } => current.insert(key.clone(), id).into_iter().collect(),
-            View::Sorted(sorted) => {
-                let values = order::keys(&sorted.criteria, &Scope::new(&[(&self.input.label, row)], &self.vars));
-                sorted.enter(key, values, id)
-            }
+            View::Sorted(sorted) => sorted.enter(key, (&self.input.label, row, &self.vars), id),
         }
     }
 

@@ -593,9 +593,10 @@ pub(super) const TIME_LENGTH_BATCH: [&str; 9] = [
 /// arrival, the remove stream with `WHERE` (a row failing it still takes its place), fully aggregated with and without
 /// groups (with `WHERE`), per `std:groupwin` key and grouped by it, grouped rows with ungrouped columns, ever forms,
 /// grouped under `LAST`, `ALL` and `FIRST`, both streams per key (on the workers by it), `prior`, and counts of events
-/// (the rows pushed out count). Temperatures sort with their NaN and infinities, floors with their nulls and
-/// look-alikes.
-pub(super) const SORTED: [&str; 14] = [
+/// (the rows pushed out count); and over `ext:rank` windows, whose arrivals replace the row of their key first: both
+/// streams, grouped with `WHERE`, per `std:groupwin` key, and ever forms. Temperatures sort with their NaN and
+/// infinities, floors with their nulls and look-alikes.
+pub(super) const SORTED: [&str; 18] = [
     "INSERT INTO Seen SELECT id, people, temperature, 'i' as flap FROM Room.ext:sort(3, temperature desc)",
     "INSERT INTO Seen SELECT RSTREAM id, people, temperature, 'r' as flap FROM Room.ext:sort(2, people, temperature \
      desc) WHERE temperature > 10",
@@ -623,6 +624,14 @@ pub(super) const SORTED: [&str; 14] = [
      EVENTS",
     "INSERT INTO Seen SELECT 'all' as id, count(*) as people, min(temperature) as temperature, 'm' as flap FROM \
      Room.ext:sort(3, temperature) OUTPUT LAST EVERY 2 EVENTS",
+    "INSERT INTO Seen SELECT IRSTREAM id, people, temperature, 'R' as flap FROM Room.ext:rank(id, 3, temperature \
+     desc)",
+    "INSERT INTO Seen SELECT floor as id, count(*) as people, sum(temperature) as temperature, 'G' as flap FROM \
+     Room.ext:rank(id, floor, 4, people, temperature) WHERE people > 2 GROUP BY floor",
+    "INSERT INTO Seen SELECT RSTREAM id, people, temperature, 'W' as flap FROM Room.std:groupwin(floor).ext:rank(id, 2, \
+     people desc)",
+    "INSERT INTO Seen SELECT id, countever(*) as people, avg(temperature) as temperature, 'E' as flap FROM \
+     Room.ext:rank(floor, 2, people) GROUP BY id",
 ];
 
 /// Statements over `win:ext_timed_batch` windows, timed by the rooms' `people` (in no order, so an event older than

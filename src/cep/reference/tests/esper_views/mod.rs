@@ -62,7 +62,7 @@ use self::ordered::ORDER_BY_SIMPLE;
 use self::previous::PREVIOUS;
 use self::prior::PRIOR;
 use self::selects::{ISTREAM_RSTREAM, SELECT_EXPR};
-use self::sorted::SORTED;
+use self::sorted::{RANKED, SORTED};
 use self::time_length_batch::TIME_LENGTH_BATCH;
 use self::timebatch::TIME_BATCH;
 use self::unique::{GROUPWIN, GROUPWIN_TIME, LAST_EVENT, LENGTH_WIN, UNIQUE};
@@ -112,7 +112,7 @@ const TYPES: [(&str, &str); 16] = [
 
 /// Every case of the view, order-by and select classes.
 pub(crate) fn view_cases() -> impl Iterator<Item = &'static ViewCase> {
-    let tables: [&[ViewCase]; 42] = [
+    let tables: [&[ViewCase]; 43] = [
         &TIME_WIN,
         &TIME_BATCH,
         &TIME_LENGTH_BATCH,
@@ -155,6 +155,7 @@ pub(crate) fn view_cases() -> impl Iterator<Item = &'static ViewCase> {
         &EXTERNALLY_BATCHED,
         &PREVIOUS_EXT_TIMED_BATCH,
         &SORTED,
+        &RANKED,
     ];
     tables.into_iter().flatten()
 }
