@@ -404,6 +404,39 @@ async fn a_floor_s_step_is_its_reading_less_the_one_before() {
     floor_temperatures_after_readings(step, &readings).await;
 }
 
+/// `min(x)` over `ext:sort(3, x desc)` per floor: the coolest of a floor's three warmest readings. A reading cooler
+/// than all three is pushed out as it comes, and leaves the floor's value as it was.
+#[tokio::test]
+async fn a_floor_s_value_is_the_coolest_of_its_three_warmest_readings() {
+    let coolest = "INSERT INTO Floor SELECT floor as id, min(temperature) as temperature FROM \
+        Room.std:groupwin(floor).ext:sort(3, temperature desc) GROUP BY floor";
+    let readings = [
+        ("Room1", "1", "20", "20.0"),
+        ("Room2", "1", "25", "20.0"),
+        ("Room3", "1", "18", "18.0"),
+        ("Room4", "1", "22", "20.0"),
+        ("Room5", "1", "15", "20.0"),
+        ("Room6", "2", "15", "15.0"),
+    ];
+    floor_temperatures_after_readings(coolest, &readings).await;
+}
+
+/// `avg(x)` over `ext:rank(id, 2, x desc)`: the mean of the two warmest rooms' latest readings as they come. A room's
+/// new reading replaces its old one; a reading cooler than both held is pushed out at once.
+#[tokio::test]
+async fn a_floor_s_value_is_the_mean_of_the_two_rooms_ranked_warmest() {
+    let ranked = "INSERT INTO Floor SELECT floor as id, avg(temperature) as temperature FROM \
+        Room.ext:rank(id, 2, temperature desc) GROUP BY floor";
+    let readings = [
+        ("Room1", "1", "20", "20.0"),
+        ("Room2", "1", "30", "25.0"),
+        ("Room3", "1", "10", "25.0"),
+        ("Room1", "1", "26", "28.0"),
+        ("Room2", "1", "12", "19.0"),
+    ];
+    floor_temperatures_after_readings(ranked, &readings).await;
+}
+
 /// `last(x) - first(x)`: how much a floor's temperature rose over its last three readings, read off the newest and
 /// the oldest in the window as readings come and push the oldest out.
 #[tokio::test]
