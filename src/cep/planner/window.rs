@@ -309,7 +309,7 @@ fn keys(planner: &mut ExprPlanner<'_>, view: &View) -> Result<Vec<PlanExpr>, Cep
             ViewArg::Ordered(item) => {
                 return Err(planner
                     .ctx
-                    .invalid(item.expr.span, "a key is not sorted: `asc` and `desc` are for `ext:sort`"));
+                    .invalid(item.expr.span, "a key is not sorted: `asc` and `desc` are for sort criteria"));
             }
         }
     }

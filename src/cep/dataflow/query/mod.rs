@@ -151,7 +151,7 @@ enum View {
     ExtTimed { millis: u64, queues: HashMap<Key, VecDeque<(i64, usize)>, RandomState> },
     /// The last row per view key.
     Last { current: HashMap<Key, usize, RandomState> },
-    /// `ext:sort`: the rows per view key in their sort order ([`Sorted`]).
+    /// `ext:sort` and `ext:rank`: the rows per view key in their sort order ([`Sorted`]).
     Sorted(Sorted),
 }
 
@@ -184,7 +184,8 @@ impl Sorted {
         let (values, unique) = (order::keys(&self.criteria, &scope), key::of_all(&self.unique, &scope));
         let rows = self.views.entry(key.clone()).or_default();
         let mut gone = Vec::new();
-        if let Some(at) = rows.iter().position(|(_, other, _)| !self.unique.is_empty() && *other == unique) {
+        let held = || rows.iter().position(|(_, other, _)| *other == unique);
+        if let Some(at) = (!self.unique.is_empty()).then(held).flatten() {
             gone.push(rows.remove(at).2);
         }
         // Before the first entry that does not sort before it: first of those alike, as the newest.
@@ -393,8 +394,8 @@ struct QueryState {
     /// Of a statement that [`forgets_emptied_groups`](QueryPlan::forgets_emptied_groups): the groups left with no row
     /// that counts since its last row entered the aggregates, whose ever forms its next one forgets.
     emptied: Vec<Key>,
-    /// The group of an arrival its view pushed out at once (`ext:sort`), to end once the arrival's rows are made if
-    /// it is left empty.
+    /// The group of an arrival its sorted window pushed out at once, to end once the arrival's rows are made if it is
+    /// left empty.
     pushed_out: Option<usize>,
     /// `SELECT RSTREAM` of a fully aggregated query under an output policy: the policy (`before`), and each group's
     /// last arrival that counted.

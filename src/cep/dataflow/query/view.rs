@@ -1,18 +1,18 @@
-//! The query's view and its groups. A row enters its group's aggregates and the view; a later row displaces it, or
-//! its time runs out, and it leaves the aggregates.
+//! The query's view and its groups. A row enters its group's aggregates and the view; a later row displaces it, or its
+//! time runs out, and it leaves the aggregates.
 //!
 //! Rows in the view are entries in a slab, named by their slot; each remembers its group, whether it counts (passed
 //! WHERE) and its aggregate arguments, so leaving the view is one subtraction. (A slab in place of a hash map by id:
 //! the floor bench ran at 467 k events/s against 384 k, benches/results/cep.md, ninth session.) Groups are a slab too,
 //! found by key through one hash lookup per arrival; an entry names its group by slot, so an expiry finds its group
-//! without hashing.
-//! A time window's expiries are a queue in arrival order; the view's other displacements are maps from view key to
-//! entry, or to its entries in arrival order (or, sorted, in sort order). In a time window the rows of one group that arrive in one epoch leave together, so they are one entry, a
-//! pane holding their running aggregates, which leaves by one subtraction: the window's memory grows with the groups
-//! and epochs it spans rather than with its rows. No row in a view is read again on its own, only subtracted, so
-//! this changes nothing but the rounding of sums of doubles. A group's open pane joins the group's aggregates only
-//! when its next pane opens or they are read, so a row is added once, not to both: on `bench floor --per-ms 5000` the
-//! worker ran 7.5 % fewer instructions (twenty-eighth session).
+//! without hashing. A time window's expiries are a queue in arrival order; the view's other displacements are maps from
+//! view key to entry, or to its entries in arrival order (or, sorted, in sort order). In a time window the rows of one
+//! group that arrive in one epoch leave together, so they are one entry, a pane holding their running aggregates, which
+//! leaves by one subtraction: the window's memory grows with the groups and epochs it spans rather than with its rows.
+//! No row in a view is read again on its own, only subtracted, so this changes nothing but the rounding of sums of
+//! doubles. A group's open pane joins the group's aggregates only when its next pane opens or they are read, so a row
+//! is added once, not to both: on `bench floor --per-ms 5000` the worker ran 7.5 % fewer instructions (twenty-eighth
+//! session).
 
 use std::collections::HashMap;
 
@@ -84,15 +84,15 @@ impl QueryLogic {
         if let Some(args) = entry.args.row() {
             count(&mut groups[slot], calls(&self.plan), (counts, seq), args);
         }
-        // Lengths and periods are positive, so only `ext:sort` pushes out the arrival itself.
+        // Lengths and periods are positive, so only a sorted window pushes out the arrival itself.
         if displaced.contains(&id) {
             self.push_out_arrival(id, counts, &mut left);
         }
         (slot, left)
     }
 
-    /// The arrival `id` entered the aggregates and the view pushed it out at once (`ext:sort`), as Esper enters and
-    /// leaves it: it leaves them, answering its group as [`QueryLogic::remove`] would. A group it counts in stays
+    /// The arrival `id` entered the aggregates and the view pushed it out at once (a sorted window), as Esper enters
+    /// and leaves it: it leaves them, answering its group as [`QueryLogic::remove`] would. A group it counts in stays
     /// for the arrival's rows, to end once they are made (`pushed_out`).
     #[cold]
     fn push_out_arrival(&mut self, id: usize, counts: bool, left: &mut Vec<Key>) {
