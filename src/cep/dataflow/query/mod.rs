@@ -262,6 +262,9 @@ pub struct QueryLogic {
     /// Whether a count of events releases the rows ([`EventCount`]), which then needs the stamp of each entry's
     /// arrival.
     counted: bool,
+    /// Whether an arrival has more to do once its rows are made: a count of events to take (`counted`), or a group
+    /// its sorted window pushed it out of to end (`pushed_out`). One test on every arrival for both.
+    finishes: bool,
     /// Whether an aggregate is an ever form, which a pane's rows must reach before they leave.
     ever: bool,
     /// Whether its groups' ever forms start afresh ([`QueryPlan::forgets_emptied_groups`]).
@@ -498,6 +501,7 @@ impl QueryLogic {
         let (removes, before) = (removes(&plan) && !fully, removes(&plan) && fully);
         let firsts_leaving = firsts_leaving(&plan);
         let counted = state.count.is_some();
+        let finishes = counted || input.window.as_ref().is_some_and(|w| w.sorted().is_some());
         let ever = plan.aggregation.as_ref().is_some_and(|a| a.aggregates.iter().any(|c| c.function.is_ever()));
         let forgets = plan.forgets_emptied_groups();
         QueryLogic {
@@ -516,6 +520,7 @@ impl QueryLogic {
             before,
             firsts_leaving,
             counted,
+            finishes,
             ever,
             forgets,
             state,
@@ -634,13 +639,23 @@ impl QueryLogic {
             self.after_leaving(&left);
         }
         release(left);
+        if self.finishes {
+            self.finish(&mut out, counts);
+        }
+        self.send(emit, stamp, out);
+    }
+
+    /// What an arrival does once its rows `out` are made, when the query [`finishes`](Self::finishes) any: ends the
+    /// group its sorted window pushed it out of if it is left empty, and takes it in a count of events, whose release
+    /// adds its rows.
+    #[inline(never)]
+    fn finish(&mut self, out: &mut Vec<Row>, counts: bool) {
         if let Some(slot) = self.state.pushed_out.take() {
             self.end_if_empty(slot);
         }
         if self.counted {
             out.extend(self.end_update(usize::from(counts)));
         }
-        self.send(emit, stamp, out);
     }
 
     /// Sends `rows` as the statement's outputs of the event `stamp` stamped ([`release`] when there are none).
