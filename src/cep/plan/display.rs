@@ -119,6 +119,14 @@ fn window(w: &WindowSpec) -> String {
                 ),
             }
         }
+        WindowSpec::TimeOrder { timestamp, millis: 0 } => {
+            format!("ext:timetolive({timestamp}) (each event leaves when the clock reaches its timestamp)")
+        }
+        WindowSpec::TimeOrder { timestamp, millis } => format!(
+            "ext:time_order({timestamp}, {}) (each event leaves when the clock is {0} past its timestamp, those due \
+             together in timestamp order)",
+            duration(*millis)
+        ),
         WindowSpec::Unique { keys } => {
             format!("std:unique({}) (the last event per key)", list(keys))
         }

@@ -109,6 +109,11 @@ pub enum WindowSpec {
     /// `SortWindowView`). `ext:rank(unique, n, criteria)` (`unique` not empty) keeps the last event of each `unique`
     /// key so: an arrival of a key the window holds replaces that key's event (Esper's `RankWindowView`).
     Sorted { unique: Vec<PlanExpr>, count: u64, criteria: Vec<Criterion> },
+    /// `ext:time_order(timestamp, d)` (`ext:timetolive(timestamp)`, `millis` 0): every event enters as it arrives,
+    /// and leaves once the engine's clock reaches its `timestamp` plus `millis`, those due together in timestamp
+    /// order (of one timestamp, in arrival order); an arrival already due then is pushed out at once (Esper's
+    /// `TimeOrderView`).
+    TimeOrder { timestamp: PlanExpr, millis: u64 },
     /// `std:unique(keys)`: the last event per key.
     Unique { keys: Vec<PlanExpr> },
     /// `std:lastevent()`: the last event.
@@ -143,11 +148,24 @@ impl WindowSpec {
         }
     }
 
-    /// The name of the view, `ext:sort` or `ext:rank`, when it is one of those (alone or under `std:groupwin`): its
-    /// events are in their sort order, not their arrival's.
-    pub fn sorting_view(&self) -> Option<&'static str> {
-        let (unique, _, _) = self.sorted()?;
-        Some(if unique.is_empty() { "ext:sort" } else { "ext:rank" })
+    /// The name of the view, alone or under `std:groupwin`, when its events are in an order of their own rather than
+    /// their arrival's, with that order: `ext:sort` and `ext:rank` (their sort order), `ext:time_order` and
+    /// `ext:timetolive` (their timestamps').
+    pub fn ordering_view(&self) -> Option<(&'static str, &'static str)> {
+        match self {
+            WindowSpec::Sorted { unique, .. } if unique.is_empty() => Some(("ext:sort", "sort order")),
+            WindowSpec::Sorted { .. } => Some(("ext:rank", "sort order")),
+            WindowSpec::TimeOrder { millis: 0, .. } => Some(("ext:timetolive", "timestamp order")),
+            WindowSpec::TimeOrder { .. } => Some(("ext:time_order", "timestamp order")),
+            WindowSpec::Grouped { inner, .. } => inner.ordering_view(),
+            _ => None,
+        }
+    }
+
+    /// Whether an arrival may leave the view at once, as it enters: a sorted window's when it sorts last, a
+    /// time-ordered one's when its timestamp is already due.
+    pub fn pushes_out_arrivals(&self) -> bool {
+        self.sorted().is_some() || self.time_order().is_some()
     }
 
     /// `ext:sort`'s or `ext:rank`'s unique keys (none for `ext:sort`), size and criteria, alone or under
@@ -173,15 +191,18 @@ impl WindowSpec {
     }
 
     /// Whether the view keeps events out: a first-event view by counting them ([`WindowSpec::admits`]) or by the time
-    /// ([`WindowSpec::open_for`]), an externally timed one those whose timestamp is null ([`WindowSpec::timestamp`]).
+    /// ([`WindowSpec::open_for`]), an externally timed or time-ordered one those whose timestamp is null
+    /// ([`WindowSpec::timestamp`]).
     pub fn keeps_out(&self) -> bool {
         self.admits().is_some() || self.open_for().is_some() || self.timestamp().is_some()
     }
 
-    /// The timestamp of `win:ext_timed` or `win:ext_timed_batch` (alone or under `std:groupwin`).
+    /// The timestamp of `win:ext_timed`, `win:ext_timed_batch` or `ext:time_order` (alone or under `std:groupwin`).
     pub fn timestamp(&self) -> Option<&PlanExpr> {
         match self {
-            WindowSpec::ExtTimed { timestamp, .. } | WindowSpec::ExtTimedBatch { timestamp, .. } => Some(timestamp),
+            WindowSpec::ExtTimed { timestamp, .. }
+            | WindowSpec::ExtTimedBatch { timestamp, .. }
+            | WindowSpec::TimeOrder { timestamp, .. } => Some(timestamp),
             WindowSpec::Grouped { inner, .. } => inner.timestamp(),
             _ => None,
         }
@@ -192,6 +213,15 @@ impl WindowSpec {
         match self {
             WindowSpec::ExtTimed { timestamp, millis } => Some((timestamp, *millis)),
             WindowSpec::Grouped { inner, .. } => inner.ext_timed(),
+            _ => None,
+        }
+    }
+
+    /// `ext:time_order(timestamp, d)`'s timestamp and period (alone or under `std:groupwin`).
+    pub fn time_order(&self) -> Option<(&PlanExpr, u64)> {
+        match self {
+            WindowSpec::TimeOrder { timestamp, millis } => Some((timestamp, *millis)),
+            WindowSpec::Grouped { inner, .. } => inner.time_order(),
             _ => None,
         }
     }

@@ -46,12 +46,13 @@ impl Prevs {
         if output.is_some_and(|o| o.every.is_some()) {
             return Prevs::Unsupported("under an output policy (Esper reads it at the tick)");
         }
-        match stream.window.as_ref().and_then(WindowSpec::sorting_view) {
-            Some("ext:sort") => {
-                return Prevs::Unsupported("over `ext:sort` (Esper reads its events in their sort order)");
-            }
-            Some(_) => return Prevs::Unsupported("over `ext:rank` (Esper reads its events in their sort order)"),
-            None => {}
+        if let Some((view, order)) = stream.window.as_ref().and_then(WindowSpec::ordering_view) {
+            return Prevs::Unsupported(match (view, order) {
+                ("ext:sort", _) => "over `ext:sort` (Esper reads its events in their sort order)",
+                ("ext:rank", _) => "over `ext:rank` (Esper reads its events in their sort order)",
+                ("ext:timetolive", _) => "over `ext:timetolive` (Esper reads its events in their timestamp order)",
+                _ => "over `ext:time_order` (Esper reads its events in their timestamp order)",
+            });
         }
         if !stream.window.as_ref().is_some_and(keeps_events) {
             return Prevs::NoDataWindow;

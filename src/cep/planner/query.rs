@@ -269,18 +269,16 @@ pub(super) fn stream_input(
     Ok((input, binding))
 }
 
-/// How a stream's view can be split: rows of a time window live and leave independently of each other, so any
-/// split works; a unique view splits by its keys; the other views displace rows across any key. Batches inside
-/// `std:groupwin` are each key's own, but keys whose periods end together release in the order of their first
-/// events, which no worker alone knows.
+/// How a stream's view can be split: rows of a time window or a time-ordered one live and leave independently of
+/// each other, so any split works; a unique view splits by its keys; the other views displace rows across any key.
+/// Batches inside `std:groupwin` are each key's own, but keys whose periods end together release in the order of
+/// their first events, which no worker alone knows.
 fn window_partition(window: Option<&WindowSpec>) -> Partitioning {
+    let independent = |w: &WindowSpec| matches!(w, WindowSpec::Time { .. } | WindowSpec::TimeOrder { .. });
     let keys = match window {
-        None | Some(WindowSpec::Time { .. } | WindowSpec::KeepAll | WindowSpec::FirstTime { .. }) => {
-            return Partitioning::Stateless;
-        }
-        Some(WindowSpec::Grouped { inner, .. }) if matches!(**inner, WindowSpec::Time { .. }) => {
-            return Partitioning::Stateless;
-        }
+        None | Some(WindowSpec::KeepAll | WindowSpec::FirstTime { .. }) => return Partitioning::Stateless,
+        Some(w) if independent(w) => return Partitioning::Stateless,
+        Some(WindowSpec::Grouped { inner, .. }) if independent(inner) => return Partitioning::Stateless,
         Some(w @ WindowSpec::Grouped { .. }) if w.batches() => return Partitioning::Single,
         Some(WindowSpec::Unique { keys } | WindowSpec::FirstUnique { keys } | WindowSpec::Grouped { keys, .. }) => keys,
         Some(_) => return Partitioning::Single,
@@ -329,14 +327,14 @@ fn plan_join(
         return Err(ctx.unsupported(join.span, construct));
     }
     let stamped = |input: &StreamInput| {
-        let window = input.window.as_ref().filter(|w| w.timestamp().is_some())?;
+        let window = input.window.as_ref().filter(|w| w.timestamp().is_some() && w.time_order().is_none())?;
         Some(if window.batches() { "win:ext_timed_batch" } else { "win:ext_timed" })
     };
     let driver_stamped = match &driver {
         Input::Stream(s) => stamped(s),
         _ => None,
     };
-    let sorts = |input: &StreamInput| input.window.as_ref().and_then(WindowSpec::sorting_view);
+    let sorts = |input: &StreamInput| input.window.as_ref().and_then(WindowSpec::ordering_view).map(|(view, _)| view);
     let driver_sorts = match &driver {
         Input::Stream(s) => sorts(s),
         _ => None,
@@ -556,12 +554,12 @@ fn output(
     let grouped = aggregation.is_some_and(|a| !a.group_by.is_empty());
     let fully = aggregation.is_some_and(|a| a.kind == AggregationKind::FullyAggregated);
     let ever = aggregation.is_some_and(|a| a.aggregates.iter().any(|c| c.function.is_ever()));
-    let sorting = match over.0 {
-        Input::Stream(s) => s.window.as_ref().and_then(WindowSpec::sorting_view),
+    let ordering = match over.0 {
+        Input::Stream(s) => s.window.as_ref().and_then(WindowSpec::ordering_view),
         _ => None,
     };
-    if let Some(view) = sorting.filter(|_| o.kind == OutputKind::Snapshot) {
-        let construct = format!("`OUTPUT SNAPSHOT` over `{view}` (Esper iterates it in its sort order)");
+    if let Some((view, order)) = ordering.filter(|_| o.kind == OutputKind::Snapshot) {
+        let construct = format!("`OUTPUT SNAPSHOT` over `{view}` (Esper iterates it in its {order})");
         return Err(ctx.unsupported(o.span, construct));
     }
     if o.kind == OutputKind::Snapshot && ever && !fully {

@@ -9,7 +9,7 @@ use super::Ctx;
 use super::expr::{ExprPlanner, is_numeric};
 use super::scope::unknown;
 
-const VIEWS: [&str; 17] = [
+const VIEWS: [&str; 19] = [
     "win:time",
     "win:length",
     "win:ext_timed",
@@ -27,11 +27,13 @@ const VIEWS: [&str; 17] = [
     "win:firsttime",
     "ext:sort",
     "ext:rank",
+    "ext:time_order",
+    "ext:timetolive",
 ];
 
 /// Esper views outside the subset (Esper 5's data windows and derived-value views): refused by name rather than
 /// called unknown.
-const ESPER_VIEWS: [&str; 11] = [
+const ESPER_VIEWS: [&str; 9] = [
     "win:firstevent",
     "win:time_accum",
     "win:expr",
@@ -41,8 +43,6 @@ const ESPER_VIEWS: [&str; 11] = [
     "stat:linest",
     "stat:correl",
     "stat:weighted_avg",
-    "ext:time_order",
-    "ext:timetolive",
 ];
 
 /// The window a view chain keeps, if any.
@@ -80,6 +80,14 @@ fn single_view(planner: &mut ExprPlanner<'_>, view: &View) -> Result<WindowSpec,
         "std:unique" => WindowSpec::Unique { keys: keys(planner, view)? },
         "ext:sort" => sorted(planner, view)?,
         "ext:rank" => ranked(planner, view)?,
+        "ext:time_order" => time_order(planner, view)?,
+        "ext:timetolive" => {
+            let what = "a timestamp expression, such as a property holding the milliseconds the event leaves at";
+            let ViewArg::Expr(stamp) = single_arg(planner.ctx, view, what)? else {
+                return Err(planner.ctx.invalid(view.span, format!("`ext:timetolive` takes one argument: {what}")));
+            };
+            WindowSpec::TimeOrder { timestamp: timestamp(planner, view, stamp)?, millis: 0 }
+        }
         "std:lastevent" => {
             no_arguments(ctx, view)?;
             WindowSpec::LastEvent
@@ -117,6 +125,17 @@ fn ext_timed(planner: &mut ExprPlanner<'_>, view: &View) -> Result<WindowSpec, C
     let timestamp = timestamp(planner, view, stamp)?;
     let millis = period_of(planner.ctx, period_arg)?;
     Ok(WindowSpec::ExtTimed { timestamp, millis })
+}
+
+/// `ext:time_order(timestamp, period)`: a timestamp ([`timestamp`]) and a positive period.
+fn time_order(planner: &mut ExprPlanner<'_>, view: &View) -> Result<WindowSpec, CepError> {
+    let [ViewArg::Expr(stamp), period_arg] = view.args.as_slice() else {
+        let message = "`ext:time_order` takes two arguments: a timestamp expression and a time period such as `10 sec`";
+        return Err(planner.ctx.invalid(view.span, message));
+    };
+    let timestamp = timestamp(planner, view, stamp)?;
+    let millis = period_of(planner.ctx, period_arg)?;
+    Ok(WindowSpec::TimeOrder { timestamp, millis })
 }
 
 /// `win:ext_timed_batch(timestamp, period[, reference])`: a timestamp ([`timestamp`]), a positive period, and the

@@ -141,10 +141,11 @@ fn admits(admitted: &mut Admitted, input: &StreamInput, event: &Row, vars: &Row)
     admitted.admits(limit, view_state_key(window, &input.label, event, vars))
 }
 
-/// Whether `event` has a timestamp, if `input`'s view is `win:ext_timed`: one without is kept out ([`timestamp`]).
+/// Whether `event` has a timestamp, if `input`'s view is `win:ext_timed` or `ext:time_order`: one without is kept out
+/// ([`timestamp`]).
 fn stamped(input: &StreamInput, event: &Row, vars: &Row) -> bool {
-    let ext_timed = input.window.as_ref().and_then(WindowSpec::ext_timed);
-    ext_timed.is_none_or(|(stamp, _)| timestamp(stamp, &input.label, event, vars).is_some())
+    let stamp = input.window.as_ref().and_then(WindowSpec::timestamp);
+    stamp.is_none_or(|stamp| timestamp(stamp, &input.label, event, vars).is_some())
 }
 
 /// The groups of `entries`, in order.
@@ -445,7 +446,23 @@ impl StreamQuery {
         left.extend(self.trim_length(&self.input.window.clone()));
         left.extend(self.trim_ext_timed(ctx.vars));
         left.extend(self.trim_sorted(ctx.vars));
+        left.extend(self.time_ordered(ctx));
         left
+    }
+
+    /// `ext:time_order(timestamp, d)`: the new row leaves once the clock reaches its timestamp plus `d`; if it has
+    /// already, it leaves at once (Esper's window tail is the clock less `d` plus 1).
+    fn time_ordered(&mut self, ctx: &mut Ctx<'_>) -> Vec<Entry> {
+        let Some((stamp, millis)) = self.input.window.as_ref().and_then(WindowSpec::time_order) else {
+            return Vec::new();
+        };
+        let newest = self.rows.last().expect("the event entered");
+        let at = timestamp(stamp, &self.input.label, &newest.row, ctx.vars).expect("only stamped events enter");
+        if at < expires_before(ctx.now, millis) {
+            return self.remove_at(vec![self.rows.len() - 1]);
+        }
+        ctx.schedule(at.saturating_add(millis as i64), TimerOrder::Expiry, TimerKind::Expire);
+        Vec::new()
     }
 
     /// `ext:sort(n, criteria)` and `ext:rank`: past `n` rows of the new one's view key, the row that sorts last
@@ -703,12 +720,15 @@ impl StreamQuery {
 
     /// The rows due leave the view together, at the first of their timers, as Esper's time window lets them go.
     fn expire(&mut self, ctx: &mut Ctx<'_>) -> Vec<Row> {
-        let millis = self.input.window.as_ref().and_then(time_window).unwrap_or_default() as i64;
-        let gone = self.positions(|e| e.at.saturating_add(millis) <= ctx.now);
+        let (gone, stamps) = self.due(ctx);
         if self.before_pace.is_some() {
             return self.expire_before_paced(ctx, gone);
         }
-        let left = self.remove_at(gone);
+        let mut left = self.remove_at(gone);
+        if let Some(stamps) = stamps {
+            // `ext:time_order` lets them go in timestamp order; of one timestamp, in arrival order.
+            left.sort_by_key(|e| stamps.get(&e.seq).copied());
+        }
         // A fully aggregated query's rows go by its arrivals, the remove stream's as the insert stream's.
         if removes(&self.plan) {
             return match fully_aggregated(&self.plan) {
@@ -728,6 +748,21 @@ impl StreamQuery {
         self.hold_group_rows(ctx, &left);
         self.forget_emptied(&left);
         rows
+    }
+
+    /// The positions of the rows due to leave at the clock's time: a time window's that arrived its period ago or
+    /// earlier, `ext:time_order`'s whose timestamp is before its window tail (with the timestamps by arrival number).
+    fn due(&self, ctx: &Ctx<'_>) -> (Vec<usize>, Option<BTreeMap<u64, i64>>) {
+        if let Some((stamp, millis)) = self.input.window.as_ref().and_then(WindowSpec::time_order) {
+            let label = self.input.label.as_str();
+            let stamp_at = |e: &Entry| timestamp(stamp, label, &e.row, ctx.vars).expect("only stamped events enter");
+            let tail = expires_before(ctx.now, millis);
+            let gone = self.positions(|e| stamp_at(e) < tail);
+            let stamps = gone.iter().map(|&i| (self.rows[i].seq, stamp_at(&self.rows[i]))).collect();
+            return (gone, Some(stamps));
+        }
+        let millis = self.input.window.as_ref().and_then(time_window).unwrap_or_default() as i64;
+        (self.positions(|e| e.at.saturating_add(millis) <= ctx.now), None)
     }
 
     fn tick(&mut self, ctx: &mut Ctx<'_>) -> Vec<Row> {

@@ -115,7 +115,11 @@ fn output() -> impl Strategy<Value = String> {
 fn view() -> impl Strategy<Value = String> {
     let order = prop_oneof![Just(""), Just(" asc"), Just(" desc")];
     let sorted = (expr(), order, expr()).prop_map(|(a, order, b)| format!(".ext:sort(3, {a}{order}, {b})"));
-    prop_oneof![Just(".win:time(10 sec)".to_string()), sorted]
+    let timed = prop_oneof![
+        expr().prop_map(|stamp| format!(".ext:time_order({stamp}, 10 sec)")),
+        expr().prop_map(|stamp| format!(".ext:timetolive({stamp})")),
+    ];
+    prop_oneof![Just(".win:time(10 sec)".to_string()), sorted, timed]
 }
 
 fn statement() -> impl Strategy<Value = String> {

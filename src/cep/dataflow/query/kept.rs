@@ -41,7 +41,7 @@ impl QueryLogic {
             sets.extend((tallies || self.state.before_pace.is_some() || self.state.count.is_some()).then_some(set));
             return Vec::new();
         }
-        let displaced = self.displace(id, row).into_iter();
+        let displaced = self.displace(id, row, set).into_iter();
         let gone: Vec<(usize, Row)> =
             displaced.filter_map(|gone| Some((gone, self.state.kept.remove(&gone).flatten()?))).collect();
         if tallies {

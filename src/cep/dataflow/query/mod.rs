@@ -153,6 +153,9 @@ enum View {
     Last { current: HashMap<Key, usize, RandomState> },
     /// `ext:sort` and `ext:rank`: the rows per view key in their sort order ([`Sorted`]).
     Sorted(Sorted),
+    /// `ext:time_order` (`ext:timetolive` with `millis` 0): entries by the epoch they leave at, the timer's of their
+    /// timestamp plus `millis`, then by the place of the arrival that made them (what their rows are stamped with).
+    TimeOrdered { millis: u64, due: BTreeMap<(u64, (u64, u64)), usize> },
 }
 
 /// `ext:sort(n, criteria)`'s entries per view key, each with its sort values (and its `ext:rank` key), in sort order
@@ -208,6 +211,7 @@ impl View {
             Some(WindowSpec::ExtTimed { millis, .. }) => View::ExtTimed { millis: *millis, queues: HashMap::default() },
             Some(WindowSpec::Grouped { inner, .. }) => View::new(Some(inner)),
             Some(WindowSpec::Sorted { unique, count, criteria }) => View::Sorted(Sorted::new(unique, *count, criteria)),
+            Some(WindowSpec::TimeOrder { millis, .. }) => View::TimeOrdered { millis: *millis, due: BTreeMap::new() },
             // Nothing leaves these: what they let in stays, as with no window.
             Some(
                 WindowSpec::KeepAll
@@ -501,7 +505,7 @@ impl QueryLogic {
         let (removes, before) = (removes(&plan) && !fully, removes(&plan) && fully);
         let firsts_leaving = firsts_leaving(&plan);
         let counted = state.count.is_some();
-        let finishes = counted || input.window.as_ref().is_some_and(|w| w.sorted().is_some());
+        let finishes = counted || input.window.as_ref().is_some_and(WindowSpec::pushes_out_arrivals);
         let ever = plan.aggregation.as_ref().is_some_and(|a| a.aggregates.iter().any(|c| c.function.is_ever()));
         let forgets = plan.forgets_emptied_groups();
         QueryLogic {
@@ -765,6 +769,7 @@ impl Logic for QueryLogic {
     fn next_timer(&self) -> Option<u64> {
         let expiry = match &self.state.view {
             View::Time { queue, .. } => queue.front().map(|(at, _)| *at),
+            View::TimeOrdered { due, .. } => due.first_key_value().map(|((at, _), _)| *at),
             _ => None,
         };
         match (expiry, self.state.tick) {

@@ -5,14 +5,14 @@
 //! WHERE) and its aggregate arguments, so leaving the view is one subtraction. (A slab in place of a hash map by id:
 //! the floor bench ran at 467 k events/s against 384 k, benches/results/cep.md, ninth session.) Groups are a slab too,
 //! found by key through one hash lookup per arrival; an entry names its group by slot, so an expiry finds its group
-//! without hashing. A time window's expiries are a queue in arrival order; the view's other displacements are maps from
-//! view key to entry, or to its entries in arrival order (or, sorted, in sort order). In a time window the rows of one
-//! group that arrive in one epoch leave together, so they are one entry, a pane holding their running aggregates, which
-//! leaves by one subtraction: the window's memory grows with the groups and epochs it spans rather than with its rows.
-//! No row in a view is read again on its own, only subtracted, so this changes nothing but the rounding of sums of
-//! doubles. A group's open pane joins the group's aggregates only when its next pane opens or they are read, so a row
-//! is added once, not to both: on `bench floor --per-ms 5000` the worker ran 7.5 % fewer instructions (twenty-eighth
-//! session).
+//! without hashing. A time window's expiries are a queue in arrival order, `ext:time_order`'s a map by the epoch each
+//! leaves at; the view's other displacements are maps from view key to entry, or to its entries in arrival order (or,
+//! sorted, in sort order). In a time window the rows of one group that arrive in one epoch leave together, so they are
+//! one entry, a pane holding their running aggregates, which leaves by one subtraction: the window's memory grows with
+//! the groups and epochs it spans rather than with its rows. No row in a view is read again on its own, only
+//! subtracted, so this changes nothing but the rounding of sums of doubles. A group's open pane joins the group's
+//! aggregates only when its next pane opens or they are read, so a row is added once, not to both: on `bench floor
+//! --per-ms 5000` the worker ran 7.5 % fewer instructions (twenty-eighth session).
 
 use std::collections::HashMap;
 
@@ -22,7 +22,7 @@ use super::{
     Accumulators, Args, Entry, Group, PerEvent, QueryLogic, QueryState, View, calls, count, fold, mark, millis_of,
 };
 use crate::cep::dataflow::operator::Emit;
-use crate::cep::dataflow::record::{Stamp, timer_epoch};
+use crate::cep::dataflow::record::{Stamp, due_epoch, timer_epoch};
 use crate::cep::reference::TimerOrder;
 use crate::cep::reference::query::{expires_before, view_state_key};
 use crate::cep::runtime::eval::over_no_rows;
@@ -39,9 +39,13 @@ impl QueryLogic {
         let leaves = match &self.state.view {
             View::All => None,
             View::Time { millis, .. } => Some(timer_epoch(millis_of(epoch) + *millis).max(epoch + 1)),
-            View::Length { .. } | View::ExtTimed { .. } | View::Last { .. } | View::Sorted(_) => {
+            View::Length { .. }
+            | View::ExtTimed { .. }
+            | View::Last { .. }
+            | View::Sorted(_)
+            | View::TimeOrdered { .. } => {
                 let args = Args::of_row(self.per_event.args(row, &self.vars));
-                return self.enter_displacing(row, self.group_key(row), (counts, seq), args);
+                return self.enter_displacing((set, row), self.group_key(row), (counts, seq), args);
             }
         };
         let slot = match self.known_group(row) {
@@ -71,10 +75,16 @@ impl QueryLogic {
     /// are gone: they may end it. Out of line, as is [`QueryLogic::displace`]: a time window's arrivals take neither
     /// (`benches/results/cep.md`, seventy-ninth session).
     #[inline(never)]
-    fn enter_displacing(&mut self, row: &Row, group: Key, (counts, seq): (bool, u64), args: Args) -> (usize, Vec<Key>) {
+    fn enter_displacing(
+        &mut self,
+        (set, row): ((u64, u64), &Row),
+        group: Key,
+        (counts, seq): (bool, u64),
+        args: Args,
+    ) -> (usize, Vec<Key>) {
         let entry = Entry { group: usize::MAX, counts, rows: 1, folded: true, due: 0, seq, args };
         let id = self.state.entries.insert(entry);
-        let displaced = self.displace(id, row);
+        let displaced = self.displace(id, row, set);
         let others = displaced.iter().filter(|gone| **gone != id);
         let mut left: Vec<Key> = others.filter_map(|gone| self.remove(*gone)).collect();
         let slot = self.group(group);
@@ -84,14 +94,15 @@ impl QueryLogic {
         if let Some(args) = entry.args.row() {
             count(&mut groups[slot], calls(&self.plan), (counts, seq), args);
         }
-        // Lengths and periods are positive, so only a sorted window pushes out the arrival itself.
+        // Lengths and periods are positive, so only a sorted or time-ordered window pushes out the arrival itself.
         if displaced.contains(&id) {
             self.push_out_arrival(id, counts, &mut left);
         }
         (slot, left)
     }
 
-    /// The arrival `id` entered the aggregates and the view pushed it out at once (a sorted window), as Esper enters
+    /// The arrival `id` entered the aggregates and the view pushed it out at once (a sorted or time-ordered window), as
+    /// Esper enters
     /// and leaves it: it leaves them, answering its group as [`QueryLogic::remove`] would. A group it counts in stays
     /// for the arrival's rows, to end once they are made (`pushed_out`).
     #[cold]
@@ -136,9 +147,10 @@ impl QueryLogic {
         view_state_key(self.input.window.as_ref(), &self.input.label, row, &self.vars)
     }
 
-    /// Records entry `id`, of `row`, in the view; answers the entries it pushes out.
+    /// Records entry `id`, of `row`, arriving at epoch and position `set`, in the view; answers the entries it pushes
+    /// out.
     #[inline(never)]
-    pub(super) fn displace(&mut self, id: usize, row: &Row) -> Vec<usize> {
+    pub(super) fn displace(&mut self, id: usize, row: &Row, set: (u64, u64)) -> Vec<usize> {
         let key = &self.view_key(row);
         match &mut self.state.view {
             // Their rows never come here: they stay for good, or join a time window's panes.
@@ -159,6 +171,16 @@ impl QueryLogic {
             }
             View::Last { current } => current.insert(key.clone(), id).into_iter().collect(),
             View::Sorted(sorted) => sorted.enter(key, (&self.input.label, row, &self.vars), id),
+            View::TimeOrdered { millis, due } => {
+                let stamp = self.per_event.stamp(row, &self.vars).flatten().expect("only stamped events enter");
+                if stamp < expires_before(millis_of(set.0), *millis) {
+                    return vec![id];
+                }
+                // A timestamp past the last millisecond an epoch can name leaves no sooner than never.
+                let at = stamp.saturating_add(*millis as i64).min(millis_of(u64::MAX));
+                due.insert((due_epoch(at, set.0), set), id);
+                Vec::new()
+            }
         }
     }
 
@@ -272,7 +294,7 @@ impl QueryLogic {
         }
     }
 
-    /// Lets the time window's entries due by `epoch` leave, together. With `OUTPUT FIRST`, the rows of the groups
+    /// Lets the time window's (or `ext:time_order`'s) entries due by `epoch` leave, together. With `OUTPUT FIRST`, the rows of the groups
     /// they leave go out as the reference's do at its first expiry timer, in the order of the groups' first rows to
     /// leave: each stamped by the arrival of that row, so that groups on other workers fall in between as they do
     /// there; with `ORDER BY` (on one worker) all stamped by the first to arrive, in their order.
@@ -281,20 +303,8 @@ impl QueryLogic {
         let mut removed: Vec<((u64, u64), Row)> = Vec::new();
         let mut leaving: Vec<((u64, u64), usize, Row)> = Vec::new();
         let mut first_set = None;
-        loop {
-            let due = match &mut self.state.view {
-                View::Time { queue, .. } => queue.front().filter(|(at, _)| *at <= epoch).copied(),
-                _ => None,
-            };
-            let Some((_, id)) = due else {
-                break;
-            };
-            let mut set = None;
-            if let View::Time { queue, sets, .. } = &mut self.state.view {
-                queue.pop_front();
-                set = sets.pop_front();
-            }
-            // Without `sets` (a statement whose expiries give no rows), the groups' keys only are read.
+        while let Some((id, set)) = pop_due(&mut self.state.view, epoch) {
+            // Without a time window's `sets` (a statement whose expiries give no rows), the groups' keys only are read.
             let set = set.unwrap_or_default();
             first_set.get_or_insert(set);
             if self.paced_before() {
@@ -367,5 +377,23 @@ impl QueryLogic {
         for (i, row) in rows.into_iter().enumerate() {
             emit.event(batch.child(self.statement, i), self.sink, row);
         }
+    }
+}
+
+/// The next entry of a time window or `ext:time_order` due to leave by `epoch`, taken out of the view's queue, with
+/// the place of the arrival that made it when the view keeps that.
+fn pop_due(view: &mut View, epoch: u64) -> Option<(usize, Option<(u64, u64)>)> {
+    match view {
+        View::Time { queue, sets, .. } => {
+            let (_, id) = queue.front().filter(|(at, _)| *at <= epoch).copied()?;
+            queue.pop_front();
+            Some((id, sets.pop_front()))
+        }
+        View::TimeOrdered { due, .. } => {
+            let first = due.first_entry().filter(|first| first.key().0 <= epoch)?;
+            let ((_, set), id) = first.remove_entry();
+            Some((id, Some(set)))
+        }
+        _ => None,
     }
 }

@@ -111,6 +111,12 @@ proptest! {
         compare(&room_to_seen(&SORTED), &steps)?;
     }
 
+    /// Time-ordered windows ([`TIME_ORDER`]), over rooms stamped about the clock.
+    #[test]
+    fn time_ordered_windows_agree_with_the_reference(steps in stamped_steps()) {
+        compare(&stamped_room_to_seen(&TIME_ORDER), &steps)?;
+    }
+
     /// Externally timed batch windows ([`EXT_TIMED_BATCH`]).
     #[test]
     fn externally_timed_batches_agree_with_the_reference(steps in steps(room_event())) {

@@ -634,6 +634,65 @@ pub(super) const SORTED: [&str; 18] = [
      Room.ext:rank(floor, 2, people) GROUP BY id",
 ];
 
+/// Statements over `ext:time_order` and `ext:timetolive` windows, timed by the rooms' `stamp` ([`stamped_steps`]: before
+/// the window's tail, so that the arrival leaves at once, on it, and after the clock, now and then null): rows of each
+/// arrival, the remove stream with `WHERE`, fully aggregated with and without groups (with `WHERE`), per
+/// `std:groupwin` key and grouped by it, grouped rows with ungrouped columns, ever forms, grouped under `LAST`, `ALL`
+/// and `FIRST`, both streams per key (on the workers by it), `prior`, counts of events, and the remove stream of
+/// grouped aggregates.
+pub(super) const TIME_ORDER: [&str; 15] = [
+    "INSERT INTO Seen SELECT id, people, temperature, 'i' as flap FROM Room.ext:time_order(stamp, 2 sec)",
+    "INSERT INTO Seen SELECT RSTREAM id, people, temperature, 'r' as flap FROM Room.ext:time_order(stamp, 1 sec) \
+     WHERE temperature > 10",
+    "INSERT INTO Seen SELECT 'all' as id, count(*) as people, sum(temperature) as temperature, 'a' as flap FROM \
+     Room.ext:time_order(stamp, 3 sec)",
+    "INSERT INTO Seen SELECT floor as id, count(*) as people, avg(temperature) as temperature, 'g' as flap FROM \
+     Room.ext:time_order(stamp, 2 sec) WHERE people > 4 GROUP BY floor",
+    "INSERT INTO Seen SELECT floor as id, max(people) as people, min(temperature) as temperature, 'k' as flap FROM \
+     Room.std:groupwin(floor).ext:time_order(stamp, 1500 msec) GROUP BY floor",
+    "INSERT INTO Seen SELECT id, people, avg(people) as temperature, 'c' as flap FROM Room.ext:timetolive(stamp) \
+     GROUP BY floor",
+    "INSERT INTO Seen SELECT floor as id, countever(*) as people, maxever(temperature) as temperature, 'e' as flap \
+     FROM Room.ext:time_order(stamp, 1 sec) GROUP BY floor",
+    "INSERT INTO Seen SELECT floor as id, count(*) as people, sum(temperature) as temperature, 'l' as flap FROM \
+     Room.ext:time_order(stamp, 2 sec) GROUP BY floor OUTPUT LAST EVERY 1 sec",
+    "INSERT INTO Seen SELECT floor as id, count(*) as people, sum(temperature) as temperature, 'o' as flap FROM \
+     Room.ext:time_order(stamp, 1 sec) GROUP BY floor OUTPUT ALL EVERY 1500 msec",
+    "INSERT INTO Seen SELECT id, people, sum(people) as temperature, 'f' as flap FROM Room.ext:time_order(stamp, 2 \
+     sec) GROUP BY floor OUTPUT FIRST EVERY 1 sec",
+    "INSERT INTO Seen SELECT IRSTREAM id, people, temperature, 'b' as flap FROM \
+     Room.std:groupwin(floor).ext:timetolive(stamp)",
+    "INSERT INTO Seen SELECT id, prior(1, people) as people, temperature, 'p' as flap FROM \
+     Room.ext:time_order(stamp, 2 sec) WHERE people > 3",
+    "INSERT INTO Seen SELECT id, people, temperature, 'n' as flap FROM Room.ext:time_order(stamp, 1 sec) OUTPUT \
+     EVERY 3 EVENTS",
+    "INSERT INTO Seen SELECT 'all' as id, count(*) as people, min(temperature) as temperature, 'm' as flap FROM \
+     Room.ext:timetolive(stamp) OUTPUT LAST EVERY 2 EVENTS",
+    "INSERT INTO Seen SELECT RSTREAM floor as id, sum(people) as people, avg(temperature) as temperature, 'x' as flap \
+     FROM Room.ext:time_order(stamp, 2 sec) GROUP BY floor",
+];
+
+/// [`steps`] whose rooms each carry a `stamp`, a `long`: the millisecond they are pushed at moved by up to 3 seconds
+/// back or 4 ahead, often onto the tail of a window of [`TIME_ORDER`] or just after it, now and then null.
+pub(super) fn stamped_steps() -> impl Strategy<Value = Vec<Step>> {
+    let tails = prop::sample::select(vec![-3000, -2999, -2000, -1999, -1500, -1499, -1000, -999, 0, 1]);
+    let offset = prop_oneof![4 => (-3000..4000i64).prop_map(Some), 2 => tails.prop_map(Some), 1 => Just(None)];
+    (steps(room_event()), prop::collection::vec(offset, 1..64)).prop_map(|(steps, offsets)| {
+        let mut offsets = offsets.into_iter().cycle();
+        let mut stamped = |ms: i64, (stream, mut row): Incoming| {
+            let offset = offsets.next().expect("cycles");
+            row.insert("stamp", offset.map_or(Val::Null, |by| Val::Int(ms + by)));
+            (stream, row)
+        };
+        (steps.into_iter())
+            .map(|step| match step {
+                Step::Push(ms, events) => Step::Push(ms, events.into_iter().map(|e| stamped(ms, e)).collect()),
+                advance => advance,
+            })
+            .collect()
+    })
+}
+
 /// Statements over `win:ext_timed_batch` windows, timed by the rooms' `people` (in no order, so an event older than
 /// its batch's oldest joins it) or `temperature` (a double truncated; NaN and infinities among them): rows of each
 /// release, fully aggregated with and without groups, per `std:groupwin` key with a reference point after every
@@ -872,12 +931,22 @@ pub(super) const AFTER_ROWS: [&str; 6] = [
 ];
 
 pub(super) fn room_to_seen(statements: &[&str]) -> String {
+    room_with_to_seen(statements, "")
+}
+
+/// [`room_to_seen`] with a `stamp` of the rooms, a `long` ([`stamped_steps`]).
+pub(super) fn stamped_room_to_seen(statements: &[&str]) -> String {
+    room_with_to_seen(statements, r#",{"name":"stamp","type":"long"}"#)
+}
+
+/// A configuration of `statements` over rooms, with `extra` attributes of theirs after the usual ones.
+fn room_with_to_seen(statements: &[&str], extra: &str) -> String {
     let statements = serde_json::to_string(statements).expect("text serializes");
     format!(
         r#"{{"host":"h",
   "in":[{{"id":"Room.*","type":"Room","isPattern":true,"attributes":[
     {{"name":"temperature","type":"double"}},{{"name":"floor","type":"string"}},{{"name":"people","type":"int"}},
-    {{"name":"flap","type":"string"}}]}}],
+    {{"name":"flap","type":"string"}}{extra}]}}],
   "out":[{{"id":"S","type":"Seen","attributes":[{{"name":"people","type":"int"}},
     {{"name":"temperature","type":"double"}},{{"name":"flap","type":"string"}}]}}],
   "statements":{statements}}}"#

@@ -74,6 +74,13 @@ proptest! {
         compare_across_a_replacement(&config, "INSERT INTO Extra SELECT id FROM Room", &steps, at)?;
     }
 
+    /// A kept statement keeps its time-ordered windows and their timers.
+    #[test]
+    fn time_ordered_windows_keep_their_state_across_a_replacement(steps in stamped_steps(), at in 0..40usize) {
+        let config = stamped_room_to_seen(&TIME_ORDER);
+        compare_across_a_replacement(&config, "INSERT INTO Extra SELECT id FROM Room", &steps, at)?;
+    }
+
     /// A kept statement keeps its externally timed batches: the one it collects, the one it released, and the
     /// oldest timestamp and reference point of each key.
     #[test]

@@ -339,6 +339,49 @@ async fn a_floor_s_average_follows_the_time_its_rooms_measured() {
     }
 }
 
+/// `ext:time_order` over the time each room measured its reading (a `date`): every second, a floor's average over the
+/// readings measured in the last 10 seconds of the gateway's clock. A reading that comes late stays 10 seconds from
+/// when it was measured, not from when it came; one measured more than 10 seconds ago comes and goes at once.
+#[tokio::test]
+async fn a_floor_s_average_keeps_each_reading_ten_seconds_from_when_it_was_measured() {
+    let ordered = "INSERT INTO Floor SELECT floor as id, avg(temperature) as temperature FROM \
+        Room.ext:time_order(measured, 10 sec) GROUP BY floor OUTPUT LAST EVERY 1 sec";
+    let h = Harness::new().await;
+    h.state.sinks.set_listener(OWN.parse().unwrap());
+    let mut config = floor_with(ordered);
+    config["in"][0]["attributes"].as_array_mut().unwrap().push(json!({"name": "measured", "type": "date"}));
+    assert_eq!(post_config(&h, config).await.status, StatusCode::CREATED);
+    subscribe(&h, "Room", "Room.*", "temperature").await;
+    let reading = |id: &'static str, temperature: &'static str, measured: &'static str| {
+        let attributes =
+            [("temperature", "double", temperature), ("floor", "string", "1"), ("measured", "date", measured)];
+        let h = &h;
+        async move {
+            h.update("APPEND", id, "Room", &attributes).await;
+            settle().await;
+        }
+    };
+    // The manual clock starts at 2023-11-14T22:13:20Z (T), and the output clock with the first reading.
+    reading("Room1", "20", "2023-11-14T22:13:20Z").await;
+    reading("Room2", "30", "2023-11-14T22:13:16.500Z").await;
+    reading("Room3", "40", "2023-11-14T22:13:09Z").await;
+    h.clock.advance_ms(1_000);
+    wait_for(&h, "1", "Floor", "temperature", "25.0").await;
+    // Room2's reading leaves at T + 6.5 s, ten seconds after it was measured.
+    h.clock.advance_ms(5_000);
+    settle().await;
+    wait_for(&h, "1", "Floor", "temperature", "25.0").await;
+    h.clock.advance_ms(1_000);
+    wait_for(&h, "1", "Floor", "temperature", "20.0").await;
+    h.clock.advance_ms(1_000);
+    reading("Room4", "12", "2023-11-14T22:13:28Z").await;
+    h.clock.advance_ms(1_000);
+    wait_for(&h, "1", "Floor", "temperature", "16.0").await;
+    // Room1's leaves at T + 10 s.
+    h.clock.advance_ms(2_000);
+    wait_for(&h, "1", "Floor", "temperature", "12.0").await;
+}
+
 /// Runs `statement` (writing `Floor`) on readings sent as `updateContext`, each (room, floor, temperature) followed
 /// by the `Floor` temperature it must give its floor.
 async fn floor_temperatures_after_readings(statement: &str, readings: &[(&str, &str, &str, &str)]) {

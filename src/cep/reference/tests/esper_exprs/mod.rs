@@ -78,7 +78,7 @@ impl ExprCase {
 /// The event types of the cases and their attributes, a boxed property of the same type as its primitive. Esper's
 /// `SupportTradeEvent` is `SupportEvent`, as `TestFilterExpressions` names it, its `id` `n`; `TestEvent` is
 /// `TestFilterExpressions.TestEvent`, and `TestCastExpr.testCastMapStringInt`'s map type `TestEvent` is `CastEvent`.
-const TYPES: [(&str, &[(&str, &str)]); 7] = [
+const TYPES: [(&str, &[(&str, &str)]); 8] = [
     (
         "SupportBean",
         &[
@@ -100,6 +100,7 @@ const TYPES: [(&str, &[(&str, &str)]); 7] = [
     ("SupportBeanNumeric", &[("intOne", "int"), ("intTwo", "int")]),
     ("SupportEvent", &[("n", "int"), ("userId", "string"), ("amount", "int")]),
     ("TestEvent", &[("x", "int")]),
+    ("SupportBeanTimestamp", &[("timestamp", "long"), ("groupId", "string")]),
     (
         "CastEvent",
         &[

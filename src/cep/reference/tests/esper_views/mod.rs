@@ -44,6 +44,7 @@ mod prior;
 mod selects;
 mod sorted;
 mod time_length_batch;
+mod time_order;
 mod timebatch;
 mod unique;
 mod windows;
@@ -64,6 +65,7 @@ use self::prior::PRIOR;
 use self::selects::{ISTREAM_RSTREAM, SELECT_EXPR};
 use self::sorted::{RANKED, SORTED};
 use self::time_length_batch::TIME_LENGTH_BATCH;
+use self::time_order::{TIME_ORDER, TIME_ORDER_RELEASES};
 use self::timebatch::TIME_BATCH;
 use self::unique::{GROUPWIN, GROUPWIN_TIME, LAST_EVENT, LENGTH_WIN, UNIQUE};
 use self::windows::{LENGTH_BATCH, SIMPLE_FILTER, TIME_WIN, WHERE_CLAUSE};
@@ -91,8 +93,10 @@ const SB: &str = "SupportBean";
 const MD: &str = "SupportMarketDataBean";
 
 /// The declared types of the properties the cases send.
-const TYPES: [(&str, &str); 16] = [
+const TYPES: [(&str, &str); 18] = [
     ("id", "string"),
+    ("timestamp", "long"),
+    ("groupId", "string"),
     ("theString", "string"),
     ("symbol", "string"),
     ("feed", "string"),
@@ -112,7 +116,7 @@ const TYPES: [(&str, &str); 16] = [
 
 /// Every case of the view, order-by and select classes.
 pub(crate) fn view_cases() -> impl Iterator<Item = &'static ViewCase> {
-    let tables: [&[ViewCase]; 43] = [
+    let tables: [&[ViewCase]; 45] = [
         &TIME_WIN,
         &TIME_BATCH,
         &TIME_LENGTH_BATCH,
@@ -156,6 +160,8 @@ pub(crate) fn view_cases() -> impl Iterator<Item = &'static ViewCase> {
         &PREVIOUS_EXT_TIMED_BATCH,
         &SORTED,
         &RANKED,
+        &TIME_ORDER,
+        &TIME_ORDER_RELEASES,
     ];
     tables.into_iter().flatten()
 }
