@@ -119,6 +119,9 @@ fn window(w: &WindowSpec) -> String {
                 ),
             }
         }
+        WindowSpec::TimeAccum { millis } => {
+            format!("win:time_accum {} (all events leave together once {0} pass without an arrival)", duration(*millis))
+        }
         WindowSpec::TimeOrder { timestamp, millis: 0 } => {
             format!("ext:timetolive({timestamp}) (each event leaves when the clock reaches its timestamp)")
         }

@@ -114,6 +114,9 @@ pub enum WindowSpec {
     /// order (of one timestamp, in arrival order); an arrival already due then is pushed out at once (Esper's
     /// `TimeOrderView`).
     TimeOrder { timestamp: PlanExpr, millis: u64 },
+    /// `win:time_accum(d)`: events stay while more keep coming; once `millis` pass without an arrival, all leave
+    /// together, in arrival order (Esper's `TimeAccumView`).
+    TimeAccum { millis: u64 },
     /// `std:unique(keys)`: the last event per key.
     Unique { keys: Vec<PlanExpr> },
     /// `std:lastevent()`: the last event.
@@ -222,6 +225,15 @@ impl WindowSpec {
         match self {
             WindowSpec::TimeOrder { timestamp, millis } => Some((timestamp, *millis)),
             WindowSpec::Grouped { inner, .. } => inner.time_order(),
+            _ => None,
+        }
+    }
+
+    /// How long `win:time_accum(d)` (alone or under `std:groupwin`) waits for an arrival before its events leave.
+    pub fn accumulates(&self) -> Option<u64> {
+        match self {
+            WindowSpec::TimeAccum { millis } => Some(*millis),
+            WindowSpec::Grouped { inner, .. } => inner.accumulates(),
             _ => None,
         }
     }

@@ -54,6 +54,9 @@ impl Prevs {
                 _ => "over `ext:time_order` (Esper reads its events in their timestamp order)",
             });
         }
+        if stream.window.as_ref().and_then(WindowSpec::accumulates).is_some() {
+            return Prevs::Unsupported("over `win:time_accum`");
+        }
         if !stream.window.as_ref().is_some_and(keeps_events) {
             return Prevs::NoDataWindow;
         }

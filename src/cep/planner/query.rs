@@ -334,7 +334,11 @@ fn plan_join(
         Input::Stream(s) => stamped(s),
         _ => None,
     };
-    let sorts = |input: &StreamInput| input.window.as_ref().and_then(WindowSpec::ordering_view).map(|(view, _)| view);
+    let sorts = |input: &StreamInput| {
+        let window = input.window.as_ref()?;
+        let accumulating = window.accumulates().map(|_| "win:time_accum");
+        window.ordering_view().map(|(view, _)| view).or(accumulating)
+    };
     let driver_sorts = match &driver {
         Input::Stream(s) => sorts(s),
         _ => None,

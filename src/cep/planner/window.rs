@@ -9,7 +9,7 @@ use super::Ctx;
 use super::expr::{ExprPlanner, is_numeric};
 use super::scope::unknown;
 
-const VIEWS: [&str; 19] = [
+const VIEWS: [&str; 20] = [
     "win:time",
     "win:length",
     "win:ext_timed",
@@ -29,13 +29,13 @@ const VIEWS: [&str; 19] = [
     "ext:rank",
     "ext:time_order",
     "ext:timetolive",
+    "win:time_accum",
 ];
 
 /// Esper views outside the subset (Esper 5's data windows and derived-value views): refused by name rather than
 /// called unknown.
-const ESPER_VIEWS: [&str; 9] = [
+const ESPER_VIEWS: [&str; 8] = [
     "win:firstevent",
-    "win:time_accum",
     "win:expr",
     "win:expr_batch",
     "std:size",
@@ -72,6 +72,7 @@ fn single_view(planner: &mut ExprPlanner<'_>, view: &View) -> Result<WindowSpec,
     Ok(match full.as_str() {
         "win:time" => WindowSpec::Time { millis: period(ctx, view)? },
         "win:time_batch" => WindowSpec::TimeBatch { millis: period(ctx, view)? },
+        "win:time_accum" => WindowSpec::TimeAccum { millis: period(ctx, view)? },
         "win:length" => WindowSpec::Length { count: length(ctx, view)? },
         "win:ext_timed" => ext_timed(planner, view)?,
         "win:ext_timed_batch" => ext_timed_batch(planner, view)?,

@@ -436,7 +436,8 @@ impl StreamQuery {
             None => Vec::new(),
         };
         let mut left = self.remove_at(displaced);
-        if let Some(millis) = self.input.window.as_ref().and_then(time_window) {
+        let window = self.input.window.as_ref();
+        if let Some(millis) = window.and_then(time_window).or(window.and_then(WindowSpec::accumulates)) {
             ctx.schedule(ctx.now + millis as i64, TimerOrder::Expiry, TimerKind::Expire);
         }
         if let Some(history) = self.history.as_mut().filter(|_| entry.counts) {
@@ -751,8 +752,18 @@ impl StreamQuery {
     }
 
     /// The positions of the rows due to leave at the clock's time: a time window's that arrived its period ago or
-    /// earlier, `ext:time_order`'s whose timestamp is before its window tail (with the timestamps by arrival number).
+    /// earlier, `ext:time_order`'s whose timestamp is before its window tail (with the timestamps by arrival number),
+    /// `win:time_accum`'s whose view key had no arrival for its period.
     fn due(&self, ctx: &Ctx<'_>) -> (Vec<usize>, Option<BTreeMap<u64, i64>>) {
+        if let Some(millis) = self.input.window.as_ref().and_then(WindowSpec::accumulates) {
+            let mut latest: BTreeMap<&str, i64> = BTreeMap::new();
+            for e in &self.rows {
+                let at = latest.entry(e.view_key.as_str()).or_insert(e.at);
+                *at = (*at).max(e.at);
+            }
+            let quiet = |e: &Entry| latest[e.view_key.as_str()].saturating_add(millis as i64) <= ctx.now;
+            return (self.positions(quiet), None);
+        }
         if let Some((stamp, millis)) = self.input.window.as_ref().and_then(WindowSpec::time_order) {
             let label = self.input.label.as_str();
             let stamp_at = |e: &Entry| timestamp(stamp, label, &e.row, ctx.vars).expect("only stamped events enter");

@@ -111,7 +111,8 @@ fn output() -> impl Strategy<Value = String> {
     })
 }
 
-/// A stream's view: a time window, or a sorted one whose criteria are written with `asc`, `desc` or neither.
+/// A stream's view: a time window, a sorted one whose criteria are written with `asc`, `desc` or neither, a
+/// time-ordered one, or an accumulating one per key.
 fn view() -> impl Strategy<Value = String> {
     let order = prop_oneof![Just(""), Just(" asc"), Just(" desc")];
     let sorted = (expr(), order, expr()).prop_map(|(a, order, b)| format!(".ext:sort(3, {a}{order}, {b})"));
@@ -119,7 +120,8 @@ fn view() -> impl Strategy<Value = String> {
         expr().prop_map(|stamp| format!(".ext:time_order({stamp}, 10 sec)")),
         expr().prop_map(|stamp| format!(".ext:timetolive({stamp})")),
     ];
-    prop_oneof![Just(".win:time(10 sec)".to_string()), sorted, timed]
+    let accumulating = Just(".std:groupwin(floor).win:time_accum(2 min)".to_string());
+    prop_oneof![Just(".win:time(10 sec)".to_string()), sorted, timed, accumulating]
 }
 
 fn statement() -> impl Strategy<Value = String> {

@@ -156,6 +156,65 @@ enum View {
     /// `ext:time_order` (`ext:timetolive` with `millis` 0): entries by the epoch they leave at, the timer's of their
     /// timestamp plus `millis`, then by the place of the arrival that made them (what their rows are stamped with).
     TimeOrdered { millis: u64, due: BTreeMap<(u64, (u64, u64)), usize> },
+    /// `win:time_accum` ([`Accumulating`]).
+    Accumulating(Accumulating),
+}
+
+/// `win:time_accum(d)`'s entries per view key, in arrival order, each key's leaving together at the timer `millis`
+/// after its latest arrival: with the epoch of that timer and the place of that arrival (what their rows are stamped
+/// with). The timers are a queue in the order they were set, each with its key: one a later arrival of the key
+/// superseded is passed over when it comes due.
+#[derive(Debug)]
+struct Accumulating {
+    millis: i64,
+    views: HashMap<Key, Accumulated, RandomState>,
+    timers: VecDeque<(u64, Key)>,
+}
+
+/// One view key's entries in an [`Accumulating`] view, and when and by which arrival's timer they leave.
+#[derive(Debug)]
+struct Accumulated {
+    due: u64,
+    set: (u64, u64),
+    entries: VecDeque<usize>,
+}
+
+impl Accumulating {
+    /// Puts entry `id`, arriving at epoch and position `set`, in the view of `key`, putting off its leaving.
+    fn enter(&mut self, key: &Key, id: usize, set: (u64, u64)) {
+        let due = timer_epoch(millis(set.0) + self.millis).max(set.0 + 1);
+        let view = self.views.entry(key.clone()).or_insert_with(|| Accumulated { due, set, entries: VecDeque::new() });
+        (view.due, view.set) = (due, set);
+        view.entries.push_back(id);
+        if self.timers.back() != Some(&(due, key.clone())) {
+            self.timers.push_back((due, key.clone()));
+        }
+    }
+
+    /// The epoch of the earliest timer set (maybe superseded).
+    fn next_timer(&self) -> Option<u64> {
+        self.timers.front().map(|(due, _)| *due)
+    }
+
+    /// The next entry due to leave by `epoch`, with the place of the arrival whose timer lets it go.
+    fn pop_due(&mut self, epoch: u64) -> Option<(usize, (u64, u64))> {
+        loop {
+            let (due, key) = self.timers.front().filter(|(due, _)| *due <= epoch)?;
+            let Some(view) = self.views.get_mut(key).filter(|view| view.due == *due) else {
+                self.timers.pop_front();
+                continue;
+            };
+            let (id, set) = (view.entries.pop_front(), view.set);
+            if view.entries.is_empty() {
+                self.views.remove(key);
+                self.timers.pop_front();
+            }
+            match id {
+                Some(id) => return Some((id, set)),
+                None => continue,
+            }
+        }
+    }
 }
 
 /// `ext:sort(n, criteria)`'s entries per view key, each with its sort values (and its `ext:rank` key), in sort order
@@ -212,6 +271,11 @@ impl View {
             Some(WindowSpec::Grouped { inner, .. }) => View::new(Some(inner)),
             Some(WindowSpec::Sorted { unique, count, criteria }) => View::Sorted(Sorted::new(unique, *count, criteria)),
             Some(WindowSpec::TimeOrder { millis, .. }) => View::TimeOrdered { millis: *millis, due: BTreeMap::new() },
+            Some(WindowSpec::TimeAccum { millis }) => View::Accumulating(Accumulating {
+                millis: *millis as i64,
+                views: HashMap::default(),
+                timers: VecDeque::new(),
+            }),
             // Nothing leaves these: what they let in stays, as with no window.
             Some(
                 WindowSpec::KeepAll
@@ -770,6 +834,7 @@ impl Logic for QueryLogic {
         let expiry = match &self.state.view {
             View::Time { queue, .. } => queue.front().map(|(at, _)| *at),
             View::TimeOrdered { due, .. } => due.first_key_value().map(|((at, _), _)| *at),
+            View::Accumulating(accumulating) => accumulating.next_timer(),
             _ => None,
         };
         match (expiry, self.state.tick) {

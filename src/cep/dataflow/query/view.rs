@@ -43,7 +43,8 @@ impl QueryLogic {
             | View::ExtTimed { .. }
             | View::Last { .. }
             | View::Sorted(_)
-            | View::TimeOrdered { .. } => {
+            | View::TimeOrdered { .. }
+            | View::Accumulating(_) => {
                 let args = Args::of_row(self.per_event.args(row, &self.vars));
                 return self.enter_displacing((set, row), self.group_key(row), (counts, seq), args);
             }
@@ -181,6 +182,10 @@ impl QueryLogic {
                 due.insert((due_epoch(at, set.0), set), id);
                 Vec::new()
             }
+            View::Accumulating(accumulating) => {
+                accumulating.enter(key, id, set);
+                Vec::new()
+            }
         }
     }
 
@@ -294,7 +299,7 @@ impl QueryLogic {
         }
     }
 
-    /// Lets the time window's (or `ext:time_order`'s) entries due by `epoch` leave, together. With `OUTPUT FIRST`, the rows of the groups
+    /// Lets the time window's (or `ext:time_order`'s, `win:time_accum`'s) entries due by `epoch` leave, together. With `OUTPUT FIRST`, the rows of the groups
     /// they leave go out as the reference's do at its first expiry timer, in the order of the groups' first rows to
     /// leave: each stamped by the arrival of that row, so that groups on other workers fall in between as they do
     /// there; with `ORDER BY` (on one worker) all stamped by the first to arrive, in their order.
@@ -380,8 +385,8 @@ impl QueryLogic {
     }
 }
 
-/// The next entry of a time window or `ext:time_order` due to leave by `epoch`, taken out of the view's queue, with
-/// the place of the arrival that made it when the view keeps that.
+/// The next entry of a time window, `ext:time_order` or `win:time_accum` due to leave by `epoch`, taken out of the
+/// view's queue, with the place of the arrival whose timer lets it go when the view keeps that.
 fn pop_due(view: &mut View, epoch: u64) -> Option<(usize, Option<(u64, u64)>)> {
     match view {
         View::Time { queue, sets, .. } => {
@@ -394,6 +399,7 @@ fn pop_due(view: &mut View, epoch: u64) -> Option<(usize, Option<(u64, u64)>)> {
             let ((_, set), id) = first.remove_entry();
             Some((id, Some(set)))
         }
+        View::Accumulating(accumulating) => accumulating.pop_due(epoch).map(|(id, set)| (id, Some(set))),
         _ => None,
     }
 }

@@ -117,6 +117,12 @@ proptest! {
         compare(&stamped_room_to_seen(&TIME_ORDER), &steps)?;
     }
 
+    /// Accumulating time windows ([`TIME_ACCUM`]).
+    #[test]
+    fn accumulating_windows_agree_with_the_reference(steps in steps(room_event())) {
+        compare(&room_to_seen(&TIME_ACCUM), &steps)?;
+    }
+
     /// Externally timed batch windows ([`EXT_TIMED_BATCH`]).
     #[test]
     fn externally_timed_batches_agree_with_the_reference(steps in steps(room_event())) {

@@ -672,6 +672,47 @@ pub(super) const TIME_ORDER: [&str; 15] = [
      FROM Room.ext:time_order(stamp, 2 sec) GROUP BY floor",
 ];
 
+/// Statements over `win:time_accum` windows, whose events all leave once their period passes without an arrival (of
+/// their `std:groupwin` key): rows of each arrival, the remove stream with `WHERE`, fully aggregated with and without
+/// groups (with `WHERE`), per `std:groupwin` key and grouped by it, grouped rows with ungrouped columns, ever forms,
+/// grouped under `LAST`, `ALL` and `FIRST`, both streams per key (on the workers by it), `prior`, counts of events,
+/// the remove stream of grouped aggregates, and snapshots of groups and of rows.
+pub(super) const TIME_ACCUM: [&str; 17] = [
+    "INSERT INTO Seen SELECT id, people, temperature, 'i' as flap FROM Room.win:time_accum(2 sec)",
+    "INSERT INTO Seen SELECT RSTREAM id, people, temperature, 'r' as flap FROM Room.win:time_accum(1 sec) WHERE \
+     temperature > 10",
+    "INSERT INTO Seen SELECT 'all' as id, count(*) as people, sum(temperature) as temperature, 'a' as flap FROM \
+     Room.win:time_accum(3 sec)",
+    "INSERT INTO Seen SELECT floor as id, count(*) as people, avg(temperature) as temperature, 'g' as flap FROM \
+     Room.win:time_accum(2 sec) WHERE people > 4 GROUP BY floor",
+    "INSERT INTO Seen SELECT floor as id, max(people) as people, min(temperature) as temperature, 'k' as flap FROM \
+     Room.std:groupwin(floor).win:time_accum(1500 msec) GROUP BY floor",
+    "INSERT INTO Seen SELECT id, people, avg(people) as temperature, 'c' as flap FROM Room.win:time_accum(1 sec) \
+     GROUP BY floor",
+    "INSERT INTO Seen SELECT floor as id, countever(*) as people, maxever(temperature) as temperature, 'e' as flap \
+     FROM Room.win:time_accum(1 sec) GROUP BY floor",
+    "INSERT INTO Seen SELECT floor as id, count(*) as people, sum(temperature) as temperature, 'l' as flap FROM \
+     Room.win:time_accum(2 sec) GROUP BY floor OUTPUT LAST EVERY 1 sec",
+    "INSERT INTO Seen SELECT floor as id, count(*) as people, sum(temperature) as temperature, 'o' as flap FROM \
+     Room.win:time_accum(1 sec) GROUP BY floor OUTPUT ALL EVERY 1500 msec",
+    "INSERT INTO Seen SELECT id, people, sum(people) as temperature, 'f' as flap FROM Room.win:time_accum(2 sec) \
+     GROUP BY floor OUTPUT FIRST EVERY 1 sec",
+    "INSERT INTO Seen SELECT IRSTREAM id, people, temperature, 'b' as flap FROM \
+     Room.std:groupwin(id).win:time_accum(1 sec)",
+    "INSERT INTO Seen SELECT id, prior(1, people) as people, temperature, 'p' as flap FROM Room.win:time_accum(2 sec) \
+     WHERE people > 3",
+    "INSERT INTO Seen SELECT id, people, temperature, 'n' as flap FROM Room.win:time_accum(1 sec) OUTPUT EVERY 3 \
+     EVENTS",
+    "INSERT INTO Seen SELECT 'all' as id, count(*) as people, min(temperature) as temperature, 'm' as flap FROM \
+     Room.win:time_accum(2 sec) OUTPUT LAST EVERY 2 EVENTS",
+    "INSERT INTO Seen SELECT RSTREAM floor as id, sum(people) as people, avg(temperature) as temperature, 'x' as flap \
+     FROM Room.win:time_accum(2 sec) GROUP BY floor",
+    "INSERT INTO Seen SELECT floor as id, count(*) as people, max(temperature) as temperature, 's' as flap FROM \
+     Room.win:time_accum(1 sec) GROUP BY floor OUTPUT SNAPSHOT EVERY 2 sec",
+    "INSERT INTO Seen SELECT id, people, temperature, 'S' as flap FROM Room.win:time_accum(2 sec) WHERE people > 5 \
+     OUTPUT SNAPSHOT EVERY 1500 msec",
+];
+
 /// [`steps`] whose rooms each carry a `stamp`, a `long`: the millisecond they are pushed at moved by up to 3 seconds
 /// back or 4 ahead, often onto the tail of a window of [`TIME_ORDER`] or just after it, now and then null.
 pub(super) fn stamped_steps() -> impl Strategy<Value = Vec<Step>> {

@@ -81,6 +81,13 @@ proptest! {
         compare_across_a_replacement(&config, "INSERT INTO Extra SELECT id FROM Room", &steps, at)?;
     }
 
+    /// A kept statement keeps its accumulating windows and their timers.
+    #[test]
+    fn accumulating_windows_keep_their_state_across_a_replacement(steps in steps(room_event()), at in 0..40usize) {
+        let config = room_to_seen(&TIME_ACCUM);
+        compare_across_a_replacement(&config, "INSERT INTO Extra SELECT id FROM Room", &steps, at)?;
+    }
+
     /// A kept statement keeps its externally timed batches: the one it collects, the one it released, and the
     /// oldest timestamp and reference point of each key.
     #[test]

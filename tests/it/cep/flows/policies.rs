@@ -382,6 +382,28 @@ async fn a_floor_s_average_keeps_each_reading_ten_seconds_from_when_it_was_measu
     wait_for(&h, "1", "Floor", "temperature", "12.0").await;
 }
 
+/// `win:time_accum(10 sec)` per floor: a floor counts its readings while they keep coming, and all leave together once
+/// 10 seconds pass without one, not each 10 seconds after it came, as in a time window.
+#[tokio::test]
+async fn a_floor_s_readings_leave_together_once_it_is_quiet_for_ten_seconds() {
+    let accumulating = "INSERT INTO Floor SELECT floor as id, count(*) * 1.0 as temperature FROM \
+        Room.std:groupwin(floor).win:time_accum(10 sec) GROUP BY floor OUTPUT LAST EVERY 1 sec";
+    let h = floor_running(accumulating).await;
+    room(&h, "Room1", "20").await;
+    h.clock.advance_ms(6_000);
+    room(&h, "Room2", "22").await;
+    h.clock.advance_ms(6_000);
+    room(&h, "Room3", "24").await;
+    h.clock.advance_ms(1_000);
+    wait_for(&h, "1", "Floor", "temperature", "3.0").await;
+    // Twenty-two seconds in, ten after the last reading, all three leave.
+    h.clock.advance_ms(8_999);
+    settle().await;
+    wait_for(&h, "1", "Floor", "temperature", "3.0").await;
+    h.clock.advance_ms(1);
+    wait_for(&h, "1", "Floor", "temperature", "0.0").await;
+}
+
 /// Runs `statement` (writing `Floor`) on readings sent as `updateContext`, each (room, floor, temperature) followed
 /// by the `Floor` temperature it must give its floor.
 async fn floor_temperatures_after_readings(statement: &str, readings: &[(&str, &str, &str, &str)]) {

@@ -43,6 +43,7 @@ mod previous;
 mod prior;
 mod selects;
 mod sorted;
+mod time_accum;
 mod time_length_batch;
 mod time_order;
 mod timebatch;
@@ -64,6 +65,7 @@ use self::previous::PREVIOUS;
 use self::prior::PRIOR;
 use self::selects::{ISTREAM_RSTREAM, SELECT_EXPR};
 use self::sorted::{RANKED, SORTED};
+use self::time_accum::{TIME_ACCUM, TIME_ACCUM_FLUSHES};
 use self::time_length_batch::TIME_LENGTH_BATCH;
 use self::time_order::{TIME_ORDER, TIME_ORDER_RELEASES};
 use self::timebatch::TIME_BATCH;
@@ -116,7 +118,7 @@ const TYPES: [(&str, &str); 18] = [
 
 /// Every case of the view, order-by and select classes.
 pub(crate) fn view_cases() -> impl Iterator<Item = &'static ViewCase> {
-    let tables: [&[ViewCase]; 45] = [
+    let tables: [&[ViewCase]; 47] = [
         &TIME_WIN,
         &TIME_BATCH,
         &TIME_LENGTH_BATCH,
@@ -162,6 +164,8 @@ pub(crate) fn view_cases() -> impl Iterator<Item = &'static ViewCase> {
         &RANKED,
         &TIME_ORDER,
         &TIME_ORDER_RELEASES,
+        &TIME_ACCUM,
+        &TIME_ACCUM_FLUSHES,
     ];
     tables.into_iter().flatten()
 }
