@@ -46,11 +46,11 @@ impl Prevs {
         if output.is_some_and(|o| o.every.is_some()) {
             return Prevs::Unsupported("under an output policy (Esper reads it at the tick)");
         }
-        if let Some((view, order)) = stream.window.as_ref().and_then(WindowSpec::ordering_view) {
-            return Prevs::Unsupported(match (view, order) {
-                ("ext:sort", _) => "over `ext:sort` (Esper reads its events in their sort order)",
-                ("ext:rank", _) => "over `ext:rank` (Esper reads its events in their sort order)",
-                ("ext:timetolive", _) => "over `ext:timetolive` (Esper reads its events in their timestamp order)",
+        if let Some((view, _)) = stream.window.as_ref().and_then(WindowSpec::ordering_view) {
+            return Prevs::Unsupported(match view {
+                "ext:sort" => "over `ext:sort` (Esper reads its events in their sort order)",
+                "ext:rank" => "over `ext:rank` (Esper reads its events in their sort order)",
+                "ext:timetolive" => "over `ext:timetolive` (Esper reads its events in their timestamp order)",
                 _ => "over `ext:time_order` (Esper reads its events in their timestamp order)",
             });
         }

@@ -334,16 +334,17 @@ fn plan_join(
         Input::Stream(s) => stamped(s),
         _ => None,
     };
-    let sorts = |input: &StreamInput| {
+    // Views whose order is not their arrival's, and `win:time_accum`.
+    let unjoined = |input: &StreamInput| {
         let window = input.window.as_ref()?;
         let accumulating = window.accumulates().map(|_| "win:time_accum");
         window.ordering_view().map(|(view, _)| view).or(accumulating)
     };
-    let driver_sorts = match &driver {
-        Input::Stream(s) => sorts(s),
+    let driver_unjoined = match &driver {
+        Input::Stream(s) => unjoined(s),
         _ => None,
     };
-    if let Some(view) = stamped(&lookup).or(driver_stamped).or(sorts(&lookup)).or(driver_sorts) {
+    if let Some(view) = stamped(&lookup).or(driver_stamped).or(unjoined(&lookup)).or(driver_unjoined) {
         return Err(ctx.unsupported(join.span, format!("`{view}` in a join")));
     }
     scope.bindings.push(binding);

@@ -209,9 +209,9 @@ impl Accumulating {
                 self.views.remove(key);
                 self.timers.pop_front();
             }
-            match id {
-                Some(id) => return Some((id, set)),
-                None => continue,
+            // A key's view is removed with its last entry, so it always has one.
+            if let Some(id) = id {
+                return Some((id, set));
             }
         }
     }

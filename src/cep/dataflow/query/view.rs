@@ -6,8 +6,8 @@
 //! the floor bench ran at 467 k events/s against 384 k, benches/results/cep.md, ninth session.) Groups are a slab too,
 //! found by key through one hash lookup per arrival; an entry names its group by slot, so an expiry finds its group
 //! without hashing. A time window's expiries are a queue in arrival order, `ext:time_order`'s a map by the epoch each
-//! leaves at; the view's other displacements are maps from view key to entry, or to its entries in arrival order (or,
-//! sorted, in sort order). In a time window the rows of one group that arrive in one epoch leave together, so they are
+//! leaves at, `win:time_accum`'s a queue of its view keys' timers; the view's other displacements are maps from view
+//! key to entry, or to its entries in arrival order (or, sorted, in sort order). In a time window the rows of one group that arrive in one epoch leave together, so they are
 //! one entry, a pane holding their running aggregates, which leaves by one subtraction: the window's memory grows with
 //! the groups and epochs it spans rather than with its rows. No row in a view is read again on its own, only
 //! subtracted, so this changes nothing but the rounding of sums of doubles. A group's open pane joins the group's
@@ -103,9 +103,8 @@ impl QueryLogic {
     }
 
     /// The arrival `id` entered the aggregates and the view pushed it out at once (a sorted or time-ordered window), as
-    /// Esper enters
-    /// and leaves it: it leaves them, answering its group as [`QueryLogic::remove`] would. A group it counts in stays
-    /// for the arrival's rows, to end once they are made (`pushed_out`).
+    /// Esper enters and leaves it: it leaves them, answering its group as [`QueryLogic::remove`] would. A group it
+    /// counts in stays for the arrival's rows, to end once they are made (`pushed_out`).
     #[cold]
     fn push_out_arrival(&mut self, id: usize, counts: bool, left: &mut Vec<Key>) {
         if !counts {
@@ -299,10 +298,11 @@ impl QueryLogic {
         }
     }
 
-    /// Lets the time window's (or `ext:time_order`'s, `win:time_accum`'s) entries due by `epoch` leave, together. With `OUTPUT FIRST`, the rows of the groups
-    /// they leave go out as the reference's do at its first expiry timer, in the order of the groups' first rows to
-    /// leave: each stamped by the arrival of that row, so that groups on other workers fall in between as they do
-    /// there; with `ORDER BY` (on one worker) all stamped by the first to arrive, in their order.
+    /// Lets the time window's (or `ext:time_order`'s, `win:time_accum`'s) entries due by `epoch` leave, together.
+    /// With `OUTPUT FIRST`, the rows of the groups they leave go out as the reference's do at its first expiry timer,
+    /// in the order of the groups' first rows to leave: each stamped by the arrival of that row, so that groups on
+    /// other workers fall in between as they do there; with `ORDER BY` (on one worker) all stamped by the first to
+    /// arrive, in their order.
     pub(super) fn expire(&mut self, emit: &mut Emit, epoch: u64) {
         let mut left: Vec<(Key, (u64, u64))> = Vec::new();
         let mut removed: Vec<((u64, u64), Row)> = Vec::new();
