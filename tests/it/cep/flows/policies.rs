@@ -315,12 +315,7 @@ async fn a_snapshot_republishes_the_last_room_of_the_floor_at_every_tick() {
 async fn a_floor_s_average_follows_the_time_its_rooms_measured() {
     let stamped = "INSERT INTO Floor SELECT floor as id, avg(temperature) as temperature FROM \
         Room.win:ext_timed(measured, 1 min) GROUP BY floor";
-    let h = Harness::new().await;
-    h.state.sinks.set_listener(OWN.parse().unwrap());
-    let mut config = floor_with(stamped);
-    config["in"][0]["attributes"].as_array_mut().unwrap().push(json!({"name": "measured", "type": "date"}));
-    assert_eq!(post_config(&h, config).await.status, StatusCode::CREATED);
-    subscribe(&h, "Room", "Room.*", "temperature").await;
+    let h = measured_floor_running(stamped).await;
     // Each reading (room, temperature, measured) and the floor's average once it is in.
     let readings = [
         ("Room1", "20", "2026-12-06T10:00:00Z", "20.0"),
@@ -331,12 +326,28 @@ async fn a_floor_s_average_follows_the_time_its_rooms_measured() {
         ("Room2", "20", "2026-12-06T10:01:30Z", "20.0"),
     ];
     for (id, temperature, measured, average) in readings {
-        let attributes =
-            [("temperature", "double", temperature), ("floor", "string", "1"), ("measured", "date", measured)];
-        h.update("APPEND", id, "Room", &attributes).await;
-        settle().await;
+        measured_reading(&h, id, temperature, measured).await;
         wait_for(&h, "1", "Floor", "temperature", average).await;
     }
+}
+
+/// A gateway running the floor seed with `statement` in place of its own, its rooms declaring `measured`, a `date`,
+/// and subscribed to the CEP.
+async fn measured_floor_running(statement: &str) -> Harness {
+    let h = Harness::new().await;
+    h.state.sinks.set_listener(OWN.parse().unwrap());
+    let mut config = floor_with(statement);
+    config["in"][0]["attributes"].as_array_mut().unwrap().push(json!({"name": "measured", "type": "date"}));
+    assert_eq!(post_config(&h, config).await.status, StatusCode::CREATED);
+    subscribe(&h, "Room", "Room.*", "temperature").await;
+    h
+}
+
+/// A reading of floor 1 by `updateContext`, with the time it was `measured`.
+async fn measured_reading(h: &Harness, id: &str, temperature: &str, measured: &str) {
+    let attributes = [("temperature", "double", temperature), ("floor", "string", "1"), ("measured", "date", measured)];
+    h.update("APPEND", id, "Room", &attributes).await;
+    settle().await;
 }
 
 /// `ext:time_order` over the time each room measured its reading (a `date`): every second, a floor's average over the
@@ -346,21 +357,8 @@ async fn a_floor_s_average_follows_the_time_its_rooms_measured() {
 async fn a_floor_s_average_keeps_each_reading_ten_seconds_from_when_it_was_measured() {
     let ordered = "INSERT INTO Floor SELECT floor as id, avg(temperature) as temperature FROM \
         Room.ext:time_order(measured, 10 sec) GROUP BY floor OUTPUT LAST EVERY 1 sec";
-    let h = Harness::new().await;
-    h.state.sinks.set_listener(OWN.parse().unwrap());
-    let mut config = floor_with(ordered);
-    config["in"][0]["attributes"].as_array_mut().unwrap().push(json!({"name": "measured", "type": "date"}));
-    assert_eq!(post_config(&h, config).await.status, StatusCode::CREATED);
-    subscribe(&h, "Room", "Room.*", "temperature").await;
-    let reading = |id: &'static str, temperature: &'static str, measured: &'static str| {
-        let attributes =
-            [("temperature", "double", temperature), ("floor", "string", "1"), ("measured", "date", measured)];
-        let h = &h;
-        async move {
-            h.update("APPEND", id, "Room", &attributes).await;
-            settle().await;
-        }
-    };
+    let h = measured_floor_running(ordered).await;
+    let reading = |id, temperature, measured| measured_reading(&h, id, temperature, measured);
     // The manual clock starts at 2023-11-14T22:13:20Z (T), and the output clock with the first reading.
     reading("Room1", "20", "2023-11-14T22:13:20Z").await;
     reading("Room2", "30", "2023-11-14T22:13:16.500Z").await;
