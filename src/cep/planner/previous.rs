@@ -54,9 +54,6 @@ impl Prevs {
                 _ => "over `ext:time_order` (Esper reads its events in their timestamp order)",
             });
         }
-        if stream.window.as_ref().and_then(WindowSpec::accumulates).is_some() {
-            return Prevs::Unsupported("over `win:time_accum`");
-        }
         if !stream.window.as_ref().is_some_and(keeps_events) {
             return Prevs::NoDataWindow;
         }
@@ -81,13 +78,15 @@ impl Prevs {
 }
 
 /// Whether `window` keeps the events it holds in order, for the previous-event functions to read: a length, time,
-/// externally timed or keep-all window, or a batch window (externally timed or not), alone or under `std:groupwin`.
+/// externally timed, keep-all or accumulating window, or a batch window (externally timed or not), alone or under
+/// `std:groupwin`.
 fn keeps_events(window: &WindowSpec) -> bool {
     match window {
         WindowSpec::Length { .. }
         | WindowSpec::Time { .. }
         | WindowSpec::ExtTimed { .. }
         | WindowSpec::KeepAll
+        | WindowSpec::TimeAccum { .. }
         | WindowSpec::LengthBatch { .. }
         | WindowSpec::TimeBatch { .. }
         | WindowSpec::TimeLengthBatch { .. }
@@ -197,7 +196,7 @@ impl ExprPlanner<'_> {
                 name.span,
                 format!(
                     "`{function}` needs a data window that keeps its events: `win:length`, `win:time`, \
-                     `win:ext_timed`, `win:keepall` or a batch window, under `std:groupwin` or not"
+                     `win:ext_timed`, `win:keepall`, `win:time_accum` or a batch window, under `std:groupwin` or not"
                 ),
             )),
             Prevs::NotHere => {

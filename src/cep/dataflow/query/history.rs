@@ -7,7 +7,8 @@
 //! window's events leave in arrival order, across keys, at the view's timers, which let the view's go (so nothing
 //! outlives the last one), and as an arrival finds them due (it comes after the timers of its millisecond): what an
 //! arrival reads is what the view holds. Of `win:ext_timed`, the events each arrival leaves in: it pushes out those
-//! stamped before its [`expires_before`], as the view's does. Batch windows read their batches (`batch`).
+//! stamped before its [`expires_before`], as the view's does. Of `win:time_accum`, a key's events all leave at the
+//! view's timer once the key was quiet for its period. Batch windows read their batches (`batch`).
 
 use std::collections::{HashMap, VecDeque};
 
@@ -72,6 +73,8 @@ enum Keeps {
     Millis(i64),
     /// `win:ext_timed`'s period.
     Stamped(u64),
+    /// `win:time_accum`'s: a key's events all leave once it passes without an arrival of the key.
+    Quiet(i64),
     All,
 }
 
@@ -85,6 +88,8 @@ struct PrevWindow {
     arrivals: VecDeque<(i64, Key)>,
     /// `win:ext_timed`: each key's events' timestamps, in step with `keys`.
     stamps: HashMap<Key, VecDeque<i64>, RandomState>,
+    /// `win:time_accum`: the millisecond of each key's latest arrival.
+    latest: HashMap<Key, i64, RandomState>,
 }
 
 fn keeps(window: &WindowSpec) -> Option<Keeps> {
@@ -92,6 +97,7 @@ fn keeps(window: &WindowSpec) -> Option<Keeps> {
         WindowSpec::Length { count } => Keeps::Last((*count).max(1) as usize),
         WindowSpec::Time { millis } => Keeps::Millis(*millis as i64),
         WindowSpec::ExtTimed { millis, .. } => Keeps::Stamped(*millis),
+        WindowSpec::TimeAccum { millis } => Keeps::Quiet(*millis as i64),
         WindowSpec::KeepAll => Keeps::All,
         WindowSpec::Grouped { inner, .. } => keeps(inner)?,
         _ => return None,
@@ -104,8 +110,9 @@ impl PrevWindow {
     pub fn of(input: &StreamInput) -> Option<Self> {
         let keeps = keeps(input.window.as_ref()?)?;
         let prevs = Prevs::of(input)?;
-        let (keys, arrivals, stamps) = (HashMap::default(), VecDeque::new(), HashMap::default());
-        Some(PrevWindow { prevs, keeps, keys, arrivals, stamps })
+        let (keys, arrivals, stamps, latest) =
+            (HashMap::default(), VecDeque::new(), HashMap::default(), HashMap::default());
+        Some(PrevWindow { prevs, keeps, keys, arrivals, stamps, latest })
     }
 
     /// `row` arriving at `now` (stamped `stamp`, in `win:ext_timed`) into the window of `key`: answers it with the
@@ -113,8 +120,13 @@ impl PrevWindow {
     /// null).
     pub fn arrive(&mut self, (now, stamp): (i64, Option<i64>), key: Key, row: &Row) -> (Row, Row) {
         self.expire(now);
-        if let Keeps::Millis(_) = self.keeps {
-            self.arrivals.push_back((now, key.clone()));
+        match self.keeps {
+            Keeps::Millis(_) => self.arrivals.push_back((now, key.clone())),
+            Keeps::Quiet(_) => {
+                self.arrivals.push_back((now, key.clone()));
+                self.latest.insert(key.clone(), now);
+            }
+            _ => {}
         }
         let expired = match (self.keeps, stamp) {
             (Keeps::Stamped(millis), Some(stamp)) => {
@@ -140,10 +152,13 @@ impl PrevWindow {
         (self.prevs.read(row, |i| &events[i], len, len - 1), kept)
     }
 
-    /// Lets go a time window's events due by `now`; a key left with none is forgotten.
+    /// Lets go a time window's events due by `now`, and `win:time_accum`'s of every key quiet for its period by then;
+    /// a key left with none is forgotten.
     fn expire(&mut self, now: i64) {
-        let Keeps::Millis(millis) = self.keeps else {
-            return;
+        let millis = match self.keeps {
+            Keeps::Millis(millis) => millis,
+            Keeps::Quiet(millis) => return self.expire_quiet(now, millis),
+            _ => return,
         };
         while let Some((_, key)) = self.arrivals.front().filter(|(at, _)| *at + millis <= now) {
             if let Some(events) = self.keys.get_mut(key) {
@@ -151,6 +166,18 @@ impl PrevWindow {
                 if events.is_empty() {
                     self.keys.remove(key);
                 }
+            }
+            self.arrivals.pop_front();
+        }
+    }
+
+    /// `win:time_accum`: the events of each key whose latest arrival is `millis` before `now` leave, all of them.
+    fn expire_quiet(&mut self, now: i64, millis: i64) {
+        while let Some((at, key)) = self.arrivals.front().filter(|(at, _)| *at + millis <= now) {
+            // An arrival of the key after this one put its leaving off.
+            if self.latest.get(key) == Some(at) {
+                self.keys.remove(key);
+                self.latest.remove(key);
             }
             self.arrivals.pop_front();
         }

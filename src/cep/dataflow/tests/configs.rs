@@ -676,8 +676,9 @@ pub(super) const TIME_ORDER: [&str; 15] = [
 /// their `std:groupwin` key): rows of each arrival, the remove stream with `WHERE`, fully aggregated with and without
 /// groups (with `WHERE`), per `std:groupwin` key and grouped by it, grouped rows with ungrouped columns, ever forms,
 /// grouped under `LAST`, `ALL` and `FIRST`, both streams per key (on the workers by it), `prior`, counts of events,
-/// the remove stream of grouped aggregates, and snapshots of groups and of rows.
-pub(super) const TIME_ACCUM: [&str; 17] = [
+/// the remove stream of grouped aggregates, snapshots of groups and of rows, and the previous-event functions, alone
+/// and per key with both streams.
+pub(super) const TIME_ACCUM: [&str; 19] = [
     "INSERT INTO Seen SELECT id, people, temperature, 'i' as flap FROM Room.win:time_accum(2 sec)",
     "INSERT INTO Seen SELECT RSTREAM id, people, temperature, 'r' as flap FROM Room.win:time_accum(1 sec) WHERE \
      temperature > 10",
@@ -711,6 +712,10 @@ pub(super) const TIME_ACCUM: [&str; 17] = [
      Room.win:time_accum(1 sec) GROUP BY floor OUTPUT SNAPSHOT EVERY 2 sec",
     "INSERT INTO Seen SELECT id, people, temperature, 'S' as flap FROM Room.win:time_accum(2 sec) WHERE people > 5 \
      OUTPUT SNAPSHOT EVERY 1500 msec",
+    "INSERT INTO Seen SELECT id, prev(1, people) as people, prevtail(temperature) as temperature, 'v' as flap FROM \
+     Room.win:time_accum(1 sec)",
+    "INSERT INTO Seen SELECT IRSTREAM id, prevcount(people) as people, prev(2, temperature) as temperature, 'w' as \
+     flap FROM Room.std:groupwin(floor).win:time_accum(1500 msec)",
 ];
 
 /// [`steps`] whose rooms each carry a `stamp`, a `long`: the millisecond they are pushed at moved by up to 3 seconds

@@ -1,12 +1,12 @@
-//! Esper's tests of the accumulating time window `win:time_accum(d)`: every arriving event is in the insert stream,
-//! and the events stay until `d` passes without an arrival (of their `std:groupwin` key), when all leave together, in
+//! Esper's tests of the accumulating time window `win:time_accum(d)`: every arriving event is in the insert stream, and
+//! the events stay until `d` passes without an arrival (of their `std:groupwin` key), when all leave together, in
 //! arrival order. The tables are Esper 8's `regression-lib` class `ViewTimeAccum` (read at `8f740416`), its
 //! `#time_accum(...)` spelled `.win:time_accum(...)` here, its `@name('s0')` dropped and its milestones ignored. Its
 //! `get100Events()` are `SupportMarketDataBean("S" + i % 10, "id_" + i, i)`: the `i`-th of symbol `S(i % 10)` and price
 //! `i`. Esper asserts each event's new row (every arrival's own) and the old rows of the flushes: those are the cases
 //! here, as `SELECT RSTREAM` statements ("its old rows"), with the new rows of one. Skipped: every iterator assertion;
-//! `ViewTimeAccumMonthScoped` (a period of `1 month`, a calendar unit the subset lacks); the `PreviousAndPrior` scenes
-//! (`prev` and its kin over the view are refused by name); and in `ViewTimeAccumSum`, the flush's row (`sumPrice`
+//! `ViewTimeAccumMonthScoped` (a period of `1 month`, a calendar unit the subset lacks); the `prevwindow` column of
+//! `ViewTimeAccumPreviousAndPriorSceneTwo` (refused by name); and in `ViewTimeAccumSum`, the flush's row (`sumPrice`
 //! null), which Esper's listener gets and the contract does not give: without an `OUTPUT` policy an aggregated
 //! statement writes at arrivals only (`cep-epl.md`, "Without OUTPUT").
 
@@ -97,9 +97,10 @@ pub(super) const TIME_ACCUM: [ViewCase; 4] = [
     },
 ];
 
-/// `ViewTimeAccumRStream`, `ViewTimeAccumSum` (but its flush) and `ViewTimeAccumGroupedWindow`'s old rows (its
-/// windows per symbol: `S2`'s leave at 28 seconds, `S1`'s at 31, `S2`'s next at 39).
-pub(super) const TIME_ACCUM_FLUSHES: [ViewCase; 3] = [
+/// `ViewTimeAccumRStream`, `ViewTimeAccumSum` (but its flush), `ViewTimeAccumGroupedWindow`'s old rows (its windows
+/// per symbol: `S2`'s leave at 28 seconds, `S1`'s at 31, `S2`'s next at 39), and the `PreviousAndPrior` scenes (the
+/// old rows of the first; the previous-event functions of a row leaving are null, its `prior` not).
+pub(super) const TIME_ACCUM_FLUSHES: [ViewCase; 6] = [
     ViewCase {
         test: "ViewTimeAccum.ViewTimeAccumRStream",
         select: "rstream symbol, price FROM SupportMarketDataBean.win:time_accum(10 sec)",
@@ -140,6 +141,66 @@ pub(super) const TIME_ACCUM_FLUSHES: [ViewCase; 3] = [
             (30_000, MD, "id='id_32',symbol='S2',price=32", "-"),
             (32_000, "", "", "symbol='S1' price=1.0 | symbol='S1' price=11.0 | symbol='S1' price=21.0"),
             (40_000, "", "", "symbol='S2' price=32.0"),
+        ],
+    },
+    ViewCase {
+        test: "ViewTimeAccum.ViewTimeAccumPreviousAndPriorSceneOne",
+        select: "irstream price, prev(1, price) as prevPrice, prior(1, price) as priorPrice FROM \
+                 SupportMarketDataBean.win:time_accum(10 sec)",
+        columns: "price double, prevPrice double, priorPrice double",
+        typed: false,
+        steps: &[
+            (21_000, MD, "id='id_5',symbol='S5',price=5", "price=5.0 prevPrice=null priorPrice=null"),
+            (26_000, MD, "id='id_6',symbol='S6',price=6", "price=6.0 prevPrice=5.0 priorPrice=5.0"),
+            (35_000, MD, "id='id_7',symbol='S7',price=7", "price=7.0 prevPrice=6.0 priorPrice=6.0"),
+        ],
+    },
+    ViewCase {
+        test: "ViewTimeAccum.ViewTimeAccumPreviousAndPriorSceneOne (its old rows)",
+        select: "rstream price, prev(1, price) as prevPrice, prior(1, price) as priorPrice FROM \
+                 SupportMarketDataBean.win:time_accum(10 sec)",
+        columns: "price double, prevPrice double, priorPrice double",
+        typed: false,
+        steps: &[
+            (21_000, MD, "id='id_5',symbol='S5',price=5", "-"),
+            (26_000, MD, "id='id_6',symbol='S6',price=6", "-"),
+            (35_000, MD, "id='id_7',symbol='S7',price=7", "-"),
+            (44_999, "", "", "-"),
+            (
+                45_000,
+                "",
+                "",
+                "price=5.0 prevPrice=null priorPrice=null | price=6.0 prevPrice=null priorPrice=5.0 | price=7.0 \
+                 prevPrice=null priorPrice=6.0",
+            ),
+        ],
+    },
+    ViewCase {
+        test: "ViewTimeAccum.ViewTimeAccumPreviousAndPriorSceneTwo",
+        select: "irstream price, prev(1, price) as prevPrice, prior(1, price) as priorPrice, prevtail(price) as \
+                 prevtailPrice, prevcount(price) as prevCountPrice FROM SupportMarketDataBean.win:time_accum(10 sec)",
+        columns: "price double, prevPrice double, priorPrice double, prevtailPrice double, prevCountPrice long",
+        typed: false,
+        steps: &[
+            (
+                1_000,
+                MD,
+                "symbol='S1',price=10,volume=0",
+                "price=10.0 prevPrice=null priorPrice=null prevtailPrice=10.0 prevCountPrice=1",
+            ),
+            (
+                5_000,
+                MD,
+                "symbol='S1',price=20,volume=0",
+                "price=20.0 prevPrice=10.0 priorPrice=10.0 prevtailPrice=10.0 prevCountPrice=2",
+            ),
+            (
+                10_000,
+                MD,
+                "symbol='S2',price=30,volume=0",
+                "price=30.0 prevPrice=20.0 priorPrice=20.0 prevtailPrice=10.0 prevCountPrice=3",
+            ),
+            (20_000, "", "", "-"),
         ],
     },
 ];
