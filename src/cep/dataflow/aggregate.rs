@@ -1,6 +1,7 @@
 //! Running aggregates of one group: counts, sums and sums of squares maintained as rows enter and leave the window, an
 //! ordered multiset of values for `min`, `max`, `median` and `avedev`, and the values by arrival number for `first` and
-//! `last` (a row leaves by its number, from wherever it is) and the newest values for `nth`. Reading a group's
+//! `last` (a row leaves by its number, from wherever it is), the newest values for `nth`, and for `rate` the timestamps
+//! of the newest row and of the one that left last (the planner takes it where rows leave in order). Reading a group's
 //! aggregates is O(number of aggregates), never a scan of the window (the reference evaluator recomputes from the rows
 //! instead), but for `median` and `avedev`, which walk their group's distinct values, as Esper's own walk theirs.
 //!
@@ -28,7 +29,7 @@ use std::collections::BTreeMap;
 
 use crate::cep::plan::{AggregateCall, AggregateFunction, DataType};
 use crate::cep::runtime::Val;
-use crate::cep::runtime::eval::over_no_rows;
+use crate::cep::runtime::eval::{over_no_rows, rate, rate_point};
 
 /// A value ordered for `min`/`max` ([`Val::extreme_order`]).
 #[derive(Debug, Clone)]
@@ -56,8 +57,8 @@ impl Ord for Ordered {
 
 /// What an aggregate keeps of its values beyond their count: `sum` of `int` and `long` an exact integer sum, `sum`
 /// of other numbers and `avg` a sum, `stddev` a sum and a sum of squares, `min`, `max`, `median` and `avedev` the
-/// values, `first` and `last` the values by arrival, and the ever forms (`firstever`, `minever`, `countever`, ...)
-/// the one value, which rows leaving do not change. Keeping only that spares
+/// values, `first` and `last` the values by arrival, the ever forms (`firstever`, `minever`, `countever`, ...) the one
+/// value, which rows leaving do not change, and `rate` a sum and two timestamps. Keeping only that spares
 /// `bench floor`'s `avg` an integer conversion and a square, 20 instructions an event (`benches/results/cep.md`,
 /// seventieth session).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -84,6 +85,8 @@ enum Keeps {
     CountEver,
     /// Whether a value left (`leaving()`).
     Leaving,
+    /// `rate`: the amounts' sum, the newest row's timestamp, and that of the row that left last.
+    Rate,
 }
 
 impl Keeps {
@@ -118,6 +121,7 @@ impl Keeps {
             AggregateFunction::MaxEver => Keeps::MaxEver,
             AggregateFunction::CountEver => Keeps::CountEver,
             AggregateFunction::Leaving => Keeps::Leaving,
+            AggregateFunction::Rate => Keeps::Rate,
         }
     }
 }
@@ -177,8 +181,10 @@ struct Running {
     /// Values by the number of the row they arrived with ([`Keeps::ByArrival`]), or by their own number in the order
     /// they came ([`Keeps::Newest`]).
     by_arrival: BTreeMap<u64, Val>,
-    /// The value an ever form keeps, once it has one.
+    /// The value an ever form keeps, once it has one; `rate`'s, the timestamp of the row that left last.
     ever: Option<Val>,
+    /// `rate`'s timestamp of the newest row.
+    latest: i64,
 }
 
 impl Running {
@@ -207,6 +213,7 @@ impl Running {
             },
             Keeps::Squares => self.square(v.as_f64().unwrap_or(0.0), 1.0),
             Keeps::Values => self.count_value(v),
+            Keeps::Rate => self.rate(v, 1),
             // Their `n` counts too, unread: testing for them before it cost `bench floor` 2 instructions an event.
             Keeps::ByArrival
             | Keeps::FirstEver
@@ -232,7 +239,13 @@ impl Running {
             Keeps::LastEver => self.ever = Some(v.clone()),
             Keeps::Newest(kept) => self.keep_newest(kept, v),
             Keeps::MinEver | Keeps::MaxEver | Keeps::CountEver => self.keep_ever(v),
-            Keeps::Count | Keeps::IntSum | Keeps::Sum | Keeps::Squares | Keeps::Values | Keeps::Leaving => {}
+            Keeps::Count
+            | Keeps::IntSum
+            | Keeps::Sum
+            | Keeps::Squares
+            | Keeps::Values
+            | Keeps::Leaving
+            | Keeps::Rate => {}
         }
     }
 
@@ -255,6 +268,24 @@ impl Running {
             (_, Some(kept)) => kept,
         };
         self.ever = Some(kept);
+    }
+
+    /// A row of `rate` enters (`by` 1) or leaves (`by` -1) with `v`, its argument: a row without a point
+    /// ([`rate_point`]) is taken back out of the count its caller just made.
+    #[inline(never)]
+    fn rate(&mut self, v: &Val, by: i32) {
+        let Some((stamp, amount)) = rate_point(v) else {
+            self.n -= i64::from(by);
+            return;
+        };
+        match amount.is_finite() {
+            true => self.sum += f64::from(by) * amount,
+            false => self.odd.count(amount, by),
+        }
+        match by {
+            1 => self.latest = stamp,
+            _ => self.ever = Some(Val::Int(stamp)),
+        }
     }
 
     /// Adds `x` and its square to the sums (`sign` 1) or takes them out (`sign` -1), out of line as `stddev` is rare.
@@ -290,6 +321,7 @@ impl Running {
                 x => self.odd.count(x, -1),
             },
             Keeps::Squares => self.square(v.as_f64().unwrap_or(0.0), -1.0),
+            Keeps::Rate => self.rate(v, -1),
             Keeps::Values => {
                 let key = Ordered(v.clone());
                 if let Some(entry) = self.values.get_mut(&key) {
@@ -329,6 +361,9 @@ impl Running {
             Keeps::Newest(kept) => part.by_arrival.values().for_each(|v| self.keep_newest(kept, v)),
             _ => self.by_arrival.extend(part.by_arrival.iter().map(|(seq, v)| (*seq, v.clone()))),
         }
+        if self.keeps == Keeps::Rate && part.n > 0 {
+            self.latest = part.latest;
+        }
         match (self.keeps, &part.ever) {
             (Keeps::FirstEver, Some(first)) => {
                 self.ever.get_or_insert_with(|| first.clone());
@@ -353,8 +388,11 @@ impl Running {
         if self.n == 0 {
             (self.int_sum, self.sum, self.sum2) = (0, 0.0, 0.0);
         }
-        if self.keeps == Keeps::Leaving && part.n > 0 {
-            self.ever = Some(Val::Bool(true));
+        match self.keeps {
+            Keeps::Leaving if part.n > 0 => self.ever = Some(Val::Bool(true)),
+            // The part's rows leave in the order they came, the newest last.
+            Keeps::Rate if part.n > 0 => self.ever = Some(Val::Int(part.latest)),
+            _ => {}
         }
         for (key, (_, count)) in &part.values {
             if let Some(entry) = self.values.get_mut(key) {
@@ -400,6 +438,10 @@ impl Running {
             | AggregateFunction::MaxEver => self.ever.clone().unwrap_or_default(),
             AggregateFunction::CountEver => self.ever.clone().unwrap_or(Val::Int(0)),
             AggregateFunction::Leaving => self.ever.clone().unwrap_or(Val::Bool(false)),
+            AggregateFunction::Rate => match self.ever {
+                Some(Val::Int(oldest)) => rate(self.odd.sum(self.sum), self.latest, oldest),
+                _ => Val::Null,
+            },
             _ if n == 0 => Val::Null,
             AggregateFunction::Sum if self.keeps == Keeps::IntSum => Val::Int(self.int_sum),
             AggregateFunction::Sum => Val::Double(self.odd.sum(self.sum)),
@@ -628,6 +670,41 @@ mod tests {
         assert_eq!(acc.values(&calls), [int(6), int(5), int(4)]);
         let kept: Vec<usize> = acc.running.iter().map(|running| running.by_arrival.len()).collect();
         assert_eq!(kept, [1, 2, 3], "no more than the values read");
+    }
+
+    /// `rate` is null until a row left, then the rows per second between the timestamp of the last to leave and the
+    /// newest's, whether rows come and go one by one or as a part (which leaves in the order it came); a row with a
+    /// null timestamp or value counts for nothing, and NaN comes of the window emptied.
+    #[test]
+    fn rate_reads_the_newest_timestamp_and_that_of_the_row_that_left_last() {
+        let calls = [call(AggregateFunction::Rate, DataType::Double), call(AggregateFunction::Rate, DataType::Double)];
+        let args = |stamp: Val, x: Val| [stamp.clone(), Val::Array(vec![stamp, x].into())];
+        let at = |ms: i64, x: i64| args(Val::Int(ms), Val::Int(x));
+        let mut acc = Accumulators::new(&calls);
+        [(1000, 10), (1200, 0), (1300, 0)]
+            .into_iter()
+            .enumerate()
+            .for_each(|(seq, (ms, x))| acc.add(seq as u64, at(ms, x)));
+        acc.add(3, args(Val::Null, Val::Int(7)));
+        assert_eq!(acc.values(&calls), [Val::Null, Val::Null]);
+        acc.add(4, at(1500, 14));
+        acc.remove(0, &at(1000, 10));
+        acc.remove(3, &args(Val::Null, Val::Int(7)));
+        assert_eq!(acc.values(&calls), [Val::Double(6.0), Val::Double(28.0)], "3 and 14 over 500 ms");
+        let mut part = Accumulators::new(&calls);
+        part.add(5, at(2000, 1));
+        part.add(6, at(2100, 2));
+        acc.merge(&part);
+        assert_eq!(
+            acc.values(&calls),
+            [Val::Double(5000.0 / 1100.0), Val::Double(17000.0 / 1100.0)],
+            "since 1000, to 2100"
+        );
+        [(1, 1200, 0), (2, 1300, 0), (4, 1500, 14)].into_iter().for_each(|(seq, ms, x)| acc.remove(seq, &at(ms, x)));
+        assert_eq!(acc.values(&calls), [Val::Double(2000.0 / 600.0), Val::Double(3000.0 / 600.0)], "since 1500");
+        acc.subtract(&part);
+        let emptied = acc.values(&calls);
+        assert!(emptied.iter().all(|v| matches!(v, Val::Double(x) if x.is_nan())), "0 over 2100 - 2100: {emptied:?}");
     }
 
     #[test]

@@ -235,6 +235,11 @@ pub enum AggregateFunction {
     CountEver,
     /// Whether a row ever left the group's data window (`leaving()`).
     Leaving,
+    /// Esper's `rate(timestamp[, value])` over a data window whose rows leave in the order they came: null until a row
+    /// left; then the rows in the window (or the sum of their values) per second between the timestamp of the row
+    /// that left last and that of the newest. The argument is the timestamp, or an array of it and the value; a row
+    /// with either null is left out.
+    Rate,
 }
 
 impl AggregateFunction {
@@ -251,7 +256,7 @@ impl AggregateFunction {
     }
 
     /// Whether it reads what rows that left the data window did: Esper's "ever" aggregators, which rows leaving
-    /// leave as they were, and `leaving()`.
+    /// leave as they were, `leaving()`, and `rate`, the timestamp of the row that left last.
     pub fn is_ever(self) -> bool {
         matches!(
             self,
@@ -261,6 +266,7 @@ impl AggregateFunction {
                 | AggregateFunction::MaxEver
                 | AggregateFunction::CountEver
                 | AggregateFunction::Leaving
+                | AggregateFunction::Rate
         )
     }
 }
@@ -470,6 +476,7 @@ impl Display for AggregateFunction {
             AggregateFunction::MaxEver => "maxever",
             AggregateFunction::CountEver => "countever",
             AggregateFunction::Leaving => "leaving",
+            AggregateFunction::Rate => "rate",
         })
     }
 }

@@ -165,6 +165,17 @@ impl WindowSpec {
         }
     }
 
+    /// The name of the view when its rows may leave in another order than they came (one displaced from the middle,
+    /// one ahead of another in the view's own order, or one `std:groupwin` key's ahead of an older row of another's).
+    pub fn shuffles(&self) -> Option<&'static str> {
+        match self {
+            WindowSpec::Unique { .. } => Some("std:unique"),
+            WindowSpec::LastEvent => Some("std:lastevent"),
+            WindowSpec::Grouped { .. } => Some("std:groupwin"),
+            _ => self.ordering_view().map(|(view, _)| view),
+        }
+    }
+
     /// Whether an arrival may leave the view at once, as it enters: a sorted window's when it sorts last, a
     /// time-ordered one's when its timestamp is already due.
     pub fn pushes_out_arrivals(&self) -> bool {

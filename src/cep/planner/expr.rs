@@ -54,8 +54,9 @@ impl Priors {
 /// where the rows have none, as its `firstever` and `lastever`.
 #[derive(Debug, Clone, Copy)]
 pub(super) enum Ends {
-    /// The rows in the group's data window, in the order they entered it.
-    Window,
+    /// The rows in the group's data window, in the order they entered it; `shuffled` names the view when they may
+    /// leave it in another order ([`WindowSpec::shuffles`](super::super::plan::WindowSpec::shuffles)).
+    Window { shuffled: Option<&'static str> },
     /// Every row the group had: the stream has no data window, or the rows are a pattern's matches.
     Ever,
     /// The rows of one trigger, in an order the subset does not keep: a unidirectional join's, which Esper aggregates

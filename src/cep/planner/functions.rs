@@ -13,7 +13,7 @@ use super::super::plan::{AggregateCall, AggregateFunction, DataType, Function, P
 use super::expr::{Ends, ExprPlanner, Priors, Typed, common, is_numeric, widen};
 use super::scope::unknown;
 
-const FUNCTIONS: [&str; 29] = [
+const FUNCTIONS: [&str; 30] = [
     "point",
     "polygon",
     "geometry",
@@ -39,6 +39,7 @@ const FUNCTIONS: [&str; 29] = [
     "fmaxever",
     "countever",
     "leaving",
+    "rate",
     "prior",
     "prev",
     "prevtail",
@@ -46,7 +47,7 @@ const FUNCTIONS: [&str; 29] = [
 ];
 
 /// Esper's functions outside the subset, refused by name rather than unknown.
-const UNSUPPORTED: [&str; 6] = ["prevwindow", "rate", "cast", "instanceof", "typeof", "current_timestamp"];
+const UNSUPPORTED: [&str; 5] = ["prevwindow", "cast", "instanceof", "typeof", "current_timestamp"];
 
 /// The arguments an "ever" aggregate takes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -135,6 +136,10 @@ impl ExprPlanner<'_> {
         if let Some(function) = ever_function(&lower) {
             // The parser lets `distinct` into the aggregates that read it only, not these.
             return self.ever(name, function, args, star);
+        }
+        if lower == "rate" {
+            // The parser lets `distinct` into the aggregates that read it only, not this.
+            return self.rate(name, args, star);
         }
         if lower == "window" {
             return Err(self.ctx.unsupported(name.span, "the aggregate `window` (its value is a list)"));
@@ -349,6 +354,62 @@ impl ExprPlanner<'_> {
         }))
     }
 
+    /// Esper's `rate(timestamp[, value])`, its timestamp notation: the timestamp a `long` or a date, the value a number
+    /// (an array of the two is the argument), over a data window whose rows leave in the order they came ([`Ends`]), as
+    /// `AggregatorRate` reads the row that left last. Its constant notation (`rate(10)`, events a second by the
+    /// engine's clock) is refused by name.
+    fn rate(&mut self, name: &Name, args: &[Expr], star: bool) -> Result<Typed, CepError> {
+        self.aggregate_allowed(name)?;
+        let (stamp, value) = match (star, args) {
+            (false, [stamp]) => (stamp, None),
+            (false, [stamp, value]) => (stamp, Some(value)),
+            _ => {
+                let message = format!("`{}` takes a timestamp and, after it, an optional value to add up", name.text);
+                return Err(self.ctx.invalid(name.span, message));
+            }
+        };
+        if constant_number(stamp).is_some() {
+            let construct = format!("`{}` of a number of seconds (events a second by the engine's clock)", name.text);
+            return Err(self.ctx.unsupported(stamp.span, construct));
+        }
+        match self.ends {
+            Ends::Window { shuffled: None } => {}
+            Ends::Window { shuffled: Some(view) } => {
+                let construct = format!("`{}` over `{view}` (its rows may leave out of arrival order)", name.text);
+                return Err(self.ctx.unsupported(name.span, construct));
+            }
+            Ends::Ever => {
+                let message =
+                    format!("`{}` of a timestamp needs a data window: it is null until a row left", name.text);
+                return Err(self.ctx.invalid(name.span, message));
+            }
+            Ends::Unordered(why) | Ends::Unsupported(why) => return Err(self.not_here(name, why)),
+        }
+        self.in_aggregate = true;
+        let planned = self.rate_args(stamp, value);
+        self.in_aggregate = false;
+        let arg = Some(planned?);
+        let call = AggregateCall { function: AggregateFunction::Rate, arg, ty: DataType::Double, distinct: false };
+        Ok(self.aggregate_call(call))
+    }
+
+    /// `rate`'s argument: its timestamp, or an array of it and the value.
+    fn rate_args(&mut self, stamp: &Expr, value: Option<&Expr>) -> Result<PlanExpr, CepError> {
+        let (planned, ty) = self.plan(stamp)?;
+        if !matches!(ty, DataType::Long | DataType::Date) || matches!(planned, PlanExpr::Literal(_)) {
+            let message = format!("`rate` needs a timestamp that each row gives, a `long` or a date, found {ty}");
+            return Err(self.ctx.type_error(stamp.span, message));
+        }
+        let Some(value) = value else {
+            return Ok(planned);
+        };
+        let (amount, ty) = self.plan(value)?;
+        if !is_numeric(&ty) {
+            return Err(self.ctx.type_error(value.span, format!("`rate` adds up a number, found {ty}")));
+        }
+        Ok(PlanExpr::Array(vec![planned, amount]))
+    }
+
     /// The error of `name` called where the statement's input does not hold it, for the reason given ([`Ends`]).
     fn not_here(&self, name: &Name, why: &str) -> CepError {
         self.ctx.unsupported(name.span, format!("`{}` {why}", name.text))
@@ -386,8 +447,8 @@ impl ExprPlanner<'_> {
                 let construct = format!("`{}` with an index over a stream without a data window", name.text);
                 return Err(self.ctx.unsupported(name.span, construct));
             }
-            (Ends::Window, true) => AggregateFunction::First(index),
-            (Ends::Window, false) => AggregateFunction::Last(index),
+            (Ends::Window { .. }, true) => AggregateFunction::First(index),
+            (Ends::Window { .. }, false) => AggregateFunction::Last(index),
             (Ends::Ever, true) => AggregateFunction::FirstEver,
             (Ends::Ever, false) => AggregateFunction::LastEver,
         };
@@ -408,7 +469,7 @@ impl ExprPlanner<'_> {
         let index = self.end_index(name, index)?;
         let function = match self.ends {
             Ends::Unsupported(why) | Ends::Unordered(why) => return Err(self.not_here(name, why)),
-            Ends::Window => AggregateFunction::Last(index),
+            Ends::Window { .. } => AggregateFunction::Last(index),
             Ends::Ever if index == 0 => AggregateFunction::LastEver,
             Ends::Ever => AggregateFunction::Nth(index),
         };
@@ -446,7 +507,7 @@ impl ExprPlanner<'_> {
             Ends::Unsupported(why) => return Err(self.not_here(name, why)),
             Ends::Unordered(why) if reads_an_end => return Err(self.not_here(name, why)),
             Ends::Ever | Ends::Unordered(_) => without_window(function),
-            Ends::Window => function,
+            Ends::Window { .. } => function,
         };
         self.aggregate(name, function, args, (star, false))
     }

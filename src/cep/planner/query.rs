@@ -160,8 +160,8 @@ fn priors_of(input: &Input) -> Priors {
 fn ends_of(input: &Input) -> Ends {
     match input {
         Input::Stream(s) if s.named_window => Ends::Unsupported("over a named window"),
-        Input::Stream(s) if s.window.is_none() => Ends::Ever,
-        Input::Stream(_) => Ends::Window,
+        Input::Stream(StreamInput { window: None, .. }) => Ends::Ever,
+        Input::Stream(StreamInput { window: Some(window), .. }) => Ends::Window { shuffled: window.shuffles() },
         Input::Pattern(_) => Ends::Ever,
         Input::Join(_) => Ends::Unordered("in a join"),
     }

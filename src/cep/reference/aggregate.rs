@@ -1,18 +1,18 @@
-//! Aggregate functions over a group's rows, recomputed from scratch each time they are read: `avg`, `count`,
-//! `sum`, `min`, `max`, `stddev` (sample), `median` and `avedev` (the mean absolute deviation), each ignoring nulls
-//! and null over no values, as in Esper; and `first`, `last` and `nth`, the argument as one row gives it, null too. The
-//! rows come in the order they entered the group (for a stream without a data window, all it ever had). The ever
-//! forms (`firstever`, `lastever`, `minever`, `maxever`, `countever`) read every row the group ever had instead,
-//! those that left the window too, and `leaving()` whether it has more of them than the window. A row is
-//! one event seen under its stream's label, or a set of labelled rows: a join's event with its looked-up row, a
-//! pattern's match.
+//! Aggregate functions over a group's rows, recomputed from scratch each time they are read: `avg`, `count`, `sum`,
+//! `min`, `max`, `stddev` (sample), `median` and `avedev` (the mean absolute deviation), each ignoring nulls and null
+//! over no values, as in Esper; and `first`, `last` and `nth`, the argument as one row gives it, null too. The rows
+//! come in the order they entered the group (for a stream without a data window, all it ever had). The ever forms
+//! (`firstever`, `lastever`, `minever`, `maxever`, `countever`) read every row the group ever had instead, those that
+//! left the window too, `leaving()` whether it has more of them than the window, and `rate` the rows in the window per
+//! second between the timestamps of the row that left last and of the newest. A row is one event seen under its
+//! stream's label, or a set of labelled rows: a join's event with its looked-up row, a pattern's match.
 
 use std::cmp::Ordering;
 use std::collections::HashMap;
 
 use super::join::GroupRows;
-use crate::cep::plan::{AggregateCall, AggregateFunction, AggregationKind, DataType, QueryPlan, StreamInput};
-use crate::cep::runtime::eval::{Scope, eval, holds, project};
+use crate::cep::plan::{AggregateCall, AggregateFunction, AggregationKind, DataType, PlanExpr, QueryPlan, StreamInput};
+use crate::cep::runtime::eval::{self, Scope, eval, holds, project, rate_point};
 use crate::cep::runtime::{Row, Val, order};
 
 /// One row of a join or one match of a pattern: rows by label.
@@ -157,6 +157,9 @@ fn one(call: &AggregateCall, rows: &[&Bound<'_>], history: &[&Bound<'_>], vars: 
     if call.function == AggregateFunction::Leaving {
         return Val::Bool(history.len() > rows.len());
     }
+    if let (AggregateFunction::Rate, Some(arg)) = (call.function, &call.arg) {
+        return rate(arg, rows, history, vars);
+    }
     let rows = if call.function.is_ever() { history } else { rows };
     let Some(arg) = &call.arg else {
         return Val::Int(rows.len() as i64);
@@ -189,8 +192,22 @@ fn one(call: &AggregateCall, rows: &[&Bound<'_>], history: &[&Bound<'_>], vars: 
         | AggregateFunction::FirstEver
         | AggregateFunction::LastEver
         | AggregateFunction::Nth(_)
-        | AggregateFunction::Leaving => unreachable!("read off one row above, or off the rows' numbers"),
+        | AggregateFunction::Leaving
+        | AggregateFunction::Rate => unreachable!("read off one row above, or off the rows' numbers"),
     }
+}
+
+/// `rate(timestamp[, value])` of the group whose window holds `rows` and which had `history`: the rows that left are
+/// the first of `history`, as the planner takes `rate` only over a window whose rows leave in the order they came.
+fn rate(arg: &PlanExpr, rows: &[&Bound<'_>], history: &[&Bound<'_>], vars: &Row) -> Val {
+    let point = |row: &&Bound<'_>| rate_point(&eval(arg, &Scope::new(row, vars)));
+    let left = &history[..history.len() - rows.len()];
+    let Some((oldest, _)) = left.iter().rev().find_map(point) else {
+        return Val::Null;
+    };
+    let (latest, _) = history.iter().rev().find_map(point).expect("the row that left has a point");
+    let amount = rows.iter().filter_map(point).map(|(_, amount)| amount).sum();
+    eval::rate(amount, latest, oldest)
 }
 
 /// Each value once, in the order first seen. Two values are one when `min` and `max` do not order them

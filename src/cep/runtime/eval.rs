@@ -56,6 +56,27 @@ pub fn over_no_rows(calls: &[AggregateCall]) -> Vec<Val> {
     calls.iter().map(value).collect()
 }
 
+/// What a row gives `rate` ([`AggregateFunction::Rate`]) from its argument's value: its timestamp (a `long` or a
+/// date, in milliseconds) and the amount it counts for, 1 or its value; `None` when either is null, so that the row
+/// counts for nothing (where Esper's aggregator would throw).
+pub fn rate_point(arg: &Val) -> Option<(i64, f64)> {
+    let (stamp, amount) = match arg {
+        Val::Array(pair) => (pair.first()?, pair.get(1)?.as_f64()?),
+        stamp => (stamp, 1.0),
+    };
+    match stamp {
+        Val::Int(ms) | Val::Date(ms) => Some((*ms, amount)),
+        _ => None,
+    }
+}
+
+/// `rate`'s value, as Esper's `AggregatorRate` gives it: `amount` (the rows or their values in the window) per second
+/// between `oldest`, the timestamp of the row that left last, and `latest`, that of the newest; Java's double
+/// arithmetic, so NaN or an infinity when the two are one.
+pub fn rate(amount: f64, latest: i64, oldest: i64) -> Val {
+    Val::Double(amount * 1000.0 / latest.wrapping_sub(oldest) as f64)
+}
+
 /// The value of `e` in `scope`.
 pub fn eval(e: &PlanExpr, scope: &Scope<'_>) -> Val {
     match e {

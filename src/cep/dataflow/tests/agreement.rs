@@ -117,6 +117,12 @@ proptest! {
         compare(&stamped_room_to_seen(&TIME_ORDER), &steps)?;
     }
 
+    /// `rate` ([`RATES`]), over rooms stamped about the clock.
+    #[test]
+    fn rates_agree_with_the_reference(steps in stamped_steps()) {
+        compare(&stamped_room_to_seen(&RATES), &steps)?;
+    }
+
     /// Accumulating time windows ([`TIME_ACCUM`]).
     #[test]
     fn accumulating_windows_agree_with_the_reference(steps in steps(room_event())) {

@@ -718,6 +718,41 @@ pub(super) const TIME_ACCUM: [&str; 19] = [
      flap FROM Room.std:groupwin(floor).win:time_accum(1500 msec)",
 ];
 
+/// `rate` over each kind of window whose rows leave in the order they came, timed by the rooms' `stamp`
+/// ([`stamped_steps`]: out of order, at times one stamp twice, now and then null) or `people`: with and without the
+/// amount, with and without groups (with `WHERE`), per row, over a time, a length, an externally timed, an
+/// accumulating and a keep-all window and over batches, under `LAST`, `ALL`, `FIRST` and a snapshot, with `HAVING`,
+/// and the remove stream of rows and of grouped aggregates.
+pub(super) const RATES: [&str; 14] = [
+    "INSERT INTO Seen SELECT 'l' as id, count(*) as people, rate(stamp) as temperature, 'l' as flap FROM \
+     Room.win:length(3)",
+    "INSERT INTO Seen SELECT floor as id, count(*) as people, rate(stamp, people) as temperature, 't' as flap FROM \
+     Room.win:time(2 sec) GROUP BY floor",
+    "INSERT INTO Seen SELECT 'e' as id, count(*) as people, rate(stamp, temperature) as temperature, 'e' as flap \
+     FROM Room.win:ext_timed(stamp, 1 sec)",
+    "INSERT INTO Seen SELECT id, people, rate(stamp) as temperature, 'r' as flap FROM Room.win:time(1 sec) WHERE \
+     temperature > 10",
+    "INSERT INTO Seen SELECT 'b' as id, count(*) as people, rate(stamp) as temperature, 'b' as flap FROM \
+     Room.win:length_batch(2)",
+    "INSERT INTO Seen SELECT floor as id, count(*) as people, rate(stamp, people) as temperature, 'tb' as flap FROM \
+     Room.win:time_batch(1 sec) GROUP BY floor",
+    "INSERT INTO Seen SELECT 'a' as id, count(*) as people, rate(stamp) as temperature, 'a' as flap FROM \
+     Room.win:time_accum(1 sec)",
+    "INSERT INTO Seen SELECT 'k' as id, count(*) as people, rate(stamp) as temperature, 'k' as flap FROM \
+     Room.win:keepall()",
+    "INSERT INTO Seen SELECT floor as id, count(*) as people, rate(cast(people, long)) as temperature, 'p' as \
+     flap FROM Room.win:length(2) GROUP BY floor OUTPUT LAST EVERY 1500 msec",
+    "INSERT INTO Seen SELECT 'o' as id, count(*) as people, rate(stamp, people) as temperature, 'o' as flap FROM \
+     Room.win:time(1 sec) OUTPUT ALL EVERY 2 sec",
+    "INSERT INTO Seen SELECT floor as id, count(*) as people, rate(stamp) as temperature, 's' as flap FROM \
+     Room.win:time(1 sec) GROUP BY floor OUTPUT SNAPSHOT EVERY 2 sec",
+    "INSERT INTO Seen SELECT 'f' as id, count(*) as people, rate(stamp) as temperature, 'f' as flap FROM \
+     Room.win:length(2) HAVING rate(stamp) > 1 OUTPUT FIRST EVERY 2 sec",
+    "INSERT INTO Seen SELECT RSTREAM id, people, rate(stamp) as temperature, 'x' as flap FROM Room.win:length(2)",
+    "INSERT INTO Seen SELECT RSTREAM floor as id, count(*) as people, rate(stamp, people) as temperature, 'y' as flap \
+     FROM Room.win:time(2 sec) GROUP BY floor",
+];
+
 /// [`steps`] whose rooms each carry a `stamp`, a `long`: the millisecond they are pushed at moved by up to 3 seconds
 /// back or 4 ahead, often onto the tail of a window of [`TIME_ORDER`] or just after it, now and then null.
 pub(super) fn stamped_steps() -> impl Strategy<Value = Vec<Step>> {

@@ -81,6 +81,13 @@ proptest! {
         compare_across_a_replacement(&config, "INSERT INTO Extra SELECT id FROM Room", &steps, at)?;
     }
 
+    /// A kept statement keeps its rates: the timestamps of the newest row and of the one that left last.
+    #[test]
+    fn rates_keep_their_state_across_a_replacement(steps in stamped_steps(), at in 0..40usize) {
+        let config = stamped_room_to_seen(&RATES);
+        compare_across_a_replacement(&config, "INSERT INTO Extra SELECT id FROM Room", &steps, at)?;
+    }
+
     /// A kept statement keeps its accumulating windows and their timers.
     #[test]
     fn accumulating_windows_keep_their_state_across_a_replacement(steps in steps(room_event()), at in 0..40usize) {

@@ -515,3 +515,35 @@ async fn a_floor_s_rise_is_its_newest_reading_less_its_oldest() {
     ];
     floor_temperatures_after_readings(rise, &readings).await;
 }
+
+/// `rate(time)` over a floor's last three readings: readings a second between the `time` (the readings' own) of the
+/// one that left the window last and that of the newest; null, which writes nothing, until one left.
+#[tokio::test]
+async fn a_floor_s_readings_a_second_by_their_own_time() {
+    let rate = "INSERT INTO Floor SELECT floor as id, rate(time) as temperature FROM Room.win:length(3) GROUP BY floor";
+    let mut config = floor_with(rate);
+    config["in"][0]["attributes"].as_array_mut().expect("attributes").push(json!({"name": "time", "type": "date"}));
+    let h = Harness::new().await;
+    h.state.sinks.set_listener(OWN.parse().unwrap());
+    assert_eq!(post_config(&h, config).await.status, StatusCode::CREATED);
+    subscribe(&h, "Room", "Room.*", "temperature").await;
+    timed(&h, "Room1", 0).await;
+    timed(&h, "Room2", 1).await;
+    timed(&h, "Room3", 2).await;
+    no_floor(&h, "before a reading left the window").await;
+    // The reading of 10:00:00 leaves: three readings in the four seconds to 10:00:04.
+    timed(&h, "Room1", 4).await;
+    wait_for(&h, "1", "Floor", "temperature", "0.75").await;
+    // That of 10:00:01 leaves: three in five seconds.
+    timed(&h, "Room2", 6).await;
+    wait_for(&h, "1", "Floor", "temperature", "0.6").await;
+}
+
+/// A reading of `id` on floor 1 at `second` past 10:00 by its `time`, whose temperature changes with it.
+async fn timed(h: &Harness, id: &str, second: u32) {
+    let (temperature, time) = (format!("2{second}"), format!("2026-12-07T10:00:0{second}.000Z"));
+    let attributes =
+        [("temperature", "double", temperature.as_str()), ("floor", "string", "1"), ("time", "date", &time)];
+    h.update("APPEND", id, "Room", &attributes).await;
+    settle().await;
+}

@@ -23,13 +23,13 @@ use self::first_last::{FIRST_LAST, FIRST_LAST_DIFFERING};
 use self::grouped::{
     DEVIATION, EVENT_PER_GROUP, EVENT_PER_GROUP_HAVING, EVENT_PER_ROW, EVENT_PER_ROW_HAVING, GROUP_BY_COUNT, MAX_MIN,
 };
-use self::rows::{COUNT_ALL, HAVING_NO_GROUP_BY, LEAVING, ROW_FOR_ALL, ROW_FOR_ALL_HAVING, ROW_PER_EVENT};
+use self::rows::{COUNT_ALL, HAVING_NO_GROUP_BY, LEAVING, RATE, ROW_FOR_ALL, ROW_FOR_ALL_HAVING, ROW_PER_EVENT};
 use self::timed::{SUM_WIN_TIME, TIME_BATCH};
 use super::esper_exprs::{CLOCK, Case, ExprCase, MD, SB, Sent, assert_like_esper};
 
 /// Every case of the aggregation and grouping classes that gives Esper's rows, ready to run.
 pub(crate) fn aggregate_cases() -> Vec<Case> {
-    let tables: [&[ExprCase]; 17] = [
+    let tables: [&[ExprCase]; 18] = [
         &ROW_FOR_ALL,
         &ROW_FOR_ALL_HAVING,
         &ROW_PER_EVENT,
@@ -47,6 +47,7 @@ pub(crate) fn aggregate_cases() -> Vec<Case> {
         &FILTERED,
         &FIRST_LAST,
         &LEAVING,
+        &RATE,
     ];
     tables.into_iter().flatten().map(ExprCase::ready).collect()
 }

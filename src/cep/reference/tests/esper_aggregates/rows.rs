@@ -254,3 +254,22 @@ pub(super) const LEAVING: [ExprCase; 1] = [ExprCase {
         (SB, "theString='E4',intPrimitive=4", "val=true"),
     ]],
 }];
+
+/// `TestAggregateRate.testRateDataWindowed` (Esper 8's `ResultSetAggregateRateDataWindowed`): null until the fourth
+/// event pushes the first out of `win:length(3)`; then the three rows (and the sum of their `intPrimitive`) per second
+/// between the `longPrimitive` of the row that left and that of the newest: 3 * 1000 / 500, 14 * 1000 / 500, then
+/// 3 * 1000 / 800 and 25 * 1000 / 800. Esper's `testRateNonWindowed` (`rate(10)`, by the engine's clock) is refused.
+pub(super) const RATE: [ExprCase; 1] = [ExprCase {
+    test: "TestAggregateRate.testRateDataWindowed",
+    select: "RATE(longPrimitive) as myrate, RATE(longPrimitive, intPrimitive) as myqtyrate from \
+             SupportBean.win:length(3)",
+    columns: "myrate double, myqtyrate double",
+    typed: true,
+    runs: &[&[
+        (SB, "longPrimitive=1000,intPrimitive=10", "myrate=null myqtyrate=null"),
+        (SB, "longPrimitive=1200,intPrimitive=0", "myrate=null myqtyrate=null"),
+        (SB, "longPrimitive=1300,intPrimitive=0", "myrate=null myqtyrate=null"),
+        (SB, "longPrimitive=1500,intPrimitive=14", "myrate=6.0 myqtyrate=28.0"),
+        (SB, "longPrimitive=2000,intPrimitive=11", "myrate=3.75 myqtyrate=31.25"),
+    ]],
+}];
