@@ -569,7 +569,9 @@ fn output(
     }
     if o.kind == OutputKind::Snapshot && ever && !fully {
         // Such a snapshot's aggregates are summed from the rows in the view at the tick, which the ever forms outlive.
-        return Err(ctx.unsupported(o.span, "an ever aggregate in `OUTPUT SNAPSHOT` of rows with ungrouped columns"));
+        let construct = "an aggregate of the rows that left (an ever form, `leaving()`, `rate`) in `OUTPUT SNAPSHOT` of \
+            rows with ungrouped columns";
+        return Err(ctx.unsupported(o.span, construct));
     }
     let releases = match (o.kind, aggregation.is_some(), grouped, fully) {
         (OutputKind::Last, true, true, true) => {
