@@ -134,11 +134,10 @@ impl ExprPlanner<'_> {
             return self.leaving(name, args, star);
         }
         if let Some(function) = ever_function(&lower) {
-            // The parser lets `distinct` into the aggregates that read it only, not these.
+            // The parser lets `distinct` into the aggregates that read it only, not these nor `rate`.
             return self.ever(name, function, args, star);
         }
         if lower == "rate" {
-            // The parser lets `distinct` into the aggregates that read it only, not this.
             return self.rate(name, args, star);
         }
         if lower == "window" {
@@ -386,7 +385,7 @@ impl ExprPlanner<'_> {
             Ends::Unordered(why) | Ends::Unsupported(why) => return Err(self.not_here(name, why)),
         }
         self.in_aggregate = true;
-        let planned = self.rate_args(stamp, value);
+        let planned = self.rate_args(name, stamp, value);
         self.in_aggregate = false;
         let arg = Some(planned?);
         let call = AggregateCall { function: AggregateFunction::Rate, arg, ty: DataType::Double, distinct: false };
@@ -394,10 +393,11 @@ impl ExprPlanner<'_> {
     }
 
     /// `rate`'s argument: its timestamp, or an array of it and the value.
-    fn rate_args(&mut self, stamp: &Expr, value: Option<&Expr>) -> Result<PlanExpr, CepError> {
+    fn rate_args(&mut self, name: &Name, stamp: &Expr, value: Option<&Expr>) -> Result<PlanExpr, CepError> {
         let (planned, ty) = self.plan(stamp)?;
         if !matches!(ty, DataType::Long | DataType::Date) || matches!(planned, PlanExpr::Literal(_)) {
-            let message = format!("`rate` needs a timestamp that each row gives, a `long` or a date, found {ty}");
+            let message =
+                format!("`{}` needs a timestamp that each row gives, a `long` or a date, found {ty}", name.text);
             return Err(self.ctx.type_error(stamp.span, message));
         }
         let Some(value) = value else {
@@ -405,7 +405,8 @@ impl ExprPlanner<'_> {
         };
         let (amount, ty) = self.plan(value)?;
         if !is_numeric(&ty) {
-            return Err(self.ctx.type_error(value.span, format!("`rate` adds up a number, found {ty}")));
+            let message = format!("`{}` adds up a number, found {ty}", name.text);
+            return Err(self.ctx.type_error(value.span, message));
         }
         Ok(PlanExpr::Array(vec![planned, amount]))
     }
