@@ -26,6 +26,9 @@ pub(super) struct ExprPlanner<'a> {
     pub prevs: Prevs,
     /// What `first` and `last` read, and the ever forms.
     pub ends: Ends,
+    /// A `rate` read over `std:groupwin`, whose rows leave in arrival order only within each key: the statement must
+    /// group by the keys ([`Ends::Window`]).
+    pub keyed_rate: Option<Name>,
     /// The select list's columns a name that no stream has reads (in `ORDER BY`, as Esper's `(myPrice * 6) + 5`).
     pub aliases: Vec<(String, Typed)>,
 }
@@ -55,8 +58,9 @@ impl Priors {
 #[derive(Debug, Clone, Copy)]
 pub(super) enum Ends {
     /// The rows in the group's data window, in the order they entered it; `shuffled` names the view when they may
-    /// leave it in another order ([`WindowSpec::shuffles`](super::super::plan::WindowSpec::shuffles)).
-    Window { shuffled: Option<&'static str> },
+    /// leave it in another order ([`WindowSpec::shuffles`](super::super::plan::WindowSpec::shuffles)), `per_key`
+    /// says they leave in order within each of its `std:groupwin` keys.
+    Window { shuffled: Option<&'static str>, per_key: bool },
     /// Every row the group had: the stream has no data window, or the rows are a pattern's matches.
     Ever,
     /// The rows of one trigger, in an order the subset does not keep: a unidirectional join's, which Esper aggregates
@@ -96,6 +100,7 @@ impl<'a> ExprPlanner<'a> {
             prevs: Prevs::NotHere,
             ends: Ends::Unsupported("here"),
             aliases: Vec::new(),
+            keyed_rate: None,
         }
     }
 

@@ -372,8 +372,10 @@ impl ExprPlanner<'_> {
             return Err(self.ctx.unsupported(stamp.span, construct));
         }
         match self.ends {
-            Ends::Window { shuffled: None } => {}
-            Ends::Window { shuffled: Some(view) } => {
+            Ends::Window { shuffled: None, .. } => {}
+            // Checked against the statement's `GROUP BY` once it is planned.
+            Ends::Window { per_key: true, .. } => self.keyed_rate = Some(name.clone()),
+            Ends::Window { shuffled: Some(view), .. } => {
                 let construct = format!("`{}` over `{view}` (its rows may leave out of arrival order)", name.text);
                 return Err(self.ctx.unsupported(name.span, construct));
             }

@@ -3,8 +3,8 @@
 //! partitioning, and the sink.
 
 use super::super::ast::{
-    Expr, ExprKind, Join, JoinKind, OutputClause, OutputEvery, OutputKind, SelectItem, SelectStmt, Source, SourceKind,
-    StreamRef, StreamSelector,
+    self, Expr, ExprKind, Join, JoinKind, OutputClause, OutputEvery, OutputKind, SelectItem, SelectStmt, Source,
+    SourceKind, StreamRef, StreamSelector,
 };
 use super::super::catalog::{Catalog, Origin};
 use super::super::error::{CepError, did_you_mean};
@@ -53,6 +53,9 @@ pub(super) fn plan_select(ctx: &Ctx<'_>, s: &SelectStmt, catalog: &mut dyn Catal
         .with_priors(priors)
         .with_prevs(Prevs::Unsupported("in GROUP BY"));
     let group_by = s.group_by.iter().map(|g| Ok(group_planner.plan(g)?.0)).collect::<Result<Vec<_>, CepError>>()?;
+    if let Some(name) = planner.keyed_rate.take() {
+        rate_grouped_by_keys(ctx, &name, &input, &group_by)?;
+    }
     let prevs_read = Prevs::read_by([&where_planner, &planner, &group_planner]);
     let read = Priors::read_by([where_planner, planner, group_planner]);
     if let Input::Stream(s) = &mut input {
@@ -140,7 +143,7 @@ pub(super) fn plan_select(ctx: &Ctx<'_>, s: &SelectStmt, catalog: &mut dyn Catal
 }
 
 /// Why a previous-event function `name` cannot be in `clause` of a statement with aggregates: Esper's reason.
-fn no_remove_stream(name: &super::super::ast::Name, clause: &str) -> String {
+fn no_remove_stream(name: &ast::Name, clause: &str) -> String {
     format!("`{}` cannot be used in {clause} of a statement with aggregates: it gives no remove stream", name.text)
 }
 
@@ -161,10 +164,30 @@ fn ends_of(input: &Input) -> Ends {
     match input {
         Input::Stream(s) if s.named_window => Ends::Unsupported("over a named window"),
         Input::Stream(StreamInput { window: None, .. }) => Ends::Ever,
-        Input::Stream(StreamInput { window: Some(window), .. }) => Ends::Window { shuffled: window.shuffles() },
+        Input::Stream(StreamInput { window: Some(window), .. }) => {
+            let per_key = matches!(window, WindowSpec::Grouped { inner, .. } if inner.shuffles().is_none());
+            Ends::Window { shuffled: window.shuffles(), per_key }
+        }
         Input::Pattern(_) => Ends::Ever,
         Input::Join(_) => Ends::Unordered("in a join"),
     }
+}
+
+/// `rate` over `std:groupwin` needs the keys among the statement's `GROUP BY`: a group's rows then leave in the
+/// order they came, as they do within a key.
+fn rate_grouped_by_keys(ctx: &Ctx<'_>, name: &ast::Name, input: &Input, group_by: &[PlanExpr]) -> Result<(), CepError> {
+    let Input::Stream(StreamInput { window: Some(WindowSpec::Grouped { keys, .. }), .. }) = input else {
+        return Ok(());
+    };
+    if keys.iter().all(|key| group_by.contains(key)) {
+        return Ok(());
+    }
+    let construct = format!(
+        "`{}` over `std:groupwin` without its keys in GROUP BY (a group's rows may leave out of \
+        arrival order)",
+        name.text
+    );
+    Err(ctx.unsupported(name.span, construct))
 }
 
 /// A statement whose groups' ever forms start afresh at the statement's next row after their last left

@@ -722,8 +722,8 @@ pub(super) const TIME_ACCUM: [&str; 19] = [
 /// ([`stamped_steps`]: out of order, at times one stamp twice, now and then null) or `people`: with and without the
 /// amount, with and without groups (with `WHERE`), per row, over a time, a length, an externally timed, an
 /// accumulating and a keep-all window and over batches, under `LAST`, `ALL`, `FIRST` and a snapshot, with `HAVING`,
-/// and the remove stream of rows and of grouped aggregates.
-pub(super) const RATES: [&str; 14] = [
+/// the remove stream of rows and of grouped aggregates, and per `std:groupwin` key grouped by it.
+pub(super) const RATES: [&str; 17] = [
     "INSERT INTO Seen SELECT 'l' as id, count(*) as people, rate(stamp) as temperature, 'l' as flap FROM \
      Room.win:length(3)",
     "INSERT INTO Seen SELECT floor as id, count(*) as people, rate(stamp, people) as temperature, 't' as flap FROM \
@@ -751,6 +751,12 @@ pub(super) const RATES: [&str; 14] = [
     "INSERT INTO Seen SELECT RSTREAM id, people, rate(stamp) as temperature, 'x' as flap FROM Room.win:length(2)",
     "INSERT INTO Seen SELECT RSTREAM floor as id, count(*) as people, rate(stamp, people) as temperature, 'y' as flap \
      FROM Room.win:time(2 sec) GROUP BY floor",
+    "INSERT INTO Seen SELECT floor as id, count(*) as people, rate(stamp) as temperature, 'g' as flap FROM \
+     Room.std:groupwin(floor).win:length(2) GROUP BY floor",
+    "INSERT INTO Seen SELECT id, count(*) as people, rate(stamp, people) as temperature, floor as flap FROM \
+     Room.std:groupwin(floor).win:time_batch(1 sec) GROUP BY floor, id",
+    "INSERT INTO Seen SELECT RSTREAM id, count(*) as people, rate(stamp) as temperature, 'z' as flap FROM \
+     Room.std:groupwin(id).win:time(1500 msec) GROUP BY id",
 ];
 
 /// [`steps`] whose rooms each carry a `stamp`, a `long`: the millisecond they are pushed at moved by up to 3 seconds
