@@ -182,11 +182,8 @@ fn rate_grouped_by_keys(ctx: &Ctx<'_>, name: &ast::Name, input: &Input, group_by
     if keys.iter().all(|key| group_by.contains(key)) {
         return Ok(());
     }
-    let construct = format!(
-        "`{}` over `std:groupwin` without its keys in GROUP BY (a group's rows may leave out of \
-        arrival order)",
-        name.text
-    );
+    let why = "a group's rows may leave out of arrival order";
+    let construct = format!("`{}` over `std:groupwin` without its keys in GROUP BY ({why})", name.text);
     Err(ctx.unsupported(name.span, construct))
 }
 
