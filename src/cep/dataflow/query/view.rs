@@ -7,12 +7,13 @@
 //! found by key through one hash lookup per arrival; an entry names its group by slot, so an expiry finds its group
 //! without hashing. A time window's expiries are a queue in arrival order, `ext:time_order`'s a map by the epoch each
 //! leaves at, `win:time_accum`'s a queue of its view keys' timers; the view's other displacements are maps from view
-//! key to entry, or to its entries in arrival order (or, sorted, in sort order). In a time window the rows of one group that arrive in one epoch leave together, so they are
-//! one entry, a pane holding their running aggregates, which leaves by one subtraction: the window's memory grows with
-//! the groups and epochs it spans rather than with its rows. No row in a view is read again on its own, only
-//! subtracted, so this changes nothing but the rounding of sums of doubles. A group's open pane joins the group's
-//! aggregates only when its next pane opens or they are read, so a row is added once, not to both: on `bench floor
-//! --per-ms 5000` the worker ran 7.5 % fewer instructions (twenty-eighth session).
+//! key to entry, or to its entries in arrival order (or, sorted, in sort order). In a time window the rows of one group
+//! that arrive in one epoch leave together, so they are one entry, a pane holding their running aggregates, which
+//! leaves by one subtraction: the window's memory grows with the groups and epochs it spans rather than with its rows.
+//! No row in a view is read again on its own, only subtracted, so this changes nothing but the rounding of sums of
+//! doubles. A group's open pane joins the group's aggregates only when its next pane opens or they are read, so a row
+//! is added once, not to both: on `bench floor --per-ms 5000` the worker ran 7.5 % fewer instructions (twenty-eighth
+//! session).
 
 use std::collections::HashMap;
 
