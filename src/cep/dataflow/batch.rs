@@ -115,6 +115,8 @@ pub struct BatchLogic {
     stream: u32,
     sink: u32,
     vars: Arc<Row>,
+    /// The engine millisecond of the epoch being handled, which `current_timestamp()` reads.
+    now: i64,
     release: Release,
     per_event: PerEvent,
     state: BatchState,
@@ -168,11 +170,12 @@ impl BatchLogic {
             done: Leftovers::for_this_thread(),
             plan,
             vars,
+            now: 0,
         }
     }
 
     fn event(&mut self, emit: &mut Emit, epoch: u64, stamp: Stamp, row: Row) {
-        if !self.per_event.filter.as_ref().is_none_or(|e| e.holds(&[&row], &[], &self.vars)) {
+        if !self.per_event.filter.as_ref().is_none_or(|e| e.holds(&[&row], &[], &self.vars, Some(self.now))) {
             self.done.add(std::iter::once(row));
             return;
         }
@@ -243,12 +246,12 @@ impl BatchLogic {
     }
 
     fn passes_where(&self, row: &Row) -> bool {
-        self.per_event.where_.as_ref().is_none_or(|e| e.holds(&[row], &[], &self.vars))
+        self.per_event.where_.as_ref().is_none_or(|e| e.holds(&[row], &[], &self.vars, Some(self.now)))
     }
 
     fn group_of(&self, row: &Row) -> Key {
         let by = &self.per_event.group_by;
-        key::of_values(by.len(), by.iter().map(|e| e.eval(&[row], &[], &self.vars)))
+        key::of_values(by.len(), by.iter().map(|e| e.eval(&[row], &[], &self.vars, None)))
     }
 
     /// The events collected since their keys' last releases that pass WHERE, with their groups: keys in the order of
@@ -573,7 +576,7 @@ impl BatchLogic {
     fn row(&self, event: &Row, aggregates: &[Val]) -> Option<(Vec<Val>, Row)> {
         let having = self.plan.aggregation.as_ref().and_then(|a| a.having.as_ref());
         let binding = [(self.label.as_str(), event)];
-        let scope = Scope { rows: &binding, aggregates, vars: &self.vars, pinned: &[] };
+        let scope = Scope { rows: &binding, aggregates, vars: &self.vars, pinned: &[], now: Some(self.now) };
         holds(having, &scope)
             .then(|| (order::keys(&self.plan.order_by, &scope), project(&self.plan.projection, &scope)))
     }
@@ -658,6 +661,7 @@ impl Logic for BatchLogic {
     /// ([`Stamp::goes_before`]) or after them: a release due with a tick goes in the tick's interval, as the
     /// reference fires a batch's period end before its statement's tick due with it.
     fn record(&mut self, emit: &mut Emit, epoch: u64, record: Record) {
+        self.now = millis(epoch);
         let due = self.next_timer().filter(|at| *at <= epoch);
         if Stamp::goes_before(due.map(|_| Stamp::tick(self.statement, self.state.releases)), &record) {
             self.fire_due(emit, epoch);
@@ -682,6 +686,7 @@ impl Logic for BatchLogic {
     fn fire(&mut self, _emit: &mut Emit, _epoch: u64) {}
 
     fn records_done(&mut self, emit: &mut Emit, epoch: u64) {
+        self.now = millis(epoch);
         self.fire_due(emit, epoch);
     }
 

@@ -294,7 +294,7 @@ impl PatternLogic {
             Some((label, PlanExpr::Column { source, name, .. })) if source == label => {
                 key::of(row.get(name).cloned().unwrap_or_default())
             }
-            Some((label, expr)) => key::of(eval(expr, &Scope::new(&[(label.as_str(), row)], &self.vars))),
+            Some((label, expr)) => key::of(eval(expr, &Scope::new(&[(label.as_str(), row)], &self.vars, None))),
             None => key::of(Val::Null),
         }
     }
@@ -385,7 +385,7 @@ impl PatternLogic {
         }
         Some(match self.drives {
             Some(_) => Found::Matches(matches),
-            None => Found::Rows(self.nodes.project_all(&self.plan, ctx.vars, &matches)),
+            None => Found::Rows(self.nodes.project_all(&self.plan, (ctx.vars, ctx.now), &matches)),
         })
     }
 

@@ -85,7 +85,7 @@ impl Program {
     fn declare(&mut self, node: &PlanNode) {
         match node {
             PlanNode::Variable(v) => {
-                let value = v.init.as_ref().map(|e| eval(e, &Scope::new(&[], &self.vars))).unwrap_or_default();
+                let value = v.init.as_ref().map(|e| eval(e, &Scope::new(&[], &self.vars, None))).unwrap_or_default();
                 self.vars.insert(v.name.clone(), value);
             }
             PlanNode::NamedWindow(w) => {

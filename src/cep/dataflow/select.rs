@@ -14,7 +14,7 @@ use timely::dataflow::operators::generic::Operator;
 
 use super::compile::Edge;
 use super::operator::{Emit, Hint, Logic, State};
-use super::record::Record;
+use super::record::{Record, millis};
 use crate::cep::plan::{PlanExpr, QueryPlan, StreamInput};
 use crate::cep::runtime::compiled::RowExpr;
 use crate::cep::runtime::value::Name;
@@ -25,11 +25,13 @@ pub fn operator<'s>(input: Edge<'s>, select: Select) -> Edge<'s> {
     input.unary(Pipeline, "Select", move |_cap, _info| {
         move |input, output| {
             input.for_each_stamp(|cap, data| {
+                // The epoch's millisecond: a total order has one least time.
+                let now = cap.least().copied().map_or(0, millis);
                 // A container out per container in, sized for a row per record: growing it copied the records at
                 // every doubling.
                 for container in data {
                     let mut records = Vec::with_capacity(container.len());
-                    records.extend(container.drain(..).filter_map(|record| select.select(record)));
+                    records.extend(container.drain(..).filter_map(|record| select.select(record, now)));
                     if !records.is_empty() {
                         output.session(&cap).give_container(&mut records);
                     }
@@ -67,7 +69,7 @@ impl<L: Logic> Logic for Selected<L> {
     }
 
     fn hinted(&mut self, emit: &mut Emit, epoch: u64, record: Record, hint: Hint) {
-        if let Some(record) = self.select.select(record) {
+        if let Some(record) = self.select.select(record, millis(epoch)) {
             self.logic.hinted(emit, epoch, record, hint);
         }
     }
@@ -141,14 +143,14 @@ impl Select {
         Select { number, ids, vars, filters, computed, kept, places }
     }
 
-    /// The row `record` makes, as a record of the sink stream; `None` for a record of another stream or kind, or one
-    /// the filters refuse.
-    pub(super) fn select(&self, record: Record) -> Option<Record> {
+    /// The row `record` makes at engine millisecond `now`, as a record of the sink stream; `None` for a record of
+    /// another stream or kind, or one the filters refuse.
+    pub(super) fn select(&self, record: Record, now: i64) -> Option<Record> {
         let Record::Event { stamp, stream, row } = record else {
             return None;
         };
         let rows = [&row];
-        if stream != self.ids.0 || !self.filters.iter().all(|f| f.holds(&rows, &[], &self.vars)) {
+        if stream != self.ids.0 || !self.filters.iter().all(|f| f.holds(&rows, &[], &self.vars, Some(now))) {
             return None;
         }
         let stamp = stamp.into_child(self.number, 0);
@@ -162,13 +164,13 @@ impl Select {
             // values between, which spared 4.8 % of a worker's instructions in `bench geofence` (cep.md, thirty-third
             // session).
             [(name, expr)] => {
-                let value = expr.eval(&[&out], &[], &self.vars);
+                let value = expr.eval(&[&out], &[], &self.vars, Some(now));
                 self.add(&mut out, std::iter::once((name.clone(), value)));
             }
             // Every column is computed from the input row before any is added to it.
             computed => {
                 let values: SmallVec<[Val; 2]> =
-                    computed.iter().map(|(_, e)| e.eval(&[&out], &[], &self.vars)).collect();
+                    computed.iter().map(|(_, e)| e.eval(&[&out], &[], &self.vars, Some(now))).collect();
                 self.add(&mut out, computed.iter().map(|(name, _)| name.clone()).zip(values));
             }
         }

@@ -36,6 +36,8 @@ pub struct Tallied {
     sink: u32,
     plan: Arc<QueryPlan>,
     vars: Arc<Row>,
+    /// The engine millisecond of the epoch being handled, which `current_timestamp()` reads.
+    now: i64,
     /// The output policy's kind and period, if the statement has one.
     pace: Option<(OutputKind, i64)>,
     fully: bool,
@@ -75,7 +77,7 @@ impl Tallied {
         let fully = plan.aggregation.as_ref().is_some_and(|a| a.kind == AggregationKind::FullyAggregated);
         let state =
             TallyState { not_before: not_before(&plan, created_ms), first: First::of(&plan), ..TallyState::default() };
-        Tallied { statement, sink, plan, vars, pace, fully, state }
+        Tallied { statement, sink, plan, vars, now: created_ms, pace, fully, state }
     }
 
     fn grouped(&self) -> bool {
@@ -85,9 +87,10 @@ impl Tallied {
     /// The match bound as `bindings`, at `epoch`: its group counts it if it passes `WHERE`; the row it makes, if
     /// any, goes out now (and is answered) or is kept for the tick.
     fn tally(&mut self, epoch: u64, bindings: Bindings) -> Option<Row> {
+        self.now = millis(epoch);
         let aggregation = self.plan.aggregation.as_ref()?;
         let bound: SmallVec<[(&str, &Row); 2]> = bindings.iter().map(|(tag, row)| (&**tag, row)).collect();
-        let scope = Scope::new(&bound, &self.vars);
+        let scope = Scope::new(&bound, &self.vars, Some(self.now));
         if !holds(self.plan.filter.as_ref(), &scope) {
             return None;
         }
@@ -102,7 +105,7 @@ impl Tallied {
         });
         // Matches never leave, so they need no arrival number: over a pattern, `first` and `last` are their ever forms.
         group.acc.add(0, args);
-        let row = row_of(&self.plan, &self.vars, &bound, &group.acc.values(calls));
+        let row = row_of(&self.plan, (&self.vars, self.now), &bound, &group.acc.values(calls));
         drop(bound);
         let Some(pace) = self.pace else {
             return row.map(|(_, row)| row);
@@ -197,20 +200,20 @@ impl Tallied {
         let group = self.state.groups.get(key)?;
         let bindings = group.last.as_ref()?;
         let bound: SmallVec<[(&str, &Row); 2]> = bindings.iter().map(|(tag, row)| (&**tag, row)).collect();
-        row_of(&self.plan, &self.vars, &bound, &group.acc.values(calls(&self.plan)))
+        row_of(&self.plan, (&self.vars, self.now), &bound, &group.acc.values(calls(&self.plan)))
     }
 
     /// The row of a fully aggregated pattern without groups as it stands, read with no match (as the reference's).
     fn current_row(&self) -> Option<Keyed> {
         let group = self.state.groups.get(&Key::default())?;
-        row_of(&self.plan, &self.vars, &[], &group.acc.values(calls(&self.plan)))
+        row_of(&self.plan, (&self.vars, self.now), &[], &group.acc.values(calls(&self.plan)))
     }
 }
 
 /// The row `plan` makes of the match `bound` with `aggregates`, with its `ORDER BY` keys, if it passes `HAVING`.
-fn row_of(plan: &QueryPlan, vars: &Row, bound: &[(&str, &Row)], aggregates: &[Val]) -> Option<Keyed> {
+fn row_of(plan: &QueryPlan, (vars, now): (&Row, i64), bound: &[(&str, &Row)], aggregates: &[Val]) -> Option<Keyed> {
     let having = plan.aggregation.as_ref().and_then(|a| a.having.as_ref());
-    let scope = Scope { rows: bound, aggregates, vars, pinned: &[] };
+    let scope = Scope { rows: bound, aggregates, vars, pinned: &[], now: Some(now) };
     holds(having, &scope).then(|| (order::keys(&plan.order_by, &scope), project(&plan.projection, &scope)))
 }
 
@@ -258,6 +261,7 @@ impl Gate for Tallied {
         let Some(stamp) = self.state.clock.tick(epoch, self.statement, every) else {
             return;
         };
+        self.now = millis(epoch);
         let rows = order::ordered(self.tick_rows(kind), &self.plan.order_by);
         for (i, row) in rows.into_iter().enumerate() {
             emit.event(stamp.child(self.statement, i), self.sink, row);

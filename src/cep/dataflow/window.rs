@@ -21,7 +21,7 @@ use smallvec::{SmallVec, smallvec};
 
 use super::operator::{Emit, Logic, State};
 use super::reaper::Leftovers;
-use super::record::{Origin, Record, Stamp};
+use super::record::{Origin, Record, Stamp, millis};
 use crate::cep::plan::{BinaryOp, MergeActionPlan, MergePlan, Partitioning, PlanExpr, StreamInput, WindowActionPlan};
 use crate::cep::reference::named::assign;
 use crate::cep::runtime::Row;
@@ -217,7 +217,7 @@ impl WindowLogic {
 
     /// Puts `row` in the window; answers its key.
     fn insert(&mut self, row: Row) -> (Key, Row) {
-        let key = key::of_all(&self.keys, &Scope::new(&[(self.name.as_str(), &row)], &self.vars));
+        let key = key::of_all(&self.keys, &Scope::new(&[(self.name.as_str(), &row)], &self.vars, None));
         self.rows.insert(key.clone(), row.clone());
         (key, row)
     }
@@ -228,13 +228,15 @@ impl WindowLogic {
         emit.event(stamp, self.stream, row);
     }
 
-    fn merge(&mut self, emit: &mut Emit, m: usize, stamp: &Stamp, event: &Row) {
+    /// Runs merge `m` for the trigger `event` of `stamp`, at engine millisecond `now`.
+    fn merge(&mut self, emit: &mut Emit, m: usize, (stamp, now): (&Stamp, i64), event: &Row) {
         let merge = &self.merges[m];
-        if !holds(merge.filter.as_ref(), &[event], &self.vars) {
+        let at = (&*self.vars, now);
+        if !holds(merge.filter.as_ref(), &[event], at) {
             return;
         }
         let candidates: Keys = match &merge.lookup {
-            Some(expr) => smallvec![key::of(expr.eval(&[event], &[], &self.vars))],
+            Some(expr) => smallvec![key::of(expr.eval(&[event], &[], &self.vars, Some(now)))],
             None => self.rows.keys().cloned().collect(),
         };
         // What the merge does to each row its condition matches, decided on the rows as they are before any changes
@@ -243,11 +245,12 @@ impl WindowLogic {
             .into_iter()
             .filter_map(|k| {
                 let row = self.rows.get(&k)?;
-                self.matches(merge, &k, event, row).then(|| (effect(merge, &self.vars, event, row), k))
+                let matches = holds(merge.condition(&k), &[event, row], at);
+                matches.then(|| (effect(merge, at, event, row), k))
             })
             .collect();
         let (out, removed) = match &merge.action {
-            Action::Merge(_) if effects.is_empty() => (self.not_matched(m, event), Vec::new()),
+            Action::Merge(_) if effects.is_empty() => (self.not_matched(m, event, now), Vec::new()),
             _ => self.apply(effects),
         };
         let statement = self.merges[m].statement;
@@ -262,22 +265,19 @@ impl WindowLogic {
         }
     }
 
-    fn matches(&self, merge: &Merge, key: &Key, event: &Row, row: &Row) -> bool {
-        holds(merge.condition(key), &[event, row], &self.vars)
-    }
-
-    fn not_matched(&mut self, m: usize, event: &Row) -> Vec<(Key, Row)> {
+    fn not_matched(&mut self, m: usize, event: &Row, now: i64) -> Vec<(Key, Row)> {
         let Action::Merge(plan) = &self.merges[m].action else {
             return Vec::new();
         };
         let conditions = &self.merges[m].clauses;
         let mut clauses = plan.clauses.iter().zip(conditions);
-        let clause = clauses.find(|(c, condition)| !c.matched && holds(condition.as_ref(), &[event], &self.vars));
+        let clause =
+            clauses.find(|(c, condition)| !c.matched && holds(condition.as_ref(), &[event], (&self.vars, now)));
         let Some(MergeActionPlan::Insert(projection)) = clause.map(|(c, _)| &c.action) else {
             return Vec::new();
         };
         let binding = [(plan.trigger.label.as_str(), event)];
-        let row = project(projection, &Scope::new(&binding, &self.vars));
+        let row = project(projection, &Scope::new(&binding, &self.vars, Some(now)));
         vec![self.insert(row)]
     }
 
@@ -312,25 +312,25 @@ fn is_key_test(conjunct: &PlanExpr, lookup: &PlanExpr, label: &Name, key: &Name)
 
 /// What happens to a matched `row`: `Some(Some(new row))` update, `Some(None)` delete, `None` nothing (a merge's
 /// first applicable matched clause decides).
-fn effect(merge: &Merge, vars: &Row, event: &Row, row: &Row) -> Option<Option<Row>> {
+fn effect(merge: &Merge, at: (&Row, i64), event: &Row, row: &Row) -> Option<Option<Row>> {
     let (trigger, window) = ((merge.action.trigger().label.as_str(), event), merge.action.window_label().as_str());
     let plan = match &merge.action {
         Action::Delete(_) => return Some(None),
-        Action::Update(a) => return Some(Some(assign(&a.assignments, row, trigger, window, vars))),
+        Action::Update(a) => return Some(Some(assign(&a.assignments, row, trigger, window, at))),
         Action::Merge(plan) => plan,
     };
     let mut clauses = plan.clauses.iter().zip(&merge.clauses);
-    let (clause, _) = clauses.find(|(c, condition)| c.matched && holds(condition.as_ref(), &[event, row], vars))?;
+    let (clause, _) = clauses.find(|(c, condition)| c.matched && holds(condition.as_ref(), &[event, row], at))?;
     match &clause.action {
-        MergeActionPlan::Update(assignments) => Some(Some(assign(assignments, row, trigger, window, vars))),
+        MergeActionPlan::Update(assignments) => Some(Some(assign(assignments, row, trigger, window, at))),
         MergeActionPlan::Delete => Some(None),
         MergeActionPlan::Insert(_) => None,
     }
 }
 
-/// Whether `condition` holds over `rows` (no condition always does).
-fn holds(condition: Option<&RowExpr>, rows: &[&Row], vars: &Row) -> bool {
-    condition.is_none_or(|c| c.holds(rows, &[], vars))
+/// Whether `condition` holds over `rows` at engine millisecond `now` (no condition always does).
+fn holds(condition: Option<&RowExpr>, rows: &[&Row], (vars, now): (&Row, i64)) -> bool {
+    condition.is_none_or(|c| c.holds(rows, &[], vars, Some(now)))
 }
 
 impl WindowLogic {
@@ -358,7 +358,7 @@ impl Logic for WindowLogic {
         records.sort_by(|a, b| self.place(a).cmp(&self.place(b)).then_with(|| a.stamp().cmp(&b.stamp())));
     }
 
-    fn record(&mut self, emit: &mut Emit, _epoch: u64, record: Record) {
+    fn record(&mut self, emit: &mut Emit, epoch: u64, record: Record) {
         let Record::Event { stamp, stream, row } = record else {
             return;
         };
@@ -366,7 +366,7 @@ impl Logic for WindowLogic {
             let inserted = self.insert(row);
             self.wrote(emit, stamp, inserted);
         } else if let Some(m) = self.merges.iter().position(|m| m.trigger == stream) {
-            self.merge(emit, m, &stamp, &row);
+            self.merge(emit, m, (&stamp, millis(epoch)), &row);
             self.triggers.add(std::iter::once(row));
         }
     }

@@ -151,6 +151,8 @@ impl Builder<'_> {
             Rule::property => ExprKind::Property(self.property_path(inner)),
             Rule::array => self.nested(1, span, |b| Ok(ExprKind::Array(b.exprs_of(inner)?)))?,
             Rule::call => self.nested(1, span, |b| b.call(inner))?,
+            // The call with no arguments it stands for.
+            Rule::clock => ExprKind::Call { name: self.name(inner), args: Vec::new(), star: false, distinct: false },
             Rule::cast_expr => self.nested(1, span, |b| b.cast(inner))?,
             _ => self.nested(1, span, |b| b.case(inner))?,
         };

@@ -37,6 +37,9 @@ pub enum Function {
     /// `item(values, i)`: the `i`-th of an array (from 0, a number cut to a whole one), null past its ends: how
     /// `prev(i, x)` and `prevtail(i, x)` with an index that is not a constant read the window ([`super::PrevKind`]).
     Item,
+    /// `current_timestamp()`: the engine's time, a `long` of milliseconds, at the evaluation (Esper's reading of its
+    /// time service): an event's arrival, a timer's firing, an output tick.
+    CurrentTimestamp,
 }
 
 /// The static methods of Java's `String`, `Integer`, `Long` and `Double` that convert between texts and values.
@@ -371,6 +374,14 @@ impl PlanExpr {
         }
     }
 
+    /// Whether it reads `current_timestamp()`: then it is no key to route events by, as they are routed before any
+    /// operator's time.
+    pub fn reads_clock(&self) -> bool {
+        let mut reads = false;
+        self.visit(&mut |e| reads |= matches!(e, PlanExpr::Call { function: Function::CurrentTimestamp, .. }));
+        reads
+    }
+
     /// Calls `f` on this expression and then on each expression inside it, depth first.
     pub fn visit(&self, f: &mut impl FnMut(&PlanExpr)) {
         f(self);
@@ -452,6 +463,7 @@ impl Display for Function {
             Function::Text(m) => m.name(),
             Function::Convert(c) => return write!(f, "{}.{}", c.names().0, c.names().1),
             Function::Item => "item",
+            Function::CurrentTimestamp => "current_timestamp",
         })
     }
 }

@@ -118,7 +118,8 @@ impl OnContext {
         Scope { bindings: vec![self.trigger_binding.clone()], ..Scope::default() }
     }
 
-    /// Equalities between a window column and a trigger expression: the partition key.
+    /// Equalities between a window column and a trigger expression: the partition key. Not one reading
+    /// `current_timestamp()`, which the router of the trigger's events cannot read.
     fn partition(&self, condition: Option<&PlanExpr>) -> Partitioning {
         let label = &self.window_binding.label;
         let is_window = |e: &PlanExpr| matches!(e, PlanExpr::Column { source, .. } if source == label);
@@ -127,7 +128,9 @@ impl OnContext {
             .unwrap_or_default()
             .into_iter()
             .filter_map(|c| match c {
-                PlanExpr::Binary { op: BinaryOp::Eq, lhs, rhs, .. } if is_window(lhs) != is_window(rhs) => {
+                PlanExpr::Binary { op: BinaryOp::Eq, lhs, rhs, .. }
+                    if is_window(lhs) != is_window(rhs) && !c.reads_clock() =>
+                {
                     let (w, t) = if is_window(lhs) { (lhs, rhs) } else { (rhs, lhs) };
                     Some(PartitionKey { name: w.to_string(), inputs: vec![*t.clone(), *w.clone()] })
                 }

@@ -29,6 +29,9 @@ pub(super) struct ExprPlanner<'a> {
     /// A `rate` read over `std:groupwin`, whose rows leave in arrival order only within each key: the statement must
     /// group by the keys ([`Ends::Window`]).
     pub keyed_rate: Option<Name>,
+    /// Where the clause first reads `current_timestamp()`: a statement whose rows are made before they go out
+    /// (under an output policy) is refused there ([`super::query`]).
+    pub reads_clock: Option<Span>,
     /// The select list's columns a name that no stream has reads (in `ORDER BY`, as Esper's `(myPrice * 6) + 5`).
     pub aliases: Vec<(String, Typed)>,
 }
@@ -101,6 +104,7 @@ impl<'a> ExprPlanner<'a> {
             ends: Ends::Unsupported("here"),
             aliases: Vec::new(),
             keyed_rate: None,
+            reads_clock: None,
         }
     }
 

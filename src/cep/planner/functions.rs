@@ -47,7 +47,10 @@ const FUNCTIONS: [&str; 30] = [
 ];
 
 /// Esper's functions outside the subset, refused by name rather than unknown.
-const UNSUPPORTED: [&str; 5] = ["prevwindow", "cast", "instanceof", "typeof", "current_timestamp"];
+const UNSUPPORTED: [&str; 4] = ["prevwindow", "cast", "instanceof", "typeof"];
+
+/// The clauses whose values are read apart from the engine's time: keys, a view's parameters, a variable's value.
+const UNTIMED: [&str; 3] = ["GROUP BY", "a view", "a variable's value"];
 
 /// The arguments an "ever" aggregate takes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -155,6 +158,7 @@ impl ExprPlanner<'_> {
                 Ok(geometry_call(Function::Geometry, vec![wkt]))
             }
             "coalesce" => self.coalesce(e, args),
+            "current_timestamp" => self.current_timestamp(e, name, args),
             "prior" => self.prior(e, name, args),
             function if Self::is_prev(function) => self.prev(e, name, function, args),
             _ if UNSUPPORTED.contains(&lower.as_str()) => {
@@ -195,6 +199,22 @@ impl ExprPlanner<'_> {
             read.push(prior);
         }
         Ok((column, ty))
+    }
+
+    /// `current_timestamp()`: the engine's time when the clause is evaluated, a `long` of milliseconds. Not where a
+    /// value is read apart from that time (an aggregate's argument, which Esper reads again as its row leaves; a key;
+    /// a view's parameter; a variable's value).
+    fn current_timestamp(&mut self, e: &Expr, name: &Name, args: &[Expr]) -> Result<Typed, CepError> {
+        self.arity::<0>(e, name, args)?;
+        let clause = self.no_aggregates.filter(|clause| UNTIMED.contains(clause));
+        if let Some(clause) = clause.or(self.in_aggregate.then_some("an aggregate's argument")) {
+            return Err(self.ctx.unsupported(name.span, format!("`current_timestamp` in {clause}")));
+        }
+        self.reads_clock.get_or_insert(name.span);
+        Ok((
+            PlanExpr::Call { function: Function::CurrentTimestamp, args: Vec::new(), ty: DataType::Long },
+            DataType::Long,
+        ))
     }
 
     fn arity<'e, const N: usize>(&self, e: &Expr, name: &Name, args: &'e [Expr]) -> Result<&'e [Expr; N], CepError> {

@@ -56,6 +56,7 @@ pub(super) fn plan_select(ctx: &Ctx<'_>, s: &SelectStmt, catalog: &mut dyn Catal
     if let Some(name) = planner.keyed_rate.take() {
         rate_grouped_by_keys(ctx, &name, &input, &group_by)?;
     }
+    let clock_read = planner.reads_clock;
     let prevs_read = Prevs::read_by([&where_planner, &planner, &group_planner]);
     let read = Priors::read_by([where_planner, planner, group_planner]);
     if let Input::Stream(s) = &mut input {
@@ -139,7 +140,33 @@ pub(super) fn plan_select(ctx: &Ctx<'_>, s: &SelectStmt, catalog: &mut dyn Catal
         sink,
         partition,
     };
+    if let Some(at) = clock_read.filter(|_| !made_when_released(&plan)) {
+        let construct = "`current_timestamp` in the rows of an output policy that keeps them from when they are made \
+            (Esper reads it as they go out)";
+        return Err(ctx.unsupported(at, construct));
+    }
     Ok(groups_on_one_worker(distinct_on_one_worker(plan)))
+}
+
+/// Whether `plan`'s rows are made when they go out, so that `current_timestamp()` in its select list, `HAVING` and
+/// `ORDER BY` reads the time they go out, as Esper's output does: without an output policy, under `OUTPUT FIRST` of
+/// the insert stream, and the rows of a fully aggregated query on a stream (no batch window) that each clock tick
+/// makes from its groups (`LAST`, `SNAPSHOT`, and `ALL` with groups). The other policies keep the rows made at each
+/// change for the tick.
+fn made_when_released(plan: &QueryPlan) -> bool {
+    let Some(output) = &plan.output else {
+        return true;
+    };
+    let grouped = plan.aggregation.as_ref().is_some_and(|a| !a.group_by.is_empty());
+    let fully = plan.aggregation.as_ref().is_some_and(|a| a.kind == AggregationKind::FullyAggregated);
+    let stream = matches!(&plan.input, Input::Stream(s) if !s.window.as_ref().is_some_and(WindowSpec::batches));
+    let at_tick = fully && stream && plan.emits == Emits::Inserted && output.every_events.is_none();
+    match output.kind {
+        OutputKind::First => plan.emits == Emits::Inserted,
+        OutputKind::Last | OutputKind::Snapshot => at_tick,
+        OutputKind::All => at_tick && grouped,
+        OutputKind::Default => false,
+    }
 }
 
 /// Why a previous-event function `name` cannot be in `clause` of a statement with aggregates: Esper's reason.
@@ -276,7 +303,7 @@ pub(super) fn stream_input(
     for f in &s.filter {
         filters.push(planner.condition(f, "a stream filter")?);
     }
-    let window = window_of(&mut planner, &s.views)?;
+    let window = window_of(&mut ExprPlanner::new(ctx, catalog, &scope, Some("a view")), &s.views)?;
     let input = StreamInput {
         stream: s.name.text.clone(),
         label: label.into(),
@@ -404,11 +431,12 @@ fn named_window_view(
     window_of(&mut ExprPlanner::new(ctx, catalog, &scope, Some("a view")), views)
 }
 
-/// Equalities of `on` with the lookup side's column on one side only.
+/// Equalities of `on` with the lookup side's column on one side only (and no `current_timestamp()`).
 fn join_keys(on: &PlanExpr, lookup: &str) -> Vec<(PlanExpr, PlanExpr)> {
     let from_lookup = |e: &PlanExpr| matches!(e, PlanExpr::Column { source, .. } if source == lookup);
     on.conjuncts()
         .into_iter()
+        .filter(|c| !c.reads_clock())
         .filter_map(|c| match c {
             PlanExpr::Binary { op: BinaryOp::Eq, lhs, rhs, .. } if from_lookup(rhs) && !from_lookup(lhs) => {
                 Some((*lhs.clone(), *rhs.clone()))

@@ -56,27 +56,33 @@ pub fn over(calls: &[AggregateCall], rows: &[&Bound<'_>], vars: &Row) -> Vec<Val
 /// The text of the group of `row`: its `GROUP BY` values' keys, joined.
 pub fn group_of(plan: &QueryPlan, row: &Bound<'_>, vars: &Row) -> String {
     let exprs = plan.aggregation.as_ref().map_or(&[][..], |a| &a.group_by[..]);
-    let scope = Scope::new(row, vars);
+    let scope = Scope::new(row, vars, None);
     exprs.iter().map(|e| eval(e, &scope).key()).collect::<Vec<_>>().join("\u{1f}")
 }
 
 /// The row `plan` makes of `row` with `aggregates`, with its `ORDER BY` keys, if it passes HAVING.
-pub fn having_row(plan: &QueryPlan, row: &Bound<'_>, aggregates: &[Val], vars: &Row) -> Option<(Vec<Val>, Row)> {
+pub fn having_row(
+    plan: &QueryPlan,
+    row: &Bound<'_>,
+    aggregates: &[Val],
+    (vars, now): (&Row, i64),
+) -> Option<(Vec<Val>, Row)> {
     let having = plan.aggregation.as_ref().and_then(|a| a.having.as_ref());
-    let scope = Scope { rows: row, aggregates, vars, pinned: &[] };
+    let scope = Scope { rows: row, aggregates, vars, pinned: &[], now: Some(now) };
     holds(having, &scope).then(|| (order::keys(&plan.order_by, &scope), project(&plan.projection, &scope)))
 }
 
 /// The rows an aggregating `plan` makes of `rows` that arrive together, over aggregates that start afresh with them
 /// (Esper's unidirectional join clears its aggregation at every trigger): fully aggregated, one row per group in order
 /// of first sight, projected from the group's last row; with ungrouped columns, one row per row, each with its
-/// group's aggregates over all of `rows`. Every row goes through HAVING; they come in `ORDER BY` order.
-pub fn fresh(plan: &QueryPlan, rows: &[&Bound<'_>], vars: &Row) -> Vec<Row> {
-    order::ordered(fresh_keyed(plan, rows, vars), &plan.order_by)
+/// group's aggregates over all of `rows`. Every row goes through HAVING; they come in `ORDER BY` order. `now` is the
+/// engine's time.
+pub fn fresh(plan: &QueryPlan, rows: &[&Bound<'_>], vars: &Row, now: i64) -> Vec<Row> {
+    order::ordered(fresh_keyed(plan, rows, vars, now), &plan.order_by)
 }
 
 /// The rows [`fresh`] makes, each with its `ORDER BY` keys, in the order made.
-pub fn fresh_keyed(plan: &QueryPlan, rows: &[&Bound<'_>], vars: &Row) -> Vec<(Vec<Val>, Row)> {
+pub fn fresh_keyed(plan: &QueryPlan, rows: &[&Bound<'_>], vars: &Row, now: i64) -> Vec<(Vec<Val>, Row)> {
     let Some(aggregation) = &plan.aggregation else {
         return Vec::new();
     };
@@ -84,11 +90,11 @@ pub fn fresh_keyed(plan: &QueryPlan, rows: &[&Bound<'_>], vars: &Row) -> Vec<(Ve
     let aggregates: Vec<Vec<Val>> = groups.iter().map(|members| over(&aggregation.aggregates, members, vars)).collect();
     match aggregation.kind {
         AggregationKind::FullyAggregated => (groups.iter().zip(&aggregates))
-            .filter_map(|(members, values)| members.last().and_then(|last| having_row(plan, last, values, vars)))
+            .filter_map(|(members, values)| members.last().and_then(|last| having_row(plan, last, values, (vars, now))))
             .collect(),
-        AggregationKind::WithUngroupedColumns(_) => {
-            (rows.iter().zip(&of_row)).filter_map(|(row, at)| having_row(plan, row, &aggregates[*at], vars)).collect()
-        }
+        AggregationKind::WithUngroupedColumns(_) => (rows.iter().zip(&of_row))
+            .filter_map(|(row, at)| having_row(plan, row, &aggregates[*at], (vars, now)))
+            .collect(),
     }
 }
 
@@ -96,14 +102,14 @@ pub fn fresh_keyed(plan: &QueryPlan, rows: &[&Bound<'_>], vars: &Row) -> Vec<(Ve
 /// aggregated, each group's row with the aggregates over its rows and with empty ones, both projected from its last
 /// row; with ungrouped columns, each row's with its group's aggregates. A row failing `HAVING` is `None`; under
 /// `ORDER BY` each row carries its keys hidden.
-pub fn fresh_groups(plan: &QueryPlan, rows: &[&Bound<'_>], vars: &Row) -> Vec<GroupRows> {
+pub fn fresh_groups(plan: &QueryPlan, rows: &[&Bound<'_>], vars: &Row, now: i64) -> Vec<GroupRows> {
     let Some(aggregation) = &plan.aggregation else {
         return Vec::new();
     };
     let Grouped { keys, groups, of_row } = Grouped::new(plan, rows, vars);
     let aggregates: Vec<Vec<Val>> = groups.iter().map(|members| over(&aggregation.aggregates, members, vars)).collect();
     let made = |row: &Bound<'_>, values: &[Val]| {
-        having_row(plan, row, values, vars).map(|(keys, made)| match plan.order_by.is_empty() {
+        having_row(plan, row, values, (vars, now)).map(|(keys, made)| match plan.order_by.is_empty() {
             true => made,
             false => order::with_keys(made, keys),
         })
@@ -174,9 +180,10 @@ fn one(call: &AggregateCall, rows: &[&Bound<'_>], history: &[&Bound<'_>], vars: 
         _ => None,
     };
     if let Some(row) = end {
-        return row.map_or(Val::Null, |row| eval(arg, &Scope::new(row, vars)));
+        return row.map_or(Val::Null, |row| eval(arg, &Scope::new(row, vars, None)));
     }
-    let values: Vec<Val> = rows.iter().map(|row| eval(arg, &Scope::new(row, vars))).filter(|v| !v.is_null()).collect();
+    let values: Vec<Val> =
+        rows.iter().map(|row| eval(arg, &Scope::new(row, vars, None))).filter(|v| !v.is_null()).collect();
     let values = if call.distinct { distinct(values) } else { values };
     match call.function {
         AggregateFunction::Count | AggregateFunction::CountEver => Val::Int(values.len() as i64),
@@ -200,7 +207,7 @@ fn one(call: &AggregateCall, rows: &[&Bound<'_>], history: &[&Bound<'_>], vars: 
 /// `rate(timestamp[, value])` of the group whose window holds `rows` and which had `history`: the rows that left are
 /// the first of `history`, as the planner takes `rate` only over a window whose rows leave in the order they came.
 fn rate(arg: &PlanExpr, rows: &[&Bound<'_>], history: &[&Bound<'_>], vars: &Row) -> Val {
-    let point = |row: &&Bound<'_>| rate_point(&eval(arg, &Scope::new(row, vars)));
+    let point = |row: &&Bound<'_>| rate_point(&eval(arg, &Scope::new(row, vars, None)));
     let left = &history[..history.len() - rows.len()];
     let Some((oldest, _)) = left.iter().rev().find_map(point) else {
         return Val::Null;

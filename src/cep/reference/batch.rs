@@ -135,6 +135,8 @@ pub struct BatchQuery {
     /// forgotten since: a release whose rows enter the aggregates first forgets the groups with no row in the view
     /// ([`QueryPlan::forgets_emptied_groups`]).
     history: Option<Vec<(String, Row)>>,
+    /// The engine's time of the event or timer being handled, which `current_timestamp()` reads.
+    now: i64,
 }
 
 /// The batch window inside any `std:groupwin`.
@@ -189,6 +191,7 @@ impl BatchQuery {
             priors: PriorBuffer::of(input),
             prevs: Prevs::of(input),
             history: aggregate::history(q, input),
+            now: created_ms,
         })
     }
 
@@ -196,8 +199,9 @@ impl BatchQuery {
         if stream != self.input.stream {
             return Vec::new();
         }
+        self.now = ctx.now;
         let binding = [(self.input.label.as_str(), event)];
-        let scope = Scope::new(&binding, ctx.vars);
+        let scope = Scope::new(&binding, ctx.vars, Some(ctx.now));
         if !holds(self.input.filter.as_ref(), &scope) {
             return Vec::new();
         }
@@ -262,6 +266,7 @@ impl BatchQuery {
     /// neither it nor the one before holds an event, which stops the key's clock instead. Each key schedules its
     /// own timer, so the first of those due at one millisecond takes them all.
     pub fn on_timer(&mut self, ctx: &mut Ctx<'_>, kind: TimerKind) -> Vec<Row> {
+        self.now = ctx.now;
         match (kind, self.release) {
             (TimerKind::Batch, Release::Time(period) | Release::TimeLength { period, .. }) => {
                 self.end_periods(ctx, period)
@@ -426,7 +431,7 @@ impl BatchQuery {
         let exprs = self.plan.aggregation.as_ref().map_or(&[][..], |a| &a.group_by[..]);
         for entry in &mut self.keys[at].collected {
             let binding = [(self.input.label.as_str(), &entry.row)];
-            entry.counts = holds(self.plan.filter.as_ref(), &Scope::new(&binding, vars));
+            entry.counts = holds(self.plan.filter.as_ref(), &Scope::new(&binding, vars, Some(self.now)));
             entry.group = key_of(exprs, &self.input.label, &entry.row, vars);
         }
     }
@@ -550,13 +555,13 @@ impl BatchQuery {
     fn having(&self, event: &Row, aggregates: &[Val], vars: &Row) -> bool {
         let having = self.plan.aggregation.as_ref().and_then(|a| a.having.as_ref());
         let binding = [(self.input.label.as_str(), event)];
-        holds(having, &Scope { rows: &binding, aggregates, vars, pinned: &[] })
+        holds(having, &Scope { rows: &binding, aggregates, vars, pinned: &[], now: Some(self.now) })
     }
 
     /// The row of `event` with its `ORDER BY` keys.
     fn project(&self, event: &Row, aggregates: &[Val], vars: &Row) -> (Vec<Val>, Row) {
         let binding = [(self.input.label.as_str(), event)];
-        let scope = Scope { rows: &binding, aggregates, vars, pinned: &[] };
+        let scope = Scope { rows: &binding, aggregates, vars, pinned: &[], now: Some(self.now) };
         (order::keys(&self.plan.order_by, &scope), project(&self.plan.projection, &scope))
     }
 }

@@ -106,9 +106,9 @@ impl Output {
         Output { filter, projection: RowProjection::new(&plan.projection, labels, vars) }
     }
 
-    fn row(&self, rows: &[&Row], vars: &Row) -> Option<Row> {
-        let passes = self.filter.as_ref().is_none_or(|f| f.holds(rows, &[], vars));
-        passes.then(|| self.projection.project(rows, vars))
+    fn row(&self, rows: &[&Row], (vars, now): (&Row, i64)) -> Option<Row> {
+        let passes = self.filter.as_ref().is_none_or(|f| f.holds(rows, &[], vars, Some(now)));
+        passes.then(|| self.projection.project(rows, vars, Some(now)))
     }
 }
 
@@ -137,30 +137,32 @@ impl Joiner {
     pub fn on_driving_event(&self, now: i64, event: &Row, vars: &Row) -> Handed {
         let stream = self.stream.as_ref()?;
         let alone = [event];
-        if !stream.filter.as_ref().is_none_or(|f| f.holds(&alone, &[], vars)) {
+        if !stream.filter.as_ref().is_none_or(|f| f.holds(&alone, &[], vars, Some(now))) {
             return None;
         }
         let reach = match &stream.reach {
-            Some(value) => Reach::Class(Equal::of(&value.eval(&alone, &[], vars))),
+            Some(value) => Reach::Class(Equal::of(&value.eval(&alone, &[], vars, Some(now)))),
             None => Reach::All,
         };
         let driver = self.driver_label();
         if self.plan.aggregation.is_some() {
-            let matched = self.view.visible(now, &reach).filter(|row| stream.on.holds(&[event, row], &[], vars));
+            let on = |row: &&Row| stream.on.holds(&[event, row], &[], vars, Some(now));
+            let matched = self.view.visible(now, &reach).filter(on);
             let joined: Vec<Vec<(&str, &Row)>> =
                 matched.map(|row| vec![(driver, event), (self.view.label(), row)]).collect();
-            return self.aggregated(joined, &[(driver, event)], vars);
+            return self.aggregated(joined, &[(driver, event)], (vars, now));
         }
         let (mut out, mut matched) = (TriggerRows::new(&self.plan), false);
         for row in self.view.visible(now, &reach) {
             let both = [event, row];
-            if stream.on.holds(&both, &[], vars) {
+            if stream.on.holds(&both, &[], vars, Some(now)) {
                 matched = true;
-                out.push(stream.matched.row(&both, vars), &[(driver, event), (self.view.label(), row)], vars);
+                let of = [(driver, event), (self.view.label(), row)];
+                out.push(stream.matched.row(&both, (vars, now)), &of, (vars, now));
             }
         }
         if !matched {
-            out.push(stream.alone.row(&alone, vars), &[(driver, event)], vars);
+            out.push(stream.alone.row(&alone, (vars, now)), &[(driver, event)], (vars, now));
         }
         out.handed()
     }
@@ -177,28 +179,28 @@ impl Joiner {
     pub fn rows(&self, now: i64, bindings: &Bindings, vars: &Row) -> Handed {
         let label = self.view.label();
         let mut scope: Vec<(&str, &Row)> = bindings.iter().map(|(t, r)| (&**t, r)).collect();
-        let reach = self.view.reach(&Scope::new(&scope, vars));
+        let reach = self.view.reach(&Scope::new(&scope, vars, Some(now)));
         let matched: Vec<&Row> = self
             .view
             .visible(now, &reach)
             .filter(|row| {
                 scope.push((label, row));
-                let on = holds(Some(&self.join.on), &Scope::new(&scope, vars));
+                let on = holds(Some(&self.join.on), &Scope::new(&scope, vars, Some(now)));
                 scope.pop();
                 on
             })
             .collect();
         if self.plan.aggregation.is_some() {
             let joined = matched.into_iter().map(|row| [&scope[..], &[(label, row)]].concat()).collect();
-            return self.aggregated(joined, &scope, vars);
+            return self.aggregated(joined, &scope, (vars, now));
         }
         let mut out = TriggerRows::new(&self.plan);
         if matched.is_empty() {
-            out.push(self.project(&scope, vars), &scope, vars);
+            out.push(self.project(&scope, (vars, now)), &scope, (vars, now));
         }
         for row in matched {
             scope.push((label, row));
-            out.push(self.project(&scope, vars), &scope, vars);
+            out.push(self.project(&scope, (vars, now)), &scope, (vars, now));
             scope.pop();
         }
         out.handed()
@@ -212,7 +214,7 @@ impl Joiner {
         &self,
         mut joined: Vec<Vec<(&'r str, &'r Row)>>,
         alone: &[(&'r str, &'r Row)],
-        vars: &Row,
+        (vars, now): (&Row, i64),
     ) -> Handed {
         if joined.is_empty() {
             joined.push(alone.to_vec());
@@ -220,23 +222,23 @@ impl Joiner {
         let passed: Vec<&[(&str, &Row)]> = joined
             .iter()
             .map(Vec::as_slice)
-            .filter(|row| holds(self.plan.filter.as_ref(), &Scope::new(row, vars)))
+            .filter(|row| holds(self.plan.filter.as_ref(), &Scope::new(row, vars, Some(now))))
             .collect();
         if passed.is_empty() {
             return None;
         }
         if lasts_by_group(&self.plan) {
-            return Some(Batch::Groups(aggregate::fresh_groups(&self.plan, &passed, vars)));
+            return Some(Batch::Groups(aggregate::fresh_groups(&self.plan, &passed, vars, now)));
         }
         if self.plan.output.is_none() || self.plan.order_by.is_empty() {
-            return Some(Batch::Rows(aggregate::fresh(&self.plan, &passed, vars)));
+            return Some(Batch::Rows(aggregate::fresh(&self.plan, &passed, vars, now)));
         }
-        let made = aggregate::fresh_keyed(&self.plan, &passed, vars);
+        let made = aggregate::fresh_keyed(&self.plan, &passed, vars, now);
         Some(Batch::Rows(made.into_iter().map(|(keys, row)| order::with_keys(row, keys)).collect()))
     }
 
-    fn project(&self, rows: &[(&str, &Row)], vars: &Row) -> Option<Row> {
-        let scope = Scope::new(rows, vars);
+    fn project(&self, rows: &[(&str, &Row)], (vars, now): (&Row, i64)) -> Option<Row> {
+        let scope = Scope::new(rows, vars, Some(now));
         holds(self.plan.filter.as_ref(), &scope).then(|| project(&self.plan.projection, &scope))
     }
 }
@@ -256,14 +258,14 @@ impl<'p> TriggerRows<'p> {
     }
 
     /// Adds `row`, if the trigger made one, of the rows `of` (its keys are read from them).
-    fn push(&mut self, row: Option<Row>, of: &[(&str, &Row)], vars: &Row) {
+    fn push(&mut self, row: Option<Row>, of: &[(&str, &Row)], (vars, now): (&Row, i64)) {
         let Some(row) = row else {
             return;
         };
         if self.order_by.is_empty() {
             return self.rows.push(row);
         }
-        let keys = order::keys(self.order_by, &Scope::new(of, vars));
+        let keys = order::keys(self.order_by, &Scope::new(of, vars, Some(now)));
         match self.paced {
             true => self.rows.push(order::with_keys(row, keys)),
             false => {

@@ -178,7 +178,7 @@ impl Reference {
     fn build(&mut self, number: usize, node: &PlanNode) -> Result<Statement, EngineError> {
         Ok(match node {
             PlanNode::Variable(v) => {
-                let value = v.init.as_ref().map_or(Val::Null, |e| eval(e, &Scope::new(&[], &self.vars)));
+                let value = v.init.as_ref().map_or(Val::Null, |e| eval(e, &Scope::new(&[], &self.vars, None)));
                 self.vars.insert(v.name.clone(), value);
                 Statement::Passive
             }

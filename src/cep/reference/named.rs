@@ -69,7 +69,7 @@ impl MergeState {
     pub fn on_event(&mut self, ctx: &mut Ctx<'_>, window: &mut NamedWindow, stream: &str, event: &Row) -> Changes {
         let trigger = &self.plan.trigger;
         let binding = [(trigger.label.as_str(), event)];
-        if stream != trigger.stream || !holds(trigger.filter.as_ref(), &Scope::new(&binding, ctx.vars)) {
+        if stream != trigger.stream || !holds(trigger.filter.as_ref(), &Scope::new(&binding, ctx.vars, Some(ctx.now))) {
             return Changes::default();
         }
         let matched: Vec<usize> =
@@ -101,12 +101,12 @@ impl MergeState {
     }
 
     fn matches(&self, event: &Row, row: &Row, ctx: &Ctx<'_>) -> bool {
-        holds(self.plan.condition.as_ref(), &Scope::new(&self.both(event, row), ctx.vars))
+        holds(self.plan.condition.as_ref(), &Scope::new(&self.both(event, row), ctx.vars, Some(ctx.now)))
     }
 
     fn not_matched(&self, ctx: &Ctx<'_>, window: &mut NamedWindow, event: &Row) -> Vec<Row> {
         let binding = [(self.plan.trigger.label.as_str(), event)];
-        let scope = Scope::new(&binding, ctx.vars);
+        let scope = Scope::new(&binding, ctx.vars, Some(ctx.now));
         let clause = self.plan.clauses.iter().find(|c| !c.matched && holds(c.condition.as_ref(), &scope));
         match clause.map(|c| &c.action) {
             Some(MergeActionPlan::Insert(projection)) => {
@@ -120,12 +120,12 @@ impl MergeState {
     /// The first applicable matched clause's effect: `Some(Some(new row))` update, `Some(None)` delete.
     fn matched(&self, ctx: &Ctx<'_>, event: &Row, row: &Row) -> Option<Option<Row>> {
         let both = self.both(event, row);
-        let scope = Scope::new(&both, ctx.vars);
+        let scope = Scope::new(&both, ctx.vars, Some(ctx.now));
         let clause = self.plan.clauses.iter().find(|c| c.matched && holds(c.condition.as_ref(), &scope))?;
         let trigger = (self.plan.trigger.label.as_str(), event);
         match &clause.action {
             MergeActionPlan::Update(assignments) => {
-                Some(Some(assign(assignments, row, trigger, &self.plan.window_label, ctx.vars)))
+                Some(Some(assign(assignments, row, trigger, &self.plan.window_label, (ctx.vars, ctx.now))))
             }
             MergeActionPlan::Delete => Some(None),
             MergeActionPlan::Insert(_) => None,
@@ -154,11 +154,16 @@ impl ActionState {
     pub fn on_event(&mut self, ctx: &mut Ctx<'_>, window: &mut NamedWindow, stream: &str, event: &Row) -> Changes {
         let trigger = &self.plan.trigger;
         let binding = [(trigger.label.as_str(), event)];
-        if stream != trigger.stream || !holds(trigger.filter.as_ref(), &Scope::new(&binding, ctx.vars)) {
+        if stream != trigger.stream || !holds(trigger.filter.as_ref(), &Scope::new(&binding, ctx.vars, Some(ctx.now))) {
             return Changes::default();
         }
         let matched: Vec<usize> = (0..window.rows.len())
-            .filter(|i| holds(self.plan.condition.as_ref(), &Scope::new(&self.both(event, &window.rows[*i]), ctx.vars)))
+            .filter(|i| {
+                holds(
+                    self.plan.condition.as_ref(),
+                    &Scope::new(&self.both(event, &window.rows[*i]), ctx.vars, Some(ctx.now)),
+                )
+            })
             .collect();
         if self.delete {
             let removed = matched.iter().map(|i| window.rows[*i].clone()).collect();
@@ -170,7 +175,8 @@ impl ActionState {
         let mut out = Vec::new();
         for i in matched {
             let trigger = (self.plan.trigger.label.as_str(), event);
-            let updated = assign(&self.plan.assignments, &window.rows[i], trigger, &self.plan.window_label, ctx.vars);
+            let updated =
+                assign(&self.plan.assignments, &window.rows[i], trigger, &self.plan.window_label, (ctx.vars, ctx.now));
             window.rows[i] = updated.clone();
             out.push(updated);
         }
@@ -186,10 +192,16 @@ impl ActionState {
 /// and the row as the assignments before it left it, the row before any being [`INITIAL`]: Esper's update helper
 /// (`EventBeanUpdateHelper`) assigns to a copy that later assignments read, so `SET a = 5, b = w.a` sets `b` to 5
 /// (`TestInfraOnMerge.testUpdateOrderOfFields`).
-pub fn assign(assignments: &[(String, PlanExpr)], row: &Row, trigger: (&str, &Row), window: &str, vars: &Row) -> Row {
+pub fn assign(
+    assignments: &[(String, PlanExpr)],
+    row: &Row,
+    trigger: (&str, &Row),
+    window: &str,
+    (vars, now): (&Row, i64),
+) -> Row {
     let mut updated = row.clone();
     for (name, e) in assignments {
-        let value = eval(e, &Scope::new(&[trigger, (window, &updated), (INITIAL, row)], vars));
+        let value = eval(e, &Scope::new(&[trigger, (window, &updated), (INITIAL, row)], vars, Some(now)));
         updated.insert(name.clone(), value);
     }
     updated

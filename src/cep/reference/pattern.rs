@@ -236,7 +236,7 @@ impl Nodes {
         node: usize,
         (bindings, pinned): (impl Iterator<Item = &'a (Name, Row)>, &Pinned),
         (stream, event): (&str, &Row),
-        vars: &Row,
+        (vars, now): (&Row, i64),
     ) -> bool {
         let PatternNodeKind::Match { tag, filter, .. } = &self.get(node).kind else {
             return false;
@@ -250,13 +250,13 @@ impl Nodes {
         let reads = &self.reads[node];
         let pinned: SmallVec<[(&str, &str, &Val); 2]> =
             pinned.iter().map(|(i, v)| (reads[*i].0.as_str(), reads[*i].1.as_str(), v)).collect();
-        holds(Some(filter), &Scope::new(&rows, vars).with_pinned(&pinned))
+        holds(Some(filter), &Scope::new(&rows, vars, Some(now)).with_pinned(&pinned))
     }
 
     /// The row a match makes: the statement's WHERE, then its select list; `None` when the WHERE fails. Under an
     /// output policy that sorts, the row carries its `ORDER BY` keys until the policy releases it.
-    pub fn project(&self, plan: &QueryPlan, vars: &Row, bindings: &Bindings) -> Option<Row> {
-        let (keys, row) = self.project_keyed(plan, vars, bindings)?;
+    pub fn project(&self, plan: &QueryPlan, at: (&Row, i64), bindings: &Bindings) -> Option<Row> {
+        let (keys, row) = self.project_keyed(plan, at, bindings)?;
         match plan.output.is_some() && !plan.order_by.is_empty() {
             true => Some(order::with_keys(row, keys)),
             false => Some(row),
@@ -269,21 +269,21 @@ impl Nodes {
     pub fn project_all<'b, C: FromIterator<Row>>(
         &self,
         plan: &QueryPlan,
-        vars: &Row,
+        at: (&Row, i64),
         matches: impl IntoIterator<Item = &'b Bindings>,
     ) -> C {
         let matches = matches.into_iter();
         if plan.output.is_some() || plan.order_by.is_empty() {
-            return matches.filter_map(|b| self.project(plan, vars, b)).collect();
+            return matches.filter_map(|b| self.project(plan, at, b)).collect();
         }
-        let keyed = matches.filter_map(|b| self.project_keyed(plan, vars, b)).collect();
+        let keyed = matches.filter_map(|b| self.project_keyed(plan, at, b)).collect();
         order::ordered(keyed, &plan.order_by).into_iter().collect()
     }
 
     /// [`Nodes::project`]'s row with its `ORDER BY` keys (none when it has no `ORDER BY`).
-    fn project_keyed(&self, plan: &QueryPlan, vars: &Row, bindings: &Bindings) -> Option<Keyed> {
+    fn project_keyed(&self, plan: &QueryPlan, (vars, now): (&Row, i64), bindings: &Bindings) -> Option<Keyed> {
         let rows: SmallVec<[(&str, &Row); 2]> = bindings.iter().map(|(t, r)| (&**t, r)).collect();
-        let scope = Scope::new(&rows, vars);
+        let scope = Scope::new(&rows, vars, Some(now));
         let row = holds(plan.filter.as_ref(), &scope).then(|| self.copy.project(&plan.projection, &scope))?;
         Some((order::keys(&plan.order_by, &scope), row))
     }
@@ -372,8 +372,8 @@ impl PatternQuery {
         if let (TimerKind::Tick, Some(paced)) = (kind, &mut self.paced) {
             let release = paced.tick(ctx);
             let mut rows = release.rows;
-            rows.extend(release.groups.iter().filter_map(|g| self.group_row(g, ctx.vars)));
-            rows.extend(release.current.then(|| self.current_row(ctx.vars)).flatten());
+            rows.extend(release.groups.iter().filter_map(|g| self.group_row(g, (ctx.vars, ctx.now))));
+            rows.extend(release.current.then(|| self.current_row((ctx.vars, ctx.now))).flatten());
             return order::ordered(rows, &self.plan.order_by);
         }
         let matches = self.matches_on_timer(ctx, kind);
@@ -418,7 +418,7 @@ impl PatternQuery {
             }
             return rows;
         }
-        let rows: Vec<Row> = self.nodes.project_all(&self.plan, ctx.vars, &matches);
+        let rows: Vec<Row> = self.nodes.project_all(&self.plan, (ctx.vars, ctx.now), &matches);
         match &mut self.rate {
             // Each match is a batch of its own.
             Some(rate) => rate.offer(ctx, rows.into_iter().map(|row| vec![row])),
@@ -432,37 +432,37 @@ impl PatternQuery {
     /// the match, with its group's aggregates over every match so far.
     fn tally(&mut self, ctx: &Ctx<'_>, bindings: Bindings) -> Option<(String, Option<Keyed>)> {
         let bound: Vec<(&str, &Row)> = bindings.iter().map(|(t, r)| (&**t, r)).collect();
-        if !holds(self.plan.filter.as_ref(), &Scope::new(&bound, ctx.vars)) {
+        if !holds(self.plan.filter.as_ref(), &Scope::new(&bound, ctx.vars, Some(ctx.now))) {
             return None;
         }
         let group = aggregate::group_of(&self.plan, &bound, ctx.vars);
         drop(bound);
         self.tallied.push((group.clone(), bindings));
-        let row = self.group_row(&group, ctx.vars);
+        let row = self.group_row(&group, (ctx.vars, ctx.now));
         Some((group, row))
     }
 
     /// The row of `group` as it stands: projected from its last match, with its aggregates over all of them, if it
     /// passes `HAVING`.
-    fn group_row(&self, group: &str, vars: &Row) -> Option<Keyed> {
+    fn group_row(&self, group: &str, (vars, now): (&Row, i64)) -> Option<Keyed> {
         let aggregation = self.plan.aggregation.as_ref()?;
         let members: Vec<Vec<(&str, &Row)>> = (self.tallied.iter().filter(|(g, _)| *g == group))
             .map(|(_, b)| b.iter().map(|(t, r)| (&**t, r)).collect())
             .collect();
         let sets: Vec<&[(&str, &Row)]> = members.iter().map(Vec::as_slice).collect();
         let aggregates = aggregate::over(&aggregation.aggregates, &sets, vars);
-        aggregate::having_row(&self.plan, sets.last()?, &aggregates, vars)
+        aggregate::having_row(&self.plan, sets.last()?, &aggregates, (vars, now))
     }
 
     /// The row of a fully aggregated pattern without groups as it stands, read with no match (as a query over a
     /// stream reads it after an interval with no change).
-    fn current_row(&self, vars: &Row) -> Option<Keyed> {
+    fn current_row(&self, (vars, now): (&Row, i64)) -> Option<Keyed> {
         let aggregation = self.plan.aggregation.as_ref()?;
         let members: Vec<Vec<(&str, &Row)>> =
             self.tallied.iter().map(|(_, b)| b.iter().map(|(t, r)| (&**t, r)).collect()).collect();
         let sets: Vec<&[(&str, &Row)]> = members.iter().map(Vec::as_slice).collect();
         let aggregates = aggregate::over(&aggregation.aggregates, &sets, vars);
-        aggregate::having_row(&self.plan, &[], &aggregates, vars)
+        aggregate::having_row(&self.plan, &[], &aggregates, (vars, now))
     }
 
     /// Whether nothing has progressed since the pattern started: only unbound event leaves, under frames that have

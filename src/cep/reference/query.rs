@@ -128,6 +128,8 @@ pub struct StreamQuery {
     /// With an ever form over the data window: every row that counted, with its group, in arrival order, but those of
     /// groups forgotten since ([`QueryPlan::forgets_emptied_groups`]).
     history: Option<Vec<(String, Row)>>,
+    /// The engine's time of the event or timer being handled, which `current_timestamp()` reads.
+    now: i64,
 }
 
 /// Whether `input`'s view lets `event` in: a first-event view only its first events (of a key), every other view
@@ -184,17 +186,19 @@ impl StreamQuery {
             prevs: Prevs::of(input),
             count: EventCount::of(q),
             history: aggregate::history(q, input),
+            now: created_ms,
         })
     }
 
     fn scope<'a>(&'a self, rows: &'a [(&'a str, &'a Row)], aggregates: &'a [Val], vars: &'a Row) -> Scope<'a> {
-        Scope { rows, aggregates, vars, pinned: &[] }
+        Scope { rows, aggregates, vars, pinned: &[], now: Some(self.now) }
     }
 
     pub fn on_event(&mut self, ctx: &mut Ctx<'_>, stream: &str, event: &Row) -> Vec<Row> {
         if stream != self.input.stream {
             return Vec::new();
         }
+        self.now = ctx.now;
         let mut rows = self.take_event(ctx, event);
         rows.extend(self.end_update(ctx));
         rows
@@ -221,7 +225,7 @@ impl StreamQuery {
         self.start_ticking(ctx);
         let label = self.input.label.as_str();
         let binding = [(label, event)];
-        if !holds(self.input.filter.as_ref(), &Scope::new(&binding, ctx.vars)) {
+        if !holds(self.input.filter.as_ref(), &Scope::new(&binding, ctx.vars, Some(ctx.now))) {
             return Vec::new();
         }
         if self.closes_at.is_some_and(|at| ctx.now >= at) || !admits(&mut self.admitted, &self.input, event, ctx.vars) {
@@ -244,7 +248,7 @@ impl StreamQuery {
             return rows;
         }
         let binding = [(label, event)];
-        let counts = holds(self.plan.filter.as_ref(), &Scope::new(&binding, ctx.vars));
+        let counts = holds(self.plan.filter.as_ref(), &Scope::new(&binding, ctx.vars, Some(ctx.now)));
         if let Some(count) = self.count.as_mut() {
             count.enter(usize::from(counts));
         }
@@ -300,7 +304,7 @@ impl StreamQuery {
         let window: Vec<&Row> = self.rows.iter().filter(|e| e.view_key == entered).map(|e| &e.row).collect();
         let read = prevs.read(event, |i| window[i], window.len(), window.len() - 1);
         let binding = [(self.input.label.as_str(), &read)];
-        let counts = holds(self.plan.filter.as_ref(), &Scope::new(&binding, ctx.vars));
+        let counts = holds(self.plan.filter.as_ref(), &Scope::new(&binding, ctx.vars, Some(ctx.now)));
         self.rows.last_mut().expect("the event entered").counts = counts;
         match (removes(&self.plan), counts) {
             (true, _) => self.removed_rows(ctx, &displaced),
@@ -474,7 +478,7 @@ impl StreamQuery {
         };
         let label = self.input.label.as_str();
         let descending: Vec<bool> = criteria.iter().map(|(_, desc)| *desc).collect();
-        let values = |e: &Entry| order::keys(criteria, &Scope::new(&[(label, &e.row)], vars));
+        let values = |e: &Entry| order::keys(criteria, &Scope::new(&[(label, &e.row)], vars, None));
         let key = &self.rows.last().expect("the event entered").view_key;
         let same = self.positions(|e| e.view_key == *key);
         let Some(excess) = same.len().checked_sub(count as usize).filter(|excess| *excess > 0) else {
@@ -708,6 +712,7 @@ impl StreamQuery {
     }
 
     pub fn on_timer(&mut self, ctx: &mut Ctx<'_>, kind: TimerKind) -> Vec<Row> {
+        self.now = ctx.now;
         match kind {
             TimerKind::Expire => {
                 let mut rows = self.expire(ctx);

@@ -249,23 +249,23 @@ impl RowExpr {
     /// The value over `rows`, in the order of the labels, with the aggregation's current values. The usual
     /// expression, a column (a group key, an aggregate's argument), is read here, not in `Compiled::eval`: that
     /// took a column read of `bench floor` from 113 to 93 instructions (`benches/results/cep.md`, twenty-ninth
-    /// session).
-    pub fn eval(&self, rows: &[&Row], aggregates: &[Val], vars: &Row) -> Val {
+    /// session). `now` is the engine's time ([`Scope::now`]).
+    pub fn eval(&self, rows: &[&Row], aggregates: &[Val], vars: &Row, now: Option<i64>) -> Val {
         match &self.compiled {
             Some(Compiled::Column { row, name }) => {
                 rows.get(*row).and_then(|r| r.named(name)).cloned().unwrap_or_default()
             }
             Some(compiled) => compiled.eval(&Env { rows, pinned: &[], aggregates }),
-            None => self.interpret(rows, aggregates, vars),
+            None => self.interpret(rows, aggregates, vars, now),
         }
     }
 
     /// The interpreter's path, for an expression that does not compile.
     #[cold]
-    fn interpret(&self, rows: &[&Row], aggregates: &[Val], vars: &Row) -> Val {
+    fn interpret(&self, rows: &[&Row], aggregates: &[Val], vars: &Row, now: Option<i64>) -> Val {
         let labelled: SmallVec<[(&str, &Row); 2]> =
             self.labels.iter().map(|l| l.as_str()).zip(rows.iter().copied()).collect();
-        eval(&self.expr, &Scope { rows: &labelled, aggregates, vars, pinned: &[] })
+        eval(&self.expr, &Scope { rows: &labelled, aggregates, vars, pinned: &[], now })
     }
 
     /// The value in `row` (of the first label) where the expression is a column of it, borrowed; `None` for any
@@ -283,10 +283,10 @@ impl RowExpr {
     }
 
     /// Whether it holds over `rows` (null is false).
-    pub fn holds(&self, rows: &[&Row], aggregates: &[Val], vars: &Row) -> bool {
+    pub fn holds(&self, rows: &[&Row], aggregates: &[Val], vars: &Row, now: Option<i64>) -> bool {
         match &self.compiled {
             Some(compiled) => compiled.holds(&Env { rows, pinned: &[], aggregates }),
-            None => self.interpret(rows, aggregates, vars).is_true(),
+            None => self.interpret(rows, aggregates, vars, now).is_true(),
         }
     }
 
@@ -312,9 +312,9 @@ impl RowProjection {
         RowProjection { exprs, order: name_order(&names) }
     }
 
-    /// The row over `rows`, in the order of the labels.
-    pub fn project(&self, rows: &[&Row], vars: &Row) -> Row {
-        Row::sorted(self.order.iter().map(|(name, i)| (name.clone(), self.exprs[*i].eval(rows, &[], vars))), 0)
+    /// The row over `rows`, in the order of the labels, at the engine's time `now`.
+    pub fn project(&self, rows: &[&Row], vars: &Row, now: Option<i64>) -> Row {
+        Row::sorted(self.order.iter().map(|(name, i)| (name.clone(), self.exprs[*i].eval(rows, &[], vars, now))), 0)
     }
 }
 
@@ -327,6 +327,8 @@ mod tests {
     use crate::cep::plan::{DataType, Value};
 
     const LABELS: [&str; 3] = ["a", "b", "t"];
+    /// The engine's time the expressions are evaluated at.
+    const NOW: i64 = 7;
     const NAMES: [&str; 3] = ["x", "y", "p"];
 
     fn value() -> impl Strategy<Value = Val> {
@@ -356,7 +358,14 @@ mod tests {
         .prop_map(PlanExpr::Literal);
         let variable = prop_oneof![Just("fence"), Just("k"), Just("none")]
             .prop_map(|n| PlanExpr::Variable { name: n.into(), ty: DataType::Int });
-        prop_oneof![3 => column, 2 => literal, 1 => variable, 1 => (0..2usize).prop_map(PlanExpr::Aggregate)]
+        let clock = PlanExpr::Call { function: Function::CurrentTimestamp, args: Vec::new(), ty: DataType::Long };
+        prop_oneof![
+            3 => column,
+            2 => literal,
+            1 => variable,
+            1 => (0..2usize).prop_map(PlanExpr::Aggregate),
+            1 => Just(clock),
+        ]
     }
 
     fn op() -> impl Strategy<Value = BinaryOp> {
@@ -436,7 +445,8 @@ mod tests {
             let pinned_values: Vec<(usize, Val)> = pinned.iter().map(|v| (0, v.clone())).collect();
             let pinned_scope: Vec<(&str, &str, &Val)> = pinned.iter().map(|v| ("t", "x", v)).collect();
             let labelled = [("a", &a), ("b", &b)];
-            let scope = Scope { rows: &labelled, aggregates: &aggregates, vars: &vars, pinned: &pinned_scope };
+            let now = Some(NOW);
+            let scope = Scope { rows: &labelled, aggregates: &aggregates, vars: &vars, pinned: &pinned_scope, now };
             let value = eval(&e, &scope);
             let expected = format!("{value:?}");
             if let Some(compiled) = Compiled::new(&e, &layout) {
@@ -446,8 +456,8 @@ mod tests {
             }
             if pinned.is_none() && !format!("{e:?}").contains("\"t\"") {
                 let row_expr = RowExpr::new(&e, &["a", "b"], &vars);
-                prop_assert_eq!(format!("{:?}", row_expr.eval(&[&a, &b], &aggregates, &vars)), expected);
-                prop_assert_eq!(row_expr.holds(&[&a, &b], &aggregates, &vars), value.is_true());
+                prop_assert_eq!(format!("{:?}", row_expr.eval(&[&a, &b], &aggregates, &vars, now)), expected);
+                prop_assert_eq!(row_expr.holds(&[&a, &b], &aggregates, &vars, now), value.is_true());
             }
         }
     }
@@ -465,9 +475,9 @@ mod tests {
                 .map(|(n, expr)| Projection { name: NAMES[n].into(), expr, ty: DataType::Int })
                 .collect();
             let labelled = [("a", &a), ("b", &b)];
-            let expected = crate::cep::runtime::eval::project(&projection, &Scope::new(&labelled, &vars));
+            let expected = crate::cep::runtime::eval::project(&projection, &Scope::new(&labelled, &vars, Some(NOW)));
             let compiled = RowProjection::new(&projection, &["a", "b"], &vars);
-            prop_assert_eq!(format!("{:?}", compiled.project(&[&a, &b], &vars)), format!("{expected:?}"));
+            prop_assert_eq!(format!("{:?}", compiled.project(&[&a, &b], &vars, Some(NOW))), format!("{expected:?}"));
         }
     }
 
@@ -501,7 +511,7 @@ mod tests {
         for p in points {
             let a = Row::from([("p", p.clone())]);
             let labelled = [("a", &a)];
-            let interpreted = eval(&contains, &Scope { rows: &labelled, aggregates: &[], vars: &vars, pinned: &[] });
+            let interpreted = eval(&contains, &Scope::new(&labelled, &vars, None));
             let env = Env { rows: &[&a], pinned: &[], aggregates: &[] };
             assert_eq!(format!("{:?}", compiled.eval(&env)), format!("{interpreted:?}"), "{p:?}");
         }

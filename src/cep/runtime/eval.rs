@@ -20,11 +20,14 @@ pub struct Scope<'a> {
     pub vars: &'a Row,
     /// Columns (label, name) whose values were read ahead of time; they are found before `rows`.
     pub pinned: &'a [(&'a str, &'a str, &'a Val)],
+    /// The engine's time of the evaluation, which `current_timestamp()` reads; `None` where the planner refuses it
+    /// (a key, a view's parameter, an aggregate's argument, a variable's value).
+    pub now: Option<i64>,
 }
 
 impl<'a> Scope<'a> {
-    pub fn new(rows: &'a [(&'a str, &'a Row)], vars: &'a Row) -> Self {
-        Scope { rows, aggregates: &[], vars, pinned: &[] }
+    pub fn new(rows: &'a [(&'a str, &'a Row)], vars: &'a Row, now: Option<i64>) -> Self {
+        Scope { rows, aggregates: &[], vars, pinned: &[], now }
     }
 
     pub fn with_pinned(self, pinned: &'a [(&'a str, &'a str, &'a Val)]) -> Self {
@@ -443,6 +446,10 @@ fn call(function: Function, args: &[PlanExpr], ty: &DataType, scope: &Scope<'_>)
             (Val::Array(values), Val::Double(x)) if *x >= 0.0 => values.get(x.trunc() as usize).cloned(),
             _ => None,
         },
+        (Function::CurrentTimestamp, []) => {
+            debug_assert!(scope.now.is_some(), "`current_timestamp()` evaluated where the planner refuses it");
+            scope.now.map(Val::Int)
+        }
         (Function::Math(_) | Function::Text(_) | Function::Convert(_), _) => {
             let values: SmallVec<[Cow<'_, Val>; 3]> = args.iter().map(|a| operand(a, scope)).collect();
             Some(applied(function, &values.iter().map(|v| &**v).collect::<SmallVec<[&Val; 3]>>(), ty))
@@ -543,7 +550,7 @@ mod tests {
         };
         let vars = Row::default();
         let check = |v: Val, low: Val, high: Val, negated: bool| {
-            between(&lit(v), &lit(low), &lit(high), negated, &Scope::new(&[], &vars))
+            between(&lit(v), &lit(low), &lit(high), negated, &Scope::new(&[], &vars, None))
         };
         let (n, t) = (Val::Int, |s: &str| Val::String(s.into()));
         assert_eq!(check(n(5), n(1), n(10), false), Val::Bool(true));
@@ -558,7 +565,7 @@ mod tests {
         assert_eq!(check(n(5), Val::Null, n(10), true), Val::Bool(false), "a bound written null, negated");
         let row: Row = [("low".to_string(), Val::Null)].into_iter().collect();
         let (rows, low) = ([("s", &row)], column("s", "low"));
-        let read = |negated| between(&lit(n(5)), &low.expr, &lit(n(10)), negated, &Scope::new(&rows, &vars));
+        let read = |negated| between(&lit(n(5)), &low.expr, &lit(n(10)), negated, &Scope::new(&rows, &vars, None));
         assert_eq!(read(false), Val::Bool(false), "a bound that reads null");
         assert_eq!(read(true), Val::Bool(true), "a bound that reads null, negated");
     }
@@ -568,7 +575,7 @@ mod tests {
     #[test]
     fn regexp_matches_whole_texts_and_not_regexp_negates_it() {
         let vars = Row::default();
-        let scope = Scope::new(&[], &vars);
+        let scope = Scope::new(&[], &vars, None);
         let check = |operand: Value, pattern: &str, negated| {
             let (operand, pattern) = (PlanExpr::Literal(operand), PlanExpr::Literal(Value::String(pattern.into())));
             eval(&PlanExpr::Regexp { operand: Box::new(operand), pattern: Box::new(pattern), negated }, &scope)
@@ -591,7 +598,7 @@ mod tests {
             args: args.into_iter().map(PlanExpr::Literal).collect(),
             ty,
         });
-        let scope = Scope::new(&[], &vars);
+        let scope = Scope::new(&[], &vars, None);
         let widened = call(vec![Value::Null, Value::Int(1), Value::Float(2.5)], DataType::Double);
         assert_eq!(eval(&widened, &scope), Val::Double(1.0));
         assert_eq!(eval(&call(vec![Value::Int(1), Value::Int(2)], DataType::Int), &scope), Val::Int(1));
@@ -603,7 +610,7 @@ mod tests {
     #[test]
     fn max_and_min_of_a_row_take_the_extreme_and_answer_null_for_any_null() {
         let vars = Row::default();
-        let scope = Scope::new(&[], &vars);
+        let scope = Scope::new(&[], &vars, None);
         let call = |function, args: Vec<Value>, ty| {
             eval(&PlanExpr::Call { function, args: args.into_iter().map(PlanExpr::Literal).collect(), ty }, &scope)
         };
@@ -621,7 +628,7 @@ mod tests {
     fn an_item_is_read_at_a_whole_index_from_0_and_null_past_the_ends() {
         let row: Row = [("w", Val::Array(vec![Val::Int(10), Val::Int(20)].into()))].into_iter().collect();
         let (vars, binding) = (Row::default(), [("S", &row)]);
-        let scope = Scope::new(&binding, &vars);
+        let scope = Scope::new(&binding, &vars, None);
         let window =
             PlanExpr::Column { source: "S".into(), name: "w".into(), ty: DataType::Array(Box::new(DataType::Int)) };
         let item = |index: Value| {
@@ -643,7 +650,7 @@ mod tests {
         let vars = Row::default();
         let as_text = |x: f64| {
             let e = PlanExpr::Cast { operand: Box::new(PlanExpr::Literal(Value::Float(x))), ty: DataType::String };
-            eval(&e, &Scope::new(&[], &vars))
+            eval(&e, &Scope::new(&[], &vars, None))
         };
         assert_eq!(as_text(1e7), Val::String("1.0E7".into()));
         assert_eq!(as_text(0.5), Val::String("0.5".into()));
@@ -663,7 +670,7 @@ mod tests {
         let vars = Row::new();
         for (row, shared) in [(&exact, true), (&wider, false)] {
             let rows = [("a", row)];
-            let out = CopyOf::new(&copy_of_a).project(&copy_of_a, &Scope::new(&rows, &vars));
+            let out = CopyOf::new(&copy_of_a).project(&copy_of_a, &Scope::new(&rows, &vars, None));
             assert_eq!(std::ptr::eq::<Props>(&*out, &**row), shared);
             assert_eq!(out, Row::from([("x", Val::Int(1)), ("y", Val::Int(2))]));
         }

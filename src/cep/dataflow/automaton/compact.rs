@@ -86,7 +86,9 @@ impl Compact {
             return true;
         };
         pins.iter().any(|(slot, pinned)| match self.shape.slots[*slot as usize].kind {
-            SlotKind::Match { .. } => self.shape.passes(*slot, (std::iter::empty(), pinned), event, ctx.vars),
+            SlotKind::Match { .. } => {
+                self.shape.passes(*slot, (std::iter::empty(), pinned), event, (ctx.vars, ctx.now))
+            }
             _ => true,
         })
     }
@@ -108,7 +110,7 @@ impl Compact {
         let slots = pins.iter().filter(|(slot, _)| waiting & bit(*slot) != 0 && once(*slot) && matching(*slot));
         slots
             .map(|(slot, pinned)| {
-                let passes = self.shape.passes(*slot, (std::iter::empty(), pinned), event, ctx.vars);
+                let passes = self.shape.passes(*slot, (std::iter::empty(), pinned), event, (ctx.vars, ctx.now));
                 Uniform { slot: *slot, pinned: pinned.clone(), passes, noted: false }
             })
             .collect()
@@ -355,7 +357,7 @@ impl Instance {
             if let Some(passes) = cached.flatten() {
                 return passes;
             }
-            let passes = shape.passes(slot, (self.bound(leaf.mask), &leaf.pinned), event, ctx.vars);
+            let passes = shape.passes(slot, (self.bound(leaf.mask), &leaf.pinned), event, (ctx.vars, ctx.now));
             if pure {
                 known.truncate(KNOWN - 1);
                 known.insert(0, (slot, leaf.pinned.clone(), passes));

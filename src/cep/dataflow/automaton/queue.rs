@@ -158,8 +158,9 @@ impl Queue {
         while r < self.runs.len() {
             let waits = self.plan().waits.iter().zip(&self.runs[r].pinned);
             let mut accepting = waits.filter(|((_, s, _), _)| *s == stream);
-            let ends = accepting
-                .any(|((slot, _, _), pinned)| self.shape.passes(*slot, (std::iter::empty(), pinned), event, ctx.vars));
+            let ends = accepting.any(|((slot, _, _), pinned)| {
+                self.shape.passes(*slot, (std::iter::empty(), pinned), event, (ctx.vars, ctx.now))
+            });
             if ends {
                 self.end_run(r, out);
             } else {

@@ -75,7 +75,7 @@ impl Shape {
     pub(super) fn starts(&self, created: u64, ctx: &Ctx<'_>, stream: u32, (label, event): (&str, &Row)) -> bool {
         self.start_stream == Some(stream)
             && created < ctx.seq
-            && self.nodes.passes(self.start, (std::iter::empty(), &Pinned::new()), (label, event), ctx.vars)
+            && self.nodes.passes(self.start, (std::iter::empty(), &Pinned::new()), (label, event), (ctx.vars, ctx.now))
     }
 
     /// Whether its instances run in a [`Queue`](super::Queue).
@@ -198,12 +198,12 @@ impl Shape {
         slot: Slot,
         (bindings, pinned): (impl Iterator<Item = &'a (Name, Row)>, &Pinned),
         (label, event): (&str, &Row),
-        vars: &Row,
+        at: (&Row, i64),
     ) -> bool {
         let def = &self.slots[slot as usize];
         match (&def.test, def.kind) {
             (Some(test), _) => test.holds(&Env { rows: &[event, event], pinned, aggregates: &[] }),
-            (None, SlotKind::Match { node, .. }) => self.nodes.passes(node, (bindings, pinned), (label, event), vars),
+            (None, SlotKind::Match { node, .. }) => self.nodes.passes(node, (bindings, pinned), (label, event), at),
             (None, _) => false,
         }
     }

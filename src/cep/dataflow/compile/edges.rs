@@ -60,13 +60,13 @@ pub(super) fn by_key_and_match(
         .collect();
     Exchange::new(move |record: &Record| match record {
         Record::Event { stream, row, .. } => match keys.get(stream) {
-            Some(exprs) => route_hash(exprs.iter().map(|e| e.eval(&[row], &[], &vars))),
+            Some(exprs) => route_hash(exprs.iter().map(|e| e.eval(&[row], &[], &vars, None))),
             None => 0,
         },
         Record::Match { stream, bindings, .. } => match matches.get(stream) {
             Some(expr) => {
                 let rows: Vec<(&str, &Row)> = bindings.iter().map(|(t, r)| (&**t, r)).collect();
-                route_hash(std::iter::once(eval(expr, &EvalScope::new(&rows, &vars))))
+                route_hash(std::iter::once(eval(expr, &EvalScope::new(&rows, &vars, None))))
             }
             None => 0,
         },

@@ -270,7 +270,7 @@ impl<'s> Compiler<'s, '_> {
         let mut take = self.sink_collector(sink);
         let mut rows = Vec::new();
         move |epoch, data| {
-            rows.extend(data.drain(..).filter_map(|record| select.select(record)));
+            rows.extend(data.drain(..).filter_map(|record| select.select(record, millis(epoch))));
             take(epoch, &mut rows);
         }
     }

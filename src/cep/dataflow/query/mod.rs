@@ -242,7 +242,7 @@ impl Sorted {
     /// Puts entry `id`, of `row` (labelled `label`), in the view of `key`; answers the entries it pushes out.
     fn enter(&mut self, key: &Key, (label, row, vars): (&str, &Row, &Row), id: usize) -> Vec<usize> {
         let binding = [(label, row)];
-        let scope = Scope::new(&binding, vars);
+        let scope = Scope::new(&binding, vars, None);
         let (values, unique) = (order::keys(&self.criteria, &scope), key::of_all(&self.unique, &scope));
         let rows = self.views.entry(key.clone()).or_default();
         let mut gone = Vec::new();
@@ -311,6 +311,8 @@ pub struct QueryLogic {
     stream: u32,
     sink: u32,
     vars: Arc<Row>,
+    /// The engine millisecond of the epoch being handled, which `current_timestamp()` reads.
+    now: i64,
     /// The key of the one group of an unkeyed query or view, shared by all its entries.
     empty: Key,
     per_event: PerEvent,
@@ -402,7 +404,7 @@ impl PerEvent {
     /// session).
     #[inline(never)]
     pub(super) fn stamp(&self, row: &Row, vars: &Row) -> Option<Option<i64>> {
-        self.stamp.as_ref().map(|stamp| stamp_of(&stamp.eval(&[row], &[], vars)))
+        self.stamp.as_ref().map(|stamp| stamp_of(&stamp.eval(&[row], &[], vars, None)))
     }
 
     /// The aggregate arguments of `row` in order (`Null` for `count(*)`), each borrowed from the row when it is a
@@ -414,7 +416,7 @@ impl PerEvent {
     pub(super) fn args<'r>(&'r self, row: &'r Row, vars: &'r Row) -> impl Iterator<Item = Cow<'r, Val>> {
         self.args.iter().map(move |arg| match arg {
             None => Cow::Owned(Val::Null),
-            Some(e) => e.column_of(row).map_or_else(|| Cow::Owned(e.eval(&[row], &[], vars)), Cow::Borrowed),
+            Some(e) => e.column_of(row).map_or_else(|| Cow::Owned(e.eval(&[row], &[], vars, None)), Cow::Borrowed),
         })
     }
 
@@ -579,6 +581,7 @@ impl QueryLogic {
             stream,
             sink,
             vars,
+            now: 0,
             empty,
             per_event,
             at_changes,
@@ -634,7 +637,7 @@ impl QueryLogic {
 
     fn handle(&mut self, emit: &mut Emit, epoch: u64, stamp: Stamp, row: &Row) {
         let rows = [row];
-        let holds = |e: &Option<RowExpr>| e.as_ref().is_none_or(|e| e.holds(&rows, &[], &self.vars));
+        let holds = |e: &Option<RowExpr>| e.as_ref().is_none_or(|e| e.holds(&rows, &[], &self.vars, Some(self.now)));
         if !holds(&self.per_event.filter) {
             return;
         }
@@ -661,7 +664,7 @@ impl QueryLogic {
             }
             None => (row, row),
         };
-        let counts = self.per_event.where_.as_ref().is_none_or(|e| e.holds(&[row], &[], &self.vars));
+        let counts = self.per_event.where_.as_ref().is_none_or(|e| e.holds(&[row], &[], &self.vars, Some(self.now)));
         let set = (epoch, stamp.position());
         let from_kept = match (self.paced_before(), self.firsts_leaving) {
             (true, _) => Some(self.arrive_before_paced(set, row, counts)),
@@ -812,6 +815,7 @@ fn millis_of(epoch: u64) -> i64 {
 
 impl Logic for QueryLogic {
     fn record(&mut self, emit: &mut Emit, epoch: u64, record: Record) {
+        self.now = millis(epoch);
         if self.tick_precedes(epoch, &record) {
             self.fire_tick(emit, epoch);
         }
@@ -845,6 +849,7 @@ impl Logic for QueryLogic {
 
     /// The output tick fires among the epoch's records ([`QueryLogic::tick_precedes`]), or after them.
     fn fire(&mut self, emit: &mut Emit, epoch: u64) {
+        self.now = millis(epoch);
         self.expire(emit, epoch);
         if let Some(history) = self.state.history.as_mut() {
             history.expire(millis_of(epoch));
@@ -852,6 +857,7 @@ impl Logic for QueryLogic {
     }
 
     fn records_done(&mut self, emit: &mut Emit, epoch: u64) {
+        self.now = millis(epoch);
         self.fire_tick(emit, epoch);
     }
 

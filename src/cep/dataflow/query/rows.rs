@@ -198,18 +198,21 @@ impl QueryLogic {
     pub(super) fn having(&self, event: &Row, aggregates: &[Val]) -> bool {
         let having = self.plan.aggregation.as_ref().and_then(|a| a.having.as_ref());
         let binding = [(self.input.label.as_str(), event)];
-        holds(having, &Scope { rows: &binding, aggregates, vars: &self.vars, pinned: &[] })
+        holds(having, &Scope { rows: &binding, aggregates, vars: &self.vars, pinned: &[], now: Some(self.now) })
     }
 
     pub(super) fn project(&self, event: &Row, aggregates: &[Val]) -> Row {
         let binding = [(self.input.label.as_str(), event)];
-        let scope = Scope { rows: &binding, aggregates, vars: &self.vars, pinned: &[] };
+        let scope = Scope { rows: &binding, aggregates, vars: &self.vars, pinned: &[], now: Some(self.now) };
         project(&self.plan.projection, &scope)
     }
 
     /// The `ORDER BY` keys of the row of `event`, which only the rows of an output tick need.
     pub(super) fn order_keys(&self, event: &Row, aggregates: &[Val]) -> Vec<Val> {
         let binding = [(self.input.label.as_str(), event)];
-        order::keys(&self.plan.order_by, &Scope { rows: &binding, aggregates, vars: &self.vars, pinned: &[] })
+        order::keys(
+            &self.plan.order_by,
+            &Scope { rows: &binding, aggregates, vars: &self.vars, pinned: &[], now: Some(self.now) },
+        )
     }
 }

@@ -139,7 +139,7 @@ impl QueryLogic {
     pub(super) fn group_key(&self, row: &Row) -> Key {
         match self.per_event.group_by.as_slice() {
             [] => self.empty.clone(),
-            exprs => key::of_values(exprs.len(), exprs.iter().map(|e| e.eval(&[row], &[], &self.vars))),
+            exprs => key::of_values(exprs.len(), exprs.iter().map(|e| e.eval(&[row], &[], &self.vars, None))),
         }
     }
 

@@ -123,6 +123,13 @@ proptest! {
         compare(&stamped_room_to_seen(&RATES), &steps)?;
     }
 
+    /// `current_timestamp()` ([`CLOCKED`], [`CLOCKED_FUSED`]).
+    #[test]
+    fn clocked_statements_agree_with_the_reference(steps in stamped_steps()) {
+        compare(&stamped_room_to_seen(&CLOCKED), &steps)?;
+        compare(&stamped_room_to_seen(&CLOCKED_FUSED), &steps)?;
+    }
+
     /// Accumulating time windows ([`TIME_ACCUM`]).
     #[test]
     fn accumulating_windows_agree_with_the_reference(steps in steps(room_event())) {

@@ -759,6 +759,70 @@ pub(super) const RATES: [&str; 17] = [
      Room.std:groupwin(id).win:time(1500 msec) GROUP BY id",
 ];
 
+/// `current_timestamp()` ([`stamped_steps`]): in a stream filter, `WHERE`, `HAVING` and select lists; per event, at a
+/// time window's expiries and in its remove stream, at batch releases, in a pattern's filter and at its timer, in
+/// an aggregating pattern, under `OUTPUT FIRST` and `AFTER`, at the ticks of fully aggregated queries (`LAST`,
+/// `SNAPSHOT`, `ALL` with groups, and `LAST` without), in stateless queries whose rows a query and a pattern read,
+/// in a merge's condition and actions, and in a join's `ON` and select list.
+pub(super) const CLOCKED: [&str; 26] = [
+    "INSERT INTO Seen SELECT id, people, current_timestamp() as temperature, 'c' as flap FROM Room(stamp < \
+     current_timestamp) WHERE current_timestamp - stamp < 2000",
+    "INSERT INTO Seen SELECT 'w' as id, count(*) as people, current_timestamp() - max(stamp) as temperature, 'w' as \
+     flap FROM Room.win:time(2 sec) HAVING current_timestamp() > min(stamp)",
+    "INSERT INTO Seen SELECT floor as id, count(*) as people, current_timestamp() as temperature, 'l' as flap FROM \
+     Room.win:time(3 sec) GROUP BY floor OUTPUT LAST EVERY 1500 msec",
+    "INSERT INTO Seen SELECT floor as id, count(*) as people, current_timestamp() as temperature, 's' as flap FROM \
+     Room.win:length(3) GROUP BY floor OUTPUT SNAPSHOT EVERY 2 sec",
+    "INSERT INTO Seen SELECT floor as id, sum(people) as people, current_timestamp() + avg(temperature) as \
+     temperature, 'a' as flap FROM Room.win:time(2 sec) GROUP BY floor HAVING current_timestamp() % 2 = 0 OUTPUT \
+     ALL EVERY 1 sec",
+    "INSERT INTO Seen SELECT 'u' as id, count(*) as people, current_timestamp() as temperature, 'u' as flap FROM \
+     Room.win:length(3) OUTPUT LAST EVERY 1 sec",
+    "INSERT INTO Seen SELECT id, people, current_timestamp() as temperature, 'f' as flap FROM Room OUTPUT FIRST \
+     EVERY 2 sec",
+    "INSERT INTO Seen SELECT floor as id, count(*) as people, current_timestamp() as temperature, 'b' as flap FROM \
+     Room.win:time_batch(1 sec) GROUP BY floor",
+    "INSERT INTO Seen SELECT id, people, current_timestamp() as temperature, 'n' as flap FROM \
+     Room.win:length_batch(2) WHERE stamp < current_timestamp()",
+    "INSERT INTO Seen SELECT a.id as id, a.people as people, current_timestamp() as temperature, 'p' as flap FROM \
+     pattern [every a=Room(temperature > 30) -> timer:interval(1 sec)]",
+    "INSERT INTO Seen SELECT b.id as id, b.people as people, current_timestamp() - a.stamp as temperature, 'q' as \
+     flap FROM pattern [every a=Room -> b=Room(floor = a.floor, stamp < current_timestamp())]",
+    "INSERT INTO Seen SELECT a.floor as id, count(*) as people, current_timestamp() as temperature, 'g' as flap \
+     FROM pattern [every a=Room(temperature > 30)] GROUP BY a.floor",
+    "INSERT INTO Seen SELECT RSTREAM id, people, current_timestamp() as temperature, 'x' as flap FROM \
+     Room.win:time(1 sec)",
+    "INSERT INTO Seen SELECT id, people, current_timestamp() - stamp as temperature, 'e' as flap FROM \
+     Room.win:ext_timed(stamp, 1 sec) ORDER BY current_timestamp() - stamp",
+    "INSERT INTO Seen SELECT IRSTREAM id, people, current_timestamp() as temperature, 'i' as flap FROM \
+     Room.win:length(2)",
+    "INSERT INTO Seen SELECT id, people, current_timestamp() as temperature, 'z' as flap FROM Room OUTPUT AFTER 2 sec",
+    "INSERT INTO Clocked SELECT id, floor, current_timestamp() as at FROM Room WHERE people > 2",
+    "INSERT INTO Seen SELECT floor as id, count(*) as people, max(at) as temperature, 'k' as flap FROM \
+     Clocked.win:length(2) GROUP BY floor",
+    "INSERT INTO Paired SELECT id, current_timestamp() as at FROM Room(temperature > 20)",
+    "INSERT INTO Seen SELECT a.id as id, cast(b.at - a.at, int) as people, b.at as temperature, 'h' as flap FROM \
+     pattern [every a=Paired -> b=Paired(id = a.id)]",
+    "CREATE WINDOW Stamped.std:unique(id) as Room",
+    "INSERT INTO Stamped SELECT * FROM Room(people > 1)",
+    "ON Room(temperature > 30) r MERGE Stamped w WHERE w.id = r.id AND w.stamp < current_timestamp() WHEN MATCHED \
+     AND r.people > 5 THEN UPDATE SET stamp = current_timestamp() - 1 WHEN NOT MATCHED THEN INSERT SELECT r.id as \
+     id, r.floor as floor, current_timestamp() as stamp",
+    "ON Room(people > 12) r MERGE Stamped w WHERE w.stamp = current_timestamp() - 1 WHEN MATCHED THEN DELETE",
+    "INSERT INTO Seen SELECT id, people, cast(stamp, double) as temperature, 'm' as flap FROM Stamped",
+    "INSERT INTO Seen SELECT r.id as id, r.people as people, current_timestamp() - l.at as temperature, 'j' as \
+     flap FROM Room(people > 8) as r unidirectional LEFT OUTER JOIN Clocked.std:groupwin(floor).std:lastevent() as \
+     l ON l.floor = r.floor AND l.at < current_timestamp()",
+];
+
+/// A stateless query reading `current_timestamp()` alone on its stream, which the pattern reading its rows runs in
+/// its own operator (`Program::fuses`).
+pub(super) const CLOCKED_FUSED: [&str; 2] = [
+    "INSERT INTO Paired SELECT id, current_timestamp() as at FROM Room(temperature > 20)",
+    "INSERT INTO Seen SELECT a.id as id, cast(b.at - a.at, int) as people, b.at as temperature, 'h' as flap FROM \
+     pattern [every a=Paired -> b=Paired(id = a.id)]",
+];
+
 /// [`steps`] whose rooms each carry a `stamp`, a `long`: the millisecond they are pushed at moved by up to 3 seconds
 /// back or 4 ahead, often onto the tail of a window of [`TIME_ORDER`] or just after it, now and then null.
 pub(super) fn stamped_steps() -> impl Strategy<Value = Vec<Step>> {

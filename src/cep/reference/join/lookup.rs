@@ -166,10 +166,10 @@ impl LookupView {
     pub fn insert(&mut self, now: i64, row: &Row, vars: &Row) {
         self.expire(now);
         let rows = [row];
-        if !self.filter.as_ref().is_none_or(|f| f.holds(&rows, &[], vars)) {
+        if !self.filter.as_ref().is_none_or(|f| f.holds(&rows, &[], vars, Some(now))) {
             return;
         }
-        let value = self.probe.as_ref().and_then(|p| Equal::of(&p.column.eval(&rows, &[], vars)));
+        let value = self.probe.as_ref().and_then(|p| Equal::of(&p.column.eval(&rows, &[], vars, Some(now))));
         let arrival = self.arrivals;
         self.arrivals += 1;
         let slot = self.rows.insert(Held { arrival, arrived: now, value: value.clone(), row: row.clone() });

@@ -390,6 +390,6 @@ impl PatternQuery {
         if wanted != stream || leaf.created >= ctx.seq {
             return false;
         }
-        self.nodes.passes(node, (leaf.bindings.iter(), &leaf.pinned), (stream, event), ctx.vars)
+        self.nodes.passes(node, (leaf.bindings.iter(), &leaf.pinned), (stream, event), (ctx.vars, ctx.now))
     }
 }

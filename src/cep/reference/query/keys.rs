@@ -23,7 +23,7 @@ pub fn time_window(window: &WindowSpec) -> Option<u64> {
 
 /// `event`'s timestamp in `win:ext_timed` ([`stamp_of`]).
 pub fn timestamp(stamp: &PlanExpr, label: &str, event: &Row, vars: &Row) -> Option<i64> {
-    stamp_of(&eval(stamp, &Scope::new(&[(label, event)], vars)))
+    stamp_of(&eval(stamp, &Scope::new(&[(label, event)], vars, None)))
 }
 
 /// A timestamp's value in `win:ext_timed`: a number as Esper's `Number.longValue()` reads it (a double truncated), a
@@ -82,7 +82,7 @@ impl StampedBatch {
 /// The text key of `exprs` over `event` seen as `label`.
 pub fn key_of(exprs: &[PlanExpr], label: &str, event: &Row, vars: &Row) -> String {
     let binding = [(label, event)];
-    let scope = Scope::new(&binding, vars);
+    let scope = Scope::new(&binding, vars, None);
     match exprs {
         // The common single key needs no joining (and no second copy).
         [one] => eval(one, &scope).key(),
@@ -105,7 +105,7 @@ pub fn view_key(window: &WindowSpec, label: &str, event: &Row, vars: &Row) -> St
 pub fn view_state_key(window: Option<&WindowSpec>, label: &str, event: &Row, vars: &Row) -> Key {
     match window {
         Some(WindowSpec::Unique { keys } | WindowSpec::FirstUnique { keys }) => {
-            key::of_all(keys, &Scope::new(&[(label, event)], vars))
+            key::of_all(keys, &Scope::new(&[(label, event)], vars, None))
         }
         Some(window @ WindowSpec::Grouped { .. }) => view_key(window, label, event, vars).into(),
         _ => Key::default(),

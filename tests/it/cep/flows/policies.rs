@@ -539,6 +539,36 @@ async fn a_floor_s_readings_a_second_by_their_own_time() {
     wait_for(&h, "1", "Floor", "temperature", "0.6").await;
 }
 
+/// `current_timestamp()` in a floor's average under `OUTPUT LAST EVERY 10 sec` is the time of the tick that writes the
+/// row, as Esper's output reads it, not that of the reading that changed the floor: 10 s after the first reading,
+/// though the last came at 4 s, then 20 s.
+#[tokio::test]
+async fn a_floor_s_average_carries_the_time_of_the_tick_that_wrote_it() {
+    let stamped = "INSERT INTO Floor SELECT floor as id, avg(temperature) as temperature, current_timestamp() as \
+        reported FROM Room.win:time(1 min) GROUP BY floor OUTPUT LAST EVERY 10 sec";
+    let mut config = floor_with(stamped);
+    config["out"][0]["attributes"]
+        .as_array_mut()
+        .expect("attributes")
+        .push(json!({"name": "reported", "type": "long"}));
+    let h = Harness::new().await;
+    h.state.sinks.set_listener(OWN.parse().unwrap());
+    assert_eq!(post_config(&h, config).await.status, StatusCode::CREATED);
+    subscribe(&h, "Room", "Room.*", "temperature").await;
+    let started = fluxgate::clock::Clock::now_ms(&*h.clock);
+    room(&h, "Room1", "20").await;
+    h.clock.advance_ms(4_000);
+    room(&h, "Room2", "22").await;
+    h.clock.advance_ms(6_000);
+    wait_for(&h, "1", "Floor", "reported", &(started + 10_000).to_string()).await;
+    wait_for(&h, "1", "Floor", "temperature", "21.0").await;
+    h.clock.advance_ms(3_000);
+    room(&h, "Room1", "30").await;
+    h.clock.advance_ms(7_000);
+    wait_for(&h, "1", "Floor", "reported", &(started + 20_000).to_string()).await;
+    wait_for(&h, "1", "Floor", "temperature", "24.0").await;
+}
+
 /// A reading of `id` on floor 1 at `second` past 10:00 by its `time`, whose temperature changes with it.
 async fn timed(h: &Harness, id: &str, second: u32) {
     let (temperature, time) = (format!("2{second}"), format!("2026-12-07T10:00:0{second}.000Z"));

@@ -2,7 +2,7 @@
 //! `TestCastExpr` (`b9c19356`), `TestPerRowFunc` (`645a97e4`) and `TestSelectExpr.testConcat` (`aaa35756`): `case`,
 //! `like`, `regexp`, division, `cast`, `coalesce`, `||`, `%` and `not`, per event.
 
-use super::{CE, ExprCase, MD, S0, SB};
+use super::{CE, CLOCK, ExprCase, MD, S0, SB};
 
 /// `TestCaseExpr` (at `645a97e4`), `SupportMarketDataBean` sent as `(symbol, price, volume)`; without Java methods and
 /// enums (`testCaseSyntax2StringsNBranches`, `testCaseSyntax2Enum*`), and `testCaseSyntax2NoAsName`, whose column the
@@ -192,6 +192,23 @@ pub(super) const MATH: [ExprCase; 1] = [ExprCase {
         (SB, "intPrimitive=100", "result=null"),
         (SB, "intPrimitive=100,intBoxed=0", "result=inf"),
         (SB, "intPrimitive=-5,intBoxed=0", "result=-inf"),
+    ]],
+}];
+
+/// `TestTimestampExpr.testGetTimestamp` (Esper 5's `regression/expr`): `current_timestamp`, with and without its parentheses, is
+/// the engine's time when the event arrives, a `long`. Esper's first column, named by its text, is `ct` here.
+pub(super) const TIMESTAMP: [ExprCase; 1] = [ExprCase {
+    test: "TestTimestampExpr.testGetTimestamp",
+    select: "current_timestamp() as ct, current_timestamp as t0, current_timestamp() as t1, current_timestamp + 1 \
+             as t2 from SupportBean",
+    columns: "ct long, t0 long, t1 long, t2 long",
+    typed: true,
+    runs: &[&[
+        (CLOCK, "0", "-"),
+        (CLOCK, "100", "-"),
+        (SB, "intPrimitive=1", "ct=100 t0=100 t1=100 t2=101"),
+        (CLOCK, "999", "-"),
+        (SB, "intPrimitive=2", "ct=999 t0=999 t1=999 t2=1000"),
     ]],
 }];
 

@@ -22,7 +22,7 @@ mod trials;
 
 use self::filter_in::IN_AND_BETWEEN;
 use self::filters::FILTER_EXPRESSIONS;
-use self::functions::{CASE_EXPR, CAST, LIKE, MATH, PER_ROW};
+use self::functions::{CASE_EXPR, CAST, LIKE, MATH, PER_ROW, TIMESTAMP};
 use self::in_between::IN_BETWEEN_LIKE;
 use self::statics::{STATIC_FUNCTIONS, STRING_METHODS};
 use self::trials::TRIALS;
@@ -138,6 +138,7 @@ pub(crate) fn expr_cases() -> Vec<Case> {
         &IN_BETWEEN_LIKE,
         &LIKE,
         &MATH,
+        &TIMESTAMP,
         &STATIC_FUNCTIONS,
         &STRING_METHODS,
         &CAST,
