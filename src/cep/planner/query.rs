@@ -24,6 +24,12 @@ pub(super) fn plan_select(ctx: &Ctx<'_>, s: &SelectStmt, catalog: &mut dyn Catal
     let mut where_planner =
         ExprPlanner::new(ctx, cat, &scope, Some("WHERE")).with_priors(priors.clone()).with_prevs(prevs.clone());
     let filter = s.where_clause.as_ref().map(|w| where_planner.condition(w, "WHERE")).transpose()?;
+    let batched = matches!(&input, Input::Stream(s) if s.window.as_ref().is_some_and(WindowSpec::batches));
+    if let Some(at) = where_planner.reads_clock.filter(|_| batched) {
+        let construct = "`current_timestamp` in WHERE over a batch window (the runtimes read it as events arrive, \
+            Esper as the batch is released)";
+        return Err(ctx.unsupported(at, construct));
+    }
     let prev_in_where = where_planner.prevs.take_read_at();
     let mut planner = ExprPlanner::new(ctx, cat, &scope, None)
         .with_priors(priors.clone())

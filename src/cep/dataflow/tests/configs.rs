@@ -783,7 +783,7 @@ pub(super) const CLOCKED: [&str; 26] = [
     "INSERT INTO Seen SELECT floor as id, count(*) as people, current_timestamp() as temperature, 'b' as flap FROM \
      Room.win:time_batch(1 sec) GROUP BY floor",
     "INSERT INTO Seen SELECT id, people, current_timestamp() as temperature, 'n' as flap FROM \
-     Room.win:length_batch(2) WHERE stamp < current_timestamp()",
+     Room.win:length_batch(2) WHERE people > 3",
     "INSERT INTO Seen SELECT a.id as id, a.people as people, current_timestamp() as temperature, 'p' as flap FROM \
      pattern [every a=Room(temperature > 30) -> timer:interval(1 sec)]",
     "INSERT INTO Seen SELECT b.id as id, b.people as people, current_timestamp() - a.stamp as temperature, 'q' as \
