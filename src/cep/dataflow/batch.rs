@@ -115,7 +115,7 @@ pub struct BatchLogic {
     stream: u32,
     sink: u32,
     vars: Arc<Row>,
-    /// The engine millisecond of the epoch being handled, which `current_timestamp()` reads.
+    /// The engine millisecond of the epoch being handled ([`Logic::begin`]), which `current_timestamp()` reads.
     now: i64,
     release: Release,
     per_event: PerEvent,
@@ -660,8 +660,11 @@ impl Logic for BatchLogic {
     /// A time batch's periods end, and then the output policy ticks, among the epoch's records
     /// ([`Stamp::goes_before`]) or after them: a release due with a tick goes in the tick's interval, as the
     /// reference fires a batch's period end before its statement's tick due with it.
-    fn record(&mut self, emit: &mut Emit, epoch: u64, record: Record) {
+    fn begin(&mut self, epoch: u64) {
         self.now = millis(epoch);
+    }
+
+    fn record(&mut self, emit: &mut Emit, epoch: u64, record: Record) {
         let due = self.next_timer().filter(|at| *at <= epoch);
         if Stamp::goes_before(due.map(|_| Stamp::tick(self.statement, self.state.releases)), &record) {
             self.fire_due(emit, epoch);
@@ -686,7 +689,6 @@ impl Logic for BatchLogic {
     fn fire(&mut self, _emit: &mut Emit, _epoch: u64) {}
 
     fn records_done(&mut self, emit: &mut Emit, epoch: u64) {
-        self.now = millis(epoch);
         self.fire_due(emit, epoch);
     }
 

@@ -106,6 +106,10 @@ impl<G: Gate, L: Logic> Logic for Gated<G, L> {
         self.logic.sort(records);
     }
 
+    fn begin(&mut self, epoch: u64) {
+        self.logic.begin(epoch);
+    }
+
     fn record(&mut self, emit: &mut Emit, epoch: u64, record: Record) {
         self.before(emit, epoch, &record);
         self.through(emit, epoch, |logic, emit| logic.record(emit, epoch, record));

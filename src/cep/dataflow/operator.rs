@@ -90,6 +90,9 @@ pub trait Logic: 'static {
             records.sort_by(Record::order);
         }
     }
+    /// Epoch `epoch` is about to be handled: its timers, its records, then [`Logic::records_done`]. A statement
+    /// reading the engine's time (`current_timestamp()`) takes it here, once an epoch rather than at every record.
+    fn begin(&mut self, _epoch: u64) {}
     /// Handles one record of epoch `epoch`, in the order of [`Logic::sort`].
     fn record(&mut self, emit: &mut Emit, epoch: u64, record: Record);
     /// Handles one record, with what [`Logic::find`] found for it.
@@ -337,6 +340,7 @@ fn next_epoch<L: Logic>(stash: &BTreeMap<u64, (Capability<u64>, Vec<Vec<Record>>
 }
 
 fn run_epoch<L: Logic>(logic: &mut L, emit: &mut Emit, epoch: u64, mut records: Vec<Record>) {
+    logic.begin(epoch);
     if logic.next_timer().is_some_and(|due| due <= epoch) {
         logic.fire(emit, epoch);
     }

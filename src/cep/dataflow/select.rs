@@ -68,6 +68,10 @@ impl<L: Logic> Logic for Selected<L> {
         self.logic.epoch_done();
     }
 
+    fn begin(&mut self, epoch: u64) {
+        self.logic.begin(epoch);
+    }
+
     fn hinted(&mut self, emit: &mut Emit, epoch: u64, record: Record, hint: Hint) {
         if let Some(record) = self.select.select(record, millis(epoch)) {
             self.logic.hinted(emit, epoch, record, hint);

@@ -311,7 +311,7 @@ pub struct QueryLogic {
     stream: u32,
     sink: u32,
     vars: Arc<Row>,
-    /// The engine millisecond of the epoch being handled, which `current_timestamp()` reads.
+    /// The engine millisecond of the epoch being handled ([`Logic::begin`]), which `current_timestamp()` reads.
     now: i64,
     /// The key of the one group of an unkeyed query or view, shared by all its entries.
     empty: Key,
@@ -814,8 +814,11 @@ fn millis_of(epoch: u64) -> i64 {
 }
 
 impl Logic for QueryLogic {
-    fn record(&mut self, emit: &mut Emit, epoch: u64, record: Record) {
+    fn begin(&mut self, epoch: u64) {
         self.now = millis(epoch);
+    }
+
+    fn record(&mut self, emit: &mut Emit, epoch: u64, record: Record) {
         if self.tick_precedes(epoch, &record) {
             self.fire_tick(emit, epoch);
         }
@@ -849,7 +852,6 @@ impl Logic for QueryLogic {
 
     /// The output tick fires among the epoch's records ([`QueryLogic::tick_precedes`]), or after them.
     fn fire(&mut self, emit: &mut Emit, epoch: u64) {
-        self.now = millis(epoch);
         self.expire(emit, epoch);
         if let Some(history) = self.state.history.as_mut() {
             history.expire(millis_of(epoch));
@@ -857,7 +859,6 @@ impl Logic for QueryLogic {
     }
 
     fn records_done(&mut self, emit: &mut Emit, epoch: u64) {
-        self.now = millis(epoch);
         self.fire_tick(emit, epoch);
     }
 
